@@ -1,0 +1,40 @@
+#include "cli_common.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+namespace cli {
+
+void ModelOptions::add_to(CLI::App& cmd, const char* weights_flag) {
+    cmd.add_option("--config", config, "model config (JSON); default: the weights' own, else the tutorial's")
+        ->check(CLI::ExistingFile);
+    cmd.add_option(weights_flag, weights, "weights (safetensors, the tutorial's state_dict names)")
+        ->check(CLI::ExistingFile);
+    cmd.add_option("--seed", seed, "seed for PyTorch-style initialisation when no weights are given");
+}
+
+stepformer::ModelSource ModelOptions::source() const {
+    stepformer::ModelSource s;
+    if (!config.empty()) s.config_path = config;
+    if (!weights.empty()) s.weights_path = weights;
+    s.seed = seed;
+    return s;
+}
+
+void print_matrix(const float* data, int rows, int cols, const std::vector<std::string>& row_labels,
+                  const std::vector<std::string>& col_labels, int precision) {
+    size_t w0 = 0;
+    for (const auto& l : row_labels) w0 = std::max(w0, l.size());
+    const int w = std::max<int>(precision + 4, 6);
+    std::printf("%*s", static_cast<int>(w0), "");
+    for (int c = 0; c < cols; ++c) std::printf(" %*s", w, c < int(col_labels.size()) ? col_labels[c].c_str() : "");
+    std::printf("\n");
+    for (int r = 0; r < rows; ++r) {
+        std::printf("%*s", static_cast<int>(w0), r < int(row_labels.size()) ? row_labels[r].c_str() : "");
+        for (int c = 0; c < cols; ++c) std::printf(" %*.*f", w, precision, data[r * cols + c]);
+        std::printf("\n");
+    }
+}
+
+}  // namespace cli

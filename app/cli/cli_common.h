@@ -1,0 +1,33 @@
+// Shared bits of the stepformer-cli subcommands.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+#include "stepformer/model_io.h"
+
+namespace cli {
+
+// Each subcommand registers itself and sets `run` to its action.
+using Action = std::function<int()>;
+void add_forward_command(CLI::App& app, Action& run);
+void add_info_command(CLI::App& app, Action& run);
+void add_grad_command(CLI::App& app, Action& run);
+void add_train_command(CLI::App& app, Action& run);
+void add_translate_command(CLI::App& app, Action& run);
+void add_bench_command(CLI::App& app, Action& run);
+
+// --config / --weights / --seed as one group.
+struct ModelOptions {
+    std::string config, weights;
+    uint64_t seed = 0;
+    void add_to(CLI::App& cmd, const char* weights_flag = "--weights");
+    stepformer::ModelSource source() const;
+};
+
+// Prints a (rows, cols) slice as a small aligned table with row/column labels.
+void print_matrix(const float* data, int rows, int cols, const std::vector<std::string>& row_labels,
+                  const std::vector<std::string>& col_labels, int precision = 3);
+
+}  // namespace cli

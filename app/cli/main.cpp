@@ -1,0 +1,30 @@
+// stepformer-cli: the headless face of the compute core. Every number the GUI shows can be
+// produced here and checked against PyTorch (tests/reference/check_dump.py).
+#include <iostream>
+
+#include "cli_common.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"Stepformer command line: run, inspect, train and translate the tutorial's Transformer"};
+    app.require_subcommand(1);
+    cli::Action run;
+    cli::add_forward_command(app, run);
+    cli::add_info_command(app, run);
+#ifdef STEPFORMER_CLI_LEARNING
+    cli::add_grad_command(app, run);
+    cli::add_train_command(app, run);
+    cli::add_translate_command(app, run);
+    cli::add_bench_command(app, run);
+#endif
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return app.exit(e);
+    }
+    try {
+        return run ? run() : 0;
+    } catch (const std::exception& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 1;
+    }
+}

@@ -1,0 +1,98 @@
+// The compute backend: the small set of kernels the model is made of, in the spirit of
+// ggml's backend interface. The CPU backend (Eigen + OpenMP) is the reference and always
+// present; another backend must produce the same numbers (tests compare against the CPU).
+//
+// Conventions (llm.c's): outputs first, then saved values, then inputs, then weights, then
+// dimensions. Every buffer is row-major float32. Gradients are prefixed `d`. Backward
+// kernels ACCUMULATE into weight gradients (dW +=) and overwrite input gradients unless
+// `accumulate` says otherwise.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace stepformer {
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;
+    virtual int threads() const = 0;
+
+    // Linear without bias, PyTorch layout: y = x W^T.
+    // y (N, O); x (N, I); W (O, I)
+    virtual void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) = 0;
+    // dx (N, I) = or += dy W (dx may be null); dW (O, I) += dy^T x
+    virtual void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I,
+                                 int O, bool accumulate_dx) = 0;
+
+    // out (N, D) = table[ids]; dtable (V, D) += scatter of dout
+    virtual void embedding_forward(float* out, const int* ids, const float* table, int N, int D) = 0;
+    virtual void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int D) = 0;
+
+    // (B, L, H*d) -> (B, H, L, d) and back; the backward of one is the other.
+    virtual void split_heads(float* out, const float* in, int B, int L, int H, int d) = 0;
+    virtual void merge_heads(float* out, const float* in, int B, int L, int H, int d) = 0;
+
+    // scores (G, Lq, Lk) = scale * Q K^T with Q (G, Lq, dk), K (G, Lk, dk); G = batch*heads.
+    virtual void attn_scores_forward(float* scores, const float* Q, const float* K, int G, int Lq, int Lk, int dk,
+                                     float scale) = 0;
+    // dQ = scale dscores K ; dK = scale dscores^T Q (both overwritten)
+    virtual void attn_scores_backward(float* dQ, float* dK, const float* dscores, const float* Q, const float* K, int G,
+                                      int Lq, int Lk, int dk, float scale) = 0;
+
+    // out (B, H, Lq, Lk) = mask (B, Lq, Lk) != 0 ? value : in ; backward zeroes the masked cells
+    virtual void mask_fill_forward(float* out, const float* in, const float* mask, int B, int H, int Lq, int Lk,
+                                   float value) = 0;
+    virtual void mask_fill_backward(float* din, const float* dout, const float* mask, int B, int H, int Lq, int Lk) = 0;
+
+    // softmax over the last axis of (rows, cols)
+    virtual void softmax_forward(float* out, const float* in, int rows, int cols) = 0;
+    virtual void softmax_backward(float* din, const float* dout, const float* out, int rows, int cols) = 0;
+
+    // context (G, Lq, dv) = attn (G, Lq, Lk) V (G, Lk, dv)
+    virtual void attn_context_forward(float* context, const float* attn, const float* V, int G, int Lq, int Lk,
+                                      int dv) = 0;
+    // dattn = dcontext V^T ; dV = attn^T dcontext (both overwritten)
+    virtual void attn_context_backward(float* dattn, float* dV, const float* dcontext, const float* attn,
+                                       const float* V, int G, int Lq, int Lk, int dv) = 0;
+
+    // out = a + b (n elements)
+    virtual void add_forward(float* out, const float* a, const float* b, int64_t n) = 0;
+    // out = (in + pe[l]) * keep, broadcast pe (L, D) over the batch; keep may be null (no dropout)
+    virtual void positional_forward(float* out, const float* in, const float* pe, const float* keep, int B, int L,
+                                    int D) = 0;
+
+    // LayerNorm over the last axis; mean, rstd (rows) saved for the backward.
+    virtual void layernorm_forward(float* out, float* mean, float* rstd, const float* in, const float* gamma,
+                                   const float* beta, int rows, int cols, float eps) = 0;
+    // din overwritten; dgamma, dbeta accumulated
+    virtual void layernorm_backward(float* din, float* dgamma, float* dbeta, const float* dout, const float* in,
+                                    const float* mean, const float* rstd, const float* gamma, int rows, int cols) = 0;
+
+    virtual void relu_forward(float* out, const float* in, int64_t n) = 0;
+    virtual void relu_backward(float* din, const float* dout, const float* out, int64_t n) = 0;
+
+    // Cross-entropy with ignore_index: losses (N) = -log probs[target] (0 where target == ignore).
+    // Returns the mean over the counted rows (0 when none) and writes their number.
+    virtual float cross_entropy_forward(float* losses, const float* probs, const int* targets, int N, int V,
+                                        int ignore_index, int* counted) = 0;
+    // dlogits (N, V) = (probs - onehot) / counted for counted rows, 0 elsewhere
+    virtual void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                        int ignore_index, int counted) = 0;
+
+    // Optimizer updates (in place), as torch.optim does them.
+    virtual void sgd_step(float* param, float* momentum_buf, const float* grad, int64_t n, float lr, float momentum) = 0;
+    virtual void adam_step(float* param, float* m, float* v, const float* grad, int64_t n, float lr, float beta1,
+                           float beta2, float eps, int64_t step) = 0;
+    // sum of squares, accumulated in double
+    virtual double sum_squares(const float* x, int64_t n) = 0;
+};
+
+// The CPU reference backend; `threads` <= 0 means all cores.
+std::unique_ptr<Backend> make_cpu_backend(int threads = 0);
+// The process-wide default backend (CPU unless another was installed).
+Backend& default_backend();
+
+}  // namespace stepformer

@@ -1,0 +1,30 @@
+// Export of tensors for outside tools: NumPy .npy files (np.load reads them) and CSV.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "stepformer/tensor.h"
+
+namespace stepformer {
+
+struct NpyError : std::runtime_error {
+    using runtime_error::runtime_error;
+};
+
+// NumPy format v1.0, dtype '<f4', C order, header padded so the data starts at a
+// multiple of 64 bytes. Written atomically (see atomic_file.h). Throws NpyError.
+void write_npy(const std::string& path, const Tensor& t);
+
+// Reads '<f4' and '<f8' (converted to float32) C-order arrays, format v1.0 to v3.0.
+// Anything else (other dtypes, big-endian, Fortran order, truncated data) is an
+// NpyError naming the file and the problem.
+Tensor read_npy(const std::string& path);
+
+// 1-D: one line. 2-D: one line per row. Rank >= 3: the leading dimensions are
+// flattened into rows, preceded by a "# shape [a, b, c]" comment line. A scalar is
+// one value. Values use %.9g, enough digits for a float32 to round-trip exactly.
+// Every line ends with '\n'.
+std::string tensor_to_csv(const Tensor& t);
+
+}  // namespace stepformer

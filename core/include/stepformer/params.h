@@ -1,0 +1,73 @@
+// Named parameters in a fixed order (the tutorial's state_dict order), and their loading from
+// safetensors with shape checks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "stepformer/config.h"
+#include "stepformer/tensor.h"
+
+namespace stepformer {
+
+struct WeightsError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct ParamSpec {
+    std::string name;
+    Shape shape;
+    enum class Init { Normal, Uniform, Ones, Zeros } init;
+    int fan_in = 0;
+    bool optional_in_file = false;  // LayerNorm gamma/beta: the tutorial's checkpoints lack them
+};
+
+// The parameter list of the model for `c`, in state_dict order.
+std::vector<ParamSpec> param_specs(const Config& c);
+
+class ParamSet {
+public:
+    ParamSet() = default;
+    explicit ParamSet(const std::vector<ParamSpec>& specs);  // zero-filled
+
+    Tensor& at(const std::string& name);
+    const Tensor& at(const std::string& name) const;
+    bool contains(const std::string& name) const { return index_.count(name) != 0; }
+    size_t size() const { return items_.size(); }
+    const std::string& name(size_t i) const { return items_[i].first; }
+    Tensor& operator[](size_t i) { return items_[i].second; }
+    const Tensor& operator[](size_t i) const { return items_[i].second; }
+    int64_t total_elements() const;
+    void zero();
+
+private:
+    std::vector<std::pair<std::string, Tensor>> items_;
+    std::unordered_map<std::string, size_t> index_;
+};
+
+// PyTorch's default initialisation (N(0,1) embeddings, U(+-1/sqrt(fan_in)) linears,
+// LayerNorm 1/0), from a seeded generator.
+ParamSet init_params(const Config& c, uint64_t seed);
+
+struct LoadedWeights {
+    ParamSet params;
+    Config config;
+    bool config_from_file = false;
+    std::vector<std::string> ignored;    // e.g. encoder.pos_emb.pe
+    std::vector<std::string> defaulted;  // LayerNorm params not in the file
+    std::map<std::string, std::string> metadata;
+};
+
+// Reads a safetensors weights file. The config comes from `config` when given, otherwise from
+// the file's __metadata__["stepformer.config"], otherwise it is an error. Checks every
+// parameter's presence and shape, naming the first problem (expected vs found).
+LoadedWeights load_weights(const std::string& path, const Config* config);
+
+// The config stored in a file's metadata, if any.
+bool read_config_from_weights(const std::string& path, Config* out);
+
+}  // namespace stepformer

@@ -1,0 +1,196 @@
+#include "stepformer/config.h"
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+namespace stepformer {
+
+Config Config::small() {
+    Config c;
+    c.d_model = 32;
+    c.d_ff = 64;
+    c.d_k = 8;
+    c.d_v = 8;
+    c.n_layers = 2;
+    c.n_heads = 4;
+    c.dropout = 0.0;
+    return c;
+}
+
+static int index_of(const std::vector<std::string>& v, const std::string& s) {
+    for (size_t i = 0; i < v.size(); ++i)
+        if (v[i] == s) return static_cast<int>(i);
+    return -1;
+}
+
+int Config::src_id(const std::string& token) const { return index_of(src_vocab, token); }
+int Config::tgt_id(const std::string& token) const { return index_of(tgt_vocab, token); }
+
+std::string join_vocab(const std::vector<std::string>& vocab) {
+    std::string out;
+    for (size_t i = 0; i < vocab.size(); ++i) out += (i ? " " : "") + vocab[i];
+    return out;
+}
+
+static void check_vocab(const std::vector<std::string>& vocab, const char* key, const std::string& pad) {
+    if (vocab.empty()) throw ConfigError(std::string("config: '") + key + "' is empty");
+    std::set<std::string> seen;
+    for (const auto& t : vocab) {
+        if (t.empty() || t.find_first_of(" \t\r\n") != std::string::npos)
+            throw ConfigError(std::string("config: '") + key + "' has an empty token or one with whitespace: '" + t + "'");
+        if (!seen.insert(t).second) throw ConfigError(std::string("config: '") + key + "' lists '" + t + "' twice");
+    }
+    if (vocab[0] != pad)
+        throw ConfigError(std::string("config: the pad token '") + pad + "' must have id 0 in '" + key +
+                          "', but id 0 is '" + vocab[0] + "'");
+}
+
+void Config::validate() const {
+    auto positive = [](int v, const char* key, int max) {
+        if (v <= 0) throw ConfigError(std::string("config: '") + key + "' must be positive, got " + std::to_string(v));
+        if (v > max)
+            throw ConfigError(std::string("config: '") + key + "' = " + std::to_string(v) + " is larger than the limit " +
+                              std::to_string(max));
+    };
+    positive(d_model, "d_model", 16384);
+    positive(d_ff, "d_ff", 65536);
+    positive(d_k, "d_k", 4096);
+    positive(d_v, "d_v", 4096);
+    positive(n_layers, "n_layers", 64);
+    positive(n_heads, "n_heads", 256);
+    positive(src_len, "src_len", 4096);
+    positive(tgt_len, "tgt_len", 4096);
+    if (pad.empty()) throw ConfigError("config: 'pad' is empty");
+    check_vocab(src_vocab, "src_vocab", pad);
+    check_vocab(tgt_vocab, "tgt_vocab", pad);
+    if (tgt_id(bos) < 0) throw ConfigError("config: the start token 'bos' = '" + bos + "' is not in tgt_vocab");
+    if (tgt_id(eos) < 0) throw ConfigError("config: the end token 'eos' = '" + eos + "' is not in tgt_vocab");
+    if (bos == pad || eos == pad || bos == eos) throw ConfigError("config: pad, bos and eos must be three different tokens");
+    if (!(layer_norm_eps > 0.0) || layer_norm_eps > 1.0)
+        throw ConfigError("config: 'layer_norm_eps' must be in (0, 1], got " + std::to_string(layer_norm_eps));
+    if (!(dropout >= 0.0 && dropout < 1.0))
+        throw ConfigError("config: 'dropout' must be in [0, 1), got " + std::to_string(dropout));
+}
+
+bool Config::same_architecture(const Config& o, std::string* why) const {
+    auto diff = [&](const char* key, auto a, auto b) {
+        if (a == b) return false;
+        if (why) {
+            std::ostringstream os;
+            os << "'" << key << "' differs: " << a << " vs " << b;
+            *why = os.str();
+        }
+        return true;
+    };
+    if (diff("d_model", d_model, o.d_model) || diff("d_ff", d_ff, o.d_ff) || diff("d_k", d_k, o.d_k) ||
+        diff("d_v", d_v, o.d_v) || diff("n_layers", n_layers, o.n_layers) || diff("n_heads", n_heads, o.n_heads) ||
+        diff("src_vocab", join_vocab(src_vocab), join_vocab(o.src_vocab)) ||
+        diff("tgt_vocab", join_vocab(tgt_vocab), join_vocab(o.tgt_vocab)))
+        return false;
+    return true;
+}
+
+template <typename T>
+static T get_key(const nlohmann::json& j, const char* key) {
+    if (!j.contains(key)) throw ConfigError(std::string("config: missing key '") + key + "'");
+    try {
+        return j.at(key).get<T>();
+    } catch (const nlohmann::json::exception&) {
+        throw ConfigError(std::string("config: key '") + key + "' has the wrong type (" + j.at(key).dump() + ")");
+    }
+}
+
+static int get_int(const nlohmann::json& j, const char* key) {
+    if (!j.contains(key)) throw ConfigError(std::string("config: missing key '") + key + "'");
+    const auto& v = j.at(key);
+    if (!v.is_number_integer() && !(v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<long long>(v.get<double>()))))
+        throw ConfigError(std::string("config: key '") + key + "' must be an integer, got " + v.dump());
+    double d = v.get<double>();
+    if (d > 1e9 || d < -1e9) throw ConfigError(std::string("config: key '") + key + "' is out of range: " + v.dump());
+    return static_cast<int>(d);
+}
+
+Config config_from_json(const nlohmann::json& j) {
+    if (!j.is_object()) throw ConfigError("config: expected a JSON object");
+    Config c;
+    c.d_model = get_int(j, "d_model");
+    c.d_ff = get_int(j, "d_ff");
+    c.d_k = get_int(j, "d_k");
+    c.d_v = get_int(j, "d_v");
+    c.n_layers = get_int(j, "n_layers");
+    c.n_heads = get_int(j, "n_heads");
+    c.src_vocab = get_key<std::vector<std::string>>(j, "src_vocab");
+    c.tgt_vocab = get_key<std::vector<std::string>>(j, "tgt_vocab");
+    c.src_len = get_int(j, "src_len");
+    c.tgt_len = get_int(j, "tgt_len");
+    c.pad = get_key<std::string>(j, "pad");
+    c.bos = get_key<std::string>(j, "bos");
+    c.eos = get_key<std::string>(j, "eos");
+    if (j.contains("layer_norm_eps")) c.layer_norm_eps = get_key<double>(j, "layer_norm_eps");
+    c.dropout = j.contains("dropout") ? get_key<double>(j, "dropout") : 0.1;
+    c.validate();
+    return c;
+}
+
+Config config_from_json_text(const std::string& text, const std::string& what) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw ConfigError(what + ": not valid JSON (" + e.what() + ")");
+    }
+    try {
+        return config_from_json(j);
+    } catch (const ConfigError& e) {
+        throw ConfigError(what + ": " + std::string(e.what()).substr(8));  // drop the "config: " prefix
+    }
+}
+
+Config load_config_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw ConfigError("cannot open config file '" + path + "'");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return config_from_json_text(ss.str(), "config file '" + path + "'");
+}
+
+nlohmann::json config_to_json(const Config& c) {
+    return nlohmann::json{{"d_model", c.d_model},   {"d_ff", c.d_ff},           {"d_k", c.d_k},
+                          {"d_v", c.d_v},           {"n_layers", c.n_layers},   {"n_heads", c.n_heads},
+                          {"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab}, {"src_len", c.src_len},
+                          {"tgt_len", c.tgt_len},   {"pad", c.pad},             {"bos", c.bos},
+                          {"eos", c.eos},           {"layer_norm_eps", c.layer_norm_eps}, {"dropout", c.dropout}};
+}
+
+std::string config_to_json_text(const Config& c, int indent) { return config_to_json(c).dump(indent); }
+
+std::vector<std::string> split_words(const std::string& sentence) {
+    std::vector<std::string> words;
+    std::istringstream is(sentence);
+    std::string w;
+    while (is >> w) words.push_back(w);
+    return words;
+}
+
+std::vector<int> encode_sentence(const std::string& sentence, const std::vector<std::string>& vocab, int len,
+                                 const std::string& which) {
+    auto words = split_words(sentence);
+    if (words.empty()) throw ConfigError(which + " sentence is empty");
+    if (static_cast<int>(words.size()) > len)
+        throw ConfigError(which + " sentence '" + sentence + "' has " + std::to_string(words.size()) +
+                          " tokens, more than the length " + std::to_string(len));
+    std::vector<int> ids(static_cast<size_t>(len), 0);
+    for (size_t i = 0; i < words.size(); ++i) {
+        int id = index_of(vocab, words[i]);
+        if (id < 0)
+            throw ConfigError("unknown " + which + " token '" + words[i] + "' in '" + sentence +
+                              "'; the vocabulary is: " + join_vocab(vocab));
+        ids[i] = id;
+    }
+    return ids;
+}
+
+}  // namespace stepformer

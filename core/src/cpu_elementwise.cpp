@@ -1,0 +1,105 @@
+// Element-wise kernels, the loss and the optimizer updates.
+#include <algorithm>
+#include <cmath>
+
+#include "cpu_backend.h"
+
+namespace stepformer::cpu {
+
+void CpuBackend::add_forward(float* out, const float* a, const float* b, int64_t n) {
+#pragma omp parallel for num_threads(threads_for(n)) schedule(static)
+    for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+
+void CpuBackend::positional_forward(float* out, const float* in, const float* pe, const float* keep, int B, int L,
+                                    int D) {
+    for (int b = 0; b < B; ++b)
+        for (int l = 0; l < L; ++l) {
+            const int64_t row = (int64_t(b) * L + l) * D;
+            const float* p = pe + int64_t(l) * D;
+            for (int d = 0; d < D; ++d) {
+                const float v = in[row + d] + p[d];
+                out[row + d] = keep ? v * keep[row + d] : v;
+            }
+        }
+}
+
+void CpuBackend::relu_forward(float* out, const float* in, int64_t n) {
+#pragma omp parallel for num_threads(threads_for(n)) schedule(static)
+    for (int64_t i = 0; i < n; ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+}
+
+void CpuBackend::relu_backward(float* din, const float* dout, const float* out, int64_t n) {
+#pragma omp parallel for num_threads(threads_for(n)) schedule(static)
+    for (int64_t i = 0; i < n; ++i) din[i] = out[i] > 0.0f ? dout[i] : 0.0f;
+}
+
+float CpuBackend::cross_entropy_forward(float* losses, const float* probs, const int* targets, int N, int V,
+                                        int ignore_index, int* counted) {
+    double sum = 0.0;
+    int count = 0;
+    for (int n = 0; n < N; ++n) {
+        if (targets[n] == ignore_index) {
+            losses[n] = 0.0f;
+            continue;
+        }
+        // -log softmax; clamp so an underflowed probability gives a large finite loss, not inf
+        const float p = probs[int64_t(n) * V + targets[n]];
+        losses[n] = -std::log(std::max(p, 1e-38f));
+        sum += losses[n];
+        ++count;
+    }
+    *counted = count;
+    return count ? static_cast<float>(sum / count) : 0.0f;
+}
+
+void CpuBackend::cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                        int ignore_index, int counted) {
+    const float scale = counted ? 1.0f / static_cast<float>(counted) : 0.0f;
+    for (int n = 0; n < N; ++n) {
+        float* d = dlogits + int64_t(n) * V;
+        const float* p = probs + int64_t(n) * V;
+        if (targets[n] == ignore_index) {
+            for (int v = 0; v < V; ++v) d[v] = 0.0f;
+            continue;
+        }
+        for (int v = 0; v < V; ++v) d[v] = p[v] * scale;
+        d[targets[n]] -= scale;
+    }
+}
+
+// torch.optim.SGD (dampening 0, no Nesterov, no weight decay): buf = momentum*buf + g; p -= lr*buf.
+void CpuBackend::sgd_step(float* param, float* buf, const float* grad, int64_t n, float lr, float momentum) {
+#pragma omp parallel for num_threads(threads_for(n)) schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+        const float b = momentum * buf[i] + grad[i];
+        buf[i] = b;
+        param[i] -= lr * b;
+    }
+}
+
+// torch.optim.Adam (no weight decay, no amsgrad), same operation order as its single-tensor path.
+void CpuBackend::adam_step(float* param, float* m, float* v, const float* grad, int64_t n, float lr, float beta1,
+                           float beta2, float eps, int64_t step) {
+    const double bc1 = 1.0 - std::pow(double(beta1), double(step));
+    const double bc2 = 1.0 - std::pow(double(beta2), double(step));
+    const float step_size = static_cast<float>(lr / bc1);
+    const float bc2_sqrt = static_cast<float>(std::sqrt(bc2));
+#pragma omp parallel for num_threads(threads_for(n)) schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+        const float g = grad[i];
+        m[i] = m[i] + (g - m[i]) * (1.0f - beta1);  // torch uses lerp_
+        v[i] = v[i] * beta2 + (1.0f - beta2) * g * g;
+        const float denom = std::sqrt(v[i]) / bc2_sqrt + eps;
+        param[i] -= step_size * (m[i] / denom);
+    }
+}
+
+double CpuBackend::sum_squares(const float* x, int64_t n) {
+    double s = 0.0;
+#pragma omp parallel for num_threads(threads_for(n)) reduction(+ : s) schedule(static)
+    for (int64_t i = 0; i < n; ++i) s += double(x[i]) * x[i];
+    return s;
+}
+
+}  // namespace stepformer::cpu

@@ -1,0 +1,201 @@
+// The backward pass, block by block in reverse. Each intermediate's gradient is accumulated in
+// a pending map until every consumer has contributed, then it is recorded as grad.<name>.
+#include <cmath>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "model_internal.h"
+
+namespace stepformer {
+namespace {
+
+struct GradState {
+    Trace& tr;
+    bool record;
+    std::unordered_map<std::string, Tensor> pending;
+
+    // The gradient buffer of trace entry `name`, created zeroed on first use.
+    Tensor& g(const std::string& name) {
+        auto it = pending.find(name);
+        if (it != pending.end()) return it->second;
+        return pending.emplace(name, Tensor(tr.at(name).value.shape)).first->second;
+    }
+    // Every consumer has contributed: record the gradient (or drop it).
+    void finish(const std::string& name) {
+        auto it = pending.find(name);
+        if (it == pending.end()) throw std::logic_error("backward: no gradient for '" + name + "'");
+        if (record) {
+            const TraceEntry& e = tr.at(name);
+            std::vector<Axis> axes = e.axes;
+            tr.add("grad." + name, OpKind::Gradient, std::move(axes), std::move(it->second));
+        }
+        pending.erase(it);
+    }
+    // Moves a freshly computed gradient in as complete.
+    void put_and_finish(const std::string& name, Tensor grad) {
+        pending[name] = std::move(grad);
+        finish(name);
+    }
+};
+
+struct Ctx {
+    const Config& c;
+    const ParamSet& p;
+    ParamSet& grads;
+    Backend& be;
+    GradState& gs;
+    const float* w(const std::string& n) const { return p.at(n).ptr(); }
+    float* dw(const std::string& n) { return grads.at(n).ptr(); }
+};
+
+// LayerNorm(residual) backward: from grad(out) to grad(residual) and dgamma/dbeta.
+Tensor layernorm_backward(Ctx& x, const std::string& prefix, const std::string& norm_param, int rows) {
+    const Trace& tr = x.gs.tr;
+    const Tensor& residual = tr.at(prefix + ".residual").value;
+    Tensor dres(residual.shape);
+    x.be.layernorm_backward(dres.ptr(), x.dw(norm_param + ".weight"), x.dw(norm_param + ".bias"),
+                            x.gs.g(prefix + ".out").ptr(), residual.ptr(), tr.saved.at(prefix + ".ln_mean").ptr(),
+                            tr.saved.at(prefix + ".ln_rstd").ptr(), x.w(norm_param + ".weight"), rows, x.c.d_model);
+    return dres;
+}
+
+// Backward of one MultiHeadAttention block P whose query input is trace entry `xq` and
+// key/value input is `xkv` (the same entry for self-attention). Accumulates into g(xq), g(xkv).
+void attention_backward(Ctx& x, const std::string& P, const std::string& xq, const std::string& xkv,
+                        const std::string& mask) {
+    Trace& tr = x.gs.tr;
+    Backend& be = x.be;
+    const Tensor& Xq = tr.at(xq).value;    // (B, Lq, D)
+    const Tensor& Xkv = tr.at(xkv).value;  // (B, Lk, D)
+    const int B = static_cast<int>(Xq.dim(0)), Lq = static_cast<int>(Xq.dim(1)), Lk = static_cast<int>(Xkv.dim(1));
+    const int D = x.c.d_model, H = x.c.n_heads, dk = x.c.d_k, dv = x.c.d_v;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
+
+    x.gs.finish(P + ".out");
+    Tensor dres = layernorm_backward(x, P, P + ".layer_norm", B * Lq);  // (B, Lq, D)
+    // residual = fc_out + xq: both receive dres
+    {
+        Tensor& dxq = x.gs.g(xq);
+        be.add_forward(dxq.ptr(), dxq.ptr(), dres.ptr(), dxq.size());
+    }
+    Tensor dfc = dres;
+    x.gs.put_and_finish(P + ".residual", std::move(dres));
+
+    Tensor dmerged({B, Lq, H * dv});
+    be.linear_backward(dmerged.ptr(), x.dw(P + ".fc.weight"), dfc.ptr(), tr.saved.at(P + ".merged").ptr(),
+                       x.w(P + ".fc.weight"), B * Lq, H * dv, D, false);
+    x.gs.put_and_finish(P + ".fc_out", std::move(dfc));
+    Tensor dcontext({B, H, Lq, dv});
+    be.split_heads(dcontext.ptr(), dmerged.ptr(), B, Lq, H, dv);
+
+    Tensor dattn({B, H, Lq, Lk}), dV({B, H, Lk, dv});
+    be.attn_context_backward(dattn.ptr(), dV.ptr(), dcontext.ptr(), tr.at(P + ".attn").value.ptr(),
+                             tr.at(P + ".V").value.ptr(), B * H, Lq, Lk, dv);
+    x.gs.put_and_finish(P + ".context", std::move(dcontext));
+    Tensor dmasked({B, H, Lq, Lk});
+    be.softmax_backward(dmasked.ptr(), dattn.ptr(), tr.at(P + ".attn").value.ptr(), B * H * Lq, Lk);
+    x.gs.put_and_finish(P + ".attn", std::move(dattn));
+    Tensor dscores({B, H, Lq, Lk});
+    be.mask_fill_backward(dscores.ptr(), dmasked.ptr(), tr.at(mask).value.ptr(), B, H, Lq, Lk);
+    x.gs.put_and_finish(P + ".masked_scores", std::move(dmasked));
+    Tensor dQ({B, H, Lq, dk}), dK({B, H, Lk, dk});
+    be.attn_scores_backward(dQ.ptr(), dK.ptr(), dscores.ptr(), tr.at(P + ".Q").value.ptr(), tr.at(P + ".K").value.ptr(),
+                            B * H, Lq, Lk, dk, scale);
+    x.gs.put_and_finish(P + ".scores", std::move(dscores));
+
+    // Back through the head split and the three projections.
+    Tensor tmp({B, std::max(Lq, Lk), H * std::max(dk, dv)});
+    be.merge_heads(tmp.ptr(), dV.ptr(), B, Lk, H, dv);
+    be.linear_backward(x.gs.g(xkv).ptr(), x.dw(P + ".W_V.weight"), tmp.ptr(), Xkv.ptr(), x.w(P + ".W_V.weight"),
+                       B * Lk, D, H * dv, true);
+    x.gs.put_and_finish(P + ".V", std::move(dV));
+    be.merge_heads(tmp.ptr(), dK.ptr(), B, Lk, H, dk);
+    be.linear_backward(x.gs.g(xkv).ptr(), x.dw(P + ".W_K.weight"), tmp.ptr(), Xkv.ptr(), x.w(P + ".W_K.weight"),
+                       B * Lk, D, H * dk, true);
+    x.gs.put_and_finish(P + ".K", std::move(dK));
+    be.merge_heads(tmp.ptr(), dQ.ptr(), B, Lq, H, dk);
+    be.linear_backward(x.gs.g(xq).ptr(), x.dw(P + ".W_Q.weight"), tmp.ptr(), Xq.ptr(), x.w(P + ".W_Q.weight"),
+                       B * Lq, D, H * dk, true);
+    x.gs.put_and_finish(P + ".Q", std::move(dQ));
+}
+
+void ffn_backward(Ctx& x, const std::string& F, const std::string& in) {
+    Trace& tr = x.gs.tr;
+    Backend& be = x.be;
+    const Tensor& X = tr.at(in).value;  // (B, L, D)
+    const int N = static_cast<int>(X.dim(0) * X.dim(1)), D = x.c.d_model, Dff = x.c.d_ff;
+
+    x.gs.finish(F + ".out");
+    Tensor dres = layernorm_backward(x, F, F + ".layer_norm", N);
+    {
+        Tensor& dx = x.gs.g(in);
+        be.add_forward(dx.ptr(), dx.ptr(), dres.ptr(), dx.size());
+    }
+    Tensor dfc = dres;
+    x.gs.put_and_finish(F + ".residual", std::move(dres));
+    Tensor drelu(tr.at(F + ".relu").value.shape);  // (B, L, d_ff)
+    be.linear_backward(drelu.ptr(), x.dw(F + ".fc.2.weight"), dfc.ptr(), tr.at(F + ".relu").value.ptr(),
+                       x.w(F + ".fc.2.weight"), N, Dff, D, false);
+    x.gs.put_and_finish(F + ".fc_out", std::move(dfc));
+    Tensor dhidden(drelu.shape);
+    be.relu_backward(dhidden.ptr(), drelu.ptr(), tr.at(F + ".relu").value.ptr(), dhidden.size());
+    x.gs.put_and_finish(F + ".relu", std::move(drelu));
+    be.linear_backward(x.gs.g(in).ptr(), x.dw(F + ".fc.0.weight"), dhidden.ptr(), X.ptr(), x.w(F + ".fc.0.weight"), N,
+                       D, Dff, true);
+    x.gs.put_and_finish(F + ".hidden", std::move(dhidden));
+}
+
+// From grad(pos_emb.out) to the embedding table; the PE table gets no gradient.
+void embed_backward(Ctx& x, const std::string& prefix, const std::string& emb, const std::vector<int>& ids) {
+    Trace& tr = x.gs.tr;
+    Tensor demb = x.gs.g(prefix + ".pos_emb.out");
+    x.gs.finish(prefix + ".pos_emb.out");
+    if (auto it = tr.saved.find(prefix + ".dropout_keep"); it != tr.saved.end())
+        for (size_t i = 0; i < demb.data.size(); ++i) demb.data[i] *= it->second.data[i];
+    const int N = static_cast<int>(demb.dim(0) * demb.dim(1));
+    x.be.embedding_backward(x.dw(prefix + "." + emb + ".weight"), demb.ptr(), ids.data(), N, x.c.d_model);
+    x.gs.put_and_finish(prefix + "." + emb + ".out", std::move(demb));
+}
+
+}  // namespace
+
+void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool trace_grads) const {
+    const Config& c = config_;
+    if (!tr.contains("loss")) throw std::logic_error("backward: call loss() after forward() first");
+    if (grads.size() != params_.size()) grads = ParamSet(param_specs(c));
+    grads.zero();
+    GradState gs{tr, trace_grads, {}};
+    Ctx x{c, params_, grads, *backend_, gs};
+
+    const int B = batch.B, T = batch.T, V = c.tgt_vocab_size();
+    const int counted = static_cast<int>(tr.saved.at("loss.counted").data[0]);
+    // CrossEntropyLoss(ignore_index=0) straight to the logits.
+    Tensor dlogits({B, T, V});
+    backend_->cross_entropy_backward(dlogits.ptr(), tr.at("projection.probs").value.ptr(), batch.out.data(), B * T, V, 0,
+                                     counted);
+    const std::string dec_out = "decoder.layers." + std::to_string(c.n_layers - 1) + ".pos_ffn.out";
+    backend_->linear_backward(gs.g(dec_out).ptr(), grads.at("projection.weight").ptr(), dlogits.ptr(),
+                              tr.at(dec_out).value.ptr(), params_.at("projection.weight").ptr(), B * T, c.d_model, V,
+                              true);
+    gs.put_and_finish("projection.logits", std::move(dlogits));
+
+    const std::string enc_out = "encoder.layers." + std::to_string(c.n_layers - 1) + ".pos_ffn.out";
+    for (int i = c.n_layers - 1; i >= 0; --i) {
+        const std::string L = "decoder.layers." + std::to_string(i);
+        const std::string in = i == 0 ? "decoder.pos_emb.out" : "decoder.layers." + std::to_string(i - 1) + ".pos_ffn.out";
+        ffn_backward(x, L + ".pos_ffn", L + ".dec_enc_attn.out");
+        attention_backward(x, L + ".dec_enc_attn", L + ".dec_self_attn.out", enc_out, "decoder.enc_attn_mask");
+        attention_backward(x, L + ".dec_self_attn", in, in, "decoder.self_attn_mask");
+    }
+    embed_backward(x, "decoder", "tgt_emb", batch.tgt);
+
+    for (int i = c.n_layers - 1; i >= 0; --i) {
+        const std::string L = "encoder.layers." + std::to_string(i);
+        const std::string in = i == 0 ? "encoder.pos_emb.out" : "encoder.layers." + std::to_string(i - 1) + ".pos_ffn.out";
+        ffn_backward(x, L + ".pos_ffn", L + ".enc_self_attn.out");
+        attention_backward(x, L + ".enc_self_attn", in, in, "encoder.self_attn_mask");
+    }
+    embed_backward(x, "encoder", "src_emb", batch.src);
+}
+
+}  // namespace stepformer

@@ -1,0 +1,282 @@
+#include "stepformer/npy.h"
+
+#include <bit>
+#include <charconv>
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "stepformer/atomic_file.h"
+
+namespace stepformer {
+
+// '<f4' / '<f8' data is copied byte for byte, which is only right on little-endian hosts.
+static_assert(std::endian::native == std::endian::little, "npy I/O assumes a little-endian host");
+
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicSize = 6;
+constexpr size_t kAlignment = 64;
+
+[[noreturn]] void fail(const std::string& path, const std::string& message) { throw NpyError(path + ": " + message); }
+
+// ---------------------------------------------------------------------------
+// Writing
+
+std::string shape_tuple(const Shape& shape) {
+    std::string s = "(";
+    for (size_t i = 0; i < shape.size(); ++i) s += (i ? ", " : "") + std::to_string(shape[i]);
+    if (shape.size() == 1) s += ',';  // Python spells a 1-tuple "(3,)"
+    return s + ")";
+}
+
+// Magic, version 1.0, little-endian u16 header length, then the dict padded with
+// spaces and ended by '\n' so the data starts on a 64-byte boundary.
+std::string npy_preamble(const Shape& shape, const std::string& path) {
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
+    const size_t fixed = kMagicSize + 2 + 2;
+    const size_t unpadded = fixed + dict.size() + 1;
+    dict.append((kAlignment - unpadded % kAlignment) % kAlignment, ' ');
+    dict += '\n';
+    if (dict.size() > 0xffff) fail(path, "shape " + shape_to_string(shape) + " is too long for a .npy v1.0 header");
+
+    std::string out(kMagic, kMagicSize);
+    out += '\x01';
+    out += '\x00';
+    out += static_cast<char>(dict.size() & 0xff);
+    out += static_cast<char>(dict.size() >> 8);
+    return out + dict;
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+struct NpyHeader {
+    std::string descr;
+    bool fortran_order = false;
+    Shape shape;
+};
+
+// Just enough of a Python-literal parser for the dict np.save writes, e.g.
+// {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+class HeaderParser {
+public:
+    HeaderParser(std::string_view text, const std::string& path) : s_(text), path_(path) {}
+
+    NpyHeader parse() {
+        NpyHeader h;
+        bool have_descr = false, have_order = false, have_shape = false;
+        expect('{');
+        while (!consume('}')) {
+            const std::string key = string_literal();
+            expect(':');
+            if (key == "descr") {
+                if (peek() != '\'' && peek() != '"') malformed("structured (record) dtypes are not supported");
+                h.descr = string_literal();
+                have_descr = true;
+            } else if (key == "fortran_order") {
+                h.fortran_order = boolean();
+                have_order = true;
+            } else if (key == "shape") {
+                h.shape = tuple_of_ints();
+                have_shape = true;
+            } else {
+                malformed("unexpected key '" + key + "'");
+            }
+            if (!consume(',')) {
+                expect('}');
+                break;
+            }
+        }
+        if (!have_descr || !have_order || !have_shape) malformed("header lacks 'descr', 'fortran_order' or 'shape'");
+        return h;
+    }
+
+private:
+    [[noreturn]] void malformed(const std::string& why) const {
+        fail(path_, "malformed .npy header (" + why + "): " + std::string(s_));
+    }
+    void skip_space() {
+        while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
+    }
+    char peek() {
+        skip_space();
+        return i_ < s_.size() ? s_[i_] : '\0';
+    }
+    bool consume(char c) {
+        if (peek() != c) return false;
+        ++i_;
+        return true;
+    }
+    void expect(char c) {
+        if (!consume(c)) malformed(std::string("expected '") + c + "'");
+    }
+    std::string string_literal() {
+        const char quote = peek();
+        if (quote != '\'' && quote != '"') malformed("expected a quoted string");
+        const size_t end = s_.find(quote, ++i_);
+        if (end == std::string_view::npos) malformed("unterminated string");
+        std::string value(s_.substr(i_, end - i_));
+        i_ = end + 1;
+        return value;
+    }
+    bool boolean() {
+        skip_space();
+        for (const auto& [word, value] : {std::pair{"True", true}, std::pair{"False", false}}) {
+            if (s_.substr(i_).starts_with(word)) {
+                i_ += std::strlen(word);
+                return value;
+            }
+        }
+        malformed("expected True or False");
+    }
+    int64_t integer() {
+        skip_space();
+        int64_t v = 0;
+        const auto [ptr, ec] = std::from_chars(s_.data() + i_, s_.data() + s_.size(), v);
+        if (ec != std::errc() || v < 0) malformed("expected a non-negative integer dimension");
+        i_ = static_cast<size_t>(ptr - s_.data());
+        if (i_ < s_.size() && s_[i_] == 'L') ++i_;  // Python 2 long suffix
+        return v;
+    }
+    Shape tuple_of_ints() {
+        Shape shape;
+        expect('(');
+        while (!consume(')')) {
+            shape.push_back(integer());
+            if (!consume(',')) {
+                expect(')');
+                break;
+            }
+        }
+        return shape;
+    }
+
+    std::string_view s_;
+    const std::string& path_;
+    size_t i_ = 0;
+};
+
+uint32_t read_le(const uint8_t* p, size_t n) {
+    uint32_t v = 0;
+    for (size_t k = 0; k < n; ++k) v |= static_cast<uint32_t>(p[k]) << (8 * k);
+    return v;
+}
+
+// Returns the header text and the offset where the data begins.
+std::pair<std::string_view, size_t> locate_header(const std::vector<uint8_t>& bytes, const std::string& path) {
+    if (bytes.size() < kMagicSize + 4 || std::memcmp(bytes.data(), kMagic, kMagicSize) != 0)
+        fail(path, "not a .npy file (missing the \\x93NUMPY magic)");
+    const int major = bytes[6], minor = bytes[7];
+    // v1.0 has a u16 header length; v2.0 and v3.0 (UTF-8 header) a u32.
+    if (major < 1 || major > 3)
+        fail(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
+    const size_t len_size = major == 1 ? 2 : 4;
+    const size_t header_start = kMagicSize + 2 + len_size;
+    if (bytes.size() < header_start) fail(path, "file truncated inside the .npy preamble");
+    const size_t header_size = read_le(bytes.data() + kMagicSize + 2, len_size);
+    if (header_size > bytes.size() - header_start)
+        fail(path, "header length " + std::to_string(header_size) + " exceeds the file size (truncated file?)");
+    const auto* text = reinterpret_cast<const char*>(bytes.data() + header_start);
+    return {std::string_view(text, header_size), header_start + header_size};
+}
+
+size_t element_size_of(const std::string& descr, const std::string& path) {
+    if (descr == "<f4") return 4;
+    if (descr == "<f8") return 8;
+    fail(path, "unsupported dtype '" + descr + "' (only '<f4' and '<f8' are supported)");
+}
+
+std::optional<uint64_t> checked_byte_size(const Shape& shape, size_t element_size) {
+    uint64_t bytes = element_size;
+    for (int64_t d : shape)
+        if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes)) return std::nullopt;
+    return bytes;
+}
+
+std::vector<float> decode(const uint8_t* src, size_t count, size_t element_size) {
+    std::vector<float> out(count);
+    if (element_size == 4) {
+        if (count) std::memcpy(out.data(), src, count * 4);
+        return out;
+    }
+    for (size_t i = 0; i < count; ++i) {  // memcpy per element: no alignment guarantee
+        double v;
+        std::memcpy(&v, src + i * 8, 8);
+        out[i] = static_cast<float>(v);
+    }
+    return out;
+}
+
+// ---------------------------------------------------------------------------
+// CSV
+
+// std::to_chars gives the shortest text that round-trips, and unlike printf it
+// ignores the C locale (which a GUI may switch to one with decimal commas).
+void append_value(std::string& out, float v) {
+    char buf[32];
+    const auto result = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, result.ptr);
+}
+
+void append_row(std::string& out, const float* values, int64_t count) {
+    for (int64_t i = 0; i < count; ++i) {
+        if (i) out += ',';
+        append_value(out, values[i]);
+    }
+    out += '\n';
+}
+
+}  // namespace
+
+void write_npy(const std::string& path, const Tensor& t) {
+    if (numel(t.shape) != t.size())
+        fail(path, "shape " + shape_to_string(t.shape) + " does not match " + std::to_string(t.size()) + " values");
+    std::string bytes = npy_preamble(t.shape, path);
+    bytes.append(reinterpret_cast<const char*>(t.ptr()), t.data.size() * sizeof(float));
+    try {
+        write_file_atomic(path, bytes.data(), bytes.size());
+    } catch (const std::runtime_error& e) {
+        throw NpyError(e.what());
+    }
+}
+
+Tensor read_npy(const std::string& path) {
+    std::vector<uint8_t> bytes;
+    try {
+        bytes = read_file_bytes(path);
+    } catch (const std::runtime_error& e) {
+        throw NpyError(e.what());
+    }
+    const auto [header_text, data_start] = locate_header(bytes, path);
+    const NpyHeader header = HeaderParser(header_text, path).parse();
+    const size_t element_size = element_size_of(header.descr, path);
+    if (header.fortran_order)
+        fail(path, "Fortran-order arrays are not supported (save a C-order array, e.g. np.ascontiguousarray)");
+
+    const auto expected = checked_byte_size(header.shape, element_size);
+    const size_t found = bytes.size() - data_start;
+    if (!expected) fail(path, "shape " + shape_to_string(header.shape) + " is too large");
+    if (*expected != found)
+        fail(path, "data is " + std::to_string(found) + " bytes but shape " + shape_to_string(header.shape) + " of '" +
+                       header.descr + "' needs " + std::to_string(*expected) + (found < *expected ? " (truncated file?)" : ""));
+    const size_t count = static_cast<size_t>(*expected / element_size);
+    return Tensor(header.shape, decode(bytes.data() + data_start, count, element_size));
+}
+
+std::string tensor_to_csv(const Tensor& t) {
+    std::string out;
+    if (t.rank() <= 1) {
+        append_row(out, t.ptr(), t.size());
+        return out;
+    }
+    if (t.rank() >= 3) out += "# shape " + shape_to_string(t.shape) + "\n";
+    const int64_t cols = t.shape.back();
+    const int64_t rows = numel(Shape(t.shape.begin(), t.shape.end() - 1));
+    for (int64_t r = 0; r < rows; ++r) append_row(out, t.ptr() + r * cols, cols);
+    return out;
+}
+
+}  // namespace stepformer

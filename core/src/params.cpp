@@ -1,0 +1,178 @@
+#include "stepformer/params.h"
+
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "stepformer/safetensors.h"
+
+namespace stepformer {
+
+static void add_attention(std::vector<ParamSpec>& s, const std::string& p, const Config& c) {
+    using I = ParamSpec::Init;
+    const int D = c.d_model, HK = c.n_heads * c.d_k, HV = c.n_heads * c.d_v;
+    s.push_back({p + ".W_Q.weight", {HK, D}, I::Uniform, D});
+    s.push_back({p + ".W_K.weight", {HK, D}, I::Uniform, D});
+    s.push_back({p + ".W_V.weight", {HV, D}, I::Uniform, D});
+    s.push_back({p + ".fc.weight", {D, HV}, I::Uniform, HV});
+    s.push_back({p + ".layer_norm.weight", {D}, I::Ones, 0, true});
+    s.push_back({p + ".layer_norm.bias", {D}, I::Zeros, 0, true});
+}
+
+static void add_ffn(std::vector<ParamSpec>& s, const std::string& p, const Config& c) {
+    using I = ParamSpec::Init;
+    s.push_back({p + ".fc.0.weight", {c.d_ff, c.d_model}, I::Uniform, c.d_model});
+    s.push_back({p + ".fc.2.weight", {c.d_model, c.d_ff}, I::Uniform, c.d_ff});
+    s.push_back({p + ".layer_norm.weight", {c.d_model}, I::Ones, 0, true});
+    s.push_back({p + ".layer_norm.bias", {c.d_model}, I::Zeros, 0, true});
+}
+
+std::vector<ParamSpec> param_specs(const Config& c) {
+    using I = ParamSpec::Init;
+    std::vector<ParamSpec> s;
+    s.push_back({"encoder.src_emb.weight", {c.src_vocab_size(), c.d_model}, I::Normal});
+    for (int i = 0; i < c.n_layers; ++i) {
+        const std::string L = "encoder.layers." + std::to_string(i);
+        add_attention(s, L + ".enc_self_attn", c);
+        add_ffn(s, L + ".pos_ffn", c);
+    }
+    s.push_back({"decoder.tgt_emb.weight", {c.tgt_vocab_size(), c.d_model}, I::Normal});
+    for (int i = 0; i < c.n_layers; ++i) {
+        const std::string L = "decoder.layers." + std::to_string(i);
+        add_attention(s, L + ".dec_self_attn", c);
+        add_attention(s, L + ".dec_enc_attn", c);
+        add_ffn(s, L + ".pos_ffn", c);
+    }
+    s.push_back({"projection.weight", {c.tgt_vocab_size(), c.d_model}, I::Uniform, c.d_model});
+    return s;
+}
+
+ParamSet::ParamSet(const std::vector<ParamSpec>& specs) {
+    items_.reserve(specs.size());
+    for (const auto& sp : specs) {
+        index_.emplace(sp.name, items_.size());
+        items_.emplace_back(sp.name, Tensor(sp.shape));
+    }
+}
+
+Tensor& ParamSet::at(const std::string& name) {
+    auto it = index_.find(name);
+    if (it == index_.end()) throw std::out_of_range("no parameter named '" + name + "'");
+    return items_[it->second].second;
+}
+
+const Tensor& ParamSet::at(const std::string& name) const {
+    auto it = index_.find(name);
+    if (it == index_.end()) throw std::out_of_range("no parameter named '" + name + "'");
+    return items_[it->second].second;
+}
+
+int64_t ParamSet::total_elements() const {
+    int64_t n = 0;
+    for (const auto& [name, t] : items_) n += t.size();
+    return n;
+}
+
+void ParamSet::zero() {
+    for (auto& [name, t] : items_) t.zero();
+}
+
+ParamSet init_params(const Config& c, uint64_t seed) {
+    auto specs = param_specs(c);
+    ParamSet ps(specs);
+    std::mt19937_64 rng(seed);
+    for (size_t i = 0; i < specs.size(); ++i) {
+        Tensor& t = ps[i];
+        switch (specs[i].init) {
+            case ParamSpec::Init::Normal: {
+                std::normal_distribution<float> nd(0.0f, 1.0f);
+                for (float& v : t.data) v = nd(rng);
+                break;
+            }
+            case ParamSpec::Init::Uniform: {
+                const float bound = 1.0f / std::sqrt(static_cast<float>(specs[i].fan_in));
+                std::uniform_real_distribution<float> ud(-bound, bound);
+                for (float& v : t.data) v = ud(rng);
+                break;
+            }
+            case ParamSpec::Init::Ones: std::fill(t.data.begin(), t.data.end(), 1.0f); break;
+            case ParamSpec::Init::Zeros: t.zero(); break;
+        }
+    }
+    return ps;
+}
+
+bool read_config_from_weights(const std::string& path, Config* out) {
+    SafetensorsFile f = read_safetensors(path);
+    auto it = f.metadata.find("stepformer.config");
+    if (it == f.metadata.end()) return false;
+    *out = config_from_json_text(it->second, "config in the metadata of '" + path + "'");
+    return true;
+}
+
+static bool is_ignored_buffer(const std::string& name) {
+    return name == "encoder.pos_emb.pe" || name == "decoder.pos_emb.pe";
+}
+
+static bool is_optimizer_state(const std::string& name) { return name.rfind("optim.", 0) == 0; }
+
+LoadedWeights load_weights(const std::string& path, const Config* config) {
+    SafetensorsFile f = read_safetensors(path);
+    LoadedWeights out;
+    out.metadata = f.metadata;
+    Config file_config;
+    bool has_file_config = false;
+    if (auto it = f.metadata.find("stepformer.config"); it != f.metadata.end()) {
+        file_config = config_from_json_text(it->second, "config in the metadata of '" + path + "'");
+        has_file_config = true;
+    }
+    if (config) {
+        out.config = *config;
+        std::string why;
+        if (has_file_config && !file_config.same_architecture(*config, &why))
+            throw WeightsError("weights '" + path + "' were made for a different model than the given config: " + why);
+    } else if (has_file_config) {
+        out.config = file_config;
+        out.config_from_file = true;
+    } else {
+        throw WeightsError("weights '" + path +
+                           "' carry no config (no 'stepformer.config' in __metadata__); pass one with --config");
+    }
+
+    const auto specs = param_specs(out.config);
+    out.params = ParamSet(specs);
+    std::set<std::string> expected;
+    for (const auto& sp : specs) expected.insert(sp.name);
+    for (const auto& st : f.tensors) {
+        if (expected.count(st.name)) continue;
+        if (is_ignored_buffer(st.name) || is_optimizer_state(st.name)) {
+            if (is_ignored_buffer(st.name)) out.ignored.push_back(st.name);
+            continue;
+        }
+        throw WeightsError("weights '" + path + "': unexpected tensor '" + st.name + "' " + shape_to_string(st.shape) +
+                           " (not a parameter of a model with n_layers=" + std::to_string(out.config.n_layers) + ")");
+    }
+    for (size_t i = 0; i < specs.size(); ++i) {
+        const auto& sp = specs[i];
+        const StoredTensor* st = f.find(sp.name);
+        if (!st) {
+            if (!sp.optional_in_file)
+                throw WeightsError("weights '" + path + "': missing parameter '" + sp.name + "' (expected shape " +
+                                   shape_to_string(sp.shape) + ")");
+            Tensor& t = out.params[i];
+            std::fill(t.data.begin(), t.data.end(), sp.init == ParamSpec::Init::Ones ? 1.0f : 0.0f);
+            out.defaulted.push_back(sp.name);
+            continue;
+        }
+        if (st->shape != sp.shape)
+            throw WeightsError("weights '" + path + "': parameter '" + sp.name + "' has shape " +
+                               shape_to_string(st->shape) + ", expected " + shape_to_string(sp.shape));
+        for (float v : st->value.data)
+            if (!std::isfinite(v))
+                throw WeightsError("weights '" + path + "': parameter '" + sp.name + "' contains NaN or infinity");
+        out.params[i] = st->value;
+    }
+    return out;
+}
+
+}  // namespace stepformer

@@ -1,0 +1,61 @@
+// Helpers for the golden tests against the PyTorch fixtures in tests/fixtures/.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "stepformer/model.h"
+#include "stepformer/safetensors.h"
+
+namespace fixtures {
+
+inline std::string path(const std::string& name) { return std::string(STEPFORMER_FIXTURES_DIR) + "/" + name; }
+
+inline nlohmann::json read_json(const std::string& name) {
+    std::ifstream in(path(name));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return nlohmann::json::parse(ss.str());
+}
+
+struct Inputs {
+    std::vector<std::string> src, tgt, out;
+};
+
+inline Inputs inputs(const std::string& case_name) {
+    auto j = read_json(case_name + ".inputs.json");
+    Inputs in;
+    in.src = j.at("src").get<std::vector<std::string>>();
+    in.tgt = j.at("tgt").get<std::vector<std::string>>();
+    if (j.contains("out")) in.out = j.at("out").get<std::vector<std::string>>();
+    return in;
+}
+
+// max |a-b| / max(|b|_inf, floor): relative to the tensor's scale, so values near zero in a
+// large tensor don't dominate.
+inline double rel_error(const stepformer::Tensor& a, const stepformer::Tensor& b, double floor = 1e-6) {
+    double max_diff = 0.0, scale = floor;
+    for (size_t i = 0; i < a.data.size(); ++i) {
+        max_diff = std::max(max_diff, std::abs(double(a.data[i]) - double(b.data[i])));
+        scale = std::max(scale, std::abs(double(b.data[i])));
+    }
+    return max_diff / scale;
+}
+
+inline ::testing::AssertionResult close(const std::string& name, const stepformer::Tensor& got,
+                                        const stepformer::Tensor& want, double tol) {
+    if (got.shape != want.shape)
+        return ::testing::AssertionFailure() << name << ": shape " << stepformer::shape_to_string(got.shape)
+                                             << " vs expected " << stepformer::shape_to_string(want.shape);
+    const double e = rel_error(got, want);
+    if (!(e <= tol)) return ::testing::AssertionFailure() << name << ": relative error " << e << " > " << tol;
+    return ::testing::AssertionSuccess();
+}
+
+}  // namespace fixtures
