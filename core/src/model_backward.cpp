@@ -71,8 +71,8 @@ void attention_backward(Ctx& x, const std::string& P, const std::string& xq, con
     const int D = x.c.d_model, H = x.c.n_heads, dk = x.c.d_k, dv = x.c.d_v;
     const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
 
-    x.gs.finish(P + ".out");
     Tensor dres = layernorm_backward(x, P, P + ".layer_norm", B * Lq);  // (B, Lq, D)
+    x.gs.finish(P + ".out");
     // residual = fc_out + xq: both receive dres
     {
         Tensor& dxq = x.gs.g(xq);
@@ -125,8 +125,8 @@ void ffn_backward(Ctx& x, const std::string& F, const std::string& in) {
     const Tensor& X = tr.at(in).value;  // (B, L, D)
     const int N = static_cast<int>(X.dim(0) * X.dim(1)), D = x.c.d_model, Dff = x.c.d_ff;
 
-    x.gs.finish(F + ".out");
     Tensor dres = layernorm_backward(x, F, F + ".layer_norm", N);
+    x.gs.finish(F + ".out");
     {
         Tensor& dx = x.gs.g(in);
         be.add_forward(dx.ptr(), dx.ptr(), dres.ptr(), dx.size());

@@ -22,7 +22,6 @@ decoder.tgt_emb.out, ...), else to the longest row.
 """
 import argparse
 import json
-import math
 import os
 import random
 import sys
