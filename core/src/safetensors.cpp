@@ -267,7 +267,9 @@ void validate_for_writing(const std::vector<TensorToWrite>& tensors, const std::
         if (t.name == kMetadataKey) fail(what, "tensor name '__metadata__' is reserved for the metadata");
         if (!names.insert(t.name).second) fail(what, "duplicate tensor name '" + t.name + "'");
         if (!t.tensor) fail(what, tensor_label(t.name) + ": null tensor pointer");
-        if (numel(t.tensor->shape) != t.tensor->size() || std::any_of(t.tensor->shape.begin(), t.tensor->shape.end(), [](int64_t d) { return d < 0; }))
+        const Shape& shape = t.tensor->shape;
+        const bool negative_dim = std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; });
+        if (negative_dim || numel(shape) != t.tensor->size())
             fail(what, tensor_label(t.name) + ": shape " + shape_to_string(t.tensor->shape) + " does not match its " +
                            std::to_string(t.tensor->size()) + " values");
     }

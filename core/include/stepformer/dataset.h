@@ -1,0 +1,42 @@
+// Training data: the tutorial's sentence triples (enc_input, dec_input, dec_output).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "stepformer/config.h"
+#include "stepformer/model.h"
+
+namespace stepformer {
+
+struct DataError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct Example {
+    std::string enc_input;   // "ich mochte ein bier P"
+    std::string dec_input;   // "S i want a beer ."
+    std::string dec_output;  // "i want a beer . E"
+};
+
+// The tutorial's two sentences.
+std::vector<Example> builtin_examples();
+
+// A TSV file: three columns (enc_input, dec_input, dec_output) exactly as the tutorial, or two
+// (source, target) from which the bos/eos tokens are added. Blank lines and lines starting with
+// '#' are skipped. Throws DataError naming the line and the problem.
+std::vector<Example> parse_tsv(const std::string& text, const Config& c, const std::string& what = "dataset");
+std::vector<Example> load_tsv(const std::string& path, const Config& c);
+std::string to_tsv(const std::vector<Example>& examples);
+
+// Vocabularies built from a dataset (pad first, then bos/eos on the target side, then words in
+// order of first appearance). The other config fields are kept from `base`.
+Config config_with_vocab_from(const std::vector<Example>& examples, const Config& base);
+
+// Batch of the given examples; throws ConfigError naming an unknown token / long sentence and
+// the example's index.
+Batch make_training_batch(const Config& c, const std::vector<Example>& examples, const std::vector<size_t>& indices);
+
+}  // namespace stepformer

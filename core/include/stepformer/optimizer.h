@@ -1,0 +1,57 @@
+// Optimizers exactly as torch.optim does them: SGD with momentum and Adam (with the paper's
+// warm-up schedule as an option). State travels in checkpoints so training resumes exactly.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "stepformer/backend.h"
+#include "stepformer/params.h"
+
+namespace stepformer {
+
+enum class OptimizerKind { SGD, Adam };
+
+struct OptimizerOptions {
+    OptimizerKind kind = OptimizerKind::SGD;
+    double lr = 1e-3;         // the tutorial's
+    double momentum = 0.99;   // SGD; the tutorial's
+    double beta1 = 0.9, beta2 = 0.98, eps = 1e-9;  // Adam, the paper's
+    bool warmup_schedule = false;  // Adam: lr = lr * d_model^-0.5 * min(step^-0.5, step * warmup^-1.5)
+    int warmup_steps = 4000;
+    int d_model = 512;             // for the schedule
+
+    void validate() const;  // throws std::invalid_argument naming the bad value
+};
+
+std::string optimizer_name(OptimizerKind k);
+OptimizerKind optimizer_from_name(const std::string& name);  // "sgd" | "adam", throws otherwise
+
+class Optimizer {
+public:
+    Optimizer(OptimizerOptions opt, const ParamSet& params);
+    const OptimizerOptions& options() const { return opt_; }
+    int64_t step_count() const { return step_; }
+    // The learning rate the next step will use.
+    double current_lr() const;
+    // One update of every parameter from its gradient.
+    void step(ParamSet& params, const ParamSet& grads, Backend& be);
+
+    // State as tensors named optim.<param>.momentum_buffer / .exp_avg / .exp_avg_sq, and a
+    // JSON description (kind, hyperparameters, step) for the checkpoint metadata.
+    std::vector<std::pair<std::string, const Tensor*>> state_tensors() const;
+    std::string state_json() const;
+    // Restores from a checkpoint's tensors/metadata; throws std::runtime_error on mismatch.
+    void load_state(const std::string& json, const std::map<std::string, const Tensor*>& tensors);
+
+private:
+    OptimizerOptions opt_;
+    int64_t step_ = 0;
+    std::vector<std::string> names_;
+    std::vector<Tensor> buf1_, buf2_;  // momentum | exp_avg, exp_avg_sq
+};
+
+}  // namespace stepformer

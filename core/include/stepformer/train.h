@@ -1,0 +1,91 @@
+// The training loop as a library: epochs x batches, a callback after every step, pause/stop
+// from another thread between steps. The GUI runs it on a worker thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "stepformer/dataset.h"
+#include "stepformer/model.h"
+#include "stepformer/optimizer.h"
+
+namespace stepformer {
+
+struct TrainOptions {
+    int epochs = 30;
+    int batch_size = 2;
+    bool shuffle = true;
+    uint64_t seed = 0;  // shuffling and dropout
+    OptimizerOptions optimizer;
+    void validate() const;  // throws std::invalid_argument naming the bad value
+};
+
+struct StepReport {
+    int epoch = 0;          // 1-based
+    int step = 0;           // 1-based optimizer step, over the whole run
+    int steps_total = 0;
+    int step_in_epoch = 0;  // 1-based
+    int steps_per_epoch = 0;
+    double loss = 0.0;
+    double grad_norm = 0.0;
+    double lr = 0.0;
+    double elapsed_s = 0.0;
+};
+
+enum class TrainStatus { Finished, Stopped, Diverged };
+
+struct TrainResult {
+    TrainStatus status = TrainStatus::Finished;
+    int steps_done = 0;
+    double last_loss = 0.0;
+    std::string message;  // e.g. "loss became NaN at step 12; the weights of step 11 were kept"
+};
+
+// Thread-safe controls for a running training.
+class TrainControl {
+public:
+    void request_stop();
+    void pause();
+    void resume();
+    bool paused() const { return paused_.load(); }
+    bool stop_requested() const { return stop_.load(); }
+    // Called by the loop between steps: blocks while paused; returns false when stop was asked.
+    bool checkpoint();
+
+private:
+    std::atomic<bool> stop_{false}, paused_{false};
+    std::mutex mu_;
+    std::condition_variable cv_;
+};
+
+class Trainer {
+public:
+    Trainer(Transformer& model, std::vector<Example> data, TrainOptions opt);
+
+    // Runs to the end (or stop/divergence). `on_step` is called after every optimizer step on the
+    // calling thread; `on_epoch` after every epoch. On divergence (NaN/inf loss or gradient) the
+    // weights are restored to the last good step.
+    TrainResult run(const std::function<void(const StepReport&)>& on_step = {},
+                    const std::function<void(int epoch)>& on_epoch = {}, TrainControl* control = nullptr);
+
+    Optimizer& optimizer() { return opt_; }
+    const TrainOptions& options() const { return options_; }
+    int steps_per_epoch() const;
+    // The last step's trace (forward, loss and grad.*), for the GUI's gradient views.
+    const Trace& last_trace() const { return trace_; }
+
+private:
+    Transformer& model_;
+    std::vector<Example> data_;
+    TrainOptions options_;
+    Optimizer opt_;
+    Trace trace_;
+    ParamSet grads_;
+};
+
+}  // namespace stepformer
