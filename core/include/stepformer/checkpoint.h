@@ -1,6 +1,7 @@
 // Checkpoints: weights + config (+ optimizer state) in one safetensors file, saved atomically.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 

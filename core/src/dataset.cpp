@@ -1,0 +1,137 @@
+#include "stepformer/dataset.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace stepformer {
+
+std::vector<Example> builtin_examples() {
+    return {{"ich mochte ein bier P", "S i want a beer .", "i want a beer . E"},
+            {"ich mochte ein cola P", "S i want a coke .", "i want a coke . E"}};
+}
+
+static std::vector<std::string> split_tabs(const std::string& line) {
+    std::vector<std::string> cols;
+    size_t start = 0;
+    while (true) {
+        size_t tab = line.find('\t', start);
+        cols.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+        if (tab == std::string::npos) break;
+        start = tab + 1;
+    }
+    return cols;
+}
+
+static std::string join_words(const std::vector<std::string>& w) {
+    std::string s;
+    for (size_t i = 0; i < w.size(); ++i) s += (i ? " " : "") + w[i];
+    return s;
+}
+
+std::vector<Example> parse_tsv(const std::string& text, const Config& c, const std::string& what) {
+    std::vector<Example> out;
+    std::istringstream in(text);
+    std::string line;
+    int lineno = 0;
+    while (std::getline(in, line)) {
+        ++lineno;
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (split_words(line).empty() || line[0] == '#') continue;
+        const auto where = what + " line " + std::to_string(lineno) + ": ";
+        auto cols = split_tabs(line);
+        if (cols.size() != 2 && cols.size() != 3)
+            throw DataError(where + "expected 2 columns (source, target) or 3 (enc_input, dec_input, dec_output) "
+                                    "separated by tabs, found " + std::to_string(cols.size()));
+        for (size_t i = 0; i < cols.size(); ++i)
+            if (split_words(cols[i]).empty()) throw DataError(where + "column " + std::to_string(i + 1) + " is empty");
+        Example ex;
+        ex.enc_input = join_words(split_words(cols[0]));
+        if (cols.size() == 3) {
+            ex.dec_input = join_words(split_words(cols[1]));
+            ex.dec_output = join_words(split_words(cols[2]));
+            auto di = split_words(ex.dec_input), dout = split_words(ex.dec_output);
+            if (di.front() != c.bos)
+                throw DataError(where + "dec_input must start with the start token '" + c.bos + "'");
+            if (di.size() != dout.size())
+                throw DataError(where + "dec_input has " + std::to_string(di.size()) + " tokens but dec_output has " +
+                                std::to_string(dout.size()) + "; they must be the same length (shifted by one)");
+        } else {
+            auto tgt = split_words(cols[1]);
+            std::vector<std::string> di{c.bos}, dout;
+            for (const auto& w : tgt) {
+                di.push_back(w);
+                dout.push_back(w);
+            }
+            dout.push_back(c.eos);
+            ex.dec_input = join_words(di);
+            ex.dec_output = join_words(dout);
+        }
+        try {
+            encode_sentence(ex.enc_input, c.src_vocab, c.src_len, "source");
+            encode_sentence(ex.dec_input, c.tgt_vocab, c.tgt_len, "dec_input");
+            encode_sentence(ex.dec_output, c.tgt_vocab, c.tgt_len, "dec_output");
+        } catch (const ConfigError& e) {
+            throw DataError(where + e.what());
+        }
+        out.push_back(std::move(ex));
+    }
+    if (out.empty()) throw DataError(what + ": no examples (every line is blank or a comment)");
+    return out;
+}
+
+std::vector<Example> load_tsv(const std::string& path, const Config& c) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw DataError("cannot open dataset '" + path + "'");
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_tsv(ss.str(), c, "dataset '" + path + "'");
+}
+
+std::string to_tsv(const std::vector<Example>& examples) {
+    std::string s = "# enc_input\tdec_input\tdec_output\n";
+    for (const auto& e : examples) s += e.enc_input + "\t" + e.dec_input + "\t" + e.dec_output + "\n";
+    return s;
+}
+
+Config config_with_vocab_from(const std::vector<Example>& examples, const Config& base) {
+    Config c = base;
+    auto add = [](std::vector<std::string>& v, const std::string& w) {
+        for (const auto& x : v)
+            if (x == w) return;
+        v.push_back(w);
+    };
+    c.src_vocab = {base.pad};
+    c.tgt_vocab = {base.pad, base.bos, base.eos};
+    size_t max_src = 1, max_tgt = 1;
+    for (const auto& e : examples) {
+        auto s = split_words(e.enc_input);
+        auto d = split_words(e.dec_input);
+        max_src = std::max(max_src, s.size());
+        max_tgt = std::max(max_tgt, d.size());
+        for (const auto& w : s) add(c.src_vocab, w);
+        for (const auto& w : d) add(c.tgt_vocab, w);
+        for (const auto& w : split_words(e.dec_output)) add(c.tgt_vocab, w);
+    }
+    c.src_len = std::max<int>(c.src_len, static_cast<int>(max_src));
+    c.tgt_len = std::max<int>(c.tgt_len, static_cast<int>(max_tgt));
+    c.validate();
+    return c;
+}
+
+Batch make_training_batch(const Config& c, const std::vector<Example>& examples, const std::vector<size_t>& indices) {
+    std::vector<std::string> src, tgt, out;
+    for (size_t i : indices) {
+        const Example& e = examples.at(i);
+        src.push_back(e.enc_input);
+        tgt.push_back(e.dec_input);
+        out.push_back(e.dec_output);
+    }
+    try {
+        return make_batch(c, src, tgt, out);
+    } catch (const ConfigError& e) {
+        throw ConfigError(std::string(e.what()) + " (in the dataset)");
+    }
+}
+
+}  // namespace stepformer

@@ -1,0 +1,116 @@
+#include "stepformer/optimizer.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace stepformer {
+
+void OptimizerOptions::validate() const {
+    if (!(lr > 0.0) || !std::isfinite(lr) || lr > 100.0)
+        throw std::invalid_argument("learning rate must be in (0, 100], got " + std::to_string(lr));
+    if (!(momentum >= 0.0 && momentum < 1.0))
+        throw std::invalid_argument("momentum must be in [0, 1), got " + std::to_string(momentum));
+    if (!(beta1 >= 0.0 && beta1 < 1.0) || !(beta2 >= 0.0 && beta2 < 1.0))
+        throw std::invalid_argument("Adam betas must be in [0, 1)");
+    if (!(eps > 0.0)) throw std::invalid_argument("Adam eps must be positive");
+    if (warmup_schedule && warmup_steps <= 0) throw std::invalid_argument("warm-up steps must be positive");
+}
+
+std::string optimizer_name(OptimizerKind k) { return k == OptimizerKind::SGD ? "sgd" : "adam"; }
+
+OptimizerKind optimizer_from_name(const std::string& name) {
+    if (name == "sgd" || name == "SGD") return OptimizerKind::SGD;
+    if (name == "adam" || name == "Adam") return OptimizerKind::Adam;
+    throw std::invalid_argument("unknown optimizer '" + name + "' (use sgd or adam)");
+}
+
+Optimizer::Optimizer(OptimizerOptions opt, const ParamSet& params) : opt_(opt) {
+    opt_.validate();
+    for (size_t i = 0; i < params.size(); ++i) {
+        names_.push_back(params.name(i));
+        buf1_.emplace_back(params[i].shape);
+        if (opt_.kind == OptimizerKind::Adam) buf2_.emplace_back(params[i].shape);
+    }
+}
+
+double Optimizer::current_lr() const {
+    if (opt_.kind != OptimizerKind::Adam || !opt_.warmup_schedule) return opt_.lr;
+    const double s = static_cast<double>(step_ + 1);
+    return opt_.lr * std::pow(opt_.d_model, -0.5) *
+           std::min(std::pow(s, -0.5), s * std::pow(static_cast<double>(opt_.warmup_steps), -1.5));
+}
+
+void Optimizer::step(ParamSet& params, const ParamSet& grads, Backend& be) {
+    const float lr = static_cast<float>(current_lr());
+    ++step_;
+    for (size_t i = 0; i < params.size(); ++i) {
+        Tensor& p = params[i];
+        const Tensor& g = grads[i];
+        if (opt_.kind == OptimizerKind::SGD)
+            be.sgd_step(p.ptr(), buf1_[i].ptr(), g.ptr(), p.size(), lr, static_cast<float>(opt_.momentum));
+        else
+            be.adam_step(p.ptr(), buf1_[i].ptr(), buf2_[i].ptr(), g.ptr(), p.size(), lr, static_cast<float>(opt_.beta1),
+                         static_cast<float>(opt_.beta2), static_cast<float>(opt_.eps), step_);
+    }
+}
+
+std::vector<std::pair<std::string, const Tensor*>> Optimizer::state_tensors() const {
+    std::vector<std::pair<std::string, const Tensor*>> out;
+    for (size_t i = 0; i < names_.size(); ++i) {
+        if (opt_.kind == OptimizerKind::SGD) {
+            out.emplace_back("optim." + names_[i] + ".momentum_buffer", &buf1_[i]);
+        } else {
+            out.emplace_back("optim." + names_[i] + ".exp_avg", &buf1_[i]);
+            out.emplace_back("optim." + names_[i] + ".exp_avg_sq", &buf2_[i]);
+        }
+    }
+    return out;
+}
+
+std::string Optimizer::state_json() const {
+    nlohmann::json j{{"kind", optimizer_name(opt_.kind)},
+                     {"lr", opt_.lr},
+                     {"momentum", opt_.momentum},
+                     {"beta1", opt_.beta1},
+                     {"beta2", opt_.beta2},
+                     {"eps", opt_.eps},
+                     {"warmup_schedule", opt_.warmup_schedule},
+                     {"warmup_steps", opt_.warmup_steps},
+                     {"d_model", opt_.d_model},
+                     {"step", step_}};
+    return j.dump();
+}
+
+void Optimizer::load_state(const std::string& json, const std::map<std::string, const Tensor*>& tensors) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(json);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("optimizer state: not valid JSON (") + e.what() + ")");
+    }
+    const std::string kind = j.value("kind", "");
+    if (optimizer_from_name(kind) != opt_.kind)
+        throw std::runtime_error("the checkpoint's optimizer state is for " + kind + ", but training uses " +
+                                 optimizer_name(opt_.kind));
+    auto load = [&](const std::string& name, Tensor& dst) {
+        auto it = tensors.find(name);
+        if (it == tensors.end()) throw std::runtime_error("optimizer state: missing tensor '" + name + "'");
+        if (it->second->shape != dst.shape)
+            throw std::runtime_error("optimizer state: '" + name + "' has shape " + shape_to_string(it->second->shape) +
+                                     ", expected " + shape_to_string(dst.shape));
+        dst = *it->second;
+    };
+    for (size_t i = 0; i < names_.size(); ++i) {
+        if (opt_.kind == OptimizerKind::SGD) {
+            load("optim." + names_[i] + ".momentum_buffer", buf1_[i]);
+        } else {
+            load("optim." + names_[i] + ".exp_avg", buf1_[i]);
+            load("optim." + names_[i] + ".exp_avg_sq", buf2_[i]);
+        }
+    }
+    step_ = j.value("step", int64_t{0});
+}
+
+}  // namespace stepformer

@@ -1,0 +1,135 @@
+#include "stepformer/train.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+
+namespace stepformer {
+
+void TrainOptions::validate() const {
+    if (epochs < 1 || epochs > 1000000) throw std::invalid_argument("epochs must be between 1 and 1000000, got " + std::to_string(epochs));
+    if (batch_size < 1 || batch_size > 65536)
+        throw std::invalid_argument("batch size must be between 1 and 65536, got " + std::to_string(batch_size));
+    optimizer.validate();
+}
+
+void TrainControl::request_stop() {
+    stop_ = true;
+    std::lock_guard<std::mutex> lock(mu_);
+    cv_.notify_all();
+}
+
+void TrainControl::pause() { paused_ = true; }
+
+void TrainControl::resume() {
+    paused_ = false;
+    std::lock_guard<std::mutex> lock(mu_);
+    cv_.notify_all();
+}
+
+bool TrainControl::checkpoint() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [this] { return !paused_.load() || stop_.load(); });
+    return !stop_.load();
+}
+
+static OptimizerOptions with_model_size(OptimizerOptions o, const Config& c) {
+    o.d_model = c.d_model;
+    return o;
+}
+
+Trainer::Trainer(Transformer& model, std::vector<Example> data, TrainOptions opt)
+    : model_(model), data_(std::move(data)), options_(opt),
+      opt_(with_model_size(opt.optimizer, model.config()), model.params()) {
+    options_.validate();
+    if (data_.empty()) throw DataError("the dataset is empty");
+    // Validate every example up front so a bad token is reported before any step runs.
+    for (size_t i = 0; i < data_.size(); ++i) {
+        try {
+            make_training_batch(model_.config(), data_, {i});
+        } catch (const ConfigError& e) {
+            throw DataError("example " + std::to_string(i + 1) + ": " + e.what());
+        }
+    }
+}
+
+int Trainer::steps_per_epoch() const {
+    return static_cast<int>((data_.size() + size_t(options_.batch_size) - 1) / size_t(options_.batch_size));
+}
+
+TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
+                         const std::function<void(int)>& on_epoch, TrainControl* control) {
+    using clock = std::chrono::steady_clock;
+    const auto t0 = clock::now();
+    std::mt19937_64 rng(options_.seed);
+    std::vector<size_t> order(data_.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    const int per_epoch = steps_per_epoch();
+    TrainResult result;
+    ParamSet last_good = model_.params();  // restored if the loss diverges
+    int step = 0;
+    for (int epoch = 1; epoch <= options_.epochs; ++epoch) {
+        if (options_.shuffle) std::shuffle(order.begin(), order.end(), rng);
+        for (int b = 0; b < per_epoch; ++b) {
+            if (control && !control->checkpoint()) {
+                result.status = TrainStatus::Stopped;
+                result.steps_done = step;
+                result.message = "stopped after " + std::to_string(step) + " steps";
+                return result;
+            }
+            const size_t lo = size_t(b) * options_.batch_size;
+            const size_t hi = std::min(order.size(), lo + size_t(options_.batch_size));
+            const Batch batch =
+                make_training_batch(model_.config(), data_, std::vector<size_t>(order.begin() + long(lo), order.begin() + long(hi)));
+            ForwardOptions fo;
+            fo.train = true;
+            fo.rng = &rng;
+            model_.forward(batch, trace_, fo);
+            const double loss = model_.loss(batch, trace_);
+            ++step;
+            double sq = 0.0;
+            if (std::isfinite(loss)) {
+                model_.backward(batch, trace_, grads_, true);
+                for (size_t i = 0; i < grads_.size(); ++i) sq += model_.backend().sum_squares(grads_[i].ptr(), grads_[i].size());
+            }
+            const double gnorm = std::sqrt(sq);
+            if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
+                model_.params() = last_good;
+                result.status = TrainStatus::Diverged;
+                result.steps_done = step - 1;
+                result.message = std::string(std::isfinite(loss) ? "the gradient" : "the loss") + " became " +
+                                 (std::isnan(std::isfinite(loss) ? gnorm : loss) ? "NaN" : "infinite") + " at step " +
+                                 std::to_string(step) + " (epoch " + std::to_string(epoch) +
+                                 "); training stopped and the last good weights were kept. Try a smaller learning rate.";
+                return result;
+            }
+            const double lr = opt_.current_lr();
+            last_good = model_.params();
+            opt_.step(model_.params(), grads_, model_.backend());
+            result.last_loss = loss;
+            result.steps_done = step;
+            if (on_step) {
+                StepReport r;
+                r.epoch = epoch;
+                r.step = step;
+                r.steps_total = per_epoch * options_.epochs;
+                r.step_in_epoch = b + 1;
+                r.steps_per_epoch = per_epoch;
+                r.loss = loss;
+                r.grad_norm = gnorm;
+                r.lr = lr;
+                r.elapsed_s = std::chrono::duration<double>(clock::now() - t0).count();
+                on_step(r);
+            }
+        }
+        if (on_epoch) on_epoch(epoch);
+    }
+    result.status = TrainStatus::Finished;
+    result.message = "finished " + std::to_string(step) + " steps";
+    return result;
+}
+
+}  // namespace stepformer

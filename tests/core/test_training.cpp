@@ -1,0 +1,190 @@
+// Training against PyTorch (30 optimizer steps, loss curve and final weights), the training
+// loop's controls, divergence, and learning the two sentences.
+#include <thread>
+
+#include "fixture_util.h"
+#include "stepformer/checkpoint.h"
+#include "stepformer/decode.h"
+#include "stepformer/model_io.h"
+#include "stepformer/train.h"
+
+using namespace stepformer;
+
+namespace {
+
+std::vector<Example> fixture_examples(const std::string& c) {
+    auto in = fixtures::inputs(c);
+    std::vector<Example> ex;
+    for (size_t i = 0; i < in.src.size(); ++i) ex.push_back({in.src[i], in.tgt[i], in.out[i]});
+    return ex;
+}
+
+void check_against_torch(const std::string& losses_file, OptimizerOptions oo) {
+    const auto ref = fixtures::read_json(losses_file);
+    ModelSource src;
+    src.config_path = fixtures::path("sgd.config.json");
+    src.weights_path = fixtures::path("sgd.weights.safetensors");
+    LoadedModel lm = load_model(src);
+    Transformer model(lm.config, std::move(lm.params));
+    TrainOptions to;
+    to.epochs = ref.at("steps").get<int>();
+    to.batch_size = 1000;  // the whole file as one batch, as the reference did
+    to.shuffle = false;
+    to.optimizer = oo;
+    Trainer trainer(model, fixture_examples("sgd"), to);
+    std::vector<double> losses;
+    auto r = trainer.run([&](const StepReport& s) { losses.push_back(s.loss); });
+    ASSERT_EQ(r.status, TrainStatus::Finished);
+    const auto want = ref.at("losses").get<std::vector<double>>();
+    ASSERT_EQ(losses.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i)
+        EXPECT_NEAR(losses[i], want[i], 1e-4 * std::abs(want[i])) << "step " << i + 1;
+    // and the weights after the last step
+    const auto final_file = losses_file.substr(0, losses_file.find('.')) + ".final.safetensors";
+    const auto f = read_safetensors(fixtures::path(final_file));
+    for (size_t i = 0; i < model.params().size(); ++i) {
+        const auto* w = f.find(model.params().name(i));
+        ASSERT_NE(w, nullptr) << model.params().name(i);
+        EXPECT_TRUE(fixtures::close(w->name, model.params()[i], w->value, 1e-4));
+    }
+}
+
+TEST(TrainingGolden, ThirtySgdStepsMatchTorch) {
+    OptimizerOptions o;
+    o.kind = OptimizerKind::SGD;
+    o.lr = 0.05;
+    o.momentum = 0.99;
+    check_against_torch("sgd.losses.json", o);
+}
+
+TEST(TrainingGolden, ThirtyAdamStepsMatchTorch) {
+    OptimizerOptions o;
+    o.kind = OptimizerKind::Adam;
+    o.lr = 1e-3;
+    check_against_torch("adam.losses.json", o);
+}
+
+TEST(Training, SmallModelLearnsBothSentencesAndTranslates) {
+    Config c = Config::small();
+    Transformer model(c, init_params(c, 7));
+    TrainOptions to;
+    to.epochs = 60;
+    to.batch_size = 2;
+    to.optimizer.kind = OptimizerKind::Adam;
+    to.optimizer.lr = 5e-3;
+    Trainer trainer(model, builtin_examples(), to);
+    auto r = trainer.run();
+    ASSERT_EQ(r.status, TrainStatus::Finished) << r.message;
+    EXPECT_LT(r.last_loss, 0.05);
+    EXPECT_EQ(greedy_decode(model, "ich mochte ein bier P").text, "i want a beer .");
+    EXPECT_EQ(greedy_decode(model, "ich mochte ein cola P").text, "i want a coke .");
+}
+
+TEST(Training, DivergenceStopsAndKeepsLastGoodWeights) {
+    Config c = Config::small();
+    Transformer model(c, init_params(c, 3));
+    TrainOptions to;
+    to.epochs = 200;
+    to.optimizer.kind = OptimizerKind::SGD;
+    to.optimizer.lr = 100.0;  // absurd on purpose
+    to.optimizer.momentum = 0.99;
+    Trainer trainer(model, builtin_examples(), to);
+    auto r = trainer.run();
+    ASSERT_EQ(r.status, TrainStatus::Diverged) << r.message;
+    EXPECT_NE(r.message.find("step"), std::string::npos);
+    for (size_t i = 0; i < model.params().size(); ++i)
+        for (float v : model.params()[i].data) ASSERT_TRUE(std::isfinite(v)) << model.params().name(i);
+    // The kept weights still produce a finite loss.
+    Trace t;
+    Batch b = make_training_batch(c, builtin_examples(), {0, 1});
+    model.forward(b, t);
+    EXPECT_TRUE(std::isfinite(model.loss(b, t)));
+}
+
+TEST(Training, StopFromAnotherThreadBetweenSteps) {
+    Config c = Config::small();
+    Transformer model(c, init_params(c, 3));
+    TrainOptions to;
+    to.epochs = 100000;
+    Trainer trainer(model, builtin_examples(), to);
+    TrainControl control;
+    int steps = 0;
+    std::thread stopper;
+    auto r = trainer.run(
+        [&](const StepReport& s) {
+            steps = s.step;
+            if (s.step == 5) stopper = std::thread([&] { control.request_stop(); });
+        },
+        {}, &control);
+    stopper.join();
+    EXPECT_EQ(r.status, TrainStatus::Stopped);
+    EXPECT_GE(steps, 5);
+    EXPECT_LT(steps, 100000);
+}
+
+TEST(Training, PauseBlocksUntilResume) {
+    Config c = Config::small();
+    Transformer model(c, init_params(c, 3));
+    TrainOptions to;
+    to.epochs = 20;
+    Trainer trainer(model, builtin_examples(), to);
+    TrainControl control;
+    control.pause();
+    std::atomic<int> steps{0};
+    std::thread worker([&] { trainer.run([&](const StepReport&) { ++steps; }, {}, &control); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_EQ(steps.load(), 0);  // paused before the first step
+    control.resume();
+    worker.join();
+    EXPECT_EQ(steps.load(), 20);
+}
+
+TEST(Training, InvalidOptionsAreRejected) {
+    Config c = Config::small();
+    Transformer model(c, init_params(c, 3));
+    TrainOptions to;
+    to.epochs = 0;
+    EXPECT_THROW(Trainer(model, builtin_examples(), to), std::invalid_argument);
+    to.epochs = 1;
+    to.optimizer.lr = -1;
+    EXPECT_THROW(Trainer(model, builtin_examples(), to), std::invalid_argument);
+    to.optimizer.lr = 1e-3;
+    std::vector<Example> bad{{"ich mochte ein wein P", "S i want a beer .", "i want a beer . E"}};
+    try {
+        Trainer(model, bad, to);
+        FAIL() << "expected an error";
+    } catch (const DataError& e) {
+        EXPECT_NE(std::string(e.what()).find("wein"), std::string::npos) << e.what();
+    }
+}
+
+TEST(Training, ResumeFromCheckpointContinuesExactly) {
+    // 10 steps straight == 5 steps, save with optimizer state, load, 5 more.
+    Config c = Config::small();
+    Transformer a(c, init_params(c, 11));
+    TrainOptions to;
+    to.epochs = 10;
+    to.shuffle = false;
+    to.optimizer.kind = OptimizerKind::Adam;
+    to.optimizer.lr = 1e-3;
+    Trainer ta(a, builtin_examples(), to);
+    ta.run();
+
+    Transformer b(c, init_params(c, 11));
+    to.epochs = 5;
+    Trainer tb(b, builtin_examples(), to);
+    tb.run();
+    const std::string path = ::testing::TempDir() + "/resume.safetensors";
+    save_checkpoint(path, b, &tb.optimizer());
+    Checkpoint ck = load_checkpoint(path, &c);
+    ASSERT_TRUE(ck.optimizer_json.has_value());
+    Transformer b2(ck.config, std::move(ck.params));
+    Trainer tb2(b2, builtin_examples(), to);
+    restore_optimizer(ck, tb2.optimizer());
+    EXPECT_EQ(tb2.optimizer().step_count(), 5);
+    tb2.run();
+    for (size_t i = 0; i < a.params().size(); ++i)
+        EXPECT_TRUE(fixtures::close(a.params().name(i), b2.params()[i], a.params()[i], 1e-6));
+}
+
+}  // namespace
