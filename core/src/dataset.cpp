@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <random>
 #include <sstream>
 
 namespace stepformer {
@@ -132,6 +133,31 @@ Batch make_training_batch(const Config& c, const std::vector<Example>& examples,
     } catch (const ConfigError& e) {
         throw ConfigError(std::string(e.what()) + " (in the dataset)");
     }
+}
+
+Batch random_batch(const Config& c, int B, int S, int T, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> src_tok(1, c.src_vocab_size() - 1), tgt_tok(1, c.tgt_vocab_size() - 1);
+    Batch b;
+    b.B = B;
+    b.S = S;
+    b.T = T;
+    for (int i = 0; i < B * S; ++i) b.src.push_back(src_tok(rng));
+    for (int i = 0; i < B * T; ++i) b.tgt.push_back(i % T == 0 ? c.bos_id() : tgt_tok(rng));
+    for (int i = 0; i < B * T; ++i) b.out.push_back(tgt_tok(rng));
+    return b;
+}
+
+Config synthetic_config(const Config& base, int vocab, int src_len, int tgt_len) {
+    Config c = base;
+    c.src_vocab = {c.pad};
+    c.tgt_vocab = {c.pad, c.bos, c.eos};
+    for (int i = 1; c.src_vocab_size() < vocab; ++i) c.src_vocab.push_back("s" + std::to_string(i));
+    for (int i = 1; c.tgt_vocab_size() < vocab; ++i) c.tgt_vocab.push_back("t" + std::to_string(i));
+    c.src_len = src_len;
+    c.tgt_len = tgt_len;
+    c.validate();
+    return c;
 }
 
 }  // namespace stepformer

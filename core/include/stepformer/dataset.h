@@ -39,4 +39,12 @@ Config config_with_vocab_from(const std::vector<Example>& examples, const Config
 // the example's index.
 Batch make_training_batch(const Config& c, const std::vector<Example>& examples, const std::vector<size_t>& indices);
 
+// A batch of random non-pad tokens (bos first on the decoder side), for benchmarks and tests
+// at sizes the toy data doesn't reach. Lengths override the config's.
+Batch random_batch(const Config& c, int B, int S, int T, uint64_t seed);
+
+// A config of the tutorial's hyperparameters with synthetic vocabularies of `vocab` words
+// and the given lengths (the benchmark's batch 32 x length 64 case).
+Config synthetic_config(const Config& base, int vocab, int src_len, int tgt_len);
+
 }  // namespace stepformer
