@@ -1,0 +1,70 @@
+// Google Benchmarks of the core at the sizes the issues quote. Compare with PyTorch on the same
+// machine in the same run: scripts/bench_vs_torch.sh runs both and prints the ratios.
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include "stepformer/dataset.h"
+#include "stepformer/model.h"
+#include "stepformer/optimizer.h"
+
+using namespace stepformer;
+
+namespace {
+
+struct Workload {
+    Config config;
+    Transformer model;
+    Batch batch;
+    Trace trace;
+    ParamSet grads;
+    Optimizer sgd;
+
+    Workload(const Config& c, int B)
+        : config(c), model(c, init_params(c, 0)), batch(random_batch(c, B, c.src_len, c.tgt_len, 1)),
+          sgd(OptimizerOptions{}, model.params()) {}
+
+    void train_step() {
+        model.forward(batch, trace);
+        model.loss(batch, trace);
+        model.backward(batch, trace, grads, true);
+        sgd.step(model.params(), grads, model.backend());
+    }
+};
+
+void report_memory(benchmark::State& state) {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    state.counters["peak_rss_MB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
+}
+
+// The tutorial's model (d_model 512, 6+6 layers) on its two sentences: forward with every
+// intermediate traced.
+void BM_ForwardTraced_Tutorial_B2(benchmark::State& state) {
+    Workload w(Config::tutorial(), 2);
+    for (auto _ : state) {
+        w.model.forward(w.batch, w.trace);
+        benchmark::DoNotOptimize(w.trace.at("projection.probs").value.data.data());
+    }
+    report_memory(state);
+}
+BENCHMARK(BM_ForwardTraced_Tutorial_B2)->Unit(benchmark::kMillisecond)->MinTime(2.0);
+
+// One training step: forward + loss + backward (grad.* traced) + SGD with momentum.
+void BM_TrainStep_Tutorial_B2(benchmark::State& state) {
+    Workload w(Config::tutorial(), 2);
+    for (auto _ : state) w.train_step();
+    report_memory(state);
+}
+BENCHMARK(BM_TrainStep_Tutorial_B2)->Unit(benchmark::kMillisecond)->MinTime(3.0);
+
+// Batch 32 x length 64, 1000-word vocabularies: GEMM-bound.
+void BM_TrainStep_B32_L64(benchmark::State& state) {
+    Workload w(synthetic_config(Config::tutorial(), 1000, 64, 64), 32);
+    for (auto _ : state) w.train_step();
+    report_memory(state);
+}
+BENCHMARK(BM_TrainStep_B32_L64)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();

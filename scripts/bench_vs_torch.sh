@@ -1,0 +1,31 @@
+#!/bin/sh
+# Runs the C++ Google Benchmarks and the same work in PyTorch (Debian's python3-torch, 2 threads)
+# back to back and prints the ratios. Usage: scripts/bench_vs_torch.sh [--quick] [build-dir]
+set -eu
+QUICK=""
+if [ "${1:-}" = "--quick" ]; then QUICK="--quick"; shift; fi
+BUILD="${1:-build}"
+OUT="$(mktemp -d)"
+"$BUILD/bin/stepformer_bench" --benchmark_format=json > "$OUT/cpp.json"
+/usr/bin/python3 "$(dirname "$0")/../bench/torch_bench.py" $QUICK --threads 2 > "$OUT/torch.jsonl"
+/usr/bin/python3 - "$OUT/cpp.json" "$OUT/torch.jsonl" <<'PY'
+import json, sys
+cpp = {b["name"]: b for b in json.load(open(sys.argv[1]))["benchmarks"]}
+torch = {}
+for line in open(sys.argv[2]):
+    line = line.strip()
+    if line.startswith("{"):
+        d = json.loads(line)
+        torch[d["name"]] = d
+pairs = [("BM_ForwardTraced_Tutorial_B2", "torch_forward_tutorial_b2"),
+         ("BM_TrainStep_Tutorial_B2", "torch_train_step_tutorial_b2"),
+         ("BM_TrainStep_B32_L64", "torch_train_step_b32_l64")]
+print(f"{'case':32s} {'stepformer ms':>14s} {'torch ms':>10s} {'speed-up':>9s} {'RSS MB (ours/torch)':>22s}")
+for c, t in pairs:
+    if c not in cpp or t not in torch:
+        continue
+    ours, theirs = cpp[c]["real_time"], torch[t]["ms"]
+    rss = f"{cpp[c].get('peak_rss_MB', float('nan')):.0f}/{torch[t].get('peak_rss_mb', float('nan')):.0f}"
+    print(f"{c:32s} {ours:14.1f} {theirs:10.1f} {theirs / ours:8.2f}x {rss:>22s}")
+PY
+rm -rf "$OUT"

@@ -1,0 +1,23 @@
+#!/bin/sh
+# Installs the Debian 12 packages Stepformer builds with, only those missing (no network use when
+# everything is already there). Uses sudo when not run as root.
+set -eu
+PKGS="cmake g++ make pkg-config
+qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
+qt6-l10n-tools libgl-dev libxkbcommon-x11-0 qt6-qpa-plugins
+libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+fonts-dejavu-core"
+if [ "${1:-}" = "--gui-extras" ]; then PKGS="$PKGS fonts-noto-cjk"; fi
+MISSING=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || MISSING="$MISSING $p"
+done
+if [ -z "$MISSING" ]; then
+    echo "install-deps: all packages present"
+    exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing$MISSING"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $MISSING
