@@ -6,6 +6,7 @@
 #include "stepformer/dataset.h"
 #include "stepformer/model.h"
 #include "stepformer/optimizer.h"
+#include "stepformer/train.h"
 
 using namespace stepformer;
 
@@ -23,12 +24,7 @@ struct Workload {
         : config(c), model(c, init_params(c, 0)), batch(random_batch(c, B, c.src_len, c.tgt_len, 1)),
           sgd(OptimizerOptions{}, model.params()) {}
 
-    void train_step() {
-        model.forward(batch, trace);
-        model.loss(batch, trace);
-        model.backward(batch, trace, grads, true);
-        sgd.step(model.params(), grads, model.backend());
-    }
+    void train_step() { stepformer::train_step(model, batch, trace, grads, sgd); }
 };
 
 void report_memory(benchmark::State& state) {
@@ -49,7 +45,7 @@ void BM_ForwardTraced_Tutorial_B2(benchmark::State& state) {
 }
 BENCHMARK(BM_ForwardTraced_Tutorial_B2)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
-// One training step: forward + loss + backward (grad.* traced) + SGD with momentum.
+// One training step: forward + loss + backward (grad.* traced) + SGD with momentum, fused.
 void BM_TrainStep_Tutorial_B2(benchmark::State& state) {
     Workload w(Config::tutorial(), 2);
     for (auto _ : state) w.train_step();

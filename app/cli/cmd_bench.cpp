@@ -9,6 +9,7 @@
 #include "cli_common.h"
 #include "stepformer/dataset.h"
 #include "stepformer/optimizer.h"
+#include "stepformer/train.h"
 
 namespace cli {
 namespace {
@@ -53,12 +54,7 @@ int run_bench(const BenchArgs& a) {
                 model.params().total_elements() / 1e6);
     const double fwd = median_ms(a.iters, [&] { model.forward(batch, trace); });
     std::printf("forward with full trace:          %8.2f ms\n", fwd);
-    const double step = median_ms(a.iters, [&] {
-        model.forward(batch, trace);
-        model.loss(batch, trace);
-        model.backward(batch, trace, grads, true);
-        opt.step(model.params(), grads, model.backend());
-    });
+    const double step = median_ms(a.iters, [&] { train_step(model, batch, trace, grads, opt); });
     std::printf("training step (fwd+bwd+SGD, traced): %8.2f ms\n", step);
     std::printf("peak resident memory:             %8.1f MB\n", peak_rss_mb());
     return 0;

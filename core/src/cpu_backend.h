@@ -25,7 +25,7 @@ public:
 
     void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) override;
     void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I, int O,
-                         bool accumulate_dx) override;
+                         bool accumulate_dx, bool accumulate_dw = true) override;
     void embedding_forward(float* out, const int* ids, const float* table, int N, int D) override;
     void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int D) override;
     void split_heads(float* out, const float* in, int B, int L, int H, int d) override;

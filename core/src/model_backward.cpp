@@ -44,8 +44,14 @@ struct Ctx {
     ParamSet& grads;
     Backend& be;
     GradState& gs;
+    const ParamReadyFn& on_ready;
     const float* w(const std::string& n) const { return p.at(n).ptr(); }
     float* dw(const std::string& n) { return grads.at(n).ptr(); }
+    // The backward pass has made its last use of parameter n: its gradient is final and the
+    // weight itself is no longer read, so an optimizer may update it now (while it is in cache).
+    void ready(const std::string& n) const {
+        if (on_ready) on_ready(p.index_of(n));
+    }
 };
 
 // LayerNorm(residual) backward: from grad(out) to grad(residual) and dgamma/dbeta.
@@ -56,6 +62,8 @@ Tensor layernorm_backward(Ctx& x, const std::string& prefix, const std::string& 
     x.be.layernorm_backward(dres.ptr(), x.dw(norm_param + ".weight"), x.dw(norm_param + ".bias"),
                             x.gs.g(prefix + ".out").ptr(), residual.ptr(), tr.saved.at(prefix + ".ln_mean").ptr(),
                             tr.saved.at(prefix + ".ln_rstd").ptr(), x.w(norm_param + ".weight"), rows, x.c.d_model);
+    x.ready(norm_param + ".weight");
+    x.ready(norm_param + ".bias");
     return dres;
 }
 
@@ -83,7 +91,8 @@ void attention_backward(Ctx& x, const std::string& P, const std::string& xq, con
 
     Tensor dmerged({B, Lq, H * dv});
     be.linear_backward(dmerged.ptr(), x.dw(P + ".fc.weight"), dfc.ptr(), tr.saved.at(P + ".merged").ptr(),
-                       x.w(P + ".fc.weight"), B * Lq, H * dv, D, false);
+                       x.w(P + ".fc.weight"), B * Lq, H * dv, D, false, false);
+    x.ready(P + ".fc.weight");
     x.gs.put_and_finish(P + ".fc_out", std::move(dfc));
     Tensor dcontext({B, H, Lq, dv});
     be.split_heads(dcontext.ptr(), dmerged.ptr(), B, Lq, H, dv);
@@ -107,15 +116,18 @@ void attention_backward(Ctx& x, const std::string& P, const std::string& xq, con
     Tensor tmp({B, std::max(Lq, Lk), H * std::max(dk, dv)});
     be.merge_heads(tmp.ptr(), dV.ptr(), B, Lk, H, dv);
     be.linear_backward(x.gs.g(xkv).ptr(), x.dw(P + ".W_V.weight"), tmp.ptr(), Xkv.ptr(), x.w(P + ".W_V.weight"),
-                       B * Lk, D, H * dv, true);
+                       B * Lk, D, H * dv, true, false);
+    x.ready(P + ".W_V.weight");
     x.gs.put_and_finish(P + ".V", std::move(dV));
     be.merge_heads(tmp.ptr(), dK.ptr(), B, Lk, H, dk);
     be.linear_backward(x.gs.g(xkv).ptr(), x.dw(P + ".W_K.weight"), tmp.ptr(), Xkv.ptr(), x.w(P + ".W_K.weight"),
-                       B * Lk, D, H * dk, true);
+                       B * Lk, D, H * dk, true, false);
+    x.ready(P + ".W_K.weight");
     x.gs.put_and_finish(P + ".K", std::move(dK));
     be.merge_heads(tmp.ptr(), dQ.ptr(), B, Lq, H, dk);
     be.linear_backward(x.gs.g(xq).ptr(), x.dw(P + ".W_Q.weight"), tmp.ptr(), Xq.ptr(), x.w(P + ".W_Q.weight"),
-                       B * Lq, D, H * dk, true);
+                       B * Lq, D, H * dk, true, false);
+    x.ready(P + ".W_Q.weight");
     x.gs.put_and_finish(P + ".Q", std::move(dQ));
 }
 
@@ -135,13 +147,15 @@ void ffn_backward(Ctx& x, const std::string& F, const std::string& in) {
     x.gs.put_and_finish(F + ".residual", std::move(dres));
     Tensor drelu(tr.at(F + ".relu").value.shape);  // (B, L, d_ff)
     be.linear_backward(drelu.ptr(), x.dw(F + ".fc.2.weight"), dfc.ptr(), tr.at(F + ".relu").value.ptr(),
-                       x.w(F + ".fc.2.weight"), N, Dff, D, false);
+                       x.w(F + ".fc.2.weight"), N, Dff, D, false, false);
+    x.ready(F + ".fc.2.weight");
     x.gs.put_and_finish(F + ".fc_out", std::move(dfc));
     Tensor dhidden(drelu.shape);
     be.relu_backward(dhidden.ptr(), drelu.ptr(), tr.at(F + ".relu").value.ptr(), dhidden.size());
     x.gs.put_and_finish(F + ".relu", std::move(drelu));
     be.linear_backward(x.gs.g(in).ptr(), x.dw(F + ".fc.0.weight"), dhidden.ptr(), X.ptr(), x.w(F + ".fc.0.weight"), N,
-                       D, Dff, true);
+                       D, Dff, true, false);
+    x.ready(F + ".fc.0.weight");
     x.gs.put_and_finish(F + ".hidden", std::move(dhidden));
 }
 
@@ -154,18 +168,24 @@ void embed_backward(Ctx& x, const std::string& prefix, const std::string& emb, c
         for (size_t i = 0; i < demb.data.size(); ++i) demb.data[i] *= it->second.data[i];
     const int N = static_cast<int>(demb.dim(0) * demb.dim(1));
     x.be.embedding_backward(x.dw(prefix + "." + emb + ".weight"), demb.ptr(), ids.data(), N, x.c.d_model);
+    x.ready(prefix + "." + emb + ".weight");
     x.gs.put_and_finish(prefix + "." + emb + ".out", std::move(demb));
 }
 
 }  // namespace
 
-void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool trace_grads) const {
+void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool trace_grads,
+                           const ParamReadyFn& on_param_ready) const {
     const Config& c = config_;
     if (!tr.contains("loss")) throw std::logic_error("backward: call loss() after forward() first");
     if (grads.size() != params_.size()) grads = ParamSet(param_specs(c));
-    grads.zero();
+    // Linear weights are each used once, so their kernels overwrite dW; only the accumulated
+    // ones (embedding tables, LayerNorm gamma/beta) need zeroing.
+    for (size_t i = 0; i < grads.size(); ++i)
+        if (grads.name(i).find("_emb.") != std::string::npos || grads.name(i).find(".layer_norm.") != std::string::npos)
+            grads[i].zero();
     GradState gs{tr, trace_grads, {}};
-    Ctx x{c, params_, grads, *backend_, gs};
+    Ctx x{c, params_, grads, *backend_, gs, on_param_ready};
 
     const int B = batch.B, T = batch.T, V = c.tgt_vocab_size();
     const int counted = static_cast<int>(tr.saved.at("loss.counted").data[0]);
@@ -176,7 +196,8 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     const std::string dec_out = "decoder.layers." + std::to_string(c.n_layers - 1) + ".pos_ffn.out";
     backend_->linear_backward(gs.g(dec_out).ptr(), grads.at("projection.weight").ptr(), dlogits.ptr(),
                               tr.at(dec_out).value.ptr(), params_.at("projection.weight").ptr(), B * T, c.d_model, V,
-                              true);
+                              true, false);
+    x.ready("projection.weight");
     gs.put_and_finish("projection.logits", std::move(dlogits));
 
     const std::string enc_out = "encoder.layers." + std::to_string(c.n_layers - 1) + ".pos_ffn.out";

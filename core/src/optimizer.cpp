@@ -42,18 +42,22 @@ double Optimizer::current_lr() const {
            std::min(std::pow(s, -0.5), s * std::pow(static_cast<double>(opt_.warmup_steps), -1.5));
 }
 
-void Optimizer::step(ParamSet& params, const ParamSet& grads, Backend& be) {
-    const float lr = static_cast<float>(current_lr());
+void Optimizer::begin_step() {
+    step_lr_ = static_cast<float>(current_lr());
     ++step_;
-    for (size_t i = 0; i < params.size(); ++i) {
-        Tensor& p = params[i];
-        const Tensor& g = grads[i];
-        if (opt_.kind == OptimizerKind::SGD)
-            be.sgd_step(p.ptr(), buf1_[i].ptr(), g.ptr(), p.size(), lr, static_cast<float>(opt_.momentum));
-        else
-            be.adam_step(p.ptr(), buf1_[i].ptr(), buf2_[i].ptr(), g.ptr(), p.size(), lr, static_cast<float>(opt_.beta1),
-                         static_cast<float>(opt_.beta2), static_cast<float>(opt_.eps), step_);
-    }
+}
+
+void Optimizer::update(size_t i, Tensor& p, const Tensor& g, Backend& be) {
+    if (opt_.kind == OptimizerKind::SGD)
+        be.sgd_step(p.ptr(), buf1_[i].ptr(), g.ptr(), p.size(), step_lr_, static_cast<float>(opt_.momentum));
+    else
+        be.adam_step(p.ptr(), buf1_[i].ptr(), buf2_[i].ptr(), g.ptr(), p.size(), step_lr_, static_cast<float>(opt_.beta1),
+                     static_cast<float>(opt_.beta2), static_cast<float>(opt_.eps), step_);
+}
+
+void Optimizer::step(ParamSet& params, const ParamSet& grads, Backend& be) {
+    begin_step();
+    for (size_t i = 0; i < params.size(); ++i) update(i, params[i], grads[i], be);
 }
 
 std::vector<std::pair<std::string, const Tensor*>> Optimizer::state_tensors() const {

@@ -67,6 +67,12 @@ const Tensor& ParamSet::at(const std::string& name) const {
     return items_[it->second].second;
 }
 
+size_t ParamSet::index_of(const std::string& name) const {
+    auto it = index_.find(name);
+    if (it == index_.end()) throw std::out_of_range("no parameter named '" + name + "'");
+    return it->second;
+}
+
 int64_t ParamSet::total_elements() const {
     int64_t n = 0;
     for (const auto& [name, t] : items_) n += t.size();

@@ -60,6 +60,21 @@ int Trainer::steps_per_epoch() const {
     return static_cast<int>((data_.size() + size_t(options_.batch_size) - 1) / size_t(options_.batch_size));
 }
 
+double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
+                  double* grad_norm) {
+    model.forward(batch, trace);
+    const double loss = model.loss(batch, trace);
+    double sq = 0.0;
+    opt.begin_step();
+    ParamSet& params = model.params();
+    model.backward(batch, trace, grads, true, [&](size_t i) {
+        sq += model.backend().sum_squares(grads[i].ptr(), grads[i].size());
+        opt.update(i, params[i], grads[i], model.backend());
+    });
+    if (grad_norm) *grad_norm = std::sqrt(sq);
+    return loss;
+}
+
 TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
                          const std::function<void(int)>& on_epoch, TrainControl* control) {
     using clock = std::chrono::steady_clock;
@@ -90,14 +105,23 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
             model_.forward(batch, trace_, fo);
             const double loss = model_.loss(batch, trace_);
             ++step;
+            // The optimizer updates each parameter the moment backward() is done with it (fused:
+            // the gradient is still in cache); the gradient norm is summed on the way.
             double sq = 0.0;
+            const double lr = opt_.current_lr();
             if (std::isfinite(loss)) {
-                model_.backward(batch, trace_, grads_, true);
-                for (size_t i = 0; i < grads_.size(); ++i) sq += model_.backend().sum_squares(grads_[i].ptr(), grads_[i].size());
+                last_good = model_.params();
+                opt_.begin_step();
+                ParamSet& params = model_.params();
+                model_.backward(batch, trace_, grads_, true, [&](size_t i) {
+                    sq += model_.backend().sum_squares(grads_[i].ptr(), grads_[i].size());
+                    opt_.update(i, params[i], grads_[i], model_.backend());
+                });
             }
             const double gnorm = std::sqrt(sq);
             if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
                 model_.params() = last_good;
+                opt_ = Optimizer(opt_.options(), model_.params());  // its moments saw the bad gradient too
                 result.status = TrainStatus::Diverged;
                 result.steps_done = step - 1;
                 result.message = std::string(std::isfinite(loss) ? "the gradient" : "the loss") + " became " +
@@ -106,9 +130,6 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
                                  "); training stopped and the last good weights were kept. Try a smaller learning rate.";
                 return result;
             }
-            const double lr = opt_.current_lr();
-            last_good = model_.params();
-            opt_.step(model_.params(), grads_, model_.backend());
             result.last_loss = loss;
             result.steps_done = step;
             if (on_step) {

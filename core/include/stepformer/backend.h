@@ -23,9 +23,9 @@ public:
     // Linear without bias, PyTorch layout: y = x W^T.
     // y (N, O); x (N, I); W (O, I)
     virtual void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) = 0;
-    // dx (N, I) = or += dy W (dx may be null); dW (O, I) += dy^T x
+    // dx (N, I) = or += dy W (dx may be null); dW (O, I) = or += dy^T x (dW may be null)
     virtual void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I,
-                                 int O, bool accumulate_dx) = 0;
+                                 int O, bool accumulate_dx, bool accumulate_dw = true) = 0;
 
     // out (N, D) = table[ids]; dtable (V, D) += scatter of dout
     virtual void embedding_forward(float* out, const int* ids, const float* table, int N, int D) = 0;

@@ -3,6 +3,7 @@
 // parameter gradients.
 #pragma once
 
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@ Batch make_batch(const Config& c, const std::vector<std::string>& src, const std
 // The tutorial's sinusoidal table, (L, D), computed in float32 the way PositionalEncoding does.
 Tensor positional_table(int L, int D);
 
+// Called during backward() with a parameter's index once its gradient is final and the backward
+// pass no longer reads the weight: an optimizer can update it right there (fused update).
+using ParamReadyFn = std::function<void(size_t param_index)>;
+
 struct ForwardOptions {
     bool train = false;                // dropout active
     std::mt19937_64* rng = nullptr;    // required when train and dropout > 0
@@ -54,7 +59,8 @@ public:
     // Backward from the loss: zeroes and fills `grads` (same layout as params) and, when
     // `trace_grads`, appends grad.<name> for every intermediate that has a gradient, in the
     // order the backward pass computes them (loss first, embeddings last).
-    void backward(const Batch& batch, Trace& trace, ParamSet& grads, bool trace_grads = true) const;
+    void backward(const Batch& batch, Trace& trace, ParamSet& grads, bool trace_grads = true,
+                  const ParamReadyFn& on_param_ready = {}) const;
 
 private:
     Config config_;

@@ -40,6 +40,11 @@ public:
     // One update of every parameter from its gradient.
     void step(ParamSet& params, const ParamSet& grads, Backend& be);
 
+    // The same step in pieces, for the fused path (Transformer::backward's ParamReadyFn):
+    // begin_step() once, then update() each parameter as soon as its gradient is final.
+    void begin_step();
+    void update(size_t index, Tensor& param, const Tensor& grad, Backend& be);
+
     // State as tensors named optim.<param>.momentum_buffer / .exp_avg / .exp_avg_sq, and a
     // JSON description (kind, hyperparameters, step) for the checkpoint metadata.
     std::vector<std::pair<std::string, const Tensor*>> state_tensors() const;
@@ -50,6 +55,7 @@ public:
 private:
     OptimizerOptions opt_;
     int64_t step_ = 0;
+    float step_lr_ = 0.0f;
     std::vector<std::string> names_;
     std::vector<Tensor> buf1_, buf2_;  // momentum | exp_avg, exp_avg_sq
 };

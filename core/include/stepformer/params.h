@@ -37,6 +37,7 @@ public:
     Tensor& at(const std::string& name);
     const Tensor& at(const std::string& name) const;
     bool contains(const std::string& name) const { return index_.count(name) != 0; }
+    size_t index_of(const std::string& name) const;  // throws std::out_of_range
     size_t size() const { return items_.size(); }
     const std::string& name(size_t i) const { return items_[i].first; }
     Tensor& operator[](size_t i) { return items_[i].second; }

@@ -63,6 +63,11 @@ private:
     std::condition_variable cv_;
 };
 
+// One traced training step without dropout: forward, loss, backward (grad.* traced) with the
+// optimizer update fused into it. Returns the loss. What the benchmarks time.
+double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
+                  double* grad_norm = nullptr);
+
 class Trainer {
 public:
     Trainer(Transformer& model, std::vector<Example> data, TrainOptions opt);
