@@ -55,6 +55,19 @@ void Optimizer::update(size_t i, Tensor& p, const Tensor& g, Backend& be) {
                      static_cast<float>(opt_.beta2), static_cast<float>(opt_.eps), step_);
 }
 
+Tensor Optimizer::preview_update(size_t i, const Tensor& param, const Tensor& grad) const {
+    Tensor p = param, b1 = buf1_.at(i), b2 = opt_.kind == OptimizerKind::Adam ? buf2_.at(i) : Tensor{};
+    const float lr = static_cast<float>(current_lr());
+    auto be = make_cpu_backend(1);  // the same kernels as a real step, on copies of the state
+    if (opt_.kind == OptimizerKind::SGD)
+        be->sgd_step(p.ptr(), b1.ptr(), grad.ptr(), p.size(), lr, static_cast<float>(opt_.momentum));
+    else
+        be->adam_step(p.ptr(), b1.ptr(), b2.ptr(), grad.ptr(), p.size(), lr, static_cast<float>(opt_.beta1),
+                      static_cast<float>(opt_.beta2), static_cast<float>(opt_.eps), step_ + 1);
+    for (size_t k = 0; k < p.data.size(); ++k) p.data[k] -= param.data[k];
+    return p;
+}
+
 void Optimizer::step(ParamSet& params, const ParamSet& grads, Backend& be) {
     begin_step();
     for (size_t i = 0; i < params.size(); ++i) update(i, params[i], grads[i], be);

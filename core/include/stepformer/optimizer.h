@@ -45,6 +45,10 @@ public:
     void begin_step();
     void update(size_t index, Tensor& param, const Tensor& grad, Backend& be);
 
+    // What the next step would add to parameter `index` (new value - old value) for this
+    // gradient, without changing any state: the GUI shows it beside the gradient.
+    Tensor preview_update(size_t index, const Tensor& param, const Tensor& grad) const;
+
     // State as tensors named optim.<param>.momentum_buffer / .exp_avg / .exp_avg_sq, and a
     // JSON description (kind, hyperparameters, step) for the checkpoint metadata.
     std::vector<std::pair<std::string, const Tensor*>> state_tensors() const;
