@@ -1,0 +1,173 @@
+// Export helpers: PNG / SVG of a widget, CSV / NPY of a tensor (round-trips), errors that name
+// the path, and atomic writes (a failed export leaves the previous file intact).
+#include <QtTest>
+
+#include <QApplication>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QTemporaryDir>
+
+#include "architecture_diagram.h"
+#include "export.h"
+#include "stepformer/atomic_file.h"
+#include "stepformer/npy.h"
+
+using namespace stepformer;
+
+namespace {
+
+Tensor sampleTensor() {
+    Tensor t({2, 3, 4});
+    for (size_t i = 0; i < t.data.size(); ++i) t.data[i] = static_cast<float>(i) * 0.37f - 3.1f + 1e-7f * static_cast<float>(i * i);
+    t.data[5] = 1.0f / 3.0f;
+    t.data[6] = -1e9f;
+    return t;
+}
+
+QByteArray readAll(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return f.readAll();
+}
+
+// Parses tensor_to_csv output back into values (skipping the "# shape" line).
+std::vector<float> parseCsv(const QByteArray& text) {
+    std::vector<float> out;
+    for (const QByteArray& line : text.split('\n')) {
+        if (line.isEmpty() || line.startsWith('#')) continue;
+        for (const QByteArray& cell : line.split(',')) out.push_back(std::strtof(cell.trimmed().constData(), nullptr));
+    }
+    return out;
+}
+
+const QString kBadDir = QStringLiteral("/nonexistent-stepformer-dir/sub");
+
+}  // namespace
+
+class TestExport : public QObject {
+    Q_OBJECT
+private slots:
+    void png();
+    void svg();
+    void csvRoundTrip();
+    void npyRoundTrip();
+    void unwritablePath_data();
+    void unwritablePath();
+    void failedExportKeepsOldFile();
+    void nullWidget();
+};
+
+void TestExport::png() {
+    QTemporaryDir dir;
+    ArchitectureDiagram d;
+    d.resize(320, 480);
+    d.setStep(QStringLiteral("encoder.layers.0.enc_self_attn.scores"));
+    const QString path = dir.filePath(QStringLiteral("diagram.png"));
+    QString err;
+    QVERIFY2(exportWidgetPng(&d, path, &err), qPrintable(err));
+    QVERIFY(QFileInfo(path).size() > 1000);
+    QImage img(path);
+    QVERIFY(!img.isNull());
+    QCOMPARE(img.size(), QSize(320, 480));
+    // No temporary file left beside it.
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("diagram.png")});
+}
+
+void TestExport::svg() {
+    QTemporaryDir dir;
+    ArchitectureDiagram d;
+    d.resize(320, 480);
+    const QString path = dir.filePath(QStringLiteral("diagram.svg"));
+    QString err;
+    QVERIFY2(exportWidgetSvg(&d, path, &err), qPrintable(err));
+    const QByteArray svg = readAll(path);
+    QVERIFY(svg.size() > 1000);
+    QVERIFY(svg.contains("<svg"));
+    QVERIFY(svg.contains("</svg>"));
+    QVERIFY(svg.contains("Multi-Head"));  // text stays text
+}
+
+void TestExport::csvRoundTrip() {
+    QTemporaryDir dir;
+    const Tensor t = sampleTensor();
+    const QString path = dir.filePath(QStringLiteral("t.csv"));
+    QString err;
+    QVERIFY2(exportTensorCsv(t, path, &err), qPrintable(err));
+    const QByteArray text = readAll(path);
+    QCOMPARE(text.toStdString(), tensor_to_csv(t));
+    QVERIFY(text.startsWith("# shape [2, 3, 4]\n"));
+    const std::vector<float> back = parseCsv(text);
+    QCOMPARE(back.size(), t.data.size());
+    for (size_t i = 0; i < back.size(); ++i) QCOMPARE(back[i], t.data[i]);  // %.9g: exact
+}
+
+void TestExport::npyRoundTrip() {
+    QTemporaryDir dir;
+    const Tensor t = sampleTensor();
+    const QString path = dir.filePath(QStringLiteral("t.npy"));
+    QString err;
+    QVERIFY2(exportTensorNpy(t, path, &err), qPrintable(err));
+    const Tensor back = read_npy(path.toStdString());
+    QCOMPARE(back.shape, t.shape);
+    QCOMPARE(back.data, t.data);
+}
+
+void TestExport::unwritablePath_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("png") << "png";
+    QTest::newRow("svg") << "svg";
+    QTest::newRow("csv") << "csv";
+    QTest::newRow("npy") << "npy";
+}
+
+void TestExport::unwritablePath() {
+    QFETCH(QString, kind);
+    const QString path = kBadDir + QStringLiteral("/out.") + kind;
+    QLabel label(QStringLiteral("hello"));
+    label.resize(100, 40);
+    QString err;
+    bool ok = true;
+    if (kind == QLatin1String("png")) ok = exportWidgetPng(&label, path, &err);
+    if (kind == QLatin1String("svg")) ok = exportWidgetSvg(&label, path, &err);
+    if (kind == QLatin1String("csv")) ok = exportTensorCsv(sampleTensor(), path, &err);
+    if (kind == QLatin1String("npy")) ok = exportTensorNpy(sampleTensor(), path, &err);
+    QVERIFY(!ok);
+    QVERIFY2(err.contains(path), qPrintable(err));
+    QVERIFY(!QFile::exists(path));
+    // Without an error pointer it still fails cleanly.
+    QVERIFY(!exportTensorCsv(sampleTensor(), path, nullptr));
+}
+
+void TestExport::failedExportKeepsOldFile() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("t.csv"));
+    QString err;
+    Tensor first({2}, std::vector<float>{1.0f, 2.0f});
+    QVERIFY2(exportTensorCsv(first, path, &err), qPrintable(err));
+    const QByteArray before = readAll(path);
+    set_atomic_write_fault_for_testing(4);  // the next write dies after 4 bytes
+    QVERIFY(!exportTensorCsv(sampleTensor(), path, &err));
+    QVERIFY2(err.contains(path), qPrintable(err));
+    QCOMPARE(readAll(path), before);
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{QStringLiteral("t.csv")});
+    set_atomic_write_fault_for_testing(-1);
+}
+
+void TestExport::nullWidget() {
+    QString err;
+    QVERIFY(!exportWidgetPng(nullptr, QStringLiteral("/tmp/x.png"), &err));
+    QVERIFY(err.contains(QStringLiteral("/tmp/x.png")));
+    QVERIFY(!exportWidgetSvg(nullptr, QStringLiteral("/tmp/x.svg"), &err));
+    QVERIFY(!exportTensorNpy(sampleTensor(), QString(), &err));
+    QVERIFY(!err.isEmpty());
+}
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    TestExport t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "test_export.moc"

@@ -1,0 +1,89 @@
+// The paper's Figure 1 (encoder-decoder Transformer) drawn with QPainter, scaled to the widget.
+// The block of the current step is highlighted (with "layer k/N" beside the stack's N×);
+// hovering a block shows what it computes; clicking it asks for the block's first step.
+//
+// Block ids: encoder.embedding, encoder.pe, encoder.add_pe, encoder.mha, encoder.mha_norm,
+// encoder.ffn, encoder.ffn_norm, decoder.embedding, decoder.pe, decoder.add_pe,
+// decoder.masked_mha, decoder.masked_mha_norm, decoder.cross_mha, decoder.cross_mha_norm,
+// decoder.ffn, decoder.ffn_norm, linear, softmax.
+#pragma once
+
+#include <memory>
+
+#include <QHash>
+#include <QRectF>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include "stepformer/config.h"
+#include "stepformer/trace.h"
+
+class ArchitectureDiagram : public QWidget {
+    Q_OBJECT
+public:
+    explicit ArchitectureDiagram(QWidget* parent = nullptr);
+
+    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config);
+    // Any trace name, grad.<name> included; an unknown name highlights nothing.
+    void setStep(const QString& traceName);
+
+    // The block a trace name belongs to ("" when none), e.g.
+    // encoder.layers.3.enc_self_attn.scores -> encoder.mha, decoder.layers.0.pos_ffn.out -> decoder.ffn_norm.
+    static QString blockForTraceName(const QString& traceName);
+    // The step a click on `blockId` asks for: the block's first step, in the current layer when
+    // the current step is in the same stack, otherwise layer 0. Add & Norm gives the sub-block's .out.
+    QString stepForBlock(const QString& blockId) const;
+
+    QString blockAt(QPoint pos) const;             // "" outside every block
+    QRectF blockRect(const QString& blockId) const;  // widget coordinates; null when unknown
+    QStringList blockIds() const;
+    QString highlightedBlock() const { return highlighted_; }
+    QString hoveredBlock() const { return hovered_; }
+    QString currentStep() const { return step_; }
+    // The layer of the current step (0-based) when it is inside a stack's layers, else -1.
+    int currentLayer() const { return layer_; }
+    // "encoder" / "decoder" when the current step is in that stack (layers, embedding or masks).
+    QString currentStack() const { return stack_; }
+    // The text shown beside a stack's N×, e.g. "layer 4/6" for encoder.layers.3.*; "" when the
+    // current step is not in that stack's layers.
+    QString layerText(const QString& stack) const;
+
+    QSize sizeHint() const override;
+    QSize minimumSizeHint() const override;
+
+signals:
+    void stepRequested(const QString& traceName);
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void resizeEvent(QResizeEvent*) override;
+    bool event(QEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void leaveEvent(QEvent* e) override;
+
+private:
+    enum class Shape { Box, Circle, PeIcon };
+    struct Block {
+        QString id;
+        QString label;
+        Shape shape = Shape::Box;
+        QRectF logical;  // in the 400 x 532 design space
+        QRectF rect;     // in widget coordinates
+        QRgb fill = 0xffffff;
+    };
+    void buildBlocks();
+    void relayout();
+    QPointF map(qreal x, qreal y) const;
+    qreal unit() const;  // logical -> pixel factor for sizes that must stay round (circles, fonts, pens)
+    QString tooltipFor(const QString& blockId) const;
+    void drawBlock(QPainter& p, const Block& b) const;
+
+    std::shared_ptr<const stepformer::Trace> trace_;
+    stepformer::Config config_;
+    QList<Block> blocks_;
+    QString step_, highlighted_, hovered_, stack_;
+    int layer_ = -1;
+    qreal sx_ = 1, sy_ = 1, ox_ = 0, oy_ = 0;
+};
