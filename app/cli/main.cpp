@@ -19,7 +19,9 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help
+        std::cerr << "error: " << e.what() << "\n(run with --help for the options)\n";
+        return 1;
     }
     try {
         return run ? run() : 0;

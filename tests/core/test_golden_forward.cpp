@@ -28,7 +28,9 @@ TEST_P(GoldenForward, EveryTraceTensorMatchesPyTorch) {
         const TraceEntry* got = trace.find(w.name);
         ASSERT_NE(got, nullptr) << "trace lacks " << w.name;
         EXPECT_TRUE(fixtures::close(w.name, got->value, w.value, 1e-5));
-        if (w.dtype == DType::U8 || w.dtype == DType::BOOL) EXPECT_TRUE(got->is_mask) << w.name;
+        if (w.dtype == DType::U8 || w.dtype == DType::BOOL) {
+            EXPECT_TRUE(got->is_mask) << w.name;
+        }
         ++compared;
     }
     // Nothing we trace is missing from PyTorch's side, either.

@@ -1,0 +1,696 @@
+// Every bad input gets a clear error: the exception's type, and a message that names the
+// problem (the token, the key, the tensor, the line, the path). Also the failure modes of
+// saving: an interrupted or impossible save leaves the previous checkpoint loadable.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "stepformer/atomic_file.h"
+#include "stepformer/checkpoint.h"
+#include "stepformer/dataset.h"
+#include "stepformer/decode.h"
+#include "stepformer/model_io.h"
+#include "stepformer/optimizer.h"
+#include "stepformer/safetensors.h"
+#include "stepformer/train.h"
+
+namespace fs = std::filesystem;
+using namespace stepformer;
+using json = nlohmann::json;
+
+namespace {
+
+// The message of the `E` that `fn` throws. Any other outcome fails the test.
+template <typename E, typename F>
+std::string error_of(F&& fn) {
+    try {
+        fn();
+    } catch (const E& e) {
+        return e.what();
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "threw the wrong exception type: " << e.what();
+        return {};
+    }
+    ADD_FAILURE() << "expected an exception, nothing was thrown";
+    return {};
+}
+
+::testing::AssertionResult mentions(const std::string& message, std::initializer_list<std::string> parts) {
+    for (const auto& p : parts)
+        if (message.find(p) == std::string::npos)
+            return ::testing::AssertionFailure() << "message \"" << message << "\" does not mention \"" << p << "\"";
+    return ::testing::AssertionSuccess();
+}
+
+class TempDir {
+public:
+    TempDir() {
+        std::string tmpl = (fs::temp_directory_path() / "stepformer_err_XXXXXX").string();
+        if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
+        path_ = tmpl;
+    }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    std::string file(const std::string& name) const { return (path_ / name).string(); }
+    std::vector<std::string> entries() const {
+        std::vector<std::string> names;
+        for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+
+private:
+    fs::path path_;
+};
+
+std::vector<uint8_t> slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+void put(const std::string& path, const std::vector<uint8_t>& bytes) {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+const std::string kSrcVocab = "P ich mochte ein bier cola";
+const std::string kTgtVocab = "P i want a beer coke S E .";
+
+// ---------------------------------------------------------------------------
+// Sentences
+
+TEST(SentenceErrors, UnknownTokenIsNamedWithTheVocabulary) {
+    const Config c = Config::small();
+    auto m = error_of<ConfigError>([&] { encode_sentence("ich mochte ein wein", c.src_vocab, c.src_len, "source"); });
+    EXPECT_TRUE(mentions(m, {"unknown source token 'wein'", "ich mochte ein wein", kSrcVocab}));
+    m = error_of<ConfigError>([&] { make_batch(c, {"ich mochte ein bier P"}, {"S i want a wine ."}); });
+    EXPECT_TRUE(mentions(m, {"target token 'wine'", kTgtVocab}));
+    m = error_of<ConfigError>(
+        [&] { make_batch(c, {"ich mochte ein bier P"}, {"S i want a beer ."}, {"i want a beer . EOS"}); });
+    EXPECT_TRUE(mentions(m, {"'EOS'", kTgtVocab}));
+    // case matters: "Ich" is not "ich"
+    m = error_of<ConfigError>([&] { make_batch(c, {"Ich mochte"}, {"S i"}); });
+    EXPECT_TRUE(mentions(m, {"'Ich'"}));
+    Transformer model(c, init_params(c, 1));
+    m = error_of<ConfigError>([&] { greedy_decode(model, "ich mochte ein bier bitte"); });
+    EXPECT_TRUE(mentions(m, {"'bitte'", kSrcVocab}));
+}
+
+TEST(SentenceErrors, TooLongSentencesNameTheLimit) {
+    const Config c = Config::small();  // src_len 5, tgt_len 6
+    auto m = error_of<ConfigError>([&] { make_batch(c, {"ich mochte ein bier cola ich"}, {"S i"}); });
+    EXPECT_TRUE(mentions(m, {"source sentence", "has 6 tokens", "more than the length 5"}));
+    m = error_of<ConfigError>([&] { make_batch(c, {"ich"}, {"S i want a beer . E"}); });
+    EXPECT_TRUE(mentions(m, {"target sentence", "has 7 tokens", "more than the length 6"}));
+    Transformer model(c, init_params(c, 1));
+    m = error_of<ConfigError>([&] { greedy_decode(model, "ich ich ich ich ich ich"); });
+    EXPECT_TRUE(mentions(m, {"more than the length 5"}));
+    // exactly the limit is fine
+    EXPECT_NO_THROW(make_batch(c, {"ich mochte ein bier cola"}, {"S i want a beer ."}));
+}
+
+TEST(SentenceErrors, EmptySentencesAndMismatchedBatches) {
+    const Config c = Config::small();
+    auto m = error_of<ConfigError>([&] { make_batch(c, {"   "}, {"S i"}); });
+    EXPECT_TRUE(mentions(m, {"source sentence is empty"}));
+    m = error_of<ConfigError>([&] { make_batch(c, {"ich", "ich"}, {"S i"}); });
+    EXPECT_TRUE(mentions(m, {"2 source sentences but 1 target"}));
+    m = error_of<ConfigError>([&] { make_batch(c, {}, {}); });
+    EXPECT_TRUE(mentions(m, {"empty"}));
+    m = error_of<ConfigError>([&] { make_batch(c, {"ich"}, {"S i"}, {"i E", "i E"}); });
+    EXPECT_TRUE(mentions(m, {"2 expected outputs for 1"}));
+}
+
+// ---------------------------------------------------------------------------
+// Configs
+
+json good_config() { return config_to_json(Config::small()); }
+
+std::string config_error(const json& j) {
+    return error_of<ConfigError>([&] { config_from_json_text(j.dump(), "my.json"); });
+}
+
+TEST(ConfigErrors, TheGoodConfigParses) {
+    const Config c = config_from_json_text(good_config().dump(), "my.json");
+    EXPECT_TRUE(c.same_architecture(Config::small()));
+    // the two optional keys default
+    json j = good_config();
+    j.erase("layer_norm_eps");
+    j.erase("dropout");
+    const Config d = config_from_json(j);
+    EXPECT_EQ(d.layer_norm_eps, 1e-5);
+    EXPECT_EQ(d.dropout, 0.1);
+}
+
+TEST(ConfigErrors, ZeroNegativeAndHugeSizes) {
+    for (const char* key : {"d_model", "d_ff", "d_k", "d_v", "n_layers", "n_heads", "src_len", "tgt_len"}) {
+        json j = good_config();
+        j[key] = 0;
+        EXPECT_TRUE(mentions(config_error(j), {"my.json", std::string("'") + key + "' must be positive, got 0"}));
+        j[key] = -3;
+        EXPECT_TRUE(mentions(config_error(j), {std::string("'") + key + "' must be positive, got -3"}));
+    }
+    json j = good_config();
+    j["n_layers"] = 1000;
+    EXPECT_TRUE(mentions(config_error(j), {"'n_layers' = 1000 is larger than the limit 64"}));
+    j = good_config();
+    j["d_model"] = 1e12;
+    EXPECT_TRUE(mentions(config_error(j), {"'d_model'", "out of range"}));
+    j = good_config();
+    j["layer_norm_eps"] = 0.0;
+    EXPECT_TRUE(mentions(config_error(j), {"'layer_norm_eps' must be in (0, 1]"}));
+    j = good_config();
+    j["dropout"] = 1.0;
+    EXPECT_TRUE(mentions(config_error(j), {"'dropout' must be in [0, 1)"}));
+}
+
+TEST(ConfigErrors, MissingKeys) {
+    for (const char* key : {"d_model", "d_ff", "d_k", "d_v", "n_layers", "n_heads", "src_vocab", "tgt_vocab", "src_len",
+                            "tgt_len", "pad", "bos", "eos"}) {
+        json j = good_config();
+        j.erase(key);
+        EXPECT_TRUE(mentions(config_error(j), {"my.json", std::string("missing key '") + key + "'"}));
+    }
+}
+
+TEST(ConfigErrors, WrongTypes) {
+    json j = good_config();
+    j["d_model"] = "32";
+    EXPECT_TRUE(mentions(config_error(j), {"'d_model' must be an integer", "\"32\""}));
+    j["d_model"] = 32.5;
+    EXPECT_TRUE(mentions(config_error(j), {"'d_model' must be an integer", "32.5"}));
+    j["d_model"] = 32.0;  // an integral float is accepted
+    EXPECT_EQ(config_from_json(j).d_model, 32);
+    j = good_config();
+    j["src_vocab"] = "P ich";
+    EXPECT_TRUE(mentions(config_error(j), {"'src_vocab' has the wrong type"}));
+    j["src_vocab"] = json::array({"P", 1});
+    EXPECT_TRUE(mentions(config_error(j), {"'src_vocab' has the wrong type"}));
+    j = good_config();
+    j["pad"] = 0;
+    EXPECT_TRUE(mentions(config_error(j), {"'pad' has the wrong type"}));
+    j = good_config();
+    j["dropout"] = "none";
+    EXPECT_TRUE(mentions(config_error(j), {"'dropout' has the wrong type"}));
+    EXPECT_TRUE(mentions(error_of<ConfigError>([] { config_from_json_text("[1, 2]", "my.json"); }),
+                         {"my.json", "expected a JSON object"}));
+    EXPECT_TRUE(mentions(error_of<ConfigError>([] { config_from_json_text("{\"d_model\": 3,", "my.json"); }),
+                         {"my.json", "not valid JSON"}));
+}
+
+TEST(ConfigErrors, VocabularyRules) {
+    json j = good_config();
+    j["src_vocab"] = json::array({"ich", "P", "mochte"});
+    EXPECT_TRUE(mentions(config_error(j), {"pad token 'P' must have id 0 in 'src_vocab'", "id 0 is 'ich'"}));
+    j = good_config();
+    j["tgt_vocab"] = json::array({"P", "i", "S", "E", "i"});
+    EXPECT_TRUE(mentions(config_error(j), {"'tgt_vocab' lists 'i' twice"}));
+    j = good_config();
+    j["bos"] = "<s>";
+    EXPECT_TRUE(mentions(config_error(j), {"'bos' = '<s>' is not in tgt_vocab"}));
+    j = good_config();
+    j["eos"] = "</s>";
+    EXPECT_TRUE(mentions(config_error(j), {"'eos' = '</s>' is not in tgt_vocab"}));
+    j = good_config();
+    j["src_vocab"] = json::array();
+    EXPECT_TRUE(mentions(config_error(j), {"'src_vocab' is empty"}));
+    j = good_config();
+    j["src_vocab"] = json::array({"P", "two words"});
+    EXPECT_TRUE(mentions(config_error(j), {"'src_vocab'", "whitespace", "'two words'"}));
+    j = good_config();
+    j["eos"] = "S";
+    EXPECT_TRUE(mentions(config_error(j), {"three different tokens"}));
+}
+
+TEST(ConfigErrors, FilesAndConstructors) {
+    TempDir dir;
+    auto m = error_of<ConfigError>([&] { load_config_file(dir.file("nope.json")); });
+    EXPECT_TRUE(mentions(m, {"cannot open config file", "nope.json"}));
+    json j = good_config();
+    j["d_model"] = 0;
+    std::ofstream(dir.file("bad.json")) << j.dump(2);
+    m = error_of<ConfigError>([&] { load_config_file(dir.file("bad.json")); });
+    EXPECT_TRUE(mentions(m, {"config file '" + dir.file("bad.json") + "'", "'d_model' must be positive"}));
+    Config c = Config::small();
+    c.n_heads = 0;
+    m = error_of<ConfigError>([&] { Transformer(c, ParamSet{}); });
+    EXPECT_TRUE(mentions(m, {"'n_heads' must be positive"}));
+}
+
+// ---------------------------------------------------------------------------
+// Weights files
+
+// Writes `params` as the file the loader expects, minus `skip`, with `extra` tensors and the
+// config in the metadata unless `meta_config` is null.
+void write_weights(const std::string& path, const ParamSet& params, const Config* meta_config,
+                   const std::string& skip = {}, const std::vector<std::pair<std::string, Tensor>>& extra = {}) {
+    std::vector<TensorToWrite> items;
+    for (size_t i = 0; i < params.size(); ++i)
+        if (params.name(i) != skip) items.push_back({params.name(i), &params[i], DType::F32});
+    for (const auto& [name, t] : extra) items.push_back({name, &t, DType::F32});
+    std::map<std::string, std::string> meta;
+    if (meta_config) meta["stepformer.config"] = config_to_json_text(*meta_config, -1);
+    write_safetensors(path, items, meta);
+}
+
+class WeightsErrors : public ::testing::Test {
+protected:
+    TempDir dir;
+    Config c = Config::small();
+    ParamSet params = init_params(c, 1);
+    std::string path = dir.file("w.safetensors");
+};
+
+TEST_F(WeightsErrors, TheGoodFileLoadsExactly) {
+    write_weights(path, params, &c, {}, {{"encoder.pos_emb.pe", positional_table(5, 32)}});
+    const LoadedWeights w = load_weights(path, nullptr);
+    EXPECT_TRUE(w.config_from_file);
+    EXPECT_EQ(w.ignored, std::vector<std::string>{"encoder.pos_emb.pe"});
+    for (size_t i = 0; i < params.size(); ++i) EXPECT_EQ(w.params[i].data, params[i].data) << params.name(i);
+}
+
+TEST_F(WeightsErrors, MissingWeightIsNamed) {
+    const std::string name = "decoder.layers.1.dec_enc_attn.W_V.weight";
+    write_weights(path, params, &c, name);
+    auto m = error_of<WeightsError>([&] { load_weights(path, nullptr); });
+    EXPECT_TRUE(mentions(m, {path, "missing parameter '" + name + "'", "[32, 32]"}));
+    // LayerNorm parameters may be absent (the tutorial's checkpoints): defaulted, not an error
+    write_weights(path, params, &c, "encoder.layers.0.pos_ffn.layer_norm.weight");
+    const LoadedWeights w = load_weights(path, nullptr);
+    EXPECT_EQ(w.defaulted, std::vector<std::string>{"encoder.layers.0.pos_ffn.layer_norm.weight"});
+    for (float v : w.params.at("encoder.layers.0.pos_ffn.layer_norm.weight").data) EXPECT_EQ(v, 1.0f);
+}
+
+TEST_F(WeightsErrors, MisshapenWeightGivesExpectedAndFound) {
+    write_weights(path, params, &c, "projection.weight", {{"projection.weight", Tensor({9, 31})}});
+    auto m = error_of<WeightsError>([&] { load_weights(path, nullptr); });
+    EXPECT_TRUE(mentions(m, {"'projection.weight'", "has shape [9, 31]", "expected [9, 32]"}));
+    // a transposed matrix is caught too
+    const Tensor& fc0 = params.at("encoder.layers.0.pos_ffn.fc.0.weight");  // (64, 32)
+    write_weights(path, params, &c, "encoder.layers.0.pos_ffn.fc.0.weight",
+                  {{"encoder.layers.0.pos_ffn.fc.0.weight", Tensor({32, 64}, fc0.data)}});
+    m = error_of<WeightsError>([&] { load_weights(path, nullptr); });
+    EXPECT_TRUE(mentions(m, {"'encoder.layers.0.pos_ffn.fc.0.weight'", "has shape [32, 64]", "expected [64, 32]"}));
+}
+
+TEST_F(WeightsErrors, UnexpectedExtraTensorIsNamed) {
+    write_weights(path, params, &c, {}, {{"encoder.layers.2.pos_ffn.fc.0.weight", Tensor({64, 32})}});
+    auto m = error_of<WeightsError>([&] { load_weights(path, nullptr); });
+    EXPECT_TRUE(mentions(m, {"unexpected tensor 'encoder.layers.2.pos_ffn.fc.0.weight'", "[64, 32]", "n_layers=2"}));
+}
+
+TEST_F(WeightsErrors, NaNAndInfinityAreRejected) {
+    for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+        ParamSet p = params;
+        p.at("decoder.layers.0.pos_ffn.fc.2.weight").data[17] = bad;
+        write_weights(path, p, &c);
+        auto m = error_of<WeightsError>([&] { load_weights(path, nullptr); });
+        EXPECT_TRUE(mentions(m, {"'decoder.layers.0.pos_ffn.fc.2.weight'", "NaN or infinity"}));
+    }
+}
+
+TEST_F(WeightsErrors, ConfigInTheFileMustMatchTheGivenConfig) {
+    write_weights(path, params, &c);
+    Config other = c;
+    other.d_model = 16;
+    auto m = error_of<WeightsError>([&] { load_weights(path, &other); });
+    EXPECT_TRUE(mentions(m, {path, "different model than the given config", "'d_model' differs: 32 vs 16"}));
+    other = c;
+    other.tgt_vocab.push_back("bitte");
+    m = error_of<WeightsError>([&] { load_weights(path, &other); });
+    EXPECT_TRUE(mentions(m, {"'tgt_vocab' differs"}));
+    // lengths, dropout etc. are not architecture: the given config wins
+    other = c;
+    other.src_len = 9;
+    EXPECT_EQ(load_weights(path, &other).config.src_len, 9);
+}
+
+TEST_F(WeightsErrors, NoConfigAnywhereOrABrokenOne) {
+    write_weights(path, params, nullptr);
+    auto m = error_of<WeightsError>([&] { load_weights(path, nullptr); });
+    EXPECT_TRUE(mentions(m, {path, "carry no config", "--config"}));
+    EXPECT_NO_THROW(load_weights(path, &c));
+    std::vector<TensorToWrite> items{{params.name(0), &params[0], DType::F32}};
+    write_safetensors(path, items, {{"stepformer.config", "{\"d_model\": "}});
+    m = error_of<ConfigError>([&] { load_weights(path, nullptr); });
+    EXPECT_TRUE(mentions(m, {"config in the metadata of '" + path + "'", "not valid JSON"}));
+}
+
+TEST_F(WeightsErrors, TruncatedOrCorruptFiles) {
+    write_weights(path, params, &c);
+    const auto good = slurp(path);
+    ASSERT_GT(good.size(), 1000u);
+    uint64_t header_len = 0;
+    std::memcpy(&header_len, good.data(), 8);
+
+    auto load_error = [&](const std::vector<uint8_t>& bytes) {
+        const std::string bad = dir.file("bad.safetensors");
+        put(bad, bytes);
+        return error_of<SafetensorsError>([&] { load_weights(bad, &c); });
+    };
+    // cut in the data section: the last tensors' offsets run past the end
+    auto m = load_error(std::vector<uint8_t>(good.begin(), good.begin() + long(good.size() / 2)));
+    EXPECT_TRUE(mentions(m, {"bad.safetensors", "out of range"}));
+    // cut inside the header
+    m = load_error(std::vector<uint8_t>(good.begin(), good.begin() + 8 + long(header_len / 2)));
+    EXPECT_TRUE(mentions(m, {"bad.safetensors", "truncated"}));
+    // shorter than the length prefix
+    m = load_error(std::vector<uint8_t>(good.begin(), good.begin() + 5));
+    EXPECT_TRUE(mentions(m, {"5 bytes", "8-byte header length"}));
+    // a text file
+    const std::string text = "this is not a safetensors file at all, just some words\n";
+    m = load_error(std::vector<uint8_t>(text.begin(), text.end()));
+    EXPECT_TRUE(mentions(m, {"bad.safetensors", "not a safetensors file"}));
+    // the header's JSON damaged
+    auto broken = good;
+    broken[8] = '[';
+    m = load_error(broken);
+    EXPECT_TRUE(mentions(m, {"bad.safetensors", "not valid JSON"}));
+    // a missing file names the path and the reason
+    m = error_of<SafetensorsError>([&] { load_weights(dir.file("missing.safetensors"), &c); });
+    EXPECT_TRUE(mentions(m, {"missing.safetensors", "No such file or directory"}));
+    // and through load_model, as the CLI calls it
+    ModelSource src;
+    src.weights_path = dir.file("bad.safetensors");
+    EXPECT_THROW(load_model(src), SafetensorsError);
+}
+
+TEST_F(WeightsErrors, ParamSetNotMatchingTheConfig) {
+    ParamSet wrong = init_params(c, 1);
+    wrong.at("decoder.layers.0.dec_self_attn.fc.weight") = Tensor({32, 31});
+    auto m = error_of<WeightsError>([&] { Transformer(c, wrong); });
+    EXPECT_TRUE(mentions(m, {"'decoder.layers.0.dec_self_attn.fc.weight' [32, 31]", "[32, 32]"}));
+    Config one = c;
+    one.n_layers = 1;
+    m = error_of<WeightsError>([&] { Transformer(c, init_params(one, 1)); });
+    EXPECT_TRUE(mentions(m, {"parameter set has", "tensors, the config needs"}));
+}
+
+// ---------------------------------------------------------------------------
+// Dumps to places that cannot be written
+
+TEST(DumpErrors, DirectoryThatDoesNotExist) {
+    TempDir dir;
+    const Config c = Config::small();
+    Transformer model(c, init_params(c, 1));
+    Trace t;
+    model.forward(make_batch(c, {"ich"}, {"S"}), t);
+    const std::string path = dir.file("no_such_dir") + "/trace.safetensors";
+    auto m = error_of<SafetensorsError>([&] { write_trace(path, t, c); });
+    EXPECT_TRUE(mentions(m, {path, "No such file or directory"}));
+    EXPECT_FALSE(fs::exists(dir.file("no_such_dir")));
+    EXPECT_TRUE(dir.entries().empty());
+    m = error_of<SafetensorsError>([&] { save_weights(path, c, model.params()); });
+    EXPECT_TRUE(mentions(m, {path, "No such file or directory"}));
+}
+
+TEST(DumpErrors, PathIsADirectory) {
+    TempDir dir;
+    const Config c = Config::small();
+    Transformer model(c, init_params(c, 1));
+    Trace t;
+    model.forward(make_batch(c, {"ich"}, {"S"}), t);
+    fs::create_directory(dir.file("sub"));
+    auto m = error_of<SafetensorsError>([&] { write_trace(dir.file("sub"), t, c); });
+    EXPECT_TRUE(mentions(m, {dir.file("sub"), "Is a directory"}));
+    EXPECT_TRUE(fs::is_directory(dir.file("sub")));
+    EXPECT_EQ(dir.entries(), std::vector<std::string>{"sub"});  // no temporary file left behind
+    EXPECT_TRUE(fs::is_empty(dir.file("sub")));
+}
+
+// ---------------------------------------------------------------------------
+// TSV datasets
+
+const std::string kGoodLine = "ich mochte ein bier P\tS i want a beer .\ti want a beer . E";
+
+std::string tsv_error(const std::string& text) {
+    return error_of<DataError>([&] { parse_tsv(text, Config::small(), "data.tsv"); });
+}
+
+TEST(TsvErrors, GoodFilesParse) {
+    const auto ex = parse_tsv("# a comment\n\n" + kGoodLine + "\r\nich mochte ein cola\ti want a coke .\n",
+                              Config::small(), "data.tsv");
+    ASSERT_EQ(ex.size(), 2u);
+    EXPECT_EQ(ex[0].dec_output, "i want a beer . E");  // the \r is gone
+    EXPECT_EQ(ex[1].dec_input, "S i want a coke .");   // 2-column form: bos and eos added
+    EXPECT_EQ(ex[1].dec_output, "i want a coke . E");
+    // and to_tsv round-trips
+    const auto again = parse_tsv(to_tsv(ex), Config::small(), "again");
+    ASSERT_EQ(again.size(), 2u);
+    EXPECT_EQ(again[1].enc_input, ex[1].enc_input);
+}
+
+TEST(TsvErrors, WrongColumnCountNamesTheLine) {
+    auto m = tsv_error("# header\n" + kGoodLine + "\n" + kGoodLine + "\textra\n");
+    EXPECT_TRUE(mentions(m, {"data.tsv line 3:", "expected 2 columns", "or 3", "found 4"}));
+    m = tsv_error(kGoodLine + "\nich mochte ein bier P\n");
+    EXPECT_TRUE(mentions(m, {"line 2:", "found 1"}));
+}
+
+TEST(TsvErrors, EmptyColumn) {
+    const auto m = tsv_error("ich mochte\t  \ti want E\n");
+    EXPECT_TRUE(mentions(m, {"line 1:", "column 2 is empty"}));
+}
+
+TEST(TsvErrors, DecInputAndOutputLengthsDiffer) {
+    const auto m = tsv_error(kGoodLine + "\n\nich mochte ein bier P\tS i want a beer .\ti want a beer E\n");
+    EXPECT_TRUE(mentions(m, {"line 3:", "dec_input has 6 tokens but dec_output has 5"}));
+    const auto m2 = tsv_error("ich\ti want\ti want E\n");
+    EXPECT_TRUE(mentions(m2, {"line 1:", "must start with the start token 'S'"}));
+}
+
+TEST(TsvErrors, UnknownTokenAndTooLong) {
+    auto m = tsv_error(kGoodLine + "\nich mochte ein wein P\tS i want a beer .\ti want a beer . E\n");
+    EXPECT_TRUE(mentions(m, {"line 2:", "unknown source token 'wein'", kSrcVocab}));
+    m = tsv_error("ich\ti want a lager\n");
+    EXPECT_TRUE(mentions(m, {"line 1:", "'lager'", kTgtVocab}));
+    m = tsv_error("ich\ti want a beer . .\n");  // + bos = 7 > tgt_len 6
+    EXPECT_TRUE(mentions(m, {"line 1:", "more than the length 6"}));
+}
+
+TEST(TsvErrors, NoExamplesAndMissingFile) {
+    EXPECT_TRUE(mentions(tsv_error("# only a comment\n\n   \n"), {"data.tsv", "no examples"}));
+    auto m = error_of<DataError>([] { load_tsv("/nonexistent/dir/data.tsv", Config::small()); });
+    EXPECT_TRUE(mentions(m, {"cannot open dataset", "/nonexistent/dir/data.tsv"}));
+    TempDir dir;
+    std::ofstream(dir.file("d.tsv")) << "ich\t\n";
+    m = error_of<DataError>([&] { load_tsv(dir.file("d.tsv"), Config::small()); });
+    EXPECT_TRUE(mentions(m, {"dataset '" + dir.file("d.tsv") + "' line 1", "column 2 is empty"}));
+}
+
+// ---------------------------------------------------------------------------
+// Training options
+
+std::string train_option_error(const TrainOptions& to) {
+    return error_of<std::invalid_argument>([&] { to.validate(); });
+}
+
+TEST(TrainOptionErrors, EpochsAndBatchSizeOutOfRange) {
+    TrainOptions to;
+    EXPECT_NO_THROW(to.validate());
+    for (int e : {0, -5, 1000001}) {
+        to.epochs = e;
+        EXPECT_TRUE(
+            mentions(train_option_error(to), {"epochs must be between 1 and 1000000, got " + std::to_string(e)}));
+    }
+    to.epochs = 1;
+    to.batch_size = 0;
+    EXPECT_TRUE(mentions(train_option_error(to), {"batch size", "got 0"}));
+}
+
+TEST(TrainOptionErrors, LearningRateAndOptimizerHyperparameters) {
+    for (double lr : {-1.0, 0.0, 101.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+        TrainOptions to;
+        to.optimizer.lr = lr;
+        EXPECT_TRUE(mentions(train_option_error(to), {"learning rate must be in (0, 100]"})) << lr;
+    }
+    TrainOptions to;
+    to.optimizer.lr = -1;
+    EXPECT_TRUE(mentions(train_option_error(to), {"got -1"}));
+    to = TrainOptions{};
+    to.optimizer.momentum = 1.0;
+    EXPECT_TRUE(mentions(train_option_error(to), {"momentum must be in [0, 1)"}));
+    to = TrainOptions{};
+    to.optimizer.beta2 = 1.0;
+    EXPECT_TRUE(mentions(train_option_error(to), {"Adam betas"}));
+    to = TrainOptions{};
+    to.optimizer.eps = 0.0;
+    EXPECT_TRUE(mentions(train_option_error(to), {"eps must be positive"}));
+    to = TrainOptions{};
+    to.optimizer.warmup_schedule = true;
+    to.optimizer.warmup_steps = 0;
+    EXPECT_TRUE(mentions(train_option_error(to), {"warm-up steps must be positive"}));
+    EXPECT_TRUE(mentions(error_of<std::invalid_argument>([] { optimizer_from_name("rmsprop"); }),
+                         {"unknown optimizer 'rmsprop'", "sgd or adam"}));
+    // the optimizer and the trainer check on construction
+    const Config c = Config::small();
+    Transformer model(c, init_params(c, 1));
+    OptimizerOptions bad;
+    bad.lr = 0;
+    EXPECT_THROW(Optimizer(bad, model.params()), std::invalid_argument);
+    to = TrainOptions{};
+    to.epochs = 0;
+    EXPECT_TRUE(mentions(error_of<std::invalid_argument>([&] { Trainer(model, builtin_examples(), to); }), {"epochs"}));
+    EXPECT_TRUE(mentions(error_of<DataError>([&] { Trainer(model, {}, TrainOptions{}); }), {"dataset is empty"}));
+    std::vector<Example> bad_data = builtin_examples();
+    bad_data.push_back({"ich", "S i want a lager", "i want a lager E"});
+    EXPECT_TRUE(
+        mentions(error_of<DataError>([&] { Trainer(model, bad_data, TrainOptions{}); }), {"example 3", "'lager'"}));
+}
+
+// ---------------------------------------------------------------------------
+// Checkpoints
+
+class CheckpointErrors : public ::testing::Test {
+protected:
+    TempDir dir;
+    Config c = Config::small();
+    std::string path = dir.file("ck.safetensors");
+
+    // A model whose weights differ from the first one's, and an optimizer with state.
+    void trained_pair(Transformer& a, Optimizer& opt) {
+        Trace t;
+        const Batch b = make_training_batch(c, builtin_examples(), {0, 1});
+        a.forward(b, t);
+        a.loss(b, t);
+        ParamSet g;
+        a.backward(b, t, g, false);
+        opt.step(a.params(), g, a.backend());
+    }
+};
+
+TEST_F(CheckpointErrors, InterruptedSaveLeavesThePreviousCheckpointLoadable) {
+    Transformer a(c, init_params(c, 1));
+    OptimizerOptions oo;
+    oo.kind = OptimizerKind::Adam;
+    Optimizer opt(oo, a.params());
+    trained_pair(a, opt);
+    save_checkpoint(path, a, &opt);
+    const auto before = slurp(path);
+
+    Transformer b(c, init_params(c, 2));
+    for (int fail_after : {0, 100, int(before.size()) - 1}) {
+        set_atomic_write_fault_for_testing(fail_after);
+        auto m = error_of<std::runtime_error>([&] { save_checkpoint(path, b); });
+        EXPECT_TRUE(mentions(m, {path, "simulated interruption"}));
+        EXPECT_EQ(slurp(path), before) << "after a fault at byte " << fail_after;
+        EXPECT_EQ(dir.entries(), std::vector<std::string>{"ck.safetensors"});  // the partial temp file is gone
+        const Checkpoint ck = load_checkpoint(path, &c);
+        for (size_t i = 0; i < a.params().size(); ++i) ASSERT_EQ(ck.params[i].data, a.params()[i].data);
+        ASSERT_TRUE(ck.optimizer_json.has_value());
+        Optimizer restored(oo, ck.params);
+        restore_optimizer(ck, restored);
+        EXPECT_EQ(restored.step_count(), 1);
+    }
+    // the hook fired once per arming; the next save goes through
+    save_checkpoint(path, b);
+    EXPECT_EQ(load_checkpoint(path).params[0].data, b.params()[0].data);
+}
+
+TEST_F(CheckpointErrors, SaveToAnUnwritablePlaceLeavesTheOldCheckpointIntact) {
+    Transformer a(c, init_params(c, 1)), b(c, init_params(c, 2));
+    // (1) The checkpoint's name leaves no room for the temporary file beside it (its name
+    // would exceed NAME_MAX), so the save cannot even start -- this works even as root.
+    const std::string long_name = dir.file(std::string(240, 'c') + ".st");
+    save_checkpoint(path, a);
+    fs::rename(path, long_name);
+    const auto before = slurp(long_name);
+    auto m = error_of<std::runtime_error>([&] { save_checkpoint(long_name, b); });
+    EXPECT_TRUE(mentions(m, {long_name, "File name too long"}));
+    EXPECT_EQ(slurp(long_name), before);
+    EXPECT_EQ(load_checkpoint(long_name).params[3].data, a.params()[3].data);
+
+    // (2) A path "inside" the old checkpoint file, as if it were a directory.
+    save_checkpoint(path, a);
+    const auto before2 = slurp(path);
+    m = error_of<std::runtime_error>([&] { save_checkpoint(path + "/new.safetensors", b); });
+    EXPECT_TRUE(mentions(m, {path + "/new.safetensors", "Not a directory"}));
+    EXPECT_EQ(slurp(path), before2);
+
+    // (3) A read-only directory (not enforced for root, which may write anywhere).
+    fs::permissions(dir.file(""), fs::perms::owner_read | fs::perms::owner_exec, fs::perm_options::replace);
+    bool failed = false;
+    try {
+        save_checkpoint(path, b);
+    } catch (const std::runtime_error& e) {
+        failed = true;
+        EXPECT_TRUE(mentions(e.what(), {path, "Permission denied"}));
+    }
+    fs::permissions(dir.file(""), fs::perms::owner_all, fs::perm_options::replace);
+    EXPECT_EQ(failed, ::geteuid() != 0);
+    EXPECT_EQ(load_checkpoint(path).params[3].data, (failed ? a : b).params()[3].data);
+}
+
+TEST_F(CheckpointErrors, ConfigMismatchAndOptimizerMismatch) {
+    Transformer a(c, init_params(c, 1));
+    Optimizer sgd(OptimizerOptions{}, a.params());
+    trained_pair(a, sgd);
+    save_checkpoint(path, a, &sgd);
+    Config other = c;
+    other.n_layers = 1;
+    auto m = error_of<WeightsError>([&] { load_checkpoint(path, &other); });
+    EXPECT_TRUE(mentions(m, {path, "'n_layers' differs: 2 vs 1"}));
+    other = c;
+    other.n_heads = 2;
+    other.d_k = 16;
+    m = error_of<WeightsError>([&] { load_checkpoint(path, &other); });
+    EXPECT_TRUE(mentions(m, {"'d_k' differs: 8 vs 16"}));
+    // SGD state restored into Adam
+    const Checkpoint ck = load_checkpoint(path, &c);
+    OptimizerOptions adam;
+    adam.kind = OptimizerKind::Adam;
+    Optimizer opt(adam, ck.params);
+    m = error_of<std::runtime_error>([&] { restore_optimizer(ck, opt); });
+    EXPECT_TRUE(mentions(m, {"optimizer state is for sgd", "training uses adam"}));
+    // a state missing a tensor
+    Optimizer sgd2(OptimizerOptions{}, ck.params);
+    m = error_of<std::runtime_error>([&] { sgd2.load_state(sgd.state_json(), {}); });
+    EXPECT_TRUE(mentions(m, {"missing tensor 'optim.encoder.src_emb.weight.momentum_buffer'"}));
+    m = error_of<std::runtime_error>([&] { sgd2.load_state("{not json", {}); });
+    EXPECT_TRUE(mentions(m, {"not valid JSON"}));
+}
+
+// ---------------------------------------------------------------------------
+// Misuse of the model API
+
+TEST(ModelMisuse, BadIdsMissingTargetsAndOrder) {
+    const Config c = Config::small();
+    Transformer model(c, init_params(c, 1));
+    Batch b = make_training_batch(c, builtin_examples(), {0});
+    Trace t;
+    Batch bad = b;
+    bad.src[2] = 6;  // src_vocab has 6 entries
+    EXPECT_TRUE(
+        mentions(error_of<std::invalid_argument>([&] { model.forward(bad, t); }), {"source id out of the vocabulary"}));
+    bad = b;
+    bad.tgt[0] = -1;
+    EXPECT_TRUE(
+        mentions(error_of<std::invalid_argument>([&] { model.forward(bad, t); }), {"target id out of the vocabulary"}));
+    bad = b;
+    bad.S = 4;
+    EXPECT_TRUE(mentions(error_of<std::invalid_argument>([&] { model.forward(bad, t); }), {"malformed batch"}));
+    model.forward(b, t);
+    ParamSet g;
+    EXPECT_TRUE(
+        mentions(error_of<std::logic_error>([&] { model.backward(b, t, g); }), {"call loss() after forward()"}));
+    Batch no_out = b;
+    no_out.out.clear();
+    EXPECT_TRUE(mentions(error_of<std::invalid_argument>([&] { model.loss(no_out, t); }), {"no expected outputs"}));
+    Config dc = c;
+    dc.dropout = 0.5;
+    Transformer dm(dc, init_params(dc, 1));
+    ForwardOptions fo;
+    fo.train = true;
+    EXPECT_TRUE(mentions(error_of<std::logic_error>([&] { dm.forward(b, t, fo); }), {"random generator"}));
+}
+
+}  // namespace
