@@ -1,0 +1,214 @@
+// stepformer: the desktop app. Without arguments it opens on the tutorial's example sentence and
+// model (trained on first start, then cached). With --screenshot it renders one state off-screen,
+// saves the image and exits:
+//   stepformer --step encoder.layers.0.enc_self_attn.attn --view attention --screenshot out.png
+#include <cstdio>
+#include <optional>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QIcon>
+#include <QImage>
+#include <QImageWriter>
+#include <QPixmap>
+
+#include "input_bar.h"
+#include "main_window.h"
+#include "session.h"
+#include "step_model.h"
+#include "step_navigator.h"
+
+namespace {
+
+int fail(const QString& message, int code = 2) {
+    std::fprintf(stderr, "stepformer: %s\n", qPrintable(message));
+    return code;
+}
+
+void setIdentity() {
+    QCoreApplication::setOrganizationName(QStringLiteral("Stepformer"));
+    QCoreApplication::setApplicationName(QStringLiteral("stepformer"));
+    QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+}
+
+struct Args {
+    MainWindow::Options opts;
+    QString step, view, source, target, shotPath;
+    bool haveSource = false, haveTarget = false;
+    QSize shotSize{1440, 900};
+    bool screenshot() const { return !shotPath.isEmpty(); }
+};
+
+// Parses and checks the command line with a plain QCoreApplication, so that a mistake is reported
+// even where no display is available. Returns an exit code when the program should stop.
+std::optional<int> parseArgs(int argc, char** argv, Args& a) {
+    QCoreApplication pre(argc, argv);
+    setIdentity();
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Step through the forward pass of the PyTorch Transformer tutorial and see every tensor.\n"
+        "Without options it opens on the tutorial's example (ich mochte ein bier P -> S i want a beer .)."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption stepOpt(QStringLiteral("step"), QStringLiteral("Start at this step (a trace name, e.g. "
+                                                                            "encoder.layers.0.enc_self_attn.attn)."),
+                                     QStringLiteral("trace name"));
+    const QCommandLineOption viewOpt(QStringLiteral("view"),
+                                     QStringLiteral("Show this view: tensor|attention|masks|pe."), QStringLiteral("view"));
+    const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
+                                     QStringLiteral("Render the window off-screen, save it as an image and exit."),
+                                     QStringLiteral("file.png"));
+    const QCommandLineOption sizeOpt(QStringLiteral("size"),
+                                     QStringLiteral("Window size for --screenshot (default 1440x900; the window "
+                                                    "never gets smaller than its minimum)."),
+                                     QStringLiteral("WxH"), QStringLiteral("1440x900"));
+    const QCommandLineOption presetOpt(QStringLiteral("preset"),
+                                       QStringLiteral("Model preset: tutorial|small|untrained."), QStringLiteral("preset"));
+    const QCommandLineOption weightsOpt(QStringLiteral("weights"),
+                                        QStringLiteral("Open this weights file (safetensors: a Stepformer checkpoint or "
+                                                       "a state_dict saved from the tutorial's code)."),
+                                        QStringLiteral("file"));
+    const QCommandLineOption noTrainOpt(QStringLiteral("no-train"),
+                                        QStringLiteral("Do not train a model that is not cached: show it untrained."));
+    const QCommandLineOption srcOpt(QStringLiteral("source"), QStringLiteral("The source sentence."),
+                                    QStringLiteral("sentence"));
+    const QCommandLineOption tgtOpt(QStringLiteral("target"), QStringLiteral("The target sentence."),
+                                    QStringLiteral("sentence"));
+    parser.addOptions({stepOpt, viewOpt, shotOpt, sizeOpt, presetOpt, weightsOpt, noTrainOpt, srcOpt, tgtOpt});
+    parser.process(pre);  // --help, --version and unknown options end here
+    if (!parser.positionalArguments().isEmpty())
+        return fail(QStringLiteral("unexpected argument '%1' (see --help)").arg(parser.positionalArguments().first()));
+
+    auto& o = a.opts;
+    if (parser.isSet(presetOpt)) {
+        o.preset = Session::presetFromKey(parser.value(presetOpt));
+        if (!o.preset)
+            return fail(QStringLiteral("unknown preset '%1' (use tutorial, small or untrained)").arg(parser.value(presetOpt)));
+    }
+    if (parser.isSet(weightsOpt)) {
+        o.weightsPath = parser.value(weightsOpt);
+        if (!QFileInfo::exists(o.weightsPath))
+            return fail(QStringLiteral("the weights file %1 does not exist").arg(o.weightsPath));
+    }
+    if (parser.isSet(viewOpt)) {
+        a.view = parser.value(viewOpt).trimmed().toLower();
+        if (!MainWindow::viewNames().contains(a.view))
+            return fail(QStringLiteral("unknown view '%1' (use %2)")
+                            .arg(parser.value(viewOpt), MainWindow::viewNames().join(QLatin1Char('|'))));
+    }
+    a.step = parser.value(stepOpt);
+    a.haveSource = parser.isSet(srcOpt);
+    a.haveTarget = parser.isSet(tgtOpt);
+    a.source = parser.value(srcOpt);
+    a.target = parser.value(tgtOpt);
+    if (parser.isSet(noTrainOpt)) o.provisioning = Session::Provisioning::Never;
+
+    if (parser.isSet(shotOpt)) {
+        a.shotPath = parser.value(shotOpt);
+        if (a.shotPath.isEmpty()) return fail(QStringLiteral("--screenshot needs an output file"));
+        const QFileInfo out(a.shotPath);
+        if (!out.absoluteDir().exists())
+            return fail(QStringLiteral("cannot write the screenshot %1: the folder %2 does not exist")
+                            .arg(a.shotPath, out.absolutePath()),
+                        1);
+        if (out.isDir()) return fail(QStringLiteral("cannot write the screenshot %1: it is a folder").arg(a.shotPath), 1);
+        const QStringList wh = parser.value(sizeOpt).toLower().split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        if (wh.size() == 2) a.shotSize = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+        if (!okW || !okH || a.shotSize.width() < 320 || a.shotSize.height() < 240)
+            return fail(QStringLiteral("bad --size '%1' (use e.g. 1440x900)").arg(parser.value(sizeOpt)));
+        o.restoreSettings = false;
+        o.saveSettings = false;
+        if (!parser.isSet(noTrainOpt)) o.provisioning = Session::Provisioning::Synchronous;
+        // A screenshot should show a trained model: the tutorial's when it is cached, else the
+        // small one, which trains in a moment.
+        Session probe;
+        if (!o.preset && o.weightsPath.isEmpty())
+            o.preset = QFileInfo::exists(probe.cachedModelPath(Session::Preset::Tutorial)) ? Session::Preset::Tutorial
+                                                                                           : Session::Preset::Small;
+        if (o.preset && *o.preset != Session::Preset::Untrained && o.weightsPath.isEmpty() &&
+            o.provisioning == Session::Provisioning::Synchronous && !QFileInfo::exists(probe.cachedModelPath(*o.preset)))
+            std::fprintf(stderr, "stepformer: training the %s model once (cached afterwards in %s)...\n",
+                         qPrintable(Session::presetKey(*o.preset)), qPrintable(QDir::toNativeSeparators(probe.cacheDir())));
+    }
+    return std::nullopt;
+}
+
+QString unknownStepMessage(const QString& step, const QStringList& all) {
+    // Names in the same block first ("...enc_self_attn.atn" -> "...enc_self_attn.attn"), else a sample.
+    QStringList near;
+    const QString prefix = step.section(QLatin1Char('.'), 0, -2);
+    if (!prefix.isEmpty())
+        for (const QString& s : all)
+            if (s.startsWith(prefix + QLatin1Char('.'))) near << s;
+    QStringList some = near;
+    if (some.isEmpty())
+        for (const QString& s : all)
+            if (!s.contains(QLatin1String(".layers.")) || s.startsWith(QLatin1String("encoder.layers.0.enc_self_attn.")))
+                some << s;
+    return QStringLiteral("unknown step '%1'. %2:\n  %3\n(%4 steps in all; layers are numbered encoder.layers.N / "
+                          "decoder.layers.N)")
+        .arg(step, near.isEmpty() ? QStringLiteral("Valid steps include") : QStringLiteral("Did you mean one of"),
+             some.mid(0, 24).join(QStringLiteral("\n  ")))
+        .arg(all.size());
+}
+
+// Lets queued work (layout, deferred painting) settle.
+void settle(int ms) {
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < ms) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Args args;
+    if (auto code = parseArgs(argc, argv, args)) return *code;
+
+    // A screenshot is rendered off-screen: no display needed (an explicit platform still wins).
+    if (args.screenshot() && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    setIdentity();
+    QApplication::setApplicationDisplayName(QStringLiteral("Stepformer"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/stepformer.svg")));
+
+    MainWindow w(args.opts);
+    if (!args.opts.weightsPath.isEmpty() && w.session()->modelState() != Session::ModelState::FromFile)
+        if (args.screenshot())
+            return fail(QStringLiteral("could not open the weights %1").arg(args.opts.weightsPath), 1);
+
+    if (args.haveSource || args.haveTarget) {
+        const QString src = args.haveSource ? args.source : w.session()->source();
+        const QString tgt = args.haveTarget ? args.target : w.session()->target();
+        QString err;
+        QObject::connect(w.session(), &Session::inputRejected, &w, [&err](const QString& m) { err = m; });
+        if (!w.session()->setSentences(src, tgt)) return fail(QStringLiteral("bad sentence: %1").arg(err));
+        w.inputBar()->setSentences(src, tgt);
+    }
+    if (!args.view.isEmpty()) w.setFollowStep(false);
+    if (!args.step.isEmpty() && !w.setCurrentStep(args.step))
+        return fail(unknownStepMessage(args.step, w.navigator()->model()->stepOrder()));
+    if (!args.view.isEmpty()) w.setCurrentView(args.view);
+
+    if (!args.screenshot()) {
+        w.show();
+        return app.exec();
+    }
+
+    w.resize(args.shotSize);
+    w.show();
+    settle(400);
+    const QImage image = w.grab().toImage();
+    if (image.isNull()) return fail(QStringLiteral("rendering the window failed"), 1);
+    QImageWriter writer(args.shotPath);
+    if (!writer.write(image))
+        return fail(QStringLiteral("cannot write the screenshot %1: %2").arg(args.shotPath, writer.errorString()), 1);
+    std::printf("%s\n", qPrintable(QDir::toNativeSeparators(QFileInfo(args.shotPath).absoluteFilePath())));
+    w.close();
+    return 0;
+}

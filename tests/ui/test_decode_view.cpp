@@ -1,0 +1,326 @@
+// DecodeView: the animated greedy decoder reaches the end token in as many steps as the core's
+// greedy_decode, with the same tokens; the bar chart's highest bar is the highlighted (chosen)
+// token at every step; the attention heatmaps grow by one query row per step and hold the
+// step's trace values; step / play / reset; large models decode off the UI thread.
+#include <QtTest>
+
+#include <QApplication>
+#include <QBarSet>
+#include <QChart>
+#include <QSet>
+#include <QSpinBox>
+#include <QToolButton>
+
+#include <cmath>
+#include <memory>
+
+#include "decode_view.h"
+#include "heatmap_widget.h"
+#include "stepformer/dataset.h"
+#include "stepformer/decode.h"
+#include "stepformer/model.h"
+#include "stepformer/train.h"
+
+using namespace stepformer;
+
+namespace {
+
+// Config::small() trained on the tutorial's two sentences (as tests/core/test_training.cpp).
+std::shared_ptr<const Transformer> trainedModel() {
+    static std::shared_ptr<const Transformer> model = [] {
+        Config c = Config::small();
+        auto m = std::make_shared<Transformer>(c, init_params(c, 7));
+        TrainOptions to;
+        to.epochs = 60;
+        to.batch_size = 2;
+        to.optimizer.kind = OptimizerKind::Adam;
+        to.optimizer.lr = 5e-3;
+        Trainer trainer(*m, builtin_examples(), to);
+        const auto r = trainer.run();
+        if (r.status != TrainStatus::Finished) qFatal("training failed: %s", r.message.c_str());
+        return std::shared_ptr<const Transformer>(m);
+    }();
+    return model;
+}
+
+QStringList tokens(const Config& c, const std::vector<int>& ids) {
+    QStringList out;
+    for (int id : ids) out << QString::fromStdString(c.tgt_vocab[size_t(id)]);
+    return out;
+}
+
+int distinctColors(const QImage& img) {
+    QSet<QRgb> colors;
+    for (int y = 0; y < img.height(); y += 2)
+        for (int x = 0; x < img.width(); x += 2) colors.insert(img.pixel(x, y));
+    return colors.size();
+}
+
+void saveShot(QWidget& w, const QString& name) {
+    const QString dir = qEnvironmentVariable("STEPFORMER_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) w.grab().save(dir + QLatin1Char('/') + name);
+}
+
+}  // namespace
+
+class TestDecodeView : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void objectNamesAndEmptyState();
+    void reachesTheEndTokenLikeTheCore_data();
+    void reachesTheEndTokenLikeTheCore();
+    void highestBarIsTheHighlightedChosenToken();
+    void attentionGrowsByOneQueryPerStep();
+    void headAndLayerPickers();
+    void playRunsToTheEndAndResetGoesBack();
+    void invalidSourceShowsTheReason();
+    void modelFromConfigAndParams();
+    void largeModelDecodesOffTheUiThread();
+    void exportsTheCurrentProbabilities();
+    void grabIsNotBlank();
+};
+
+void TestDecodeView::initTestCase() {
+    const auto m = trainedModel();
+    // The model really learned: the decode below is meaningful.
+    QCOMPARE(QString::fromStdString(greedy_decode(*m, "ich mochte ein bier P").text), QStringLiteral("i want a beer ."));
+}
+
+void TestDecodeView::objectNamesAndEmptyState() {
+    DecodeView view;
+    QCOMPARE(view.objectName(), QStringLiteral("decodeView"));
+    for (const char* n : {"decodeStepButton", "decodePlayButton", "decodeResetButton"})
+        QVERIFY2(view.findChild<QToolButton*>(QString::fromLatin1(n)), n);
+    QVERIFY(view.findChild<QSpinBox*>(QStringLiteral("decodeHeadPicker")));
+    QVERIFY(view.findChild<HeatmapWidget*>(QStringLiteral("decodeSelfAttnHeatmap")));
+    QVERIFY(view.findChild<HeatmapWidget*>(QStringLiteral("decodeCrossAttnHeatmap")));
+    QCOMPARE(view.stepCount(), 0);
+    QCOMPARE(view.currentStep(), -1);
+    QVERIFY(view.tokensSoFar().isEmpty());
+    QCOMPARE(view.currentTensor(), nullptr);
+    QVERIFY(!view.findChild<QToolButton*>(QStringLiteral("decodeStepButton"))->isEnabled());
+}
+
+void TestDecodeView::reachesTheEndTokenLikeTheCore_data() {
+    QTest::addColumn<QString>("source");
+    QTest::newRow("beer") << QStringLiteral("ich mochte ein bier P");
+    QTest::newRow("coke") << QStringLiteral("ich mochte ein cola P");
+}
+
+void TestDecodeView::reachesTheEndTokenLikeTheCore() {
+    QFETCH(QString, source);
+    const auto model = trainedModel();
+    const Config& c = model->config();
+    const DecodeResult core = greedy_decode(*model, source.toStdString(), true);
+    QVERIFY(core.reached_eos);
+
+    DecodeView view;
+    view.setModel(model);
+    view.setSource(source);
+    QVERIFY(view.waitForDecode());
+    QCOMPARE(view.stepCount(), int(core.steps.size()));
+    QCOMPARE(view.currentStep(), 0);
+    QVERIFY(view.reachedEos());
+    QCOMPARE(view.translation(), QString::fromStdString(core.text));
+
+    auto* stepButton = view.findChild<QToolButton*>(QStringLiteral("decodeStepButton"));
+    int clicks = 0;
+    while (stepButton->isEnabled()) {
+        const int i = view.currentStep();
+        QCOMPARE(view.decoderInput(), tokens(c, core.steps[size_t(i)].dec_input));
+        QCOMPARE(view.tokensSoFar(), tokens(c, std::vector<int>(core.tokens.begin(), core.tokens.begin() + i + 1)));
+        QTest::mouseClick(stepButton, Qt::LeftButton);
+        QCOMPARE(view.currentStep(), i + 1);
+        QVERIFY(++clicks < 100);
+    }
+    // The end token, in as many steps as the core took.
+    QCOMPARE(clicks + 1, int(core.steps.size()));
+    QCOMPARE(view.currentStep(), view.stepCount() - 1);
+    QCOMPARE(view.tokensSoFar(), tokens(c, core.tokens));
+    QCOMPARE(view.tokensSoFar().last(), QString::fromStdString(c.eos));
+    QCOMPARE(view.decoderInput(), tokens(c, core.steps.back().dec_input));
+}
+
+void TestDecodeView::highestBarIsTheHighlightedChosenToken() {
+    const auto model = trainedModel();
+    const Config& c = model->config();
+    const DecodeResult core = greedy_decode(*model, "ich mochte ein bier P", true);
+    DecodeView view;
+    view.setModel(model);
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    QStringList vocab;
+    for (const auto& t : c.tgt_vocab) vocab << QString::fromStdString(t);
+    for (int i = 0; i < view.stepCount(); ++i) {
+        view.setCurrentStep(i);
+        QCOMPARE(view.currentStep(), i);
+        QCOMPARE(view.barCategories(), vocab);
+        const auto values = view.barValues();
+        QCOMPARE(values.size(), core.steps[size_t(i)].probs.size());
+        for (size_t v = 0; v < values.size(); ++v) QCOMPARE(values[v], core.steps[size_t(i)].probs[v]);
+        QCOMPARE(view.highestBarIndex(), core.steps[size_t(i)].chosen);
+        QCOMPARE(view.highlightedBarIndex(), core.steps[size_t(i)].chosen);
+        QCOMPARE(view.highestBarIndex(), view.highlightedBarIndex());
+    }
+}
+
+void TestDecodeView::attentionGrowsByOneQueryPerStep() {
+    const auto model = trainedModel();
+    const Config& c = model->config();
+    const DecodeResult core = greedy_decode(*model, "ich mochte ein bier P", true);
+    DecodeView view;
+    view.setModel(model);
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    QCOMPARE(view.layerIndex(), -1);  // the last layer
+    const std::string last = "decoder.layers." + std::to_string(c.n_layers - 1) + ".";
+    for (int i = 0; i < view.stepCount(); ++i) {
+        view.setCurrentStep(i);
+        HeatmapWidget* self = view.selfAttentionHeatmap();
+        HeatmapWidget* cross = view.crossAttentionHeatmap();
+        QCOMPARE(self->rows(), i + 1);
+        QCOMPARE(self->cols(), i + 1);
+        QCOMPARE(cross->rows(), i + 1);
+        QCOMPARE(cross->cols(), c.src_len);
+        QCOMPARE(self->rowLabels(), tokens(c, core.steps[size_t(i)].dec_input));
+        const Tensor& sa = core.steps[size_t(i)].trace.at(last + "dec_self_attn.attn").value;  // [1, H, T, T]
+        const Tensor& ca = core.steps[size_t(i)].trace.at(last + "dec_enc_attn.attn").value;  // [1, H, T, S]
+        for (int r = 0; r <= i; ++r) {
+            for (int k = 0; k <= i; ++k) QCOMPARE(self->value(r, k), sa.at({0, 0, r, k}));
+            for (int k = 0; k < c.src_len; ++k) QCOMPARE(cross->value(r, k), ca.at({0, 0, r, k}));
+            // The causal mask: a query never looks at a later token.
+            for (int k = r + 1; k <= i; ++k) QVERIFY(self->isMasked(r, k));
+        }
+    }
+}
+
+void TestDecodeView::headAndLayerPickers() {
+    const auto model = trainedModel();
+    const Config& c = model->config();
+    const DecodeResult core = greedy_decode(*model, "ich mochte ein bier P", true);
+    DecodeView view;
+    view.setModel(model);
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    view.setCurrentStep(3);
+    auto* head = view.findChild<QSpinBox*>(QStringLiteral("decodeHeadPicker"));
+    QCOMPARE(head->maximum(), c.n_heads - 1);
+    head->setValue(2);
+    QCOMPARE(view.headIndex(), 2);
+    const Tensor& ca = core.steps[3].trace.at("decoder.layers.0.dec_enc_attn.attn").value;
+    view.setLayerIndex(0);
+    QCOMPARE(view.layerIndex(), 0);
+    for (int k = 0; k < c.src_len; ++k) QCOMPARE(view.crossAttentionHeatmap()->value(3, k), ca.at({0, 2, 3, k}));
+    QVERIFY(view.crossAttentionHeatmap()->title().contains(QStringLiteral("head 2")));
+}
+
+void TestDecodeView::playRunsToTheEndAndResetGoesBack() {
+    DecodeView view;
+    view.setModel(trainedModel());
+    view.setSource(QStringLiteral("ich mochte ein cola P"));
+    view.setPlayInterval(20);
+    QSignalSpy steps(&view, &DecodeView::currentStepChanged);
+    auto* play = view.findChild<QToolButton*>(QStringLiteral("decodePlayButton"));
+    QTest::mouseClick(play, Qt::LeftButton);
+    QVERIFY(view.isPlaying());
+    QTRY_COMPARE(view.currentStep(), view.stepCount() - 1);
+    QTRY_VERIFY(!view.isPlaying());
+    QCOMPARE(steps.count(), view.stepCount() - 1);
+    QCOMPARE(view.tokensSoFar().last(), QStringLiteral("E"));
+    QTest::mouseClick(view.findChild<QToolButton*>(QStringLiteral("decodeResetButton")), Qt::LeftButton);
+    QCOMPARE(view.currentStep(), 0);
+    QCOMPARE(view.tokensSoFar(), QStringList{QStringLiteral("i")});
+    QCOMPARE(view.decoderInput(), QStringList{QStringLiteral("S")});
+}
+
+void TestDecodeView::invalidSourceShowsTheReason() {
+    DecodeView view;
+    view.setModel(trainedModel());
+    view.setSource(QStringLiteral("ich mochte ein wasser P"));
+    QCOMPARE(view.stepCount(), 0);
+    QCOMPARE(view.currentStep(), -1);
+    QVERIFY2(view.errorMessage().contains(QStringLiteral("wasser")), qPrintable(view.errorMessage()));
+    QVERIFY(!view.findChild<QToolButton*>(QStringLiteral("decodeStepButton"))->isEnabled());
+    // And back to a good one.
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    QVERIFY(view.stepCount() > 0);
+    QVERIFY(view.errorMessage().isEmpty());
+}
+
+void TestDecodeView::modelFromConfigAndParams() {
+    const auto model = trainedModel();
+    DecodeView view;
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    QCOMPARE(view.stepCount(), 0);
+    view.setModel(model->config(), model->params());
+    QVERIFY(view.waitForDecode());
+    QCOMPARE(view.translation(), QStringLiteral("i want a beer ."));
+}
+
+void TestDecodeView::largeModelDecodesOffTheUiThread() {
+    // The tutorial's size (about 40M parameters): decoded by a worker, the view keeps working.
+    const Config c = Config::tutorial();
+    auto model = std::make_shared<const Transformer>(c, init_params(c, 1));
+    const DecodeResult core = greedy_decode(*model, "ich mochte ein bier P", true);
+    DecodeView view;
+    QSignalSpy done(&view, &DecodeView::decodeFinished);
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    view.setModel(model);
+    QVERIFY(view.isDecoding());
+    QCOMPARE(done.count(), 0);
+    QVERIFY(view.waitForDecode(60000));
+    QCOMPARE(done.count(), 1);
+    QCOMPARE(view.stepCount(), int(core.steps.size()));
+    for (int i = 0; i < view.stepCount(); ++i) {
+        view.setCurrentStep(i);
+        QCOMPARE(view.highlightedBarIndex(), core.steps[size_t(i)].chosen);
+    }
+    // A new source while a decode is pending: only the latest result is shown.
+    view.setSource(QStringLiteral("ich mochte ein cola P"));
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    QVERIFY(view.waitForDecode(60000));
+    QTest::qWait(50);
+    QCOMPARE(view.source(), QStringLiteral("ich mochte ein bier P"));
+    QCOMPARE(view.tokensSoFar().first(), QString::fromStdString(c.tgt_vocab[size_t(core.tokens.front())]));
+}
+
+void TestDecodeView::exportsTheCurrentProbabilities() {
+    const auto model = trainedModel();
+    DecodeView view;
+    view.setModel(model);
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    view.setCurrentStep(2);
+    QCOMPARE(view.exportWidget(), static_cast<QWidget*>(&view));
+    const Tensor* t = view.currentTensor();
+    QVERIFY(t);
+    QCOMPARE(t->shape, (Shape{model->config().tgt_vocab_size()}));
+    const auto values = view.barValues();
+    for (size_t v = 0; v < values.size(); ++v) QCOMPARE(t->data[v], values[v]);
+    QCOMPARE(view.currentTensorName(), QStringLiteral("decode.step3.probs"));
+}
+
+void TestDecodeView::grabIsNotBlank() {
+    DecodeView view;
+    view.resize(1200, 800);
+    view.setModel(trainedModel());
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setCurrentStep(3);
+    QTest::qWait(400);  // the bars' animation
+    const QImage img = view.grab().toImage();
+    QVERIFY(!img.isNull());
+    QVERIFY2(distinctColors(img) > 50, qPrintable(QString::number(distinctColors(img))));
+    QVERIFY(distinctColors(view.selfAttentionHeatmap()->grab().toImage()) > 5);
+    saveShot(view, QStringLiteral("decode_view.png"));
+    view.setCurrentStep(view.stepCount() - 1);
+    QTest::qWait(400);
+    saveShot(view, QStringLiteral("decode_view_end.png"));
+}
+
+int main(int argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    TestDecodeView t;
+    return QTest::qExec(&t, argc, argv);
+}
+
+#include "test_decode_view.moc"

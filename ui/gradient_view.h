@@ -1,0 +1,126 @@
+// Backward stepping, seen: a traced tensor beside its gradient ∂loss/∂tensor (same heatmaps, token
+// labels and tooltips as the tensor view, each tooltip also giving the other side's number), and
+// — when the parameter gradients and the optimizer are given — a weight matrix, its gradient
+// and the update the optimizer's next step would apply (Optimizer::preview_update).
+//
+// setStep() accepts "grad.<name>" or "<name>". The weight section follows the step to the weight
+// that produced it (Q -> W_Q.weight, logits -> projection.weight, ...) unless showParameter()
+// picked one; either way its picker chooses any parameter.
+//
+// Controls (objectNames): "batchPicker" (QComboBox), "headPicker" (QSpinBox), "parameterPicker"
+// (QComboBox), "gradValueHeatmap", "gradGradientHeatmap", "paramWeightHeatmap",
+// "paramGradientHeatmap", "paramUpdateHeatmap" (HeatmapWidget), "gradStepTitle",
+// "gradStatsLabel", "paramTitle", "paramStatsLabel", "gradMessageLabel", "paramSection".
+#pragma once
+
+#include <memory>
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include "stepformer/config.h"
+#include "stepformer/optimizer.h"
+#include "stepformer/params.h"
+#include "stepformer/trace.h"
+
+class QBoxLayout;
+class QComboBox;
+class QLabel;
+class QSpinBox;
+class QSplitter;
+class QStackedWidget;
+class HeatmapWidget;
+
+class GradientView : public QWidget {
+    Q_OBJECT
+public:
+    enum class Focus { Tensor, Parameter };  // what the export and currentTensor() refer to
+
+    explicit GradientView(QWidget* parent = nullptr);
+    ~GradientView() override;
+
+    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config);
+    // "grad.<name>" or "<name>". Focus -> Tensor.
+    void setStep(const QString& step);
+    QString currentStep() const { return step_; }  // always "grad.<name>" (empty when none)
+
+    // The weights, their gradients (same layout) and the optimizer whose next update is
+    // previewed. Any may be null: without params/grads the weight section is hidden; without an
+    // optimizer the update panel says so.
+    void setParameterGradients(std::shared_ptr<const stepformer::ParamSet> params,
+                               std::shared_ptr<const stepformer::ParamSet> grads,
+                               std::shared_ptr<const stepformer::Optimizer> optimizer);
+    // Shows a weight (e.g. "projection.weight"); false when it is not a parameter. Focus -> Parameter.
+    bool showParameter(const QString& name);
+    QString currentParameter() const { return param_; }
+    // The weight that produced a traced tensor ("decoder.layers.1.dec_self_attn.Q" ->
+    // "decoder.layers.1.dec_self_attn.W_Q.weight"); empty when none does.
+    static QString relatedParameter(const QString& step);
+
+    Focus focus() const { return focus_; }
+    int batchIndex() const { return batch_; }
+    int headIndex() const { return head_; }
+    void setBatchIndex(int b);
+    void setHeadIndex(int h);
+
+    bool hasData() const;   // the tensor/gradient pair is shown
+    QString message() const;  // the text shown instead of it
+    bool parameterSectionVisible() const;
+
+    HeatmapWidget* valueHeatmap() const { return value_; }
+    HeatmapWidget* gradientHeatmap() const { return grad_; }
+    HeatmapWidget* weightHeatmap() const { return weight_; }
+    HeatmapWidget* weightGradientHeatmap() const { return weightGrad_; }
+    HeatmapWidget* updateHeatmap() const { return update_; }
+    // The optimizer's preview for the current parameter (empty when none).
+    const stepformer::Tensor& previewedUpdate() const { return preview_; }
+
+    // Export: the whole view; the gradient in focus (grad.<name> or grad.<parameter>).
+    QWidget* exportWidget() { return this; }
+    const stepformer::Tensor* currentTensor() const;
+    QString currentTensorName() const;
+
+signals:
+    void stepChanged(const QString& gradName);
+    void parameterChanged(const QString& name);
+
+private:
+    void rebuildTensor();
+    void rebuildParameter();
+    void syncPickers();
+    void fillParameterPicker();
+    void showTensorMessage(const QString& text);
+
+    std::shared_ptr<const stepformer::Trace> trace_;
+    stepformer::Config config_;
+    std::shared_ptr<const stepformer::ParamSet> params_, grads_;
+    std::shared_ptr<const stepformer::Optimizer> optimizer_;
+    QString step_;   // grad.<name>
+    QString param_;
+    bool paramPinned_ = false;  // chosen by showParameter()/the picker rather than following the step
+    Focus focus_ = Focus::Tensor;
+    int batch_ = 0, head_ = 0;
+    bool updating_ = false;
+    stepformer::Tensor preview_;
+
+    QComboBox* batchPicker_ = nullptr;
+    QSpinBox* headPicker_ = nullptr;
+    QComboBox* paramPicker_ = nullptr;
+    QSplitter* splitter_ = nullptr;
+    QLabel* stepTitle_ = nullptr;
+    QLabel* stepStats_ = nullptr;
+    QStackedWidget* tensorStack_ = nullptr;
+    QLabel* tensorMessage_ = nullptr;
+    QBoxLayout* pairLayout_ = nullptr;
+    QLabel* pairOp_ = nullptr;
+    HeatmapWidget* value_ = nullptr;
+    HeatmapWidget* grad_ = nullptr;
+    QWidget* paramSection_ = nullptr;
+    QLabel* paramTitle_ = nullptr;
+    QLabel* paramStats_ = nullptr;
+    QBoxLayout* paramLayout_ = nullptr;
+    HeatmapWidget* weight_ = nullptr;
+    HeatmapWidget* weightGrad_ = nullptr;
+    HeatmapWidget* update_ = nullptr;
+};

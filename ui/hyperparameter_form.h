@@ -1,0 +1,95 @@
+// The hyperparameters of a training run: the model's size (d_model, d_ff, d_k, d_v, heads,
+// layers, dropout), the optimizer (SGD with momentum, or Adam with an optional warm-up
+// schedule), learning rate, momentum, epochs, batch size, seed and shuffling.
+//
+// Presets: "the tutorial's" (d_model 512, d_ff 2048, d_k = d_v 64, 8 heads, 6 layers, dropout
+// 0.1, SGD lr 1e-3 momentum 0.99, 30 epochs, batches of 2) and "small" (Config::small(), Adam
+// lr 5e-3, 60 epochs). Editing a value switches the preset picker to "Custom".
+//
+// Invalid values are explained inline (a red message under the form, the field outlined);
+// isValid() / validityChanged() let the Start button follow.
+//
+// objectNames: presetCombo, dModelSpin, dFfSpin, dKSpin, dVSpin, headsSpin, layersSpin,
+// dropoutSpin, optimizerCombo, learningRateEdit, momentumSpin, warmupCheck, warmupStepsSpin,
+// epochsSpin, batchSizeSpin, seedSpin, shuffleCheck, hyperparameterError, modelSizeLabel.
+#pragma once
+
+#include <cstdint>
+
+#include <QList>
+#include <QPair>
+#include <QString>
+#include <QWidget>
+
+#include "stepformer/config.h"
+#include "stepformer/train.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+class HyperparameterForm : public QWidget {
+    Q_OBJECT
+public:
+    enum class Preset { Tutorial, Small, Custom };
+    Q_ENUM(Preset)
+
+    explicit HyperparameterForm(QWidget* parent = nullptr);
+
+    void applyPreset(Preset p);
+    Preset preset() const;  // Custom unless every value equals a preset's
+
+    // The model's architecture and dropout (with the tutorial's vocabulary: the dataset decides
+    // the vocabulary of a run).
+    stepformer::Config config() const;
+    // Epochs, batch size, shuffle, seed and the optimizer (its d_model set from config()).
+    stepformer::TrainOptions trainOptions() const;
+    uint64_t seed() const;  // initial weights, shuffling and dropout
+
+    void setArchitecture(const stepformer::Config& c);
+    void setTrainOptions(const stepformer::TrainOptions& o);
+    void setLearningRate(double lr);
+    // Architecture fixed by a checkpoint to resume: its fields are read-only, with a note.
+    void setArchitectureLocked(bool locked, const QString& reason = {});
+    bool isArchitectureLocked() const { return locked_; }
+
+    bool isValid() const { return errors_.isEmpty(); }
+    QString validationMessage() const;  // all problems, one per line; empty when valid
+
+    // "≈ 44.1 M parameters (168 MB)"
+    static QString describeSize(const stepformer::Config& c);
+
+signals:
+    void changed();
+    void validityChanged(bool valid);
+
+private:
+    void onEdited();
+    void validate();
+    void updateOptimizerFields();
+    void markInvalid(QWidget* w, bool invalid);
+    QSpinBox* intSpin(const char* name, int lo, int hi, const QString& tip);
+
+    QComboBox* presetCombo_ = nullptr;
+    QSpinBox *dModel_ = nullptr, *dFf_ = nullptr, *dK_ = nullptr, *dV_ = nullptr, *heads_ = nullptr,
+             *layers_ = nullptr;
+    QDoubleSpinBox* dropout_ = nullptr;
+    QComboBox* optimizer_ = nullptr;
+    QLineEdit* lr_ = nullptr;
+    QDoubleSpinBox* momentum_ = nullptr;
+    QLabel* momentumLabel_ = nullptr;
+    QCheckBox* warmup_ = nullptr;
+    QSpinBox* warmupSteps_ = nullptr;
+    QSpinBox *epochs_ = nullptr, *batch_ = nullptr, *seed_ = nullptr;
+    QCheckBox* shuffle_ = nullptr;
+    QLabel* sizeLabel_ = nullptr;
+    QLabel* lockLabel_ = nullptr;
+    QLabel* errorLabel_ = nullptr;
+    QList<QPair<QWidget*, QString>> errors_;
+    bool updating_ = false;
+    bool locked_ = false;
+    bool lastValid_ = true;
+};

@@ -1,0 +1,114 @@
+// The loss, position by position: for every target position t of the chosen sentence, the
+// logits over the target vocabulary, their softmax, the probability of the correct token and
+// its −log p; positions whose target is the pad token are greyed out and marked as ignored
+// (CrossEntropyLoss(ignore_index=0)); below, the mean that makes the loss written out with the
+// numbers: (sum of −log p over every counted position of the batch) / count = loss.
+//
+// The numbers are recomputed here from `projection.logits` (log-softmax in double precision)
+// and the expected output ids, then checked against the trace's `loss` when it has one.
+//
+// Controls (objectNames): "batchPicker" (QComboBox), "lossLogitsHeatmap", "lossProbsHeatmap"
+// (HeatmapWidget, the target cells outlined), "lossTable" (QTableWidget), "lossFormulaLabel",
+// "lossTitleLabel", "lossMessageLabel".
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include "stepformer/config.h"
+#include "stepformer/tensor.h"
+#include "stepformer/trace.h"
+
+class QComboBox;
+class QLabel;
+class QStackedWidget;
+class QTableWidget;
+class HeatmapWidget;
+
+class LossView : public QWidget {
+    Q_OBJECT
+public:
+    explicit LossView(QWidget* parent = nullptr);
+    ~LossView() override;
+
+    // `targets`: the decoder's expected output ids (dec_output), row-major (B, T) like the trace's
+    // projection.logits. Empty or mismatched targets show a message instead of numbers.
+    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config,
+                  std::vector<int> targets);
+    // Expected outputs as sentences ("i want a beer . E"), each padded to the trace's T (or the
+    // config's tgt_len when T <= 0). Throws stepformer::ConfigError for unknown tokens.
+    static std::vector<int> encodeTargets(const stepformer::Config& config, const QStringList& outputs, int T = 0);
+
+    int batchIndex() const { return batch_; }
+    void setBatchIndex(int b);
+    int batchCount() const { return B_; }
+    int positionCount() const { return T_; }
+
+    bool hasData() const;
+    QString message() const;
+
+    // The mean shown in the formula: sum of −log p(target) over the counted positions of the
+    // whole batch / their count (NaN when there is nothing to show).
+    double displayedMean() const { return mean_; }
+    double displayedSum() const { return sum_; }
+    int countedPositions() const { return count_; }
+    // The trace's `loss` (NaN when the trace has none).
+    double traceLoss() const { return traceLoss_; }
+    // Per position (b, t) of the batch.
+    bool isIgnored(int b, int t) const;
+    double probabilityOfTarget(int b, int t) const;  // NaN for ignored positions
+    double negLogProb(int b, int t) const;           // NaN for ignored positions
+    // The row of the table for position t of the current sentence says "ignored".
+    bool tableMarksIgnored(int t) const;
+    int ignoreIndex() const { return ignoreIndex_; }
+
+    HeatmapWidget* logitsHeatmap() const { return logits_; }
+    HeatmapWidget* probsHeatmap() const { return probs_; }
+    QTableWidget* table() const { return table_; }
+    QString formulaText() const;
+
+    // Export: the whole view; the per-token losses (B, T) as the tensor.
+    QWidget* exportWidget() { return this; }
+    const stepformer::Tensor* currentTensor() const;
+    QString currentTensorName() const { return QStringLiteral("loss.per_token"); }
+
+signals:
+    void batchChanged(int b);
+
+private:
+    void recompute();
+    void rebuild();
+    void showMessage(const QString& text);
+
+    std::shared_ptr<const stepformer::Trace> trace_;
+    stepformer::Config config_;
+    std::vector<int> targets_;
+    int B_ = 0, T_ = 0, V_ = 0;
+    int batch_ = 0;
+    int ignoreIndex_ = 0;
+    bool valid_ = false;
+    // Per (b, t): log-sum-exp of the logits, the target's logit, p and -log p.
+    std::vector<double> lse_, zTarget_, p_, nll_;
+    std::vector<double> sentenceSum_;
+    std::vector<int> sentenceCount_;
+    double sum_ = 0.0;
+    double mean_ = std::numeric_limits<double>::quiet_NaN();
+    double traceLoss_ = std::numeric_limits<double>::quiet_NaN();
+    int count_ = 0;
+    stepformer::Tensor perToken_;
+    bool updating_ = false;
+
+    QComboBox* batchPicker_ = nullptr;
+    QLabel* titleLabel_ = nullptr;
+    QStackedWidget* stack_ = nullptr;
+    QLabel* messageLabel_ = nullptr;
+    HeatmapWidget* logits_ = nullptr;
+    HeatmapWidget* probs_ = nullptr;
+    QTableWidget* table_ = nullptr;
+    QLabel* formulaLabel_ = nullptr;
+};

@@ -1,0 +1,334 @@
+#include "step_model.h"
+
+#include <functional>
+
+#include <QColor>
+#include <QFont>
+
+using stepformer::OpKind;
+using stepformer::Trace;
+using stepformer::TraceEntry;
+
+struct StepModel::Node {
+    QString label;
+    QString traceName;  // leaves only
+    QString op;         // leaves only
+    QString jump;       // the step a click selects
+    QString shape;
+    QString tooltip;
+    bool group = false;
+    Node* parent = nullptr;
+    int row = 0;
+    std::vector<std::unique_ptr<Node>> children;
+
+    Node* add(std::unique_ptr<Node> n) {
+        n->parent = this;
+        n->row = static_cast<int>(children.size());
+        children.push_back(std::move(n));
+        return children.back().get();
+    }
+    Node* group_child(const QString& name) {
+        for (auto& c : children)
+            if (c->group && c->label == name) return c.get();
+        auto n = std::make_unique<Node>();
+        n->label = name;
+        n->group = true;
+        return add(std::move(n));
+    }
+};
+
+namespace {
+
+QString sublayerTitle(const QString& part) {
+    if (part == QLatin1String("enc_self_attn")) return StepModel::tr("Self-attention");
+    if (part == QLatin1String("dec_self_attn")) return StepModel::tr("Masked self-attention");
+    if (part == QLatin1String("dec_enc_attn")) return StepModel::tr("Encoder-decoder attention");
+    if (part == QLatin1String("pos_ffn")) return StepModel::tr("Feed-forward");
+    return part;
+}
+
+// The group path of a trace name: ["Encoder", "Encoder layer 0", "Self-attention"], ...
+QStringList groupPath(const QString& name) {
+    const QStringList parts = name.split(QLatin1Char('.'));
+    const QString top = parts.value(0);
+    if (top == QLatin1String("encoder") || top == QLatin1String("decoder")) {
+        const QString title = top == QLatin1String("encoder") ? StepModel::tr("Encoder") : StepModel::tr("Decoder");
+        if (parts.value(1) == QLatin1String("layers") && parts.size() >= 5) {
+            return {title, StepModel::tr("%1 layer %2").arg(title, parts.value(2)), sublayerTitle(parts.value(3))};
+        }
+        return {title};
+    }
+    if (top == QLatin1String("projection")) return {StepModel::tr("Projection")};
+    if (top == QLatin1String("loss")) return {StepModel::tr("Loss")};
+    return {StepModel::tr("Other")};
+}
+
+QColor colorForOp(OpKind op) {
+    switch (op) {
+    case OpKind::Embedding:
+    case OpKind::PositionalTable:
+    case OpKind::PositionalAdd: return QColor(0x4e, 0x79, 0xa7);
+    case OpKind::PadMask:
+    case OpKind::SubsequenceMask:
+    case OpKind::CombinedMask: return QColor(0x79, 0x70, 0x6e);
+    case OpKind::Q:
+    case OpKind::K:
+    case OpKind::V:
+    case OpKind::Scores:
+    case OpKind::MaskedScores:
+    case OpKind::Softmax:
+    case OpKind::Context:
+    case OpKind::OutProjection: return QColor(0xf2, 0x8e, 0x2b);
+    case OpKind::Residual:
+    case OpKind::LayerNorm: return QColor(0xb0, 0x7a, 0xa1);
+    case OpKind::FfnHidden:
+    case OpKind::Relu:
+    case OpKind::FfnOut: return QColor(0x59, 0xa1, 0x4f);
+    case OpKind::Logits:
+    case OpKind::Probs: return QColor(0xe1, 0x57, 0x59);
+    case OpKind::LossPerToken:
+    case OpKind::Loss:
+    case OpKind::Gradient: return QColor(0x9c, 0x75, 0x5f);
+    }
+    return Qt::gray;
+}
+
+QString tokensText(const std::vector<std::vector<std::string>>& tokens) {
+    if (tokens.empty()) return {};
+    QStringList words;
+    for (const auto& w : tokens.front()) words << QString::fromStdString(w);
+    return words.join(QLatin1Char(' '));
+}
+
+}  // namespace
+
+StepModel::StepModel(QObject* parent) : QAbstractItemModel(parent), root_(std::make_unique<Node>()) {}
+
+StepModel::~StepModel() = default;
+
+bool StepModel::isForwardStep(const std::string& traceName) { return traceName.rfind("grad.", 0) != 0; }
+
+QString StepModel::friendlyLabel(const TraceEntry& entry) {
+    return friendlyLabel(QString::fromStdString(entry.name), entry.op);
+}
+
+QString StepModel::friendlyLabel(const QString& name, OpKind op) {
+    if (name.endsWith(QLatin1String(".src_emb.out"))) return tr("Embedding (src_emb)");
+    if (name.endsWith(QLatin1String(".tgt_emb.out"))) return tr("Embedding (tgt_emb)");
+    if (name == QLatin1String("encoder.self_attn_mask")) return tr("Pad mask");
+    if (name == QLatin1String("decoder.self_attn_pad_mask")) return tr("Pad mask");
+    if (name == QLatin1String("decoder.self_attn_subsequence_mask")) return tr("Subsequence mask");
+    if (name == QLatin1String("decoder.self_attn_mask")) return tr("Combined mask");
+    if (name == QLatin1String("decoder.enc_attn_mask")) return tr("Enc-dec pad mask");
+    switch (op) {
+    case OpKind::Embedding: return tr("Embedding");
+    case OpKind::PositionalTable: return tr("PE table (pe)");
+    case OpKind::PositionalAdd: return tr("+ positional encoding");
+    case OpKind::PadMask: return tr("Pad mask");
+    case OpKind::SubsequenceMask: return tr("Subsequence mask");
+    case OpKind::CombinedMask: return tr("Combined mask");
+    case OpKind::Q: return tr("Q (queries)");
+    case OpKind::K: return tr("K (keys)");
+    case OpKind::V: return tr("V (values)");
+    case OpKind::Scores: return tr("scores = QKᵀ/√d_k");
+    case OpKind::MaskedScores: return tr("masked scores");
+    case OpKind::Softmax: return tr("softmax (attention)");
+    case OpKind::Context: return tr("context = attn·V");
+    case OpKind::OutProjection: return tr("output projection (fc)");
+    case OpKind::Residual: return tr("Add (+ residual)");
+    case OpKind::LayerNorm: return tr("Add & Norm");
+    case OpKind::FfnHidden: return tr("FFN hidden (fc[0])");
+    case OpKind::Relu: return tr("ReLU");
+    case OpKind::FfnOut: return tr("FFN output (fc[2])");
+    case OpKind::Logits: return tr("logits");
+    case OpKind::Probs: return tr("probabilities → tokens");
+    case OpKind::LossPerToken: return tr("loss per token");
+    case OpKind::Loss: return tr("loss (mean)");
+    case OpKind::Gradient: return tr("gradient");
+    }
+    return name;
+}
+
+QString StepModel::locationText(const QString& traceName) {
+    QStringList path = groupPath(traceName);
+    // "Encoder › Encoder layer 0 › …" reads better as "Encoder layer 0 › …"
+    if (path.size() >= 2 && path[1].startsWith(path[0])) path.removeFirst();
+    return path.join(QStringLiteral(" › "));
+}
+
+QString StepModel::shapeText(const TraceEntry& e) {
+    QStringList parts;
+    for (size_t i = 0; i < e.axes.size() && i < e.value.shape.size(); ++i)
+        parts << QStringLiteral("%1=%2").arg(QString::fromStdString(e.axes[i].name)).arg(e.value.shape[i]);
+    return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
+}
+
+void StepModel::setTrace(std::shared_ptr<const Trace> trace) {
+    QStringList order;
+    if (trace)
+        for (const auto& e : trace->entries())
+            if (isForwardStep(e.name)) order << QString::fromStdString(e.name);
+    trace_ = std::move(trace);
+    if (order == order_ && root_ && !root_->children.empty()) {
+        updateInputLabels();
+        notifyAll();
+        return;
+    }
+    beginResetModel();
+    order_ = order;
+    rebuild();
+    endResetModel();
+}
+
+void StepModel::rebuild() {
+    root_ = std::make_unique<Node>();
+    position_.clear();
+    leaves_.clear();
+    sourceNode_ = targetNode_ = nullptr;
+    if (!trace_ || order_.isEmpty()) return;
+
+    Node* inputs = root_->group_child(tr("Inputs"));
+    auto src = std::make_unique<Node>();
+    sourceNode_ = inputs->add(std::move(src));
+    auto tgt = std::make_unique<Node>();
+    targetNode_ = inputs->add(std::move(tgt));
+
+    for (int i = 0; i < order_.size(); ++i) {
+        const QString& name = order_[i];
+        const TraceEntry* e = trace_->find(name.toStdString());
+        if (!e) continue;
+        position_.insert(name, i);
+        Node* parent = root_.get();
+        for (const QString& g : groupPath(name)) parent = parent->group_child(g);
+        auto leaf = std::make_unique<Node>();
+        leaf->label = friendlyLabel(*e);
+        leaf->traceName = name;
+        leaf->op = QString::fromLatin1(stepformer::op_kind_name(e->op));
+        leaf->jump = name;
+        leaves_.insert(name, parent->add(std::move(leaf)));
+    }
+    // A group's click target: its first step (depth first).
+    std::function<QString(Node*)> fill = [&](Node* n) -> QString {
+        if (!n->group && n != root_.get()) return n->jump;
+        QString first;
+        for (auto& c : n->children) {
+            const QString j = fill(c.get());
+            if (first.isEmpty()) first = j;
+        }
+        if (n->group && n->jump.isEmpty()) n->jump = first;
+        return n->jump.isEmpty() ? first : n->jump;
+    };
+    updateInputLabels();
+    fill(root_.get());
+}
+
+void StepModel::updateInputLabels() {
+    if (!trace_) return;
+    for (auto it = leaves_.begin(); it != leaves_.end(); ++it) {
+        if (const TraceEntry* e = trace_->find(it.key().toStdString())) {
+            it.value()->shape = shapeText(*e);
+            it.value()->tooltip = QStringLiteral("%1\n%2").arg(it.key(), it.value()->shape);
+        }
+    }
+    if (sourceNode_ && targetNode_) {
+        sourceNode_->label = tr("Source: %1").arg(tokensText(trace_->src_tokens));
+        sourceNode_->jump = leaves_.contains(QStringLiteral("encoder.src_emb.out")) ? QStringLiteral("encoder.src_emb.out")
+                                                                                   : order_.value(0);
+        sourceNode_->tooltip = tr("enc_inputs: the source sentence, padded to src_len with the pad token");
+        targetNode_->label = tr("Target: %1").arg(tokensText(trace_->tgt_tokens));
+        targetNode_->jump = leaves_.contains(QStringLiteral("decoder.tgt_emb.out")) ? QStringLiteral("decoder.tgt_emb.out")
+                                                                                   : order_.value(0);
+        targetNode_->tooltip = tr("dec_inputs: the target sentence starting with the start symbol, padded to tgt_len");
+    }
+}
+
+void StepModel::notifyAll() {
+    // Everything may have changed text: tell the views, group by group.
+    std::function<void(Node*)> notify = [&](Node* n) {
+        if (n->children.empty()) return;
+        emit dataChanged(index(0, 0, indexFor(n)),
+                         index(static_cast<int>(n->children.size()) - 1, 0, indexFor(n)));
+        for (auto& c : n->children) notify(c.get());
+    };
+    notify(root_.get());
+}
+
+StepModel::Node* StepModel::nodeFor(const QModelIndex& index) const {
+    if (!index.isValid()) return root_.get();
+    return static_cast<Node*>(index.internalPointer());
+}
+
+QModelIndex StepModel::indexFor(const Node* node) const {
+    if (!node || node == root_.get()) return {};
+    return createIndex(node->row, 0, const_cast<Node*>(node));
+}
+
+QModelIndex StepModel::indexForStep(const QString& traceName) const {
+    const auto it = leaves_.constFind(traceName);
+    return it == leaves_.constEnd() ? QModelIndex() : indexFor(it.value());
+}
+
+QString StepModel::stepForIndex(const QModelIndex& index) const {
+    if (!index.isValid() || index.model() != this) return {};
+    return nodeFor(index)->jump;
+}
+
+QModelIndex StepModel::index(int row, int column, const QModelIndex& parent) const {
+    if (column != 0 || row < 0) return {};
+    if (parent.isValid() && parent.column() != 0) return {};
+    const Node* p = nodeFor(parent);
+    if (row >= static_cast<int>(p->children.size())) return {};
+    return createIndex(row, 0, p->children[static_cast<size_t>(row)].get());
+}
+
+QModelIndex StepModel::parent(const QModelIndex& child) const {
+    if (!child.isValid()) return {};
+    const Node* n = nodeFor(child);
+    return indexFor(n->parent);
+}
+
+int StepModel::rowCount(const QModelIndex& parent) const {
+    if (parent.isValid() && parent.column() != 0) return 0;
+    return static_cast<int>(nodeFor(parent)->children.size());
+}
+
+int StepModel::columnCount(const QModelIndex&) const { return 1; }
+
+QVariant StepModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid()) return {};
+    const Node* n = nodeFor(index);
+    switch (role) {
+    case Qt::DisplayRole: return n->label;
+    case Qt::ToolTipRole:
+        if (!n->tooltip.isEmpty()) return n->tooltip;
+        return n->group ? tr("%1 — click to jump to its first step").arg(n->label) : QVariant();
+    case Qt::StatusTipRole: return n->traceName.isEmpty() ? QVariant() : QVariant(n->traceName);
+    case Qt::DecorationRole:
+        if (!n->group && !n->traceName.isEmpty() && trace_)
+            if (const TraceEntry* e = trace_->find(n->traceName.toStdString())) return colorForOp(e->op);
+        return {};
+    case Qt::FontRole:
+        if (n->group && n->parent == root_.get()) {
+            QFont f;
+            f.setBold(true);
+            return f;
+        }
+        return {};
+    case TraceNameRole: return n->traceName;
+    case OpKindRole: return n->op;
+    case IsStepRole: return !n->traceName.isEmpty();
+    case JumpTargetRole: return n->jump;
+    case ShapeRole: return n->shape;
+    default: return {};
+    }
+}
+
+Qt::ItemFlags StepModel::flags(const QModelIndex& index) const {
+    if (!index.isValid()) return Qt::NoItemFlags;
+    return Qt::ItemIsEnabled | Qt::ItemIsSelectable;
+}
+
+QVariant StepModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (section == 0 && orientation == Qt::Horizontal && role == Qt::DisplayRole) return tr("Forward pass");
+    return {};
+}

@@ -1,0 +1,88 @@
+// Helpers shared by TensorView, AttentionView and MaskView: cutting a 2-D matrix (with its
+// token / index labels) out of a traced tensor for one batch item and one head, finding the
+// tensors an operation read from, and formatting numbers for display.
+#pragma once
+
+#include <vector>
+
+#include <QString>
+#include <QStringList>
+
+#include "stepformer/config.h"
+#include "stepformer/trace.h"
+
+namespace tensorviz {
+
+struct Matrix {
+    int rows = 0, cols = 0;
+    std::vector<float> values;  // row-major
+    QStringList rowLabels, colLabels;
+    QString rowTitle, colTitle;  // "len_q \u00b7 query token", "d_model"
+    stepformer::AxisKind rowKind = stepformer::AxisKind::Feature;
+    stepformer::AxisKind colKind = stepformer::AxisKind::Feature;
+
+    bool empty() const { return rows == 0 || cols == 0; }
+    float at(int r, int c) const { return values[size_t(r) * cols + c]; }
+};
+
+// First axis of `kind` in the entry, or -1.
+int axisIndex(const stepformer::TraceEntry& e, stepformer::AxisKind kind);
+// Size of the first axis of `kind`, or 0 when the entry has none.
+int axisSize(const stepformer::TraceEntry& e, stepformer::AxisKind kind);
+
+// The 2-D matrix of an entry with its Batch axis fixed at `batch` and its Head axis at `head`
+// (both clamped). Rank 0 -> 1x1, rank 1 -> 1xN, more than two remaining axes -> the leading
+// ones flattened into rows. `cfg` (may be null) names Vocab entries.
+Matrix slice(const stepformer::Trace& tr, const stepformer::TraceEntry& e, int batch, int head,
+             const stepformer::Config* cfg);
+// Same, the head axis concatenated (context merged: [len_q, n_heads*d_v], labels "h0\u00b70"...).
+Matrix sliceMergedHeads(const stepformer::Trace& tr, const stepformer::TraceEntry& e, int batch,
+                        const stepformer::Config* cfg);
+Matrix transposed(const Matrix& m);
+
+// Labels for `n` positions of an axis: tokens for token axes, vocabulary for Vocab, indices
+// otherwise.
+QStringList axisLabels(const stepformer::Trace& tr, stepformer::AxisKind kind, int n, int batch,
+                       const stepformer::Config* cfg);
+QString axisTitle(const stepformer::Axis& a);
+QString tokenAt(const stepformer::Trace& tr, stepformer::AxisKind kind, int batch, int index);
+
+// The shortest text that reads back as v ("0.1", "\u22121e9"); and a short cell text ("0.42").
+QString exactText(float v);
+QString shortText(float v);
+QString shapeText(const stepformer::Shape& s);  // "[2, 4, 5, 5]"
+
+// What a trace name says about where the step sits in the model.
+struct StepInfo {
+    QString name;       // as given
+    QString base;       // without "grad."
+    bool isGrad = false;
+    QString block;      // "encoder.layers.0.enc_self_attn", "decoder.layers.1.pos_ffn", "encoder", ...
+    QString blockKind;  // enc_self_attn | dec_self_attn | dec_enc_attn | pos_ffn | "" (others)
+    bool decoder = false;
+    int layer = -1;
+    QString leaf;  // "scores", "Q", "out", "src_emb.out", "self_attn_mask", ...
+    bool isAttention() const { return blockKind.endsWith(QLatin1String("_attn")); }
+};
+StepInfo parseStep(const QString& name);
+
+QString attentionBlockName(bool decoder, int layer, const QString& blockKind);
+QString blockTitle(const QString& blockKind);  // "encoder self-attention", ...
+QString maskNameFor(const QString& blockKind);  // encoder.self_attn_mask, decoder.self_attn_mask, ...
+// Number of layers present in the trace on each side (0 when none).
+int encoderLayers(const stepformer::Trace& tr);
+int decoderLayers(const stepformer::Trace& tr);
+// The tensors an attention block read: its query input and its key/value input.
+QString attentionQueryInput(const stepformer::Trace& tr, const StepInfo& s);
+QString attentionKeyInput(const stepformer::Trace& tr, const StepInfo& s);
+QString ffnInput(const StepInfo& s);  // the attention output the FFN read
+QString encoderOutput(const stepformer::Trace& tr);
+QString decoderOutput(const stepformer::Trace& tr);
+
+// Number of batch items / heads an entry has (1 when it has no such axis).
+int batchCount(const stepformer::TraceEntry& e);
+int headCount(const stepformer::TraceEntry& e);
+// Sentence of batch item b for pickers: "ich mochte ein bier P".
+QString sentenceText(const stepformer::Trace& tr, int b, bool target);
+
+}  // namespace tensorviz

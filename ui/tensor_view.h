@@ -1,0 +1,104 @@
+// The tensor view for the current step: the operation's inputs and its output side by side as
+// heatmaps (e.g. for `scores`: Q and K\u1d40 of the chosen head and the resulting QK\u1d40/\u221ad_k),
+// with token labels, a legend, masked cells marked and explanatory tooltips ("q_2\u00b7k_3/\u221ad_k =
+// ..."). Wide tensors (512 features) are stacked vertically with their scrolling and zoom in
+// sync, so one column is one feature in every panel. For grad.<name> steps the tensor itself
+// is shown beside its gradient.
+//
+// Controls (objectNames): "batchPicker" (QComboBox, the sentence), "headPicker" (QSpinBox),
+// "headGridToggle" (QCheckBox: all heads of the step tensor as a grid), "zoomInButton",
+// "zoomOutButton", "zoomFitButton". Labels: "stepTitle", "formulaLabel", "noDataLabel".
+// A step that is not in the trace (or no trace at all) shows a friendly message instead.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <QList>
+#include <QString>
+#include <QWidget>
+
+#include "stepformer/config.h"
+#include "stepformer/trace.h"
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QScrollArea;
+class QSpinBox;
+class QStackedWidget;
+class QToolButton;
+class HeatmapWidget;
+namespace tensorviz {
+struct PanelSpec;
+}
+
+class TensorView : public QWidget {
+    Q_OBJECT
+public:
+    explicit TensorView(QWidget* parent = nullptr);
+    ~TensorView() override;
+
+    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config);
+    void setStep(const QString& traceName);
+
+    // The tensor of the current step (nullptr when the step is not in the trace).
+    const stepformer::Tensor* currentTensor() const;
+    QString currentTensorName() const { return step_; }
+
+    int batchIndex() const { return batch_; }
+    int headIndex() const { return head_; }
+    void setBatchIndex(int b);
+    void setHeadIndex(int h);
+    bool headGridShown() const { return headGrid_; }
+    void setHeadGridShown(bool on);
+
+    // What is shown (for tests and the main window): the heatmaps, inputs first, output last.
+    QList<HeatmapWidget*> heatmaps() const { return heatmaps_; }
+    HeatmapWidget* outputHeatmap() const { return output_; }
+    bool hasData() const;
+    QString message() const;  // the "no data" text when there is nothing to show
+
+signals:
+    void batchChanged(int b);
+    void headChanged(int h);
+
+public slots:
+    void zoomIn();
+    void zoomOut();
+    void resetZoom();
+
+private:
+    void rebuild();
+    void syncPickers();
+    void showMessage(const QString& text);
+    void setContent(QWidget* w);
+    std::vector<tensorviz::PanelSpec> gridPanels(const QString& name, int heads, QString* legendText) const;
+    QWidget* buildHeadGrid(const std::vector<tensorviz::PanelSpec>& panels, const QString& legendText);
+    void linkHeatmaps(bool scrollTogether);
+
+    std::shared_ptr<const stepformer::Trace> trace_;
+    stepformer::Config config_;
+    QString step_;
+    int batch_ = 0;
+    int head_ = 0;
+    bool headGrid_ = false;
+    bool updating_ = false;
+
+    QComboBox* batchPicker_ = nullptr;
+    QSpinBox* headPicker_ = nullptr;
+    QCheckBox* headGridToggle_ = nullptr;
+    QToolButton* zoomInButton_ = nullptr;
+    QToolButton* zoomOutButton_ = nullptr;
+    QToolButton* zoomFitButton_ = nullptr;
+    QLabel* titleLabel_ = nullptr;
+    QLabel* formulaLabel_ = nullptr;
+    QLabel* messageLabel_ = nullptr;
+    QStackedWidget* stack_ = nullptr;
+    QScrollArea* scroll_ = nullptr;
+    QWidget* content_ = nullptr;
+    QList<HeatmapWidget*> heatmaps_;
+    HeatmapWidget* output_ = nullptr;
+    QLabel* gridLegend_ = nullptr;
+    QString structureKey_;  // what the current panels show; equal -> refill them in place
+};

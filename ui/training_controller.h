@@ -1,0 +1,164 @@
+// Training in the app: runs stepformer::Trainer on a worker QThread, on a COPY of the model
+// (config + params), so the model the step-through views show is never touched mid-step.
+//
+// Everything crosses threads by value: the worker never touches a widget or this object's
+// members. It puts step reports and per-epoch attention snapshots (a forward pass of the replay
+// sentence on the worker's model) into a mailbox with at most one queued delivery in flight, so
+// a fast model cannot flood the event queue while every report still arrives, in order; the
+// outcome (final weights, optimizer state) follows. The GUI thread never waits for the worker:
+// stop() and reset() only ask, the destructor alone joins. On Linux the worker (and the OpenMP
+// threads it starts) runs at a few points of niceness, so the GUI thread wins a busy CPU.
+//
+// States: Idle -> Running <-> Paused -> Finished | Stopped | Diverged; reset() -> Idle.
+// Pausing takes effect between two optimizer steps (TrainControl::checkpoint).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QList>
+#include <QMetaType>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+
+#include "stepformer/checkpoint.h"
+#include "stepformer/config.h"
+#include "stepformer/dataset.h"
+#include "stepformer/optimizer.h"
+#include "stepformer/params.h"
+#include "stepformer/train.h"
+
+class QThread;
+
+// One optimizer step, as the GUI sees it (stepformer::StepReport in Qt terms).
+struct TrainingStep {
+    int epoch = 0;  // 1-based
+    int step = 0;   // 1-based, over the whole run
+    int stepsTotal = 0;
+    int stepInEpoch = 0;
+    int stepsPerEpoch = 0;
+    double loss = 0.0;
+    double gradNorm = 0.0;
+    double lr = 0.0;
+    double elapsedS = 0.0;
+};
+
+// All heads' attention weights of one attention block for the replay sentence (batch entry 0).
+struct AttentionBlockMap {
+    QString kind;  // "enc_self_attn" | "dec_self_attn" | "dec_enc_attn"
+    int layer = 0;
+    int heads = 0, rows = 0, cols = 0;  // rows = query tokens, cols = key tokens
+    std::vector<float> values;          // heads * rows * cols, row-major
+    const float* head(int h) const { return values.data() + size_t(h) * size_t(rows) * size_t(cols); }
+};
+
+// The attention of the replay sentence after one epoch (epoch 0 = before training).
+struct AttentionSnapshot {
+    int epoch = 0;
+    double meanLoss = 0.0;  // mean training loss over the epoch (NaN for epoch 0)
+    QStringList srcTokens;  // the source sentence, padded to src_len
+    QStringList tgtTokens;  // the decoder input
+    QString pad;
+    std::vector<AttentionBlockMap> blocks;
+    const AttentionBlockMap* find(const QString& kind, int layer) const;
+};
+
+// What a run leaves behind.
+struct TrainingOutcome {
+    int status = 0;  // TrainingController::State (Finished / Stopped / Diverged)
+    QString message;
+    int stepsDone = 0;
+    double lastLoss = 0.0;
+    stepformer::Config config;
+    std::shared_ptr<stepformer::ParamSet> params;          // final (or last good) weights
+    std::shared_ptr<const stepformer::Optimizer> optimizer;  // its state, for checkpoints
+};
+
+Q_DECLARE_METATYPE(TrainingStep)
+Q_DECLARE_METATYPE(std::shared_ptr<const AttentionSnapshot>)
+
+class TrainingController : public QObject {
+    Q_OBJECT
+public:
+    enum class State { Idle, Running, Paused, Finished, Stopped, Diverged };
+    Q_ENUM(State)
+
+    // Where a run starts from. Without params the weights are init_params(config, seed).
+    struct StartPoint {
+        std::shared_ptr<const stepformer::ParamSet> params;
+        uint64_t seed = 0;
+        // Optimizer state to continue from (a checkpoint's); its kind must match the options'.
+        std::optional<std::string> optimizerJson;
+        std::shared_ptr<const std::map<std::string, stepformer::Tensor>> optimizerTensors;
+    };
+
+    explicit TrainingController(QObject* parent = nullptr);
+    ~TrainingController() override;  // asks the worker to stop and joins it
+
+    static QString stateName(State s);  // "idle", "running", ...
+
+    // Attention snapshots are taken after every epoch of a run of up to kMaxSnapshots epochs;
+    // longer runs take one every snapshotStride(epochs) epochs (and after the last), so their
+    // cost and memory stay bounded.
+    static constexpr int kMaxSnapshots = 300;
+    static int snapshotStride(int epochs);
+
+    // The replay sentence of the per-epoch attention snapshots. When it does not fit the run's
+    // vocabulary, the first dataset example is used instead.
+    void setReplaySentence(const QString& source, const QString& decoderInput);
+    QString replaySource() const { return replaySrc_; }
+    QString replayTarget() const { return replayTgt_; }
+
+    // Starts a run. Checks what can be checked at once (config, options, every example against
+    // the vocabulary) and returns false with *error when something is wrong; the heavy work
+    // (initialisation, copying the weights) happens on the worker.
+    bool start(const stepformer::Config& config, const StartPoint& from, std::vector<stepformer::Example> data,
+               const stepformer::TrainOptions& options, QString* error = nullptr);
+    void pause();
+    void resume();
+    void stop();   // asks; the state becomes Stopped when the worker has finished its step
+    void reset();  // abandons any run (its results are dropped) and goes back to Idle
+
+    State state() const { return state_; }
+    bool isActive() const { return state_ == State::Running || state_ == State::Paused; }
+    bool stopRequested() const { return stopping_; }
+    // The last step reported, and the outcome of the last finished run.
+    const TrainingStep& lastStep() const { return last_; }
+    const TrainingOutcome* outcome() const { return outcome_ ? &*outcome_ : nullptr; }
+    QString message() const { return message_; }
+
+signals:
+    void stateChanged(TrainingController::State state);
+    void started(int stepsTotal, int epochs, int stepsPerEpoch);
+    void stepReported(const TrainingStep& step);
+    // After every epoch (see snapshotStride) and once as epoch 0, before the first step.
+    void epochFinished(int epoch, std::shared_ptr<const AttentionSnapshot> snapshot);
+    // The run ended: status is Finished, Stopped or Diverged. params/optimizer may be null when
+    // the run failed before it had weights (then the state is Stopped and message says why).
+    void finished(TrainingController::State status, const QString& message,
+                  std::shared_ptr<stepformer::ParamSet> params, std::shared_ptr<const stepformer::Optimizer> optimizer);
+    void errorOccurred(const QString& message);
+
+private:
+    struct Shared;
+    void setState(State s);
+    void deliverPending(quint64 gen);
+    void deliverOutcome(quint64 gen, std::shared_ptr<TrainingOutcome> outcome);
+    void deliverFailure(quint64 gen, const QString& message);
+
+    State state_ = State::Idle;
+    bool stopping_ = false;
+    quint64 generation_ = 0;
+    std::shared_ptr<Shared> shared_;  // the current run's mailbox and controls
+    QList<QPointer<QThread>> threads_;
+    TrainingStep last_;
+    std::optional<TrainingOutcome> outcome_;
+    QString message_;
+    QString replaySrc_ = QStringLiteral("ich mochte ein bier P");
+    QString replayTgt_ = QStringLiteral("S i want a beer .");
+};
