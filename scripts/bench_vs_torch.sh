@@ -10,7 +10,7 @@ OUT="$(mktemp -d)"
 /usr/bin/python3 "$(dirname "$0")/../bench/torch_bench.py" $QUICK --threads 2 > "$OUT/torch.jsonl"
 /usr/bin/python3 - "$OUT/cpp.json" "$OUT/torch.jsonl" <<'PY'
 import json, sys
-cpp = {b["name"]: b for b in json.load(open(sys.argv[1]))["benchmarks"]}
+cpp = {b["name"].split("/")[0]: b for b in json.load(open(sys.argv[1]))["benchmarks"]}
 torch = {}
 for line in open(sys.argv[2]):
     line = line.strip()
