@@ -28,8 +28,15 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QToolButton>
+#include <QGuiApplication>
+#include <QPushButton>
 
+#include "backward_steps.h"
+#include "decode_view.h"
 #include "explain_panel.h"
+#include "gradient_view.h"
+#include "loss_view.h"
+#include "training_panel.h"
 #include "export.h"
 #include "input_bar.h"
 #include "step_model.h"
@@ -90,7 +97,13 @@ private:
 };
 
 namespace {
-const char* kViewNames[] = {"tensor", "attention", "masks", "pe"};
+const char* kViewNames[] = {"tensor", "attention", "masks", "pe", "decode", "loss", "gradients"};
+constexpr int kViewCount = int(sizeof(kViewNames) / sizeof(kViewNames[0]));
+// Another name for a view (the command line's --view backward).
+QString canonicalView(const QString& name) {
+    const QString n = name.trimmed().toLower();
+    return n == QLatin1String("backward") ? QStringLiteral("gradients") : n;
+}
 }
 
 MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
@@ -135,6 +148,12 @@ void MainWindow::buildViews() {
     attentionView_ = new AttentionView(tabs_);
     maskView_ = new MaskView(tabs_);
     peView_ = new PositionalEncodingView(tabs_);
+    decodeView_ = new DecodeView(tabs_);
+    decodeView_->setObjectName(QStringLiteral("decodeView"));
+    lossView_ = new LossView(tabs_);
+    lossView_->setObjectName(QStringLiteral("lossView"));
+    gradientView_ = new GradientView(tabs_);
+    gradientView_->setObjectName(QStringLiteral("gradientView"));
     // Each view sits in a scroll area: on a small screen the window may be narrower than a view's
     // minimum (the views are wide), and scrolls instead of growing off-screen.
     auto wrap = [this](QWidget* view) {
@@ -150,10 +169,17 @@ void MainWindow::buildViews() {
     tabs_->addTab(wrap(attentionView_), tr("Attention"));
     tabs_->addTab(wrap(maskView_), tr("Masks"));
     tabs_->addTab(wrap(peView_), tr("Positional Encoding"));
+    tabs_->addTab(wrap(decodeView_), tr("Decode"));
+    tabs_->addTab(wrap(lossView_), tr("Loss"));
+    tabs_->addTab(wrap(gradientView_), tr("Gradients"));
     tabs_->setTabToolTip(0, tr("The current step's tensor as a heatmap, with the tutorial's axis names (Ctrl+1)"));
     tabs_->setTabToolTip(1, tr("Attention weights: which key each query looks at, per head (Ctrl+2)"));
     tabs_->setTabToolTip(2, tr("The pad and subsequence masks (Ctrl+3)"));
     tabs_->setTabToolTip(3, tr("The sinusoidal positional-encoding table and its sum with the embeddings (Ctrl+4)"));
+    tabs_->setTabToolTip(4, tr("Greedy decoding, one token per step, with the probabilities and attention (Ctrl+5)"));
+    tabs_->setTabToolTip(5, tr("The loss position by position: −log p of each expected token and their mean (Ctrl+6)"));
+    tabs_->setTabToolTip(6, tr("The backward pass: each tensor beside its gradient, a weight, its gradient and the "
+                               "optimizer's update (Ctrl+7)"));
     setCentralWidget(tabs_);
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
         if (i >= 0 && i < viewActs_.size()) viewActs_[i]->setChecked(true);
@@ -189,6 +215,11 @@ void MainWindow::buildDocks() {
     inputDock_ = mkDock(QStringLiteral("inputDock"), tr("Sentences"), input_);
     inputDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::TopDockWidgetArea, inputDock_);
+
+    trainingPanel_ = new TrainingPanel(this);
+    trainingDock_ = mkDock(QStringLiteral("trainingDock"), tr("Train"), trainingPanel_);
+    addDockWidget(Qt::BottomDockWidgetArea, trainingDock_);
+    trainingDock_->hide();  // View › Train (Ctrl+T) shows it
 
     applyDefaultDockSizes();
 }
@@ -245,8 +276,9 @@ void MainWindow::buildActions() {
 
     viewGroup_ = new QActionGroup(this);
     viewGroup_->setExclusive(true);
-    const QStringList titles{tr("&Tensor"), tr("&Attention"), tr("&Masks"), tr("&Positional Encoding")};
-    for (int i = 0; i < 4; ++i) {
+    const QStringList titles{tr("&Tensor"),  tr("&Attention"), tr("&Masks"),    tr("&Positional Encoding"),
+                             tr("&Decode"), tr("&Loss"),      tr("&Gradients")};
+    for (int i = 0; i < kViewCount; ++i) {
         auto* a = new QAction(titles[i], this);
         a->setObjectName(QStringLiteral("actionView_%1").arg(QLatin1String(kViewNames[i])));
         a->setCheckable(true);
@@ -300,12 +332,30 @@ void MainWindow::buildActions() {
     cancelTrainAct_->setToolTip(tr("Stop training and keep showing the untrained model"));
     cancelTrainAct_->setEnabled(false);
     connect(cancelTrainAct_, &QAction::triggered, session_, &Session::cancelTraining);
+
+    saveTrainedAct_ = new QAction(tr("&Save Trained Checkpoint…"), this);
+    saveTrainedAct_->setObjectName(QStringLiteral("actionSaveTrainedCheckpoint"));
+    saveTrainedAct_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_S));
+    saveTrainedAct_->setToolTip(tr("Save the weights, config and optimizer state of the last run of the Train "
+                                   "panel (Ctrl+S)"));
+    saveTrainedAct_->setStatusTip(saveTrainedAct_->toolTip());
+    connect(saveTrainedAct_, &QAction::triggered, trainingPanel_, &TrainingPanel::saveCheckpointDialog);
+
+    directionAct_ = new QAction(tr("&Backward"), this);
+    directionAct_->setObjectName(QStringLiteral("directionToggle"));
+    directionAct_->setCheckable(true);
+    directionAct_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    directionAct_->setToolTip(tr("Walk back through the backward pass: the gradients in the order they were "
+                                 "computed, loss first (Ctrl+B)"));
+    directionAct_->setStatusTip(directionAct_->toolTip());
+    connect(directionAct_, &QAction::toggled, this, &MainWindow::setBackwardDirection);
 }
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->setObjectName(QStringLiteral("menuFile"));
     file->addAction(openAct_);
+    file->addAction(saveTrainedAct_);
     file->addSeparator();
     file->addAction(exportCsvAct_);
     file->addAction(exportNpyAct_);
@@ -320,10 +370,11 @@ void MainWindow::buildMenus() {
     view->addSeparator();
     view->addAction(followAct_);
     view->addSeparator();
-    for (QDockWidget* d : {navigatorDock_, explainDock_, diagramDock_, inputDock_}) {
+    for (QDockWidget* d : {navigatorDock_, explainDock_, diagramDock_, inputDock_, trainingDock_}) {
         QAction* t = d->toggleViewAction();
         t->setObjectName(QStringLiteral("actionToggle_%1").arg(d->objectName()));
         t->setToolTip(tr("Show or hide the %1 panel").arg(d->windowTitle()));
+        if (d == trainingDock_) t->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
         view->addAction(t);
     }
     view->addSeparator();
@@ -332,6 +383,8 @@ void MainWindow::buildMenus() {
     QMenu* nav = menuBar()->addMenu(tr("&Step"));
     nav->setObjectName(QStringLiteral("menuStep"));
     nav->addActions(navigator_->navigationActions());
+    nav->addSeparator();
+    nav->addAction(directionAct_);
 
     QMenu* model = menuBar()->addMenu(tr("&Model"));
     model->setObjectName(QStringLiteral("menuModel"));
@@ -361,6 +414,7 @@ void MainWindow::buildToolBar() {
     tb->addAction(exportPngAct_);
     tb->addSeparator();
     tb->addActions(navigator_->navigationActions());
+    tb->addAction(directionAct_);
     tb->addSeparator();
     auto* modelLabel = new QLabel(tr(" Model: "), tb);
     tb->addWidget(modelLabel);
@@ -453,6 +507,23 @@ void MainWindow::connectSession() {
         session_->setSentences(Session::defaultSource(), Session::defaultTarget());
     });
     connect(navigator_, &StepNavigator::stepChanged, this, &MainWindow::onStepChanged);
+
+    // The training panel: its weights go to the step-through views; it flags dataset rows the
+    // shown model cannot read and replays the shown sentence.
+    connect(trainingPanel_, &TrainingPanel::modelTrained, this,
+            [this](const stepformer::Config& config, std::shared_ptr<const stepformer::ParamSet> params) {
+                session_->installTrainedModel(config, std::move(params));
+                updateSaveTrainedAction();
+            });
+    connect(session_, &Session::modelChanged, this,
+            [this] { trainingPanel_->setReferenceConfig(session_->config(), tr("the current model's")); });
+    connect(session_, &Session::inputAccepted, this,
+            [this] { trainingPanel_->setReplaySentence(session_->source(), session_->target()); });
+    connect(trainingPanel_, &TrainingPanel::stateChanged, this, &MainWindow::updateSaveTrainedAction);
+    connect(trainingPanel_, &TrainingPanel::checkpointSaved, this, &MainWindow::updateSaveTrainedAction);
+    connect(trainingPanel_, &TrainingPanel::errorOccurred, this,
+            [this](const QString& msg) { statusBar()->showMessage(msg.section(QLatin1Char('\n'), 0, 0), 10000); });
+    updateSaveTrainedAction();
 #ifdef STEPFORMER_HAS_ARCHITECTURE_DIAGRAM
     connect(diagram_, &ArchitectureDiagram::stepRequested, this, &MainWindow::setCurrentStep);
 #endif
@@ -509,7 +580,48 @@ void MainWindow::saveSettings() const {
     s.setValue(QStringLiteral("navigator/speed"), navigator_->playSpeed());
 }
 
+bool MainWindow::confirmDiscardTrainedWeights() {
+    if (!trainingPanel_->hasUnsavedWeights()) return true;
+    if (QGuiApplication::platformName() == QLatin1String("offscreen") &&
+        qEnvironmentVariableIsSet("STEPFORMER_NO_CLOSE_PROMPT"))
+        return true;
+    QMessageBox box(QMessageBox::Question, tr("Unsaved trained weights"),
+                    tr("The model trained in the Train panel has not been saved. Save it as a checkpoint "
+                       "before closing?"),
+                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("unsavedWeightsBox"));
+    box.setDefaultButton(QMessageBox::Save);
+    switch (box.exec()) {
+    case QMessageBox::Save:
+        trainingPanel_->saveCheckpointDialog();
+        return !trainingPanel_->hasUnsavedWeights();  // the save dialog was cancelled or failed: stay
+    case QMessageBox::Discard: return true;
+    default: return false;
+    }
+}
+
+void MainWindow::updateSaveTrainedAction() {
+    if (saveTrainedAct_) saveTrainedAct_->setEnabled(trainingPanel_->hasTrainedWeights());
+}
+
+void MainWindow::setBackwardDirection(bool on) {
+    if (on != navigator_->isBackward() && !navigator_->setBackward(on)) {
+        if (isVisible())
+            statusBar()->showMessage(tr("No backward pass: the loss needs a target that starts with %1.")
+                                         .arg(QString::fromStdString(session_->config().bos)),
+                                     6000);
+    }
+    const QSignalBlocker block(directionAct_);
+    directionAct_->setChecked(navigator_->isBackward());
+    navigatorDock_->setWindowTitle(navigator_->isBackward() ? tr("Backward Pass") : tr("Forward Pass"));
+}
+
 void MainWindow::closeEvent(QCloseEvent* e) {
+    if (!confirmDiscardTrainedWeights()) {
+        e->ignore();
+        return;
+    }
+    if (trainingPanel_->isTraining()) trainingPanel_->stop();
     navigator_->setPlaying(false);
     saveSettings();
     QMainWindow::closeEvent(e);
@@ -521,6 +633,7 @@ void MainWindow::restoreDefaultLayout() {
         d->setFloating(false);
         d->show();
     }
+    trainingDock_->setFloating(false);
     applyDefaultDockSizes();
 }
 
@@ -529,23 +642,24 @@ void MainWindow::restoreDefaultLayout() {
 QStringList MainWindow::viewNames() {
     QStringList l;
     for (const char* n : kViewNames) l << QLatin1String(n);
+    l << QStringLiteral("backward");  // = gradients
     return l;
 }
 
 QString MainWindow::currentViewName() const {
     const int i = tabs_->currentIndex();
-    return i >= 0 && i < 4 ? QLatin1String(kViewNames[i]) : QString();
+    return i >= 0 && i < kViewCount ? QLatin1String(kViewNames[i]) : QString();
 }
 
 bool MainWindow::setCurrentView(const QString& name) {
-    const int i = viewNames().indexOf(name.trimmed().toLower());
-    if (i < 0) return false;
+    const int i = viewNames().indexOf(canonicalView(name));
+    if (i < 0 || i >= kViewCount) return false;
     tabs_->setCurrentIndex(i);
     return true;
 }
 
 QWidget* MainWindow::viewWidget(const QString& name) const {
-    const int i = viewNames().indexOf(name);
+    const int i = viewNames().indexOf(canonicalView(name));
     return i < 0 ? nullptr : views_.value(i);
 }
 
@@ -555,7 +669,14 @@ bool MainWindow::followsStep() const { return followAct_->isChecked(); }
 
 void MainWindow::setFollowStep(bool on) { followAct_->setChecked(on); }
 
-bool MainWindow::setCurrentStep(const QString& traceName) { return navigator_->setCurrentStep(traceName); }
+bool MainWindow::setCurrentStep(const QString& traceName) {
+    if (navigator_->setCurrentStep(traceName)) return true;
+    // A step of the other direction: switch the navigator over, then go there.
+    const auto trace = session_->trace();
+    if (!trace || !trace->contains(traceName.toStdString())) return false;
+    setBackwardDirection(traceName.startsWith(QLatin1String("grad.")));
+    return navigator_->setCurrentStep(traceName);
+}
 
 QString MainWindow::currentStep() const { return navigator_->currentStep(); }
 
@@ -563,6 +684,9 @@ QString MainWindow::viewForStep(const QString& traceName) const {
     const auto trace = session_->trace();
     const auto* e = trace ? trace->find(traceName.toStdString()) : nullptr;
     if (!e) return {};
+    if (traceName.startsWith(QLatin1String("grad."))) return QStringLiteral("gradients");
+    if (traceName == QLatin1String("loss") || traceName == QLatin1String("loss.per_token"))
+        return QStringLiteral("loss");
     switch (e->op) {
     case OpKind::PadMask:
     case OpKind::SubsequenceMask:
@@ -583,9 +707,13 @@ void MainWindow::onTraceChanged() {
     attentionView_->setTrace(trace, cfg);
     maskView_->setTrace(trace, cfg);
     peView_->setTrace(trace, cfg);
+    lossView_->setTrace(trace, cfg, session_->targetIds());
+    gradientView_->setTrace(trace, cfg);
+    gradientView_->setParameterGradients(session_->params(), session_->gradients(), session_->optimizer());
     diagram_->setTrace(trace, cfg);
     explain_->setTrace(trace, cfg);
     navigator_->setTrace(trace);  // emits stepChanged: the views follow
+    if (directionAct_->isChecked() != navigator_->isBackward()) setBackwardDirection(navigator_->isBackward());
     onInputAccepted();            // the expected output and the loss of the new trace
 }
 
@@ -598,6 +726,12 @@ void MainWindow::onStepChanged(const QString& traceName) {
     attentionView_->setStep(traceName);
     maskView_->setStep(traceName);
     peView_->setStep(traceName);
+    {
+        // The gradients view follows a grad.* step, and a forward step whose gradient is traced.
+        const auto t = session_->trace();
+        const QString grad = BackwardStepList::gradientName(traceName);
+        if (t && t->contains(grad.toStdString())) gradientView_->setStep(grad);
+    }
     diagram_->setStep(traceName);
     explain_->setStep(traceName);
     const auto trace = session_->trace();
@@ -636,9 +770,11 @@ void MainWindow::onModelChanged() {
                             : tr("Stepformer — %1 model (%2)")
                                   .arg(Session::presetKey(session_->preset()), session_->modelStateText()));
     if (!session_->isTraining()) trainingBox_->setVisible(false);
+    decodeView_->setModel(session_->model());
 }
 
 void MainWindow::onInputAccepted() {
+    if (decodeView_->source() != session_->source()) decodeView_->setSource(session_->source());
     QString detail;
     const QString expected = session_->expectedOutput();
     const auto trace = session_->trace();
@@ -798,7 +934,10 @@ void MainWindow::showShortcuts() {
     row(tr("→ / ←"), tr("next / previous step"));
     row(tr("Space"), tr("play / pause"));
     row(tr("Home / End"), tr("first / last step"));
-    row(tr("Ctrl+1 … Ctrl+4"), tr("tensor, attention, masks, positional-encoding view"));
+    row(tr("Ctrl+1 … Ctrl+7"), tr("tensor, attention, masks, positional-encoding, decode, loss, gradients view"));
+    row(tr("Ctrl+B"), tr("step forward / backward (through the gradients)"));
+    row(tr("Ctrl+T"), tr("show the Train panel"));
+    row(tr("Ctrl+S"), tr("save the trained checkpoint"));
     row(tr("Ctrl+F"), tr("follow step: pick the view that suits each step"));
     row(tr("Ctrl+O"), tr("open weights"));
     row(tr("Ctrl+Shift+S"), tr("export the view as PNG"));

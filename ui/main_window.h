@@ -25,6 +25,10 @@ class QProgressBar;
 class QTabWidget;
 class QToolButton;
 class ArchitectureDiagram;
+class DecodeView;
+class GradientView;
+class LossView;
+class TrainingPanel;
 class AttentionView;
 class ExplainPanel;
 class InputBar;
@@ -50,7 +54,8 @@ public:
     explicit MainWindow(const Options& options, QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    // View names: "tensor", "attention", "masks", "pe".
+    // View names: "tensor", "attention", "masks", "pe", "decode", "loss", "gradients", and
+    // "backward" (another name for "gradients").
     static QStringList viewNames();
     QString currentViewName() const;
     bool setCurrentView(const QString& name);
@@ -68,6 +73,19 @@ public:
     ExplainPanel* explainPanel() const { return explain_; }
     InputBar* inputBar() const { return input_; }
     ArchitectureDiagram* architectureDiagram() const { return diagram_; }
+    DecodeView* decodeView() const { return decodeView_; }
+    LossView* lossView() const { return lossView_; }
+    GradientView* gradientView() const { return gradientView_; }
+    TrainingPanel* trainingPanel() const { return trainingPanel_; }
+    QDockWidget* trainingDock() const { return trainingDock_; }
+    QAction* directionAction() const { return directionAct_; }
+    QAction* saveTrainedAction() const { return saveTrainedAct_; }
+
+    // Closing with weights trained in the app that were never saved: asks Save / Discard /
+    // Cancel (a QMessageBox named "unsavedWeightsBox"). True when the window may close. Asks
+    // nothing when there are no unsaved weights, or on the offscreen platform with
+    // $STEPFORMER_NO_CLOSE_PROMPT set.
+    bool confirmDiscardTrainedWeights();
 
     // Exports that the File menu performs after asking for a path. False + *error on failure.
     bool exportCurrentTensor(const QString& path, QString* error = nullptr);  // .csv or .npy
@@ -101,6 +119,8 @@ private:
     void onTrainingStarted(int total);
     void onTrainingProgress(int step, int total, double loss);
     void onTrainingEnded();
+    void updateSaveTrainedAction();
+    void setBackwardDirection(bool on);
     void showError(const QString& title, const QString& message);
 
     void openWeightsDialog();
@@ -123,12 +143,17 @@ private:
     AttentionView* attentionView_ = nullptr;
     MaskView* maskView_ = nullptr;
     PositionalEncodingView* peView_ = nullptr;
+    DecodeView* decodeView_ = nullptr;
+    LossView* lossView_ = nullptr;
+    GradientView* gradientView_ = nullptr;
+    TrainingPanel* trainingPanel_ = nullptr;
+    QDockWidget* trainingDock_ = nullptr;
     QList<QWidget*> views_;  // in tab order
     QDockWidget *navigatorDock_ = nullptr, *explainDock_ = nullptr, *diagramDock_ = nullptr, *inputDock_ = nullptr;
 
     QAction *openAct_ = nullptr, *exportCsvAct_ = nullptr, *exportNpyAct_ = nullptr, *exportPngAct_ = nullptr,
             *exportSvgAct_ = nullptr, *quitAct_ = nullptr, *followAct_ = nullptr, *restoreLayoutAct_ = nullptr,
-            *retrainAct_ = nullptr, *cancelTrainAct_ = nullptr;
+            *retrainAct_ = nullptr, *cancelTrainAct_ = nullptr, *saveTrainedAct_ = nullptr, *directionAct_ = nullptr;
     QList<QAction*> viewActs_;
     QActionGroup* viewGroup_ = nullptr;
     QActionGroup* presetGroup_ = nullptr;

@@ -12,6 +12,7 @@
 #include "stepformer/decode.h"
 #include "stepformer/model.h"
 #include "stepformer/model_io.h"
+#include "stepformer/optimizer.h"
 #include "stepformer/params.h"
 #include "stepformer/train.h"
 
@@ -286,6 +287,28 @@ bool Session::openWeights(const QString& path, const QString& configPath) {
     }
 }
 
+bool Session::installTrainedModel(const Config& config, std::shared_ptr<const ParamSet> params) {
+    if (!params) {
+        emit errorOccurred(tr("The trained model has no weights."));
+        return false;
+    }
+    try {
+        auto model = std::make_shared<Transformer>(config, *params);
+        stopWorker(false);
+        ++generation_;
+        install(config, std::move(model), ModelState::FromFile, tr("Weights trained in the app (Train panel)"));
+        return true;
+    } catch (const std::exception& e) {
+        emit errorOccurred(tr("Could not use the trained weights: %1").arg(qs(e.what())));
+        return false;
+    }
+}
+
+std::shared_ptr<const ParamSet> Session::params() const {
+    if (!model_) return {};
+    return std::shared_ptr<const ParamSet>(model_, &model_->params());
+}
+
 // ----- sentences and the trace --------------------------------------------------------------
 
 QString Session::validateSentence(const QString& sentence, bool isSource) const {
@@ -333,8 +356,16 @@ bool Session::recompute(const QString& source, const QString& target, QString* e
         }
         auto t = std::make_shared<Trace>();
         model_->forward(batch, *t);
-        if (!out.empty()) model_->loss(batch, *t);
+        std::shared_ptr<ParamSet> grads;
+        if (!out.empty()) {
+            model_->loss(batch, *t);
+            // The backward pass too, so the trace holds grad.* and the parameter gradients.
+            grads = std::make_shared<ParamSet>(param_specs(config_));
+            model_->backward(batch, *t, *grads, true);
+        }
         trace_ = std::move(t);
+        grads_ = std::move(grads);
+        targetIds_ = out.empty() ? std::vector<int>{} : batch.out;
         source_ = source;
         target_ = target;
         expected_ = qs(expected);
@@ -361,6 +392,14 @@ bool Session::setSentences(const QString& source, const QString& target) {
 void Session::install(Config config, std::shared_ptr<Transformer> model, ModelState state, QString description) {
     config_ = std::move(config);
     model_ = std::move(model);
+    optimizer_.reset();
+    if (model_) {
+        OptimizerOptions o;  // the tutorial's: SGD(lr=1e-3, momentum=0.99)
+        o.kind = OptimizerKind::SGD;
+        o.lr = 1e-3;
+        o.momentum = 0.99;
+        optimizer_ = std::make_shared<const Optimizer>(o, model_->params());
+    }
     state_ = state;
     description_ = std::move(description);
     recomputeAfterModelChange();
@@ -385,6 +424,8 @@ void Session::recomputeAfterModelChange() {
         }
     }
     trace_ = std::make_shared<Trace>();  // nothing fits: an empty trace rather than a stale one
+    grads_.reset();
+    targetIds_.clear();
     emit errorOccurred(tr("No sentence fits this model's vocabulary: %1").arg(err));
 }
 

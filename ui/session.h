@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include <QList>
 #include <QObject>
@@ -24,6 +25,8 @@
 namespace stepformer {
 class Transformer;
 class TrainControl;
+class ParamSet;
+class Optimizer;
 }  // namespace stepformer
 
 class QThread;
@@ -78,6 +81,11 @@ public:
     // errorOccurred with the reason and the previous model stays.
     bool openWeights(const QString& path, const QString& configPath = {});
 
+    // Installs weights trained elsewhere (the training panel) exactly like loading a file:
+    // recomputes the trace and emits modelChanged() and traceChanged(). False (and
+    // errorOccurred) when the weights do not fit the config.
+    bool installTrainedModel(const stepformer::Config& config, std::shared_ptr<const stepformer::ParamSet> params);
+
     // Validates both sentences against the vocabularies and lengths. Valid: recomputes the trace
     // (with the loss when the expected output can be derived from the target) and emits
     // traceChanged(). Invalid: emits inputRejected(message) and keeps the last good trace.
@@ -92,6 +100,18 @@ public:
     QString validateSentence(const QString& sentence, bool isSource) const;
 
     std::shared_ptr<const stepformer::Trace> trace() const { return trace_; }
+    std::shared_ptr<const stepformer::Transformer> model() const { return model_; }
+    // The model's weights (null without a model).
+    std::shared_ptr<const stepformer::ParamSet> params() const;
+    // The parameter gradients of the trace's loss (null when the trace has no loss); the trace
+    // then also holds the grad.* entries of the backward pass.
+    std::shared_ptr<const stepformer::ParamSet> gradients() const { return grads_; }
+    // A fresh SGD(lr 1e-3, momentum 0.99), the tutorial's optimizer, for previewing the update
+    // its first step would apply (null without a model).
+    std::shared_ptr<const stepformer::Optimizer> optimizer() const { return optimizer_; }
+    // The decoder's expected output ids (B*T, row-major like projection.logits); empty when the
+    // expected output cannot be derived.
+    const std::vector<int>& targetIds() const { return targetIds_; }
     const stepformer::Config& config() const { return config_; }
     QString modelDescription() const { return description_; }
     ModelState modelState() const { return state_; }
@@ -131,6 +151,9 @@ private:
     stepformer::Config config_;
     std::shared_ptr<stepformer::Transformer> model_;
     std::shared_ptr<const stepformer::Trace> trace_;
+    std::shared_ptr<const stepformer::ParamSet> grads_;
+    std::shared_ptr<const stepformer::Optimizer> optimizer_;
+    std::vector<int> targetIds_;
     QString source_ = defaultSource(), target_ = defaultTarget(), expected_;
     QString description_;
     QString cacheDir_;

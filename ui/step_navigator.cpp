@@ -12,6 +12,7 @@
 #include <QTreeView>
 #include <QVBoxLayout>
 
+#include "backward_steps.h"
 #include "step_model.h"
 
 namespace {
@@ -22,6 +23,8 @@ StepNavigator::StepNavigator(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("stepNavigator"));
     model_ = new StepModel(this);
     model_->setObjectName(QStringLiteral("stepModel"));
+    backwardModel_ = new BackwardStepList(this);
+    backwardModel_->setObjectName(QStringLiteral("backwardStepList"));
 
     auto mkAction = [this](const QString& name, QStyle::StandardPixmap icon, const QString& text,
                            const QKeySequence& key, const QString& tip) {
@@ -82,7 +85,7 @@ StepNavigator::StepNavigator(QWidget* parent) : QWidget(parent) {
 
     tree_ = new QTreeView(this);
     tree_->setObjectName(QStringLiteral("stepTree"));
-    tree_->setModel(model_);
+    attachModel(model_);
     tree_->setHeaderHidden(true);
     tree_->setUniformRowHeights(true);
     tree_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -92,13 +95,13 @@ StepNavigator::StepNavigator(QWidget* parent) : QWidget(parent) {
     tree_->setIconSize(QSize(10, 10));
     tree_->setIndentation(14);
     tree_->setToolTip(tr("The forward pass, step by step. Click a step to see its tensor."));
-    connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this,
-            &StepNavigator::onCurrentIndexChanged);
     connect(tree_, &QTreeView::clicked, this, &StepNavigator::onClicked);
-    connect(model_, &QAbstractItemModel::modelReset, this, [this] {
-        tree_->expandToDepth(0);
-        selectInTree(current_);
-    });
+    for (QAbstractItemModel* m : {static_cast<QAbstractItemModel*>(model_), static_cast<QAbstractItemModel*>(backwardModel_)})
+        connect(m, &QAbstractItemModel::modelReset, this, [this, m] {
+            if (tree_->model() != m) return;
+            tree_->expandToDepth(0);
+            selectInTree(current_);
+        });
 
     timer_ = new QTimer(this);
     timer_->setObjectName(QStringLiteral("playTimer"));
@@ -135,28 +138,72 @@ void StepNavigator::setActionsInToolBar(bool on) {
     }
 }
 
+void StepNavigator::attachModel(QAbstractItemModel* m) {
+    if (QItemSelectionModel* old = tree_->selectionModel()) disconnect(old, nullptr, this, nullptr);
+    QItemSelectionModel* oldSel = tree_->selectionModel();
+    tree_->setModel(m);
+    if (oldSel && oldSel != tree_->selectionModel()) oldSel->deleteLater();
+    tree_->setRootIsDecorated(m == model_);
+    connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            &StepNavigator::onCurrentIndexChanged);
+}
+
+QStringList StepNavigator::order() const { return backward_ ? backwardModel_->stepOrder() : model_->stepOrder(); }
+
+int StepNavigator::positionOf(const QString& traceName) const {
+    if (!backward_) return model_->stepPosition(traceName);
+    // Only the gradient names themselves (stepPosition would also accept a forward name).
+    return traceName.startsWith(QLatin1String("grad.")) ? backwardModel_->stepPosition(traceName) : -1;
+}
+
+bool StepNavigator::setBackward(bool on) {
+    if (on == backward_) return true;
+    const auto trace = model_->trace();
+    if (!trace) return false;
+    const QString target = BackwardStepList::counterpartStep(
+        *trace, current_, on ? BackwardStepList::Direction::Backward : BackwardStepList::Direction::Forward);
+    if (on && backwardModel_->stepCount() == 0) return false;
+    backward_ = on;
+    attachModel(on ? static_cast<QAbstractItemModel*>(backwardModel_) : static_cast<QAbstractItemModel*>(model_));
+    if (!on) tree_->expandToDepth(0);
+    const QStringList steps = order();
+    const QString land = positionOf(target) >= 0 ? target : steps.value(0);
+    current_.clear();
+    if (!land.isEmpty())
+        setCurrentStep(land);
+    else
+        updateActions();
+    return true;
+}
+
 void StepNavigator::setTrace(std::shared_ptr<const stepformer::Trace> trace) {
     const QString previous = current_;
+    backwardModel_->setTrace(trace);
     model_->setTrace(std::move(trace));
-    if (!previous.isEmpty() && model_->stepPosition(previous) >= 0) {
+    if (backward_ && backwardModel_->stepCount() == 0) {  // no backward pass in this trace: forward again
+        backward_ = false;
+        attachModel(model_);
+        tree_->expandToDepth(0);
+    }
+    if (!previous.isEmpty() && positionOf(previous) >= 0) {
         selectInTree(previous);
         updateActions();
         emit stepChanged(current_);  // same name, new values
         return;
     }
     current_.clear();
-    if (model_->stepCount() > 0)
-        setCurrentStep(model_->stepOrder().front());
+    if (stepCount() > 0)
+        setCurrentStep(order().front());
     else
         updateActions();
 }
 
-int StepNavigator::currentPosition() const { return model_->stepPosition(current_); }
+int StepNavigator::currentPosition() const { return positionOf(current_); }
 
-int StepNavigator::stepCount() const { return model_->stepCount(); }
+int StepNavigator::stepCount() const { return backward_ ? backwardModel_->stepCount() : model_->stepCount(); }
 
 bool StepNavigator::setCurrentStep(const QString& traceName) {
-    if (model_->stepPosition(traceName) < 0) return false;
+    if (positionOf(traceName) < 0) return false;
     const bool changed = traceName != current_;
     current_ = traceName;
     selectInTree(traceName);
@@ -166,7 +213,7 @@ bool StepNavigator::setCurrentStep(const QString& traceName) {
 }
 
 void StepNavigator::selectInTree(const QString& traceName) {
-    const QModelIndex idx = model_->indexForStep(traceName);
+    const QModelIndex idx = backward_ ? backwardModel_->indexForStep(traceName) : model_->indexForStep(traceName);
     if (!idx.isValid()) return;
     syncing_ = true;
     for (QModelIndex p = idx.parent(); p.isValid(); p = p.parent()) tree_->expand(p);
@@ -183,28 +230,29 @@ void StepNavigator::onCurrentIndexChanged() {
 }
 
 void StepNavigator::onClicked(const QModelIndex& index) {
-    const QString target = model_->stepForIndex(index);
+    const QString target = backward_ ? index.data(BackwardStepList::JumpTargetRole).toString()
+                                     : model_->stepForIndex(index);
     if (target.isEmpty()) return;
     if (!index.data(StepModel::IsStepRole).toBool()) tree_->expand(index);
     setCurrentStep(target);
 }
 
 void StepNavigator::goFirst() {
-    if (stepCount() > 0) setCurrentStep(model_->stepOrder().front());
+    if (stepCount() > 0) setCurrentStep(order().front());
 }
 
 void StepNavigator::goLast() {
-    if (stepCount() > 0) setCurrentStep(model_->stepOrder().back());
+    if (stepCount() > 0) setCurrentStep(order().back());
 }
 
 void StepNavigator::goNext() {
     const int p = currentPosition();
-    if (p >= 0 && p + 1 < stepCount()) setCurrentStep(model_->stepOrder().at(p + 1));
+    if (p >= 0 && p + 1 < stepCount()) setCurrentStep(order().at(p + 1));
 }
 
 void StepNavigator::goPrevious() {
     const int p = currentPosition();
-    if (p > 0) setCurrentStep(model_->stepOrder().at(p - 1));
+    if (p > 0) setCurrentStep(order().at(p - 1));
 }
 
 bool StepNavigator::isPlaying() const { return timer_->isActive(); }

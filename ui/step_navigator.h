@@ -18,6 +18,8 @@ class QTimer;
 class QToolBar;
 class QTreeView;
 class StepModel;
+class BackwardStepList;
+class QAbstractItemModel;
 
 class StepNavigator : public QWidget {
     Q_OBJECT
@@ -28,6 +30,13 @@ public:
     void setTrace(std::shared_ptr<const stepformer::Trace> trace);
 
     StepModel* model() const { return model_; }
+    // Backward direction: the tree shows the grad.* steps in the order the backward pass computed
+    // them (BackwardStepList) instead of the forward tree. Switching lands on the counterpart of
+    // the current step (BackwardStepList::counterpartStep). False when the trace has no step in
+    // that direction (nothing changes).
+    bool setBackward(bool on);
+    bool isBackward() const { return backward_; }
+    BackwardStepList* backwardModel() const { return backwardModel_; }
     QTreeView* treeView() const { return tree_; }
     QToolBar* toolBar() const { return toolBar_; }
 
@@ -73,8 +82,13 @@ private:
     void selectInTree(const QString& traceName);
     void updateActions();
     void onTimer();
+    QStringList order() const;
+    int positionOf(const QString& traceName) const;
+    void attachModel(QAbstractItemModel* m);
 
     StepModel* model_ = nullptr;
+    BackwardStepList* backwardModel_ = nullptr;
+    bool backward_ = false;
     QTreeView* tree_ = nullptr;
     QToolBar* toolBar_ = nullptr;
     QLabel* positionLabel_ = nullptr;

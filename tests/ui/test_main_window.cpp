@@ -20,7 +20,18 @@
 #include <QTextBrowser>
 #include <QTreeView>
 
+#include <QAbstractButton>
+#include <QMessageBox>
+#include <QTimer>
+
+#include "backward_steps.h"
+#include "decode_view.h"
 #include "explain_panel.h"
+#include "gradient_view.h"
+#include "loss_view.h"
+#include "training_panel.h"
+#include "stepformer/model.h"
+#include "stepformer/params.h"
 #include "input_bar.h"
 #include "main_window.h"
 #include "session.h"
@@ -55,6 +66,13 @@ private slots:
     void architectureClickJumps();
     void openingWeightsRebuildsTheNavigator();
     void trainsInTheBackgroundWithVisibleProgress();
+    void newViewsAreWired();
+    void lossViewShowsTheTraceLoss();
+    void backwardStepsGoToTheGradientsView();
+    void directionToggleSwitchesTheNavigator();
+    void installTrainedModelChangesTheTrace();
+    void trainingDockIsReachable();
+    void closingWithUnsavedWeightsAsks();
 
 private:
     MainWindow::Options smallOptions() const;
@@ -319,7 +337,8 @@ void TestMainWindow::trainsInTheBackgroundWithVisibleProgress() {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(w.session()->isTraining());
     QVERIFY(w.session()->trace());  // usable at once, with the untrained model
-    auto* bar = w.findChild<QProgressBar*>(QStringLiteral("trainingProgress"));
+    // (The Train panel has a "trainingProgress" of its own: the status bar's sits in "trainingBox".)
+    auto* bar = w.findChild<QWidget*>(QStringLiteral("trainingBox"))->findChild<QProgressBar*>(QStringLiteral("trainingProgress"));
     QVERIFY(bar);
     QVERIFY(bar->isVisible());
     QVERIFY(w.findChild<QWidget*>(QStringLiteral("lossSparkline"))->isVisible());
@@ -335,6 +354,192 @@ void TestMainWindow::trainsInTheBackgroundWithVisibleProgress() {
     QCOMPARE(w.session()->modelState(), Session::ModelState::Trained);
     QCOMPARE(w.navigator()->currentPosition(), 1);  // the step survives the new trace
     QVERIFY(QFileInfo::exists(QDir(fresh.path()).filePath(QStringLiteral("small.safetensors"))));
+}
+
+void TestMainWindow::newViewsAreWired() {
+    MainWindow w(smallOptions());
+    QVERIFY(w.findChild<DecodeView*>(QStringLiteral("decodeView")));
+    QVERIFY(w.findChild<LossView*>(QStringLiteral("lossView")));
+    QVERIFY(w.findChild<GradientView*>(QStringLiteral("gradientView")));
+    for (const char* v : {"decode", "loss", "gradients", "backward"})
+        QVERIFY2(MainWindow::viewNames().contains(QLatin1String(v)), v);
+    QVERIFY(w.setCurrentView(QStringLiteral("decode")));
+    QCOMPARE(w.currentViewWidget(), static_cast<QWidget*>(w.decodeView()));
+    QVERIFY(w.setCurrentView(QStringLiteral("backward")));
+    QCOMPARE(w.currentViewName(), QStringLiteral("gradients"));
+    QCOMPARE(w.viewWidget(QStringLiteral("backward")), static_cast<QWidget*>(w.gradientView()));
+    // The decode view decodes the session's sentence with the session's model.
+    QVERIFY(w.decodeView()->waitForDecode());
+    QCOMPARE(w.decodeView()->source(), w.session()->source());
+    QCOMPARE(w.decodeView()->translation(), w.session()->translate(w.session()->source()));
+    // The backward pass is in the trace, with the parameter gradients and the optimizer.
+    QVERIFY(w.session()->trace()->contains("grad.projection.logits"));
+    QVERIFY(w.session()->gradients());
+    QVERIFY(w.session()->optimizer());
+    QCOMPARE(w.session()->gradients()->size(), w.session()->params()->size());
+    QVERIFY(w.findChild<QAction*>(QStringLiteral("actionSaveTrainedCheckpoint")));
+    QCOMPARE(w.saveTrainedAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_S));
+    QVERIFY(!w.saveTrainedAction()->isEnabled());
+}
+
+void TestMainWindow::lossViewShowsTheTraceLoss() {
+    MainWindow w(smallOptions());
+    w.setFollowStep(false);
+    QVERIFY(w.setCurrentView(QStringLiteral("loss")));
+    auto* lv = qobject_cast<LossView*>(w.currentViewWidget());
+    QVERIFY(lv);
+    const auto* loss = w.session()->trace()->find("loss");
+    QVERIFY(loss);
+    QVERIFY(lv->hasData());
+    QVERIFY(qAbs(lv->displayedMean() - double(loss->value.data[0])) < 1e-4);
+    QVERIFY(qAbs(lv->traceLoss() - double(loss->value.data[0])) < 1e-6);
+    // Follow Step shows the loss view for the loss.
+    w.setFollowStep(true);
+    QVERIFY(w.setCurrentView(QStringLiteral("tensor")));
+    QVERIFY(w.setCurrentStep(QStringLiteral("loss")));
+    QCOMPARE(w.currentViewName(), QStringLiteral("loss"));
+}
+
+void TestMainWindow::backwardStepsGoToTheGradientsView() {
+    MainWindow w(smallOptions());
+    w.setFollowStep(true);
+    const QString step = QStringLiteral("grad.decoder.layers.1.dec_enc_attn.attn");
+    QVERIFY(w.setCurrentStep(step));
+    QCOMPARE(w.currentStep(), step);
+    QVERIFY(w.navigator()->isBackward());
+    QVERIFY(w.directionAction()->isChecked());
+    QCOMPARE(w.currentViewName(), QStringLiteral("gradients"));
+    QCOMPARE(w.gradientView()->currentStep(), step);
+    QVERIFY(w.gradientView()->hasData());
+    QVERIFY(w.gradientView()->parameterSectionVisible());
+    // A forward step again: back to forward.
+    QVERIFY(w.setCurrentStep(QStringLiteral("encoder.pos_emb.pe")));
+    QVERIFY(!w.navigator()->isBackward());
+    QCOMPARE(w.currentViewName(), QStringLiteral("pe"));
+}
+
+void TestMainWindow::directionToggleSwitchesTheNavigator() {
+    MainWindow w(smallOptions());
+    w.setFollowStep(false);
+    QAction* dir = w.findChild<QAction*>(QStringLiteral("directionToggle"));
+    QVERIFY(dir);
+    QCOMPARE(dir->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_B));
+    const QString fwd = QStringLiteral("decoder.layers.0.dec_enc_attn.attn");
+    QVERIFY(w.setCurrentStep(fwd));
+    const int forwardCount = w.navigator()->stepCount();
+    dir->trigger();
+    QVERIFY(w.navigator()->isBackward());
+    QCOMPARE(w.currentStep(), QStringLiteral("grad.") + fwd);
+    QCOMPARE(w.navigator()->treeView()->model(), static_cast<QAbstractItemModel*>(w.navigator()->backwardModel()));
+    QCOMPARE(w.navigator()->stepCount(), w.navigator()->backwardModel()->stepCount());
+    QCOMPARE(w.navigator()->backwardModel()->stepAt(0), backwardStepOrder(*w.session()->trace()).value(0));
+    w.navigator()->goFirst();
+    QCOMPARE(w.currentStep(), w.navigator()->backwardModel()->stepAt(0));
+    w.navigator()->goNext();
+    QCOMPARE(w.currentStep(), w.navigator()->backwardModel()->stepAt(1));
+    QVERIFY(w.setCurrentStep(QStringLiteral("grad.") + fwd));
+    dir->trigger();
+    QVERIFY(!w.navigator()->isBackward());
+    QCOMPARE(w.currentStep(), fwd);
+    QCOMPARE(w.navigator()->stepCount(), forwardCount);
+    QCOMPARE(w.navigator()->treeView()->model(), static_cast<QAbstractItemModel*>(w.navigator()->model()));
+    // Without a loss there is no backward pass: the toggle stays off.
+    QVERIFY(w.session()->setSentences(QStringLiteral("ich mochte ein bier P"), QStringLiteral("i want")));
+    QVERIFY(!w.session()->trace()->contains("grad.projection.logits"));
+    dir->trigger();
+    QVERIFY(!w.navigator()->isBackward());
+    QVERIFY(!dir->isChecked());
+}
+
+void TestMainWindow::installTrainedModelChangesTheTrace() {
+    MainWindow w(smallOptions());
+    const auto before = w.session()->trace();
+    const double lossBefore = before->at("loss").value.data[0];
+    // Different weights of the same architecture, as the training panel would hand them over.
+    const stepformer::Config cfg = w.session()->config();
+    auto params = std::make_shared<const stepformer::ParamSet>(stepformer::init_params(cfg, 99));
+    QSignalSpy traceSpy(w.session(), &Session::traceChanged);
+    QSignalSpy modelSpy(w.session(), &Session::modelChanged);
+    QMetaObject::invokeMethod(
+        w.session(), [&] { w.session()->installTrainedModel(cfg, params); }, Qt::QueuedConnection);
+    QVERIFY(traceSpy.wait(5000));
+    QCOMPARE(modelSpy.count(), 1);
+    QVERIFY(w.session()->trace() != before);
+    QVERIFY(w.session()->trace()->contains("grad.projection.logits"));
+    QVERIFY(qAbs(double(w.session()->trace()->at("loss").value.data[0]) - lossBefore) > 1e-6);
+    const auto* lv = w.lossView();
+    QVERIFY(qAbs(lv->displayedMean() - double(w.session()->trace()->at("loss").value.data[0])) < 1e-4);
+    QVERIFY(w.decodeView()->waitForDecode());
+    QCOMPARE(w.decodeView()->translation(), w.session()->translate(w.session()->source()));
+    // Weights that do not fit are refused with a message; the model stays.
+    QSignalSpy errSpy(w.session(), &Session::errorOccurred);
+    QVERIFY(!w.session()->installTrainedModel(cfg, nullptr));
+    QCOMPARE(errSpy.count(), 1);
+}
+
+void TestMainWindow::trainingDockIsReachable() {
+    MainWindow w(smallOptions());
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("trainingDock"));
+    QVERIFY(dock);
+    QCOMPARE(dock->windowTitle(), QStringLiteral("Train"));
+    QCOMPARE(dock->widget(), static_cast<QWidget*>(w.trainingPanel()));
+    QCOMPARE(dock->toggleViewAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_T));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    dock->toggleViewAction()->trigger();
+    QVERIFY(dock->isVisible());
+}
+
+void TestMainWindow::closingWithUnsavedWeightsAsks() {
+    MainWindow w(smallOptions());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    // Nothing trained: closes without asking.
+    QVERIFY(!w.trainingPanel()->hasUnsavedWeights());
+    QVERIFY(w.confirmDiscardTrainedWeights());
+
+    // Train a short run in the panel; its weights reach the session.
+    TrainingPanel* panel = w.trainingPanel();
+    QSignalSpy trained(panel, &TrainingPanel::modelTrained);
+    QSignalSpy traceSpy(w.session(), &Session::traceChanged);
+    if (!panel->start()) QSKIP(qPrintable(QStringLiteral("cannot start training: %1").arg(panel->startBlockedReason())));
+    // Stop after the first step: a stopped run hands its weights over.
+    QObject::connect(panel, &TrainingPanel::progressChanged, panel, [panel](int step) {
+        if (step >= 1 && panel->isTraining()) panel->stop();
+    });
+    QVERIFY(trained.wait(120000) || trained.count() > 0);
+    QVERIFY(traceSpy.count() >= 1);
+    QVERIFY(panel->hasUnsavedWeights());
+    QVERIFY(w.saveTrainedAction()->isEnabled());
+
+    // Cancel keeps the window open; Discard lets it close.
+    int asked = 0;
+    auto answer = [&asked](QMessageBox::StandardButton b) {
+        QTimer::singleShot(50, [&asked, b] {
+            for (QWidget* top : QApplication::topLevelWidgets())
+                if (auto* box = qobject_cast<QMessageBox*>(top);
+                    box && box->objectName() == QLatin1String("unsavedWeightsBox") && box->isVisible()) {
+                    ++asked;
+                    box->button(b)->click();
+                    return;
+                }
+        });
+    };
+    answer(QMessageBox::Cancel);
+    QVERIFY(!w.close());
+    QCOMPARE(asked, 1);
+    QVERIFY(w.isVisible());
+    answer(QMessageBox::Discard);
+    QVERIFY(w.close());
+    QCOMPARE(asked, 2);
+
+    // Offscreen with STEPFORMER_NO_CLOSE_PROMPT: no question.
+    if (QGuiApplication::platformName() == QLatin1String("offscreen")) {
+        w.show();
+        qputenv("STEPFORMER_NO_CLOSE_PROMPT", "1");
+        QVERIFY(w.confirmDiscardTrainedWeights());
+        qunsetenv("STEPFORMER_NO_CLOSE_PROMPT");
+    }
 }
 
 QTEST_MAIN(TestMainWindow)
