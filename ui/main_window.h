@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 #include <QString>
@@ -114,6 +115,7 @@ private:
 
     void onTraceChanged();
     void onStepChanged(const QString& traceName);
+    void applyStepToView(const QString& view, const QString& traceName);
     void onModelChanged();
     void onInputAccepted();
     void onTrainingStarted(int total);
@@ -133,6 +135,7 @@ private:
     QString viewForStep(const QString& traceName) const;
 
     Options options_;
+    QHash<QString, QString> appliedSteps_;  // view name -> the step it shows
     Session* session_ = nullptr;
     StepNavigator* navigator_ = nullptr;
     ExplainPanel* explain_ = nullptr;
