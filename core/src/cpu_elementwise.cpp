@@ -96,10 +96,16 @@ void CpuBackend::adam_step(float* param, float* m, float* v, const float* grad, 
 }
 
 double CpuBackend::sum_squares(const float* x, int64_t n) {
-    double s = 0.0;
-#pragma omp parallel for num_threads(threads_for(n)) reduction(+ : s) schedule(static)
-    for (int64_t i = 0; i < n; ++i) s += double(x[i]) * x[i];
-    return s;
+    // A plain `s += x*x` in double is one long dependency chain the compiler may not reorder;
+    // Eigen's reduction vectorises and keeps independent partial sums.
+    const int parts = threads_for(n);
+    double total = 0.0;
+#pragma omp parallel for num_threads(parts) reduction(+ : total) schedule(static)
+    for (int p = 0; p < parts; ++p) {
+        const int64_t b = n * p / parts, e = n * (p + 1) / parts;
+        total += Eigen::Map<const Eigen::VectorXf>(x + b, e - b).cast<double>().squaredNorm();
+    }
+    return total;
 }
 
 }  // namespace stepformer::cpu
