@@ -16,13 +16,13 @@ void save_checkpoint(const std::string& path, const Transformer& model, const Op
 }
 
 Checkpoint load_checkpoint(const std::string& path, const Config* expected) {
-    LoadedWeights w = load_weights(path, expected);
+    SafetensorsFile f = read_safetensors(path);  // read once: weights and optimizer state
+    LoadedWeights w = load_weights(f, path, expected);
     Checkpoint ck;
     ck.config = w.config;
     ck.params = std::move(w.params);
     if (auto it = w.metadata.find("stepformer.optimizer"); it != w.metadata.end()) {
         ck.optimizer_json = it->second;
-        SafetensorsFile f = read_safetensors(path);
         for (auto& t : f.tensors)
             if (t.name.rfind("optim.", 0) == 0) ck.optimizer_tensors.emplace(t.name, std::move(t.value));
     }

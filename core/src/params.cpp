@@ -123,7 +123,10 @@ static bool is_ignored_buffer(const std::string& name) {
 static bool is_optimizer_state(const std::string& name) { return name.rfind("optim.", 0) == 0; }
 
 LoadedWeights load_weights(const std::string& path, const Config* config) {
-    SafetensorsFile f = read_safetensors(path);
+    return load_weights(read_safetensors(path), path, config);
+}
+
+LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, const Config* config) {
     LoadedWeights out;
     out.metadata = f.metadata;
     Config file_config;

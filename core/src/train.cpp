@@ -60,10 +60,10 @@ int Trainer::steps_per_epoch() const {
     return static_cast<int>((data_.size() + size_t(options_.batch_size) - 1) / size_t(options_.batch_size));
 }
 
-double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
-                  double* grad_norm) {
-    model.forward(batch, trace);
-    const double loss = model.loss(batch, trace);
+// Backward with the optimizer step fused in: each parameter is updated the moment backward() is
+// done with it (its gradient still in cache); returns the gradient norm summed on the way.
+static double backward_and_update(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads,
+                                  Optimizer& opt) {
     double sq = 0.0;
     opt.begin_step();
     ParamSet& params = model.params();
@@ -71,7 +71,15 @@ double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet
         sq += model.backend().sum_squares(grads[i].ptr(), grads[i].size());
         opt.update(i, params[i], grads[i], model.backend());
     });
-    if (grad_norm) *grad_norm = std::sqrt(sq);
+    return std::sqrt(sq);
+}
+
+double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
+                  double* grad_norm) {
+    model.forward(batch, trace);
+    const double loss = model.loss(batch, trace);
+    const double norm = backward_and_update(model, batch, trace, grads, opt);
+    if (grad_norm) *grad_norm = norm;
     return loss;
 }
 
@@ -105,20 +113,12 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
             model_.forward(batch, trace_, fo);
             const double loss = model_.loss(batch, trace_);
             ++step;
-            // The optimizer updates each parameter the moment backward() is done with it (fused:
-            // the gradient is still in cache); the gradient norm is summed on the way.
-            double sq = 0.0;
             const double lr = opt_.current_lr();
+            double gnorm = 0.0;
             if (std::isfinite(loss)) {
                 last_good = model_.params();
-                opt_.begin_step();
-                ParamSet& params = model_.params();
-                model_.backward(batch, trace_, grads_, true, [&](size_t i) {
-                    sq += model_.backend().sum_squares(grads_[i].ptr(), grads_[i].size());
-                    opt_.update(i, params[i], grads_[i], model_.backend());
-                });
+                gnorm = backward_and_update(model_, batch, trace_, grads_, opt_);
             }
-            const double gnorm = std::sqrt(sq);
             if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
                 model_.params() = last_good;
                 opt_ = Optimizer(opt_.options(), model_.params());  // its moments saw the bad gradient too

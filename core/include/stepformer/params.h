@@ -67,6 +67,9 @@ struct LoadedWeights {
 // the file's __metadata__["stepformer.config"], otherwise it is an error. Checks every
 // parameter's presence and shape, naming the first problem (expected vs found).
 LoadedWeights load_weights(const std::string& path, const Config* config);
+// The same from a file already read (`path` only names it in messages).
+struct SafetensorsFile;
+LoadedWeights load_weights(const SafetensorsFile& file, const std::string& path, const Config* config);
 
 // The config stored in a file's metadata, if any.
 bool read_config_from_weights(const std::string& path, Config* out);
