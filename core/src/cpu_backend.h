@@ -1,6 +1,8 @@
 // Private: the CPU backend's class. Its kernels are split by family over cpu_*.cpp.
 #pragma once
 
+#include <cmath>
+
 #include <Eigen/Core>
 
 #include "stepformer/backend.h"
@@ -26,6 +28,8 @@ public:
     void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) override;
     void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I, int O,
                          bool accumulate_dx, bool accumulate_dw = true) override;
+    double linear_backward_update(float* dx, float* dW, const float* dy, const float* x, float* W, int N, int I, int O,
+                                  bool accumulate_dx, const WeightUpdate& upd) override;
     void embedding_forward(float* out, const int* ids, const float* table, int N, int D) override;
     void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int D) override;
     void split_heads(float* out, const float* in, int B, int L, int H, int d) override;
@@ -73,6 +77,45 @@ inline int chunk_begin(int n, int parts, int p, int align = 8) {
     int64_t raw = static_cast<int64_t>(n) * p / parts;
     int b = static_cast<int>(raw / align * align);
     return p == 0 ? 0 : (p == parts ? n : b);
+}
+
+// The optimizer updates' element loops, shared by sgd_step/adam_step and the fused
+// linear_backward_update so both round identically.
+// torch.optim.SGD (dampening 0, no nesterov): buf = momentum * buf + grad; param -= lr * buf.
+inline void sgd_range(float* param, float* buf, const float* grad, int64_t n, float lr, float momentum) {
+    for (int64_t i = 0; i < n; ++i) {
+        const float b = momentum * buf[i] + grad[i];
+        buf[i] = b;
+        param[i] -= lr * b;
+    }
+}
+
+// sum(x^2) in double. `omp simd` lets the compiler keep vector partial sums (a plain loop is
+// one scalar dependency chain: measured as most of the fused update's time).
+inline double sum_squares_range(const float* x, int64_t n) {
+    double s = 0.0;
+#pragma omp simd reduction(+ : s)
+    for (int64_t i = 0; i < n; ++i) s += double(x[i]) * double(x[i]);
+    return s;
+}
+
+struct AdamScalars {
+    float beta1, beta2, eps, step_size, bc2_sqrt;
+};
+inline AdamScalars adam_scalars(float lr, float beta1, float beta2, float eps, int64_t step) {
+    const double bc1 = 1.0 - std::pow(double(beta1), double(step));
+    const double bc2 = 1.0 - std::pow(double(beta2), double(step));
+    return {beta1, beta2, eps, static_cast<float>(lr / bc1), static_cast<float>(std::sqrt(bc2))};
+}
+// torch.optim.Adam (no weight decay, no amsgrad), in the order of its single-tensor path.
+inline void adam_range(float* param, float* m, float* v, const float* grad, int64_t n, const AdamScalars& a) {
+    for (int64_t i = 0; i < n; ++i) {
+        const float g = grad[i];
+        m[i] = m[i] + (g - m[i]) * (1.0f - a.beta1);  // torch uses lerp_
+        v[i] = v[i] * a.beta2 + (1.0f - a.beta2) * g * g;
+        const float denom = std::sqrt(v[i]) / a.bc2_sqrt + a.eps;
+        param[i] -= a.step_size * (m[i] / denom);
+    }
 }
 
 }  // namespace stepformer::cpu

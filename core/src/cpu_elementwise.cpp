@@ -70,40 +70,32 @@ void CpuBackend::cross_entropy_backward(float* dlogits, const float* probs, cons
 
 // torch.optim.SGD (dampening 0, no Nesterov, no weight decay): buf = momentum*buf + g; p -= lr*buf.
 void CpuBackend::sgd_step(float* param, float* buf, const float* grad, int64_t n, float lr, float momentum) {
-#pragma omp parallel for num_threads(threads_for(n)) schedule(static)
-    for (int64_t i = 0; i < n; ++i) {
-        const float b = momentum * buf[i] + grad[i];
-        buf[i] = b;
-        param[i] -= lr * b;
+    const int parts = threads_for(n);
+#pragma omp parallel for num_threads(parts) schedule(static)
+    for (int p = 0; p < parts; ++p) {
+        const int64_t b = n * p / parts, e = n * (p + 1) / parts;
+        sgd_range(param + b, buf + b, grad + b, e - b, lr, momentum);
     }
 }
 
-// torch.optim.Adam (no weight decay, no amsgrad), same operation order as its single-tensor path.
 void CpuBackend::adam_step(float* param, float* m, float* v, const float* grad, int64_t n, float lr, float beta1,
                            float beta2, float eps, int64_t step) {
-    const double bc1 = 1.0 - std::pow(double(beta1), double(step));
-    const double bc2 = 1.0 - std::pow(double(beta2), double(step));
-    const float step_size = static_cast<float>(lr / bc1);
-    const float bc2_sqrt = static_cast<float>(std::sqrt(bc2));
-#pragma omp parallel for num_threads(threads_for(n)) schedule(static)
-    for (int64_t i = 0; i < n; ++i) {
-        const float g = grad[i];
-        m[i] = m[i] + (g - m[i]) * (1.0f - beta1);  // torch uses lerp_
-        v[i] = v[i] * beta2 + (1.0f - beta2) * g * g;
-        const float denom = std::sqrt(v[i]) / bc2_sqrt + eps;
-        param[i] -= step_size * (m[i] / denom);
+    const AdamScalars a = adam_scalars(lr, beta1, beta2, eps, step);
+    const int parts = threads_for(n);
+#pragma omp parallel for num_threads(parts) schedule(static)
+    for (int p = 0; p < parts; ++p) {
+        const int64_t b = n * p / parts, e = n * (p + 1) / parts;
+        adam_range(param + b, m + b, v + b, grad + b, e - b, a);
     }
 }
 
 double CpuBackend::sum_squares(const float* x, int64_t n) {
-    // A plain `s += x*x` in double is one long dependency chain the compiler may not reorder;
-    // Eigen's reduction vectorises and keeps independent partial sums.
     const int parts = threads_for(n);
     double total = 0.0;
 #pragma omp parallel for num_threads(parts) reduction(+ : total) schedule(static)
     for (int p = 0; p < parts; ++p) {
         const int64_t b = n * p / parts, e = n * (p + 1) / parts;
-        total += Eigen::Map<const Eigen::VectorXf>(x + b, e - b).cast<double>().squaredNorm();
+        total += sum_squares_range(x + b, e - b);
     }
     return total;
 }

@@ -44,13 +44,27 @@ struct Ctx {
     ParamSet& grads;
     Backend& be;
     GradState& gs;
-    const ParamReadyFn& on_ready;
+    ParamUpdater* updater;
     const float* w(const std::string& n) const { return p.at(n).ptr(); }
     float* dw(const std::string& n) { return grads.at(n).ptr(); }
     // The backward pass has made its last use of parameter n: its gradient is final and the
     // weight itself is no longer read, so an optimizer may update it now (while it is in cache).
     void ready(const std::string& n) const {
-        if (on_ready) on_ready(p.index_of(n));
+        if (updater) updater->ready(p.index_of(n));
+    }
+    // Backward of the linear layer with weight n (its last use): dx (N, I) = or += dy W and
+    // dW = dy^T x, with the optimizer's update fused in when there is one.
+    void linear(const std::string& n, float* dx, const float* dy, const float* x, int N, int I, int O, bool acc_dx) {
+        const size_t i = p.index_of(n);
+        const ParamUpdater::Fused* f = updater ? updater->fused_update(i) : nullptr;
+        if (!f) {
+            be.linear_backward(dx, grads[i].ptr(), dy, x, p[i].ptr(), N, I, O, acc_dx, false);
+            ready(n);
+            return;
+        }
+        float* dW = f->keep_gradient ? grads[i].ptr() : nullptr;
+        const double sq = be.linear_backward_update(dx, dW, dy, x, f->weight, N, I, O, acc_dx, f->update);
+        updater->fused_done(i, sq);
     }
 };
 
@@ -90,9 +104,7 @@ void attention_backward(Ctx& x, const std::string& P, const std::string& xq, con
     x.gs.put_and_finish(P + ".residual", std::move(dres));
 
     Tensor dmerged({B, Lq, H * dv});
-    be.linear_backward(dmerged.ptr(), x.dw(P + ".fc.weight"), dfc.ptr(), tr.saved.at(P + ".merged").ptr(),
-                       x.w(P + ".fc.weight"), B * Lq, H * dv, D, false, false);
-    x.ready(P + ".fc.weight");
+    x.linear(P + ".fc.weight", dmerged.ptr(), dfc.ptr(), tr.saved.at(P + ".merged").ptr(), B * Lq, H * dv, D, false);
     x.gs.put_and_finish(P + ".fc_out", std::move(dfc));
     Tensor dcontext({B, H, Lq, dv});
     be.split_heads(dcontext.ptr(), dmerged.ptr(), B, Lq, H, dv);
@@ -115,19 +127,13 @@ void attention_backward(Ctx& x, const std::string& P, const std::string& xq, con
     // Back through the head split and the three projections.
     Tensor tmp({B, std::max(Lq, Lk), H * std::max(dk, dv)});
     be.merge_heads(tmp.ptr(), dV.ptr(), B, Lk, H, dv);
-    be.linear_backward(x.gs.g(xkv).ptr(), x.dw(P + ".W_V.weight"), tmp.ptr(), Xkv.ptr(), x.w(P + ".W_V.weight"),
-                       B * Lk, D, H * dv, true, false);
-    x.ready(P + ".W_V.weight");
+    x.linear(P + ".W_V.weight", x.gs.g(xkv).ptr(), tmp.ptr(), Xkv.ptr(), B * Lk, D, H * dv, true);
     x.gs.put_and_finish(P + ".V", std::move(dV));
     be.merge_heads(tmp.ptr(), dK.ptr(), B, Lk, H, dk);
-    be.linear_backward(x.gs.g(xkv).ptr(), x.dw(P + ".W_K.weight"), tmp.ptr(), Xkv.ptr(), x.w(P + ".W_K.weight"),
-                       B * Lk, D, H * dk, true, false);
-    x.ready(P + ".W_K.weight");
+    x.linear(P + ".W_K.weight", x.gs.g(xkv).ptr(), tmp.ptr(), Xkv.ptr(), B * Lk, D, H * dk, true);
     x.gs.put_and_finish(P + ".K", std::move(dK));
     be.merge_heads(tmp.ptr(), dQ.ptr(), B, Lq, H, dk);
-    be.linear_backward(x.gs.g(xq).ptr(), x.dw(P + ".W_Q.weight"), tmp.ptr(), Xq.ptr(), x.w(P + ".W_Q.weight"),
-                       B * Lq, D, H * dk, true, false);
-    x.ready(P + ".W_Q.weight");
+    x.linear(P + ".W_Q.weight", x.gs.g(xq).ptr(), tmp.ptr(), Xq.ptr(), B * Lq, D, H * dk, true);
     x.gs.put_and_finish(P + ".Q", std::move(dQ));
 }
 
@@ -146,16 +152,12 @@ void ffn_backward(Ctx& x, const std::string& F, const std::string& in) {
     Tensor dfc = dres;
     x.gs.put_and_finish(F + ".residual", std::move(dres));
     Tensor drelu(tr.at(F + ".relu").value.shape);  // (B, L, d_ff)
-    be.linear_backward(drelu.ptr(), x.dw(F + ".fc.2.weight"), dfc.ptr(), tr.at(F + ".relu").value.ptr(),
-                       x.w(F + ".fc.2.weight"), N, Dff, D, false, false);
-    x.ready(F + ".fc.2.weight");
+    x.linear(F + ".fc.2.weight", drelu.ptr(), dfc.ptr(), tr.at(F + ".relu").value.ptr(), N, Dff, D, false);
     x.gs.put_and_finish(F + ".fc_out", std::move(dfc));
     Tensor dhidden(drelu.shape);
     be.relu_backward(dhidden.ptr(), drelu.ptr(), tr.at(F + ".relu").value.ptr(), dhidden.size());
     x.gs.put_and_finish(F + ".relu", std::move(drelu));
-    be.linear_backward(x.gs.g(in).ptr(), x.dw(F + ".fc.0.weight"), dhidden.ptr(), X.ptr(), x.w(F + ".fc.0.weight"), N,
-                       D, Dff, true, false);
-    x.ready(F + ".fc.0.weight");
+    x.linear(F + ".fc.0.weight", x.gs.g(in).ptr(), dhidden.ptr(), X.ptr(), N, D, Dff, true);
     x.gs.put_and_finish(F + ".hidden", std::move(dhidden));
 }
 
@@ -175,7 +177,7 @@ void embed_backward(Ctx& x, const std::string& prefix, const std::string& emb, c
 }  // namespace
 
 void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool trace_grads,
-                           const ParamReadyFn& on_param_ready) const {
+                           ParamUpdater* updater) const {
     const Config& c = config_;
     if (!tr.contains("loss")) throw std::logic_error("backward: call loss() after forward() first");
     if (grads.size() != params_.size()) grads = ParamSet(param_specs(c));
@@ -185,7 +187,7 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
         if (grads.name(i).find("_emb.") != std::string::npos || grads.name(i).find(".layer_norm.") != std::string::npos)
             grads[i].zero();
     GradState gs{tr, trace_grads, {}};
-    Ctx x{c, params_, grads, *backend_, gs, on_param_ready};
+    Ctx x{c, params_, grads, *backend_, gs, updater};
 
     const int B = batch.B, T = batch.T, V = c.tgt_vocab_size();
     const int counted = static_cast<int>(tr.saved.at("loss.counted").data[0]);
@@ -194,10 +196,8 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     backend_->cross_entropy_backward(dlogits.ptr(), tr.at("projection.probs").value.ptr(), batch.out.data(), B * T, V, 0,
                                      counted);
     const std::string dec_out = "decoder.layers." + std::to_string(c.n_layers - 1) + ".pos_ffn.out";
-    backend_->linear_backward(gs.g(dec_out).ptr(), grads.at("projection.weight").ptr(), dlogits.ptr(),
-                              tr.at(dec_out).value.ptr(), params_.at("projection.weight").ptr(), B * T, c.d_model, V,
-                              true, false);
-    x.ready("projection.weight");
+    x.linear("projection.weight", gs.g(dec_out).ptr(), dlogits.ptr(), tr.at(dec_out).value.ptr(), B * T, c.d_model, V,
+             true);
     gs.put_and_finish("projection.logits", std::move(dlogits));
 
     const std::string enc_out = "encoder.layers." + std::to_string(c.n_layers - 1) + ".pos_ffn.out";

@@ -47,12 +47,22 @@ void Optimizer::begin_step() {
     ++step_;
 }
 
+WeightUpdate Optimizer::weight_update(size_t i) {
+    WeightUpdate u;
+    u.kind = opt_.kind == OptimizerKind::SGD ? WeightUpdate::Kind::SGD : WeightUpdate::Kind::Adam;
+    u.buf1 = buf1_.at(i).ptr();
+    u.buf2 = opt_.kind == OptimizerKind::Adam ? buf2_.at(i).ptr() : nullptr;
+    u.lr = step_lr_;
+    u.momentum = static_cast<float>(opt_.momentum);
+    u.beta1 = static_cast<float>(opt_.beta1);
+    u.beta2 = static_cast<float>(opt_.beta2);
+    u.eps = static_cast<float>(opt_.eps);
+    u.step = step_;
+    return u;
+}
+
 void Optimizer::update(size_t i, Tensor& p, const Tensor& g, Backend& be) {
-    if (opt_.kind == OptimizerKind::SGD)
-        be.sgd_step(p.ptr(), buf1_[i].ptr(), g.ptr(), p.size(), step_lr_, static_cast<float>(opt_.momentum));
-    else
-        be.adam_step(p.ptr(), buf1_[i].ptr(), buf2_[i].ptr(), g.ptr(), p.size(), step_lr_, static_cast<float>(opt_.beta1),
-                     static_cast<float>(opt_.beta2), static_cast<float>(opt_.eps), step_);
+    be.apply_update(p.ptr(), g.ptr(), p.size(), weight_update(i));
 }
 
 Tensor Optimizer::preview_update(size_t i, const Tensor& param, const Tensor& grad) const {

@@ -62,17 +62,41 @@ int Trainer::steps_per_epoch() const {
 
 // Backward with the optimizer step fused in: each parameter is updated the moment backward() is
 // done with it (its gradient still in cache); returns the gradient norm summed on the way.
-static double backward_and_update(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads,
-                                  Optimizer& opt) {
-    double sq = 0.0;
+namespace {
+// Hands each parameter to the optimizer as soon as the backward pass is done with it, and
+// sums the squared gradients for the norm on the way.
+class OptimizerUpdater final : public ParamUpdater {
+public:
+    OptimizerUpdater(Optimizer& opt, ParamSet& params, ParamSet& grads, Backend& be)
+        : opt_(opt), params_(params), grads_(grads), be_(be) {}
+    const Fused* fused_update(size_t i) override {
+        fused_.weight = params_[i].ptr();
+        fused_.update = opt_.weight_update(i);
+        return &fused_;
+    }
+    void fused_done(size_t, double sq) override { sum_squares_ += sq; }
+    void ready(size_t i) override {
+        sum_squares_ += be_.sum_squares(grads_[i].ptr(), grads_[i].size());
+        opt_.update(i, params_[i], grads_[i], be_);
+    }
+    double grad_norm() const { return std::sqrt(sum_squares_); }
+
+private:
+    Optimizer& opt_;
+    ParamSet& params_;
+    ParamSet& grads_;
+    Backend& be_;
+    Fused fused_;
+    double sum_squares_ = 0.0;
+};
+
+double backward_and_update(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt) {
     opt.begin_step();
-    ParamSet& params = model.params();
-    model.backward(batch, trace, grads, true, [&](size_t i) {
-        sq += model.backend().sum_squares(grads[i].ptr(), grads[i].size());
-        opt.update(i, params[i], grads[i], model.backend());
-    });
-    return std::sqrt(sq);
+    OptimizerUpdater updater(opt, model.params(), grads, model.backend());
+    model.backward(batch, trace, grads, true, &updater);
+    return updater.grad_norm();
 }
+}  // namespace
 
 double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
                   double* grad_norm) {

@@ -14,6 +14,7 @@
 #include <random>
 #include <sstream>
 
+#include "fixture_util.h"
 #include "stepformer/backend.h"
 #include "stepformer/dataset.h"
 #include "stepformer/model.h"
@@ -165,9 +166,8 @@ TEST(GradCheckHarness, RejectsASlightlyWrongGradient) {
     EXPECT_FALSE(check_grad("x^2", x, zeroed, objective, 1e-2f, probe(6)));
 }
 
-// Both regimes of the kernel: the streaming kernels (N <= 16 tokens, one or two groups of up to
-// 8, widths that are and are not multiples of the 16/32-float blocks) and Eigen's GEMM (N > 16).
-// The large shapes have enough work to be split across threads.
+// Shapes with widths that are and are not multiples of the SIMD width; the large shapes have
+// enough work to be split across threads.
 TEST_P(KernelGrad, Linear) {
     struct Shape3 {
         int N, I, O;
@@ -207,6 +207,68 @@ TEST_P(KernelGrad, Linear) {
         EXPECT_EQ(dW_alone, dW);
         EXPECT_EQ(dx_alone, dx);
     }
+}
+
+// The fused backward + optimizer update of a linear weight gives what linear_backward, then
+// sgd_step/adam_step give: in the streaming regime (N <= 48 tokens; widths that are not
+// multiples of the SIMD width, row counts that are not multiples of the row block) and the GEMM
+// regime (N > 48); with and without a kept gradient, accumulating into dx or not.
+TEST_P(KernelGrad, LinearBackwardFusedWithUpdate) {
+    struct Shape3 {
+        int N, I, O;
+    };
+    const std::vector<Shape3> shapes = large() ? std::vector<Shape3>{{10, 61, 131}, {2, 512, 96}, {60, 70, 33}}
+                                               : std::vector<Shape3>{{3, 5, 4}, {1, 37, 3}, {9, 16, 9}, {49, 7, 5}};
+    for (const auto [N, I, O] : shapes)
+        for (WeightUpdate::Kind kind : {WeightUpdate::Kind::SGD, WeightUpdate::Kind::Adam})
+            for (bool keep_dW : {true, false})
+                for (bool acc_dx : {false, true}) {
+                    SCOPED_TRACE("N=" + std::to_string(N) + " I=" + std::to_string(I) + " O=" + std::to_string(O) +
+                                 (kind == WeightUpdate::Kind::SGD ? " sgd" : " adam") + (keep_dW ? " dW" : "") +
+                                 (acc_dx ? " acc" : ""));
+                    const size_t nw = size_t(O) * I;
+                    const Vec x = randn(size_t(N) * I, 1 + N), dy = randn(size_t(N) * O, 3 + O), W0 = randn(nw, 2 + I, 0.3f);
+                    const Vec b10 = randn(nw, 8, 0.1f), b20 = randu(nw, 9, 0.0f, 0.01f), dx0 = randn(x.size(), 6);
+                    WeightUpdate u;
+                    u.kind = kind;
+                    u.lr = kind == WeightUpdate::Kind::SGD ? 0.05f : 1e-3f;
+                    u.momentum = 0.9f;
+                    u.beta1 = 0.9f;
+                    u.beta2 = 0.98f;
+                    u.eps = 1e-9f;
+                    u.step = 3;
+
+                    Vec W_ref = W0, b1_ref = b10, b2_ref = b20, dx_ref = dx0, dW_ref(nw, 7.0f);
+                    be->linear_backward(dx_ref.data(), dW_ref.data(), dy.data(), x.data(), W_ref.data(), N, I, O, acc_dx,
+                                        false);
+                    WeightUpdate ur = u;
+                    ur.buf1 = b1_ref.data();
+                    ur.buf2 = b2_ref.data();
+                    be->apply_update(W_ref.data(), dW_ref.data(), int64_t(nw), ur);
+
+                    Vec W = W0, b1 = b10, b2 = b20, dx = dx0, dW(nw, 7.0f);
+                    WeightUpdate uf = u;
+                    uf.buf1 = b1.data();
+                    uf.buf2 = kind == WeightUpdate::Kind::Adam ? b2.data() : nullptr;
+                    const double sq = be->linear_backward_update(dx.data(), keep_dW ? dW.data() : nullptr, dy.data(),
+                                                                 x.data(), W.data(), N, I, O, acc_dx, uf);
+                    const double sq_ref = be->sum_squares(dW_ref.data(), int64_t(nw));
+                    EXPECT_NEAR(sq, sq_ref, 1e-5 * sq_ref);
+                    auto near = [](const char* what, const Vec& got, const Vec& want, double tol) {
+                        for (size_t i = 0; i < got.size(); ++i)
+                            if (!(std::abs(got[i] - want[i]) <= tol * (1.0 + std::abs(want[i]))))
+                                return ::testing::AssertionFailure()
+                                       << what << "[" << i << "]: " << got[i] << " vs " << want[i];
+                        return ::testing::AssertionSuccess();
+                    };
+                    EXPECT_TRUE(near("dx", dx, dx_ref, 1e-5));
+                    if (keep_dW) EXPECT_TRUE(near("dW", dW, dW_ref, 1e-5));
+                    else EXPECT_EQ(dW, Vec(nw, 7.0f)) << "dW untouched when not kept";
+                    EXPECT_TRUE(near("W", W, W_ref, 1e-6));
+                    EXPECT_TRUE(near("buf1", b1, b1_ref, 1e-5));
+                    if (kind == WeightUpdate::Kind::Adam) EXPECT_TRUE(near("buf2", b2, b2_ref, 1e-5));
+                    EXPECT_NE(W, W0) << "the weight was updated";
+                }
 }
 
 TEST_P(KernelGrad, EmbeddingWithRepeatedIds) {
@@ -738,9 +800,10 @@ TEST_P(OptimizerRef, AdamThreeSteps) {
 INSTANTIATE_TEST_SUITE_P(Cpu, OptimizerRef,
                          ::testing::Values(Case{1, false}, Case{1, true}, Case{2, false}, Case{2, true}), case_name);
 
-// The fused path (train_step: each parameter updated by the optimizer inside backward(), as soon
-// as its gradient is final) must give exactly what forward, loss, backward, then step gives: a
-// weight updated before the backward pass's last read of it would change later gradients.
+// The fused path (train_step: each parameter updated by the optimizer inside backward(), linear
+// weights in the same pass that computes their gradient) must give what forward, loss, backward,
+// then step gives. The kernels differ (rounding), so within 1e-5; a weight updated before the
+// backward pass's last read of it would change later gradients by ~lr * grad, far more.
 TEST(OptimizerFused, TrainStepEqualsBackwardThenStep) {
     const Config c = tiny_config();
     for (OptimizerKind kind : {OptimizerKind::SGD, OptimizerKind::Adam}) {
@@ -762,16 +825,18 @@ TEST(OptimizerFused, TrainStepEqualsBackwardThenStep) {
             double sq = 0.0;
             for (size_t i = 0; i < gp.size(); ++i) sq += plain.backend().sum_squares(gp[i].ptr(), gp[i].size());
             opt_plain.step(plain.params(), gp, plain.backend());
-            EXPECT_EQ(loss_fused, loss_plain) << "step " << s;
-            EXPECT_NEAR(norm, std::sqrt(sq), 1e-9 * std::sqrt(sq)) << "step " << s;
+            if (s == 1) EXPECT_EQ(loss_fused, loss_plain);  // same weights, same forward
+            EXPECT_NEAR(loss_fused, loss_plain, 1e-6 * loss_plain) << "step " << s;
+            EXPECT_NEAR(norm, std::sqrt(sq), 1e-5 * std::sqrt(sq)) << "step " << s;
             for (size_t i = 0; i < gp.size(); ++i) {
-                ASSERT_EQ(gf[i].data, gp[i].data) << gp.name(i) << " gradient, step " << s;
-                ASSERT_EQ(fused.params()[i].data, plain.params()[i].data) << gp.name(i) << ", step " << s;
+                ASSERT_TRUE(fixtures::close(gp.name(i) + " gradient, step " + std::to_string(s), gf[i], gp[i], 1e-5));
+                ASSERT_TRUE(fixtures::close(gp.name(i) + ", step " + std::to_string(s), fused.params()[i],
+                                            plain.params()[i], 1e-5));
             }
             // the traced intermediate gradients too
             for (const auto& e : tp.entries()) {
                 if (e.name.rfind("grad.", 0) == 0) {
-                    ASSERT_EQ(tf.at(e.name).value.data, e.value.data) << e.name;
+                    ASSERT_TRUE(fixtures::close(e.name, tf.at(e.name).value, e.value, 1e-5));
                 }
             }
         }

@@ -14,6 +14,20 @@
 
 namespace stepformer {
 
+// An optimizer step for one weight, applied by linear_backward_update in the same pass that
+// computes the weight's gradient: the weight and its optimizer state then cross the memory bus
+// once per training step instead of three times (gradient, norm, update).
+struct WeightUpdate {
+    enum class Kind { SGD, Adam };
+    Kind kind = Kind::SGD;
+    float* buf1 = nullptr;  // SGD: momentum_buffer; Adam: exp_avg
+    float* buf2 = nullptr;  // Adam: exp_avg_sq
+    float lr = 0.0f;
+    float momentum = 0.0f;  // SGD
+    float beta1 = 0.0f, beta2 = 0.0f, eps = 0.0f;
+    int64_t step = 0;  // Adam: this step's number (1-based), for the bias corrections
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -26,6 +40,18 @@ public:
     // dx (N, I) = or += dy W (dx may be null); dW (O, I) = or += dy^T x (dW may be null)
     virtual void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I,
                                  int O, bool accumulate_dx, bool accumulate_dw = true) = 0;
+
+    // linear_backward with dW overwritten, then W updated in place by `upd` exactly as
+    // sgd_step/adam_step would; dW may be null (the gradient is then not kept). Returns sum(dW^2).
+    virtual double linear_backward_update(float* dx, float* dW, const float* dy, const float* x, float* W, int N,
+                                          int I, int O, bool accumulate_dx, const WeightUpdate& upd) = 0;
+    // sgd_step or adam_step as `upd` says, for parameters outside linear layers.
+    void apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) {
+        if (upd.kind == WeightUpdate::Kind::SGD)
+            sgd_step(param, upd.buf1, grad, n, upd.lr, upd.momentum);
+        else
+            adam_step(param, upd.buf1, upd.buf2, grad, n, upd.lr, upd.beta1, upd.beta2, upd.eps, upd.step);
+    }
 
     // out (N, D) = table[ids]; dtable (V, D) += scatter of dout
     virtual void embedding_forward(float* out, const int* ids, const float* table, int N, int D) = 0;

@@ -32,9 +32,24 @@ Batch make_batch(const Config& c, const std::vector<std::string>& src, const std
 // The tutorial's sinusoidal table, (L, D), computed in float32 the way PositionalEncoding does.
 Tensor positional_table(int L, int D);
 
-// Called during backward() with a parameter's index once its gradient is final and the backward
-// pass no longer reads the weight: an optimizer can update it right there (fused update).
-using ParamReadyFn = std::function<void(size_t param_index)>;
+// Told by backward() about each parameter once the backward pass has made its last use of it,
+// so an optimizer can update it right there, while it is in cache (the fused update).
+class ParamUpdater {
+public:
+    struct Fused {
+        float* weight = nullptr;     // the parameter's storage, updated in place
+        bool keep_gradient = true;   // false: the gradient is not stored in `grads` (less memory traffic)
+        WeightUpdate update;
+    };
+    virtual ~ParamUpdater() = default;
+    // A linear layer's weight: the update to apply in the same pass that computes its gradient
+    // (Backend::linear_backward_update), or nullptr for ready() after the gradient is computed.
+    virtual const Fused* fused_update(size_t param_index) = 0;
+    // After a fused update: the sum of squares of the gradient it applied.
+    virtual void fused_done(size_t param_index, double grad_sum_squares) = 0;
+    // Any other parameter: its gradient is final.
+    virtual void ready(size_t param_index) = 0;
+};
 
 struct ForwardOptions {
     bool train = false;                // dropout active
@@ -60,7 +75,7 @@ public:
     // `trace_grads`, appends grad.<name> for every intermediate that has a gradient, in the
     // order the backward pass computes them (loss first, embeddings last).
     void backward(const Batch& batch, Trace& trace, ParamSet& grads, bool trace_grads = true,
-                  const ParamReadyFn& on_param_ready = {}) const;
+                  ParamUpdater* updater = nullptr) const;
 
 private:
     Config config_;

@@ -44,6 +44,9 @@ public:
     // begin_step() once, then update() each parameter as soon as its gradient is final.
     void begin_step();
     void update(size_t index, Tensor& param, const Tensor& grad, Backend& be);
+    // This step's update of parameter `index` as a kernel argument (Backend::linear_backward_update
+    // applies it while computing the gradient); valid after begin_step().
+    WeightUpdate weight_update(size_t index);
 
     // What the next step would add to parameter `index` (new value - old value) for this
     // gradient, without changing any state: the GUI shows it beside the gradient.
