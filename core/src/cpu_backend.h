@@ -82,11 +82,13 @@ inline int chunk_begin(int n, int parts, int p, int align = 8) {
 // The optimizer updates' element loops, shared by sgd_step/adam_step and the fused
 // linear_backward_update so both round identically.
 // torch.optim.SGD (dampening 0, no nesterov): buf = momentum * buf + grad; param -= lr * buf.
-inline void sgd_range(float* param, float* buf, const float* grad, int64_t n, float lr, float momentum) {
+// `out` may be `param` (in place).
+inline void sgd_range(float* out, const float* param, float* buf, const float* grad, int64_t n, float lr,
+                      float momentum) {
     for (int64_t i = 0; i < n; ++i) {
         const float b = momentum * buf[i] + grad[i];
         buf[i] = b;
-        param[i] -= lr * b;
+        out[i] = param[i] - lr * b;
     }
 }
 
@@ -108,13 +110,14 @@ inline AdamScalars adam_scalars(float lr, float beta1, float beta2, float eps, i
     return {beta1, beta2, eps, static_cast<float>(lr / bc1), static_cast<float>(std::sqrt(bc2))};
 }
 // torch.optim.Adam (no weight decay, no amsgrad), in the order of its single-tensor path.
-inline void adam_range(float* param, float* m, float* v, const float* grad, int64_t n, const AdamScalars& a) {
+inline void adam_range(float* out, const float* param, float* m, float* v, const float* grad, int64_t n,
+                       const AdamScalars& a) {
     for (int64_t i = 0; i < n; ++i) {
         const float g = grad[i];
         m[i] = m[i] + (g - m[i]) * (1.0f - a.beta1);  // torch uses lerp_
         v[i] = v[i] * a.beta2 + (1.0f - a.beta2) * g * g;
         const float denom = std::sqrt(v[i]) / a.bc2_sqrt + a.eps;
-        param[i] -= a.step_size * (m[i] / denom);
+        out[i] = param[i] - a.step_size * (m[i] / denom);
     }
 }
 

@@ -74,7 +74,7 @@ void CpuBackend::sgd_step(float* param, float* buf, const float* grad, int64_t n
 #pragma omp parallel for num_threads(parts) schedule(static)
     for (int p = 0; p < parts; ++p) {
         const int64_t b = n * p / parts, e = n * (p + 1) / parts;
-        sgd_range(param + b, buf + b, grad + b, e - b, lr, momentum);
+        sgd_range(param + b, param + b, buf + b, grad + b, e - b, lr, momentum);
     }
 }
 
@@ -85,7 +85,7 @@ void CpuBackend::adam_step(float* param, float* m, float* v, const float* grad, 
 #pragma omp parallel for num_threads(parts) schedule(static)
     for (int p = 0; p < parts; ++p) {
         const int64_t b = n * p / parts, e = n * (p + 1) / parts;
-        adam_range(param + b, m + b, v + b, grad + b, e - b, a);
+        adam_range(param + b, param + b, m + b, v + b, grad + b, e - b, a);
     }
 }
 

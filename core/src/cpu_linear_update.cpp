@@ -91,14 +91,15 @@ void rows_backward(float* g, float* dxp, const float* dy, const float* x, const 
     rows_backward<ScalarLanes, R>(g, dxp, dy, x, Wr, N, I, O, o, vec_end, I);
 }
 
-// Updates `n` weights from their gradient g; returns sum(g^2).
-double update_block(float* W, float* buf1, float* buf2, const float* g, int64_t n, const WeightUpdate& u,
+// Updates the `n` weights at offset `off` from their gradient g; returns sum(g^2).
+double update_block(float* W, int64_t off, const float* g, int64_t n, const WeightUpdate& u,
                     const AdamScalars& adam) {
     const double sq = sum_squares_range(g, n);
+    float* out = (u.out ? u.out : W) + off;
     if (u.kind == WeightUpdate::Kind::SGD)
-        sgd_range(W, buf1, g, n, u.lr, u.momentum);
+        sgd_range(out, W + off, u.buf1 + off, g, n, u.lr, u.momentum);
     else
-        adam_range(W, buf1, buf2, g, n, adam);
+        adam_range(out, W + off, u.buf1 + off, u.buf2 + off, g, n, adam);
     return sq;
 }
 
@@ -121,7 +122,7 @@ double CpuBackend::linear_backward_update(float* dx, float* dW, const float* dy,
 #pragma omp parallel for num_threads(parts) reduction(+ : total) schedule(static)
         for (int p = 0; p < parts; ++p) {
             const int64_t b = n * p / parts, e = n * (p + 1) / parts;
-            total += update_block(W + b, upd.buf1 + b, upd.buf2 ? upd.buf2 + b : nullptr, g + b, e - b, upd, adam);
+            total += update_block(W, b, g + b, e - b, upd, adam);
         }
         return total;
     }
@@ -145,9 +146,7 @@ double CpuBackend::linear_backward_update(float* dx, float* dW, const float* dy,
                 rows_backward<kRows>(g, dxp, dy, x, Wr, N, I, O, o);
             else
                 rows_backward<1>(g, dxp, dy, x, Wr, N, I, O, o);
-            const int64_t off = int64_t(o) * I;
-            total += update_block(Wr, upd.buf1 + off, upd.buf2 ? upd.buf2 + off : nullptr, g, int64_t(rows) * I, upd,
-                                  adam);
+            total += update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, adam);
             o += rows;
         }
         if (dx) {

@@ -60,49 +60,66 @@ int Trainer::steps_per_epoch() const {
     return static_cast<int>((data_.size() + size_t(options_.batch_size) - 1) / size_t(options_.batch_size));
 }
 
-// Backward with the optimizer step fused in: each parameter is updated the moment backward() is
-// done with it (its gradient still in cache); returns the gradient norm summed on the way.
 namespace {
-// Hands each parameter to the optimizer as soon as the backward pass is done with it, and
-// sums the squared gradients for the norm on the way.
+// Hands each parameter to the optimizer as soon as the backward pass is done with it (linear
+// weights inside the kernel that computes their gradient), and sums the squared gradients for
+// the norm on the way. With `out`, the updated weights go there and `params` stays as it was.
 class OptimizerUpdater final : public ParamUpdater {
 public:
-    OptimizerUpdater(Optimizer& opt, ParamSet& params, ParamSet& grads, Backend& be)
-        : opt_(opt), params_(params), grads_(grads), be_(be) {}
+    OptimizerUpdater(Optimizer& opt, ParamSet& params, ParamSet& grads, Backend& be, bool keep_grads, ParamSet* out)
+        : opt_(opt), params_(params), grads_(grads), be_(be), keep_grads_(keep_grads), out_(out) {}
     const Fused* fused_update(size_t i) override {
+        ++visited_;
         fused_.weight = params_[i].ptr();
-        fused_.update = opt_.weight_update(i);
+        fused_.keep_gradient = keep_grads_;
+        fused_.update = spec(i);
         return &fused_;
     }
     void fused_done(size_t, double sq) override { sum_squares_ += sq; }
     void ready(size_t i) override {
+        ++visited_;
         sum_squares_ += be_.sum_squares(grads_[i].ptr(), grads_[i].size());
-        opt_.update(i, params_[i], grads_[i], be_);
+        be_.apply_update(params_[i].ptr(), grads_[i].ptr(), params_[i].size(), spec(i));
     }
     double grad_norm() const { return std::sqrt(sum_squares_); }
+    size_t visited() const { return visited_; }
 
 private:
+    WeightUpdate spec(size_t i) {
+        WeightUpdate u = opt_.weight_update(i);
+        if (out_) u.out = (*out_)[i].ptr();
+        return u;
+    }
     Optimizer& opt_;
     ParamSet& params_;
     ParamSet& grads_;
     Backend& be_;
+    bool keep_grads_;
+    ParamSet* out_;
     Fused fused_;
     double sum_squares_ = 0.0;
+    size_t visited_ = 0;
 };
 
-double backward_and_update(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt) {
+// Backward with the optimizer step fused in; returns the gradient norm.
+double backward_and_update(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
+                           bool keep_grads, ParamSet* out = nullptr) {
     opt.begin_step();
-    OptimizerUpdater updater(opt, model.params(), grads, model.backend());
+    OptimizerUpdater updater(opt, model.params(), grads, model.backend(), keep_grads, out);
     model.backward(batch, trace, grads, true, &updater);
+    // Every parameter must have been updated (written to `out`), or the swap would bring back stale ones.
+    if (updater.visited() != model.params().size())
+        throw std::logic_error("backward: " + std::to_string(updater.visited()) + " of " +
+                               std::to_string(model.params().size()) + " parameters were updated");
     return updater.grad_norm();
 }
 }  // namespace
 
 double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
-                  double* grad_norm) {
+                  double* grad_norm, bool keep_param_grads) {
     model.forward(batch, trace);
     const double loss = model.loss(batch, trace);
-    const double norm = backward_and_update(model, batch, trace, grads, opt);
+    const double norm = backward_and_update(model, batch, trace, grads, opt, keep_param_grads);
     if (grad_norm) *grad_norm = norm;
     return loss;
 }
@@ -116,7 +133,9 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
     std::iota(order.begin(), order.end(), size_t{0});
     const int per_epoch = steps_per_epoch();
     TrainResult result;
-    ParamSet last_good = model_.params();  // restored if the loss diverges
+    // Double buffer: each step writes its updated weights into `previous` and then swaps, so
+    // the weights before the step are still there if it diverges (no per-step copy).
+    ParamSet previous = model_.params();
     int step = 0;
     for (int epoch = 1; epoch <= options_.epochs; ++epoch) {
         if (options_.shuffle) std::shuffle(order.begin(), order.end(), rng);
@@ -139,12 +158,11 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
             ++step;
             const double lr = opt_.current_lr();
             double gnorm = 0.0;
-            if (std::isfinite(loss)) {
-                last_good = model_.params();
-                gnorm = backward_and_update(model_, batch, trace_, grads_, opt_);
-            }
+            if (std::isfinite(loss)) gnorm = backward_and_update(model_, batch, trace_, grads_, opt_, false, &previous);
             if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
-                model_.params() = last_good;
+                // A bad loss: the last step's weights produced it, so go back one more (as before);
+                // a bad gradient: its update went to `previous` only, the current weights are good.
+                if (!std::isfinite(loss)) std::swap(model_.params(), previous);
                 opt_ = Optimizer(opt_.options(), model_.params());  // its moments saw the bad gradient too
                 result.status = TrainStatus::Diverged;
                 result.steps_done = step - 1;
@@ -154,6 +172,7 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
                                  "); training stopped and the last good weights were kept. Try a smaller learning rate.";
                 return result;
             }
+            std::swap(model_.params(), previous);
             result.last_loss = loss;
             result.steps_done = step;
             if (on_step) {

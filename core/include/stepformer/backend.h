@@ -8,6 +8,7 @@
 // `accumulate` says otherwise.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,7 +26,9 @@ struct WeightUpdate {
     float lr = 0.0f;
     float momentum = 0.0f;  // SGD
     float beta1 = 0.0f, beta2 = 0.0f, eps = 0.0f;
-    int64_t step = 0;  // Adam: this step's number (1-based), for the bias corrections
+    int64_t step = 0;      // Adam: this step's number (1-based), for the bias corrections
+    float* out = nullptr;  // where the updated weight goes; null: in place. (The Trainer writes
+                           // into a second buffer so the weights before the step stay intact.)
 };
 
 class Backend {
@@ -47,6 +50,10 @@ public:
                                           int I, int O, bool accumulate_dx, const WeightUpdate& upd) = 0;
     // sgd_step or adam_step as `upd` says, for parameters outside linear layers.
     void apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) {
+        if (upd.out && upd.out != param) {
+            std::copy(param, param + n, upd.out);
+            param = upd.out;
+        }
         if (upd.kind == WeightUpdate::Kind::SGD)
             sgd_step(param, upd.buf1, grad, n, upd.lr, upd.momentum);
         else

@@ -64,9 +64,11 @@ private:
 };
 
 // One traced training step without dropout: forward, loss, backward (grad.* traced) with the
-// optimizer update fused into it. Returns the loss. What the benchmarks time.
+// optimizer update fused into it. Returns the loss. What the benchmarks time. Without
+// `keep_param_grads` the linear weights' gradients are applied but not stored in `grads`
+// (their entries keep old values): less memory traffic, as the Trainer runs.
 double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
-                  double* grad_norm = nullptr);
+                  double* grad_norm = nullptr, bool keep_param_grads = true);
 
 class Trainer {
 public:
