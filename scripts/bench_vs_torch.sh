@@ -19,13 +19,14 @@ for line in open(sys.argv[2]):
         torch[d["name"]] = d
 pairs = [("BM_ForwardTraced_Tutorial_B2", "torch_forward_tutorial_b2"),
          ("BM_TrainStep_Tutorial_B2", "torch_train_step_tutorial_b2"),
+         ("BM_TrainStep_Tutorial_B2_NoParamGrads", "torch_train_step_tutorial_b2"),
          ("BM_TrainStep_B32_L64", "torch_train_step_b32_l64")]
-print(f"{'case':32s} {'stepformer ms':>14s} {'torch ms':>10s} {'speed-up':>9s} {'RSS MB (ours/torch)':>22s}")
+print(f"{'case':40s} {'stepformer ms':>14s} {'torch ms':>10s} {'speed-up':>9s} {'RSS MB (ours/torch)':>22s}")
 for c, t in pairs:
     if c not in cpp or t not in torch:
         continue
     ours, theirs = cpp[c]["real_time"], torch[t]["ms"]
     rss = f"{cpp[c].get('peak_rss_MB', float('nan')):.0f}/{torch[t].get('peak_rss_mb', float('nan')):.0f}"
-    print(f"{c:32s} {ours:14.1f} {theirs:10.1f} {theirs / ours:8.2f}x {rss:>22s}")
+    print(f"{c:40s} {ours:14.1f} {theirs:10.1f} {theirs / ours:8.2f}x {rss:>22s}")
 PY
 rm -rf "$OUT"

@@ -13,50 +13,12 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
-#if defined(__AVX512F__) || defined(__AVX2__)
-#include <immintrin.h>
-#endif
 
 #include "cpu_backend.h"
+#include "cpu_simd.h"
 
 namespace stepformer::cpu {
 namespace {
-
-// Above this many tokens the product is compute-bound: Eigen's blocked GEMM, then the update.
-constexpr int kStreamingMaxRows = 48;
-
-struct ScalarLanes {
-    using V = float;
-    static constexpr int width = 1;
-    static V load(const float* p) { return *p; }
-    static void store(float* p, V v) { *p = v; }
-    static V zero() { return 0.0f; }
-    static V fmadd(float a, V b, V c) { return a * b + c; }
-};
-#if defined(__AVX512F__)
-struct VectorLanes {
-    using V = __m512;
-    static constexpr int width = 16;
-    static V load(const float* p) { return _mm512_loadu_ps(p); }
-    static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
-    static V zero() { return _mm512_setzero_ps(); }
-    static V fmadd(float a, V b, V c) { return _mm512_fmadd_ps(_mm512_set1_ps(a), b, c); }
-};
-constexpr int kRows = 8;  // 8 weight rows + 8 gradient rows + 2 = 18 of 32 zmm registers
-#elif defined(__AVX2__) && defined(__FMA__)
-struct VectorLanes {
-    using V = __m256;
-    static constexpr int width = 8;
-    static V load(const float* p) { return _mm256_loadu_ps(p); }
-    static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
-    static V zero() { return _mm256_setzero_ps(); }
-    static V fmadd(float a, V b, V c) { return _mm256_fmadd_ps(_mm256_set1_ps(a), b, c); }
-};
-constexpr int kRows = 4;  // 4 + 4 + 2 of 16 ymm registers
-#else
-using VectorLanes = ScalarLanes;
-constexpr int kRows = 4;
-#endif
 
 // Columns [i0, i1) of R rows starting at row o:
 //   g (R, I)  = dy[:, o:o+R]^T x           the rows' weight gradient
@@ -114,7 +76,7 @@ double CpuBackend::linear_backward_update(float* dx, float* dW, const float* dy,
     const int parts = threads_for(int64_t(N) * n);
     double total = 0.0;
 
-    if (N > kStreamingMaxRows) {
+    if (N > kStreamingMaxTokens) {
         std::vector<float> own;
         if (!dW) own.resize(size_t(n));
         float* g = dW ? dW : own.data();
@@ -129,21 +91,21 @@ double CpuBackend::linear_backward_update(float* dx, float* dW, const float* dy,
 
     // Each thread owns a range of rows and a private dx; the private ones are summed at the end.
     std::vector<float> partial(size_t(parts) * N * I, 0.0f);
-    std::vector<float> scratch(dW ? 0 : size_t(parts) * kRows * I);
+    std::vector<float> scratch(dW ? 0 : size_t(parts) * kUpdateRows * I);
 #pragma omp parallel num_threads(parts) reduction(+ : total)
     {
         int p = 0;
 #ifdef _OPENMP
         p = omp_get_thread_num();
 #endif
-        const int o0 = chunk_begin(O, parts, p, kRows), o1 = chunk_begin(O, parts, p + 1, kRows);
+        const int o0 = chunk_begin(O, parts, p, kUpdateRows), o1 = chunk_begin(O, parts, p + 1, kUpdateRows);
         float* dxp = partial.data() + size_t(p) * N * I;  // (N, I)
         for (int o = o0; o < o1;) {
-            const int rows = o1 - o >= kRows ? kRows : 1;
-            float* g = dW ? dW + int64_t(o) * I : scratch.data() + size_t(p) * kRows * I;  // (rows, I)
+            const int rows = o1 - o >= kUpdateRows ? kUpdateRows : 1;
+            float* g = dW ? dW + int64_t(o) * I : scratch.data() + size_t(p) * kUpdateRows * I;  // (rows, I)
             float* Wr = W + int64_t(o) * I;
-            if (rows == kRows)
-                rows_backward<kRows>(g, dxp, dy, x, Wr, N, I, O, o);
+            if (rows == kUpdateRows)
+                rows_backward<kUpdateRows>(g, dxp, dy, x, Wr, N, I, O, o);
             else
                 rows_backward<1>(g, dxp, dy, x, Wr, N, I, O, o);
             total += update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, adam);
