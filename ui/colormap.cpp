@@ -5,6 +5,7 @@
 
 #include <QFont>
 #include <QFontMetrics>
+#include <QImage>
 #include <QPainter>
 
 namespace {
@@ -28,20 +29,23 @@ constexpr Stop kSequential[] = {
     {1.0, 8, 29, 88},
 };
 
+// The colour at t, linear between the two stops around it, each channel rounded.
 template <size_t N>
-QColor interpolate(const Stop (&stops)[N], double t) {
+QRgb interpolate(const Stop (&stops)[N], double t) {
     if (!(t >= stops[0].t)) t = stops[0].t;  // also catches NaN
-    if (t >= stops[N - 1].t) return QColor(stops[N - 1].r, stops[N - 1].g, stops[N - 1].b);
-    for (size_t i = 1; i < N; ++i) {
-        if (t <= stops[i].t) {
-            const Stop& a = stops[i - 1];
-            const Stop& b = stops[i];
-            const double f = (t - a.t) / (b.t - a.t);
-            auto mix = [f](int x, int y) { return static_cast<int>(std::lround(x + (y - x) * f)); };
-            return QColor(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b));
-        }
-    }
-    return QColor(stops[N - 1].r, stops[N - 1].g, stops[N - 1].b);
+    if (t >= stops[N - 1].t) return qRgb(stops[N - 1].r, stops[N - 1].g, stops[N - 1].b);
+    // The first stop at or above t. The stops are evenly spaced, so start at the computed one
+    // and correct for rounding; a scan from the start finds the same stop, slower (the cell
+    // images colour a million cells for a 512 x 2048 weight).
+    const double span = stops[N - 1].t - stops[0].t;
+    size_t i = std::clamp<size_t>(size_t((t - stops[0].t) / span * double(N - 1)) + 1, 1, N - 1);
+    while (i > 1 && t <= stops[i - 1].t) --i;
+    while (i < N - 1 && t > stops[i].t) ++i;
+    const Stop& a = stops[i - 1];
+    const Stop& b = stops[i];
+    const double f = (t - a.t) / (b.t - a.t);
+    auto mix = [f](int x, int y) { return static_cast<int>(std::lround(x + (y - x) * f)); };
+    return qRgb(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b));
 }
 
 const QString kMinus = QStringLiteral("\u2212");
@@ -70,17 +74,19 @@ double Colormap::position(float v) const {
     return std::clamp(t, 0.0, 1.0);
 }
 
-QColor Colormap::color(float v) const {
-    if (std::isnan(v)) return nanColor();
+QColor Colormap::color(float v) const { return QColor::fromRgb(rgb(v)); }
+
+QRgb Colormap::rgb(float v) const {
+    if (std::isnan(v)) return nanColor().rgb();
     if (kind_ == Kind::Diverging) {
         const double a = hi_;
-        return diverging(std::clamp(static_cast<double>(v) / a, -1.0, 1.0));
+        return interpolate(kDiverging, std::clamp(static_cast<double>(v) / a, -1.0, 1.0));
     }
-    return sequential(position(v));
+    return interpolate(kSequential, position(v));
 }
 
-QColor Colormap::diverging(double t) { return interpolate(kDiverging, t); }
-QColor Colormap::sequential(double t) { return interpolate(kSequential, t); }
+QColor Colormap::diverging(double t) { return QColor::fromRgb(interpolate(kDiverging, t)); }
+QColor Colormap::sequential(double t) { return QColor::fromRgb(interpolate(kSequential, t)); }
 
 QColor Colormap::maskedColor() { return QColor(200, 200, 200); }
 QColor Colormap::nanColor() { return QColor(255, 0, 255); }
@@ -175,11 +181,15 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
         x0 += lw;
         x1 -= hw;
         if (x1 - x0 >= 30) {
+            // The bar as an image, one column per pixel: the same pixels as a line per column,
+            // without hundreds of pen changes and line draws on every repaint.
+            QImage bar(x1 - x0 + 1, barH, QImage::Format_RGB32);
             for (int x = x0; x <= x1; ++x) {
                 const double t = double(x - x0) / double(std::max(1, x1 - x0));
-                p.setPen(color(static_cast<float>(lo_ + t * (double(hi_) - lo_))));
-                p.drawLine(x, y, x, y + barH - 1);
+                const QRgb c = color(static_cast<float>(lo_ + t * (double(hi_) - lo_))).rgb();
+                for (int r = 0; r < barH; ++r) reinterpret_cast<QRgb*>(bar.scanLine(r))[x - x0] = c;
             }
+            p.drawImage(x0, y, bar);
             p.setPen(QColor(120, 120, 120));
             p.setBrush(Qt::NoBrush);
             p.drawRect(QRect(x0, y, x1 - x0, barH - 1));
@@ -247,12 +257,13 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
     const int y1 = bottom - fm.height() / 2;
     if (y1 - y0 >= 12) {
         const int x = area.left();
+        QImage bar(barW, y1 - y0 + 1, QImage::Format_RGB32);  // one row per pixel, as above
         for (int y = y0; y <= y1; ++y) {
             const double t = 1.0 - double(y - y0) / double(std::max(1, y1 - y0));
-            const float v = static_cast<float>(lo_ + t * (double(hi_) - lo_));
-            p.setPen(color(v));
-            p.drawLine(x, y, x + barW - 1, y);
+            const QRgb c = color(static_cast<float>(lo_ + t * (double(hi_) - lo_))).rgb();
+            std::fill_n(reinterpret_cast<QRgb*>(bar.scanLine(y - y0)), barW, c);
         }
+        p.drawImage(x, y0, bar);
         p.setPen(QColor(120, 120, 120));
         p.setBrush(Qt::NoBrush);
         p.drawRect(QRect(x, y0, barW - 1, y1 - y0));

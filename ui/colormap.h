@@ -32,6 +32,7 @@ public:
 
     // The colour of a value; values outside the range saturate at the ends. NaN/inf -> nanColor().
     QColor color(float v) const;
+    QRgb rgb(float v) const;  // color(v).rgb(), for colouring many cells
     // Position of v in the scale, 0 (lo) .. 1 (hi), clamped.
     double position(float v) const;
 

@@ -609,6 +609,7 @@ void GradientView::rebuildParameter() {
     paramStats_->setText(stats);
 
     const auto fill = [&](HeatmapWidget* w, const std::vector<float>& values, const QString& title, const QString& caption) {
+        const HeatmapWidget::Batch batch(w);  // one recolour and relayout
         w->setMatrix(L.rows, L.cols, values);
         w->setMask({});
         w->setRowLabels(L.rowLabels);
@@ -628,21 +629,25 @@ void GradientView::rebuildParameter() {
         update_->clear();
         update_->setEmptyMessage(tr("No optimizer"));
     }
-    const auto W_ = std::make_shared<std::vector<float>>(W.data);
-    const auto G_ = std::make_shared<std::vector<float>>(G.data);
+    // The tooltips read the weight and its gradient from the (immutable, shared) sets rather
+    // than from copies: a weight has up to a million numbers.
+    const std::shared_ptr<const ParamSet> params = params_, grads = grads_;
     const auto U_ = std::make_shared<std::vector<float>>(haveUpdate ? preview_.data : std::vector<float>());
     const QString name = param_;
     const int cols = L.cols;
     const QStringList rl = L.rowLabels, cl = L.colLabels;
-    const auto tip = [W_, G_, U_, name, cols, rl, cl](int r, int c) {
+    const size_t gIndex = grads_->index_of(pn);
+    const auto tip = [params, grads, index, gIndex, U_, name, cols, rl, cl](int r, int c) {
+        const std::vector<float>& w = (*params)[index].data;
+        const std::vector<float>& g = (*grads)[gIndex].data;
         const size_t i = size_t(r) * cols + c;
-        if (i >= W_->size()) return QString();
+        if (i >= w.size() || i >= g.size()) return QString();
         QString t = QStringLiteral("<b>%1</b>[%2, %3]").arg(name.toHtmlEscaped(), rl.value(r).toHtmlEscaped(), cl.value(c).toHtmlEscaped());
-        t += QStringLiteral("<br>W = <b>%1</b>").arg(tensorviz::exactText((*W_)[i]));
-        t += QStringLiteral("<br>\u2202loss/\u2202W = <b>%1</b>").arg(tensorviz::exactText((*G_)[i]));
+        t += QStringLiteral("<br>W = <b>%1</b>").arg(tensorviz::exactText(w[i]));
+        t += QStringLiteral("<br>\u2202loss/\u2202W = <b>%1</b>").arg(tensorviz::exactText(g[i]));
         if (i < U_->size())
             t += QStringLiteral("<br>update \u0394W = <b>%1</b><br>after the step: W = %2")
-                     .arg(tensorviz::exactText((*U_)[i]), tensorviz::exactText((*W_)[i] + (*U_)[i]));
+                     .arg(tensorviz::exactText((*U_)[i]), tensorviz::exactText(w[i] + (*U_)[i]));
         return t;
     };
     weight_->setTooltipFunction(tip);

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <QFontMetrics>
+#include <QHash>
 #include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -24,6 +26,22 @@ constexpr int kMaxCell = 1200;
 const QString kMinus = QStringLiteral("\u2212");
 
 bool isFill(float v) { return std::isfinite(v) && std::fabs(v) >= kFillThreshold; }
+
+// The widest of n labels (index numbers where labels run out). Shared by all heatmaps: every
+// panel of a step has the same 512 feature indices or the same tokens, and measuring them was
+// most of the cost of putting a new tensor on screen.
+int widestLabel(const QStringList& labels, int n, const QFont& font) {
+    static QHash<QString, int> cache;
+    const QString key = QString::number(n) + QLatin1Char('|') + font.key() + QLatin1Char('|') +
+                        labels.mid(0, n).join(QChar(0x1f));
+    if (const auto it = cache.constFind(key); it != cache.constEnd()) return it.value();
+    const QFontMetrics fm(font);
+    int w = 0;
+    for (int i = 0; i < n; ++i) w = std::max(w, fm.horizontalAdvance(i < labels.size() ? labels[i] : QString::number(i)));
+    if (cache.size() > 512) cache.clear();
+    cache.insert(key, w);
+    return w;
+}
 
 }  // namespace
 
@@ -48,6 +66,14 @@ void HeatmapWidget::setMatrix(int rows, int cols, std::vector<float> values) {
         rows = cols = 0;
         values.clear();
     }
+    if (rows == rows_ && cols == cols_ && values == values_) {
+        // The same numbers (a step that shows the same mask, a view refilled in place): the
+        // colours and the layout stand; only hover and highlights go, as for new numbers.
+        if (hoverR_ >= 0 || hlRow_ >= 0 || hlCol_ >= 0) viewport()->update();
+        hoverR_ = hoverC_ = -1;
+        hlRow_ = hlCol_ = -1;
+        return;
+    }
     rows_ = rows;
     cols_ = cols;
     values_ = std::move(values);
@@ -59,11 +85,13 @@ void HeatmapWidget::setMatrix(int rows, int cols, std::vector<float> values) {
 }
 
 void HeatmapWidget::setMask(std::vector<float> mask) {
-    mask_.clear();
+    std::vector<unsigned char> m;
     if (!mask.empty() && mask.size() == values_.size()) {
-        mask_.resize(mask.size());
-        for (size_t i = 0; i < mask.size(); ++i) mask_[i] = mask[i] != 0.0f ? 1 : 0;
+        m.resize(mask.size());
+        for (size_t i = 0; i < mask.size(); ++i) m[i] = mask[i] != 0.0f ? 1 : 0;
     }
+    if (m == mask_) return;
+    mask_ = std::move(m);
     invalidate();
 }
 
@@ -76,52 +104,54 @@ void HeatmapWidget::setRowLabels(const QStringList& labels) {
     if (labels == rowLabels_) return;
     rowLabels_ = labels;
     rowLabelExtent_ = -1;
-    relayout();
-    viewport()->update();
+    layoutChanged();
 }
 
 void HeatmapWidget::setColLabels(const QStringList& labels) {
     if (labels == colLabels_) return;
     colLabels_ = labels;
     colLabelExtent_ = -1;
-    relayout();
-    viewport()->update();
+    layoutChanged();
 }
 
 void HeatmapWidget::setTitle(const QString& title) {
+    if (title == title_) return;
     title_ = title;
-    relayout();
-    viewport()->update();
+    layoutChanged();
 }
 
 void HeatmapWidget::setRowAxisTitle(const QString& title) {
+    if (title == rowTitle_) return;
     rowTitle_ = title;
-    relayout();
-    viewport()->update();
+    layoutChanged();
 }
 
 void HeatmapWidget::setColAxisTitle(const QString& title) {
+    if (title == colTitle_) return;
     colTitle_ = title;
-    relayout();
-    viewport()->update();
+    layoutChanged();
 }
 
 void HeatmapWidget::setLegendCaption(const QString& caption) {
+    if (caption == legendCaption_) return;
     legendCaption_ = caption;
     viewport()->update();
 }
 
 void HeatmapWidget::setEmptyMessage(const QString& message) {
+    if (message == emptyMessage_) return;
     emptyMessage_ = message;
     viewport()->update();
 }
 
 void HeatmapWidget::setColorMode(ColorMode mode) {
+    if (mode == mode_) return;
     mode_ = mode;
     invalidate();
 }
 
 void HeatmapWidget::setValueRange(float lo, float hi) {
+    if (fixedRange_ && lo == fixedLo_ && hi == fixedHi_) return;
     fixedRange_ = true;
     fixedLo_ = lo;
     fixedHi_ = hi;
@@ -129,6 +159,7 @@ void HeatmapWidget::setValueRange(float lo, float hi) {
 }
 
 void HeatmapWidget::clearValueRange() {
+    if (!fixedRange_) return;
     fixedRange_ = false;
     invalidate();
 }
@@ -138,6 +169,7 @@ void HeatmapWidget::setTooltipFunction(TooltipFn fn) { tooltipFn_ = std::move(fn
 void HeatmapWidget::setMaskedExplanation(const QString& html) { maskedExplanation_ = html; }
 
 void HeatmapWidget::setValueText(ValueText mode) {
+    if (mode == valueText_) return;
     valueText_ = mode;
     viewport()->update();
 }
@@ -155,6 +187,7 @@ void HeatmapWidget::setShowLegend(bool show) {
 }
 
 void HeatmapWidget::setSelected(bool selected) {
+    if (selected == selected_) return;
     selected_ = selected;
     viewport()->update();
 }
@@ -184,12 +217,6 @@ bool HeatmapWidget::isMasked(int r, int c) const {
     return (!mask_.empty() && mask_[i]) || isFill(values_[i]);
 }
 
-bool HeatmapWidget::anyMaskedFill() const {
-    for (size_t i = 0; i < values_.size(); ++i)
-        if (isFill(values_[i])) return true;
-    return false;
-}
-
 QColor HeatmapWidget::colorAt(int r, int c) const {
     if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return QColor();
     const float v = values_[size_t(r) * cols_ + c];
@@ -214,41 +241,74 @@ int HeatmapWidget::labelExtent(bool rowsSide, const QFontMetrics& fm) const {
         labelFontKey_ = fm.height();
     }
     const int n = rowsSide ? rows_ : cols_;
-    const QStringList& labels = rowsSide ? rowLabels_ : colLabels_;
-    int w = 0;
-    for (int i = 0; i < n; ++i) w = std::max(w, fm.horizontalAdvance(i < labels.size() ? labels[i] : QString::number(i)));
-    cached = w;
-    return w;
+    cached = widestLabel(rowsSide ? rowLabels_ : colLabels_, n, labelFont());
+    return cached;
 }
 
 void HeatmapWidget::invalidate() {
+    if (batchDepth_ > 0) {
+        colorsPending_ = layoutPending_ = true;
+        return;
+    }
     rebuildColors();
     relayout();
     viewport()->update();
 }
 
+void HeatmapWidget::layoutChanged() {
+    if (batchDepth_ > 0) {
+        layoutPending_ = true;
+        return;
+    }
+    relayout();
+    viewport()->update();
+}
+
+HeatmapWidget::Batch::Batch(HeatmapWidget* w) : w_(w) { ++w_->batchDepth_; }
+
+HeatmapWidget::Batch::~Batch() {
+    if (--w_->batchDepth_ > 0) return;
+    if (w_->colorsPending_) w_->rebuildColors();
+    if (w_->layoutPending_) {
+        w_->relayout();
+        w_->viewport()->update();
+    }
+    w_->colorsPending_ = w_->layoutPending_ = false;
+}
+
 void HeatmapWidget::rebuildColors() {
-    float lo = 0.0f, hi = 0.0f;
-    bool any = false;
-    for (size_t i = 0; i < values_.size(); ++i) {
-        const float v = values_[i];
-        if (!std::isfinite(v) || isFill(v) || (!mask_.empty() && mask_[i])) continue;
-        if (!any) {
-            lo = hi = v;
-            any = true;
-        } else {
-            lo = std::min(lo, v);
-            hi = std::max(hi, v);
-        }
+    // One branch-free (vectorisable) pass over the values, a weight has a million: the range of
+    // the unmasked cells, the range of all cells (when every cell is masked), fills, whole
+    // numbers, 0/1. NaN, inf and the -1e9 fills count for neither range.
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    float lo = inf, hi = -inf, allLo = inf, allHi = -inf;
+    bool fill = false, fraction = false, notZeroOne = false;
+    const bool masked = !mask_.empty();
+    const size_t n = values_.size();
+    const float* v = values_.data();
+    for (size_t i = 0; i < n; ++i) {
+        const float a = std::fabs(v[i]);
+        const bool finite = a <= std::numeric_limits<float>::max();  // false for NaN and inf
+        const bool plain = finite && a < kFillThreshold;
+        fill |= finite && !plain;
+        allLo = std::min(allLo, plain ? v[i] : inf);
+        allHi = std::max(allHi, plain ? v[i] : -inf);
+        fraction |= plain && (v[i] != std::trunc(v[i]) || a > 1e6f);
+        notZeroOne |= plain && v[i] != 0.0f && v[i] != 1.0f;
+        const bool counted = plain && !(masked && mask_[i]);
+        lo = std::min(lo, counted ? v[i] : inf);
+        hi = std::max(hi, counted ? v[i] : -inf);
     }
-    if (!any) {  // only masked cells: colour them by their own values
-        for (float v : values_)
-            if (std::isfinite(v) && !isFill(v)) {
-                lo = any ? std::min(lo, v) : v;
-                hi = any ? std::max(hi, v) : v;
-                any = true;
-            }
+    bool any = lo <= hi;
+    if (!any && allLo <= allHi) {  // only masked cells: colour them by their own values
+        lo = allLo;
+        hi = allHi;
+        any = true;
     }
+    if (!any) lo = hi = 0.0f;
+    hasFill_ = fill;
+    integral_ = n > 0 && !fraction;
+    const bool zeroOne = n > 0 && !notZeroOne;
     Colormap::Kind kind = Colormap::Kind::Diverging;
     if (mode_ == ColorMode::Sequential) kind = Colormap::Kind::Sequential;
     if (mode_ == ColorMode::Auto) kind = (any && lo < 0.0f) ? Colormap::Kind::Diverging : Colormap::Kind::Sequential;
@@ -260,25 +320,37 @@ void HeatmapWidget::rebuildColors() {
         hi = 1.0f;
     }
     cmap_ = Colormap(kind, lo, hi);
-    hasFill_ = anyMaskedFill();
-    integral_ = !values_.empty();
-    bool zeroOne = !values_.empty();
-    for (float v : values_) {
-        if (isFill(v) || !std::isfinite(v)) continue;
-        if (v != std::round(v) || std::fabs(v) > 1e6f) integral_ = false;
-        if (v != 0.0f && v != 1.0f) zeroOne = false;
-    }
     binary_ = integral_ && zeroOne && !mask_.empty() && kind == Colormap::Kind::Sequential;
 
-    cache_ = QImage();  // rebuilt when painted
+    cache_ = QImage();  // coloured when painted
+    tilesDone_.clear();
 }
 
-const QImage& HeatmapWidget::cellImage() const {
-    if (cache_.isNull() && !isEmpty()) {
+// Coloured tile by tile as the tiles are first painted: a 512 x 2048 weight shows only a part
+// of its million cells at a time, and colouring them all cost ~30 ms per heatmap.
+const QImage& HeatmapWidget::cellImage(const QRect& cells) const {
+    if (isEmpty()) return cache_;
+    const int tilesX = (cols_ + kTile - 1) / kTile, tilesY = (rows_ + kTile - 1) / kTile;
+    if (cache_.isNull()) {
         cache_ = QImage(cols_, rows_, QImage::Format_RGB32);
-        for (int r = 0; r < rows_; ++r) {
-            auto* line = reinterpret_cast<QRgb*>(cache_.scanLine(r));
-            for (int c = 0; c < cols_; ++c) line[c] = colorAt(r, c).rgb();
+        tilesDone_.assign(size_t(tilesX) * size_t(tilesY), false);
+    }
+    const QRgb masked = Colormap::maskedColor().rgb(), nan = Colormap::nanColor().rgb();
+    const QRect want = cells & QRect(0, 0, cols_, rows_);
+    for (int ty = want.top() / kTile; ty <= want.bottom() / kTile && want.isValid(); ++ty) {
+        for (int tx = want.left() / kTile; tx <= want.right() / kTile; ++tx) {
+            const size_t tile = size_t(ty) * size_t(tilesX) + size_t(tx);
+            if (tilesDone_[tile]) continue;
+            tilesDone_[tile] = true;
+            const int c0 = tx * kTile, c1 = std::min(cols_, c0 + kTile);
+            for (int r = ty * kTile; r < std::min(rows_, (ty + 1) * kTile); ++r) {
+                auto* line = reinterpret_cast<QRgb*>(cache_.scanLine(r));
+                const float* row = values_.data() + size_t(r) * cols_;
+                for (int c = c0; c < c1; ++c) {  // colorAt(r, c).rgb()
+                    const float v = row[c];
+                    line[c] = isFill(v) ? masked : !std::isfinite(v) ? nan : cmap_.rgb(v);
+                }
+            }
         }
     }
     return cache_;
@@ -689,7 +761,8 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
     const QRect target(gridRect_.left() + c0 * cellW_ - hs, gridRect_.top() + r0 * cellH_ - vs,
                        (c1 - c0 + 1) * cellW_, (r1 - r0 + 1) * cellH_);
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
-    p.drawImage(target, cellImage(), QRect(c0, r0, c1 - c0 + 1, r1 - r0 + 1));
+    const QRect block(c0, r0, c1 - c0 + 1, r1 - r0 + 1);
+    p.drawImage(target, cellImage(block), block);
 
     if (cellW_ >= 8 && cellH_ >= 8) {  // thin white separators between cells
         p.setPen(QColor(255, 255, 255));

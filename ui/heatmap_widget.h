@@ -42,6 +42,19 @@ public:
 
     explicit HeatmapWidget(QWidget* parent = nullptr);
 
+    // Holds back the recolouring and relayout of the setters called while it lives and does
+    // them once at its end (a whole panel changes at once; each setter alone redoes both).
+    class Batch {
+    public:
+        explicit Batch(HeatmapWidget* w);
+        ~Batch();
+        Batch(const Batch&) = delete;
+        Batch& operator=(const Batch&) = delete;
+
+    private:
+        HeatmapWidget* w_;
+    };
+
     // The matrix, row-major; values.size() must be rows*cols (otherwise the widget is emptied).
     void setMatrix(int rows, int cols, std::vector<float> values);
     // Same size as the matrix, nonzero = masked; empty = no mask.
@@ -135,6 +148,7 @@ protected:
 
 private:
     void invalidate();      // data / colours changed
+    void layoutChanged();   // labels / titles changed
     void rebuildColors();   // colormap + cache image
     void relayout();        // geometry from viewport size, zoom
     QFont labelFont() const;
@@ -143,9 +157,8 @@ private:
     QRect cellRectViewport(int r, int c) const;
     void setHover(int r, int c);
     void zoomAround(double newZoom, const QPoint& viewportPos);
-    bool anyMaskedFill() const;
     int labelExtent(bool rows, const QFontMetrics& fm) const;  // widest label, cached
-    const QImage& cellImage() const;
+    const QImage& cellImage(const QRect& cells) const;  // colours at least these cells
     QString maskCaption() const;
 
     int rows_ = 0, cols_ = 0;
@@ -158,7 +171,9 @@ private:
     bool fixedRange_ = false;
     float fixedLo_ = 0.0f, fixedHi_ = 1.0f;
     Colormap cmap_;
-    mutable QImage cache_;  // one pixel per cell, built when first painted
+    mutable QImage cache_;  // one pixel per cell, coloured when first painted
+    static constexpr int kTile = 64;
+    mutable std::vector<bool> tilesDone_;  // kTile x kTile tiles of cache_ already coloured
     mutable int rowLabelExtent_ = -1, colLabelExtent_ = -1, labelFontKey_ = -1;
     TooltipFn tooltipFn_;
     ValueText valueText_ = ValueText::Auto;
@@ -180,6 +195,8 @@ private:
     bool colLabelsVertical_ = false;
     int colLabelStep_ = 1, rowLabelStep_ = 1;
     bool inRelayout_ = false;
+    int batchDepth_ = 0;  // Batch
+    bool colorsPending_ = false, layoutPending_ = false;
 
     int hoverR_ = -1, hoverC_ = -1;
     int hlRow_ = -1, hlCol_ = -1;

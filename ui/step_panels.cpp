@@ -451,6 +451,7 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
 }
 
 void applyPanel(HeatmapWidget* w, const PanelSpec& p) {
+    const HeatmapWidget::Batch batch(w);  // one recolour and relayout for the whole panel
     w->setMatrix(p.m.rows, p.m.cols, p.m.values);
     w->setMask(p.mask);
     w->setRowLabels(p.m.rowLabels);
