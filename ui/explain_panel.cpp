@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QEvent>
 #include <QFile>
+#include <QScrollBar>
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QTextCursor>
@@ -46,9 +48,28 @@ ExplainPanel::ExplainPanel(QWidget* parent) : QWidget(parent) {
     browser_->setFrameShape(QFrame::NoFrame);
     browser_->document()->setDocumentMargin(10);
     browser_->setPlaceholderText(tr("Select a step to see what it computes."));
+    // Our own copy of the browser's document (the browser deletes its own when given another).
+    blank_ = browser_->document()->clone(this);
+    browser_->setDocument(blank_);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
     lay->addWidget(browser_);
+}
+
+void ExplainPanel::clearDocuments() {
+    browser_->setDocument(blank_);
+    qDeleteAll(documents_);
+    documents_.clear();
+}
+
+void ExplainPanel::changeEvent(QEvent* e) {
+    QWidget::changeEvent(e);
+    // The code blocks' tint follows the palette: documents made under another one are stale.
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) {
+        const QString m = markdown_;
+        clearDocuments();
+        if (!m.isEmpty()) showDocument(m);
+    }
 }
 
 void ExplainPanel::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
@@ -92,7 +113,7 @@ void ExplainPanel::refresh() {
     if (!e) {
         shape_.clear();
         markdown_.clear();
-        browser_->clear();
+        browser_->setDocument(blank_);  // empty: the placeholder text
         return;
     }
     shape_ = StepModel::shapeText(*e);
@@ -143,6 +164,22 @@ void ExplainPanel::refresh() {
     const QString body = explanationFor(kind, config_);
     m += body.isEmpty() ? tr("*No explanation is available for the step kind `%1`.*\n").arg(kind) : body;
     markdown_ = m;
+    showDocument(m);
+}
+
+void ExplainPanel::showDocument(const QString& m) {
+    if (QTextDocument* doc = documents_.value(m)) {
+        if (browser_->document() != doc) {
+            browser_->setDocument(doc);
+            browser_->verticalScrollBar()->setValue(0);  // from the top, as a newly set text
+        }
+        return;
+    }
+    if (documents_.size() >= kMaxDocuments) clearDocuments();
+    // A fresh document with the browser's settings (font, margin, text options).
+    auto* doc = blank_->clone(this);
+    browser_->setDocument(doc);
+    documents_.insert(m, doc);
 
     browser_->setMarkdown(m);
     // Give code blocks a tinted background so the PyTorch lines stand out.
