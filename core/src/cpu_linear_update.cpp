@@ -91,7 +91,7 @@ double CpuBackend::linear_backward_update(float* dx, float* dW, const float* dy,
 
     // Each thread owns a range of rows and a private dx; the private ones are summed at the end.
     std::vector<float> partial(size_t(parts) * N * I, 0.0f);
-    std::vector<float> scratch(dW ? 0 : size_t(parts) * kUpdateRows * I);
+    std::vector<float> scratch(size_t(parts) * kUpdateRows * I);
 #pragma omp parallel num_threads(parts) reduction(+ : total)
     {
         int p = 0;
@@ -102,15 +102,17 @@ double CpuBackend::linear_backward_update(float* dx, float* dW, const float* dy,
         float* dxp = partial.data() + size_t(p) * N * I;  // (N, I)
         for (int o = o0; o < o1;) {
             const int rows = o1 - o >= kUpdateRows ? kUpdateRows : 1;
-            float* g = dW ? dW + int64_t(o) * I : scratch.data() + size_t(p) * kUpdateRows * I;  // (rows, I)
+            float* g = scratch.data() + size_t(p) * kUpdateRows * I;  // (rows, I), stays in L1
             float* Wr = W + int64_t(o) * I;
             if (rows == kUpdateRows)
                 rows_backward<kUpdateRows>(g, dxp, dy, x, Wr, N, I, O, o);
             else
                 rows_backward<1>(g, dxp, dy, x, Wr, N, I, O, o);
             total += update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, adam);
+            if (dW) stream_copy(dW + int64_t(o) * I, g, int64_t(rows) * I);  // measured ~8% faster than stores
             o += rows;
         }
+        stream_fence();
         if (dx) {
 #pragma omp barrier
             const int64_t len = int64_t(N) * I, b = len * p / parts, e = len * (p + 1) / parts;

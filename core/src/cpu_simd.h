@@ -3,6 +3,9 @@
 // type also handles the columns left over after the last full vector.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
+
 #if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
@@ -46,5 +49,24 @@ constexpr int kUpdateRows = 4;  // 4 + 4 + 2 of 16 ymm registers
 using VectorLanes = ScalarLanes;
 constexpr int kUpdateRows = 4;
 #endif
+
+// dst[0:n] = src[0:n] with non-temporal stores where dst is 64-byte aligned: for results that
+// are not read again soon, so their cache lines are not first fetched from memory just to be
+// overwritten. Call stream_fence() before another thread reads dst.
+inline void stream_copy(float* dst, const float* src, int64_t n) {
+#if defined(__AVX512F__)
+    int64_t i = 0;
+    for (; i < n && (reinterpret_cast<uintptr_t>(dst + i) & 63) != 0; ++i) dst[i] = src[i];
+    for (; i + 16 <= n; i += 16) _mm512_stream_ps(dst + i, _mm512_loadu_ps(src + i));
+    for (; i < n; ++i) dst[i] = src[i];
+#else
+    std::memcpy(dst, src, sizeof(float) * size_t(n));
+#endif
+}
+inline void stream_fence() {
+#if defined(__AVX512F__)
+    _mm_sfence();
+#endif
+}
 
 }  // namespace stepformer::cpu
