@@ -27,6 +27,45 @@ const QString kMinus = QStringLiteral("\u2212");
 
 bool isFill(float v) { return std::isfinite(v) && std::fabs(v) >= kFillThreshold; }
 
+// What rebuildColors needs from the values, in one vectorised pass (a weight has a million):
+// the range of the unmasked cells, the range of all cells (for when every cell is masked),
+// fills, whole numbers, 0/1. NaN, inf and the -1e9 fills count for neither range. ("omp simd"
+// is SIMD lanes on this thread, no threads.)
+struct ValueScan {
+    float lo, hi, allLo, allHi;  // lo > hi: none
+    int fill, fraction, notZeroOne;
+};
+
+template <bool Masked>
+ValueScan scan(const float* v, size_t n, const unsigned char* mask) {
+    constexpr float inf = std::numeric_limits<float>::infinity();
+    constexpr float fillAt = kFillThreshold, largest = std::numeric_limits<float>::max();
+    float lo = inf, hi = -inf, allLo = inf, allHi = -inf;
+    int fill = 0, fraction = 0, notZeroOne = 0;
+#pragma omp simd reduction(min : lo, allLo) reduction(max : hi, allHi) reduction(| : fill, fraction, notZeroOne)
+    for (size_t i = 0; i < n; ++i) {
+        const float x = v[i];
+        const float a = std::fabs(x);
+        const int finite = a <= largest;  // 0 for NaN and inf
+        const int plain = finite & (a < fillAt);
+        int counted = plain;
+        if constexpr (Masked) counted &= mask[i] == 0;
+        fill |= finite & !plain;
+        fraction |= plain & ((x != std::trunc(x)) | (a > 1e6f));
+        notZeroOne |= plain & (x != 0.0f) & (x != 1.0f);
+        allLo = std::min(allLo, plain ? x : inf);
+        allHi = std::max(allHi, plain ? x : -inf);
+        lo = std::min(lo, counted ? x : inf);
+        hi = std::max(hi, counted ? x : -inf);
+    }
+    return {lo, hi, allLo, allHi, fill, fraction, notZeroOne};
+}
+
+ValueScan scanValues(const std::vector<float>& values, const std::vector<unsigned char>& mask) {
+    return mask.empty() ? scan<false>(values.data(), values.size(), nullptr)
+                        : scan<true>(values.data(), values.size(), mask.data());
+}
+
 // The widest of n labels (index numbers where labels run out). Shared by all heatmaps: every
 // panel of a step has the same 512 feature indices or the same tokens, and measuring them was
 // most of the cost of putting a new tensor on screen.
@@ -277,38 +316,18 @@ HeatmapWidget::Batch::~Batch() {
 }
 
 void HeatmapWidget::rebuildColors() {
-    // One branch-free (vectorisable) pass over the values, a weight has a million: the range of
-    // the unmasked cells, the range of all cells (when every cell is masked), fills, whole
-    // numbers, 0/1. NaN, inf and the -1e9 fills count for neither range.
-    constexpr float inf = std::numeric_limits<float>::infinity();
-    float lo = inf, hi = -inf, allLo = inf, allHi = -inf;
-    bool fill = false, fraction = false, notZeroOne = false;
-    const bool masked = !mask_.empty();
-    const size_t n = values_.size();
-    const float* v = values_.data();
-    for (size_t i = 0; i < n; ++i) {
-        const float a = std::fabs(v[i]);
-        const bool finite = a <= std::numeric_limits<float>::max();  // false for NaN and inf
-        const bool plain = finite && a < kFillThreshold;
-        fill |= finite && !plain;
-        allLo = std::min(allLo, plain ? v[i] : inf);
-        allHi = std::max(allHi, plain ? v[i] : -inf);
-        fraction |= plain && (v[i] != std::trunc(v[i]) || a > 1e6f);
-        notZeroOne |= plain && v[i] != 0.0f && v[i] != 1.0f;
-        const bool counted = plain && !(masked && mask_[i]);
-        lo = std::min(lo, counted ? v[i] : inf);
-        hi = std::max(hi, counted ? v[i] : -inf);
-    }
+    const ValueScan scan = scanValues(values_, mask_);
+    float lo = scan.lo, hi = scan.hi;
     bool any = lo <= hi;
-    if (!any && allLo <= allHi) {  // only masked cells: colour them by their own values
-        lo = allLo;
-        hi = allHi;
+    if (!any && scan.allLo <= scan.allHi) {  // only masked cells: colour them by their own values
+        lo = scan.allLo;
+        hi = scan.allHi;
         any = true;
     }
     if (!any) lo = hi = 0.0f;
-    hasFill_ = fill;
-    integral_ = n > 0 && !fraction;
-    const bool zeroOne = n > 0 && !notZeroOne;
+    hasFill_ = scan.fill != 0;
+    integral_ = !values_.empty() && scan.fraction == 0;
+    const bool zeroOne = !values_.empty() && scan.notZeroOne == 0;
     Colormap::Kind kind = Colormap::Kind::Diverging;
     if (mode_ == ColorMode::Sequential) kind = Colormap::Kind::Sequential;
     if (mode_ == ColorMode::Auto) kind = (any && lo < 0.0f) ? Colormap::Kind::Diverging : Colormap::Kind::Sequential;

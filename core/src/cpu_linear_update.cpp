@@ -94,11 +94,13 @@ double CpuBackend::linear_backward_update(float* dx, float* dW, const float* dy,
     std::vector<float> scratch(size_t(parts) * kUpdateRows * I);
 #pragma omp parallel num_threads(parts) reduction(+ : total)
     {
-        int p = 0;
+        // The team may be smaller than asked (OMP_DYNAMIC): split by the team actually running.
+        int p = 0, team = 1;
 #ifdef _OPENMP
         p = omp_get_thread_num();
+        team = omp_get_num_threads();
 #endif
-        const int o0 = chunk_begin(O, parts, p, kUpdateRows), o1 = chunk_begin(O, parts, p + 1, kUpdateRows);
+        const int o0 = chunk_begin(O, team, p, kUpdateRows), o1 = chunk_begin(O, team, p + 1, kUpdateRows);
         float* dxp = partial.data() + size_t(p) * N * I;  // (N, I)
         for (int o = o0; o < o1;) {
             const int rows = o1 - o >= kUpdateRows ? kUpdateRows : 1;
@@ -115,10 +117,10 @@ double CpuBackend::linear_backward_update(float* dx, float* dW, const float* dy,
         stream_fence();
         if (dx) {
 #pragma omp barrier
-            const int64_t len = int64_t(N) * I, b = len * p / parts, e = len * (p + 1) / parts;
+            const int64_t len = int64_t(N) * I, b = len * p / team, e = len * (p + 1) / team;
             for (int64_t k = b; k < e; ++k) {
                 float s = accumulate_dx ? dx[k] : 0.0f;
-                for (int q = 0; q < parts; ++q) s += partial[size_t(q) * N * I + size_t(k)];
+                for (int q = 0; q < team; ++q) s += partial[size_t(q) * N * I + size_t(k)];
                 dx[k] = s;
             }
         }
