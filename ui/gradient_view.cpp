@@ -338,6 +338,7 @@ void GradientView::setParameterGradients(std::shared_ptr<const ParamSet> params,
     params_ = std::move(params);
     grads_ = std::move(grads);
     optimizer_ = std::move(optimizer);
+    previews_.clear();
     if (params_ && (param_.isEmpty() || !params_->contains(param_.toStdString()))) {
         QString rel = relatedParameter(step_);
         if (rel.isEmpty() || !params_->contains(rel.toStdString()))
@@ -552,6 +553,11 @@ void GradientView::rebuildTensor() {
     stepStats_->setText(stats);
 }
 
+const Tensor& GradientView::previewedUpdate() const {
+    static const Tensor none;
+    return preview_ ? *preview_ : none;
+}
+
 // ----- the weight, its gradient and the update ---------------------------------------------------
 
 void GradientView::fillParameterPicker() {
@@ -570,7 +576,7 @@ void GradientView::rebuildParameter() {
     const bool have = params_ && grads_ && params_->size() > 0;
     paramSection_->setVisible(have);
     if (!have) {
-        preview_ = Tensor();
+        preview_.reset();
         return;
     }
     {
@@ -585,22 +591,30 @@ void GradientView::rebuildParameter() {
         weight_->clear();
         weightGrad_->clear();
         update_->clear();
-        preview_ = Tensor();
+        preview_.reset();
         return;
     }
     const size_t index = params_->index_of(pn);
     const Tensor& W = params_->at(pn);
     const Tensor& G = grads_->at(pn);
-    preview_ = optimizer_ ? optimizer_->preview_update(index, W, G) : Tensor();
+    if (!optimizer_) {
+        preview_.reset();
+    } else if (const auto it = previews_.constFind(param_); it != previews_.constEnd()) {
+        preview_ = it.value();
+    } else {
+        if (previews_.size() >= 16) previews_.clear();
+        preview_ = std::make_shared<const Tensor>(optimizer_->preview_update(index, W, G));
+        previews_.insert(param_, preview_);
+    }
     const ParamLayout L = paramLayout(config_, param_, W.shape);
-    const bool haveUpdate = !preview_.empty() && preview_.size() == W.size();
+    const bool haveUpdate = preview_ && !preview_->empty() && preview_->size() == W.size();
 
     paramTitle_->setText(tr("<b>Weight <tt>%1</tt></b> %2, its gradient and the update the next optimizer step applies")
                              .arg(param_.toHtmlEscaped(), tensorviz::shapeText(W.shape)));
     QString stats = tr("\u2016W\u2016 = %1, \u2016\u2202loss/\u2202W\u2016 = %2").arg(fmt(l2(W)), fmt(l2(G)));
     if (haveUpdate)
         stats += tr(", \u2016\u0394W\u2016 = %1 with %2, step %3")
-                     .arg(fmt(l2(preview_)), optimizerText(*optimizer_))
+                     .arg(fmt(l2(*preview_)), optimizerText(*optimizer_))
                      .arg(optimizer_->step_count() + 1);
     else
         stats += tr("<br>No optimizer given: the update cannot be previewed.");
@@ -629,7 +643,7 @@ void GradientView::rebuildParameter() {
     fill(weight_, W.data, tr("W"), tr("weight"));
     fill(weightGrad_, G.data, tr("\u2202loss/\u2202W"), tr("gradient"));
     if (haveUpdate) {
-        fill(update_, preview_.data, tr("\u0394W (next step)"), tr("update"));
+        fill(update_, preview_->data, tr("\u0394W (next step)"), tr("update"));
     } else {
         update_->clear();
         update_->setEmptyMessage(tr("No optimizer"));
@@ -637,12 +651,12 @@ void GradientView::rebuildParameter() {
     // The tooltips read the weight and its gradient from the (immutable, shared) sets rather
     // than from copies: a weight has up to a million numbers.
     const std::shared_ptr<const ParamSet> params = params_, grads = grads_;
-    const auto U_ = std::make_shared<std::vector<float>>(haveUpdate ? preview_.data : std::vector<float>());
+    const std::shared_ptr<const Tensor> update = haveUpdate ? preview_ : nullptr;
     const QString name = param_;
     const int cols = L.cols;
     const QStringList rl = L.rowLabels, cl = L.colLabels;
     const size_t gIndex = grads_->index_of(pn);
-    const auto tip = [params, grads, index, gIndex, U_, name, cols, rl, cl](int r, int c) {
+    const auto tip = [params, grads, index, gIndex, update, name, cols, rl, cl](int r, int c) {
         const std::vector<float>& w = (*params)[index].data;
         const std::vector<float>& g = (*grads)[gIndex].data;
         const size_t i = size_t(r) * cols + c;
@@ -650,9 +664,9 @@ void GradientView::rebuildParameter() {
         QString t = QStringLiteral("<b>%1</b>[%2, %3]").arg(name.toHtmlEscaped(), rl.value(r).toHtmlEscaped(), cl.value(c).toHtmlEscaped());
         t += QStringLiteral("<br>W = <b>%1</b>").arg(tensorviz::exactText(w[i]));
         t += QStringLiteral("<br>\u2202loss/\u2202W = <b>%1</b>").arg(tensorviz::exactText(g[i]));
-        if (i < U_->size())
+        if (update && i < update->data.size())
             t += QStringLiteral("<br>update \u0394W = <b>%1</b><br>after the step: W = %2")
-                     .arg(tensorviz::exactText((*U_)[i]), tensorviz::exactText(w[i] + (*U_)[i]));
+                     .arg(tensorviz::exactText(update->data[i]), tensorviz::exactText(w[i] + update->data[i]));
         return t;
     };
     weight_->setTooltipFunction(tip);

@@ -15,6 +15,7 @@
 
 #include <memory>
 
+#include <QHash>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -74,7 +75,7 @@ public:
     HeatmapWidget* weightGradientHeatmap() const { return weightGrad_; }
     HeatmapWidget* updateHeatmap() const { return update_; }
     // The optimizer's preview for the current parameter (empty when none).
-    const stepformer::Tensor& previewedUpdate() const { return preview_; }
+    const stepformer::Tensor& previewedUpdate() const;
 
     // Export: the whole view; the gradient in focus (grad.<name> or grad.<parameter>).
     QWidget* exportWidget() { return this; }
@@ -102,7 +103,10 @@ private:
     Focus focus_ = Focus::Tensor;
     int batch_ = 0, head_ = 0;
     bool updating_ = false;
-    stepformer::Tensor preview_;
+    std::shared_ptr<const stepformer::Tensor> preview_;  // null when none
+    // The previews by parameter, for the current weights, gradients and optimizer: going back
+    // to a weight does not run the optimizer's kernels (and wake its threads) again.
+    QHash<QString, std::shared_ptr<const stepformer::Tensor>> previews_;
 
     QComboBox* batchPicker_ = nullptr;
     QSpinBox* headPicker_ = nullptr;
