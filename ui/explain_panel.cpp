@@ -9,6 +9,7 @@
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QTextCursor>
+#include <QTextDocument>
 #include <QVBoxLayout>
 
 #include "step_model.h"
@@ -38,6 +39,17 @@ QString md(const QString& s) {
     return out;
 }
 
+// What a text browser's document brings besides its text (clone() leaves the margin out).
+void copySettings(const QTextDocument& from, QTextDocument* to) {
+    to->setDefaultFont(from.defaultFont());
+    to->setDefaultTextOption(from.defaultTextOption());
+    to->setDocumentMargin(from.documentMargin());
+    to->setIndentWidth(from.indentWidth());
+    to->setUseDesignMetrics(from.useDesignMetrics());
+    to->setDefaultStyleSheet(from.defaultStyleSheet());
+    to->setUndoRedoEnabled(from.isUndoRedoEnabled());
+}
+
 }  // namespace
 
 ExplainPanel::ExplainPanel(QWidget* parent) : QWidget(parent) {
@@ -48,8 +60,10 @@ ExplainPanel::ExplainPanel(QWidget* parent) : QWidget(parent) {
     browser_->setFrameShape(QFrame::NoFrame);
     browser_->document()->setDocumentMargin(10);
     browser_->setPlaceholderText(tr("Select a step to see what it computes."));
-    // Our own copy of the browser's document (the browser deletes its own when given another).
-    blank_ = browser_->document()->clone(this);
+    // Our own empty document with the browser's settings (the browser deletes its own when
+    // given another).
+    blank_ = new QTextDocument(this);
+    copySettings(*browser_->document(), blank_);
     browser_->setDocument(blank_);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
@@ -176,8 +190,8 @@ void ExplainPanel::showDocument(const QString& m) {
         return;
     }
     if (documents_.size() >= kMaxDocuments) clearDocuments();
-    // A fresh document with the browser's settings (font, margin, text options).
-    auto* doc = blank_->clone(this);
+    auto* doc = new QTextDocument(this);
+    copySettings(*blank_, doc);
     browser_->setDocument(doc);
     documents_.insert(m, doc);
 
