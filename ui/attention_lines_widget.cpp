@@ -124,18 +124,20 @@ AttentionLinesWidget::Geometry AttentionLinesWidget::geometry() const {
     return g;
 }
 
-QRect AttentionLinesWidget::tokenRect(bool querySide, int index) const {
-    const Geometry g = geometry();
+QRect AttentionLinesWidget::tokenRect(bool querySide, int index) const { return tokenRect(geometry(), querySide, index); }
+
+QRect AttentionLinesWidget::tokenRect(const Geometry& g, bool querySide, int index) const {
     const int n = querySide ? queries_.size() : keys_.size();
     if (index < 0 || index >= n) return {};
     return QRect(querySide ? g.leftX : g.rightX, g.top + index * g.pitch + (g.pitch - g.boxH) / 2, g.boxW, g.boxH);
 }
 
 QPair<bool, int> AttentionLinesWidget::tokenAt(const QPoint& p) const {
+    const Geometry g = geometry();
     for (int i = 0; i < queries_.size(); ++i)
-        if (tokenRect(true, i).adjusted(-4, -2, 4, 2).contains(p)) return {true, i};
+        if (tokenRect(g, true, i).adjusted(-4, -2, 4, 2).contains(p)) return {true, i};
     for (int i = 0; i < keys_.size(); ++i)
-        if (tokenRect(false, i).adjusted(-4, -2, 4, 2).contains(p)) return {false, i};
+        if (tokenRect(g, false, i).adjusted(-4, -2, 4, 2).contains(p)) return {false, i};
     return {true, -1};
 }
 
@@ -213,7 +215,7 @@ void AttentionLinesWidget::paintEvent(QPaintEvent*) {
                     if (anyHl ? ((pass == 1) != hl) : pass == 1) continue;
                     const double a = lineOpacity(int(slot), q, k);
                     if (a < 0.004) continue;
-                    const QRect lq = tokenRect(true, q), rk = tokenRect(false, k);
+                    const QRect lq = tokenRect(g, true, q), rk = tokenRect(g, false, k);
                     c.setAlphaF(float(std::min(1.0, a)));
                     p.setPen(QPen(c, single ? 3.0 : 2.2, Qt::SolidLine, Qt::RoundCap));
                     p.drawLine(QPointF(lq.right() + 3, lq.center().y() + 0.5), QPointF(rk.left() - 3, rk.center().y() + 0.5));
@@ -224,7 +226,7 @@ void AttentionLinesWidget::paintEvent(QPaintEvent*) {
 
     // Token boxes.
     auto drawToken = [&](bool querySide, int i) {
-        const QRect r = tokenRect(querySide, i);
+        const QRect r = tokenRect(g, querySide, i);
         const QString& text = (querySide ? queries_ : keys_)[i];
         const bool hl = querySide ? i == hlQuery_ : i == hlKey_;
         double tint = 0.0;   // weight of this token for the highlighted one on the other side

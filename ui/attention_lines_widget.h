@@ -59,6 +59,8 @@ private:
         int boxW = 0, boxH = 0, pitch = 0, top = 0, leftX = 0, rightX = 0;
     };
     Geometry geometry() const;
+    // tokenRect() with the geometry at hand: measuring the tokens once per paint, not per line.
+    QRect tokenRect(const Geometry& g, bool querySide, int index) const;
     QPair<bool, int> tokenAt(const QPoint& p) const;  // (querySide, index), index -1 if none
     int legendRows(const QFontMetrics& fm) const;
     float weight(int slot, int q, int k) const;
