@@ -31,7 +31,7 @@ bool isFill(float v) { return std::isfinite(v) && std::fabs(v) >= kFillThreshold
 // What rebuildColors needs from the values (a weight has a million): the range of the
 // unmasked cells, the range of all cells (for when every cell is masked), fills, whole numbers,
 // 0/1. NaN, inf and the -1e9 fills count for neither range. In Eigen's passes: one hand-written
-// loop doing all of it measured slower (the compiler kept it scalar).
+// loop doing all of it measured slower (the compiler kept it scalar, even with omp simd).
 struct ValueScan {
     float lo, hi, allLo, allHi;  // lo > hi: none
     bool fill, fraction, notZeroOne;
@@ -41,6 +41,13 @@ ValueScan scanValues(const std::vector<float>& values, const std::vector<unsigne
     constexpr float inf = std::numeric_limits<float>::infinity();
     if (values.empty()) return {inf, -inf, inf, -inf, false, false, false};
     const Eigen::Map<const Eigen::ArrayXf> x(values.data(), Eigen::Index(values.size()));
+    // The common case (a weight or an activation: no mask, no fills, no NaN) in three cheap
+    // passes; the flags stop at the first cell that decides them. ~5x faster on a million cells.
+    if (mask.empty()) {
+        const float lo = x.minCoeff(), hi = x.maxCoeff();
+        if (lo > -kFillThreshold && hi < kFillThreshold && !x.isNaN().any())
+            return {lo, hi, lo, hi, false, (x != x.floor() || x.abs() > 1e6f).any(), (x != 0.0f && x != 1.0f).any()};
+    }
     const auto a = x.abs();
     const auto plain = a < kFillThreshold;  // false for NaN, inf and the fills
     ValueScan s;

@@ -447,6 +447,9 @@ void MainWindow::buildStatusBar() {
     stepLabel_ = new QLabel(this);
     stepLabel_->setObjectName(QStringLiteral("stepLabel"));
     stepLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Wide enough for most steps' text, so stepping does not re-lay the status bar out.
+    stepLabel_->setMinimumWidth(stepLabel_->fontMetrics().horizontalAdvance(
+        QStringLiteral("Step 888/888 · decoder.layers.5.dec_enc_attn.masked_scores · [8, 8, 8, 8]")));
 
     trainingBox_ = new QWidget(this);
     trainingBox_->setObjectName(QStringLiteral("trainingBox"));

@@ -305,7 +305,19 @@ void StepNavigator::updateActions() {
         const QSignalBlocker block(play_);
         play_->setChecked(playing);
     }
-    play_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
-    play_->setText(playing ? tr("Pa&use") : tr("P&lay"));
+    // Only on a change: a new icon or text re-lays the toolbar out, and a label whose width
+    // changes with the digits re-lays the dock and the window out (measured: whole-window
+    // repaints on every step).
+    if (playIconShowsPause_ != playing || play_->icon().isNull()) {
+        playIconShowsPause_ = playing;
+        play_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+        play_->setText(playing ? tr("Pa&use") : tr("P&lay"));
+    }
+    if (positionWidthFor_ != n) {
+        positionWidthFor_ = n;
+        const QString widest = tr("Step %1/%2").arg(n).arg(n);
+        positionLabel_->setFixedSize(positionLabel_->fontMetrics().horizontalAdvance(widest) + 8,
+                                     positionLabel_->sizeHint().height());
+    }
     positionLabel_->setText(n > 0 ? tr("Step %1/%2").arg(p + 1).arg(n) : tr("No steps"));
 }

@@ -100,4 +100,6 @@ private:
     QString current_;
     bool syncing_ = false;
     bool actionsInToolBar_ = true;
+    bool playIconShowsPause_ = false;
+    int positionWidthFor_ = -1;  // the step count the position label is sized for
 };

@@ -262,11 +262,16 @@ TEST_P(KernelGrad, LinearBackwardFusedWithUpdate) {
                         return ::testing::AssertionSuccess();
                     };
                     EXPECT_TRUE(near("dx", dx, dx_ref, 1e-5));
-                    if (keep_dW) EXPECT_TRUE(near("dW", dW, dW_ref, 1e-5));
-                    else EXPECT_EQ(dW, Vec(nw, 7.0f)) << "dW untouched when not kept";
+                    if (keep_dW) {
+                        EXPECT_TRUE(near("dW", dW, dW_ref, 1e-5));
+                    } else {
+                        EXPECT_EQ(dW, Vec(nw, 7.0f)) << "dW untouched when not kept";
+                    }
                     EXPECT_TRUE(near("W", W, W_ref, 1e-6));
                     EXPECT_TRUE(near("buf1", b1, b1_ref, 1e-5));
-                    if (kind == WeightUpdate::Kind::Adam) EXPECT_TRUE(near("buf2", b2, b2_ref, 1e-5));
+                    if (kind == WeightUpdate::Kind::Adam) {
+                        EXPECT_TRUE(near("buf2", b2, b2_ref, 1e-5));
+                    }
                     EXPECT_NE(W, W0) << "the weight was updated";
                 }
 }
@@ -825,7 +830,9 @@ TEST(OptimizerFused, TrainStepEqualsBackwardThenStep) {
             double sq = 0.0;
             for (size_t i = 0; i < gp.size(); ++i) sq += plain.backend().sum_squares(gp[i].ptr(), gp[i].size());
             opt_plain.step(plain.params(), gp, plain.backend());
-            if (s == 1) EXPECT_EQ(loss_fused, loss_plain);  // same weights, same forward
+            if (s == 1) {
+                EXPECT_EQ(loss_fused, loss_plain);  // same weights, same forward
+            }
             EXPECT_NEAR(loss_fused, loss_plain, 1e-6 * loss_plain) << "step " << s;
             EXPECT_NEAR(norm, std::sqrt(sq), 1e-5 * std::sqrt(sq)) << "step " << s;
             for (size_t i = 0; i < gp.size(); ++i) {
