@@ -35,12 +35,22 @@ void rows_backward(float* g, float* dxp, const float* dy, const float* x, const 
         for (int n = 0; n < N; ++n) {
             const float* dyn = dy + int64_t(n) * O + o;  // (R,)
             const typename L::V xv = L::load(x + int64_t(n) * I + i);
-            typename L::V d = L::load(dxp + int64_t(n) * I + i);
+            // dx's sum over the R rows in P independent chains rather than one chain of R
+            // dependent FMAs (whose latency the out-of-order window has to hide).
+            constexpr int P = R < 4 ? R : 4;
+            typename L::V part[P];
+            part[0] = L::load(dxp + int64_t(n) * I + i);
+            for (int q = 1; q < P; ++q) part[q] = L::zero();
             for (int r = 0; r < R; ++r) {
                 acc[r] = L::fmadd(dyn[r], xv, acc[r]);
-                d = L::fmadd(dyn[r], w[r], d);
+                part[r % P] = L::fmadd(dyn[r], w[r], part[r % P]);
             }
-            L::store(dxp + int64_t(n) * I + i, d);
+            if constexpr (P == 4) {
+                part[0] = L::add(L::add(part[0], part[1]), L::add(part[2], part[3]));
+            } else {
+                for (int q = 1; q < P; ++q) part[0] = L::add(part[0], part[q]);
+            }
+            L::store(dxp + int64_t(n) * I + i, part[0]);
         }
         for (int r = 0; r < R; ++r) L::store(g + int64_t(r) * I + i, acc[r]);
     }

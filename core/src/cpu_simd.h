@@ -24,6 +24,7 @@ struct ScalarLanes {
     static void store(float* p, V v) { *p = v; }
     static V zero() { return 0.0f; }
     static V fmadd(float a, V b, V c) { return a * b + c; }
+    static V add(V a, V b) { return a + b; }
 };
 #if defined(__AVX512F__)
 struct VectorLanes {
@@ -33,6 +34,7 @@ struct VectorLanes {
     static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
     static V zero() { return _mm512_setzero_ps(); }
     static V fmadd(float a, V b, V c) { return _mm512_fmadd_ps(_mm512_set1_ps(a), b, c); }
+    static V add(V a, V b) { return _mm512_add_ps(a, b); }
 };
 constexpr int kUpdateRows = 8;  // 8 weight rows + 8 gradient rows + 2 = 18 of 32 zmm registers
 #elif defined(__AVX2__) && defined(__FMA__)
@@ -43,6 +45,7 @@ struct VectorLanes {
     static void store(float* p, V v) { _mm256_storeu_ps(p, v); }
     static V zero() { return _mm256_setzero_ps(); }
     static V fmadd(float a, V b, V c) { return _mm256_fmadd_ps(_mm256_set1_ps(a), b, c); }
+    static V add(V a, V b) { return _mm256_add_ps(a, b); }
 };
 constexpr int kUpdateRows = 4;  // 4 + 4 + 2 of 16 ymm registers
 #else
