@@ -12,9 +12,8 @@
 
 namespace stepformer::cpu {
 
-// Up to this many tokens a linear layer's backward is bound by streaming its weight from memory,
-// and the fused streaming kernel (each weight row read once) wins; above, Eigen's GEMM. (For the
-// forward pass Eigen's packed GEMM was measured faster than a streaming kernel even at 10 tokens.)
+// Up to this many tokens a linear layer is bound by streaming its weight from memory and the
+// streaming kernels (each weight row read once, the products in registers) win; above, Eigen.
 constexpr int kStreamingMaxTokens = 48;
 
 struct ScalarLanes {
@@ -25,6 +24,8 @@ struct ScalarLanes {
     static V zero() { return 0.0f; }
     static V fmadd(float a, V b, V c) { return a * b + c; }
     static V add(V a, V b) { return a + b; }
+    static V fmaddv(V a, V b, V c) { return a * b + c; }
+    static float sum(V v) { return v; }
 };
 #if defined(__AVX512F__)
 struct VectorLanes {
@@ -35,8 +36,18 @@ struct VectorLanes {
     static V zero() { return _mm512_setzero_ps(); }
     static V fmadd(float a, V b, V c) { return _mm512_fmadd_ps(_mm512_set1_ps(a), b, c); }
     static V add(V a, V b) { return _mm512_add_ps(a, b); }
+    static V fmaddv(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+    static float sum(V v) {
+        alignas(64) float t[16];
+        _mm512_store_ps(t, v);
+        float s = 0.0f;
+        for (float f : t) s += f;
+        return s;
+    }
 };
-constexpr int kUpdateRows = 8;  // 8 weight rows + 8 gradient rows + 2 = 18 of 32 zmm registers
+constexpr int kUpdateRows = 8;     // 8 weight rows + 8 gradient rows + 4 + 2 = 22 of 32 zmm registers
+constexpr int kForwardRows = 6;    // forward tile: 6 x 4 sums + 6 weight rows + 1 = 31 of 32
+constexpr int kForwardTokens = 4;
 #elif defined(__AVX2__) && defined(__FMA__)
 struct VectorLanes {
     using V = __m256;
@@ -46,11 +57,23 @@ struct VectorLanes {
     static V zero() { return _mm256_setzero_ps(); }
     static V fmadd(float a, V b, V c) { return _mm256_fmadd_ps(_mm256_set1_ps(a), b, c); }
     static V add(V a, V b) { return _mm256_add_ps(a, b); }
+    static V fmaddv(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+    static float sum(V v) {
+        alignas(32) float t[8];
+        _mm256_store_ps(t, v);
+        float s = 0.0f;
+        for (float f : t) s += f;
+        return s;
+    }
 };
-constexpr int kUpdateRows = 4;  // 4 + 4 + 2 of 16 ymm registers
+constexpr int kUpdateRows = 4;     // 4 + 4 + 4 + 2 of 16 ymm registers
+constexpr int kForwardRows = 2;    // 2 x 5 + 2 + 1 = 13 of 16
+constexpr int kForwardTokens = 5;
 #else
 using VectorLanes = ScalarLanes;
 constexpr int kUpdateRows = 4;
+constexpr int kForwardRows = 2;
+constexpr int kForwardTokens = 4;
 #endif
 
 // dst[0:n] = src[0:n] with non-temporal stores where dst is 64-byte aligned: for results that
