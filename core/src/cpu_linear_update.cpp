@@ -23,9 +23,10 @@ namespace {
 // Columns [i0, i1) of R rows starting at row o:
 //   g (R, I)  = dy[:, o:o+R]^T x           the rows' weight gradient
 //   dxp (N, I) += dy[:, o:o+R] W[o:o+R]    their contribution to dx
+//   sq += g^2, lane by lane                for the gradient norm, while g is in registers
 template <class L, int R>
 void rows_backward(float* g, float* dxp, const float* dy, const float* x, const float* Wr, int N, int I, int O, int o,
-                   int i0, int i1) {
+                   int i0, int i1, typename L::V& sq) {
     for (int i = i0; i + L::width <= i1; i += L::width) {
         typename L::V w[R], acc[R];
         for (int r = 0; r < R; ++r) {
@@ -52,27 +53,32 @@ void rows_backward(float* g, float* dxp, const float* dy, const float* x, const 
             }
             L::store(dxp + int64_t(n) * I + i, part[0]);
         }
-        for (int r = 0; r < R; ++r) L::store(g + int64_t(r) * I + i, acc[r]);
+        for (int r = 0; r < R; ++r) {
+            L::store(g + int64_t(r) * I + i, acc[r]);
+            sq = L::fmaddv(acc[r], acc[r], sq);
+        }
     }
 }
 
+// Returns sum(g^2) of the block (float lanes: at most 8 x 2048 / 16 terms each, then double).
 template <int R>
-void rows_backward(float* g, float* dxp, const float* dy, const float* x, const float* Wr, int N, int I, int O, int o) {
+double rows_backward(float* g, float* dxp, const float* dy, const float* x, const float* Wr, int N, int I, int O,
+                     int o) {
     const int vec_end = I / VectorLanes::width * VectorLanes::width;
-    rows_backward<VectorLanes, R>(g, dxp, dy, x, Wr, N, I, O, o, 0, vec_end);
-    rows_backward<ScalarLanes, R>(g, dxp, dy, x, Wr, N, I, O, o, vec_end, I);
+    VectorLanes::V sqv = VectorLanes::zero();
+    ScalarLanes::V sqs = ScalarLanes::zero();
+    rows_backward<VectorLanes, R>(g, dxp, dy, x, Wr, N, I, O, o, 0, vec_end, sqv);
+    rows_backward<ScalarLanes, R>(g, dxp, dy, x, Wr, N, I, O, o, vec_end, I, sqs);
+    return double(VectorLanes::sum(sqv)) + double(sqs);
 }
 
-// Updates the `n` weights at offset `off` from their gradient g; returns sum(g^2).
-double update_block(float* W, int64_t off, const float* g, int64_t n, const WeightUpdate& u,
-                    const AdamScalars& adam) {
-    const double sq = sum_squares_range(g, n);
+// Updates the `n` weights at offset `off` from their gradient g.
+void update_block(float* W, int64_t off, const float* g, int64_t n, const WeightUpdate& u, const AdamScalars& adam) {
     float* out = (u.out ? u.out : W) + off;
     if (u.kind == WeightUpdate::Kind::SGD)
         sgd_range(out, W + off, u.buf1 + off, g, n, u.lr, u.momentum);
     else
         adam_range(out, W + off, u.buf1 + off, u.buf2 + off, g, n, adam);
-    return sq;
 }
 
 }  // namespace
@@ -94,7 +100,8 @@ double CpuBackend::linear_backward_update(float* dx, float* dW, const float* dy,
 #pragma omp parallel for num_threads(parts) reduction(+ : total) schedule(static)
         for (int p = 0; p < parts; ++p) {
             const int64_t b = n * p / parts, e = n * (p + 1) / parts;
-            total += update_block(W, b, g + b, e - b, upd, adam);
+            total += sum_squares_range(g + b, e - b);
+            update_block(W, b, g + b, e - b, upd, adam);
         }
         return total;
     }
@@ -116,11 +123,9 @@ double CpuBackend::linear_backward_update(float* dx, float* dW, const float* dy,
             const int rows = o1 - o >= kUpdateRows ? kUpdateRows : 1;
             float* g = scratch.data() + size_t(p) * kUpdateRows * I;  // (rows, I), stays in L1
             float* Wr = W + int64_t(o) * I;
-            if (rows == kUpdateRows)
-                rows_backward<kUpdateRows>(g, dxp, dy, x, Wr, N, I, O, o);
-            else
-                rows_backward<1>(g, dxp, dy, x, Wr, N, I, O, o);
-            total += update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, adam);
+            total += rows == kUpdateRows ? rows_backward<kUpdateRows>(g, dxp, dy, x, Wr, N, I, O, o)
+                                         : rows_backward<1>(g, dxp, dy, x, Wr, N, I, O, o);
+            update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, adam);
             if (dW) stream_copy(dW + int64_t(o) * I, g, int64_t(rows) * I);  // measured ~8% faster than stores
             o += rows;
         }
