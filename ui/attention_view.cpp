@@ -210,22 +210,8 @@ void AttentionView::setHeadIndex(int h) {
 
 void AttentionView::syncPickers() {
     updating_ = true;
-    for (int i = 0; i < blockPicker_->count(); ++i)
-        if (blockPicker_->itemData(i).toString() == kind_) blockPicker_->setCurrentIndex(i);
-    int layers = 0;
-    if (trace_) layers = kind_ == QLatin1String("enc_self_attn") ? encoderLayers(*trace_) : decoderLayers(*trace_);
-    if (layerPicker_->count() != std::max(layers, 1)) {
-        layerPicker_->clear();
-        for (int i = 0; i < layers; ++i) layerPicker_->addItem(tr("Layer %1").arg(i));
-        if (layers == 0) layerPicker_->addItem(tr("\u2014"));
-    }
-    layer_ = std::clamp(layer_, 0, std::max(0, layers - 1));
-    layerPicker_->setCurrentIndex(layer_);
-    layerPicker_->setEnabled(layers > 1);
-    const int B = fillBatchPicker(batchPicker_, trace_.get());
-    batch_ = std::clamp(batch_, 0, B - 1);
-    batchPicker_->setCurrentIndex(batch_);
-    batchPicker_->setEnabled(B > 1);
+    syncBlockLayerPickers(blockPicker_, layerPicker_, trace_.get(), kind_, layer_);
+    syncBatchPicker(batchPicker_, trace_.get(), batch_);
     int H = 0;
     if (const auto* t = currentTensor(); t && trace_) {
         if (const auto* e = trace_->find(currentTensorName().toStdString())) H = axisSize(*e, stepformer::AxisKind::Head);

@@ -428,10 +428,7 @@ QString GradientView::currentTensorName() const {
 
 void GradientView::syncPickers() {
     updating_ = true;
-    const int B = tensorviz::fillBatchPicker(batchPicker_, trace_.get());
-    batch_ = std::clamp(batch_, 0, B - 1);
-    batchPicker_->setCurrentIndex(batch_);
-    batchPicker_->setEnabled(B > 1);
+    tensorviz::syncBatchPicker(batchPicker_, trace_.get(), batch_);
     int H = 0;
     if (trace_ && !step_.isEmpty())
         if (const auto* e = trace_->find(step_.toStdString())) H = tensorviz::axisSize(*e, AxisKind::Head);

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QSignalBlocker>
 
 using namespace stepformer;
@@ -353,6 +354,30 @@ int fillBatchPicker(QComboBox* box, const Trace* tr) {
     }
     box->setCurrentIndex(std::clamp(current, 0, B - 1));
     return B;
+}
+
+int syncBatchPicker(QComboBox* box, const Trace* tr, int& batch) {
+    const int B = fillBatchPicker(box, tr);
+    batch = std::clamp(batch, 0, B - 1);
+    box->setCurrentIndex(batch);
+    box->setEnabled(B > 1);
+    return B;
+}
+
+void syncBlockLayerPickers(QComboBox* blockBox, QComboBox* layerBox, const Trace* tr, const QString& kind,
+                           int& layer) {
+    for (int i = 0; i < blockBox->count(); ++i)
+        if (blockBox->itemData(i).toString() == kind) blockBox->setCurrentIndex(i);
+    int layers = 0;
+    if (tr) layers = kind == QLatin1String("enc_self_attn") ? encoderLayers(*tr) : decoderLayers(*tr);
+    if (layerBox->count() != std::max(layers, 1)) {
+        layerBox->clear();
+        for (int i = 0; i < layers; ++i) layerBox->addItem(QCoreApplication::translate("StepPanels", "Layer %1").arg(i));
+        if (layers == 0) layerBox->addItem(QStringLiteral("\u2014"));
+    }
+    layer = std::clamp(layer, 0, std::max(0, layers - 1));
+    layerBox->setCurrentIndex(layer);
+    layerBox->setEnabled(layers > 1);
 }
 
 QString maskReason(const Trace& tr, const QString& kind, int b, int i, int j) {

@@ -61,6 +61,13 @@ QString maskReason(const stepformer::Trace& tr, const QString& blockKind, int b,
 // Fills a sentence picker with "0: ich mochte ein bier P  →  S i want a beer ." items (keeps the
 // current index when the count is unchanged); returns the number of sentences (at least 1).
 int fillBatchPicker(QComboBox* box, const stepformer::Trace* tr);
+// fillBatchPicker, then `batch` clamped to the sentences, shown, and the picker enabled only when
+// there is a choice. Returns the number of sentences.
+int syncBatchPicker(QComboBox* box, const stepformer::Trace* tr, int& batch);
+// The attention-block picker set to `kind`, and the layer picker filled with that block's layers
+// ("Layer 0", ...; "—" when there are none) with `layer` clamped to them and shown.
+void syncBlockLayerPickers(QComboBox* blockBox, QComboBox* layerBox, const stepformer::Trace* tr,
+                           const QString& kind, int& layer);
 // "[0, 2, 3, 1]": the full index of cell (r, c) of the slice (b, h) of an entry.
 QString indexText(const stepformer::TraceEntry& e, int b, int h, int r, int c);
 

@@ -219,10 +219,7 @@ void TensorView::resetZoom() {
 void TensorView::syncPickers() {
     updating_ = true;
     // Sentences.
-    const int B = fillBatchPicker(batchPicker_, trace_.get());
-    batch_ = std::clamp(batch_, 0, B - 1);
-    batchPicker_->setCurrentIndex(batch_);
-    batchPicker_->setEnabled(B > 1);
+    syncBatchPicker(batchPicker_, trace_.get(), batch_);
 
     // Heads: from the step's tensor, or its attention block.
     int H = 0;

@@ -47,18 +47,22 @@ void Optimizer::begin_step() {
     ++step_;
 }
 
-WeightUpdate Optimizer::weight_update(size_t i) {
+WeightUpdate Optimizer::update_spec(float lr, int64_t step, float* buf1, float* buf2) const {
     WeightUpdate u;
     u.kind = opt_.kind == OptimizerKind::SGD ? WeightUpdate::Kind::SGD : WeightUpdate::Kind::Adam;
-    u.buf1 = buf1_.at(i).ptr();
-    u.buf2 = opt_.kind == OptimizerKind::Adam ? buf2_.at(i).ptr() : nullptr;
-    u.lr = step_lr_;
+    u.buf1 = buf1;
+    u.buf2 = opt_.kind == OptimizerKind::Adam ? buf2 : nullptr;
+    u.lr = lr;
     u.momentum = static_cast<float>(opt_.momentum);
     u.beta1 = static_cast<float>(opt_.beta1);
     u.beta2 = static_cast<float>(opt_.beta2);
     u.eps = static_cast<float>(opt_.eps);
-    u.step = step_;
+    u.step = step;
     return u;
+}
+
+WeightUpdate Optimizer::weight_update(size_t i) {
+    return update_spec(step_lr_, step_, buf1_.at(i).ptr(), opt_.kind == OptimizerKind::Adam ? buf2_.at(i).ptr() : nullptr);
 }
 
 void Optimizer::update(size_t i, Tensor& p, const Tensor& g, Backend& be) {
@@ -67,13 +71,9 @@ void Optimizer::update(size_t i, Tensor& p, const Tensor& g, Backend& be) {
 
 Tensor Optimizer::preview_update(size_t i, const Tensor& param, const Tensor& grad) const {
     Tensor p = param, b1 = buf1_.at(i), b2 = opt_.kind == OptimizerKind::Adam ? buf2_.at(i) : Tensor{};
-    const float lr = static_cast<float>(current_lr());
-    auto be = make_cpu_backend(1);  // the same kernels as a real step, on copies of the state
-    if (opt_.kind == OptimizerKind::SGD)
-        be->sgd_step(p.ptr(), b1.ptr(), grad.ptr(), p.size(), lr, static_cast<float>(opt_.momentum));
-    else
-        be->adam_step(p.ptr(), b1.ptr(), b2.ptr(), grad.ptr(), p.size(), lr, static_cast<float>(opt_.beta1),
-                      static_cast<float>(opt_.beta2), static_cast<float>(opt_.eps), step_ + 1);
+    // The same kernels as a real step (the next one: its lr and step number), on copies of the state.
+    make_cpu_backend(1)->apply_update(p.ptr(), grad.ptr(), p.size(),
+                                      update_spec(static_cast<float>(current_lr()), step_ + 1, b1.ptr(), b2.ptr()));
     for (size_t k = 0; k < p.data.size(); ++k) p.data[k] -= param.data[k];
     return p;
 }

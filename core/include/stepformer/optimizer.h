@@ -60,6 +60,8 @@ public:
     void load_state(const std::string& json, const std::map<std::string, const Tensor*>& tensors);
 
 private:
+    WeightUpdate update_spec(float lr, int64_t step, float* buf1, float* buf2) const;
+
     OptimizerOptions opt_;
     int64_t step_ = 0;
     float step_lr_ = 0.0f;
