@@ -2,20 +2,72 @@
 // view, offscreen, in a 1440 x 900 window:
 //  - BM_StepSwitch/<view>: setCurrentStep(), then what the event loop does next: the layouts,
 //    the repaint of what changed, the deletion of replaced widgets. What a student waits for.
+//  - BM_StepNext/<view>: the "next step" action (→, or play) through the whole pass, forward (the
+//    backward pass for the gradients view), with that view shown. What a student stepping waits for.
 //  - BM_StepSwitchFullRepaint/<view>: setCurrentStep(), then a synchronous repaint of the whole
 //    window (menus, toolbars, docks and all): the worst case.
 // The "paints" counter is the number of widgets painted per switch.
+// With STEPFORMER_EVENT_PROFILE=1 in the environment, each benchmark also prints where the time
+// of its switches went: per widget class and event type (paint, layout, ...), and in setCurrentStep.
 #include <benchmark/benchmark.h>
 
 #include <QApplication>
+#include <QElapsedTimer>
 #include <QEvent>
 #include <QTemporaryDir>
 
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <utility>
+
 #include "main_window.h"
+#include "step_navigator.h"
 
 namespace {
 
 MainWindow* g_window = nullptr;
+
+// Times every event delivered to a widget, by (class, event type). Nested deliveries are counted
+// in both (a layout request that triggers a resize event), so the rows overlap.
+class ProfilingApp : public QApplication {
+public:
+    using QApplication::QApplication;
+    bool enabled = false;
+    std::map<std::pair<std::string, int>, std::pair<double, long>> totals;  // ms, count
+
+    bool notify(QObject* receiver, QEvent* e) override {
+        if (!enabled || !receiver->isWidgetType()) return QApplication::notify(receiver, e);
+        const int type = e->type();
+        // Named before delivery: the receiver may be deleted by the event. Plain widgets (viewports,
+        // containers) and scroll bars are named after their parent.
+        std::string cls = receiver->metaObject()->className();
+        QObject* owner = receiver->parent();
+        if (cls == "QScrollBar" && owner && owner->parent()) owner = owner->parent();  // past the scroll bar container
+        if ((cls == "QWidget" || cls == "QScrollBar") && owner)
+            cls += " in " + std::string(owner->metaObject()->className()) + " " + owner->objectName().toStdString();
+        QElapsedTimer t;
+        t.start();
+        const bool r = QApplication::notify(receiver, e);
+        auto& slot = totals[{cls, type}];
+        slot.first += double(t.nsecsElapsed()) * 1e-6;
+        ++slot.second;
+        return r;
+    }
+
+    void report(const char* name, long switches, double stepMs) {
+        std::vector<std::pair<double, std::string>> rows;
+        for (const auto& [key, v] : totals)
+            rows.push_back({v.first, key.first + " event " + std::to_string(key.second) + " x" + std::to_string(v.second)});
+        std::sort(rows.rbegin(), rows.rend());
+        std::printf("--- %s: per switch, setCurrentStep %.2f ms; events:\n", name, stepMs / double(switches));
+        for (size_t i = 0; i < std::min<size_t>(rows.size(), 25); ++i)
+            std::printf("%8.3f ms  %s\n", rows[i].first / double(switches), rows[i].second.c_str());
+        totals.clear();
+    }
+};
+
+ProfilingApp* g_app = nullptr;
 
 struct PaintCounter : QObject {
     long paints = 0;
@@ -39,14 +91,50 @@ void switch_steps(benchmark::State& state, const char* view, const std::vector<Q
     settle();
     PaintCounter counter;
     qApp->installEventFilter(&counter);
+    const bool profile = qEnvironmentVariableIntValue("STEPFORMER_EVENT_PROFILE") != 0;
+    g_app->enabled = profile;
+    double stepMs = 0;
     size_t i = 0;
     for (auto _ : state) {
+        QElapsedTimer t;
+        t.start();
         if (!g_window->setCurrentStep(steps[++i % steps.size()])) state.SkipWithError("not a step");
+        stepMs += double(t.nsecsElapsed()) * 1e-6;
         if (fullRepaint)
             g_window->repaint();  // synchronous paint of everything visible
         settle();
     }
+    g_app->enabled = false;
+    if (profile) g_app->report(view, long(state.iterations()), stepMs);
     qApp->removeEventFilter(&counter);
+    state.counters["paints"] = benchmark::Counter(double(counter.paints) / double(state.iterations()));
+}
+
+void step_next(benchmark::State& state, const char* view) {
+    const bool backward = QLatin1String(view) == QLatin1String("gradients");
+    g_window->setFollowStep(false);
+    g_window->setCurrentView(QString::fromLatin1(view));
+    StepNavigator* nav = g_window->navigator();
+    if (backward) nav->setBackward(true);
+    nav->goFirst();
+    settle();
+    PaintCounter counter;
+    qApp->installEventFilter(&counter);
+    const bool profile = qEnvironmentVariableIntValue("STEPFORMER_EVENT_PROFILE") != 0;
+    g_app->enabled = profile;
+    double stepMs = 0;
+    for (auto _ : state) {
+        QElapsedTimer t;
+        t.start();
+        if (nav->currentPosition() + 1 >= nav->stepCount()) nav->goFirst();
+        else nav->goNext();
+        stepMs += double(t.nsecsElapsed()) * 1e-6;
+        settle();
+    }
+    g_app->enabled = false;
+    if (profile) g_app->report(view, long(state.iterations()), stepMs);
+    qApp->removeEventFilter(&counter);
+    if (backward) nav->setBackward(false);
     state.counters["paints"] = benchmark::Counter(double(counter.paints) / double(state.iterations()));
 }
 
@@ -68,6 +156,9 @@ void register_all() {
     for (const Case& c : {Case{"tensor", &kTensorSteps}, Case{"attention", &kAttentionSteps}, Case{"masks", &kMaskSteps},
                           Case{"pe", &kPeSteps}, Case{"gradients", &kGradientSteps}, Case{"decode", &kOtherSteps},
                           Case{"loss", &kOtherSteps}}) {
+        const std::string next = std::string("BM_StepNext/") + c.view;
+        benchmark::RegisterBenchmark(next.c_str(), [c](benchmark::State& s) { step_next(s, c.view); })
+            ->Unit(benchmark::kMillisecond);
         for (bool full : {false, true}) {
             const std::string name = std::string(full ? "BM_StepSwitchFullRepaint/" : "BM_StepSwitch/") + c.view;
             benchmark::RegisterBenchmark(name.c_str(), [c, full](benchmark::State& s) { switch_steps(s, c.view, *c.steps, full); })
@@ -80,7 +171,8 @@ void register_all() {
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-    QApplication app(argc, argv);
+    ProfilingApp app(argc, argv);
+    g_app = &app;
     QTemporaryDir cache;
     MainWindow::Options opt;
     opt.restoreSettings = false;

@@ -5,6 +5,8 @@
 #include <numbers>
 
 #include <QHelpEvent>
+#include <QPaintEngine>
+#include <QPaintEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -137,11 +139,15 @@ void ArchitectureDiagram::relayout() {
 QPointF ArchitectureDiagram::map(qreal x, qreal y) const { return {ox_ + x * sx_, oy_ + y * sy_}; }
 qreal ArchitectureDiagram::unit() const { return std::min(sx_, sy_); }
 
-void ArchitectureDiagram::resizeEvent(QResizeEvent*) { relayout(); }
+void ArchitectureDiagram::resizeEvent(QResizeEvent*) {
+    relayout();
+    staticImage_ = QImage();
+}
 
 void ArchitectureDiagram::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     trace_ = std::move(trace);
     config_ = config;
+    staticImage_ = QImage();  // the sentences under the inputs
     update();
 }
 
@@ -176,6 +182,8 @@ QString ArchitectureDiagram::blockForTraceName(const QString& traceName) {
 }
 
 void ArchitectureDiagram::setStep(const QString& traceName) {
+    if (traceName == step_) return;
+    const QRegion before = dynamicRegion();
     step_ = traceName;
     highlighted_ = blockForTraceName(traceName);
     const QString n = stripGrad(traceName);
@@ -185,7 +193,7 @@ void ArchitectureDiagram::setStep(const QString& traceName) {
     if (n.startsWith(QLatin1String("encoder."))) stack_ = QStringLiteral("encoder");
     else if (n.startsWith(QLatin1String("decoder."))) stack_ = QStringLiteral("decoder");
     else stack_.clear();
-    update();
+    update(before + dynamicRegion());
 }
 
 QString ArchitectureDiagram::layerText(const QString& stack) const {
@@ -314,18 +322,20 @@ bool ArchitectureDiagram::event(QEvent* e) {
 void ArchitectureDiagram::mouseMoveEvent(QMouseEvent* e) {
     const QString id = blockAt(e->position().toPoint());
     if (id != hovered_) {
+        const QRegion before = dynamicRegion();
         hovered_ = id;
         setCursor(id.isEmpty() ? Qt::ArrowCursor : Qt::PointingHandCursor);
-        update();
+        update(before + dynamicRegion());
     }
     QWidget::mouseMoveEvent(e);
 }
 
 void ArchitectureDiagram::leaveEvent(QEvent* e) {
     if (!hovered_.isEmpty()) {
+        const QRegion before = dynamicRegion();
         hovered_.clear();
         unsetCursor();
-        update();
+        update(before);
     }
     QWidget::leaveEvent(e);
 }
@@ -343,9 +353,8 @@ void ArchitectureDiagram::mousePressEvent(QMouseEvent* e) {
     QWidget::mousePressEvent(e);
 }
 
-void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b) const {
+void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b, bool hi, bool hov) const {
     const qreal u = unit();
-    const bool hi = b.id == highlighted_, hov = b.id == hovered_;
     QColor fill = QColor::fromRgb(b.fill);
     if (hov) fill = fill.lighter(106);
     const QColor border = hi ? QColor::fromRgb(kHighlight) : (hov ? QColor::fromRgb(kHover) : QColor(0x55, 0x55, 0x55));
@@ -406,8 +415,8 @@ void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b) const {
     }
 }
 
-void ArchitectureDiagram::paintEvent(QPaintEvent*) {
-    QPainter p(this);
+// Everything that does not depend on the current step or the hovered block.
+void ArchitectureDiagram::paintStatic(QPainter& p) const {
     // Always on white, like the paper's figure (its colours are fixed, also under a dark theme).
     p.fillRect(rect(), Qt::white);
     p.setRenderHint(QPainter::Antialiasing);
@@ -471,7 +480,7 @@ void ArchitectureDiagram::paintEvent(QPaintEvent*) {
     poly({{kDecCx, 34}, {kDecCx, 20}}, true);
 
     // Blocks.
-    for (const Block& b : blocks_) drawBlock(p, b);
+    for (const Block& b : blocks_) drawBlock(p, b, false, false);
 
     // Texts.
     QFont f = font();
@@ -520,6 +529,34 @@ void ArchitectureDiagram::paintEvent(QPaintEvent*) {
     text(kEncFrameL, kEncFrameTop - 18, kEncFrameR, kEncFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Encoder"));
     text(kDecFrameL, kDecFrameTop - 18, kDecFrameL + 60, kDecFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Decoder"));
 
+    // The current step's header, top left, and a hint.
+    QFont hf = font();
+    hf.setPixelSize(px(11 * u));
+    hf.setBold(true);
+    p.setFont(hf);
+    p.setPen(QColor(0x40, 0x40, 0x40));
+    text(6, 4, 196, 20, Qt::AlignLeft | Qt::AlignVCenter, tr("Current step"));
+    QFont gf = font();
+    gf.setPixelSize(px(9.5 * u));
+    p.setFont(gf);
+    p.setPen(QColor(0x80, 0x80, 0x80));
+    text(6, 150, 196, 196, Qt::AlignLeft | Qt::AlignBottom, tr("Click a block to go to its first step; hover for details."));
+}
+
+// The current step's block (highlighted), the hovered block, the N× labels with the current layer,
+// and the current step's name: drawn over the static picture, in dynamicRegion().
+void ArchitectureDiagram::paintDynamic(QPainter& p) const {
+    p.setRenderHint(QPainter::Antialiasing);
+    const qreal u = unit();
+    auto px = [](qreal v) { return static_cast<int>(std::round(std::max<qreal>(7.0, v))); };
+    auto text = [&](qreal x0, qreal y0, qreal x1, qreal y1, int align, const QString& s) {
+        p.drawText(QRectF(map(x0, y0), map(x1, y1)), align | Qt::TextWordWrap, s);
+    };
+    for (const Block& b : blocks_) {
+        const bool hi = b.id == highlighted_, hov = b.id == hovered_;
+        if (hi || hov) drawBlock(p, b, hi, hov);
+    }
+
     // N× with the current layer.
     auto nx = [&](const QString& stack, qreal x0, qreal x1, qreal cy) {
         QFont nf = font();
@@ -546,13 +583,7 @@ void ArchitectureDiagram::paintEvent(QPaintEvent*) {
     nx(QStringLiteral("encoder"), 0, kEncFrameL - 2, (kEncFrameTop + kFrameBottom) / 2);
     nx(QStringLiteral("decoder"), kDecFrameR + 2, kW, (kDecFrameTop + kFrameBottom) / 2);
 
-    // The current step, top left.
-    QFont hf = font();
-    hf.setPixelSize(px(11 * u));
-    hf.setBold(true);
-    p.setFont(hf);
-    p.setPen(QColor(0x40, 0x40, 0x40));
-    text(6, 4, 196, 20, Qt::AlignLeft | Qt::AlignVCenter, tr("Current step"));
+    // The current step, top left (its header is static).
     QFont mf = QFont(QStringLiteral("DejaVu Sans Mono"));
     mf.setStyleHint(QFont::Monospace);
     mf.setPixelSize(px(11 * u));
@@ -562,9 +593,49 @@ void ArchitectureDiagram::paintEvent(QPaintEvent*) {
     wrap.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
     QString stepText = step_.isEmpty() ? tr("(none)") : wrappable(step_);
     p.drawText(QRectF(map(6, 22), map(196, 110)), stepText, wrap);
-    QFont gf = font();
-    gf.setPixelSize(px(9.5 * u));
-    p.setFont(gf);
-    p.setPen(QColor(0x80, 0x80, 0x80));
-    text(6, 150, 196, 196, Qt::AlignLeft | Qt::AlignBottom, tr("Click a block to go to its first step; hover for details."));
+}
+
+QRectF ArchitectureDiagram::nxRect(bool encoder) const {
+    const qreal cy = (encoder ? kEncFrameTop + kFrameBottom : kDecFrameTop + kFrameBottom) / 2;
+    const qreal x0 = encoder ? 0 : kDecFrameR + 2, x1 = encoder ? kEncFrameL - 2 : kW;
+    return QRectF(map(std::max<qreal>(0, x0 - 2), cy - 22), map(std::min(kW, x1 + 2), cy + 30));
+}
+
+QRectF ArchitectureDiagram::stepTextRect() const { return QRectF(map(6, 22), map(196, 110)); }
+
+QRegion ArchitectureDiagram::dynamicRegion() const {
+    QRegion r;
+    for (const QRectF& f : {nxRect(true), nxRect(false), stepTextRect()}) r += f.toAlignedRect().adjusted(-2, -2, 2, 2);
+    const qreal glow = std::max<qreal>(2.5, 3.2 * unit()) * 1.5 + 3;  // half the glow's pen, and the antialiasing
+    for (const Block& b : blocks_)
+        if (b.id == highlighted_ || b.id == hovered_)
+            r += b.rect.adjusted(-glow, -glow, glow, glow).toAlignedRect();
+    return r;
+}
+
+void ArchitectureDiagram::paintEvent(QPaintEvent* e) {
+    QPainter p(this);
+    if (p.paintEngine()->type() != QPaintEngine::Raster) {  // e.g. rendered into an SVG: keep it vector
+        paintStatic(p);
+        paintDynamic(p);
+        return;
+    }
+    // The static picture is drawn once per size and trace; a step change repaints only
+    // dynamicRegion() (a few blocks and labels), which is a copy from it plus the dynamic parts.
+    const qreal dpr = devicePixelRatioF();
+    const QSize px = (QSizeF(size()) * dpr).toSize();
+    if (staticImage_.size() != px || staticImage_.devicePixelRatio() != dpr) {
+        staticImage_ = QImage(px, QImage::Format_ARGB32_Premultiplied);
+        staticImage_.setDevicePixelRatio(dpr);
+        QPainter ip(&staticImage_);
+        paintStatic(ip);
+    }
+    for (const QRect& r : e->region())
+        p.drawImage(r, staticImage_, QRectF(r.x() * dpr, r.y() * dpr, r.width() * dpr, r.height() * dpr));
+    paintDynamic(p);
+}
+
+void ArchitectureDiagram::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) staticImage_ = QImage();
+    QWidget::changeEvent(e);
 }

@@ -11,6 +11,8 @@
 #include <memory>
 
 #include <QHash>
+#include <QImage>
+#include <QRegion>
 #include <QRectF>
 #include <QString>
 #include <QStringList>
@@ -56,7 +58,8 @@ signals:
     void stepRequested(const QString& traceName);
 
 protected:
-    void paintEvent(QPaintEvent*) override;
+    void paintEvent(QPaintEvent* e) override;
+    void changeEvent(QEvent* e) override;
     void resizeEvent(QResizeEvent*) override;
     bool event(QEvent* e) override;
     void mouseMoveEvent(QMouseEvent* e) override;
@@ -78,7 +81,12 @@ private:
     QPointF map(qreal x, qreal y) const;
     qreal unit() const;  // logical -> pixel factor for sizes that must stay round (circles, fonts, pens)
     QString tooltipFor(const QString& blockId) const;
-    void drawBlock(QPainter& p, const Block& b) const;
+    void drawBlock(QPainter& p, const Block& b, bool highlighted, bool hovered) const;
+    void paintStatic(QPainter& p) const;
+    void paintDynamic(QPainter& p) const;
+    QRegion dynamicRegion() const;  // what a step or hover change may repaint
+    QRectF nxRect(bool encoder) const;
+    QRectF stepTextRect() const;
 
     std::shared_ptr<const stepformer::Trace> trace_;
     stepformer::Config config_;
@@ -86,4 +94,5 @@ private:
     QString step_, highlighted_, hovered_, stack_;
     int layer_ = -1;
     qreal sx_ = 1, sy_ = 1, ox_ = 0, oy_ = 0;
+    QImage staticImage_;  // paintStatic() at the widget's size; null when it must be redrawn
 };

@@ -6,12 +6,14 @@
 #include <QEvent>
 #include <QFile>
 #include <QScrollBar>
+#include <QStackedWidget>
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QTextCursor>
 #include <QTextDocument>
 #include <QVBoxLayout>
 
+#include "explain_header.h"
 #include "step_model.h"
 
 using stepformer::OpKind;
@@ -39,50 +41,53 @@ QString md(const QString& s) {
     return out;
 }
 
-// What a text browser's document brings besides its text (clone() leaves the margin out).
-void copySettings(const QTextDocument& from, QTextDocument* to) {
-    to->setDefaultFont(from.defaultFont());
-    to->setDefaultTextOption(from.defaultTextOption());
-    to->setDocumentMargin(from.documentMargin());
-    to->setIndentWidth(from.indentWidth());
-    to->setUseDesignMetrics(from.useDesignMetrics());
-    to->setDefaultStyleSheet(from.defaultStyleSheet());
-    to->setUndoRedoEnabled(from.isUndoRedoEnabled());
-}
-
 }  // namespace
 
 ExplainPanel::ExplainPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("explainPanel"));
-    browser_ = new QTextBrowser(this);
-    browser_->setObjectName(QStringLiteral("explainBrowser"));
-    browser_->setOpenExternalLinks(true);
-    browser_->setFrameShape(QFrame::NoFrame);
-    browser_->document()->setDocumentMargin(10);
-    browser_->setPlaceholderText(tr("Select a step to see what it computes."));
-    // Our own empty document with the browser's settings (the browser deletes its own when
-    // given another).
-    blank_ = new QTextDocument(this);
-    copySettings(*browser_->document(), blank_);
-    browser_->setDocument(blank_);
+    header_ = new ExplainHeader(this);
+    bodies_ = new QStackedWidget(this);
+    bodies_->setObjectName(QStringLiteral("explainBodies"));
+    blank_ = newBrowser();
+    blank_->setPlaceholderText(tr("Select a step to see what it computes."));
+    bodies_->addWidget(blank_);
     auto* lay = new QVBoxLayout(this);
     lay->setContentsMargins(0, 0, 0, 0);
-    lay->addWidget(browser_);
+    lay->setSpacing(0);
+    lay->addWidget(header_);
+    lay->addWidget(bodies_, 1);
+    header_->hide();
 }
 
-void ExplainPanel::clearDocuments() {
-    browser_->setDocument(blank_);
-    qDeleteAll(documents_);
-    documents_.clear();
+QTextBrowser* ExplainPanel::newBrowser() {
+    auto* b = new QTextBrowser(bodies_);
+    b->setObjectName(QStringLiteral("explainBrowser"));
+    b->setOpenExternalLinks(true);
+    b->setFrameShape(QFrame::NoFrame);
+    b->document()->setDocumentMargin(10);
+    return b;
+}
+
+QTextBrowser* ExplainPanel::browser() const { return static_cast<QTextBrowser*>(bodies_->currentWidget()); }
+
+QString ExplainPanel::plainText() const {
+    const QString head = header_->isHidden() ? QString() : header_->plainText();
+    const QString body = browser()->toPlainText();
+    return head.isEmpty() ? body : head + QLatin1Char('\n') + body;
+}
+
+void ExplainPanel::clearBodies() {
+    bodies_->setCurrentWidget(blank_);
+    for (QTextBrowser* b : std::as_const(bodyFor_)) delete b;
+    bodyFor_.clear();
 }
 
 void ExplainPanel::changeEvent(QEvent* e) {
     QWidget::changeEvent(e);
-    // The code blocks' tint follows the palette: documents made under another one are stale.
+    // The code blocks' tint follows the palette: explanations made under another one are stale.
     if (e->type() == QEvent::PaletteChange || e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) {
-        const QString m = markdown_;
-        clearDocuments();
-        if (!m.isEmpty()) showDocument(m);
+        clearBodies();
+        refresh();
     }
 }
 
@@ -127,22 +132,24 @@ void ExplainPanel::refresh() {
     if (!e) {
         shape_.clear();
         markdown_.clear();
-        browser_->setDocument(blank_);  // empty: the placeholder text
+        header_->hide();
+        bodies_->setCurrentWidget(blank_);  // empty: the placeholder text
         return;
     }
     shape_ = StepModel::shapeText(*e);
     const QString kind = QString::fromLatin1(stepformer::op_kind_name(e->op));
 
-    QString m;
-    m += QStringLiteral("## %1\n\n").arg(StepModel::friendlyLabel(*e));
-    m += QStringLiteral("%1  \n`%2`\n\n").arg(StepModel::locationText(step_), step_);
-    m += tr("**Shape** `%1`").arg(shape_);
+    ExplainHeader::Content head;
+    head.title = StepModel::friendlyLabel(*e);
+    head.location = StepModel::locationText(step_);
+    head.name = step_;
+    head.shape = shape_;
     const auto& v = e->value.data;
     if (e->axes.empty() && v.size() == 1) {
-        m += tr(" — value **%1**").arg(fmt(v[0]));
+        head.stats = tr("value %1").arg(fmt(v[0]));
     } else if (!v.empty() && e->is_mask) {
         const auto masked = std::count_if(v.begin(), v.end(), [](float x) { return x != 0.0f; });
-        m += tr(" — %1 of %2 positions masked").arg(masked).arg(v.size());
+        head.stats = tr("%1 of %2 positions masked").arg(masked).arg(v.size());
     } else if (!v.empty()) {
         float lo = v[0], hi = v[0];
         double sum = 0.0;
@@ -151,16 +158,18 @@ void ExplainPanel::refresh() {
             hi = std::max(hi, x);
             sum += x;
         }
-        m += tr(" — %1 values, min %2, max %3, mean %4").arg(v.size()).arg(fmt(lo), fmt(hi), fmt(sum / double(v.size())));
+        head.stats = tr("%1 values, min %2, max %3, mean %4").arg(v.size()).arg(fmt(lo), fmt(hi), fmt(sum / double(v.size())));
     }
-    m += QStringLiteral("\n\n");
+    header_->setContent(head);
+    header_->show();
 
+    QString body;
     // The predicted tokens, where the step is the output distribution.
     if ((e->op == OpKind::Probs || e->op == OpKind::Logits) && e->value.rank() == 3) {
         const int64_t T = e->value.dim(1), V = e->value.dim(2);
         const TraceEntry* probs = trace_->find("projection.probs");
-        m += tr("**Predicted tokens** (argmax at every position of the decoder input):\n\n");
-        m += tr("| t | input | predicted | p |\n|---:|---|---|---:|\n");
+        body += tr("**Predicted tokens** (argmax at every position of the decoder input):\n\n");
+        body += tr("| t | input | predicted | p |\n|---:|---|---|---:|\n");
         for (int64_t t = 0; t < T; ++t) {
             const float* row = e->value.ptr() + t * V;
             const int64_t best = std::max_element(row, row + V) - row;
@@ -168,48 +177,48 @@ void ExplainPanel::refresh() {
                                      ? QString::fromStdString(config_.tgt_vocab[size_t(best)])
                                      : QString::number(best);
             const double p = probs && probs->value.size() == e->value.size() ? probs->value.data[size_t(t * V + best)] : 0.0;
-            m += QStringLiteral("| %1 | %2 | **%3** | %4 |\n")
-                     .arg(t)
-                     .arg(md(tokenAt(trace_->tgt_tokens, 0, size_t(t))), md(word), QString::number(p, 'f', 3));
+            body += QStringLiteral("| %1 | %2 | **%3** | %4 |\n")
+                        .arg(t)
+                        .arg(md(tokenAt(trace_->tgt_tokens, 0, size_t(t))), md(word), QString::number(p, 'f', 3));
         }
-        m += QStringLiteral("\n");
+        body += QStringLiteral("\n");
     }
+    const QString text = explanationFor(kind, config_);
+    body += text.isEmpty() ? tr("*No explanation is available for the step kind `%1`.*\n").arg(kind) : text;
 
-    const QString body = explanationFor(kind, config_);
-    m += body.isEmpty() ? tr("*No explanation is available for the step kind `%1`.*\n").arg(kind) : body;
-    markdown_ = m;
-    showDocument(m);
+    markdown_ = QStringLiteral("## %1\n\n%2  \n`%3`\n\n").arg(head.title, head.location, step_) +
+                tr("**Shape** `%1`").arg(shape_) + (head.stats.isEmpty() ? QString() : QStringLiteral(" — ") + head.stats) +
+                QStringLiteral("\n\n") + body;
+    showBody(body);
 }
 
-void ExplainPanel::showDocument(const QString& m) {
-    if (QTextDocument* doc = documents_.value(m)) {
-        if (browser_->document() != doc) {
-            browser_->setDocument(doc);
-            browser_->verticalScrollBar()->setValue(0);  // from the top, as a newly set text
+void ExplainPanel::showBody(const QString& m) {
+    QTextBrowser* b = bodyFor_.value(m);
+    if (!b) {
+        if (bodyFor_.size() >= kMaxBodies) clearBodies();
+        b = newBrowser();
+        b->setMarkdown(m);
+        // Give code blocks a tinted background so the PyTorch lines stand out.
+        QTextCursor cursor(b->document());
+        for (QTextBlock blk = b->document()->begin(); blk.isValid(); blk = blk.next()) {
+            QTextBlockFormat bf = blk.blockFormat();
+            if (bf.hasProperty(QTextFormat::BlockCodeFence) || bf.hasProperty(QTextFormat::BlockCodeLanguage) ||
+                bf.nonBreakableLines()) {
+                // Wrapped rather than scrolled sideways: the panel is narrow.
+                bf.setNonBreakableLines(false);
+                const QColor base = palette().color(QPalette::Base);
+                bf.setBackground(base.lightness() > 128 ? QColor(0xf1, 0xf3, 0xf5) : base.lighter(140));
+                bf.setLeftMargin(4);
+                bf.setRightMargin(4);
+                cursor.setPosition(blk.position());
+                cursor.setBlockFormat(bf);
+            }
         }
-        return;
+        bodies_->addWidget(b);
+        bodyFor_.insert(m, b);
     }
-    if (documents_.size() >= kMaxDocuments) clearDocuments();
-    auto* doc = new QTextDocument(this);
-    copySettings(*blank_, doc);
-    browser_->setDocument(doc);
-    documents_.insert(m, doc);
-
-    browser_->setMarkdown(m);
-    // Give code blocks a tinted background so the PyTorch lines stand out.
-    QTextCursor cursor(browser_->document());
-    for (QTextBlock b = browser_->document()->begin(); b.isValid(); b = b.next()) {
-        QTextBlockFormat bf = b.blockFormat();
-        if (bf.hasProperty(QTextFormat::BlockCodeFence) || bf.hasProperty(QTextFormat::BlockCodeLanguage) ||
-            bf.nonBreakableLines()) {
-            // Wrapped rather than scrolled sideways: the panel is narrow.
-            bf.setNonBreakableLines(false);
-            const QColor base = palette().color(QPalette::Base);
-            bf.setBackground(base.lightness() > 128 ? QColor(0xf1, 0xf3, 0xf5) : base.lighter(140));
-            bf.setLeftMargin(4);
-            bf.setRightMargin(4);
-            cursor.setPosition(b.position());
-            cursor.setBlockFormat(bf);
-        }
+    if (bodies_->currentWidget() != b) {
+        b->verticalScrollBar()->setValue(0);  // from the top, as a newly set text
+        bodies_->setCurrentWidget(b);
     }
 }

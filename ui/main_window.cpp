@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include "app_style.h"
+
 #include <cmath>
 
 #include <QAction>
@@ -109,6 +111,7 @@ QString canonicalView(const QString& name) {
 MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
 
 MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(parent), options_(options) {
+    AppStyle::install();  // flat scroll bars: see app_style.h
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Stepformer"));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);

@@ -218,7 +218,10 @@ void StepNavigator::selectInTree(const QString& traceName) {
     syncing_ = true;
     for (QModelIndex p = idx.parent(); p.isValid(); p = p.parent()) tree_->expand(p);
     tree_->selectionModel()->setCurrentIndex(idx, QItemSelectionModel::ClearAndSelect);
-    tree_->scrollTo(idx);
+    // A step that left the view comes back centred, so the next steps are in sight (and stepping
+    // scrolls the tree once every half page instead of on every step).
+    const QRect row = tree_->visualRect(idx);
+    if (!tree_->viewport()->rect().contains(row)) tree_->scrollTo(idx, QAbstractItemView::PositionAtCenter);
     syncing_ = false;
 }
 

@@ -161,7 +161,7 @@ void TestMainWindow::actionsAndKeysStepTheViews() {
     // The explain panel shows the shape line of the step.
     QVERIFY(w.setCurrentStep(QStringLiteral("encoder.layers.1.enc_self_attn.attn")));
     QCOMPARE(w.explainPanel()->shapeLine(), QStringLiteral("[batch_size=1, n_heads=4, len_q=5, len_k=5]"));
-    QVERIFY(w.explainPanel()->browser()->toPlainText().contains(QStringLiteral("n_heads=4")));
+    QVERIFY(w.explainPanel()->plainText().contains(QStringLiteral("n_heads=4")));
     // Hidden views catch up with the step when they are shown (only the visible one repaints).
     QVERIFY(w.setCurrentView(QStringLiteral("attention")));
     QCOMPARE(w.findChild<AttentionView*>(QStringLiteral("attentionView"))->currentTensorName(),

@@ -281,15 +281,15 @@ void TestNavigator::explainPanelShowsShape() {
     panel.setTrace(trace, s.config());
     panel.setStep(QStringLiteral("encoder.layers.0.enc_self_attn.scores"));
     QCOMPARE(panel.shapeLine(), QStringLiteral("[batch_size=1, n_heads=4, len_q=5, len_k=5]"));
-    const QString text = panel.browser()->toPlainText();
+    const QString text = panel.plainText();
     QVERIFY2(text.contains(QStringLiteral("[batch_size=1, n_heads=4, len_q=5, len_k=5]")), qPrintable(text));
     QVERIFY(text.contains(QStringLiteral("np.sqrt(d_k)")));        // the tutorial's line
     QVERIFY(text.contains(QStringLiteral("√8")));                   // placeholder filled from the config
     panel.setStep(QStringLiteral("decoder.self_attn_mask"));
     QCOMPARE(panel.shapeLine(), QStringLiteral("[batch_size=1, len_q=6, len_k=6]"));
-    QVERIFY(panel.browser()->toPlainText().contains(QStringLiteral("masked")));
+    QVERIFY(panel.plainText().contains(QStringLiteral("masked")));
     panel.setStep(QStringLiteral("projection.probs"));
-    QVERIFY(panel.browser()->toPlainText().contains(QStringLiteral("Predicted tokens")));
+    QVERIFY(panel.plainText().contains(QStringLiteral("Predicted tokens")));
     panel.setStep(QStringLiteral("loss"));
     QCOMPARE(panel.shapeLine(), QStringLiteral("[]"));
     panel.setStep(QStringLiteral("not.a.step"));
