@@ -1,10 +1,13 @@
 #include "attention_lines_widget.h"
 
+#include "offthread_paint.h"
+
 #include <algorithm>
 #include <cmath>
 
 #include <QHelpEvent>
 #include <QMouseEvent>
+#include <QPaintEngine>
 #include <QPainter>
 #include <QPainterPath>
 #include <QToolTip>
@@ -203,7 +206,13 @@ void AttentionLinesWidget::paintEvent(QPaintEvent*) {
     p.drawText(QRect(g.leftX - 40, hy, g.boxW + 80, fm.height()), Qt::AlignCenter, tr("query"));
     p.drawText(QRect(g.rightX - 40, hy, g.boxW + 80, fm.height()), Qt::AlignCenter, tr("key"));
 
-    // Lines: faded ones first, highlighted ones on top.
+    // Lines: faded ones first, highlighted ones on top. Drawn into an image in a pool thread
+    // (see offthread_paint.h): every line is an antialiased translucent stroke.
+    struct Line {
+        QPointF a, b;
+        QColor color;
+    };
+    std::vector<Line> lines;
     const bool single = heads_.size() == 1;
     const bool anyHl = hlQuery_ >= 0 || hlKey_ >= 0;
     for (int pass = 0; pass < 2; ++pass) {
@@ -217,11 +226,23 @@ void AttentionLinesWidget::paintEvent(QPaintEvent*) {
                     if (a < 0.004) continue;
                     const QRect lq = tokenRect(g, true, q), rk = tokenRect(g, false, k);
                     c.setAlphaF(float(std::min(1.0, a)));
-                    p.setPen(QPen(c, single ? 3.0 : 2.2, Qt::SolidLine, Qt::RoundCap));
-                    p.drawLine(QPointF(lq.right() + 3, lq.center().y() + 0.5), QPointF(rk.left() - 3, rk.center().y() + 0.5));
+                    lines.push_back({QPointF(lq.right() + 3, lq.center().y() + 0.5), QPointF(rk.left() - 3, rk.center().y() + 0.5), c});
                 }
             }
         }
+    }
+    const qreal penWidth = single ? 3.0 : 2.2;
+    auto drawLines = [&lines, penWidth](QPainter& lp) {
+        lp.setRenderHint(QPainter::Antialiasing, true);
+        for (const Line& l : lines) {
+            lp.setPen(QPen(l.color, penWidth, Qt::SolidLine, Qt::RoundCap));
+            lp.drawLine(l.a, l.b);
+        }
+    };
+    if (p.paintEngine()->type() == QPaintEngine::Raster) {
+        p.drawImage(QPointF(0, 0), paintImageInPool(size(), devicePixelRatioF(), drawLines));
+    } else {
+        drawLines(p);  // e.g. into an SVG: stay vector
     }
 
     // Token boxes.

@@ -160,11 +160,11 @@ void AttentionView::setTrace(std::shared_ptr<const stepformer::Trace> trace, con
 }
 
 void AttentionView::setStep(const QString& traceName) {
+    // Only an attention step of another block changes what is shown (the trace comes with setTrace).
     const StepInfo s = parseStep(traceName);
-    if (s.isAttention() && s.layer >= 0) {
-        kind_ = s.blockKind;
-        layer_ = s.layer;
-    }
+    if (!s.isAttention() || s.layer < 0 || (s.blockKind == kind_ && s.layer == layer_)) return;
+    kind_ = s.blockKind;
+    layer_ = s.layer;
     rebuild();
 }
 
