@@ -1,4 +1,5 @@
 #include "attention_view.h"
+#include "wrapped_label.h"
 
 #include <algorithm>
 
@@ -70,10 +71,9 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
     bar->addStretch(1);
     root->addLayout(bar);
 
-    titleLabel_ = new QLabel(this);
+    titleLabel_ = new WrappedLabel(this);
     titleLabel_->setObjectName(QStringLiteral("attentionTitle"));
     titleLabel_->setTextFormat(Qt::RichText);
-    titleLabel_->setWordWrap(true);
     QFont tf = titleLabel_->font();
     tf.setPointSizeF(std::max(10.5, tf.pointSizeF()));
     titleLabel_->setFont(tf);

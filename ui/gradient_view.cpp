@@ -1,4 +1,5 @@
 #include "gradient_view.h"
+#include "wrapped_label.h"
 
 #include <algorithm>
 #include <cmath>
@@ -56,11 +57,10 @@ QLabel* makeOpLabel(const QString& text, QWidget* parent) {
     return l;
 }
 
-QLabel* makeText(const QString& name, QWidget* parent, double growPt = 0.0) {
-    auto* l = new QLabel(parent);
+WrappedLabel* makeText(const QString& name, QWidget* parent, double growPt = 0.0) {
+    auto* l = new WrappedLabel(parent);
     l->setObjectName(name);
     l->setTextFormat(Qt::RichText);
-    l->setWordWrap(true);
     l->setTextInteractionFlags(Qt::TextSelectableByMouse);
     if (growPt > 0) {
         QFont f = l->font();
@@ -199,7 +199,7 @@ GradientView::GradientView(QWidget* parent) : QWidget(parent) {
     topLay->setSpacing(3);
     stepTitle_ = makeText(QStringLiteral("gradStepTitle"), top, 1.0);
     stepStats_ = makeText(QStringLiteral("gradStatsLabel"), top);
-    stepStats_->setStyleSheet(QStringLiteral("color:#333;"));
+    static_cast<WrappedLabel*>(stepStats_)->setTextColor(QColor(0x33, 0x33, 0x33));
     topLay->addWidget(stepTitle_);
     topLay->addWidget(stepStats_);
     tensorStack_ = new QStackedWidget(top);
@@ -248,7 +248,7 @@ GradientView::GradientView(QWidget* parent) : QWidget(parent) {
     pbar->addWidget(paramPicker_);
     botLay->addLayout(pbar);
     paramStats_ = makeText(QStringLiteral("paramStatsLabel"), paramSection_);
-    paramStats_->setStyleSheet(QStringLiteral("color:#333;"));
+    static_cast<WrappedLabel*>(paramStats_)->setTextColor(QColor(0x33, 0x33, 0x33));
     botLay->addWidget(paramStats_);
     auto* triple = new QWidget(paramSection_);
     paramLayout_ = new QBoxLayout(QBoxLayout::LeftToRight, triple);

@@ -1,4 +1,5 @@
 #include "loss_view.h"
+#include "wrapped_label.h"
 
 #include <algorithm>
 #include <cmath>
@@ -104,10 +105,9 @@ LossView::LossView(QWidget* parent) : QWidget(parent) {
     bar->addStretch(1);
     root->addLayout(bar);
 
-    titleLabel_ = new QLabel(this);
+    titleLabel_ = new WrappedLabel(this);
     titleLabel_->setObjectName(QStringLiteral("lossTitleLabel"));
     titleLabel_->setTextFormat(Qt::RichText);
-    titleLabel_->setWordWrap(true);
     QFont tf = titleLabel_->font();
     tf.setPointSizeF(std::max(11.0, tf.pointSizeF() + 1.0));
     titleLabel_->setFont(tf);

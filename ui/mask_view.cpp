@@ -1,4 +1,5 @@
 #include "mask_view.h"
+#include "wrapped_label.h"
 
 #include <algorithm>
 
@@ -127,9 +128,8 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     }
     pageLay->addLayout(masksRow, 5);
 
-    flowTitle_ = new QLabel(page);
+    flowTitle_ = new WrappedLabel(page);
     flowTitle_->setObjectName(QStringLiteral("flowTitle"));
-    flowTitle_->setWordWrap(true);
     flowTitle_->setTextFormat(Qt::RichText);
     pageLay->addWidget(flowTitle_);
     auto* flowRow = new QHBoxLayout;

@@ -1,4 +1,5 @@
 #include "tensor_view.h"
+#include "wrapped_label.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,22 +97,21 @@ TensorView::TensorView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(zoomFitButton_);
     root->addLayout(bar);
 
-    titleLabel_ = new QLabel(this);
+    titleLabel_ = new WrappedLabel(this);
     titleLabel_->setObjectName(QStringLiteral("stepTitle"));
     titleLabel_->setTextFormat(Qt::RichText);
     titleLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    titleLabel_->setWordWrap(true);
     QFont tf = titleLabel_->font();
     tf.setPointSizeF(std::max(11.0, tf.pointSizeF() + 1.0));
     titleLabel_->setFont(tf);
     root->addWidget(titleLabel_);
 
-    formulaLabel_ = new QLabel(this);
+    auto* formula = new WrappedLabel(this);
+    formulaLabel_ = formula;
     formulaLabel_->setObjectName(QStringLiteral("formulaLabel"));
     formulaLabel_->setTextFormat(Qt::RichText);
-    formulaLabel_->setWordWrap(true);
     formulaLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    formulaLabel_->setStyleSheet(QStringLiteral("color: #303030;"));
+    formula->setTextColor(QColor(0x30, 0x30, 0x30));
     QFont ff = formulaLabel_->font();
     ff.setPointSizeF(std::max(10.5, ff.pointSizeF()));
     formulaLabel_->setFont(ff);
