@@ -1,5 +1,7 @@
 #include "colormap.h"
 
+#include "static_text_cache.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -161,7 +163,7 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
             const int cw = fm.horizontalAdvance(caption) + 8;
             if (x1 - x0 - cw > 80) {
                 p.setPen(QColor(60, 60, 60));
-                p.drawText(QRect(x0, y - 2, cw, barH + 4), Qt::AlignLeft | Qt::AlignVCenter, caption);
+                drawCachedText(p, QRect(x0, y - 2, cw, barH + 4), Qt::AlignLeft | Qt::AlignVCenter, caption);
                 x0 += cw;
             }
         }
@@ -215,7 +217,7 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
                 p.drawLine(x, y + barH, x, y + barH + 3);
                 const QString label = tickLabel(tv);
                 const int w = fm.horizontalAdvance(label);
-                p.drawText(QRect(x - w / 2 - 2, y + barH + 3, w + 4, fm.height()), Qt::AlignCenter, label);
+                drawCachedText(p, QRect(x - w / 2 - 2, y + barH + 3, w + 4, fm.height()), Qt::AlignCenter, label);
             }
         }
         if (!swatch.isNull()) {
@@ -238,8 +240,8 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
     int top = area.top();
     if (!caption.isEmpty()) {
         p.setPen(QColor(60, 60, 60));
-        p.drawText(QRect(area.left(), top, area.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(caption, Qt::ElideRight, area.width()));
+        drawCachedText(p, QRect(area.left(), top, area.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter, caption,
+                       area.width());
         top += fm.height() + 4;
     }
     int bottom = area.bottom();
@@ -272,8 +274,8 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
             const double t = (tv - lo_) / (double(hi_) - lo_);
             const int y = y1 - static_cast<int>(std::lround(t * (y1 - y0)));
             p.drawLine(x + barW, y, x + barW + 3, y);
-            p.drawText(QRect(x + barW + 6, y - fm.height() / 2, area.width() - barW - 6, fm.height()),
-                       Qt::AlignLeft | Qt::AlignVCenter, tickLabel(tv));
+            drawCachedText(p, QRect(x + barW + 6, y - fm.height() / 2, area.width() - barW - 6, fm.height()),
+                           Qt::AlignLeft | Qt::AlignVCenter, tickLabel(tv));
         }
     }
     if (!swatch.isNull()) {

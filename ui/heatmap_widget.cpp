@@ -1,5 +1,7 @@
 #include "heatmap_widget.h"
 
+#include "static_text_cache.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -741,7 +743,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
         const int x = isEmpty() ? pad : origin_.x();
         const int y = isEmpty() ? pad : origin_.y();
         const int w = std::max(40, vr.width() - x - pad);
-        p.drawText(QRect(x, y, w, tfm.height()), Qt::AlignLeft | Qt::AlignVCenter, tfm.elidedText(title_, Qt::ElideRight, w));
+        drawCachedText(p, QRect(x, y, w, tfm.height()), Qt::AlignLeft | Qt::AlignVCenter, title_, w);
     }
     if (isEmpty()) {
         p.setFont(lf);
@@ -761,8 +763,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
     if (colTitleH_ > 0) {
         p.setPen(QColor(90, 90, 90));
         const QRect tr(gridRect_.left(), origin_.y() + titleH_, std::max(40, vr.width() - gridRect_.left() - pad), colTitleH_);
-        p.drawText(tr, Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(colTitle_ + QStringLiteral("  \u2192"), Qt::ElideRight, tr.width()));
+        drawCachedText(p, tr, Qt::AlignLeft | Qt::AlignVCenter, colTitle_ + QStringLiteral("  \u2192"), tr.width());
     }
     if (rowTitleW_ > 0) {
         p.save();
@@ -771,8 +772,8 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
         const int len = std::max(gridRect_.height(), std::min(160, vr.height() - y - pad));
         p.translate(x + fm.descent() + 2, y);
         p.rotate(90);
-        p.drawText(QRect(0, -fm.height(), len, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                   fm.elidedText(rowTitle_ + QStringLiteral("  \u2192"), Qt::ElideRight, len));
+        drawCachedText(p, QRect(0, -fm.height(), len, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                       rowTitle_ + QStringLiteral("  \u2192"), len);
         p.restore();
     }
 
@@ -816,7 +817,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
                         p.fillRect(tb, base);
                     }
                     p.setPen(Colormap::textColorOn(base));
-                    p.drawText(cr, Qt::AlignCenter, t);
+                    drawCachedText(p, cr, Qt::AlignCenter, t);
                 }
             }
         }
@@ -853,7 +854,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
         const QString label = r < rowLabels_.size() ? rowLabels_[r] : QString::number(r);
         p.setFont(r == hoverR_ ? bold : lf);
         p.setPen(r == hoverR_ ? QColor(0, 0, 0) : QColor(55, 55, 55));
-        p.drawText(lr, Qt::AlignRight | Qt::AlignVCenter, fm.elidedText(label, Qt::ElideRight, lr.width()));
+        drawCachedText(p, lr, Qt::AlignRight | Qt::AlignVCenter, label, lr.width());
     }
     p.restore();
 
@@ -868,14 +869,14 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
         p.setFont(c == hoverC_ ? bold : lf);
         p.setPen(c == hoverC_ ? QColor(0, 0, 0) : QColor(55, 55, 55));
         if (!colLabelsVertical_) {
-            p.drawText(QRect(cr.left() - 20, gridRect_.top() - colHeaderH_, cr.width() + 40, colHeaderH_ - 4),
-                       Qt::AlignHCenter | Qt::AlignBottom, label);
+            drawCachedText(p, QRect(cr.left() - 20, gridRect_.top() - colHeaderH_, cr.width() + 40, colHeaderH_ - 4),
+                           Qt::AlignHCenter | Qt::AlignBottom, label);
         } else {
             p.save();
             p.translate(cr.center().x(), gridRect_.top() - 4);
             p.rotate(-90);
-            p.drawText(QRect(0, -fm.height() / 2, colHeaderH_ - 6, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                       fm.elidedText(label, Qt::ElideRight, colHeaderH_ - 6));
+            drawCachedText(p, QRect(0, -fm.height() / 2, colHeaderH_ - 6, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                           label, colHeaderH_ - 6);
             p.restore();
         }
     }
@@ -902,8 +903,8 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
                 p.setPen(QColor(120, 120, 120));
                 p.drawRect(sr.adjusted(0, 0, -1, -1));
                 p.setPen(QColor(40, 40, 40));
-                p.drawText(QRect(sr.right() + 6, sr.top() - 3, fm.horizontalAdvance(i == 0 ? t0 : t1) + 4, sh + 6),
-                           Qt::AlignLeft | Qt::AlignVCenter, i == 0 ? t0 : t1);
+                drawCachedText(p, QRect(sr.right() + 6, sr.top() - 3, fm.horizontalAdvance(i == 0 ? t0 : t1) + 4, sh + 6),
+                               Qt::AlignLeft | Qt::AlignVCenter, i == 0 ? t0 : t1);
             }
         } else {
             cmap_.paintLegend(p, legendRect_, lf, legendCaption_, maskCaption(), legendBottom_ ? Qt::Horizontal : Qt::Vertical);
