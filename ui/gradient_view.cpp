@@ -339,6 +339,7 @@ void GradientView::setParameterGradients(std::shared_ptr<const ParamSet> params,
     grads_ = std::move(grads);
     optimizer_ = std::move(optimizer);
     previews_.clear();
+    norms_.clear();
     if (params_ && (param_.isEmpty() || !params_->contains(param_.toStdString()))) {
         QString rel = relatedParameter(step_);
         if (rel.isEmpty() || !params_->contains(rel.toStdString()))
@@ -597,21 +598,31 @@ void GradientView::rebuildParameter() {
     if (!optimizer_) {
         preview_.reset();
     } else if (const auto it = previews_.constFind(param_); it != previews_.constEnd()) {
-        preview_ = it.value();
+        preview_ = it.value().first;
+        previewNorm_ = it.value().second;
     } else {
         if (previews_.size() >= 16) previews_.clear();
         preview_ = std::make_shared<const Tensor>(optimizer_->preview_update(index, W, G));
-        previews_.insert(param_, preview_);
+        previewNorm_ = l2(*preview_);
+        previews_.insert(param_, {preview_, previewNorm_});
     }
     const ParamLayout L = paramLayout(config_, param_, W.shape);
     const bool haveUpdate = preview_ && !preview_->empty() && preview_->size() == W.size();
 
     paramTitle_->setText(tr("<b>Weight <tt>%1</tt></b> %2, its gradient and the update the next optimizer step applies")
                              .arg(param_.toHtmlEscaped(), tensorviz::shapeText(W.shape)));
-    QString stats = tr("\u2016W\u2016 = %1, \u2016\u2202loss/\u2202W\u2016 = %2").arg(fmt(l2(W)), fmt(l2(G)));
+    // Cached per weight and gradient (the sets do not change while shown): a weight has up to a
+    // million numbers.
+    auto norm = [this](const std::vector<float>& v) {
+        const auto it = norms_.constFind(v.data());
+        if (it != norms_.constEnd()) return it.value();
+        if (norms_.size() >= 256) norms_.clear();
+        return norms_.insert(v.data(), l2(v)).value();
+    };
+    QString stats = tr("\u2016W\u2016 = %1, \u2016\u2202loss/\u2202W\u2016 = %2").arg(fmt(norm(W.data)), fmt(norm(G.data)));
     if (haveUpdate)
         stats += tr(", \u2016\u0394W\u2016 = %1 with %2, step %3")
-                     .arg(fmt(l2(*preview_)), optimizerText(*optimizer_))
+                     .arg(fmt(previewNorm_), optimizerText(*optimizer_))
                      .arg(optimizer_->step_count() + 1);
     else
         stats += tr("<br>No optimizer given: the update cannot be previewed.");
@@ -624,9 +635,11 @@ void GradientView::rebuildParameter() {
     }
     paramStats_->setText(stats);
 
-    const auto fill = [&](HeatmapWidget* w, const std::vector<float>& values, const QString& title, const QString& caption) {
+    // The heatmaps share the numbers with the (immutable) sets instead of copying a million of them.
+    const auto fill = [&](HeatmapWidget* w, std::shared_ptr<const std::vector<float>> values, const QString& title,
+                          const QString& caption) {
         const HeatmapWidget::Batch batch(w);  // one recolour and relayout
-        w->setMatrix(L.rows, L.cols, values);
+        w->setMatrix(L.rows, L.cols, std::move(values));
         w->setMask({});
         w->setRowLabels(L.rowLabels);
         w->setColLabels(L.colLabels);
@@ -637,10 +650,10 @@ void GradientView::rebuildParameter() {
         w->clearValueRange();
         w->setLegendCaption(caption);
     };
-    fill(weight_, W.data, tr("W"), tr("weight"));
-    fill(weightGrad_, G.data, tr("\u2202loss/\u2202W"), tr("gradient"));
+    fill(weight_, std::shared_ptr<const std::vector<float>>(params_, &W.data), tr("W"), tr("weight"));
+    fill(weightGrad_, std::shared_ptr<const std::vector<float>>(grads_, &G.data), tr("\u2202loss/\u2202W"), tr("gradient"));
     if (haveUpdate) {
-        fill(update_, preview_->data, tr("\u0394W (next step)"), tr("update"));
+        fill(update_, std::shared_ptr<const std::vector<float>>(preview_, &preview_->data), tr("\u0394W (next step)"), tr("update"));
     } else {
         update_->clear();
         update_->setEmptyMessage(tr("No optimizer"));

@@ -106,7 +106,9 @@ private:
     std::shared_ptr<const stepformer::Tensor> preview_;  // null when none
     // The previews by parameter, for the current weights, gradients and optimizer: going back
     // to a weight does not run the optimizer's kernels (and wake its threads) again.
-    QHash<QString, std::shared_ptr<const stepformer::Tensor>> previews_;
+    QHash<QString, std::pair<std::shared_ptr<const stepformer::Tensor>, double>> previews_;  // with their norms
+    double previewNorm_ = 0.0;
+    QHash<const float*, double> norms_;  // of the weights and gradients shown, by their data
 
     QComboBox* batchPicker_ = nullptr;
     QSpinBox* headPicker_ = nullptr;

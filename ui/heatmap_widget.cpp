@@ -70,6 +70,25 @@ ValueScan scanValues(const std::vector<float>& values, const std::vector<unsigne
     return s;
 }
 
+// scanValues for shared numbers, remembered while they live: the gradients view shows the same
+// weights (a million numbers each) again as the student steps back and forth. A number set is
+// the same while its owner is alive (shared numbers must not change while shown).
+ValueScan scanShared(const std::shared_ptr<const std::vector<float>>& values, const std::vector<unsigned char>& mask) {
+    if (!mask.empty() || values->size() < 4096) return scanValues(*values, mask);
+    struct Seen {
+        std::weak_ptr<const std::vector<float>> owner;
+        const std::vector<float>* data;
+        ValueScan scan;
+    };
+    static std::vector<Seen> seen;
+    std::erase_if(seen, [](const Seen& s) { return s.owner.expired(); });
+    for (const Seen& s : seen)
+        if (s.data == values.get()) return s.scan;
+    if (seen.size() >= 64) seen.erase(seen.begin());
+    seen.push_back({values, values.get(), scanValues(*values, mask)});
+    return seen.back().scan;
+}
+
 // The widest of n labels (index numbers where labels run out). Shared by all heatmaps: every
 // panel of a step has the same 512 feature indices or the same tokens, and measuring them was
 // most of the cost of putting a new tensor on screen.
@@ -105,11 +124,15 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QAbstractScrollArea(parent) {
 // ---------------------------------------------------------------- data
 
 void HeatmapWidget::setMatrix(int rows, int cols, std::vector<float> values) {
-    if (rows <= 0 || cols <= 0 || values.size() != size_t(rows) * size_t(cols)) {
+    setMatrix(rows, cols, std::make_shared<const std::vector<float>>(std::move(values)));
+}
+
+void HeatmapWidget::setMatrix(int rows, int cols, std::shared_ptr<const std::vector<float>> values) {
+    if (!values || rows <= 0 || cols <= 0 || values->size() != size_t(rows) * size_t(cols)) {
         rows = cols = 0;
-        values.clear();
+        values = std::make_shared<const std::vector<float>>();
     }
-    if (rows == rows_ && cols == cols_ && values == values_) {
+    if (rows == rows_ && cols == cols_ && (values == values_ || *values == vals())) {
         // The same numbers (a step that shows the same mask, a view refilled in place): the
         // colours and the layout stand; only hover and highlights go, as for new numbers.
         if (hoverR_ >= 0 || hlRow_ >= 0 || hlCol_ >= 0) viewport()->update();
@@ -120,7 +143,7 @@ void HeatmapWidget::setMatrix(int rows, int cols, std::vector<float> values) {
     rows_ = rows;
     cols_ = cols;
     values_ = std::move(values);
-    if (!mask_.empty() && mask_.size() != values_.size()) mask_.clear();
+    if (!mask_.empty() && mask_.size() != vals().size()) mask_.clear();
     hoverR_ = hoverC_ = -1;
     hlRow_ = hlCol_ = -1;
     rowLabelExtent_ = colLabelExtent_ = -1;
@@ -129,7 +152,7 @@ void HeatmapWidget::setMatrix(int rows, int cols, std::vector<float> values) {
 
 void HeatmapWidget::setMask(std::vector<float> mask) {
     std::vector<unsigned char> m;
-    if (!mask.empty() && mask.size() == values_.size()) {
+    if (!mask.empty() && mask.size() == vals().size()) {
         m.resize(mask.size());
         for (size_t i = 0; i < mask.size(); ++i) m[i] = mask[i] != 0.0f ? 1 : 0;
     }
@@ -140,7 +163,7 @@ void HeatmapWidget::setMask(std::vector<float> mask) {
 
 void HeatmapWidget::clear() {
     mask_.clear();
-    setMatrix(0, 0, {});
+    setMatrix(0, 0, std::vector<float>());
 }
 
 void HeatmapWidget::setRowLabels(const QStringList& labels) {
@@ -251,18 +274,18 @@ void HeatmapWidget::setHighlightedCol(int c) {
 
 float HeatmapWidget::value(int r, int c) const {
     if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return std::nanf("");
-    return values_[size_t(r) * cols_ + c];
+    return vals()[size_t(r) * cols_ + c];
 }
 
 bool HeatmapWidget::isMasked(int r, int c) const {
     if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return false;
     const size_t i = size_t(r) * cols_ + c;
-    return (!mask_.empty() && mask_[i]) || isFill(values_[i]);
+    return (!mask_.empty() && mask_[i]) || isFill(vals()[i]);
 }
 
 QColor HeatmapWidget::colorAt(int r, int c) const {
     if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return QColor();
-    const float v = values_[size_t(r) * cols_ + c];
+    const float v = vals()[size_t(r) * cols_ + c];
     if (isFill(v)) return Colormap::maskedColor();
     if (!std::isfinite(v)) return Colormap::nanColor();
     return cmap_.color(v);
@@ -270,7 +293,7 @@ QColor HeatmapWidget::colorAt(int r, int c) const {
 
 QString HeatmapWidget::cellText(int r, int c) const {
     if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return {};
-    const float v = values_[size_t(r) * cols_ + c];
+    const float v = vals()[size_t(r) * cols_ + c];
     if (integral_ && std::isfinite(v) && !isFill(v))
         return QString::number(static_cast<qint64>(v)).replace(QLatin1Char('-'), QStringLiteral("\u2212"));
     return shortText(v);
@@ -320,7 +343,7 @@ HeatmapWidget::Batch::~Batch() {
 }
 
 void HeatmapWidget::rebuildColors() {
-    const ValueScan scan = scanValues(values_, mask_);
+    const ValueScan scan = scanShared(values_, mask_);
     float lo = scan.lo, hi = scan.hi;
     bool any = lo <= hi;
     if (!any && scan.allLo <= scan.allHi) {  // only masked cells: colour them by their own values
@@ -330,8 +353,8 @@ void HeatmapWidget::rebuildColors() {
     }
     if (!any) lo = hi = 0.0f;
     hasFill_ = scan.fill;
-    integral_ = !values_.empty() && !scan.fraction;
-    const bool zeroOne = !values_.empty() && !scan.notZeroOne;
+    integral_ = !vals().empty() && !scan.fraction;
+    const bool zeroOne = !vals().empty() && !scan.notZeroOne;
     Colormap::Kind kind = Colormap::Kind::Diverging;
     if (mode_ == ColorMode::Sequential) kind = Colormap::Kind::Sequential;
     if (mode_ == ColorMode::Auto) kind = (any && lo < 0.0f) ? Colormap::Kind::Diverging : Colormap::Kind::Sequential;
@@ -368,7 +391,7 @@ const QImage& HeatmapWidget::cellImage(const QRect& cells) const {
             const int c0 = tx * kTile, c1 = std::min(cols_, c0 + kTile);
             for (int r = ty * kTile; r < std::min(rows_, (ty + 1) * kTile); ++r) {
                 auto* line = reinterpret_cast<QRgb*>(cache_.scanLine(r));
-                const float* row = values_.data() + size_t(r) * cols_;
+                const float* row = vals().data() + size_t(r) * cols_;
                 for (int c = c0; c < c1; ++c) {  // colorAt(r, c).rgb()
                     const float v = row[c];
                     line[c] = isFill(v) ? masked : !std::isfinite(v) ? nan : cmap_.rgb(v);

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include <QAbstractScrollArea>
@@ -57,6 +58,9 @@ public:
 
     // The matrix, row-major; values.size() must be rows*cols (otherwise the widget is emptied).
     void setMatrix(int rows, int cols, std::vector<float> values);
+    // The same, sharing numbers that are not copied (a weight has up to a million); they must not
+    // change while shown.
+    void setMatrix(int rows, int cols, std::shared_ptr<const std::vector<float>> values);
     // Same size as the matrix, nonzero = masked; empty = no mask.
     void setMask(std::vector<float> mask);
     void clear();
@@ -162,7 +166,8 @@ private:
     QString maskCaption() const;
 
     int rows_ = 0, cols_ = 0;
-    std::vector<float> values_;
+    std::shared_ptr<const std::vector<float>> values_ = std::make_shared<const std::vector<float>>();  // never null
+    const std::vector<float>& vals() const { return *values_; }
     std::vector<unsigned char> mask_;  // empty = none
     QStringList rowLabels_, colLabels_;
     QString title_, rowTitle_, colTitle_, legendCaption_, emptyMessage_;
