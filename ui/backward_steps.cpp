@@ -27,11 +27,13 @@ void BackwardStepList::setTrace(std::shared_ptr<const Trace> trace) {
     const QStringList order = trace ? backwardStepOrder(*trace) : QStringList();
     trace_ = std::move(trace);
     if (order == order_) {
+        displayCache_.assign(size_t(order_.size()), QString());
         if (!order_.isEmpty()) emit dataChanged(index(0), index(int(order_.size()) - 1));
         return;
     }
     beginResetModel();
     order_ = order;
+    displayCache_.assign(size_t(order_.size()), QString());
     position_.clear();
     for (int i = 0; i < order_.size(); ++i) position_.insert(order_[i], i);
     endResetModel();
@@ -101,6 +103,10 @@ Qt::ItemFlags BackwardStepList::flags(const QModelIndex& index) const {
 
 QVariant BackwardStepList::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() < 0 || index.row() >= order_.size()) return {};
+    if (role == Qt::FontRole || role == Qt::ForegroundRole || role == Qt::BackgroundRole || role == Qt::CheckStateRole ||
+        role == Qt::TextAlignmentRole || role == Qt::DecorationRole || role == Qt::SizeHintRole)
+        return {};  // asked for on every paint; none of them is set (and the lookups below cost)
+    if (role == Qt::DisplayRole && !displayCache_[size_t(index.row())].isEmpty()) return displayCache_[size_t(index.row())];
     const QString& name = order_[index.row()];
     const QString base = forwardName(name);
     const TraceEntry* fwd = trace_ ? trace_->find(base.toStdString()) : nullptr;
@@ -108,9 +114,14 @@ QVariant BackwardStepList::data(const QModelIndex& index, int role) const {
     const OpKind op = fwd ? fwd->op : OpKind::Gradient;
     switch (role) {
     case Qt::DisplayRole: {
-        const QString label = friendlyLabel(name, op);
-        const QString where = StepModel::locationText(base);
-        return where.isEmpty() ? label : QStringLiteral("%1   \u00b7 %2").arg(label, where);
+        // Made once per trace: the view asks for it on every repaint of every visible row.
+        QString& cached = displayCache_[size_t(index.row())];
+        if (cached.isEmpty()) {
+            const QString label = friendlyLabel(name, op);
+            const QString where = StepModel::locationText(base);
+            cached = where.isEmpty() ? label : QStringLiteral("%1   \u00b7 %2").arg(label, where);
+        }
+        return cached;
     }
     case ShortLabelRole: return friendlyLabel(name, op);
     case Qt::ToolTipRole: {

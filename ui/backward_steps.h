@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include <QAbstractListModel>
 #include <QHash>
@@ -73,5 +74,6 @@ public:
 private:
     std::shared_ptr<const stepformer::Trace> trace_;
     QStringList order_;
+    mutable std::vector<QString> displayCache_;  // per row; empty until asked for
     QHash<QString, int> position_;
 };

@@ -1,5 +1,7 @@
 #include "step_navigator.h"
 
+#include "step_item_delegate.h"
+
 #include <QAction>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -94,6 +96,7 @@ StepNavigator::StepNavigator(QWidget* parent) : QWidget(parent) {
     tree_->setAnimated(false);
     tree_->setIconSize(QSize(10, 10));
     tree_->setIndentation(14);
+    tree_->setItemDelegate(new StepItemDelegate(tree_));
     tree_->setToolTip(tr("The forward pass, step by step. Click a step to see its tensor."));
     connect(tree_, &QTreeView::clicked, this, &StepNavigator::onClicked);
     for (QAbstractItemModel* m : {static_cast<QAbstractItemModel*>(model_), static_cast<QAbstractItemModel*>(backwardModel_)})
