@@ -334,7 +334,9 @@ void TensorView::rebuild() {
     const StepPieces sp = stepPieces(trace_, config_, step_, batch_, head_);
     formulaLabel_->setText(sp.formula);
     bool vertical = false;
-    QString key = QStringLiteral("panels|") + step_ + QLatin1Char('|');
+    // The panels' structure (operators and sizes), not the step: the next step often has the
+    // same one (Q, K, V; the two Add & Norms), and refilling widgets is cheaper than making them.
+    QString key = QStringLiteral("panels|");
     int panels = 0;
     for (const auto& pc : sp.pieces) {
         if (pc.isOp) {
@@ -349,6 +351,14 @@ void TensorView::rebuild() {
         int i = 0;
         for (const auto& pc : sp.pieces)
             if (!pc.isOp) applyPanel(heatmaps_[i++], pc.panel);
+        if (panelsStep_ != step_) {  // another step: from the start, as newly made panels
+            for (auto* h : heatmaps_) {
+                h->setZoom(1.0);
+                h->horizontalScrollBar()->setValue(0);
+                h->verticalScrollBar()->setValue(0);
+            }
+            panelsStep_ = step_;
+        }
         return;
     }
 
@@ -376,6 +386,7 @@ void TensorView::rebuild() {
     setContent(w);
     linkHeatmaps(vertical);
     structureKey_ = key;
+    panelsStep_ = step_;
 }
 
 std::vector<PanelSpec> TensorView::gridPanels(const QString& name, int heads, QString* legendText) const {

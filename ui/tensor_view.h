@@ -100,5 +100,6 @@ private:
     QList<HeatmapWidget*> heatmaps_;
     HeatmapWidget* output_ = nullptr;
     QLabel* gridLegend_ = nullptr;
-    QString structureKey_;  // what the current panels show; equal -> refill them in place
+    QString structureKey_;  // the current panels' structure; equal -> refill them in place
+    QString panelsStep_;    // the step they were last filled for
 };

@@ -88,6 +88,7 @@ private slots:
     void tensorViewHeadsAndBatch();
     void tensorViewWideTensorsZoomAndScrollTogether();
     void tensorViewTooltipThroughHelpEvent();
+    void tensorViewNextStepOfSameShapeStartsFresh();
     void attentionViewBlocksHeadsAndLines();
     void maskViewMaskedAttentionIsExactlyZero();
     void viewsEveryStepDoNotCrash();
@@ -286,6 +287,41 @@ void TestTensorViews::tensorViewWideTensorsZoomAndScrollTogether() {
     QApplication::sendEvent(h1->viewport(), &ev);
     QVERIFY(h1->zoom() > 1.0);
     QCOMPARE(tv.heatmaps()[0]->zoom(), h1->zoom());
+    QVERIFY(distinctColours(tv) > 20);
+}
+
+// Steps whose panels have the same structure refill the panels: the new numbers and titles, and
+// zoom and scrolling back at the start, as for a new panel.
+void TestTensorViews::tensorViewNextStepOfSameShapeStartsFresh() {
+    const Config tut = Config::tutorial();
+    auto tr = makeTrace(tut, false);
+    TensorView tv;
+    tv.setTrace(tr, tut);
+    const QString first = QStringLiteral("encoder.layers.0.enc_self_attn.residual");
+    const QString second = QStringLiteral("encoder.layers.1.enc_self_attn.residual");
+    tv.setStep(first);
+    showAt(tv);
+    QCOMPARE(tv.heatmaps().size(), 3);
+    QCOMPARE(tv.heatmaps()[1]->title(), QStringLiteral("input (residual): encoder.pos_emb.out"));
+    for (int i = 0; i < 3; ++i) tv.findChild<QAbstractButton*>(QStringLiteral("zoomInButton"))->click();
+    auto* bar = tv.heatmaps()[0]->horizontalScrollBar();
+    bar->setValue(bar->maximum());
+    QVERIFY(tv.heatmaps()[0]->zoom() > 1.0);
+    QVERIFY(bar->value() > 0);
+
+    tv.setStep(second);
+    QCOMPARE(tv.heatmaps().size(), 3);
+    const TraceEntry* e = tr->find(second.toStdString());
+    QVERIFY(e);
+    const tensorviz::Matrix m = tensorviz::slice(*tr, *e, 0, 0, &tut);
+    QCOMPARE(tv.outputHeatmap()->value(m.rows - 1, m.cols - 1), m.at(m.rows - 1, m.cols - 1));
+    QCOMPARE(tv.outputHeatmap()->value(0, 0), m.at(0, 0));
+    // Layer 1's residual input is layer 0's output.
+    QCOMPARE(tv.heatmaps()[1]->title(), QStringLiteral("input (residual): encoder.layers.0.pos_ffn.out"));
+    for (auto* h : tv.heatmaps()) {
+        QCOMPARE(h->zoom(), 1.0);
+        QCOMPARE(h->horizontalScrollBar()->value(), 0);
+    }
     QVERIFY(distinctColours(tv) > 20);
 }
 
