@@ -40,18 +40,20 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
         blockPicker_->addItem(t, kind);
     }
     layerPicker_ = new QComboBox(this);
+    layerPicker_->setMinimumContentsLength(7);  // "Layer 5" stays readable in a crowded bar
     layerPicker_->setObjectName(QStringLiteral("layerPicker"));
     layerPicker_->setToolTip(tr("Which layer (n_layers) of the encoder or decoder"));
     batchPicker_ = new QComboBox(this);
+    batchPicker_->setMinimumContentsLength(8);  // elided below that, never cut to a few letters
     batchPicker_->setObjectName(QStringLiteral("batchPicker"));
     batchPicker_->setToolTip(tr("Which sentence of the batch to show"));
     batchPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     headPicker_ = new QSpinBox(this);
     headPicker_->setObjectName(QStringLiteral("headPicker"));
     headPicker_->setToolTip(tr("The enlarged head (or click one of the small heatmaps)"));
-    allHeadsToggle_ = new QCheckBox(tr("All heads in the line view"), this);
+    allHeadsToggle_ = new QCheckBox(tr("All heads"), this);
     allHeadsToggle_->setObjectName(QStringLiteral("allHeadsLinesToggle"));
-    allHeadsToggle_->setToolTip(tr("Draw every head's lines at once, one colour per head"));
+    allHeadsToggle_->setToolTip(tr("Line view: draw every head's lines at once, one colour per head"));
     auto label = [this](const QString& t, QWidget* buddy) {
         auto* l = new QLabel(t, this);
         l->setBuddy(buddy);

@@ -172,6 +172,7 @@ GradientView::GradientView(QWidget* parent) : QWidget(parent) {
     bar->setSpacing(6);
     auto* batchLabel = new QLabel(tr("Sentence:"), this);
     batchPicker_ = new QComboBox(this);
+    batchPicker_->setMinimumContentsLength(8);  // elided below that, never cut to a few letters
     batchPicker_->setObjectName(QStringLiteral("batchPicker"));
     batchPicker_->setToolTip(tr("Which sentence of the batch to show (the batch_size axis)"));
     batchPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);

@@ -57,6 +57,7 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     auto* bar = new QHBoxLayout;
     bar->setSpacing(6);
     batchPicker_ = new QComboBox(this);
+    batchPicker_->setMinimumContentsLength(8);  // elided below that, never cut to a few letters
     batchPicker_->setObjectName(QStringLiteral("batchPicker"));
     batchPicker_->setToolTip(tr("Which sentence of the batch to show"));
     batchPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -70,6 +71,7 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
         blockPicker_->addItem(t, kind);
     }
     layerPicker_ = new QComboBox(this);
+    layerPicker_->setMinimumContentsLength(7);  // "Layer 5" stays readable in a crowded bar
     layerPicker_->setObjectName(QStringLiteral("layerPicker"));
     layerPicker_->setToolTip(tr("The layer whose masking is shown below"));
     headPicker_ = new QSpinBox(this);

@@ -58,6 +58,7 @@ TensorView::TensorView(QWidget* parent) : QWidget(parent) {
     bar->setSpacing(6);
     auto* batchLabel = new QLabel(tr("Sentence:"), this);
     batchPicker_ = new QComboBox(this);
+    batchPicker_->setMinimumContentsLength(8);  // elided below that, never cut to a few letters
     batchPicker_->setObjectName(QStringLiteral("batchPicker"));
     batchPicker_->setToolTip(tr("Which sentence of the batch to show (the batch_size axis)"));
     batchPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
