@@ -13,6 +13,7 @@
 #include <QTextDocument>
 #include <QVBoxLayout>
 
+#include "backward_steps.h"
 #include "explain_header.h"
 #include "step_model.h"
 
@@ -140,8 +141,13 @@ void ExplainPanel::refresh() {
     const QString kind = QString::fromLatin1(stepformer::op_kind_name(e->op));
 
     ExplainHeader::Content head;
-    head.title = StepModel::friendlyLabel(*e);
-    head.location = StepModel::locationText(step_);
+    if (step_.startsWith(QLatin1String("grad."))) {  // ∂loss/∂ <the forward step>, where that step is
+        head.title = BackwardStepList::friendlyLabel(*trace_, step_);
+        head.location = StepModel::locationText(BackwardStepList::forwardName(step_));
+    } else {
+        head.title = StepModel::friendlyLabel(*e);
+        head.location = StepModel::locationText(step_);
+    }
     head.name = step_;
     head.shape = shape_;
     const auto& v = e->value.data;
