@@ -61,6 +61,8 @@ void PeHeatmap::setMatrix(int rows, int cols, std::vector<float> values) {
         rows = cols = 0;
         values.clear();
     }
+    if (rows != rows_) rowLabelsW_ = -1;
+    if (cols != cols_) colLabelsW_ = -1;
     rows_ = rows;
     cols_ = cols;
     values_ = std::move(values);
@@ -77,18 +79,20 @@ void PeHeatmap::setMatrix(int rows, int cols, std::vector<float> values) {
     autoLo_ = lo;
     autoHi_ = hi > lo ? hi : lo + 1.0f;
     hover_ = {-1, -1};
-    rebuildImage();
+    imageDirty_ = true;  // coloured when next painted (setters often come in pairs)
     update();
 }
 
 void PeHeatmap::clear() { setMatrix(0, 0, {}); }
 
 void PeHeatmap::setRowLabels(const QStringList& labels) {
+    if (labels != rowLabels_) rowLabelsW_ = -1;
     rowLabels_ = labels;
     update();
 }
 
 void PeHeatmap::setColLabels(const QStringList& labels) {
+    if (labels != colLabels_) colLabelsW_ = -1;
     colLabels_ = labels;
     update();
 }
@@ -110,20 +114,20 @@ void PeHeatmap::setColAxisTitle(const QString& title) {
 
 void PeHeatmap::setColorMode(ColorMode mode) {
     mode_ = mode;
-    rebuildImage();
+    imageDirty_ = true;  // coloured when next painted (setters often come in pairs)
     update();
 }
 
 void PeHeatmap::setValueRange(float absMax) {
     fixedAbsMax_ = absMax > 0.0f && std::isfinite(absMax) ? absMax : 0.0f;
-    rebuildImage();
+    imageDirty_ = true;  // coloured when next painted (setters often come in pairs)
     update();
 }
 
 void PeHeatmap::setSequentialRange(float lo, float hi) {
     seqLo_ = lo;
     seqHi_ = hi;
-    rebuildImage();
+    imageDirty_ = true;  // coloured when next painted (setters often come in pairs)
     update();
 }
 
@@ -162,7 +166,8 @@ QColor PeHeatmap::colorFor(float v) const {
     return QColor(interpolate(kSequential, (v - lo) / (hi - lo)));
 }
 
-void PeHeatmap::rebuildImage() {
+void PeHeatmap::rebuildImage() const {
+    imageDirty_ = false;
     if (rows_ == 0 || cols_ == 0) {
         image_ = QImage();
         return;
@@ -208,14 +213,22 @@ PeHeatmap::Layout PeHeatmap::computeLayout() const {
     // Column labels above the cells, markers between labels and cells.
     l.colLabelH = fm.height() + 2;
     area.setTop(area.top() + l.colLabelH + (markers_.isEmpty() ? 0 : kMarkerH + 1));
-    qreal rowW = 0;
-    for (int r = 0; r < rows_; ++r) rowW = std::max(rowW, fm.horizontalAdvance(rowLabel(r)));
+    // The widest labels, measured once per set of labels: 512 columns measured on every paint
+    // (and every hover) were most of a step switch in this view.
+    if (rowLabelsW_ < 0) {
+        rowLabelsW_ = 0;
+        for (int r = 0; r < rows_; ++r) rowLabelsW_ = std::max(rowLabelsW_, fm.horizontalAdvance(rowLabel(r)));
+    }
+    if (colLabelsW_ < 0) {
+        colLabelsW_ = 0;
+        for (int c = 0; c < cols_; ++c) colLabelsW_ = std::max(colLabelsW_, fm.horizontalAdvance(colLabel(c)));
+    }
+    const qreal rowW = rowLabelsW_;
     l.rowLabelW = std::min(rowW + 6, area.width() * 0.35);
     area.setLeft(area.left() + l.rowLabelW);
     l.cells = area;
     // Every k-th column label, so that labels do not overlap.
-    qreal colW = 0;
-    for (int c = 0; c < cols_; ++c) colW = std::max(colW, fm.horizontalAdvance(colLabel(c)));
+    const qreal colW = colLabelsW_;
     const qreal cw = area.width() / cols_;
     int step = 1;
     while (step < cols_ && cw * step < colW + 6) {
@@ -245,6 +258,11 @@ QPoint PeHeatmap::cellAt(QPointF pos) const {
 
 QSize PeHeatmap::sizeHint() const { return {360, 220}; }
 QSize PeHeatmap::minimumSizeHint() const { return {120, 90}; }
+
+void PeHeatmap::changeEvent(QEvent* e) {
+    if (e->type() == QEvent::FontChange) rowLabelsW_ = colLabelsW_ = -1;
+    QWidget::changeEvent(e);
+}
 
 void PeHeatmap::paintEvent(QPaintEvent*) {
     QPainter p(this);
@@ -277,6 +295,7 @@ void PeHeatmap::paintEvent(QPaintEvent*) {
     const qreal cw = cells.width() / cols_, ch = cells.height() / rows_;
     // Cells: one image pixel per cell, scaled without smoothing (sharp cell edges).
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    if (imageDirty_) rebuildImage();
     p.drawImage(cells, image_);
     if (cw >= 7 && ch >= 7) {
         p.setPen(QPen(QColor(255, 255, 255, 140), 1));

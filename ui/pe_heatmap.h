@@ -65,6 +65,7 @@ protected:
     void mousePressEvent(QMouseEvent* e) override;
     void mouseMoveEvent(QMouseEvent* e) override;
     void leaveEvent(QEvent* e) override;
+    void changeEvent(QEvent* e) override;
 
 private:
     struct Layout {
@@ -74,7 +75,7 @@ private:
         int colLabelStep = 1;
     };
     Layout computeLayout() const;
-    void rebuildImage();
+    void rebuildImage() const;
     QString rowLabel(int r) const;
     QString colLabel(int c) const;
 
@@ -88,6 +89,8 @@ private:
     bool showColorBar_ = true;
     TooltipFn tooltipFn_;
     QHash<int, QColor> markers_;
-    QImage image_;
+    mutable QImage image_;
+    mutable bool imageDirty_ = false;
     QPoint hover_{-1, -1};
+    mutable qreal rowLabelsW_ = -1, colLabelsW_ = -1;  // widest label widths; -1 = measure again
 };
