@@ -46,6 +46,9 @@ public:
         if (cls == "QScrollBar" && owner && owner->parent()) owner = owner->parent();  // past the scroll bar container
         if ((cls == "QWidget" || cls == "QScrollBar") && owner)
             cls += " in " + std::string(owner->metaObject()->className()) + " " + owner->objectName().toStdString();
+        else if (cls == "QLabel" || cls == "WrappedLabel")
+            cls += " " + (receiver->objectName().isEmpty() && owner ? std::string("in ") + owner->metaObject()->className()
+                                                                    : receiver->objectName().toStdString());
         QElapsedTimer t;
         t.start();
         const bool r = QApplication::notify(receiver, e);
