@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -44,11 +45,14 @@ public:
         std::string cls = receiver->metaObject()->className();
         QObject* owner = receiver->parent();
         if (cls == "QScrollBar" && owner && owner->parent()) owner = owner->parent();  // past the scroll bar container
-        if ((cls == "QWidget" || cls == "QScrollBar") && owner)
-            cls += " in " + std::string(owner->metaObject()->className()) + " " + owner->objectName().toStdString();
-        else if (cls == "QLabel" || cls == "WrappedLabel")
-            cls += " " + (receiver->objectName().isEmpty() && owner ? std::string("in ") + owner->metaObject()->className()
-                                                                    : receiver->objectName().toStdString());
+        if ((cls == "QWidget" || cls == "QScrollBar") && owner) {
+            cls.append(" in ").append(owner->metaObject()->className()).append(" ");
+            cls.append(owner->objectName().toStdString());
+        } else if ((cls == "QLabel" || cls == "WrappedLabel") && !receiver->objectName().isEmpty()) {
+            cls.append(" ").append(receiver->objectName().toStdString());
+        } else if ((cls == "QLabel" || cls == "WrappedLabel") && owner) {
+            cls.append(" in ").append(owner->metaObject()->className());
+        }
         QElapsedTimer t;
         t.start();
         const bool r = QApplication::notify(receiver, e);
@@ -87,21 +91,18 @@ void settle() {
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
 }
 
-void switch_steps(benchmark::State& state, const char* view, const std::vector<QString>& steps, bool fullRepaint) {
-    g_window->setFollowStep(false);
-    g_window->setCurrentView(QString::fromLatin1(view));
-    g_window->setCurrentStep(steps.front());
-    settle();
+// The timed loop: `advance` changes the step (false: not a step), then the event loop settles.
+// Counts the paints, and with STEPFORMER_EVENT_PROFILE=1 reports where the time went.
+void time_switches(benchmark::State& state, const char* view, const std::function<bool()>& advance, bool fullRepaint) {
     PaintCounter counter;
     qApp->installEventFilter(&counter);
     const bool profile = qEnvironmentVariableIntValue("STEPFORMER_EVENT_PROFILE") != 0;
     g_app->enabled = profile;
     double stepMs = 0;
-    size_t i = 0;
     for (auto _ : state) {
         QElapsedTimer t;
         t.start();
-        if (!g_window->setCurrentStep(steps[++i % steps.size()])) state.SkipWithError("not a step");
+        if (!advance()) state.SkipWithError("not a step");
         stepMs += double(t.nsecsElapsed()) * 1e-6;
         if (fullRepaint)
             g_window->repaint();  // synchronous paint of everything visible
@@ -113,6 +114,15 @@ void switch_steps(benchmark::State& state, const char* view, const std::vector<Q
     state.counters["paints"] = benchmark::Counter(double(counter.paints) / double(state.iterations()));
 }
 
+void switch_steps(benchmark::State& state, const char* view, const std::vector<QString>& steps, bool fullRepaint) {
+    g_window->setFollowStep(false);
+    g_window->setCurrentView(QString::fromLatin1(view));
+    g_window->setCurrentStep(steps.front());
+    settle();
+    size_t i = 0;
+    time_switches(state, view, [&] { return g_window->setCurrentStep(steps[++i % steps.size()]); }, fullRepaint);
+}
+
 void step_next(benchmark::State& state, const char* view) {
     const bool backward = QLatin1String(view) == QLatin1String("gradients");
     g_window->setFollowStep(false);
@@ -121,24 +131,15 @@ void step_next(benchmark::State& state, const char* view) {
     if (backward) nav->setBackward(true);
     nav->goFirst();
     settle();
-    PaintCounter counter;
-    qApp->installEventFilter(&counter);
-    const bool profile = qEnvironmentVariableIntValue("STEPFORMER_EVENT_PROFILE") != 0;
-    g_app->enabled = profile;
-    double stepMs = 0;
-    for (auto _ : state) {
-        QElapsedTimer t;
-        t.start();
-        if (nav->currentPosition() + 1 >= nav->stepCount()) nav->goFirst();
-        else nav->goNext();
-        stepMs += double(t.nsecsElapsed()) * 1e-6;
-        settle();
-    }
-    g_app->enabled = false;
-    if (profile) g_app->report(view, long(state.iterations()), stepMs);
-    qApp->removeEventFilter(&counter);
+    time_switches(
+        state, view,
+        [nav] {
+            if (nav->currentPosition() + 1 >= nav->stepCount()) nav->goFirst();
+            else nav->goNext();
+            return true;
+        },
+        false);
     if (backward) nav->setBackward(false);
-    state.counters["paints"] = benchmark::Counter(double(counter.paints) / double(state.iterations()));
 }
 
 const std::vector<QString> kTensorSteps{"encoder.layers.0.enc_self_attn.scores", "encoder.layers.0.pos_ffn.hidden",
