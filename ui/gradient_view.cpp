@@ -311,10 +311,8 @@ GradientView::~GradientView() = default;
 void GradientView::setTrace(std::shared_ptr<const Trace> trace, const Config& config) {
     trace_ = std::move(trace);
     config_ = config;
-    if (step_.isEmpty() && trace_) {
-        const QStringList order = backwardStepOrder(*trace_);
-        if (!order.isEmpty()) step_ = order.first();
-    }
+    backwardOrder_ = trace_ ? backwardStepOrder(*trace_) : QStringList();  // once per trace, not per step
+    if (step_.isEmpty() && !backwardOrder_.isEmpty()) step_ = backwardOrder_.first();
     rebuildTensor();
     rebuildParameter();
 }
@@ -458,7 +456,7 @@ void GradientView::rebuildTensor() {
     }
     if (step_.isEmpty()) {
         stepTitle_->setText(tr("<b>Backward pass</b>"));
-        showTensorMessage(backwardStepOrder(*trace_).isEmpty()
+        showTensorMessage(backwardOrder_.isEmpty()
                               ? tr("This trace has no gradients yet.\nRun a backward pass (a training step) to see them.")
                               : tr("Choose a backward step to see a tensor beside its gradient."));
         return;
@@ -468,7 +466,7 @@ void GradientView::rebuildTensor() {
     const TraceEntry* fe = trace_->find(base.toStdString());
     const QString label = BackwardStepList::friendlyLabel(step_, fe ? fe->op : OpKind::Gradient);
     const QString where = StepModel::locationText(base);
-    const QStringList order = backwardStepOrder(*trace_);
+    const QStringList& order = backwardOrder_;
     const int pos = order.indexOf(step_);
     QString title = QStringLiteral("<b>%1</b>&nbsp;&nbsp;<tt>%2</tt>").arg(label.toHtmlEscaped(), step_.toHtmlEscaped());
     if (!where.isEmpty()) title += QStringLiteral("&nbsp;&nbsp;<span style='color:#666'>%1</span>").arg(where.toHtmlEscaped());

@@ -108,6 +108,7 @@ private:
     // to a weight does not run the optimizer's kernels (and wake its threads) again.
     QHash<QString, std::pair<std::shared_ptr<const stepformer::Tensor>, double>> previews_;  // with their norms
     double previewNorm_ = 0.0;
+    QStringList backwardOrder_;  // of trace_
     QHash<const float*, double> norms_;  // of the weights and gradients shown, by their data
 
     QComboBox* batchPicker_ = nullptr;
