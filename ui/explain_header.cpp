@@ -55,11 +55,7 @@ std::vector<ExplainHeader::Paragraph> ExplainHeader::paragraphs() const {
     out.push_back({content_.title, title, text, 0});
     if (!content_.location.isEmpty()) out.push_back({content_.location, font(), soft, 4});
     out.push_back({wrappable(content_.name), mono, soft, 2});
-    if (!content_.shape.isEmpty()) {
-        QFont bold = font();
-        bold.setBold(true);
-        out.push_back({tr("Shape ") + content_.shape, mono, text, 8});
-    }
+    if (!content_.shape.isEmpty()) out.push_back({tr("Shape ") + content_.shape, mono, text, 8});
     if (!content_.stats.isEmpty()) out.push_back({content_.stats, font(), text, 2});
     return out;
 }

@@ -4,6 +4,7 @@
 // step switch in the panel.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include <QString>
