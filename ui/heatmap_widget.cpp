@@ -134,7 +134,9 @@ void HeatmapWidget::setMatrix(int rows, int cols, std::shared_ptr<const std::vec
     }
     if (rows == rows_ && cols == cols_ && (values == values_ || *values == vals())) {
         // The same numbers (a step that shows the same mask, a view refilled in place): the
-        // colours and the layout stand; only hover and highlights go, as for new numbers.
+        // colours and the layout stand; only hover and highlights go, as for new numbers. The
+        // new owner is kept (the old one, e.g. last step's weights, may go).
+        values_ = std::move(values);
         if (hoverR_ >= 0 || hlRow_ >= 0 || hlCol_ >= 0) viewport()->update();
         hoverR_ = hoverC_ = -1;
         hlRow_ = hlCol_ = -1;

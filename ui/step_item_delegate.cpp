@@ -25,7 +25,7 @@ void StepItemDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opti
     painter->save();
     painter->setFont(opt.font);
     painter->setPen(opt.palette.color(group, selected ? QPalette::HighlightedText : QPalette::Text));
-    painter->setClipRect(textRect);
+    painter->setClipRect(textRect, Qt::IntersectClip);
     drawCachedText(*painter, r, Qt::AlignLeft | Qt::AlignVCenter, text, r.width());
     painter->restore();
 }
