@@ -466,9 +466,12 @@ void HeatmapWidget::relayout() {
             fitW = cols_ ? double(availW) / cols_ : 1.0;
             fitH = rows_ ? double(availH) / rows_ : 1.0;
         };
+        fits(true, horizHeader);
+        const double bottomFitW = fitW;
         fits(false, horizHeader);
-        // Short of width but not of height: the legend goes under the cells.
-        legendBottom_ = legend && fitW < fitH * 0.9 && fitW >= 10.0;
+        // Short of width but not of height: the legend goes under the cells (also when the cells
+        // would be thin beside it and much wider without it: a few columns in a narrow panel).
+        legendBottom_ = legend && fitW < fitH * 0.9 && (fitW >= 10.0 || bottomFitW >= 1.5 * fitW);
         if (legendBottom_) fits(true, horizHeader);
 
         const double fw = std::clamp(fitW, 2.0, double(kMaxFitCell));

@@ -120,7 +120,7 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
         auto* hm = new HeatmapWidget(page);
         hm->setObjectName(masks[i].first);
         hm->setShowLegend(false);
-        hm->setMinimumSize(170, 170);
+        hm->setMinimumSize(120, 160);  // the five fit beside each other in a 1440 px window
         masks_ << hm;
         maskNames_ << masks[i].second;
         if (i == 1 || i == 4) masksRow->addWidget(separator(page));
