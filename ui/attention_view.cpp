@@ -43,11 +43,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
     layerPicker_->setMinimumContentsLength(7);  // "Layer 5" stays readable in a crowded bar
     layerPicker_->setObjectName(QStringLiteral("layerPicker"));
     layerPicker_->setToolTip(tr("Which layer (n_layers) of the encoder or decoder"));
-    batchPicker_ = new QComboBox(this);
-    batchPicker_->setMinimumContentsLength(8);  // elided below that, never cut to a few letters
-    batchPicker_->setObjectName(QStringLiteral("batchPicker"));
-    batchPicker_->setToolTip(tr("Which sentence of the batch to show"));
-    batchPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show"));
     headPicker_ = new QSpinBox(this);
     headPicker_->setObjectName(QStringLiteral("headPicker"));
     headPicker_->setToolTip(tr("The enlarged head (or click one of the small heatmaps)"));
@@ -104,7 +100,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 4);
     splitter->setStretchFactor(2, 3);
-    splitter->setSizes({330, 460, 340});
+    splitter->setSizes({360, 430, 340});
     messageLabel_ = new QLabel(stack_);
     messageLabel_->setObjectName(QStringLiteral("noDataLabel"));
     messageLabel_->setAlignment(Qt::AlignCenter);
@@ -262,7 +258,7 @@ void AttentionView::rebuild() {
         auto* t = new HeatmapWidget(thumbsHost_);
         t->setObjectName(QStringLiteral("headThumb%1").arg(h));
         t->setCompact(true);
-        t->setMinimumSize(150, 130);
+        t->setMinimumSize(110, 120);  // two columns of heads fit beside the enlarged one at 1440 px
         t->setValueText(HeatmapWidget::ValueText::Never);
         t->setToolTip(tr("Head %1: click to enlarge").arg(h));
         connect(t, &HeatmapWidget::clicked, this, [this, h] { setHeadIndex(h); });

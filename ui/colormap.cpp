@@ -188,7 +188,7 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
             QImage bar(x1 - x0 + 1, barH, QImage::Format_RGB32);
             for (int x = x0; x <= x1; ++x) {
                 const double t = double(x - x0) / double(std::max(1, x1 - x0));
-                const QRgb c = color(static_cast<float>(lo_ + t * (double(hi_) - lo_))).rgb();
+                const QRgb c = rgb(static_cast<float>(lo_ + t * (double(hi_) - lo_)));
                 for (int r = 0; r < barH; ++r) reinterpret_cast<QRgb*>(bar.scanLine(r))[x - x0] = c;
             }
             p.drawImage(x0, y, bar);
@@ -262,7 +262,7 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
         QImage bar(barW, y1 - y0 + 1, QImage::Format_RGB32);  // one row per pixel, as above
         for (int y = y0; y <= y1; ++y) {
             const double t = 1.0 - double(y - y0) / double(std::max(1, y1 - y0));
-            const QRgb c = color(static_cast<float>(lo_ + t * (double(hi_) - lo_))).rgb();
+            const QRgb c = rgb(static_cast<float>(lo_ + t * (double(hi_) - lo_)));
             std::fill_n(reinterpret_cast<QRgb*>(bar.scanLine(y - y0)), barW, c);
         }
         p.drawImage(x, y0, bar);

@@ -171,11 +171,7 @@ GradientView::GradientView(QWidget* parent) : QWidget(parent) {
     auto* bar = new QHBoxLayout;
     bar->setSpacing(6);
     auto* batchLabel = new QLabel(tr("Sentence:"), this);
-    batchPicker_ = new QComboBox(this);
-    batchPicker_->setMinimumContentsLength(8);  // elided below that, never cut to a few letters
-    batchPicker_->setObjectName(QStringLiteral("batchPicker"));
-    batchPicker_->setToolTip(tr("Which sentence of the batch to show (the batch_size axis)"));
-    batchPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    batchPicker_ = tensorviz::makeBatchPicker(this, tr("Which sentence of the batch to show (the batch_size axis)"));
     batchLabel->setBuddy(batchPicker_);
     auto* headLabel = new QLabel(tr("Head:"), this);
     headPicker_ = new QSpinBox(this);
@@ -200,7 +196,7 @@ GradientView::GradientView(QWidget* parent) : QWidget(parent) {
     topLay->setSpacing(3);
     stepTitle_ = makeText(QStringLiteral("gradStepTitle"), top, 1.0);
     stepStats_ = makeText(QStringLiteral("gradStatsLabel"), top);
-    static_cast<WrappedLabel*>(stepStats_)->setTextColor(QColor(0x33, 0x33, 0x33));
+    stepStats_->setTextColor(QColor(0x33, 0x33, 0x33));
     topLay->addWidget(stepTitle_);
     topLay->addWidget(stepStats_);
     tensorStack_ = new QStackedWidget(top);
@@ -249,7 +245,7 @@ GradientView::GradientView(QWidget* parent) : QWidget(parent) {
     pbar->addWidget(paramPicker_);
     botLay->addLayout(pbar);
     paramStats_ = makeText(QStringLiteral("paramStatsLabel"), paramSection_);
-    static_cast<WrappedLabel*>(paramStats_)->setTextColor(QColor(0x33, 0x33, 0x33));
+    paramStats_->setTextColor(QColor(0x33, 0x33, 0x33));
     botLay->addWidget(paramStats_);
     auto* triple = new QWidget(paramSection_);
     paramLayout_ = new QBoxLayout(QBoxLayout::LeftToRight, triple);

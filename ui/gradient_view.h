@@ -28,6 +28,7 @@
 class QBoxLayout;
 class QComboBox;
 class QLabel;
+class WrappedLabel;
 class QSpinBox;
 class QSplitter;
 class QStackedWidget;
@@ -116,7 +117,7 @@ private:
     QComboBox* paramPicker_ = nullptr;
     QSplitter* splitter_ = nullptr;
     QLabel* stepTitle_ = nullptr;
-    QLabel* stepStats_ = nullptr;
+    WrappedLabel* stepStats_ = nullptr;
     QStackedWidget* tensorStack_ = nullptr;
     QLabel* tensorMessage_ = nullptr;
     QBoxLayout* pairLayout_ = nullptr;
@@ -125,7 +126,7 @@ private:
     HeatmapWidget* grad_ = nullptr;
     QWidget* paramSection_ = nullptr;
     QLabel* paramTitle_ = nullptr;
-    QLabel* paramStats_ = nullptr;
+    WrappedLabel* paramStats_ = nullptr;
     QBoxLayout* paramLayout_ = nullptr;
     HeatmapWidget* weight_ = nullptr;
     HeatmapWidget* weightGrad_ = nullptr;

@@ -470,8 +470,9 @@ void HeatmapWidget::relayout() {
         const double bottomFitW = fitW;
         fits(false, horizHeader);
         // Short of width but not of height: the legend goes under the cells (also when the cells
-        // would be thin beside it and much wider without it: a few columns in a narrow panel).
-        legendBottom_ = legend && fitW < fitH * 0.9 && (fitW >= 10.0 || bottomFitW >= 1.5 * fitW);
+        // would be thin beside it and readable without it: a few columns in a narrow panel; not
+        // for hundreds of columns, which scroll anyway and would leave the legend too short).
+        legendBottom_ = legend && fitW < fitH * 0.9 && (fitW >= 10.0 || (bottomFitW >= 1.5 * fitW && bottomFitW >= 8.0));
         if (legendBottom_) fits(true, horizHeader);
 
         const double fw = std::clamp(fitW, 2.0, double(kMaxFitCell));

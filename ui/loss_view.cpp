@@ -95,11 +95,7 @@ LossView::LossView(QWidget* parent) : QWidget(parent) {
 
     auto* bar = new QHBoxLayout;
     auto* batchLabel = new QLabel(tr("Sentence:"), this);
-    batchPicker_ = new QComboBox(this);
-    batchPicker_->setMinimumContentsLength(8);  // elided below that, never cut to a few letters
-    batchPicker_->setObjectName(QStringLiteral("batchPicker"));
-    batchPicker_->setToolTip(tr("Which sentence of the batch to show position by position (the loss averages over all of them)"));
-    batchPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    batchPicker_ = tensorviz::makeBatchPicker(this, tr("Which sentence of the batch to show position by position (the loss averages over all of them)"));
     batchLabel->setBuddy(batchPicker_);
     bar->addWidget(batchLabel);
     bar->addWidget(batchPicker_);

@@ -56,11 +56,7 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
 
     auto* bar = new QHBoxLayout;
     bar->setSpacing(6);
-    batchPicker_ = new QComboBox(this);
-    batchPicker_->setMinimumContentsLength(8);  // elided below that, never cut to a few letters
-    batchPicker_->setObjectName(QStringLiteral("batchPicker"));
-    batchPicker_->setToolTip(tr("Which sentence of the batch to show"));
-    batchPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show"));
     blockPicker_ = new QComboBox(this);
     blockPicker_->setObjectName(QStringLiteral("blockPicker"));
     blockPicker_->setToolTip(tr("The attention block whose masking is shown below"));

@@ -356,6 +356,15 @@ int fillBatchPicker(QComboBox* box, const Trace* tr) {
     return B;
 }
 
+QComboBox* makeBatchPicker(QWidget* parent, const QString& toolTip) {
+    auto* box = new QComboBox(parent);
+    box->setObjectName(QStringLiteral("batchPicker"));
+    box->setToolTip(toolTip);
+    box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    box->setMinimumContentsLength(8);
+    return box;
+}
+
 int syncBatchPicker(QComboBox* box, const Trace* tr, int& batch) {
     const int B = fillBatchPicker(box, tr);
     batch = std::clamp(batch, 0, B - 1);

@@ -14,6 +14,7 @@
 #include "tensor_slice.h"
 
 class QComboBox;
+class QWidget;
 
 namespace tensorviz {
 
@@ -58,6 +59,9 @@ StepPieces stepPieces(const TracePtr& tr, const stepformer::Config& cfg, const Q
 void applyPanel(HeatmapWidget* w, const PanelSpec& p);
 // Why query i may not look at key j in an attention block ("key 'P' is padding", "a future word").
 QString maskReason(const stepformer::Trace& tr, const QString& blockKind, int b, int i, int j);
+// A sentence picker (objectName "batchPicker"), sized to its items but never narrower than a few
+// words (a crowded bar elides it rather than cutting it to a few letters).
+QComboBox* makeBatchPicker(QWidget* parent, const QString& toolTip);
 // Fills a sentence picker with "0: ich mochte ein bier P  →  S i want a beer ." items (keeps the
 // current index when the count is unchanged); returns the number of sentences (at least 1).
 int fillBatchPicker(QComboBox* box, const stepformer::Trace* tr);

@@ -57,11 +57,7 @@ TensorView::TensorView(QWidget* parent) : QWidget(parent) {
     auto* bar = new QHBoxLayout;
     bar->setSpacing(6);
     auto* batchLabel = new QLabel(tr("Sentence:"), this);
-    batchPicker_ = new QComboBox(this);
-    batchPicker_->setMinimumContentsLength(8);  // elided below that, never cut to a few letters
-    batchPicker_->setObjectName(QStringLiteral("batchPicker"));
-    batchPicker_->setToolTip(tr("Which sentence of the batch to show (the batch_size axis)"));
-    batchPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show (the batch_size axis)"));
     batchLabel->setBuddy(batchPicker_);
     auto* headLabel = new QLabel(tr("Head:"), this);
     headPicker_ = new QSpinBox(this);
@@ -107,12 +103,11 @@ TensorView::TensorView(QWidget* parent) : QWidget(parent) {
     titleLabel_->setFont(tf);
     root->addWidget(titleLabel_);
 
-    auto* formula = new WrappedLabel(this);
-    formulaLabel_ = formula;
+    formulaLabel_ = new WrappedLabel(this);
     formulaLabel_->setObjectName(QStringLiteral("formulaLabel"));
     formulaLabel_->setTextFormat(Qt::RichText);
     formulaLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    formula->setTextColor(QColor(0x30, 0x30, 0x30));
+    formulaLabel_->setTextColor(QColor(0x30, 0x30, 0x30));
     QFont ff = formulaLabel_->font();
     ff.setPointSizeF(std::max(10.5, ff.pointSizeF()));
     formulaLabel_->setFont(ff);

@@ -24,6 +24,7 @@
 class QCheckBox;
 class QComboBox;
 class QLabel;
+class WrappedLabel;
 class QScrollArea;
 class QSpinBox;
 class QStackedWidget;
@@ -92,7 +93,7 @@ private:
     QToolButton* zoomOutButton_ = nullptr;
     QToolButton* zoomFitButton_ = nullptr;
     QLabel* titleLabel_ = nullptr;
-    QLabel* formulaLabel_ = nullptr;
+    WrappedLabel* formulaLabel_ = nullptr;
     QLabel* messageLabel_ = nullptr;
     QStackedWidget* stack_ = nullptr;
     QScrollArea* scroll_ = nullptr;

@@ -40,8 +40,8 @@ public:
     // One update of every parameter from its gradient.
     void step(ParamSet& params, const ParamSet& grads, Backend& be);
 
-    // The same step in pieces, for the fused path (Transformer::backward's ParamReadyFn):
-    // begin_step() once, then update() each parameter as soon as its gradient is final.
+    // The same step in pieces: begin_step() once, then update() each parameter (or apply its
+    // weight_update() inside a kernel, as Transformer::backward's ParamUpdater does).
     void begin_step();
     void update(size_t index, Tensor& param, const Tensor& grad, Backend& be);
     // This step's update of parameter `index` as a kernel argument (Backend::linear_backward_update
