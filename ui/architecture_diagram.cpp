@@ -286,7 +286,12 @@ QString ArchitectureDiagram::tooltipFor(const QString& id) const {
         what = tr("<b>Multi-Head Attention</b> (encoder-decoder attention)<br>Q comes from the decoder, K and V from the "
                   "encoder's output: each target position looks at the source sentence.");
     else if (id.endsWith(QLatin1String("_norm")))
-        what = tr("<b>Add & Norm</b><br>Residual connection (sub-layer output + its input), then LayerNorm over d_model.");
+        what = c.learn_layer_norm
+                   ? tr("<b>Add & Norm</b><br>Residual connection (sub-layer output + its input), then LayerNorm over "
+                        "d_model with a learned scale γ and shift β.")
+                   : tr("<b>Add & Norm</b><br>Residual connection (sub-layer output + its input), then LayerNorm over "
+                        "d_model with no learned scale (γ = 1, β = 0: the tutorial builds a fresh nn.LayerNorm in "
+                        "every call, so it is never trained).");
     else if (id.endsWith(QLatin1String(".ffn")))
         what = tr("<b>Feed Forward</b><br>Position-wise: Linear d_model %1 → d_ff %2, ReLU, Linear d_ff → d_model, "
                   "the same for every position.").arg(c.d_model).arg(c.d_ff);

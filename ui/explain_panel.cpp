@@ -123,6 +123,16 @@ QString ExplainPanel::explanationFor(const QString& opKindName, const stepformer
         {QStringLiteral("{pad}"), QString::fromStdString(c.pad)},
         {QStringLiteral("{bos}"), QString::fromStdString(c.bos)},
         {QStringLiteral("{eos}"), QString::fromStdString(c.eos)},
+        {QStringLiteral("{layer_norm_affine}"),
+         c.learn_layer_norm
+             ? QStringLiteral("then multiplies by a learned scale γ and adds a learned shift β (this model's config "
+                              "has `\"learn_layer_norm\": true`, so they are parameters and are trained)")
+             : QStringLiteral("and has no learned scale: γ = 1 and β = 0, because the tutorial builds a fresh "
+                              "`nn.LayerNorm` inside every `forward`, so they are created anew on each call and never "
+                              "trained")},
+        {QStringLiteral("{layer_norm_formula}"),
+         c.learn_layer_norm ? QStringLiteral("y = (x − mean) / √(var + ε) · γ + β")
+                            : QStringLiteral("y = (x − mean) / √(var + ε)")},
     };
     for (const auto& [k, v] : vars) text.replace(k, v);
     return text;

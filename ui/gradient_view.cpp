@@ -318,7 +318,7 @@ void GradientView::setStep(const QString& step) {
     focus_ = Focus::Tensor;
     rebuildTensor();
     if (!paramPinned_ && params_) {
-        const QString rel = relatedParameter(step_);
+        const QString rel = relatedParameter(step_, config_.learn_layer_norm);
         if (!rel.isEmpty() && params_->contains(rel.toStdString()) && rel != param_) {
             param_ = rel;
             rebuildParameter();
@@ -336,7 +336,7 @@ void GradientView::setParameterGradients(std::shared_ptr<const ParamSet> params,
     previews_.clear();
     norms_.clear();
     if (params_ && (param_.isEmpty() || !params_->contains(param_.toStdString()))) {
-        QString rel = relatedParameter(step_);
+        QString rel = relatedParameter(step_, config_.learn_layer_norm);
         if (rel.isEmpty() || !params_->contains(rel.toStdString()))
             rel = params_->size() ? QString::fromStdString(params_->name(params_->size() - 1)) : QString();
         param_ = rel;
@@ -356,7 +356,7 @@ bool GradientView::showParameter(const QString& name) {
     return true;
 }
 
-QString GradientView::relatedParameter(const QString& step) {
+QString GradientView::relatedParameter(const QString& step, bool learnedLayerNorm) {
     const QString base = BackwardStepList::forwardName(step);
     if (base.isEmpty()) return {};
     if (base.startsWith(QLatin1String("encoder.src_emb")) || base == QLatin1String("encoder.pos_emb.out"))
@@ -375,13 +375,17 @@ QString GradientView::relatedParameter(const QString& step) {
             return P + QStringLiteral("W_Q.weight");
         if (leaf == QLatin1String("K")) return P + QStringLiteral("W_K.weight");
         if (leaf == QLatin1String("V") || leaf == QLatin1String("context")) return P + QStringLiteral("W_V.weight");
-        if (leaf == QLatin1String("fc_out") || leaf == QLatin1String("residual")) return P + QStringLiteral("fc.weight");
+        if (leaf == QLatin1String("fc_out") || leaf == QLatin1String("residual") ||
+            (leaf == QLatin1String("out") && !learnedLayerNorm))
+            return P + QStringLiteral("fc.weight");
         if (leaf == QLatin1String("out")) return P + QStringLiteral("layer_norm.weight");
         return {};
     }
     if (s.blockKind == QLatin1String("pos_ffn")) {
         if (leaf == QLatin1String("hidden") || leaf == QLatin1String("relu")) return P + QStringLiteral("fc.0.weight");
-        if (leaf == QLatin1String("fc_out") || leaf == QLatin1String("residual")) return P + QStringLiteral("fc.2.weight");
+        if (leaf == QLatin1String("fc_out") || leaf == QLatin1String("residual") ||
+            (leaf == QLatin1String("out") && !learnedLayerNorm))
+            return P + QStringLiteral("fc.2.weight");
         if (leaf == QLatin1String("out")) return P + QStringLiteral("layer_norm.weight");
     }
     return {};

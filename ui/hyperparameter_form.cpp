@@ -117,7 +117,15 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     hl->addWidget(new QLabel(tr("layers"), this));
     hl->addWidget(layers_, 1);
     mf->addRow(tr("heads"), hl);
-    mf->addRow(tr("dropout"), dropout_);
+    learnNorm_ = new QCheckBox(tr("learn LayerNorm γ, β"), this);
+    learnNorm_->setObjectName(QStringLiteral("learnLayerNormCheck"));
+    learnNorm_->setToolTip(tr("Off (the tutorial): LayerNorm has no learned scale, γ = 1 and β = 0, because the "
+                              "tutorial builds a fresh nn.LayerNorm in every forward, so they are never trained.\n"
+                              "On: γ and β are parameters, trained and saved (config key learn_layer_norm)."));
+    auto* dl = new QHBoxLayout;
+    dl->addWidget(dropout_, 1);
+    dl->addWidget(learnNorm_);
+    mf->addRow(tr("dropout"), dl);
     sizeLabel_ = new QLabel(this);
     sizeLabel_->setObjectName(QStringLiteral("modelSizeLabel"));
     sizeLabel_->setStyleSheet(QStringLiteral("QLabel { color: #666666; }"));
@@ -204,6 +212,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     connect(optimizer_, &QComboBox::currentIndexChanged, this, &HyperparameterForm::onEdited);
     connect(warmup_, &QCheckBox::toggled, this, &HyperparameterForm::onEdited);
     connect(shuffle_, &QCheckBox::toggled, this, &HyperparameterForm::onEdited);
+    connect(learnNorm_, &QCheckBox::toggled, this, &HyperparameterForm::onEdited);
 }
 
 QSpinBox* HyperparameterForm::intSpin(const char* name, int lo, int hi, const QString& tip) {
@@ -245,7 +254,8 @@ HyperparameterForm::Preset HyperparameterForm::preset() const {
     const TrainOptions o = trainOptions();
     auto sameArch = [&](const Config& p) {
         return c.d_model == p.d_model && c.d_ff == p.d_ff && c.d_k == p.d_k && c.d_v == p.d_v && c.n_heads == p.n_heads &&
-               c.n_layers == p.n_layers && std::abs(c.dropout - p.dropout) < 1e-9;
+               c.n_layers == p.n_layers && std::abs(c.dropout - p.dropout) < 1e-9 &&
+               c.learn_layer_norm == p.learn_layer_norm;
     };
     const bool common = o.batch_size == 2 && o.shuffle && !o.optimizer.warmup_schedule;
     bool lrOk = false;
@@ -269,6 +279,7 @@ Config HyperparameterForm::config() const {
     c.n_heads = heads_->value();
     c.n_layers = layers_->value();
     c.dropout = dropout_->value();
+    c.learn_layer_norm = learnNorm_->isChecked();
     return c;
 }
 
@@ -300,6 +311,7 @@ void HyperparameterForm::setArchitecture(const Config& c) {
     heads_->setValue(c.n_heads);
     layers_->setValue(c.n_layers);
     dropout_->setValue(c.dropout);
+    learnNorm_->setChecked(c.learn_layer_norm);
     updating_ = was;
     if (!was) onEdited();
 }
@@ -324,7 +336,8 @@ void HyperparameterForm::setLearningRate(double lr) { lr_->setText(formatLr(lr))
 
 void HyperparameterForm::setArchitectureLocked(bool locked, const QString& reason) {
     locked_ = locked;
-    for (QWidget* w : std::initializer_list<QWidget*>{dModel_, dFf_, dK_, dV_, heads_, layers_}) w->setEnabled(!locked);
+    for (QWidget* w : std::initializer_list<QWidget*>{dModel_, dFf_, dK_, dV_, heads_, layers_, learnNorm_})
+        w->setEnabled(!locked);
     lockLabel_->setText(reason);
     lockLabel_->setVisible(locked && !reason.isEmpty());
 }

@@ -1,5 +1,5 @@
 // The hyperparameters of a training run: the model's size (d_model, d_ff, d_k, d_v, heads,
-// layers, dropout), the optimizer (SGD with momentum, or Adam with an optional warm-up
+// layers, dropout, learned or fixed LayerNorm), the optimizer (SGD with momentum, or Adam with an optional warm-up
 // schedule), learning rate, momentum, epochs, batch size, seed and shuffling.
 //
 // Presets: "the tutorial's" (d_model 512, d_ff 2048, d_k = d_v 64, 8 heads, 6 layers, dropout
@@ -10,7 +10,7 @@
 // isValid() / validityChanged() let the Start button follow.
 //
 // objectNames: presetCombo, dModelSpin, dFfSpin, dKSpin, dVSpin, headsSpin, layersSpin,
-// dropoutSpin, optimizerCombo, learningRateEdit, momentumSpin, warmupCheck, warmupStepsSpin,
+// dropoutSpin, learnLayerNormCheck, optimizerCombo, learningRateEdit, momentumSpin, warmupCheck, warmupStepsSpin,
 // epochsSpin, batchSizeSpin, seedSpin, shuffleCheck, hyperparameterError, modelSizeLabel.
 #pragma once
 
@@ -77,6 +77,7 @@ private:
     QSpinBox *dModel_ = nullptr, *dFf_ = nullptr, *dK_ = nullptr, *dV_ = nullptr, *heads_ = nullptr,
              *layers_ = nullptr;
     QDoubleSpinBox* dropout_ = nullptr;
+    QCheckBox* learnNorm_ = nullptr;  // Config::learn_layer_norm; off is the tutorial
     QComboBox* optimizer_ = nullptr;
     QLineEdit* lr_ = nullptr;
     QDoubleSpinBox* momentum_ = nullptr;

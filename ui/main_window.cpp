@@ -495,6 +495,8 @@ void MainWindow::connectSession() {
     connect(session_, &Session::sentencesReset, input_, &InputBar::setSentences);
     connect(session_, &Session::errorOccurred, this,
             [this](const QString& msg) { showError(tr("Stepformer"), msg); });
+    connect(session_, &Session::warningRaised, this,
+            [this](const QString& msg) { showError(tr("Stepformer"), msg); });
     connect(session_, &Session::trainingStarted, this, &MainWindow::onTrainingStarted);
     connect(session_, &Session::trainingProgress, this, &MainWindow::onTrainingProgress);
     connect(session_, &Session::trainingFinished, this, [this] {

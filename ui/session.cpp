@@ -272,9 +272,11 @@ bool Session::openWeights(const QString& path, const QString& configPath) {
         auto model = std::make_shared<Transformer>(w.config, std::move(w.params));
         QString desc = tr("Weights %1 with %2").arg(QFileInfo(path).fileName(), configNote);
         if (!w.defaulted.empty()) desc += tr("; %1 LayerNorm parameters defaulted to 1/0").arg(w.defaulted.size());
+        for (const auto& n : w.notes) desc += QStringLiteral("; ") + qs(n);
         stopWorker(false);
         ++generation_;
         install(w.config, std::move(model), ModelState::FromFile, desc);
+        for (const auto& warning : w.warnings) emit warningRaised(qs(warning));
         return true;
     } catch (const std::exception& e) {
         QString msg = tr("Could not open the weights file %1:\n%2").arg(shown, qs(e.what()));

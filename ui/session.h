@@ -132,6 +132,7 @@ signals:
     // The Session replaced the sentences itself (a new vocabulary did not accept the old ones).
     void sentencesReset(const QString& source, const QString& target);
     void errorOccurred(const QString& message);
+    void warningRaised(const QString& message);  // it worked, but the user should know (e.g. an old checkpoint)
     void modelChanged();  // config, weights or state changed
     void trainingStarted(int totalSteps);
     void trainingProgress(int step, int total, double loss);

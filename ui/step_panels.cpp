@@ -20,6 +20,11 @@ QString quoted(const QString& tok) { return QStringLiteral("'") + esc(tok) + QSt
 QString num(double v) { return exactText(static_cast<float>(v)); }
 QString numP(double v) { return v < 0 ? QStringLiteral("(") + num(v) + QStringLiteral(")") : num(v); }
 QString sub(const QString& s) { return QStringLiteral("<sub>") + s + QStringLiteral("</sub>"); }
+// The tutorial's LayerNorm has no learned scale; say so where the formula would show one.
+QString layerNormAffineText(const stepformer::Config& c) {
+    return c.learn_layer_norm ? QStringLiteral(", then \u00b7 \u03b3 + \u03b2 (learned)")
+                              : QStringLiteral(" (no learned \u03b3/\u03b2: a fresh nn.LayerNorm each call is never trained)");
+}
 
 const TraceEntry* findEntry(const Trace& tr, const QString& name) { return tr.find(name.toStdString()); }
 
@@ -216,9 +221,12 @@ QString extraFor(const TipCtx& x, int r, int c) {
         var /= R.cols;
         const double z = (R.at(r, c) - mean) / std::sqrt(var + x.cfg.layer_norm_eps);
         return QStringLiteral("row %1 of the residual: mean \u03bc = %2, variance \u03c3\u00b2 = %3<br>"
-                              "(x \u2212 \u03bc) / \u221a(\u03c3\u00b2 + \u03b5) = (%4 \u2212 %5) / %6 = %7<br>then \u00b7 \u03b3 + \u03b2 = <b>%8</b>")
+                              "(x \u2212 \u03bc) / \u221a(\u03c3\u00b2 + \u03b5) = (%4 \u2212 %5) / %6 = %7<br>%8 = <b>%9</b>")
             .arg(r)
-            .arg(num(mean), num(var), num(R.at(r, c)), numP(mean), num(std::sqrt(var + x.cfg.layer_norm_eps)), num(z), num(v));
+            .arg(num(mean), num(var), num(R.at(r, c)), numP(mean), num(std::sqrt(var + x.cfg.layer_norm_eps)), num(z),
+                 x.cfg.learn_layer_norm ? QStringLiteral("then \u00b7 \u03b3 + \u03b2")
+                                        : QStringLiteral("no learned \u03b3, \u03b2 (fixed 1, 0)"),
+                 num(v));
     }
     case OpKind::FfnHidden:
         return QStringLiteral("= row %1 of the input \u00b7 fc[0].weight<sup>T</sup> (d_model \u2192 d_ff), hidden unit %2.").arg(r).arg(c);
@@ -634,7 +642,7 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
             op(QStringLiteral("LayerNorm\n(each row)"));
             add(step, QStringLiteral("out = LayerNorm(output + residual)"));
             out.formula = QStringLiteral("<b>nn.LayerNorm(d_model)(output + residual)</b>: each row is shifted to mean 0 and "
-                                         "scaled to variance 1, then \u00b7 \u03b3 + \u03b2.");
+                                         "scaled to variance 1") + layerNormAffineText(cfg) + QLatin1Char('.');
         }
     } else if (s.blockKind == QLatin1String("pos_ffn")) {
         const QString in = ffnInput(s);
@@ -666,8 +674,8 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
             add(P + QStringLiteral(".residual"), QStringLiteral("output + residual"));
             op(QStringLiteral("LayerNorm\n(each row)"));
             add(step, QStringLiteral("out = LayerNorm(output + residual)"));
-            out.formula = QStringLiteral("<b>nn.LayerNorm(d_model)(output + residual)</b>: each row to mean 0, variance 1, "
-                                         "then \u00b7 \u03b3 + \u03b2. This is the layer's output.");
+            out.formula = QStringLiteral("<b>nn.LayerNorm(d_model)(output + residual)</b>: each row to mean 0, variance 1") +
+                          layerNormAffineText(cfg) + QStringLiteral(". This is the layer's output.");
         }
     } else if (step == QLatin1String("encoder.src_emb.out") || step == QLatin1String("decoder.tgt_emb.out")) {
         add(step, QStringLiteral("embedding of each token"));

@@ -22,6 +22,17 @@ stepformer::ModelSource ModelOptions::source() const {
     return s;
 }
 
+stepformer::LoadedModel ModelOptions::load() const {
+    stepformer::LoadedModel lm = stepformer::load_model(source());
+    if (lm.config_assumed)
+        std::fprintf(stderr,
+                     "stepformer-cli: '%s' carries no config; its tensor names and shapes are the tutorial's, so the "
+                     "tutorial's config was assumed (d_model %d, %d layers, %d heads)\n",
+                     weights.c_str(), lm.config.d_model, lm.config.n_layers, lm.config.n_heads);
+    for (const auto& w : lm.warnings) std::fprintf(stderr, "stepformer-cli: warning: %s\n", w.c_str());
+    return lm;
+}
+
 void print_matrix(const float* data, int rows, int cols, const std::vector<std::string>& row_labels,
                   const std::vector<std::string>& col_labels, int precision) {
     size_t w0 = 0;

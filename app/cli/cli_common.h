@@ -24,6 +24,8 @@ struct ModelOptions {
     uint64_t seed = 0;
     void add_to(CLI::App& cmd, const char* weights_flag = "--weights");
     stepformer::ModelSource source() const;
+    // load_model(source()), saying on stderr what the user should know: an assumed config, warnings.
+    stepformer::LoadedModel load() const;
 };
 
 // Prints a (rows, cols) slice as a small aligned table with row/column labels.

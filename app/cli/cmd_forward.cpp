@@ -15,7 +15,7 @@ struct ForwardArgs {
 
 int run_forward(const ForwardArgs& a) {
     using namespace stepformer;
-    LoadedModel lm = load_model(a.model.source());
+    LoadedModel lm = a.model.load();
     std::vector<std::string> src = a.src, tgt = a.tgt;
     if (src.empty() && tgt.empty()) {
         src = {"ich mochte ein bier P"};

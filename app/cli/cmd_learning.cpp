@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli_common.h"
 #include "stepformer/checkpoint.h"
@@ -43,7 +44,7 @@ struct GradArgs {
 };
 
 int run_grad(const GradArgs& a) {
-    LoadedModel lm = load_model(a.model.source());
+    LoadedModel lm = a.model.load();
     check_writable(a.dump, "gradient dump");
     const auto data = load_data(a.data, lm.config);
     std::vector<size_t> all(data.size());
@@ -74,11 +75,16 @@ struct TrainArgs {
     bool no_shuffle = false, save_optimizer = false, resume = false, warmup = false, quiet = false;
     double lr = 1e-3, momentum = 0.99;
     int warmup_steps = 4000;
+    std::optional<double> dropout;  // overrides the config's
 };
 
 int run_train(const TrainArgs& a) {
     ModelSource ms = a.model.source();
-    LoadedModel lm = load_model(ms);
+    LoadedModel lm = a.model.load();
+    if (a.dropout) {
+        lm.config.dropout = *a.dropout;
+        lm.config.validate();
+    }
     std::optional<Checkpoint> ck;
     if (a.resume) {
         if (!ms.weights_path) throw std::runtime_error("--resume needs --init with a checkpoint");
@@ -101,8 +107,9 @@ int run_train(const TrainArgs& a) {
     to.optimizer.warmup_steps = a.warmup_steps;
     to.validate();
     std::printf("model: %s\n", lm.description.c_str());
-    std::printf("training on %zu sentences: %d epochs, batch %d, %s lr %g%s\n", data.size(), a.epochs, a.batch_size,
-                a.optimizer.c_str(), a.lr, to.shuffle ? ", shuffled" : "");
+    std::printf("training on %zu sentences: %d epochs, batch %d, %s lr %g, dropout %g%s%s\n", data.size(), a.epochs,
+                a.batch_size, a.optimizer.c_str(), a.lr, lm.config.dropout, to.shuffle ? ", shuffled" : "",
+                lm.config.learn_layer_norm ? ", learned LayerNorm" : "");
     Transformer model(lm.config, std::move(lm.params));
     Trainer trainer(model, data, to);
     if (ck) {
@@ -114,6 +121,7 @@ int run_train(const TrainArgs& a) {
         log.open(a.log);
         if (!log) throw std::runtime_error("cannot write log '" + a.log + "'");
         log << "step,epoch,loss,grad_norm,lr,elapsed_s\n";
+        log.precision(9);  // every digit of a float: a log is compared with other programs' losses
     }
     auto result = trainer.run(
         [&](const StepReport& r) {
@@ -146,7 +154,7 @@ struct TranslateArgs {
 };
 
 int run_translate(const TranslateArgs& a) {
-    LoadedModel lm = load_model(a.model.source());
+    LoadedModel lm = a.model.load();
     Transformer model(lm.config, std::move(lm.params));
     std::vector<std::string> src = a.src;
     if (src.empty()) src = {"ich mochte ein bier P", "ich mochte ein cola P"};
@@ -179,6 +187,8 @@ void add_train_command(CLI::App& app, Action& run) {
     cmd->add_option("--epochs", a->epochs, "epochs (default 30)");
     cmd->add_option("--batch-size", a->batch_size, "sentences per step (default 2)");
     cmd->add_flag("--no-shuffle", a->no_shuffle, "keep the dataset's order");
+    cmd->add_option("--dropout", a->dropout, "dropout after the positional encoding (default: the config's, 0.1)")
+        ->check(CLI::Range(0.0, 0.999));
     cmd->add_option("--optimizer", a->optimizer, "sgd or adam (default sgd)");
     cmd->add_option("--lr", a->lr, "learning rate (default 1e-3)");
     cmd->add_option("--momentum", a->momentum, "SGD momentum (default 0.99)");

@@ -131,6 +131,7 @@ Config config_from_json(const nlohmann::json& j) {
     c.eos = get_key<std::string>(j, "eos");
     if (j.contains("layer_norm_eps")) c.layer_norm_eps = get_key<double>(j, "layer_norm_eps");
     c.dropout = j.contains("dropout") ? get_key<double>(j, "dropout") : 0.1;
+    if (j.contains("learn_layer_norm")) c.learn_layer_norm = get_key<bool>(j, "learn_layer_norm");
     c.validate();
     return c;
 }
@@ -162,7 +163,8 @@ nlohmann::json config_to_json(const Config& c) {
                           {"d_v", c.d_v},           {"n_layers", c.n_layers},   {"n_heads", c.n_heads},
                           {"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab}, {"src_len", c.src_len},
                           {"tgt_len", c.tgt_len},   {"pad", c.pad},             {"bos", c.bos},
-                          {"eos", c.eos},           {"layer_norm_eps", c.layer_norm_eps}, {"dropout", c.dropout}};
+                          {"eos", c.eos},           {"layer_norm_eps", c.layer_norm_eps}, {"dropout", c.dropout},
+                          {"learn_layer_norm", c.learn_layer_norm}};
 }
 
 std::string config_to_json_text(const Config& c, int indent) { return config_to_json(c).dump(indent); }

@@ -50,7 +50,10 @@ void CpuBackend::layernorm_forward(float* out, float* mean, float* rstd, const f
         v /= cols;  // biased variance, as nn.LayerNorm
         const float rs = static_cast<float>(1.0 / std::sqrt(v + eps));
         const float mf = static_cast<float>(m);
-        for (int c = 0; c < cols; ++c) y[c] = (x[c] - mf) * rs * gamma[c] + beta[c];
+        if (gamma)
+            for (int c = 0; c < cols; ++c) y[c] = (x[c] - mf) * rs * gamma[c] + beta[c];
+        else
+            for (int c = 0; c < cols; ++c) y[c] = (x[c] - mf) * rs;
         mean[r] = mf;
         rstd[r] = rs;
     }
@@ -58,6 +61,8 @@ void CpuBackend::layernorm_forward(float* out, float* mean, float* rstd, const f
 
 // With xhat = (x - mean) rstd and g = dy * gamma:
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dgamma += sum dy*xhat; dbeta += sum dy.
+// Without gamma (the tutorial's fresh nn.LayerNorm: gamma = 1, beta = 0, not parameters) g = dy
+// and there is no dgamma/dbeta.
 void CpuBackend::layernorm_backward(float* din, float* dgamma, float* dbeta, const float* dout, const float* in,
                                     const float* mean, const float* rstd, const float* gamma, int rows, int cols) {
     for (int r = 0; r < rows; ++r) {
@@ -68,16 +73,19 @@ void CpuBackend::layernorm_backward(float* din, float* dgamma, float* dbeta, con
         double sum_g = 0.0, sum_gx = 0.0;
         for (int c = 0; c < cols; ++c) {
             const float xhat = (x[c] - m) * rs;
-            const float g = dy[c] * gamma[c];
+            const float g = gamma ? dy[c] * gamma[c] : dy[c];
             sum_g += g;
             sum_gx += double(g) * xhat;
-            dgamma[c] += dy[c] * xhat;
-            dbeta[c] += dy[c];
+            if (dgamma) {
+                dgamma[c] += dy[c] * xhat;
+                dbeta[c] += dy[c];
+            }
         }
         const float mg = static_cast<float>(sum_g / cols), mgx = static_cast<float>(sum_gx / cols);
         for (int c = 0; c < cols; ++c) {
             const float xhat = (x[c] - m) * rs;
-            dx[c] = rs * (dy[c] * gamma[c] - mg - xhat * mgx);
+            const float g = gamma ? dy[c] * gamma[c] : dy[c];
+            dx[c] = rs * (g - mg - xhat * mgx);
         }
     }
 }

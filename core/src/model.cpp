@@ -122,8 +122,8 @@ void attention_forward(const ModelCtx& m, Trace& tr, const std::string& P, const
     Tensor residual({B, Lq, D});
     be.add_forward(residual.ptr(), fc_out.ptr(), xq.ptr(), residual.size());
     Tensor out({B, Lq, D}), mean({B * Lq}), rstd({B * Lq});
-    be.layernorm_forward(out.ptr(), mean.ptr(), rstd.ptr(), residual.ptr(), m.w(P + ".layer_norm.weight"),
-                         m.w(P + ".layer_norm.bias"), B * Lq, D, static_cast<float>(c.layer_norm_eps));
+    be.layernorm_forward(out.ptr(), mean.ptr(), rstd.ptr(), residual.ptr(), m.norm_w(P, "weight"),
+                         m.norm_w(P, "bias"), B * Lq, D, static_cast<float>(c.layer_norm_eps));
 
     const Axis aF = ax(AxisKind::Feature, "d_k"), aV = ax(AxisKind::Feature, "d_v"),
                aD = ax(AxisKind::Feature, "d_model");
@@ -153,8 +153,8 @@ void ffn_forward(const ModelCtx& m, Trace& tr, const std::string& F, const Tenso
     be.relu_forward(relu.ptr(), hidden.ptr(), relu.size());
     be.linear_forward(fc_out.ptr(), relu.ptr(), m.w(F + ".fc.2.weight"), B * L, Dff, D);
     be.add_forward(residual.ptr(), fc_out.ptr(), x.ptr(), residual.size());
-    be.layernorm_forward(out.ptr(), mean.ptr(), rstd.ptr(), residual.ptr(), m.w(F + ".layer_norm.weight"),
-                         m.w(F + ".layer_norm.bias"), B * L, D, static_cast<float>(c.layer_norm_eps));
+    be.layernorm_forward(out.ptr(), mean.ptr(), rstd.ptr(), residual.ptr(), m.norm_w(F, "weight"),
+                         m.norm_w(F, "bias"), B * L, D, static_cast<float>(c.layer_norm_eps));
     const Axis aB = ax(AxisKind::Batch, "batch_size"), aL = ax(tk, "seq_len"), aD = ax(AxisKind::Feature, "d_model"),
                aF = ax(AxisKind::Feature, "d_ff");
     tr.add(F + ".hidden", OpKind::FfnHidden, {aB, aL, aF}, std::move(hidden));

@@ -73,11 +73,16 @@ Tensor layernorm_backward(Ctx& x, const std::string& prefix, const std::string& 
     const Trace& tr = x.gs.tr;
     const Tensor& residual = tr.at(prefix + ".residual").value;
     Tensor dres(residual.shape);
-    x.be.layernorm_backward(dres.ptr(), x.dw(norm_param + ".weight"), x.dw(norm_param + ".bias"),
-                            x.gs.g(prefix + ".out").ptr(), residual.ptr(), tr.saved.at(prefix + ".ln_mean").ptr(),
-                            tr.saved.at(prefix + ".ln_rstd").ptr(), x.w(norm_param + ".weight"), rows, x.c.d_model);
-    x.ready(norm_param + ".weight");
-    x.ready(norm_param + ".bias");
+    const bool learned = x.c.learn_layer_norm;  // else gamma = 1, beta = 0: nothing to differentiate
+    x.be.layernorm_backward(dres.ptr(), learned ? x.dw(norm_param + ".weight") : nullptr,
+                            learned ? x.dw(norm_param + ".bias") : nullptr, x.gs.g(prefix + ".out").ptr(),
+                            residual.ptr(), tr.saved.at(prefix + ".ln_mean").ptr(),
+                            tr.saved.at(prefix + ".ln_rstd").ptr(), learned ? x.w(norm_param + ".weight") : nullptr,
+                            rows, x.c.d_model);
+    if (learned) {
+        x.ready(norm_param + ".weight");
+        x.ready(norm_param + ".bias");
+    }
     return dres;
 }
 

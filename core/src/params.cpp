@@ -4,9 +4,19 @@
 #include <random>
 #include <set>
 
+#include <nlohmann/json.hpp>
+
 #include "stepformer/safetensors.h"
 
 namespace stepformer {
+
+// gamma/beta exist only when learned; the tutorial's fresh nn.LayerNorm has none to train.
+static void add_layer_norm(std::vector<ParamSpec>& s, const std::string& p, const Config& c) {
+    using I = ParamSpec::Init;
+    if (!c.learn_layer_norm) return;
+    s.push_back({p + ".layer_norm.weight", {c.d_model}, I::Ones, 0, true});
+    s.push_back({p + ".layer_norm.bias", {c.d_model}, I::Zeros, 0, true});
+}
 
 static void add_attention(std::vector<ParamSpec>& s, const std::string& p, const Config& c) {
     using I = ParamSpec::Init;
@@ -15,16 +25,14 @@ static void add_attention(std::vector<ParamSpec>& s, const std::string& p, const
     s.push_back({p + ".W_K.weight", {HK, D}, I::Uniform, D});
     s.push_back({p + ".W_V.weight", {HV, D}, I::Uniform, D});
     s.push_back({p + ".fc.weight", {D, HV}, I::Uniform, HV});
-    s.push_back({p + ".layer_norm.weight", {D}, I::Ones, 0, true});
-    s.push_back({p + ".layer_norm.bias", {D}, I::Zeros, 0, true});
+    add_layer_norm(s, p, c);
 }
 
 static void add_ffn(std::vector<ParamSpec>& s, const std::string& p, const Config& c) {
     using I = ParamSpec::Init;
     s.push_back({p + ".fc.0.weight", {c.d_ff, c.d_model}, I::Uniform, c.d_model});
     s.push_back({p + ".fc.2.weight", {c.d_model, c.d_ff}, I::Uniform, c.d_ff});
-    s.push_back({p + ".layer_norm.weight", {c.d_model}, I::Ones, 0, true});
-    s.push_back({p + ".layer_norm.bias", {c.d_model}, I::Zeros, 0, true});
+    add_layer_norm(s, p, c);
 }
 
 std::vector<ParamSpec> param_specs(const Config& c) {
@@ -126,14 +134,34 @@ LoadedWeights load_weights(const std::string& path, const Config* config) {
     return load_weights(read_safetensors(path), path, config);
 }
 
+// The names of the LayerNorm gamma/beta a model of `c`'s shape would have if it learned them.
+static std::vector<ParamSpec> layer_norm_specs(Config c) {
+    c.learn_layer_norm = true;
+    std::vector<ParamSpec> out;
+    for (auto& sp : param_specs(c))
+        if (sp.optional_in_file) out.push_back(std::move(sp));
+    return out;
+}
+
+// The first element of `t` that is not `want`, or -1.
+static int64_t first_not(const Tensor& t, float want) {
+    for (size_t i = 0; i < t.data.size(); ++i)
+        if (t.data[i] != want) return static_cast<int64_t>(i);
+    return -1;
+}
+
 LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, const Config* config) {
     LoadedWeights out;
     out.metadata = f.metadata;
     Config file_config;
     bool has_file_config = false;
+    // Checkpoints written before learn_layer_norm existed trained gamma/beta; their config lacks the key.
+    bool file_predates_option = false;
     if (auto it = f.metadata.find("stepformer.config"); it != f.metadata.end()) {
         file_config = config_from_json_text(it->second, "config in the metadata of '" + path + "'");
         has_file_config = true;
+        auto j = nlohmann::json::parse(it->second, nullptr, false);
+        file_predates_option = j.is_object() && !j.contains("learn_layer_norm");
     }
     if (config) {
         out.config = *config;
@@ -144,41 +172,85 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
         out.config = file_config;
         out.config_from_file = true;
     } else {
-        throw WeightsError("weights '" + path +
-                           "' carry no config (no 'stepformer.config' in __metadata__); pass one with --config");
+        // A bare state_dict, as the tutorial's program saves it: it can only be the tutorial's model.
+        out.config = Config::tutorial();
+        out.config_assumed = true;
     }
+    auto fail = [&](const std::string& what) -> WeightsError {
+        if (out.config_assumed)
+            return WeightsError("weights '" + path +
+                                "' carry no config (no 'stepformer.config' in __metadata__) and are not the "
+                                "tutorial's model: " + what + "; pass their config with --config");
+        return WeightsError("weights '" + path + "': " + what);
+    };
+    const std::string expected_word = out.config_assumed ? "the tutorial's is " : "expected ";
+
+    // LayerNorm gamma/beta in a file whose config does not learn them: identity values are
+    // harmless and skipped; trained values would change the numbers, so they are not dropped silently.
+    std::set<std::string> skipped_norms;
+    if (!out.config.learn_layer_norm) {
+        for (const auto& sp : layer_norm_specs(out.config)) {
+            const StoredTensor* st = f.find(sp.name);
+            if (!st) continue;
+            const float identity = sp.init == ParamSpec::Init::Ones ? 1.0f : 0.0f;
+            const int64_t bad = st->shape == sp.shape ? first_not(st->value, identity) : 0;
+            if (bad < 0) {
+                skipped_norms.insert(sp.name);
+                continue;
+            }
+            if (file_predates_option && !config) {
+                out.config.learn_layer_norm = true;
+                out.warnings.push_back(
+                    "weights '" + path + "' were saved by an earlier Stepformer that trained LayerNorm gamma/beta; "
+                    "opened with \"learn_layer_norm\": true so their numbers are unchanged. The tutorial keeps "
+                    "gamma = 1, beta = 0: retrain from the initial weights to follow it");
+                skipped_norms.clear();
+                break;
+            }
+            std::string found = st->shape == sp.shape
+                                     ? "holds " + std::to_string(st->value.data[static_cast<size_t>(bad)]) +
+                                           " at index " + std::to_string(bad)
+                                     : "has shape " + shape_to_string(st->shape);
+            throw fail("LayerNorm parameter '" + sp.name + "' " + found + ", but the config has \"learn_layer_norm\": " +
+                       "false (gamma fixed at 1, beta at 0, as the tutorial does); set \"learn_layer_norm\": true in " +
+                       "the config to use learned LayerNorm" +
+                       (file_predates_option ? " (these weights come from an earlier Stepformer that trained them)" : ""));
+        }
+    }
+    if (!skipped_norms.empty())
+        out.notes.push_back(std::to_string(skipped_norms.size()) +
+                            " LayerNorm gamma/beta in the file are exactly 1 and 0 and were skipped (not learned)");
 
     const auto specs = param_specs(out.config);
     out.params = ParamSet(specs);
     std::set<std::string> expected;
     for (const auto& sp : specs) expected.insert(sp.name);
     for (const auto& st : f.tensors) {
-        if (expected.count(st.name)) continue;
+        if (expected.count(st.name) || skipped_norms.count(st.name)) continue;
         if (is_ignored_buffer(st.name) || is_optimizer_state(st.name)) {
             if (is_ignored_buffer(st.name)) out.ignored.push_back(st.name);
             continue;
         }
-        throw WeightsError("weights '" + path + "': unexpected tensor '" + st.name + "' " + shape_to_string(st.shape) +
-                           " (not a parameter of a model with n_layers=" + std::to_string(out.config.n_layers) + ")");
+        throw fail("unexpected tensor '" + st.name + "' " + shape_to_string(st.shape) +
+                   " (not a parameter of a model with n_layers=" + std::to_string(out.config.n_layers) + ")");
     }
     for (size_t i = 0; i < specs.size(); ++i) {
         const auto& sp = specs[i];
         const StoredTensor* st = f.find(sp.name);
         if (!st) {
             if (!sp.optional_in_file)
-                throw WeightsError("weights '" + path + "': missing parameter '" + sp.name + "' (expected shape " +
-                                   shape_to_string(sp.shape) + ")");
+                throw fail("missing parameter '" + sp.name + "' (" + expected_word + "shape " +
+                           shape_to_string(sp.shape) + ")");
             Tensor& t = out.params[i];
             std::fill(t.data.begin(), t.data.end(), sp.init == ParamSpec::Init::Ones ? 1.0f : 0.0f);
             out.defaulted.push_back(sp.name);
             continue;
         }
         if (st->shape != sp.shape)
-            throw WeightsError("weights '" + path + "': parameter '" + sp.name + "' has shape " +
-                               shape_to_string(st->shape) + ", expected " + shape_to_string(sp.shape));
+            throw fail("parameter '" + sp.name + "' has shape " + shape_to_string(st->shape) + ", " + expected_word +
+                       shape_to_string(sp.shape));
         for (float v : st->value.data)
-            if (!std::isfinite(v))
-                throw WeightsError("weights '" + path + "': parameter '" + sp.name + "' contains NaN or infinity");
+            if (!std::isfinite(v)) throw fail("parameter '" + sp.name + "' contains NaN or infinity");
         out.params[i] = st->value;
     }
     return out;

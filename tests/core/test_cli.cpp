@@ -13,7 +13,9 @@
 #include "fixture_util.h"
 #include "stepformer/checkpoint.h"
 #include "stepformer/dataset.h"
+#include "stepformer/decode.h"
 #include "stepformer/model_io.h"
+#include "stepformer/safetensors.h"
 #include "stepformer/train.h"
 
 namespace fs = std::filesystem;
@@ -128,8 +130,9 @@ std::set<std::string> names_of(const SafetensorsFile& f) {
 }
 
 // A small config file (the tutorial's vocabulary), as a user would write one.
-std::string write_small_config(const TempDir& dir, Config* out = nullptr) {
+std::string write_small_config(const TempDir& dir, Config* out = nullptr, bool learn_layer_norm = false) {
     Config c;
+    c.learn_layer_norm = learn_layer_norm;
     c.d_model = 16;
     c.d_ff = 32;
     c.d_k = 4;
@@ -463,7 +466,8 @@ TEST(CliTrain, OutOfRangeOptionsFailWithAMessageBeforeWritingAnything) {
 TEST(CliTrain, DivergenceExitsWithCode2AndSavesTheLastGoodWeights) {
     TempDir dir;
     Config c;
-    const std::string cfg = write_small_config(dir, &c);
+    // learned LayerNorm: the tutorial's fixed one keeps every output bounded (no overflow at lr 100)
+    const std::string cfg = write_small_config(dir, &c, true);
     const std::string log = dir.file("log.csv"), save = dir.file("m.safetensors");
     const Result r =
         cli({"train", "--config", cfg, "--epochs", "300", "--lr", "100", "--log", log, "--save", save, "--quiet"});
@@ -480,6 +484,77 @@ TEST(CliTrain, DivergenceExitsWithCode2AndSavesTheLastGoodWeights) {
     // load_weights rejects NaN/inf, so loading proves the saved weights are finite
     const Checkpoint ck = load_checkpoint(save, &c);
     EXPECT_EQ(ck.params.size(), param_specs(c).size());
+}
+
+// ---------------------------------------------------------------------------
+// A bare state_dict, as the tutorial's program saves it
+
+// safetensors.torch.save_file(model.state_dict(), path) of the tutorial's full-size model:
+// every parameter under its state_dict name, the pe buffers [5000, 1, 512], no metadata.
+std::string write_bare_tutorial_state_dict(const TempDir& dir, const ParamSet& params) {
+    const Config t = Config::tutorial();
+    const Tensor pe_table = positional_table(5000, t.d_model);
+    const Tensor pe({5000, 1, t.d_model}, pe_table.data);
+    std::vector<TensorToWrite> items;
+    items.push_back({"encoder.pos_emb.pe", &pe, DType::F32});
+    items.push_back({"decoder.pos_emb.pe", &pe, DType::F32});
+    for (size_t i = 0; i < params.size(); ++i) items.push_back({params.name(i), &params[i], DType::F32});
+    const std::string path = dir.file("model.safetensors");
+    write_safetensors(path, items, {});
+    return path;
+}
+
+TEST(CliBareStateDict, TheTutorialsOwnCheckpointOpensWithOnlyWeights) {
+    TempDir dir;
+    const Config t = Config::tutorial();
+    const ParamSet params = init_params(t, 11);
+    const std::string path = write_bare_tutorial_state_dict(dir, params);
+    ASSERT_TRUE(read_safetensors(path).metadata.empty());
+
+    Result r = cli({"translate", "--weights", path, "--verbose"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_HAS(r.err, path);
+    EXPECT_HAS(r.err, "carries no config");
+    EXPECT_HAS(r.err, "the tutorial's config was assumed");
+    // what the in-process model decodes from the same weights
+    Transformer model(t, params);
+    EXPECT_EQ(r.out, "ich mochte ein bier P -> " + greedy_decode(model, "ich mochte ein bier P").text +
+                         "\nich mochte ein cola P -> " + greedy_decode(model, "ich mochte ein cola P").text + "\n");
+
+    // training from it: the tutorial's recipe, its loss before the first step is the model's
+    const std::string log = dir.file("log.csv");
+    r = cli({"train", "--init", path, "--epochs", "1", "--no-shuffle", "--dropout", "0", "--log", log});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_HAS(r.err, "the tutorial's config was assumed");
+    EXPECT_HAS(r.out, "dropout 0\n");
+    EXPECT_HAS(r.out, "Epoch: 0001 loss = ");
+    const auto rows = read_csv(log);
+    ASSERT_EQ(rows.size(), 2u);
+    const Batch b = make_training_batch(t, builtin_examples(), {0, 1});
+    Trace tr;
+    model.forward(b, tr);
+    const float loss = model.loss(b, tr);
+    EXPECT_NEAR(std::stod(rows[1][2]), loss, 1e-6 * loss);
+
+    r = cli({"train", "--init", path, "--dropout", "1.5"});
+    EXPECT_NE(r.rc, 0);
+    EXPECT_HAS(r.err, "--dropout");
+}
+
+TEST(CliBareStateDict, AnotherModelWithoutAConfigIsRefusedNamingTheMismatch) {
+    // the tutorial's code at d_model 8: its names, not its sizes
+    const std::string w = fixtures::path("tutorial_state_dict.weights.safetensors");
+    Result r = cli({"translate", "--weights", w});
+    EXPECT_USER_ERROR(r);
+    EXPECT_HAS(r.err, w);
+    EXPECT_HAS(r.err, "not the tutorial's model");
+    EXPECT_HAS(r.err, "'encoder.src_emb.weight' has shape [6, 8], the tutorial's is [6, 512]");
+    EXPECT_HAS(r.err, "--config");
+    EXPECT_EQ(r.out, "");
+    // with its config it opens
+    r = cli({"translate", "--weights", w, "--config", fixtures::path("tutorial_state_dict.config.json")});
+    EXPECT_EQ(r.rc, 0) << r.err;
+    EXPECT_FALSE(has(r.err, "assumed"));
 }
 
 // ---------------------------------------------------------------------------

@@ -283,11 +283,79 @@ TEST_F(WeightsErrors, MissingWeightIsNamed) {
     write_weights(path, params, &c, name);
     auto m = error_of<WeightsError>([&] { load_weights(path, nullptr); });
     EXPECT_TRUE(mentions(m, {path, "missing parameter '" + name + "'", "[32, 32]"}));
-    // LayerNorm parameters may be absent (the tutorial's checkpoints): defaulted, not an error
-    write_weights(path, params, &c, "encoder.layers.0.pos_ffn.layer_norm.weight");
+    // Learned LayerNorm parameters may be absent from a file: defaulted to 1/0, not an error.
+    Config learned = c;
+    learned.learn_layer_norm = true;
+    const ParamSet lp = init_params(learned, 1);
+    write_weights(path, lp, &learned, "encoder.layers.0.pos_ffn.layer_norm.weight");
     const LoadedWeights w = load_weights(path, nullptr);
+    EXPECT_TRUE(w.config.learn_layer_norm);
     EXPECT_EQ(w.defaulted, std::vector<std::string>{"encoder.layers.0.pos_ffn.layer_norm.weight"});
     for (float v : w.params.at("encoder.layers.0.pos_ffn.layer_norm.weight").data) EXPECT_EQ(v, 1.0f);
+}
+
+// ---------------------------------------------------------------------------
+// LayerNorm gamma/beta: the tutorial's model has none; "learn_layer_norm": true has them.
+
+TEST_F(WeightsErrors, TheTutorialsModelHasNoLayerNormParameters) {
+    EXPECT_FALSE(c.learn_layer_norm);
+    for (const auto& sp : param_specs(c)) EXPECT_EQ(sp.name.find("layer_norm"), std::string::npos) << sp.name;
+    Config learned = c;
+    learned.learn_layer_norm = true;
+    // two per attention block and FFN: (1 + 1) encoder + (2 + 1) decoder blocks per layer
+    EXPECT_EQ(param_specs(learned).size(), param_specs(c).size() + size_t(2 * 5 * c.n_layers));
+}
+
+TEST_F(WeightsErrors, LayerNormAtOneAndZeroIsSkippedWhenNotLearned) {
+    Config learned = c;
+    learned.learn_layer_norm = true;
+    const ParamSet lp = init_params(learned, 1);  // gamma = 1, beta = 0
+    write_weights(path, lp, &c);                  // config says: not learned
+    const LoadedWeights w = load_weights(path, nullptr);
+    EXPECT_FALSE(w.config.learn_layer_norm);
+    EXPECT_EQ(w.params.size(), param_specs(c).size());
+    ASSERT_EQ(w.notes.size(), 1u);
+    EXPECT_TRUE(mentions(w.notes[0], {std::to_string(2 * 5 * c.n_layers) + " LayerNorm", "exactly 1 and 0"}));
+    EXPECT_TRUE(w.warnings.empty());
+    for (size_t i = 0; i < w.params.size(); ++i) EXPECT_EQ(w.params[i].data, lp.at(w.params.name(i)).data);
+}
+
+TEST_F(WeightsErrors, TrainedLayerNormNamesTheOptionWhenNotLearned) {
+    Config learned = c;
+    learned.learn_layer_norm = true;
+    ParamSet lp = init_params(learned, 1);
+    lp.at("decoder.layers.1.dec_enc_attn.layer_norm.bias").data[5] = 0.25f;
+    write_weights(path, lp, &c);
+    auto m = error_of<WeightsError>([&] { load_weights(path, nullptr); });
+    EXPECT_TRUE(mentions(m, {path, "'decoder.layers.1.dec_enc_attn.layer_norm.bias'", "0.25", "index 5",
+                             "\"learn_layer_norm\": true"}));
+    // the same with the config given on the command line
+    m = error_of<WeightsError>([&] { load_weights(path, &c); });
+    EXPECT_TRUE(mentions(m, {"\"learn_layer_norm\": true"}));
+    // and with the option on, it loads as it is
+    const LoadedWeights w = load_weights(path, &learned);
+    EXPECT_EQ(w.params.at("decoder.layers.1.dec_enc_attn.layer_norm.bias").data[5], 0.25f);
+}
+
+TEST_F(WeightsErrors, ACheckpointFromBeforeTheOptionOpensWithItsTrainedLayerNorm) {
+    // An earlier Stepformer learned gamma/beta and wrote a config without "learn_layer_norm".
+    Config learned = c;
+    learned.learn_layer_norm = true;
+    ParamSet lp = init_params(learned, 1);
+    lp.at("encoder.layers.0.enc_self_attn.layer_norm.weight").data[0] = 1.5f;
+    nlohmann::json old = nlohmann::json::parse(config_to_json_text(c));
+    old.erase("learn_layer_norm");
+    std::vector<TensorToWrite> items;
+    for (size_t i = 0; i < lp.size(); ++i) items.push_back({lp.name(i), &lp[i], DType::F32});
+    write_safetensors(path, items, {{"stepformer.config", old.dump()}});
+    const LoadedWeights w = load_weights(path, nullptr);
+    EXPECT_TRUE(w.config.learn_layer_norm);
+    EXPECT_EQ(w.params.at("encoder.layers.0.enc_self_attn.layer_norm.weight").data[0], 1.5f);
+    ASSERT_EQ(w.warnings.size(), 1u);
+    EXPECT_TRUE(mentions(w.warnings[0], {path, "earlier Stepformer", "\"learn_layer_norm\": true", "retrain"}));
+    // Forced to the tutorial's semantics by an explicit config, it refuses and says why.
+    auto m = error_of<WeightsError>([&] { load_weights(path, &c); });
+    EXPECT_TRUE(mentions(m, {"\"learn_layer_norm\": true", "earlier Stepformer"}));
 }
 
 TEST_F(WeightsErrors, MisshapenWeightGivesExpectedAndFound) {
@@ -335,9 +403,11 @@ TEST_F(WeightsErrors, ConfigInTheFileMustMatchTheGivenConfig) {
 }
 
 TEST_F(WeightsErrors, NoConfigAnywhereOrABrokenOne) {
+    // Without a config a file can only be the tutorial's model; this one is smaller.
     write_weights(path, params, nullptr);
     auto m = error_of<WeightsError>([&] { load_weights(path, nullptr); });
-    EXPECT_TRUE(mentions(m, {path, "carry no config", "--config"}));
+    EXPECT_TRUE(mentions(m, {path, "carry no config", "not the tutorial's model", "'encoder.src_emb.weight'",
+                             "has shape [6, 32]", "the tutorial's is [6, 512]", "--config"}));
     EXPECT_NO_THROW(load_weights(path, &c));
     std::vector<TensorToWrite> items{{params.name(0), &params[0], DType::F32}};
     write_safetensors(path, items, {{"stepformer.config", "{\"d_model\": "}});

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <functional>
 #include <random>
 #include <sstream>
@@ -437,6 +438,33 @@ TEST_P(KernelGrad, LayerNormInputGammaBeta) {
         check_grad("layernorm dbeta", beta, dbeta, objective, 1e-2f, probe(beta.size(), 100), kSmoothRtol, kSmoothAbs));
 }
 
+// The tutorial's LayerNorm: no gamma/beta (null), y = (x - mean) * rstd exactly, and the
+// backward of that alone.
+TEST_P(KernelGrad, LayerNormWithoutAffine) {
+    const int rows = large() ? 130 : 4, cols = large() ? 70 : 7;
+    const float eps = 1e-5f;
+    Vec in = randn(size_t(rows) * cols, 11, 1.5f), R = randn(in.size(), 12), out(in.size()),
+        mean(static_cast<size_t>(rows)), rstd(static_cast<size_t>(rows));
+    for (size_t i = 0; i < in.size(); ++i) in[i] += 0.5f * float(i % 3);
+    auto objective = [&] {
+        fwd->layernorm_forward(out.data(), mean.data(), rstd.data(), in.data(), nullptr, nullptr, rows, cols, eps);
+        return dot(out, R);
+    };
+    EXPECT_TRUE(forward_agrees(objective, out));
+    objective();
+    // Identical to gamma = 1, beta = 0 given explicitly.
+    const Vec ones(size_t(cols), 1.0f), zeros(size_t(cols), 0.0f);
+    Vec out1(in.size()), mean1 = mean, rstd1 = rstd;
+    fwd->layernorm_forward(out1.data(), mean1.data(), rstd1.data(), in.data(), ones.data(), zeros.data(), rows, cols,
+                           eps);
+    EXPECT_EQ(out, out1);
+    const Vec m = mean, rs = rstd;
+    Vec din = randn(in.size(), 13, 10.0f);
+    be->layernorm_backward(din.data(), nullptr, nullptr, R.data(), in.data(), m.data(), rs.data(), nullptr, rows, cols);
+    EXPECT_TRUE(check_grad("layernorm (no affine) din", in, din, objective, 1e-2f, probe(in.size()), kSmoothRtol,
+                           kSmoothAbs));
+}
+
 TEST_P(KernelGrad, ReluAwayFromZero) {
     const int64_t n = large() ? 70000 : 50;
     Vec in = randu(size_t(n), 1, 0.1f, 2.0f);
@@ -583,13 +611,15 @@ Batch tiny_batch(const Config& c) {
     return make_training_batch(c, ex, {0, 1, 2});
 }
 
-class ModelGrad : public ::testing::TestWithParam<int> {};
+// (threads, learn_layer_norm): the tutorial's fixed LayerNorm and the learned one.
+class ModelGrad : public ::testing::TestWithParam<std::tuple<int, bool>> {};
 
 TEST_P(ModelGrad, EveryParameterTensorMatchesCentralDifferences) {
-    const Config c = tiny_config();
-    auto be = make_cpu_backend(GetParam());
+    Config c = tiny_config();
+    c.learn_layer_norm = std::get<1>(GetParam());
+    auto be = make_cpu_backend(std::get<0>(GetParam()));
     ParamSet params = init_params(c, 5);
-    // LayerNorm gamma/beta away from their 1/0 initialisation, so their gradients are generic.
+    // Learned LayerNorm gamma/beta away from their 1/0 initialisation, so their gradients are generic.
     for (size_t i = 0; i < params.size(); ++i)
         if (params.name(i).find("layer_norm") != std::string::npos) {
             const bool is_gamma = params.name(i).ends_with(".weight");
@@ -643,14 +673,18 @@ TEST_P(ModelGrad, EveryParameterTensorMatchesCentralDifferences) {
         for (size_t i : idx) strict += std::abs(g[i]) > 1e-2f;  // where the relative 1e-2 dominates
     }
     EXPECT_EQ(model.params().size(), param_specs(c).size());
-    EXPECT_GE(checked, 5 * 50);
+    EXPECT_GE(checked, 5 * static_cast<int>(param_specs(c).size()));
+    EXPECT_EQ(param_specs(c).size(), c.learn_layer_norm ? 55u : 35u);
     // every tensor has a real gradient somewhere
     EXPECT_EQ(nonzero, static_cast<int>(model.params().size()));
-    EXPECT_GE(strict, checked / 3);
+    EXPECT_GE(strict, checked / 4);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cpu, ModelGrad, ::testing::Values(1, 2),
-                         [](const auto& info) { return "threads" + std::to_string(info.param); });
+INSTANTIATE_TEST_SUITE_P(Cpu, ModelGrad, ::testing::Combine(::testing::Values(1, 2), ::testing::Bool()),
+                         [](const auto& info) {
+                             return "threads" + std::to_string(std::get<0>(info.param)) +
+                                    (std::get<1>(info.param) ? "_learned_norm" : "_fixed_norm");
+                         });
 
 // With dropout active (training), the same mask must be drawn for every evaluation: each forward
 // gets a generator seeded alike. The gradient reaching the embedding tables is scaled by the mask.

@@ -350,7 +350,8 @@ TEST(ModelShapes, ForwardIsDeterministicAndDoesNotDependOnThreads) {
 // the last LayerNorm's gamma = 0 and beta = e_0 make every decoder output e_0, so the logits
 // are the projection's column 0 and the argmax is the same at every step.
 
-Transformer rigged_model(const Config& c, int winner) {
+Transformer rigged_model(Config c, int winner) {
+    c.learn_layer_norm = true;  // the rig needs a gamma and beta to set
     ParamSet p = init_params(c, 6);
     const std::string ln = "decoder.layers." + std::to_string(c.n_layers - 1) + ".pos_ffn.layer_norm";
     p.at(ln + ".weight").zero();

@@ -1,5 +1,6 @@
 // Training against PyTorch (30 optimizer steps, loss curve and final weights), the training
 // loop's controls, divergence, and learning the two sentences.
+#include <cstdio>
 #include <thread>
 
 #include "fixture_util.h"
@@ -64,6 +65,76 @@ TEST(TrainingGolden, ThirtyAdamStepsMatchTorch) {
     check_against_torch("adam.losses.json", o);
 }
 
+// Seed 001's own training loop on its own model code (tests/reference/make_fixtures.py,
+// tutorial_recipe_case), at d_model 128 (1 layer): SGD lr 1e-3 momentum 0.99, both sentences as one batch,
+// 30 epochs, dropout 0, LayerNorm gamma = 1 / beta = 0 never trained. Every epoch's loss and
+// the greedy translations after training.
+TEST(TrainingGolden, TheTutorialsRecipeForThirtyEpochsMatchesTheTutorialProgram) {
+    const auto ref = fixtures::read_json("recipe.losses.json");
+    ModelSource src;
+    src.weights_path = fixtures::path(ref.at("init").get<std::string>());
+    LoadedModel lm = load_model(src);
+    ASSERT_FALSE(lm.config.learn_layer_norm);
+    ASSERT_EQ(lm.config.dropout, 0.0);
+    Transformer model(lm.config, std::move(lm.params));
+    TrainOptions to;
+    to.epochs = ref.at("epochs").get<int>();
+    to.batch_size = 2;
+    to.shuffle = false;
+    to.optimizer.kind = OptimizerKind::SGD;
+    to.optimizer.lr = 1e-3;
+    to.optimizer.momentum = 0.99;
+    Trainer trainer(model, fixture_examples("recipe"), to);
+    std::vector<double> losses;
+    auto r = trainer.run([&](const StepReport& s) { losses.push_back(s.loss); });
+    ASSERT_EQ(r.status, TrainStatus::Finished) << r.message;
+    const auto want = ref.at("losses").get<std::vector<double>>();
+    ASSERT_EQ(losses.size(), want.size());
+    double worst = 0.0;
+    for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_NEAR(losses[i], want[i], 1e-5 * std::abs(want[i])) << "epoch " << i + 1;
+        worst = std::max(worst, std::abs(losses[i] - want[i]) / std::abs(want[i]));
+    }
+    char worst_text[32];
+    std::snprintf(worst_text, sizeof worst_text, "%.3g", worst);
+    RecordProperty("max_relative_loss_difference", worst_text);
+    const auto in = fixtures::inputs("recipe");
+    const auto translations = ref.at("translations").get<std::vector<std::string>>();
+    ASSERT_EQ(translations.size(), in.src.size());
+    for (size_t i = 0; i < in.src.size(); ++i)
+        EXPECT_EQ(greedy_decode(model, in.src[i]).text, translations[i]) << in.src[i];
+}
+
+// Fixed LayerNorm leaves no trace in what training makes: no parameters, no gradients, no
+// optimizer state, nothing in the checkpoint.
+TEST(Training, FixedLayerNormIsNeitherTrainedNorSaved) {
+    Config c = Config::small();
+    ASSERT_FALSE(c.learn_layer_norm);
+    Transformer model(c, init_params(c, 3));
+    TrainOptions to;
+    to.epochs = 2;
+    to.optimizer.kind = OptimizerKind::Adam;
+    Trainer trainer(model, builtin_examples(), to);
+    ASSERT_EQ(trainer.run().status, TrainStatus::Finished);
+    const std::string path = ::testing::TempDir() + "/fixed_norm.safetensors";
+    save_checkpoint(path, model, &trainer.optimizer());
+    const auto f = read_safetensors(path);
+    int optim = 0;
+    for (const auto& t : f.tensors) {
+        EXPECT_EQ(t.name.find("layer_norm"), std::string::npos) << t.name;
+        optim += t.name.rfind("optim.", 0) == 0;
+    }
+    EXPECT_GT(optim, 0);
+    const Batch b = make_training_batch(c, builtin_examples(), {0, 1});
+    Trace tr;
+    model.forward(b, tr);
+    model.loss(b, tr);
+    ParamSet grads;
+    model.backward(b, tr, grads, true);
+    for (size_t i = 0; i < grads.size(); ++i) EXPECT_EQ(grads.name(i).find("layer_norm"), std::string::npos);
+    for (const auto& e : tr.entries()) EXPECT_FALSE(e.name.starts_with("grad.") && e.name.find("layer_norm.") != std::string::npos);
+}
+
 TEST(Training, SmallModelLearnsBothSentencesAndTranslates) {
     Config c = Config::small();
     Transformer model(c, init_params(c, 7));
@@ -81,7 +152,10 @@ TEST(Training, SmallModelLearnsBothSentencesAndTranslates) {
 }
 
 TEST(Training, DivergenceStopsAndKeepsLastGoodWeights) {
+    // Learned LayerNorm: its gamma can grow without bound. (With the tutorial's fixed LayerNorm
+    // every layer's output has norm sqrt(d_model), and no learning rate up to 100 overflows.)
     Config c = Config::small();
+    c.learn_layer_norm = true;
     Transformer model(c, init_params(c, 3));
     TrainOptions to;
     to.epochs = 200;

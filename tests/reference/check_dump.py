@@ -44,11 +44,16 @@ def split_sentences(vals):
 
 
 def build_model(cfg, weights, dtype):
-    has_ln = any(".layer_norm." in k for k in weights)
+    learned = cfg.get("learn_layer_norm", False)
     pe = weights.get("encoder.pos_emb.pe")
     max_len = pe.shape[0] if pe is not None else M.DEFAULT_MAX_LEN
-    model = M.Transformer(cfg, max_len=max_len, tutorial_layernorm=not has_ln)
+    model = M.Transformer(cfg, max_len=max_len)
     sd = {k: torch.from_numpy(np.array(v)) for k, v in weights.items()}
+    if not learned:
+        for k in [k for k in sd if ".layer_norm." in k]:
+            v = sd.pop(k)
+            if not torch.equal(v, torch.ones_like(v) if k.endswith(".weight") else torch.zeros_like(v)):
+                raise SystemExit("%s is not 1/0 but the config has \"learn_layer_norm\": false" % k)
     missing, unexpected = model.load_state_dict(sd, strict=False)
     missing = [k for k in missing if not k.endswith("pos_emb.pe")]
     if missing or unexpected:
@@ -148,6 +153,7 @@ def random_case(seed, out_dir):
         "src_len": rng.randint(1, 8), "tgt_len": rng.randint(2, 8),
         "pad": "P", "bos": "S", "eos": "E",
         "layer_norm_eps": rng.choice([1e-5, 1e-6, 1e-3]), "dropout": 0.0,
+        "learn_layer_norm": rng.choice([False, True]),
     }
     B = rng.randint(1, 4)
     src, tgt, out = [], [], []

@@ -7,6 +7,7 @@ import copy
 import json
 import os
 import sys
+from collections import OrderedDict
 
 import torch
 
@@ -18,6 +19,7 @@ import tutorial_literal as TL  # noqa: E402
 
 OUT = os.path.normpath(os.path.join(HERE, "..", "fixtures"))
 N_STEPS = 30
+RECIPE_EPOCHS = 30
 SGD_OPT = {"type": "SGD", "lr": 0.05, "momentum": 0.99, "dampening": 0.0, "nesterov": False,
            "weight_decay": 0.0}
 ADAM_OPT = {"type": "Adam", "lr": 1e-3, "betas": [0.9, 0.98], "eps": 1e-9, "weight_decay": 0.0,
@@ -79,7 +81,7 @@ def make_inputs(cfg, rows):
 def build(cfg, seed):
     torch.manual_seed(seed)
     m = M.Transformer(cfg)
-    M.randomize_layer_norms(m)
+    M.randomize_layer_norms(m)  # only where cfg learns LayerNorm
     return m
 
 
@@ -182,6 +184,92 @@ def training_case(cfg, seed, rows):
               % (name, l32[0], l32[-1], f32, max(dev), wdev))
 
 
+def tutorial_greedy(lit, enc_input, cfg, max_steps):
+    """The tutorial's greedy_decoder and its final prediction, verbatim in effect (stops at '.'),
+    with a step limit so an untrained model cannot loop forever. Returns the predicted words."""
+    tv = {w: i for i, w in enumerate(cfg["tgt_vocab"])}
+    enc_outputs, _ = lit.encoder(enc_input)
+    dec_input = torch.zeros(1, 0).type_as(enc_input.data)
+    next_symbol = tv[cfg["bos"]]
+    for _ in range(max_steps):
+        dec_input = torch.cat([dec_input.detach(), torch.tensor([[next_symbol]], dtype=enc_input.dtype)], -1)
+        dec_outputs, _, _ = lit.decoder(dec_input, enc_input, enc_outputs)
+        projected = lit.projection(dec_outputs)
+        next_symbol = projected.squeeze(0).max(dim=-1, keepdim=False)[1].data[-1]
+        if next_symbol == tv["."]:
+            break
+    predict, _, _, _ = lit(enc_input, dec_input)
+    predict = predict.data.max(1, keepdim=True)[1]
+    return [cfg["tgt_vocab"][n.item()] for n in predict.squeeze(-1)]
+
+
+def tutorial_recipe_run(cfg, sd, s, t, o, dtype=torch.float32):
+    """The tutorial's training loop (seed 001) on its own model code: SGD lr 1e-3 momentum 0.99,
+    CrossEntropyLoss(ignore_index=0), one batch of both sentences per epoch, 30 epochs; dropout 0
+    (eval mode: nothing else in the model depends on it). Returns (losses, model)."""
+    TL.configure(cfg)
+    # the literal code makes a fresh nn.LayerNorm per call, in the default dtype
+    torch.set_default_dtype(dtype)
+    try:
+        return _recipe_loop(sd, s, t, o, dtype)
+    finally:
+        torch.set_default_dtype(torch.float32)
+
+
+def _recipe_loop(sd, s, t, o, dtype):
+    lit = TL.Transformer()
+    missing, unexpected = lit.load_state_dict(sd, strict=False)
+    assert not unexpected and all(k.endswith("pos_emb.pe") for k in missing), (missing, unexpected)
+    lit = lit.to(dtype).eval()
+    crit = torch.nn.CrossEntropyLoss(ignore_index=0)
+    opt = torch.optim.SGD(lit.parameters(), lr=1e-3, momentum=0.99)
+    losses = []
+    for _ in range(RECIPE_EPOCHS):
+        outputs, _, _, _ = lit(s, t)
+        loss = crit(outputs, o.view(-1))
+        losses.append(float(loss))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return losses, lit
+
+
+def tutorial_recipe_case(seed, rows):
+    """The tutorial's model and recipe at a reduced size (the full one is 168 MB of weights; see
+    tutorial_recipe_check.py for it) -- committed initial weights, every epoch's loss, and the
+    greedy translations after training."""
+    # the smallest size tried (of 64..128 wide, 1..3 layers) at which 30 epochs learn both sentences
+    cfg = M.tutorial_config(d_model=128, d_ff=256, d_k=32, d_v=32, n_layers=1, n_heads=4)
+    TL.configure(cfg)
+    torch.manual_seed(seed)
+    sd = {k: v for k, v in TL.Transformer().state_dict().items() if not k.endswith("pos_emb.pe")}
+    js, s, t, o = make_inputs(cfg, rows)
+    l32, lit = tutorial_recipe_run(cfg, sd, s, t, o)
+    l64, _ = tutorial_recipe_run(cfg, {k: v.double() for k, v in sd.items()}, s, t, o, torch.float64)
+    with torch.no_grad():
+        translations = [" ".join(tutorial_greedy(lit, s[i].view(1, -1), cfg, cfg["tgt_len"]))
+                        for i in range(len(rows))]
+    rel = [abs(a - b) / abs(b) for a, b in zip(l32, l64)]
+    write_json("recipe.config.json", cfg)
+    write_st("recipe.weights.safetensors", OrderedDict((k, v.float()) for k, v in sd.items()), cfg_meta(cfg))
+    write_json("recipe.inputs.json", js)
+    write_json("recipe.losses.json", {
+        "config": "recipe.config.json",
+        "init": "recipe.weights.safetensors",
+        "inputs": "recipe.inputs.json",
+        "recipe": "the tutorial's loop: SGD lr 1e-3 momentum 0.99, CrossEntropyLoss(ignore_index=0), batch 2 "
+                  "(both sentences, in order), dropout 0, LayerNorm gamma=1 beta=0 (not trained)",
+        "epochs": RECIPE_EPOCHS,
+        "losses": l32,
+        "note": "losses[i] is the loss printed as 'Epoch: i+1', computed before that epoch's step",
+        "translations": translations,
+        "float64_losses": l64,
+        "float32_vs_float64_max_rel_dev": max(rel),
+    })
+    print("recipe losses: %.6f -> %.6f, max |f32-f64|/f64 %.2e, translations %s"
+          % (l32[0], l32[-1], max(rel), translations))
+
+
 def tutorial_state_dict_case(seed, rows, max_len=64):
     cfg = M.tutorial_config(d_model=8, d_ff=16, d_k=2, d_v=2, n_layers=1, n_heads=2)
     TL.configure(cfg)
@@ -210,13 +298,16 @@ def main():
     torch.set_num_threads(1)  # fixed reduction order -> reproducible bytes
     os.makedirs(OUT, exist_ok=True)
     rows2 = M.TUTORIAL_SENTENCES
-    tiny = M.tutorial_config(d_model=16, d_ff=32, d_k=4, d_v=6, n_layers=2, n_heads=3)
+    # The trace cases learn LayerNorm (random gamma/beta), so its affine part is tested too.
+    tiny = M.tutorial_config(d_model=16, d_ff=32, d_k=4, d_v=6, n_layers=2, n_heads=3, learn_layer_norm=True)
     trace_case("tiny", tiny, 1, rows2)
-    small = M.tutorial_config(d_model=32, d_ff=64, d_k=8, d_v=8, n_layers=2, n_heads=4)
+    small = M.tutorial_config(d_model=32, d_ff=64, d_k=8, d_v=8, n_layers=2, n_heads=4, learn_layer_norm=True)
     rows3 = rows2 + [["ich mochte cola P P", "S i want P P P", "i want E P P P"]]
     trace_case("small", small, 2, rows3)
-    training_case(dict(tiny), 3, rows2)
+    # Training follows the tutorial: LayerNorm fixed, not trained.
+    training_case(dict(tiny, learn_layer_norm=False), 3, rows2)
     tutorial_state_dict_case(4, rows2)
+    tutorial_recipe_case(5, rows2)
     total = 0
     for n in written:
         sz = os.path.getsize(path(n))

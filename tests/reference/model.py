@@ -4,9 +4,10 @@ CPU / float32, recording every intermediate (batch-first) under stable trace nam
 Differences from the tutorial (all deliberate, see tests/reference/README.md):
   * hyper-parameters come from `cfg` instead of globals (d_k, d_v, n_heads, d_model independent;
     attention scale uses cfg["d_k"]);
-  * LayerNorms are persistent submodules named `layer_norm` (gamma/beta are parameters) unless
-    `tutorial_layernorm=True`, which reproduces the tutorial's fresh nn.LayerNorm per call
-    (gamma=1, beta=0, no parameters in the state_dict);
+  * LayerNorm follows cfg["learn_layer_norm"] (default false): false is the tutorial's fresh
+    nn.LayerNorm per call (F.layer_norm with no weight and bias: gamma=1, beta=0, nothing in the
+    state_dict, nothing trained); true makes persistent submodules named `layer_norm` whose
+    gamma/beta are parameters. `tutorial_layernorm=True/False` overrides the config;
   * pad mask uses the pad token's index in the key sequence's vocabulary (0 in the tutorial);
   * scores and masked_scores are separate tensors (the tutorial fills in place);
   * dropout (p = cfg["dropout"]) is only applied after the positional encoding.
@@ -28,7 +29,7 @@ def tutorial_config(**over):
         "src_vocab": ["P", "ich", "mochte", "ein", "bier", "cola"],
         "tgt_vocab": ["P", "i", "want", "a", "beer", "coke", "S", "E", "."],
         "src_len": 5, "tgt_len": 6, "pad": "P", "bos": "S", "eos": "E",
-        "layer_norm_eps": 1e-5, "dropout": 0.0,
+        "layer_norm_eps": 1e-5, "dropout": 0.0, "learn_layer_norm": False,
     }
     cfg.update(over)
     return cfg
@@ -248,11 +249,11 @@ class Decoder(nn.Module):
 
 
 class Transformer(nn.Module):
-    def __init__(self, cfg, max_len=DEFAULT_MAX_LEN, tutorial_layernorm=False):
+    def __init__(self, cfg, max_len=DEFAULT_MAX_LEN, tutorial_layernorm=None):
         super().__init__()
         self.cfg = dict(cfg)
         self.rec = Recorder()
-        tl = tutorial_layernorm
+        tl = not cfg.get("learn_layer_norm", False) if tutorial_layernorm is None else tutorial_layernorm
         self.encoder = Encoder(cfg, self.rec, max_len, tl)
         self.decoder = Decoder(cfg, self.rec, max_len, tl)
         self.projection = nn.Linear(cfg["d_model"], len(cfg["tgt_vocab"]), bias=False)

@@ -273,7 +273,7 @@ void TestGradientView::weightGradientAndPreviewedUpdate() {
     QVERIFY(view.parameterSectionVisible());
     QVERIFY(!view.showParameter(QStringLiteral("no.such.weight")));
     for (const char* name : {"projection.weight", "decoder.layers.1.dec_self_attn.W_Q.weight",
-                             "encoder.layers.0.pos_ffn.layer_norm.bias", "encoder.src_emb.weight"}) {
+                             "encoder.layers.0.pos_ffn.fc.2.weight", "encoder.src_emb.weight"}) {
         QVERIFY(view.showParameter(QString::fromLatin1(name)));
         QCOMPARE(view.currentParameter(), QString::fromLatin1(name));
         QCOMPARE(view.focus(), GradientView::Focus::Parameter);
@@ -311,19 +311,34 @@ void TestGradientView::weightGradientAndPreviewedUpdate() {
 }
 
 void TestGradientView::weightFollowsTheStep() {
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.decoder.layers.1.dec_self_attn.Q")),
+    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.decoder.layers.1.dec_self_attn.Q"), false),
              QStringLiteral("decoder.layers.1.dec_self_attn.W_Q.weight"));
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("encoder.layers.0.pos_ffn.hidden")),
+    QCOMPARE(GradientView::relatedParameter(QStringLiteral("encoder.layers.0.pos_ffn.hidden"), false),
              QStringLiteral("encoder.layers.0.pos_ffn.fc.0.weight"));
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.projection.logits")), QStringLiteral("projection.weight"));
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.decoder.tgt_emb.out")), QStringLiteral("decoder.tgt_emb.weight"));
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.encoder.layers.1.enc_self_attn.out")),
+    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.projection.logits"), false),
+             QStringLiteral("projection.weight"));
+    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.decoder.tgt_emb.out"), false),
+             QStringLiteral("decoder.tgt_emb.weight"));
+    // The tutorial's LayerNorm has no weight: its output leads to the sub-layer's last linear.
+    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.encoder.layers.1.enc_self_attn.out"), false),
+             QStringLiteral("encoder.layers.1.enc_self_attn.fc.weight"));
+    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.encoder.layers.1.pos_ffn.out"), false),
+             QStringLiteral("encoder.layers.1.pos_ffn.fc.2.weight"));
+    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.encoder.layers.1.enc_self_attn.out"), true),
              QStringLiteral("encoder.layers.1.enc_self_attn.layer_norm.weight"));
     const Fixture& f = fixture();
-    // Every related parameter exists.
+    // Every related parameter exists, with fixed and with learned LayerNorm.
+    QVERIFY(!f.config.learn_layer_norm);
     for (const QString& s : backwardStepOrder(*f.trace)) {
-        const QString p = GradientView::relatedParameter(s);
+        const QString p = GradientView::relatedParameter(s, false);
         if (!p.isEmpty()) QVERIFY2(f.params->contains(p.toStdString()), qPrintable(p));
+    }
+    Config learned = f.config;
+    learned.learn_layer_norm = true;
+    const ParamSet learnedParams(param_specs(learned));
+    for (const QString& s : backwardStepOrder(*f.trace)) {
+        const QString p = GradientView::relatedParameter(s, true);
+        if (!p.isEmpty()) QVERIFY2(learnedParams.contains(p.toStdString()), qPrintable(p));
     }
     GradientView view;
     view.setTrace(f.trace, f.config);

@@ -9,6 +9,7 @@
 #include <QApplication>
 #include <QChart>
 #include <QChartView>
+#include <QCheckBox>
 #include <QToolTip>
 #include <QDir>
 #include <QLabel>
@@ -485,6 +486,12 @@ void TestTrainingPanel::divergenceKeepsFiniteWeights() {
     p.resize(1200, 800);
     p.show();
     smallRun(p, 200);
+    // Learned LayerNorm: its gamma can grow without bound, where the tutorial's fixed LayerNorm
+    // keeps every output bounded and no learning rate up to 100 overflows.
+    auto* learn = p.findChild<QCheckBox*>(QStringLiteral("learnLayerNormCheck"));
+    QVERIFY(learn && !learn->isChecked());
+    learn->setChecked(true);
+    QVERIFY(p.hyperparameters()->config().learn_layer_norm);
     TrainOptions o = p.hyperparameters()->trainOptions();
     o.optimizer.kind = OptimizerKind::SGD;
     o.optimizer.momentum = 0.99;

@@ -97,10 +97,11 @@ public:
     virtual void positional_forward(float* out, const float* in, const float* pe, const float* keep, int B, int L,
                                     int D) = 0;
 
-    // LayerNorm over the last axis; mean, rstd (rows) saved for the backward.
+    // LayerNorm over the last axis; mean, rstd (rows) saved for the backward. gamma and beta are
+    // both null for a LayerNorm without learned scale and shift (the tutorial's).
     virtual void layernorm_forward(float* out, float* mean, float* rstd, const float* in, const float* gamma,
                                    const float* beta, int rows, int cols, float eps) = 0;
-    // din overwritten; dgamma, dbeta accumulated
+    // din overwritten; dgamma, dbeta accumulated (both null when gamma is)
     virtual void layernorm_backward(float* din, float* dgamma, float* dbeta, const float* dout, const float* in,
                                     const float* mean, const float* rstd, const float* gamma, int rows, int cols) = 0;
 

@@ -31,6 +31,9 @@ struct Config {
     std::string eos = "E";
     double layer_norm_eps = 1e-5;
     double dropout = 0.1;  // the tutorial's PositionalEncoding default; only active in training
+    // The tutorial builds a fresh nn.LayerNorm in every forward, so gamma = 1 and beta = 0 are
+    // constants, never trained. true: gamma/beta are parameters (*.layer_norm.weight/bias).
+    bool learn_layer_norm = false;
 
     static Config tutorial() { return Config{}; }
     // A small readable model with the tutorial's vocabulary (for the GUI and quick tests).
@@ -48,7 +51,8 @@ struct Config {
     int eos_id() const { return tgt_id(eos); }
 };
 
-// Parsing validates; missing keys are errors except layer_norm_eps and dropout (defaults).
+// Parsing validates; missing keys are errors except layer_norm_eps, dropout and learn_layer_norm
+// (defaults).
 Config config_from_json(const nlohmann::json& j);
 Config config_from_json_text(const std::string& text, const std::string& what = "config");
 Config load_config_file(const std::string& path);

@@ -20,10 +20,13 @@ struct LoadedModel {
     Config config;
     ParamSet params;
     std::string description;  // one line: where the config and weights came from
-    std::vector<std::string> notes;  // ignored buffers, defaulted LayerNorm parameters
+    std::vector<std::string> notes;     // ignored buffers, defaulted or skipped LayerNorm parameters
+    std::vector<std::string> warnings;  // e.g. a checkpoint from before "learn_layer_norm"
+    bool config_assumed = false;        // bare state_dict: the tutorial's config was assumed
 };
 
-// Without a config path the weights' metadata config is used, else the tutorial's.
+// Without a config path the weights' metadata config is used, else the tutorial's (for a
+// weights file, only when its names and shapes are the tutorial's).
 LoadedModel load_model(const ModelSource& src);
 
 // Writes every trace entry (masks as U8) with the config in the metadata. Atomic.

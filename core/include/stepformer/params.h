@@ -23,7 +23,7 @@ struct ParamSpec {
     Shape shape;
     enum class Init { Normal, Uniform, Ones, Zeros } init;
     int fan_in = 0;
-    bool optional_in_file = false;  // LayerNorm gamma/beta: the tutorial's checkpoints lack them
+    bool optional_in_file = false;  // learned LayerNorm gamma/beta: a file may lack them (then 1/0)
 };
 
 // The parameter list of the model for `c`, in state_dict order.
@@ -58,14 +58,22 @@ struct LoadedWeights {
     ParamSet params;
     Config config;
     bool config_from_file = false;
-    std::vector<std::string> ignored;    // e.g. encoder.pos_emb.pe
-    std::vector<std::string> defaulted;  // LayerNorm params not in the file
+    bool config_assumed = false;          // no config anywhere: the names and shapes are the tutorial's
+    std::vector<std::string> ignored;     // e.g. encoder.pos_emb.pe
+    std::vector<std::string> defaulted;   // learned LayerNorm params not in the file (1/0)
+    std::vector<std::string> notes;       // what was skipped, for the user
+    std::vector<std::string> warnings;    // something the user should act on
     std::map<std::string, std::string> metadata;
 };
 
 // Reads a safetensors weights file. The config comes from `config` when given, otherwise from
-// the file's __metadata__["stepformer.config"], otherwise it is an error. Checks every
-// parameter's presence and shape, naming the first problem (expected vs found).
+// the file's __metadata__["stepformer.config"], otherwise it is the tutorial's (a bare
+// state_dict as the tutorial saves it; config_assumed) and any other name or shape is an
+// error asking for --config. Checks every parameter's presence and shape, naming the first
+// problem (expected vs found). LayerNorm gamma/beta in the file while the config does not
+// learn them: exactly 1/0 is skipped with a note, anything else is an error naming
+// "learn_layer_norm" — except in a checkpoint saved before that option existed (its config
+// lacks the key), which opens with learned LayerNorm and a warning.
 LoadedWeights load_weights(const std::string& path, const Config* config);
 // The same from a file already read (`path` only names it in messages).
 struct SafetensorsFile;
