@@ -32,6 +32,9 @@
 #include "training_panel.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
+#include "stepformer/safetensors.h"
+
+#include <nlohmann/json.hpp>
 #include "input_bar.h"
 #include "main_window.h"
 #include "session.h"
@@ -327,6 +330,31 @@ void TestMainWindow::openingWeightsRebuildsTheNavigator() {
     QVERIFY(!w.session()->openWeights(QStringLiteral(STEPFORMER_FIXTURES_DIR "/tiny.inputs.json")));
     QCOMPARE(errors.count(), 1);
     QCOMPARE(w.session()->config().d_model, 8);
+
+    // A checkpoint from before "learn_layer_norm" (trained gamma/beta, a config without the key)
+    // opens with its numbers unchanged and a warning saying what to do.
+    using namespace stepformer;
+    Config learned = Config::small();
+    learned.learn_layer_norm = true;
+    ParamSet p = init_params(learned, 4);
+    p.at("decoder.layers.0.pos_ffn.layer_norm.weight").data[3] = 1.25f;
+    nlohmann::json old = nlohmann::json::parse(config_to_json_text(learned));
+    old.erase("learn_layer_norm");
+    std::vector<TensorToWrite> items;
+    for (size_t i = 0; i < p.size(); ++i) items.push_back({p.name(i), &p[i], DType::F32});
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("old.safetensors"));
+    write_safetensors(path.toStdString(), items, {{"stepformer.config", old.dump()}});
+    QSignalSpy warnings(w.session(), &Session::warningRaised);
+    QVERIFY(w.session()->openWeights(path));
+    QCOMPARE(warnings.count(), 1);
+    QVERIFY(warnings.at(0).at(0).toString().contains(QStringLiteral("earlier Stepformer")));
+    QVERIFY(w.session()->config().learn_layer_norm);
+    QCOMPARE(w.session()->model()->params().at("decoder.layers.0.pos_ffn.layer_norm.weight").data[3], 1.25f);
+    bool shown = false;  // the earlier error's box may still be waiting for deletion
+    for (auto* box : w.findChildren<QMessageBox*>(QStringLiteral("errorMessageBox")))
+        shown = shown || box->text().contains(QStringLiteral("learn_layer_norm"));
+    QVERIFY(shown);
 }
 
 void TestMainWindow::trainsInTheBackgroundWithVisibleProgress() {
