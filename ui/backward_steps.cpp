@@ -2,7 +2,7 @@
 
 #include "step_model.h"
 
-using stepformer::OpKind;
+using stepformer::Role;
 using stepformer::Trace;
 using stepformer::TraceEntry;
 
@@ -17,7 +17,7 @@ bool isGradName(const std::string& name) { return name.rfind("grad.", 0) == 0; }
 QStringList backwardStepOrder(const Trace& trace) {
     QStringList out;
     for (const TraceEntry& e : trace.entries())
-        if (e.op == OpKind::Gradient || isGradName(e.name)) out << QString::fromStdString(e.name);
+        if (e.role == Role::Gradient || isGradName(e.name)) out << QString::fromStdString(e.name);
     return out;
 }
 
@@ -58,14 +58,14 @@ QString BackwardStepList::gradientName(const QString& name) {
     return name.startsWith(kGradPrefix) ? name : kGradPrefix + name;
 }
 
-QString BackwardStepList::friendlyLabel(const QString& gradName, OpKind op) {
+QString BackwardStepList::friendlyLabel(const QString& gradName, Role op) {
     const QString base = forwardName(gradName);
     QString what;
     if (base == QLatin1String("loss"))
         what = tr("loss  (= 1, where it starts)");
     else if (base == QLatin1String("loss.per_token"))
         what = tr("loss per token  (1/N each)");
-    else if (op == OpKind::Gradient)
+    else if (op == Role::Gradient)
         what = base;
     else
         what = StepModel::friendlyLabel(base, op);
@@ -75,7 +75,7 @@ QString BackwardStepList::friendlyLabel(const QString& gradName, OpKind op) {
 QString BackwardStepList::friendlyLabel(const Trace& trace, const QString& gradName) {
     const QString base = forwardName(gradName);
     const TraceEntry* e = trace.find(base.toStdString());
-    return friendlyLabel(gradName, e ? e->op : OpKind::Gradient);
+    return friendlyLabel(gradName, e ? e->role : Role::Gradient);
 }
 
 QString BackwardStepList::counterpartStep(const Trace& trace, const QString& step, Direction to) {
@@ -111,7 +111,7 @@ QVariant BackwardStepList::data(const QModelIndex& index, int role) const {
     const QString base = forwardName(name);
     const TraceEntry* fwd = trace_ ? trace_->find(base.toStdString()) : nullptr;
     const TraceEntry* grad = trace_ ? trace_->find(name.toStdString()) : nullptr;
-    const OpKind op = fwd ? fwd->op : OpKind::Gradient;
+    const Role op = fwd ? fwd->role : Role::Gradient;
     switch (role) {
     case Qt::DisplayRole: {
         // Made once per trace: the view asks for it on every repaint of every visible row.
@@ -139,7 +139,7 @@ QVariant BackwardStepList::data(const QModelIndex& index, int role) const {
     }
     case TraceNameRole:
     case JumpTargetRole: return name;
-    case OpKindRole: return fwd ? QString::fromLatin1(stepformer::op_kind_name(fwd->op)) : QStringLiteral("gradient");
+    case OpKindRole: return fwd ? QString::fromLatin1(stepformer::role_name(fwd->role)) : QStringLiteral("gradient");
     case IsStepRole: return true;
     case ShapeRole: return grad ? StepModel::shapeText(*grad) : QString();
     case ForwardNameRole: return base;

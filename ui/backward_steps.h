@@ -31,7 +31,7 @@ public:
     // Same values as StepModel::Roles.
     enum Roles {
         TraceNameRole = Qt::UserRole + 1,  // QString: "grad.<name>"
-        OpKindRole,                        // QString: op_kind_name() of the forward entry <name>
+        OpKindRole,                        // QString: role_name() of the forward entry <name>
         IsStepRole,                        // bool: always true (every row is a step)
         JumpTargetRole,                    // QString: the step a click selects (= TraceNameRole)
         ShapeRole,                         // QString: "[batch_size=2, tgt_len=6, tgt_vocab_size=9]"
@@ -56,7 +56,7 @@ public:
 
     // "∂loss/∂ logits", "∂loss/∂ Q (queries)", ... for grad.<name> (or <name>); `op` is the
     // forward entry's kind.
-    static QString friendlyLabel(const QString& gradName, stepformer::OpKind op);
+    static QString friendlyLabel(const QString& gradName, stepformer::Role op);
     static QString friendlyLabel(const stepformer::Trace& trace, const QString& gradName);
     // "grad.x" -> "x"; other names unchanged.
     static QString forwardName(const QString& name);

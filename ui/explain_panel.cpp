@@ -17,7 +17,7 @@
 #include "explain_header.h"
 #include "step_model.h"
 
-using stepformer::OpKind;
+using stepformer::Role;
 using stepformer::TraceEntry;
 
 namespace {
@@ -148,7 +148,7 @@ void ExplainPanel::refresh() {
         return;
     }
     shape_ = StepModel::shapeText(*e);
-    const QString kind = QString::fromLatin1(stepformer::op_kind_name(e->op));
+    const QString kind = QString::fromLatin1(stepformer::role_name(e->role));
 
     ExplainHeader::Content head;
     if (step_.startsWith(QLatin1String("grad."))) {  // ∂loss/∂ <the forward step>, where that step is
@@ -181,7 +181,7 @@ void ExplainPanel::refresh() {
 
     QString body;
     // The predicted tokens, where the step is the output distribution.
-    if ((e->op == OpKind::Probs || e->op == OpKind::Logits) && e->value.rank() == 3) {
+    if ((e->role == Role::Probs || e->role == Role::Logits) && e->value.rank() == 3) {
         const int64_t T = e->value.dim(1), V = e->value.dim(2);
         const TraceEntry* probs = trace_->find("projection.probs");
         body += tr("**Predicted tokens** (argmax at every position of the decoder input):\n\n");

@@ -464,7 +464,7 @@ void GradientView::rebuildTensor() {
     const QString base = BackwardStepList::forwardName(step_);
     const TraceEntry* ge = trace_->find(step_.toStdString());
     const TraceEntry* fe = trace_->find(base.toStdString());
-    const QString label = BackwardStepList::friendlyLabel(step_, fe ? fe->op : OpKind::Gradient);
+    const QString label = BackwardStepList::friendlyLabel(step_, fe ? fe->role : Role::Gradient);
     const QString where = StepModel::locationText(base);
     const QStringList& order = backwardOrder_;
     const int pos = order.indexOf(step_);

@@ -47,7 +47,7 @@
 
 #include <QTreeView>
 
-using stepformer::OpKind;
+using stepformer::Role;
 
 // A tiny loss curve for the status bar while the model trains.
 class LossSparkline : public QWidget {
@@ -696,14 +696,14 @@ QString MainWindow::viewForStep(const QString& traceName) const {
     if (traceName.startsWith(QLatin1String("grad."))) return QStringLiteral("gradients");
     if (traceName == QLatin1String("loss") || traceName == QLatin1String("loss.per_token"))
         return QStringLiteral("loss");
-    switch (e->op) {
-    case OpKind::PadMask:
-    case OpKind::SubsequenceMask:
-    case OpKind::CombinedMask:
-    case OpKind::MaskedScores: return QStringLiteral("masks");
-    case OpKind::PositionalTable:
-    case OpKind::PositionalAdd: return QStringLiteral("pe");
-    case OpKind::Softmax: return QStringLiteral("attention");
+    switch (e->role) {
+    case Role::PadMask:
+    case Role::SubsequenceMask:
+    case Role::CombinedMask:
+    case Role::MaskedScores: return QStringLiteral("masks");
+    case Role::PositionalTable:
+    case Role::PositionalAdd: return QStringLiteral("pe");
+    case Role::Softmax: return QStringLiteral("attention");
     default: return QStringLiteral("tensor");
     }
 }

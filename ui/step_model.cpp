@@ -5,7 +5,7 @@
 #include <QColor>
 #include <QFont>
 
-using stepformer::OpKind;
+using stepformer::Role;
 using stepformer::Trace;
 using stepformer::TraceEntry;
 
@@ -63,32 +63,32 @@ QStringList groupPath(const QString& name) {
     return {StepModel::tr("Other")};
 }
 
-QColor colorForOp(OpKind op) {
+QColor colorForOp(Role op) {
     switch (op) {
-    case OpKind::Embedding:
-    case OpKind::PositionalTable:
-    case OpKind::PositionalAdd: return QColor(0x4e, 0x79, 0xa7);
-    case OpKind::PadMask:
-    case OpKind::SubsequenceMask:
-    case OpKind::CombinedMask: return QColor(0x79, 0x70, 0x6e);
-    case OpKind::Q:
-    case OpKind::K:
-    case OpKind::V:
-    case OpKind::Scores:
-    case OpKind::MaskedScores:
-    case OpKind::Softmax:
-    case OpKind::Context:
-    case OpKind::OutProjection: return QColor(0xf2, 0x8e, 0x2b);
-    case OpKind::Residual:
-    case OpKind::LayerNorm: return QColor(0xb0, 0x7a, 0xa1);
-    case OpKind::FfnHidden:
-    case OpKind::Relu:
-    case OpKind::FfnOut: return QColor(0x59, 0xa1, 0x4f);
-    case OpKind::Logits:
-    case OpKind::Probs: return QColor(0xe1, 0x57, 0x59);
-    case OpKind::LossPerToken:
-    case OpKind::Loss:
-    case OpKind::Gradient: return QColor(0x9c, 0x75, 0x5f);
+    case Role::Embedding:
+    case Role::PositionalTable:
+    case Role::PositionalAdd: return QColor(0x4e, 0x79, 0xa7);
+    case Role::PadMask:
+    case Role::SubsequenceMask:
+    case Role::CombinedMask: return QColor(0x79, 0x70, 0x6e);
+    case Role::Q:
+    case Role::K:
+    case Role::V:
+    case Role::Scores:
+    case Role::MaskedScores:
+    case Role::Softmax:
+    case Role::Context:
+    case Role::OutProjection: return QColor(0xf2, 0x8e, 0x2b);
+    case Role::Residual:
+    case Role::LayerNorm: return QColor(0xb0, 0x7a, 0xa1);
+    case Role::FfnHidden:
+    case Role::Relu:
+    case Role::FfnOut: return QColor(0x59, 0xa1, 0x4f);
+    case Role::Logits:
+    case Role::Probs: return QColor(0xe1, 0x57, 0x59);
+    case Role::LossPerToken:
+    case Role::Loss:
+    case Role::Gradient: return QColor(0x9c, 0x75, 0x5f);
     }
     return Qt::gray;
 }
@@ -109,10 +109,10 @@ StepModel::~StepModel() = default;
 bool StepModel::isForwardStep(const std::string& traceName) { return traceName.rfind("grad.", 0) != 0; }
 
 QString StepModel::friendlyLabel(const TraceEntry& entry) {
-    return friendlyLabel(QString::fromStdString(entry.name), entry.op);
+    return friendlyLabel(QString::fromStdString(entry.name), entry.role);
 }
 
-QString StepModel::friendlyLabel(const QString& name, OpKind op) {
+QString StepModel::friendlyLabel(const QString& name, Role op) {
     if (name.endsWith(QLatin1String(".src_emb.out"))) return tr("Embedding (src_emb)");
     if (name.endsWith(QLatin1String(".tgt_emb.out"))) return tr("Embedding (tgt_emb)");
     if (name == QLatin1String("encoder.self_attn_mask")) return tr("Pad mask");
@@ -121,30 +121,30 @@ QString StepModel::friendlyLabel(const QString& name, OpKind op) {
     if (name == QLatin1String("decoder.self_attn_mask")) return tr("Combined mask");
     if (name == QLatin1String("decoder.enc_attn_mask")) return tr("Enc-dec pad mask");
     switch (op) {
-    case OpKind::Embedding: return tr("Embedding");
-    case OpKind::PositionalTable: return tr("PE table (pe)");
-    case OpKind::PositionalAdd: return tr("+ positional encoding");
-    case OpKind::PadMask: return tr("Pad mask");
-    case OpKind::SubsequenceMask: return tr("Subsequence mask");
-    case OpKind::CombinedMask: return tr("Combined mask");
-    case OpKind::Q: return tr("Q (queries)");
-    case OpKind::K: return tr("K (keys)");
-    case OpKind::V: return tr("V (values)");
-    case OpKind::Scores: return tr("scores = QKᵀ/√d_k");
-    case OpKind::MaskedScores: return tr("masked scores");
-    case OpKind::Softmax: return tr("softmax (attention)");
-    case OpKind::Context: return tr("context = attn·V");
-    case OpKind::OutProjection: return tr("output projection (fc)");
-    case OpKind::Residual: return tr("Add (+ residual)");
-    case OpKind::LayerNorm: return tr("Add & Norm");
-    case OpKind::FfnHidden: return tr("FFN hidden (fc[0])");
-    case OpKind::Relu: return tr("ReLU");
-    case OpKind::FfnOut: return tr("FFN output (fc[2])");
-    case OpKind::Logits: return tr("logits");
-    case OpKind::Probs: return tr("probabilities → tokens");
-    case OpKind::LossPerToken: return tr("loss per token");
-    case OpKind::Loss: return tr("loss (mean)");
-    case OpKind::Gradient: return tr("gradient");
+    case Role::Embedding: return tr("Embedding");
+    case Role::PositionalTable: return tr("PE table (pe)");
+    case Role::PositionalAdd: return tr("+ positional encoding");
+    case Role::PadMask: return tr("Pad mask");
+    case Role::SubsequenceMask: return tr("Subsequence mask");
+    case Role::CombinedMask: return tr("Combined mask");
+    case Role::Q: return tr("Q (queries)");
+    case Role::K: return tr("K (keys)");
+    case Role::V: return tr("V (values)");
+    case Role::Scores: return tr("scores = QKᵀ/√d_k");
+    case Role::MaskedScores: return tr("masked scores");
+    case Role::Softmax: return tr("softmax (attention)");
+    case Role::Context: return tr("context = attn·V");
+    case Role::OutProjection: return tr("output projection (fc)");
+    case Role::Residual: return tr("Add (+ residual)");
+    case Role::LayerNorm: return tr("Add & Norm");
+    case Role::FfnHidden: return tr("FFN hidden (fc[0])");
+    case Role::Relu: return tr("ReLU");
+    case Role::FfnOut: return tr("FFN output (fc[2])");
+    case Role::Logits: return tr("logits");
+    case Role::Probs: return tr("probabilities → tokens");
+    case Role::LossPerToken: return tr("loss per token");
+    case Role::Loss: return tr("loss (mean)");
+    case Role::Gradient: return tr("gradient");
     }
     return name;
 }
@@ -203,7 +203,7 @@ void StepModel::rebuild() {
         auto leaf = std::make_unique<Node>();
         leaf->label = friendlyLabel(*e);
         leaf->traceName = name;
-        leaf->op = QString::fromLatin1(stepformer::op_kind_name(e->op));
+        leaf->op = QString::fromLatin1(stepformer::role_name(e->role));
         leaf->jump = name;
         leaves_.insert(name, parent->add(std::move(leaf)));
     }
@@ -305,7 +305,7 @@ QVariant StepModel::data(const QModelIndex& index, int role) const {
     case Qt::StatusTipRole: return n->traceName.isEmpty() ? QVariant() : QVariant(n->traceName);
     case Qt::DecorationRole:
         if (!n->group && !n->traceName.isEmpty() && trace_)
-            if (const TraceEntry* e = trace_->find(n->traceName.toStdString())) return colorForOp(e->op);
+            if (const TraceEntry* e = trace_->find(n->traceName.toStdString())) return colorForOp(e->role);
         return {};
     case Qt::FontRole:
         if (n->group && n->parent == root_.get()) {

@@ -25,7 +25,7 @@ class StepModel : public QAbstractItemModel {
 public:
     enum Roles {
         TraceNameRole = Qt::UserRole + 1,  // QString: the trace entry's name; empty for groups
-        OpKindRole,                        // QString: op_kind_name() of the entry; empty for groups
+        OpKindRole,                        // QString: role_name() of the entry; empty for groups
         IsStepRole,                        // bool: a leaf that is a step
         JumpTargetRole,                    // QString: the step a click on this node selects
         ShapeRole,                         // QString: "[batch_size=1, n_heads=8, len_q=5, len_k=5]"
@@ -49,7 +49,7 @@ public:
 
     // Labels, also used by other widgets (explain panel, status bar).
     static QString friendlyLabel(const stepformer::TraceEntry& entry);
-    static QString friendlyLabel(const QString& traceName, stepformer::OpKind op);
+    static QString friendlyLabel(const QString& traceName, stepformer::Role op);
     // Where a step sits, e.g. "Encoder › Layer 1 › Self-attention".
     static QString locationText(const QString& traceName);
     static QString shapeText(const stepformer::TraceEntry& entry);

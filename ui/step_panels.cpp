@@ -68,7 +68,7 @@ struct TipCtx {
     Config cfg;
     QString name;
     StepInfo s;
-    OpKind op = OpKind::Gradient;
+    Role op = Role::Gradient;
     bool isMask = false;
     int b = 0, h = 0;
     Matrix m;
@@ -131,16 +131,16 @@ QString extraFor(const TipCtx& x, int r, int c) {
         return QStringLiteral("<b>0 = visible</b>: query %1 may look at key %2.").arg(quoted(qi), quoted(kj));
     }
     switch (x.op) {
-    case OpKind::Q:
-    case OpKind::K:
-    case OpKind::V: {
-        const QString W = x.op == OpKind::Q ? QStringLiteral("W_Q") : x.op == OpKind::K ? QStringLiteral("W_K") : QStringLiteral("W_V");
+    case Role::Q:
+    case Role::K:
+    case Role::V: {
+        const QString W = x.op == Role::Q ? QStringLiteral("W_Q") : x.op == Role::K ? QStringLiteral("W_K") : QStringLiteral("W_V");
         const int d = x.m.cols;
         return QStringLiteral("= (input \u00b7 %1<sup>T</sup>)[%2, %3]: row %2 of the block input times column %3 of %1, "
                               "i.e. column %4 of the projection \u2014 head %5 owns columns %6\u2026%7.")
             .arg(W).arg(r).arg(c).arg(h * d + c).arg(h).arg(h * d).arg(h * d + d - 1);
     }
-    case OpKind::Scores: {
+    case Role::Scores: {
         const Matrix Q = sliceOf(tr, &x.cfg, P + QStringLiteral(".Q"), b, h);
         const Matrix K = sliceOf(tr, &x.cfg, P + QStringLiteral(".K"), b, h);
         QString t;
@@ -160,7 +160,7 @@ QString extraFor(const TipCtx& x, int r, int c) {
         }
         return t;
     }
-    case OpKind::MaskedScores: {
+    case Role::MaskedScores: {
         const Matrix mk = sliceOf(tr, &x.cfg, maskNameFor(s.blockKind), b, 0);
         const Matrix sc = sliceOf(tr, &x.cfg, P + QStringLiteral(".scores"), b, h);
         if (inside(mk, r, c) && mk.at(r, c) != 0.0f)
@@ -169,7 +169,7 @@ QString extraFor(const TipCtx& x, int r, int c) {
                                    inside(sc, r, c) ? QStringLiteral(" (the score was %1)").arg(num(sc.at(r, c))) : QString());
         return QStringLiteral("mask[%1, %2] = 0 \u2192 unchanged: the score %3.").arg(r).arg(c).arg(inside(sc, r, c) ? num(sc.at(r, c)) : num(v));
     }
-    case OpKind::Softmax: {
+    case Role::Softmax: {
         const Matrix ms = sliceOf(tr, &x.cfg, P + QStringLiteral(".masked_scores"), b, h);
         if (!inside(ms, r, c)) return {};
         double mx = -INFINITY;
@@ -187,7 +187,7 @@ QString extraFor(const TipCtx& x, int r, int c) {
             .arg(r)
             .arg(num(sc), numP(mx), num(sum), num(std::exp(sc - mx)), num(v), quoted(qi), quoted(kj));
     }
-    case OpKind::Context: {
+    case Role::Context: {
         const Matrix A = sliceOf(tr, &x.cfg, P + QStringLiteral(".attn"), b, h);
         const Matrix V = sliceOf(tr, &x.cfg, P + QStringLiteral(".V"), b, h);
         if (!inside(A, r, 0) || A.cols != V.rows || !inside(V, 0, c)) return {};
@@ -200,10 +200,10 @@ QString extraFor(const TipCtx& x, int r, int c) {
         return QStringLiteral("context[%1, %2] = \u03a3<sub>j</sub> attn[%1, j] \u00b7 V[j, %2]<br>= %3")
             .arg(r).arg(c).arg(sumTerms(terms, total));
     }
-    case OpKind::OutProjection:
+    case Role::OutProjection:
         return QStringLiteral("= row %1 of the concatenated heads' context \u00b7 fc.weight<sup>T</sup> (n_heads\u00b7d_v \u2192 d_model), column %2.")
             .arg(r).arg(c);
-    case OpKind::Residual: {
+    case Role::Residual: {
         const QString inName = s.blockKind == QLatin1String("pos_ffn") ? ffnInput(s) : attentionQueryInput(tr, s);
         const Matrix F = sliceOf(tr, &x.cfg, P + QStringLiteral(".fc_out"), b, h);
         const Matrix X = sliceOf(tr, &x.cfg, inName, b, h);
@@ -211,7 +211,7 @@ QString extraFor(const TipCtx& x, int r, int c) {
         return QStringLiteral("= fc_out + input = %1 + %2 = <b>%3</b><br><span style='color:#666'>input: %4</span>")
             .arg(num(F.at(r, c)), numP(X.at(r, c)), num(v), esc(inName));
     }
-    case OpKind::LayerNorm: {
+    case Role::LayerNorm: {
         const Matrix R = sliceOf(tr, &x.cfg, P + QStringLiteral(".residual"), b, h);
         if (!inside(R, r, c)) return {};
         double mean = 0.0, var = 0.0;
@@ -228,16 +228,16 @@ QString extraFor(const TipCtx& x, int r, int c) {
                                         : QStringLiteral("no learned \u03b3, \u03b2 (fixed 1, 0)"),
                  num(v));
     }
-    case OpKind::FfnHidden:
+    case Role::FfnHidden:
         return QStringLiteral("= row %1 of the input \u00b7 fc[0].weight<sup>T</sup> (d_model \u2192 d_ff), hidden unit %2.").arg(r).arg(c);
-    case OpKind::Relu: {
+    case Role::Relu: {
         const Matrix H = sliceOf(tr, &x.cfg, P + QStringLiteral(".hidden"), b, h);
         if (!inside(H, r, c)) return {};
         return QStringLiteral("= max(0, hidden) = max(0, %1) = <b>%2</b>").arg(num(H.at(r, c)), num(v));
     }
-    case OpKind::FfnOut:
+    case Role::FfnOut:
         return QStringLiteral("= row %1 of relu \u00b7 fc[2].weight<sup>T</sup> (d_ff \u2192 d_model), column %2.").arg(r).arg(c);
-    case OpKind::Embedding: {
+    case Role::Embedding: {
         const auto& vocab = s.decoder ? x.cfg.tgt_vocab : x.cfg.src_vocab;
         int id = -1;
         for (size_t i = 0; i < vocab.size(); ++i)
@@ -245,24 +245,24 @@ QString extraFor(const TipCtx& x, int r, int c) {
         return QStringLiteral("token %1 has id %2: this is row %2, column %3 of the embedding table (%4).")
             .arg(quoted(qi)).arg(id).arg(c).arg(s.decoder ? QStringLiteral("tgt_emb") : QStringLiteral("src_emb"));
     }
-    case OpKind::PositionalTable: {
+    case Role::PositionalTable: {
         const int D = x.m.cols;
         const int i2 = c - c % 2;
         const double angle = double(r) / std::pow(10000.0, double(i2) / D);
         return QStringLiteral("PE(pos = %1, %2) = %3(%1 / 10000<sup>%4/%5</sup>) = %3(%6) = <b>%7</b>")
             .arg(r).arg(c).arg(c % 2 == 0 ? QStringLiteral("sin") : QStringLiteral("cos")).arg(i2).arg(D).arg(num(angle), num(v));
     }
-    case OpKind::PositionalAdd: {
+    case Role::PositionalAdd: {
         const QString side = s.decoder ? QStringLiteral("decoder") : QStringLiteral("encoder");
         const Matrix E = sliceOf(tr, &x.cfg, side + (s.decoder ? QStringLiteral(".tgt_emb.out") : QStringLiteral(".src_emb.out")), b, h);
         const Matrix PE = sliceOf(tr, &x.cfg, side + QStringLiteral(".pos_emb.pe"), b, h);
         if (!inside(E, r, c) || !inside(PE, r, c)) return {};
         return QStringLiteral("= embedding + PE[position %1] = %2 + %3 = <b>%4</b>").arg(r).arg(num(E.at(r, c)), numP(PE.at(r, c)), num(v));
     }
-    case OpKind::Logits:
+    case Role::Logits:
         return QStringLiteral("score of the word %1 as the output at position %2 = row %2 of the decoder output \u00b7 "
                               "projection.weight<sup>T</sup>.").arg(quoted(kj)).arg(r);
-    case OpKind::Probs: {
+    case Role::Probs: {
         const Matrix L = sliceOf(tr, &x.cfg, QStringLiteral("projection.logits"), b, h);
         QString t = QStringLiteral("P(output at position %1 = %2) = <b>%3</b>").arg(r).arg(quoted(kj), num(v));
         if (inside(L, r, c)) {
@@ -273,7 +273,7 @@ QString extraFor(const TipCtx& x, int r, int c) {
         }
         return t;
     }
-    case OpKind::LossPerToken: {
+    case Role::LossPerToken: {
         if (v == 0.0f) return QStringLiteral("The target here is padding: CrossEntropyLoss(ignore_index=0) skips it.");
         const Matrix Pm = sliceOf(tr, &x.cfg, QStringLiteral("projection.probs"), b, h);
         if (!inside(Pm, c, 0)) return QStringLiteral("= \u2212log P(correct word)");
@@ -284,7 +284,7 @@ QString extraFor(const TipCtx& x, int r, int c) {
         return QStringLiteral("= \u2212log P(correct word %1) = \u2212log %2 = <b>%3</b>")
             .arg(quoted(labelOf(Pm.colLabels, best)), num(Pm.at(c, best)), num(v));
     }
-    case OpKind::Loss:
+    case Role::Loss:
         return QStringLiteral("the mean of loss.per_token over the positions whose target is not padding.");
     default:
         return {};
@@ -451,13 +451,13 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
         p.hi = 1.0f;
         p.legendCaption = QStringLiteral("1 = masked");
         p.mask = p.m.values;
-    } else if (e->op == OpKind::Softmax || e->op == OpKind::Probs) {
+    } else if (e->role == Role::Softmax || e->role == Role::Probs) {
         p.mode = HeatmapWidget::ColorMode::Sequential;
         p.fixedRange = true;
         p.lo = 0.0f;
         p.hi = 1.0f;
         p.legendCaption = QStringLiteral("probability");
-    } else if (e->op == OpKind::LossPerToken || e->op == OpKind::Loss) {
+    } else if (e->role == Role::LossPerToken || e->role == Role::Loss) {
         p.mode = HeatmapWidget::ColorMode::Sequential;
         p.legendCaption = QStringLiteral("loss");
     } else {
@@ -475,7 +475,7 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
     ctx->cfg = cfg;
     ctx->name = name;
     ctx->s = s;
-    ctx->op = e->op;
+    ctx->op = e->role;
     ctx->isMask = e->is_mask;
     ctx->b = bb;
     ctx->h = hh;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "model_internal.h"
+#include "stepformer/trace_names.h"
 
 namespace stepformer {
 
@@ -85,22 +86,26 @@ Tensor subsequence_mask(int B, int T) {
     return m;
 }
 
-std::string attention_out(const std::string& prefix) { return prefix + ".out"; }
-
-// One MultiHeadAttention: Q from xq (B, Lq, D), K and V from xkv (B, Lk, D).
-void attention_forward(const ModelCtx& m, Trace& tr, const std::string& P, const Tensor& xq, const Tensor& xkv,
-                       const Tensor& mask, AxisKind qk, AxisKind kk) {
+// One MultiHeadAttention block: Q from entry xq (B, Lq, D), K and V from entry xkv (B, Lk, D),
+// masked by entry `mask` (B, Lq, Lk).
+void attention_forward(const ModelCtx& m, Trace& tr, const Block& blk, const std::string& xq, const std::string& xkv,
+                       const std::string& mask, AxisKind qk, AxisKind kk) {
     Backend& be = m.be;
     const Config& c = m.c;
-    const int B = static_cast<int>(xq.dim(0)), Lq = static_cast<int>(xq.dim(1)), Lk = static_cast<int>(xkv.dim(1));
+    const Tensor& Xq = tr.at(xq).value;    // (B, Lq, D)
+    const Tensor& Xkv = tr.at(xkv).value;  // (B, Lk, D)
+    const int B = static_cast<int>(Xq.dim(0)), Lq = static_cast<int>(Xq.dim(1)), Lk = static_cast<int>(Xkv.dim(1));
     const int D = c.d_model, H = c.n_heads, dk = c.d_k, dv = c.d_v;
     const Axis aB = ax(AxisKind::Batch, "batch_size"), aH = ax(AxisKind::Head, "n_heads"),
                aQ = ax(qk, "len_q"), aK = ax(kk, "len_k");
+    const auto P = [&](std::string_view leaf) { return names::entry(blk, leaf); };
+    const std::string wq = names::param(blk, "W_Q.weight"), wk = names::param(blk, "W_K.weight"),
+                      wv = names::param(blk, "W_V.weight"), wfc = names::param(blk, "fc.weight");
 
     Tensor tmp_q({B, Lq, H * dk}), tmp_k({B, Lk, H * dk}), tmp_v({B, Lk, H * dv});
-    be.linear_forward(tmp_q.ptr(), xq.ptr(), m.w(P + ".W_Q.weight"), B * Lq, D, H * dk);
-    be.linear_forward(tmp_k.ptr(), xkv.ptr(), m.w(P + ".W_K.weight"), B * Lk, D, H * dk);
-    be.linear_forward(tmp_v.ptr(), xkv.ptr(), m.w(P + ".W_V.weight"), B * Lk, D, H * dv);
+    be.linear_forward(tmp_q.ptr(), Xq.ptr(), m.w(wq), B * Lq, D, H * dk);
+    be.linear_forward(tmp_k.ptr(), Xkv.ptr(), m.w(wk), B * Lk, D, H * dk);
+    be.linear_forward(tmp_v.ptr(), Xkv.ptr(), m.w(wv), B * Lk, D, H * dv);
     Tensor Q({B, H, Lq, dk}), K({B, H, Lk, dk}), V({B, H, Lk, dv});
     be.split_heads(Q.ptr(), tmp_q.ptr(), B, Lq, H, dk);
     be.split_heads(K.ptr(), tmp_k.ptr(), B, Lk, H, dk);
@@ -109,7 +114,7 @@ void attention_forward(const ModelCtx& m, Trace& tr, const std::string& P, const
     Tensor scores({B, H, Lq, Lk});
     be.attn_scores_forward(scores.ptr(), Q.ptr(), K.ptr(), B * H, Lq, Lk, dk, 1.0f / std::sqrt(static_cast<float>(dk)));
     Tensor masked({B, H, Lq, Lk});
-    be.mask_fill_forward(masked.ptr(), scores.ptr(), mask.ptr(), B, H, Lq, Lk, -1e9f);
+    be.mask_fill_forward(masked.ptr(), scores.ptr(), tr.at(mask).value.ptr(), B, H, Lq, Lk, -1e9f);
     Tensor attn({B, H, Lq, Lk});
     be.softmax_forward(attn.ptr(), masked.ptr(), B * H * Lq, Lk);
     Tensor context({B, H, Lq, dv});
@@ -118,60 +123,69 @@ void attention_forward(const ModelCtx& m, Trace& tr, const std::string& P, const
     Tensor merged({B, Lq, H * dv});  // context.transpose(1, 2).reshape(B, Lq, H*dv)
     be.merge_heads(merged.ptr(), context.ptr(), B, Lq, H, dv);
     Tensor fc_out({B, Lq, D});
-    be.linear_forward(fc_out.ptr(), merged.ptr(), m.w(P + ".fc.weight"), B * Lq, H * dv, D);
+    be.linear_forward(fc_out.ptr(), merged.ptr(), m.w(wfc), B * Lq, H * dv, D);
     Tensor residual({B, Lq, D});
-    be.add_forward(residual.ptr(), fc_out.ptr(), xq.ptr(), residual.size());
+    be.add_forward(residual.ptr(), fc_out.ptr(), Xq.ptr(), residual.size());
     Tensor out({B, Lq, D}), mean({B * Lq}), rstd({B * Lq});
-    be.layernorm_forward(out.ptr(), mean.ptr(), rstd.ptr(), residual.ptr(), m.norm_w(P, "weight"),
-                         m.norm_w(P, "bias"), B * Lq, D, static_cast<float>(c.layer_norm_eps));
+    be.layernorm_forward(out.ptr(), mean.ptr(), rstd.ptr(), residual.ptr(), m.norm_w(blk, "weight"),
+                         m.norm_w(blk, "bias"), B * Lq, D, static_cast<float>(c.layer_norm_eps));
 
     const Axis aF = ax(AxisKind::Feature, "d_k"), aV = ax(AxisKind::Feature, "d_v"),
                aD = ax(AxisKind::Feature, "d_model");
-    tr.add(P + ".Q", OpKind::Q, {aB, aH, aQ, aF}, std::move(Q));
-    tr.add(P + ".K", OpKind::K, {aB, aH, aK, aF}, std::move(K));
-    tr.add(P + ".V", OpKind::V, {aB, aH, aK, aV}, std::move(V));
-    tr.add(P + ".scores", OpKind::Scores, {aB, aH, aQ, aK}, std::move(scores));
-    tr.add(P + ".masked_scores", OpKind::MaskedScores, {aB, aH, aQ, aK}, std::move(masked));
-    tr.add(P + ".attn", OpKind::Softmax, {aB, aH, aQ, aK}, std::move(attn));
-    tr.add(P + ".context", OpKind::Context, {aB, aH, aQ, aV}, std::move(context));
-    tr.add(P + ".fc_out", OpKind::OutProjection, {aB, aQ, aD}, std::move(fc_out));
-    tr.add(P + ".residual", OpKind::Residual, {aB, aQ, aD}, std::move(residual));
-    tr.add(P + ".out", OpKind::LayerNorm, {aB, aQ, aD}, std::move(out));
-    tr.saved[P + ".merged"] = std::move(merged);
-    tr.saved[P + ".ln_mean"] = std::move(mean);
-    tr.saved[P + ".ln_rstd"] = std::move(rstd);
+    tr.add(P("Q"), Node{Role::Q, Op::Linear, blk, {xq, wq}}, {aB, aH, aQ, aF}, std::move(Q));
+    tr.add(P("K"), Node{Role::K, Op::Linear, blk, {xkv, wk}}, {aB, aH, aK, aF}, std::move(K));
+    tr.add(P("V"), Node{Role::V, Op::Linear, blk, {xkv, wv}}, {aB, aH, aK, aV}, std::move(V));
+    tr.add(P("scores"), Node{Role::Scores, Op::ScaledMatMul, blk, {P("Q"), P("K")}}, {aB, aH, aQ, aK}, std::move(scores));
+    tr.add(P("masked_scores"), Node{Role::MaskedScores, Op::MaskFill, blk, {P("scores"), mask}}, {aB, aH, aQ, aK},
+           std::move(masked));
+    tr.add(P("attn"), Node{Role::Softmax, Op::Softmax, blk, {P("masked_scores")}}, {aB, aH, aQ, aK}, std::move(attn));
+    tr.add(P("context"), Node{Role::Context, Op::MatMul, blk, {P("attn"), P("V")}}, {aB, aH, aQ, aV},
+           std::move(context));
+    tr.add(P("fc_out"), Node{Role::OutProjection, Op::Linear, blk, {P("context"), wfc}}, {aB, aQ, aD}, std::move(fc_out));
+    tr.add(P("residual"), Node{Role::Residual, Op::Add, blk, {P("fc_out"), xq}}, {aB, aQ, aD}, std::move(residual));
+    tr.add(P("out"), Node{Role::LayerNorm, Op::LayerNorm, blk, m.norm_inputs(blk, P("residual"))}, {aB, aQ, aD},
+           std::move(out));
+    tr.saved[P("merged")] = std::move(merged);
+    tr.saved[P("ln_mean")] = std::move(mean);
+    tr.saved[P("ln_rstd")] = std::move(rstd);
 }
 
-// PoswiseFeedForwardNet: LayerNorm(fc2(relu(fc0(x))) + x), x (B, L, D).
-void ffn_forward(const ModelCtx& m, Trace& tr, const std::string& F, const Tensor& x, AxisKind tk) {
+// One PoswiseFeedForwardNet block reading entry `in` (B, L, D).
+void ffn_forward(const ModelCtx& m, Trace& tr, const Block& blk, const std::string& in, AxisKind tk) {
     Backend& be = m.be;
     const Config& c = m.c;
-    const int B = static_cast<int>(x.dim(0)), L = static_cast<int>(x.dim(1)), D = c.d_model, Dff = c.d_ff;
-    Tensor hidden({B, L, Dff}), relu({B, L, Dff}), fc_out({B, L, D}), residual({B, L, D}), out({B, L, D});
-    Tensor mean({B * L}), rstd({B * L});
-    be.linear_forward(hidden.ptr(), x.ptr(), m.w(F + ".fc.0.weight"), B * L, D, Dff);
+    const Tensor& X = tr.at(in).value;  // (B, L, D)
+    const int B = static_cast<int>(X.dim(0)), L = static_cast<int>(X.dim(1)), D = c.d_model;
+    const auto F = [&](std::string_view leaf) { return names::entry(blk, leaf); };
+    const std::string w0 = names::param(blk, "fc.0.weight"), w2 = names::param(blk, "fc.2.weight");
+    Tensor hidden({B, L, c.d_ff}), relu({B, L, c.d_ff}), fc_out({B, L, D}), residual({B, L, D});
+    be.linear_forward(hidden.ptr(), X.ptr(), m.w(w0), B * L, D, c.d_ff);
     be.relu_forward(relu.ptr(), hidden.ptr(), relu.size());
-    be.linear_forward(fc_out.ptr(), relu.ptr(), m.w(F + ".fc.2.weight"), B * L, Dff, D);
-    be.add_forward(residual.ptr(), fc_out.ptr(), x.ptr(), residual.size());
-    be.layernorm_forward(out.ptr(), mean.ptr(), rstd.ptr(), residual.ptr(), m.norm_w(F, "weight"),
-                         m.norm_w(F, "bias"), B * L, D, static_cast<float>(c.layer_norm_eps));
+    be.linear_forward(fc_out.ptr(), relu.ptr(), m.w(w2), B * L, c.d_ff, D);
+    be.add_forward(residual.ptr(), fc_out.ptr(), X.ptr(), residual.size());
+    Tensor out({B, L, D}), mean({B * L}), rstd({B * L});
+    be.layernorm_forward(out.ptr(), mean.ptr(), rstd.ptr(), residual.ptr(), m.norm_w(blk, "weight"),
+                         m.norm_w(blk, "bias"), B * L, D, static_cast<float>(c.layer_norm_eps));
     const Axis aB = ax(AxisKind::Batch, "batch_size"), aL = ax(tk, "seq_len"), aD = ax(AxisKind::Feature, "d_model"),
                aF = ax(AxisKind::Feature, "d_ff");
-    tr.add(F + ".hidden", OpKind::FfnHidden, {aB, aL, aF}, std::move(hidden));
-    tr.add(F + ".relu", OpKind::Relu, {aB, aL, aF}, std::move(relu));
-    tr.add(F + ".fc_out", OpKind::FfnOut, {aB, aL, aD}, std::move(fc_out));
-    tr.add(F + ".residual", OpKind::Residual, {aB, aL, aD}, std::move(residual));
-    tr.add(F + ".out", OpKind::LayerNorm, {aB, aL, aD}, std::move(out));
-    tr.saved[F + ".ln_mean"] = std::move(mean);
-    tr.saved[F + ".ln_rstd"] = std::move(rstd);
+    tr.add(F("hidden"), Node{Role::FfnHidden, Op::Linear, blk, {in, w0}}, {aB, aL, aF}, std::move(hidden));
+    tr.add(F("relu"), Node{Role::Relu, Op::Relu, blk, {F("hidden")}}, {aB, aL, aF}, std::move(relu));
+    tr.add(F("fc_out"), Node{Role::FfnOut, Op::Linear, blk, {F("relu"), w2}}, {aB, aL, aD}, std::move(fc_out));
+    tr.add(F("residual"), Node{Role::Residual, Op::Add, blk, {F("fc_out"), in}}, {aB, aL, aD}, std::move(residual));
+    tr.add(F("out"), Node{Role::LayerNorm, Op::LayerNorm, blk, m.norm_inputs(blk, F("residual"))}, {aB, aL, aD},
+           std::move(out));
+    tr.saved[F("ln_mean")] = std::move(mean);
+    tr.saved[F("ln_rstd")] = std::move(rstd);
 }
 
-// Embedding + positional encoding (+ dropout in training) for `prefix` = encoder / decoder.
-void embed_forward(const ModelCtx& m, Trace& tr, const std::string& prefix, const std::string& table,
-                   const std::vector<int>& ids, int B, int L, AxisKind tk, const ForwardOptions& opt) {
+// Embedding + positional encoding (+ dropout in training) of one stack.
+void embed_forward(const ModelCtx& m, Trace& tr, Stack stack, const std::vector<int>& ids, int B, int L, AxisKind tk,
+                   const ForwardOptions& opt) {
     Backend& be = m.be;
     const int D = m.c.d_model;
-    const std::string emb = prefix == "encoder" ? "src_emb" : "tgt_emb";
+    const Block blk{stack, BlockKind::Input, -1};
+    const std::string table = names::embedding_table(stack), emb = names::embedding_out(stack),
+                      pe_name = names::entry(blk, "pos_emb.pe");
     Tensor e({B, L, D});
     be.embedding_forward(e.ptr(), ids.data(), m.w(table), B * L, D);
     Tensor pe = positional_table(L, D);
@@ -186,12 +200,14 @@ void embed_forward(const ModelCtx& m, Trace& tr, const std::string& prefix, cons
         for (float& k : keep.data) k = u(*opt.rng) < p ? 0.0f : scale;
     }
     be.positional_forward(out.ptr(), e.ptr(), pe.ptr(), drop ? keep.ptr() : nullptr, B, L, D);
-    const Axis aB = ax(AxisKind::Batch, "batch_size"), aL = ax(tk, prefix == "encoder" ? "src_len" : "tgt_len"),
+    const Axis aB = ax(AxisKind::Batch, "batch_size"), aL = ax(tk, stack == Stack::Encoder ? "src_len" : "tgt_len"),
                aD = ax(AxisKind::Feature, "d_model");
-    tr.add(prefix + "." + emb + ".out", OpKind::Embedding, {aB, aL, aD}, std::move(e));
-    tr.add(prefix + ".pos_emb.pe", OpKind::PositionalTable, {ax(AxisKind::Position, "position"), aD}, std::move(pe));
-    tr.add(prefix + ".pos_emb.out", OpKind::PositionalAdd, {aB, aL, aD}, std::move(out));
-    if (drop) tr.saved[prefix + ".dropout_keep"] = std::move(keep);
+    tr.add(emb, Node{Role::Embedding, Op::Embedding, blk, {table}}, {aB, aL, aD}, std::move(e));
+    tr.add(pe_name, Node{Role::PositionalTable, Op::PositionalTable, blk, {}}, {ax(AxisKind::Position, "position"), aD},
+           std::move(pe));
+    tr.add(names::stack_input(stack), Node{Role::PositionalAdd, Op::PositionalAdd, blk, {emb, pe_name}}, {aB, aL, aD},
+           std::move(out));
+    if (drop) tr.saved[names::entry(blk, "dropout_keep")] = std::move(keep);
 }
 
 }  // namespace detail
@@ -220,47 +236,55 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
     const Axis aTq = ax(AxisKind::TgtToken, "len_q"), aTk = ax(AxisKind::TgtToken, "len_k");
 
     // Encoder
-    embed_forward(m, tr, "encoder", "encoder.src_emb.weight", batch.src, B, S, AxisKind::SrcToken, opt);
-    tr.add("encoder.self_attn_mask", OpKind::PadMask, {aB, aSq, aSk}, pad_mask(batch.src, B, S, S), true);
-    std::string x = "encoder.pos_emb.out";
+    const Block enc_in{Stack::Encoder, BlockKind::Input, -1}, dec_in{Stack::Decoder, BlockKind::Input, -1};
+    embed_forward(m, tr, Stack::Encoder, batch.src, B, S, AxisKind::SrcToken, opt);
+    const std::string enc_mask = names::entry(enc_in, "self_attn_mask");
+    tr.add(enc_mask, Node{Role::PadMask, Op::TokenMask, enc_in, {}}, {aB, aSq, aSk}, pad_mask(batch.src, B, S, S), true);
+    std::string x = names::stack_input(Stack::Encoder);
     for (int i = 0; i < c.n_layers; ++i) {
-        const std::string L = "encoder.layers." + std::to_string(i);
-        attention_forward(m, tr, L + ".enc_self_attn", tr.at(x).value, tr.at(x).value, tr.at("encoder.self_attn_mask").value,
-                          AxisKind::SrcToken, AxisKind::SrcToken);
-        ffn_forward(m, tr, L + ".pos_ffn", tr.at(L + ".enc_self_attn.out").value, AxisKind::SrcToken);
-        x = L + ".pos_ffn.out";
+        const Block attn{Stack::Encoder, BlockKind::SelfAttention, i}, ffn{Stack::Encoder, BlockKind::FeedForward, i};
+        attention_forward(m, tr, attn, x, x, enc_mask, AxisKind::SrcToken, AxisKind::SrcToken);
+        ffn_forward(m, tr, ffn, names::entry(attn, "out"), AxisKind::SrcToken);
+        x = names::entry(ffn, "out");
     }
     const std::string enc_out = x;
 
     // Decoder
-    embed_forward(m, tr, "decoder", "decoder.tgt_emb.weight", batch.tgt, B, T, AxisKind::TgtToken, opt);
+    embed_forward(m, tr, Stack::Decoder, batch.tgt, B, T, AxisKind::TgtToken, opt);
     Tensor pad = pad_mask(batch.tgt, B, T, T);
     Tensor sub = subsequence_mask(B, T);
     Tensor both({B, T, T});
     for (size_t i = 0; i < both.data.size(); ++i) both.data[i] = (pad.data[i] + sub.data[i]) > 0.0f ? 1.0f : 0.0f;
-    tr.add("decoder.self_attn_pad_mask", OpKind::PadMask, {aB, aTq, aTk}, std::move(pad), true);
-    tr.add("decoder.self_attn_subsequence_mask", OpKind::SubsequenceMask, {aB, aTq, aTk}, std::move(sub), true);
-    tr.add("decoder.self_attn_mask", OpKind::CombinedMask, {aB, aTq, aTk}, std::move(both), true);
-    tr.add("decoder.enc_attn_mask", OpKind::PadMask, {aB, aTq, aSk}, pad_mask(batch.src, B, T, S), true);
-    x = "decoder.pos_emb.out";
+    const std::string pad_name = names::entry(dec_in, "self_attn_pad_mask"),
+                      sub_name = names::entry(dec_in, "self_attn_subsequence_mask"),
+                      self_mask = names::entry(dec_in, "self_attn_mask"), cross_mask = names::entry(dec_in, "enc_attn_mask");
+    tr.add(pad_name, Node{Role::PadMask, Op::TokenMask, dec_in, {}}, {aB, aTq, aTk}, std::move(pad), true);
+    tr.add(sub_name, Node{Role::SubsequenceMask, Op::TokenMask, dec_in, {}}, {aB, aTq, aTk}, std::move(sub), true);
+    tr.add(self_mask, Node{Role::CombinedMask, Op::MaskOr, dec_in, {pad_name, sub_name}}, {aB, aTq, aTk}, std::move(both),
+           true);
+    tr.add(cross_mask, Node{Role::PadMask, Op::TokenMask, dec_in, {}}, {aB, aTq, aSk}, pad_mask(batch.src, B, T, S), true);
+    x = names::stack_input(Stack::Decoder);
     for (int i = 0; i < c.n_layers; ++i) {
-        const std::string L = "decoder.layers." + std::to_string(i);
-        attention_forward(m, tr, L + ".dec_self_attn", tr.at(x).value, tr.at(x).value,
-                          tr.at("decoder.self_attn_mask").value, AxisKind::TgtToken, AxisKind::TgtToken);
-        attention_forward(m, tr, L + ".dec_enc_attn", tr.at(L + ".dec_self_attn.out").value, tr.at(enc_out).value,
-                          tr.at("decoder.enc_attn_mask").value, AxisKind::TgtToken, AxisKind::SrcToken);
-        ffn_forward(m, tr, L + ".pos_ffn", tr.at(L + ".dec_enc_attn.out").value, AxisKind::TgtToken);
-        x = L + ".pos_ffn.out";
+        const Block self{Stack::Decoder, BlockKind::MaskedSelfAttention, i},
+            cross{Stack::Decoder, BlockKind::CrossAttention, i}, ffn{Stack::Decoder, BlockKind::FeedForward, i};
+        attention_forward(m, tr, self, x, x, self_mask, AxisKind::TgtToken, AxisKind::TgtToken);
+        attention_forward(m, tr, cross, names::entry(self, "out"), enc_out, cross_mask, AxisKind::TgtToken,
+                          AxisKind::SrcToken);
+        ffn_forward(m, tr, ffn, names::entry(cross, "out"), AxisKind::TgtToken);
+        x = names::entry(ffn, "out");
     }
 
     // Projection
     const int V = c.tgt_vocab_size();
+    const Block proj{Stack::None, BlockKind::Projection, -1};
+    const std::string wp = names::param(proj, "weight"), logits_name = names::entry(proj, "logits");
     Tensor logits({B, T, V}), probs({B, T, V});
-    backend_->linear_forward(logits.ptr(), tr.at(x).value.ptr(), m.w("projection.weight"), B * T, c.d_model, V);
+    backend_->linear_forward(logits.ptr(), tr.at(x).value.ptr(), m.w(wp), B * T, c.d_model, V);
     backend_->softmax_forward(probs.ptr(), logits.ptr(), B * T, V);
     const Axis aT = ax(AxisKind::TgtToken, "tgt_len"), aV = ax(AxisKind::Vocab, "tgt_vocab_size");
-    tr.add("projection.logits", OpKind::Logits, {aB, aT, aV}, std::move(logits));
-    tr.add("projection.probs", OpKind::Probs, {aB, aT, aV}, std::move(probs));
+    tr.add(logits_name, Node{Role::Logits, Op::Linear, proj, {x, wp}}, {aB, aT, aV}, std::move(logits));
+    tr.add(names::entry(proj, "probs"), Node{Role::Probs, Op::Softmax, proj, {logits_name}}, {aB, aT, aV},
+           std::move(probs));
 }
 
 float Transformer::loss(const Batch& batch, Trace& tr) const {
@@ -269,14 +293,18 @@ float Transformer::loss(const Batch& batch, Trace& tr) const {
     const int V = config_.tgt_vocab_size(), N = batch.B * batch.T;
     for (int id : batch.out)
         if (id < 0 || id >= V) throw std::invalid_argument("loss: target id out of the vocabulary");
+    const Block blk{Stack::None, BlockKind::Loss, -1};
+    const std::string probs = names::entry(Block{Stack::None, BlockKind::Projection, -1}, "probs"),
+                      per_token_name = names::entry(blk, "per_token");
     Tensor per_token({batch.B, batch.T});
     int counted = 0;
-    const float mean = backend_->cross_entropy_forward(per_token.ptr(), tr.at("projection.probs").value.ptr(),
-                                                       batch.out.data(), N, V, 0, &counted);
+    const float mean =
+        backend_->cross_entropy_forward(per_token.ptr(), tr.at(probs).value.ptr(), batch.out.data(), N, V, 0, &counted);
     const Axis aB = detail::ax(AxisKind::Batch, "batch_size"), aT = detail::ax(AxisKind::TgtToken, "tgt_len");
-    tr.add("loss.per_token", OpKind::LossPerToken, {aB, aT}, std::move(per_token));
-    tr.add("loss", OpKind::Loss, {}, Tensor(Shape{}, std::vector<float>{mean}));
-    tr.saved["loss.counted"] = Tensor(Shape{}, std::vector<float>{static_cast<float>(counted)});
+    tr.add(per_token_name, Node{Role::LossPerToken, Op::CrossEntropy, blk, {probs}}, {aB, aT}, std::move(per_token));
+    tr.add(names::entry(blk, ""), Node{Role::Loss, Op::Mean, blk, {per_token_name}}, {},
+           Tensor(Shape{}, std::vector<float>{mean}));
+    tr.saved[names::entry(blk, "counted")] = Tensor(Shape{}, std::vector<float>{static_cast<float>(counted)});
     return mean;
 }
 

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "model_internal.h"
+#include "stepformer/trace_names.h"
 
 namespace stepformer {
 namespace {
@@ -27,7 +28,8 @@ struct GradState {
         if (record) {
             const TraceEntry& e = tr.at(name);
             std::vector<Axis> axes = e.axes;
-            tr.add("grad." + name, OpKind::Gradient, std::move(axes), std::move(it->second));
+            tr.add(names::grad(name), Node{Role::Gradient, Op::Gradient, e.block, {name}}, std::move(axes),
+                   std::move(it->second));
         }
         pending.erase(it);
     }
@@ -69,28 +71,31 @@ struct Ctx {
 };
 
 // LayerNorm(residual) backward: from grad(out) to grad(residual) and dgamma/dbeta.
-Tensor layernorm_backward(Ctx& x, const std::string& prefix, const std::string& norm_param, int rows) {
+Tensor layernorm_backward(Ctx& x, const Block& blk, int rows) {
     const Trace& tr = x.gs.tr;
-    const Tensor& residual = tr.at(prefix + ".residual").value;
+    const auto P = [&](std::string_view leaf) { return names::entry(blk, leaf); };
+    const std::string gamma = names::param(blk, "layer_norm.weight"), beta = names::param(blk, "layer_norm.bias");
+    const Tensor& residual = tr.at(P("residual")).value;
     Tensor dres(residual.shape);
     const bool learned = x.c.learn_layer_norm;  // else gamma = 1, beta = 0: nothing to differentiate
-    x.be.layernorm_backward(dres.ptr(), learned ? x.dw(norm_param + ".weight") : nullptr,
-                            learned ? x.dw(norm_param + ".bias") : nullptr, x.gs.g(prefix + ".out").ptr(),
-                            residual.ptr(), tr.saved.at(prefix + ".ln_mean").ptr(),
-                            tr.saved.at(prefix + ".ln_rstd").ptr(), learned ? x.w(norm_param + ".weight") : nullptr,
+    x.be.layernorm_backward(dres.ptr(), learned ? x.dw(gamma) : nullptr,
+                            learned ? x.dw(beta) : nullptr, x.gs.g(P("out")).ptr(),
+                            residual.ptr(), tr.saved.at(P("ln_mean")).ptr(), tr.saved.at(P("ln_rstd")).ptr(), learned ? x.w(gamma) : nullptr,
                             rows, x.c.d_model);
     if (learned) {
-        x.ready(norm_param + ".weight");
-        x.ready(norm_param + ".bias");
+        x.ready(gamma);
+        x.ready(beta);
     }
     return dres;
 }
 
-// Backward of one MultiHeadAttention block P whose query input is trace entry `xq` and
-// key/value input is `xkv` (the same entry for self-attention). Accumulates into g(xq), g(xkv).
-void attention_backward(Ctx& x, const std::string& P, const std::string& xq, const std::string& xkv,
-                        const std::string& mask) {
+// Backward of one MultiHeadAttention block. Its query input xq, key/value input xkv (the same
+// entry for self-attention) and mask are read from the graph. Accumulates into g(xq), g(xkv).
+void attention_backward(Ctx& x, const Block& blk) {
     Trace& tr = x.gs.tr;
+    const auto P = [&](std::string_view leaf) { return names::entry(blk, leaf); };
+    const std::string xq = tr.at(P("Q")).inputs.at(0), xkv = tr.at(P("K")).inputs.at(0),
+                      mask = tr.at(P("masked_scores")).inputs.at(1);
     Backend& be = x.be;
     const Tensor& Xq = tr.at(xq).value;    // (B, Lq, D)
     const Tensor& Xkv = tr.at(xkv).value;  // (B, Lk, D)
@@ -98,85 +103,88 @@ void attention_backward(Ctx& x, const std::string& P, const std::string& xq, con
     const int D = x.c.d_model, H = x.c.n_heads, dk = x.c.d_k, dv = x.c.d_v;
     const float scale = 1.0f / std::sqrt(static_cast<float>(dk));
 
-    Tensor dres = layernorm_backward(x, P, P + ".layer_norm", B * Lq);  // (B, Lq, D)
-    x.gs.finish(P + ".out");
+    Tensor dres = layernorm_backward(x, blk, B * Lq);  // (B, Lq, D)
+    x.gs.finish(P("out"));
     // residual = fc_out + xq: both receive dres
     {
         Tensor& dxq = x.gs.g(xq);
         be.add_forward(dxq.ptr(), dxq.ptr(), dres.ptr(), dxq.size());
     }
     Tensor dfc = dres;
-    x.gs.put_and_finish(P + ".residual", std::move(dres));
+    x.gs.put_and_finish(P("residual"), std::move(dres));
 
     Tensor dmerged({B, Lq, H * dv});
-    x.linear(P + ".fc.weight", dmerged.ptr(), dfc.ptr(), tr.saved.at(P + ".merged").ptr(), B * Lq, H * dv, D, false);
-    x.gs.put_and_finish(P + ".fc_out", std::move(dfc));
+    x.linear(names::param(blk, "fc.weight"), dmerged.ptr(), dfc.ptr(), tr.saved.at(P("merged")).ptr(), B * Lq, H * dv, D, false);
+    x.gs.put_and_finish(P("fc_out"), std::move(dfc));
     Tensor dcontext({B, H, Lq, dv});
     be.split_heads(dcontext.ptr(), dmerged.ptr(), B, Lq, H, dv);
 
     Tensor dattn({B, H, Lq, Lk}), dV({B, H, Lk, dv});
-    be.attn_context_backward(dattn.ptr(), dV.ptr(), dcontext.ptr(), tr.at(P + ".attn").value.ptr(),
-                             tr.at(P + ".V").value.ptr(), B * H, Lq, Lk, dv);
-    x.gs.put_and_finish(P + ".context", std::move(dcontext));
+    be.attn_context_backward(dattn.ptr(), dV.ptr(), dcontext.ptr(), tr.at(P("attn")).value.ptr(),
+                             tr.at(P("V")).value.ptr(), B * H, Lq, Lk, dv);
+    x.gs.put_and_finish(P("context"), std::move(dcontext));
     Tensor dmasked({B, H, Lq, Lk});
-    be.softmax_backward(dmasked.ptr(), dattn.ptr(), tr.at(P + ".attn").value.ptr(), B * H * Lq, Lk);
-    x.gs.put_and_finish(P + ".attn", std::move(dattn));
+    be.softmax_backward(dmasked.ptr(), dattn.ptr(), tr.at(P("attn")).value.ptr(), B * H * Lq, Lk);
+    x.gs.put_and_finish(P("attn"), std::move(dattn));
     Tensor dscores({B, H, Lq, Lk});
     be.mask_fill_backward(dscores.ptr(), dmasked.ptr(), tr.at(mask).value.ptr(), B, H, Lq, Lk);
-    x.gs.put_and_finish(P + ".masked_scores", std::move(dmasked));
+    x.gs.put_and_finish(P("masked_scores"), std::move(dmasked));
     Tensor dQ({B, H, Lq, dk}), dK({B, H, Lk, dk});
-    be.attn_scores_backward(dQ.ptr(), dK.ptr(), dscores.ptr(), tr.at(P + ".Q").value.ptr(), tr.at(P + ".K").value.ptr(),
+    be.attn_scores_backward(dQ.ptr(), dK.ptr(), dscores.ptr(), tr.at(P("Q")).value.ptr(), tr.at(P("K")).value.ptr(),
                             B * H, Lq, Lk, dk, scale);
-    x.gs.put_and_finish(P + ".scores", std::move(dscores));
+    x.gs.put_and_finish(P("scores"), std::move(dscores));
 
     // Back through the head split and the three projections.
     Tensor tmp({B, std::max(Lq, Lk), H * std::max(dk, dv)});
     be.merge_heads(tmp.ptr(), dV.ptr(), B, Lk, H, dv);
-    x.linear(P + ".W_V.weight", x.gs.g(xkv).ptr(), tmp.ptr(), Xkv.ptr(), B * Lk, D, H * dv, true);
-    x.gs.put_and_finish(P + ".V", std::move(dV));
+    x.linear(names::param(blk, "W_V.weight"), x.gs.g(xkv).ptr(), tmp.ptr(), Xkv.ptr(), B * Lk, D, H * dv, true);
+    x.gs.put_and_finish(P("V"), std::move(dV));
     be.merge_heads(tmp.ptr(), dK.ptr(), B, Lk, H, dk);
-    x.linear(P + ".W_K.weight", x.gs.g(xkv).ptr(), tmp.ptr(), Xkv.ptr(), B * Lk, D, H * dk, true);
-    x.gs.put_and_finish(P + ".K", std::move(dK));
+    x.linear(names::param(blk, "W_K.weight"), x.gs.g(xkv).ptr(), tmp.ptr(), Xkv.ptr(), B * Lk, D, H * dk, true);
+    x.gs.put_and_finish(P("K"), std::move(dK));
     be.merge_heads(tmp.ptr(), dQ.ptr(), B, Lq, H, dk);
-    x.linear(P + ".W_Q.weight", x.gs.g(xq).ptr(), tmp.ptr(), Xq.ptr(), B * Lq, D, H * dk, true);
-    x.gs.put_and_finish(P + ".Q", std::move(dQ));
+    x.linear(names::param(blk, "W_Q.weight"), x.gs.g(xq).ptr(), tmp.ptr(), Xq.ptr(), B * Lq, D, H * dk, true);
+    x.gs.put_and_finish(P("Q"), std::move(dQ));
 }
 
-void ffn_backward(Ctx& x, const std::string& F, const std::string& in) {
+void ffn_backward(Ctx& x, const Block& blk) {
     Trace& tr = x.gs.tr;
+    const auto F = [&](std::string_view leaf) { return names::entry(blk, leaf); };
+    const std::string in = tr.at(F("hidden")).inputs.at(0);
     Backend& be = x.be;
     const Tensor& X = tr.at(in).value;  // (B, L, D)
     const int N = static_cast<int>(X.dim(0) * X.dim(1)), D = x.c.d_model, Dff = x.c.d_ff;
 
-    Tensor dres = layernorm_backward(x, F, F + ".layer_norm", N);
-    x.gs.finish(F + ".out");
+    Tensor dres = layernorm_backward(x, blk, N);
+    x.gs.finish(F("out"));
     {
         Tensor& dx = x.gs.g(in);
         be.add_forward(dx.ptr(), dx.ptr(), dres.ptr(), dx.size());
     }
     Tensor dfc = dres;
-    x.gs.put_and_finish(F + ".residual", std::move(dres));
-    Tensor drelu(tr.at(F + ".relu").value.shape);  // (B, L, d_ff)
-    x.linear(F + ".fc.2.weight", drelu.ptr(), dfc.ptr(), tr.at(F + ".relu").value.ptr(), N, Dff, D, false);
-    x.gs.put_and_finish(F + ".fc_out", std::move(dfc));
+    x.gs.put_and_finish(F("residual"), std::move(dres));
+    Tensor drelu(tr.at(F("relu")).value.shape);  // (B, L, d_ff)
+    x.linear(names::param(blk, "fc.2.weight"), drelu.ptr(), dfc.ptr(), tr.at(F("relu")).value.ptr(), N, Dff, D, false);
+    x.gs.put_and_finish(F("fc_out"), std::move(dfc));
     Tensor dhidden(drelu.shape);
-    be.relu_backward(dhidden.ptr(), drelu.ptr(), tr.at(F + ".relu").value.ptr(), dhidden.size());
-    x.gs.put_and_finish(F + ".relu", std::move(drelu));
-    x.linear(F + ".fc.0.weight", x.gs.g(in).ptr(), dhidden.ptr(), X.ptr(), N, D, Dff, true);
-    x.gs.put_and_finish(F + ".hidden", std::move(dhidden));
+    be.relu_backward(dhidden.ptr(), drelu.ptr(), tr.at(F("relu")).value.ptr(), dhidden.size());
+    x.gs.put_and_finish(F("relu"), std::move(drelu));
+    x.linear(names::param(blk, "fc.0.weight"), x.gs.g(in).ptr(), dhidden.ptr(), X.ptr(), N, D, Dff, true);
+    x.gs.put_and_finish(F("hidden"), std::move(dhidden));
 }
 
 // From grad(pos_emb.out) to the embedding table; the PE table gets no gradient.
-void embed_backward(Ctx& x, const std::string& prefix, const std::string& emb, const std::vector<int>& ids) {
+void embed_backward(Ctx& x, Stack stack, const std::vector<int>& ids) {
     Trace& tr = x.gs.tr;
-    Tensor demb = x.gs.g(prefix + ".pos_emb.out");
-    x.gs.finish(prefix + ".pos_emb.out");
-    if (auto it = tr.saved.find(prefix + ".dropout_keep"); it != tr.saved.end())
+    const std::string in = names::stack_input(stack), table = names::embedding_table(stack);
+    Tensor demb = x.gs.g(in);
+    x.gs.finish(in);
+    if (auto it = tr.saved.find(names::entry(Block{stack, BlockKind::Input, -1}, "dropout_keep")); it != tr.saved.end())
         for (size_t i = 0; i < demb.data.size(); ++i) demb.data[i] *= it->second.data[i];
     const int N = static_cast<int>(demb.dim(0) * demb.dim(1));
-    x.be.embedding_backward(x.dw(prefix + "." + emb + ".weight"), demb.ptr(), ids.data(), N, x.c.d_model);
-    x.ready(prefix + "." + emb + ".weight");
-    x.gs.put_and_finish(prefix + "." + emb + ".out", std::move(demb));
+    x.be.embedding_backward(x.dw(table), demb.ptr(), ids.data(), N, x.c.d_model);
+    x.ready(table);
+    x.gs.put_and_finish(names::embedding_out(stack), std::move(demb));
 }
 
 }  // namespace
@@ -195,33 +203,29 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     Ctx x{c, params_, grads, *backend_, gs, updater};
 
     const int B = batch.B, T = batch.T, V = c.tgt_vocab_size();
-    const int counted = static_cast<int>(tr.saved.at("loss.counted").data[0]);
+    const Block proj{Stack::None, BlockKind::Projection, -1};
+    const std::string logits = names::entry(proj, "logits"), probs = names::entry(proj, "probs");
+    const int counted = static_cast<int>(tr.saved.at(names::entry(Block{Stack::None, BlockKind::Loss, -1}, "counted")).data[0]);
     // CrossEntropyLoss(ignore_index=0) straight to the logits.
     Tensor dlogits({B, T, V});
-    backend_->cross_entropy_backward(dlogits.ptr(), tr.at("projection.probs").value.ptr(), batch.out.data(), B * T, V, 0,
-                                     counted);
-    const std::string dec_out = "decoder.layers." + std::to_string(c.n_layers - 1) + ".pos_ffn.out";
-    x.linear("projection.weight", gs.g(dec_out).ptr(), dlogits.ptr(), tr.at(dec_out).value.ptr(), B * T, c.d_model, V,
-             true);
-    gs.put_and_finish("projection.logits", std::move(dlogits));
-
-    const std::string enc_out = "encoder.layers." + std::to_string(c.n_layers - 1) + ".pos_ffn.out";
-    for (int i = c.n_layers - 1; i >= 0; --i) {
-        const std::string L = "decoder.layers." + std::to_string(i);
-        const std::string in = i == 0 ? "decoder.pos_emb.out" : "decoder.layers." + std::to_string(i - 1) + ".pos_ffn.out";
-        ffn_backward(x, L + ".pos_ffn", L + ".dec_enc_attn.out");
-        attention_backward(x, L + ".dec_enc_attn", L + ".dec_self_attn.out", enc_out, "decoder.enc_attn_mask");
-        attention_backward(x, L + ".dec_self_attn", in, in, "decoder.self_attn_mask");
-    }
-    embed_backward(x, "decoder", "tgt_emb", batch.tgt);
+    backend_->cross_entropy_backward(dlogits.ptr(), tr.at(probs).value.ptr(), batch.out.data(), B * T, V, 0, counted);
+    const std::string dec_out = tr.at(logits).inputs.at(0);
+    x.linear(names::param(proj, "weight"), gs.g(dec_out).ptr(), dlogits.ptr(), tr.at(dec_out).value.ptr(), B * T,
+             c.d_model, V, true);
+    gs.put_and_finish(logits, std::move(dlogits));
 
     for (int i = c.n_layers - 1; i >= 0; --i) {
-        const std::string L = "encoder.layers." + std::to_string(i);
-        const std::string in = i == 0 ? "encoder.pos_emb.out" : "encoder.layers." + std::to_string(i - 1) + ".pos_ffn.out";
-        ffn_backward(x, L + ".pos_ffn", L + ".enc_self_attn.out");
-        attention_backward(x, L + ".enc_self_attn", in, in, "encoder.self_attn_mask");
+        ffn_backward(x, Block{Stack::Decoder, BlockKind::FeedForward, i});
+        attention_backward(x, Block{Stack::Decoder, BlockKind::CrossAttention, i});
+        attention_backward(x, Block{Stack::Decoder, BlockKind::MaskedSelfAttention, i});
     }
-    embed_backward(x, "encoder", "src_emb", batch.src);
+    embed_backward(x, Stack::Decoder, batch.tgt);
+
+    for (int i = c.n_layers - 1; i >= 0; --i) {
+        ffn_backward(x, Block{Stack::Encoder, BlockKind::FeedForward, i});
+        attention_backward(x, Block{Stack::Encoder, BlockKind::SelfAttention, i});
+    }
+    embed_backward(x, Stack::Encoder, batch.src);
 }
 
 }  // namespace stepformer

@@ -2,8 +2,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "stepformer/model.h"
+#include "stepformer/trace_names.h"
 
 namespace stepformer::detail {
 
@@ -12,9 +14,14 @@ struct ModelCtx {
     const ParamSet& p;
     Backend& be;
     const float* w(const std::string& name) const { return p.at(name).ptr(); }
-    // LayerNorm gamma or beta of block `prefix`; nullptr (1 or 0) when the config does not learn them.
-    const float* norm_w(const std::string& prefix, const char* which) const {
-        return c.learn_layer_norm ? w(prefix + ".layer_norm." + which) : nullptr;
+    // LayerNorm gamma or beta of a block; nullptr (1 or 0) when the config does not learn them.
+    const float* norm_w(const Block& b, const char* which) const {
+        return c.learn_layer_norm ? w(names::param(b, std::string("layer_norm.") + which)) : nullptr;
+    }
+    // A LayerNorm's inputs: the residual sum, then gamma and beta where they are parameters.
+    std::vector<std::string> norm_inputs(const Block& b, const std::string& residual) const {
+        if (!c.learn_layer_norm) return {residual};
+        return {residual, names::param(b, "layer_norm.weight"), names::param(b, "layer_norm.bias")};
     }
 };
 

@@ -7,51 +7,51 @@
 #include <nlohmann/json.hpp>
 
 #include "stepformer/safetensors.h"
+#include "stepformer/trace_names.h"
 
 namespace stepformer {
 
 // gamma/beta exist only when learned; the tutorial's fresh nn.LayerNorm has none to train.
-static void add_layer_norm(std::vector<ParamSpec>& s, const std::string& p, const Config& c) {
+static void add_layer_norm(std::vector<ParamSpec>& s, const Block& b, const Config& c) {
     using I = ParamSpec::Init;
     if (!c.learn_layer_norm) return;
-    s.push_back({p + ".layer_norm.weight", {c.d_model}, I::Ones, 0, true});
-    s.push_back({p + ".layer_norm.bias", {c.d_model}, I::Zeros, 0, true});
+    s.push_back({names::param(b, "layer_norm.weight"), {c.d_model}, I::Ones, 0, true});
+    s.push_back({names::param(b, "layer_norm.bias"), {c.d_model}, I::Zeros, 0, true});
 }
 
-static void add_attention(std::vector<ParamSpec>& s, const std::string& p, const Config& c) {
+static void add_attention(std::vector<ParamSpec>& s, const Block& b, const Config& c) {
     using I = ParamSpec::Init;
     const int D = c.d_model, HK = c.n_heads * c.d_k, HV = c.n_heads * c.d_v;
-    s.push_back({p + ".W_Q.weight", {HK, D}, I::Uniform, D});
-    s.push_back({p + ".W_K.weight", {HK, D}, I::Uniform, D});
-    s.push_back({p + ".W_V.weight", {HV, D}, I::Uniform, D});
-    s.push_back({p + ".fc.weight", {D, HV}, I::Uniform, HV});
-    add_layer_norm(s, p, c);
+    s.push_back({names::param(b, "W_Q.weight"), {HK, D}, I::Uniform, D});
+    s.push_back({names::param(b, "W_K.weight"), {HK, D}, I::Uniform, D});
+    s.push_back({names::param(b, "W_V.weight"), {HV, D}, I::Uniform, D});
+    s.push_back({names::param(b, "fc.weight"), {D, HV}, I::Uniform, HV});
+    add_layer_norm(s, b, c);
 }
 
-static void add_ffn(std::vector<ParamSpec>& s, const std::string& p, const Config& c) {
+static void add_ffn(std::vector<ParamSpec>& s, const Block& b, const Config& c) {
     using I = ParamSpec::Init;
-    s.push_back({p + ".fc.0.weight", {c.d_ff, c.d_model}, I::Uniform, c.d_model});
-    s.push_back({p + ".fc.2.weight", {c.d_model, c.d_ff}, I::Uniform, c.d_ff});
-    add_layer_norm(s, p, c);
+    s.push_back({names::param(b, "fc.0.weight"), {c.d_ff, c.d_model}, I::Uniform, c.d_model});
+    s.push_back({names::param(b, "fc.2.weight"), {c.d_model, c.d_ff}, I::Uniform, c.d_ff});
+    add_layer_norm(s, b, c);
 }
 
 std::vector<ParamSpec> param_specs(const Config& c) {
     using I = ParamSpec::Init;
     std::vector<ParamSpec> s;
-    s.push_back({"encoder.src_emb.weight", {c.src_vocab_size(), c.d_model}, I::Normal});
+    s.push_back({names::embedding_table(Stack::Encoder), {c.src_vocab_size(), c.d_model}, I::Normal});
     for (int i = 0; i < c.n_layers; ++i) {
-        const std::string L = "encoder.layers." + std::to_string(i);
-        add_attention(s, L + ".enc_self_attn", c);
-        add_ffn(s, L + ".pos_ffn", c);
+        add_attention(s, Block{Stack::Encoder, BlockKind::SelfAttention, i}, c);
+        add_ffn(s, Block{Stack::Encoder, BlockKind::FeedForward, i}, c);
     }
-    s.push_back({"decoder.tgt_emb.weight", {c.tgt_vocab_size(), c.d_model}, I::Normal});
+    s.push_back({names::embedding_table(Stack::Decoder), {c.tgt_vocab_size(), c.d_model}, I::Normal});
     for (int i = 0; i < c.n_layers; ++i) {
-        const std::string L = "decoder.layers." + std::to_string(i);
-        add_attention(s, L + ".dec_self_attn", c);
-        add_attention(s, L + ".dec_enc_attn", c);
-        add_ffn(s, L + ".pos_ffn", c);
+        add_attention(s, Block{Stack::Decoder, BlockKind::MaskedSelfAttention, i}, c);
+        add_attention(s, Block{Stack::Decoder, BlockKind::CrossAttention, i}, c);
+        add_ffn(s, Block{Stack::Decoder, BlockKind::FeedForward, i}, c);
     }
-    s.push_back({"projection.weight", {c.tgt_vocab_size(), c.d_model}, I::Uniform, c.d_model});
+    s.push_back({names::param(Block{Stack::None, BlockKind::Projection, -1}, "weight"), {c.tgt_vocab_size(), c.d_model},
+                 I::Uniform, c.d_model});
     return s;
 }
 

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "stepformer/trace_names.h"
+
 namespace stepformer {
 
 const char* axis_kind_name(AxisKind k) {
@@ -17,52 +19,122 @@ const char* axis_kind_name(AxisKind k) {
     return "?";
 }
 
-const char* op_kind_name(OpKind k) {
+const char* role_name(Role k) {
     switch (k) {
-        case OpKind::Embedding: return "embedding";
-        case OpKind::PositionalTable: return "positional_table";
-        case OpKind::PositionalAdd: return "positional_add";
-        case OpKind::PadMask: return "pad_mask";
-        case OpKind::SubsequenceMask: return "subsequence_mask";
-        case OpKind::CombinedMask: return "combined_mask";
-        case OpKind::Q: return "q";
-        case OpKind::K: return "k";
-        case OpKind::V: return "v";
-        case OpKind::Scores: return "scores";
-        case OpKind::MaskedScores: return "masked_scores";
-        case OpKind::Softmax: return "softmax";
-        case OpKind::Context: return "context";
-        case OpKind::OutProjection: return "out_projection";
-        case OpKind::Residual: return "residual";
-        case OpKind::LayerNorm: return "layer_norm";
-        case OpKind::FfnHidden: return "ffn_hidden";
-        case OpKind::Relu: return "relu";
-        case OpKind::FfnOut: return "ffn_out";
-        case OpKind::Logits: return "logits";
-        case OpKind::Probs: return "probs";
-        case OpKind::LossPerToken: return "loss_per_token";
-        case OpKind::Loss: return "loss";
-        case OpKind::Gradient: return "gradient";
+        case Role::Embedding: return "embedding";
+        case Role::PositionalTable: return "positional_table";
+        case Role::PositionalAdd: return "positional_add";
+        case Role::PadMask: return "pad_mask";
+        case Role::SubsequenceMask: return "subsequence_mask";
+        case Role::CombinedMask: return "combined_mask";
+        case Role::Q: return "q";
+        case Role::K: return "k";
+        case Role::V: return "v";
+        case Role::Scores: return "scores";
+        case Role::MaskedScores: return "masked_scores";
+        case Role::Softmax: return "softmax";
+        case Role::Context: return "context";
+        case Role::OutProjection: return "out_projection";
+        case Role::Residual: return "residual";
+        case Role::LayerNorm: return "layer_norm";
+        case Role::FfnHidden: return "ffn_hidden";
+        case Role::Relu: return "relu";
+        case Role::FfnOut: return "ffn_out";
+        case Role::Logits: return "logits";
+        case Role::Probs: return "probs";
+        case Role::LossPerToken: return "loss_per_token";
+        case Role::Loss: return "loss";
+        case Role::Gradient: return "gradient";
     }
     return "?";
 }
 
-TraceEntry& Trace::add(std::string name, OpKind op, std::vector<Axis> axes, Tensor value, bool is_mask) {
+const char* op_name(Op op) {
+    switch (op) {
+        case Op::Embedding: return "embedding";
+        case Op::PositionalTable: return "positional_table";
+        case Op::PositionalAdd: return "positional_add";
+        case Op::TokenMask: return "token_mask";
+        case Op::MaskOr: return "mask_or";
+        case Op::Linear: return "linear";
+        case Op::ScaledMatMul: return "scaled_matmul";
+        case Op::MaskFill: return "mask_fill";
+        case Op::Softmax: return "softmax";
+        case Op::MatMul: return "matmul";
+        case Op::Add: return "add";
+        case Op::LayerNorm: return "layer_norm";
+        case Op::Relu: return "relu";
+        case Op::CrossEntropy: return "cross_entropy";
+        case Op::Mean: return "mean";
+        case Op::Gradient: return "gradient";
+    }
+    return "?";
+}
+
+const char* block_kind_name(BlockKind k) {
+    switch (k) {
+        case BlockKind::None: return "none";
+        case BlockKind::Input: return "input";
+        case BlockKind::SelfAttention: return "self_attention";
+        case BlockKind::MaskedSelfAttention: return "masked_self_attention";
+        case BlockKind::CrossAttention: return "cross_attention";
+        case BlockKind::FeedForward: return "feed_forward";
+        case BlockKind::Projection: return "projection";
+        case BlockKind::Loss: return "loss";
+    }
+    return "?";
+}
+
+namespace {
+// The op a role implies in the tutorial's model (for entries added without a Node).
+Op op_of_role(Role r) {
+    switch (r) {
+        case Role::Embedding: return Op::Embedding;
+        case Role::PositionalTable: return Op::PositionalTable;
+        case Role::PositionalAdd: return Op::PositionalAdd;
+        case Role::PadMask:
+        case Role::SubsequenceMask: return Op::TokenMask;
+        case Role::CombinedMask: return Op::MaskOr;
+        case Role::Q:
+        case Role::K:
+        case Role::V:
+        case Role::OutProjection:
+        case Role::FfnHidden:
+        case Role::FfnOut:
+        case Role::Logits: return Op::Linear;
+        case Role::Scores: return Op::ScaledMatMul;
+        case Role::MaskedScores: return Op::MaskFill;
+        case Role::Softmax:
+        case Role::Probs: return Op::Softmax;
+        case Role::Context: return Op::MatMul;
+        case Role::Residual: return Op::Add;
+        case Role::LayerNorm: return Op::LayerNorm;
+        case Role::Relu: return Op::Relu;
+        case Role::LossPerToken: return Op::CrossEntropy;
+        case Role::Loss: return Op::Mean;
+        case Role::Gradient: return Op::Gradient;
+    }
+    return Op::Gradient;
+}
+}  // namespace
+
+TraceEntry& Trace::add(std::string name, Node node, std::vector<Axis> axes, Tensor value, bool is_mask) {
     if (index_.count(name)) throw std::logic_error("trace: duplicate entry '" + name + "'");
     if (axes.size() != value.shape.size())
         throw std::logic_error("trace: '" + name + "' has " + std::to_string(axes.size()) + " axes for shape " +
                                shape_to_string(value.shape));
     index_.emplace(name, entries_.size());
-    entries_.push_back(TraceEntry{std::move(name), op, std::move(axes), is_mask, std::move(value)});
+    entries_.push_back(TraceEntry{std::move(name), node.role, std::move(axes), is_mask, std::move(value), node.op,
+                                  node.block, std::move(node.inputs)});
     return entries_.back();
 }
 
-const TraceEntry* Trace::find(const std::string& name) const {
-    auto it = index_.find(name);
-    return it == index_.end() ? nullptr : &entries_[it->second];
+TraceEntry& Trace::add(std::string name, Role role, std::vector<Axis> axes, Tensor value, bool is_mask) {
+    const Block block = names::parse(name).block;
+    return add(std::move(name), Node{role, op_of_role(role), block, {}}, std::move(axes), std::move(value), is_mask);
 }
 
-TraceEntry* Trace::find_mut(const std::string& name) {
+const TraceEntry* Trace::find(const std::string& name) const {
     auto it = index_.find(name);
     return it == index_.end() ? nullptr : &entries_[it->second];
 }

@@ -298,8 +298,8 @@ void TestNavigator::explainPanelShowsShape() {
 
 void TestNavigator::everyStepKindHasAnExplanation() {
     const auto cfg = stepformer::Config::tutorial();
-    for (int k = 0; k <= static_cast<int>(stepformer::OpKind::Gradient); ++k) {
-        const QString name = QString::fromLatin1(stepformer::op_kind_name(static_cast<stepformer::OpKind>(k)));
+    for (int k = 0; k <= static_cast<int>(stepformer::Role::Gradient); ++k) {
+        const QString name = QString::fromLatin1(stepformer::role_name(static_cast<stepformer::Role>(k)));
         const QString text = ExplainPanel::explanationFor(name, cfg);
         QVERIFY2(!text.isEmpty(), qPrintable(QStringLiteral("no :/explain/%1.md").arg(name)));
         QVERIFY2(text.contains(QStringLiteral("**Formula:**")), qPrintable(name));

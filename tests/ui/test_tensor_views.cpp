@@ -541,7 +541,7 @@ void TestTensorViews::robustOnOddTraces() {
     auto partial = std::make_shared<Trace>();
     for (const auto& e : trace_->entries()) {
         if (e.name.find(".Q") != std::string::npos || e.name.find("mask") != std::string::npos) continue;
-        partial->add(e.name, e.op, e.axes, e.value, e.is_mask);
+        partial->add(e.name, e.role, e.axes, e.value, e.is_mask);
     }
     QStringList some = {QStringLiteral("encoder.layers.0.enc_self_attn.scores"), QStringLiteral("decoder.layers.0.dec_self_attn.masked_scores"),
                         QStringLiteral("decoder.layers.0.dec_self_attn.attn"), QStringLiteral("encoder.layers.1.enc_self_attn.residual"),

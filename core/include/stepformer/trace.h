@@ -1,5 +1,8 @@
 // The trace: every intermediate of a forward (and backward) pass, in the order it was
-// computed, under a stable name, with the meaning of each axis so a viewer can label it.
+// computed, under a stable name, with the meaning of each axis so a viewer can label it —
+// and as a graph: each entry carries the op that made it, its inputs, its block and its role
+// there, so a viewer reads the model's structure from data (docs/architecture.md).
+// Names are composed and split only by stepformer/trace_names.h.
 #pragma once
 
 #include <deque>
@@ -29,36 +32,98 @@ struct Axis {
     std::string name;  // the tutorial's name for the axis: batch_size, n_heads, len_q, d_model, ...
 };
 
-// What operation produced the tensor; the GUI picks explanations and views by it.
-enum class OpKind {
+// The step's role in its block (Q, K, V, scores, ..., residual sum, norm output); the GUI
+// picks explanations and views by it. Gradient: a grad.* entry.
+enum class Role {
     Embedding, PositionalTable, PositionalAdd, PadMask, SubsequenceMask, CombinedMask,
     Q, K, V, Scores, MaskedScores, Softmax, Context, OutProjection, Residual, LayerNorm,
     FfnHidden, Relu, FfnOut, Logits, Probs, LossPerToken, Loss, Gradient,
 };
 
-const char* op_kind_name(OpKind k);
+const char* role_name(Role r);  // "scores", "layer_norm": also the explanation's file name
+
+// What a step computes, wherever it sits (ggml's op).
+enum class Op {
+    Embedding,        // rows of a table picked by token ids
+    PositionalTable,  // the sinusoid table
+    PositionalAdd,    // x + pe (then dropout, in training)
+    TokenMask,        // a mask computed from token ids (pad, subsequence)
+    MaskOr,           // two masks combined
+    Linear,           // x W^T (split into heads when the output has a head axis)
+    ScaledMatMul,     // Q K^T * scale
+    MaskFill,         // masked_fill(mask, -1e9)
+    Softmax,
+    MatMul,           // attn V
+    Add,              // residual sum
+    LayerNorm,
+    Relu,
+    CrossEntropy,     // -log p(target), per token
+    Mean,             // mean over the counted tokens
+    Gradient,         // d loss / d its input
+};
+
+const char* op_name(Op op);
+
+// Where a step sits: which stack, which kind of block, which layer.
+enum class Stack { None, Encoder, Decoder };
+enum class BlockKind {
+    None,
+    Input,                // a stack's embedding, positional encoding and masks
+    SelfAttention,        // encoder self-attention
+    MaskedSelfAttention,  // decoder self-attention (subsequence mask)
+    CrossAttention,       // decoder-encoder attention
+    FeedForward,
+    Projection,           // logits and probabilities
+    Loss,
+};
+
+const char* block_kind_name(BlockKind k);  // "self_attention", "feed_forward", ...
+
+struct Block {
+    Stack stack = Stack::None;
+    BlockKind kind = BlockKind::None;
+    int layer = -1;  // -1 outside the layers
+    bool is_attention() const {
+        return kind == BlockKind::SelfAttention || kind == BlockKind::MaskedSelfAttention ||
+               kind == BlockKind::CrossAttention;
+    }
+    bool decoder() const { return stack == Stack::Decoder; }
+    bool operator==(const Block&) const = default;
+};
+
+// An entry's place in the graph.
+struct Node {
+    Role role;
+    Op op;
+    Block block;
+    std::vector<std::string> inputs;  // trace entries or parameters, in argument order (ggml's src[])
+};
 
 struct TraceEntry {
     std::string name;
-    OpKind op;
+    Role role;
     std::vector<Axis> axes;  // one per dimension of value
     bool is_mask = false;    // 1 = masked; written as U8 in dumps
     Tensor value;
+    Op op = Op::Gradient;
+    Block block;
+    std::vector<std::string> inputs;  // see Node
 };
 
 class Trace {
 public:
     // Appends; throws std::logic_error on a duplicate name or an axes/shape mismatch.
-    TraceEntry& add(std::string name, OpKind op, std::vector<Axis> axes, Tensor value, bool is_mask = false);
+    TraceEntry& add(std::string name, Node node, std::vector<Axis> axes, Tensor value, bool is_mask = false);
+    // The same with the block read from the name (names::parse), the op implied by the role
+    // and no inputs: for entries made outside a model (tests, partial traces).
+    TraceEntry& add(std::string name, Role role, std::vector<Axis> axes, Tensor value, bool is_mask = false);
 
     const TraceEntry* find(const std::string& name) const;
     const TraceEntry& at(const std::string& name) const;  // throws std::out_of_range naming it
-    TraceEntry* find_mut(const std::string& name);
     bool contains(const std::string& name) const { return index_.count(name) != 0; }
 
     // A deque: entries never move, so references stay valid while the trace grows.
     const std::deque<TraceEntry>& entries() const { return entries_; }
-    std::deque<TraceEntry>& entries_mut() { return entries_; }
     size_t size() const { return entries_.size(); }
     void clear();
 

@@ -1,0 +1,101 @@
+#include "stepformer/trace_graph.h"
+
+#include <algorithm>
+
+namespace stepformer::graph {
+
+const TraceEntry* find(const Trace& tr, const Block& b, Role role) {
+    for (const TraceEntry& e : tr.entries())
+        if (e.role == role && e.block == b) return &e;
+    return nullptr;
+}
+
+std::string name_of(const Trace& tr, const Block& b, Role role) {
+    const TraceEntry* e = find(tr, b, role);
+    return e ? e->name : std::string();
+}
+
+const TraceEntry* input(const Trace& tr, const TraceEntry& e, size_t i) {
+    return i < e.inputs.size() ? tr.find(e.inputs[i]) : nullptr;
+}
+
+std::vector<std::string> params(const Trace& tr, const TraceEntry& e) {
+    std::vector<std::string> out;
+    for (const std::string& in : e.inputs)
+        if (!tr.contains(in)) out.push_back(in);
+    return out;
+}
+
+std::vector<const TraceEntry*> consumers(const Trace& tr, const std::string& name) {
+    std::vector<const TraceEntry*> out;
+    for (const TraceEntry& e : tr.entries())
+        if (e.role != Role::Gradient && std::find(e.inputs.begin(), e.inputs.end(), name) != e.inputs.end())
+            out.push_back(&e);
+    return out;
+}
+
+const TraceEntry* forward_of(const Trace& tr, const TraceEntry& e) {
+    return e.role == Role::Gradient ? input(tr, e, 0) : &e;
+}
+
+std::vector<Block> blocks(const Trace& tr) {
+    std::vector<Block> out;
+    for (const TraceEntry& e : tr.entries())
+        if (e.role != Role::Gradient && std::find(out.begin(), out.end(), e.block) == out.end()) out.push_back(e.block);
+    return out;
+}
+
+std::vector<Block> attention_blocks(const Trace& tr) {
+    std::vector<Block> out = blocks(tr);
+    out.erase(std::remove_if(out.begin(), out.end(), [](const Block& b) { return !b.is_attention(); }), out.end());
+    return out;
+}
+
+int layer_count(const Trace& tr, Stack s) {
+    int n = 0;
+    for (const TraceEntry& e : tr.entries())
+        if (e.block.stack == s) n = std::max(n, e.block.layer + 1);
+    return n;
+}
+
+const TraceEntry* query_input(const Trace& tr, const Block& b) {
+    const TraceEntry* q = find(tr, b, Role::Q);
+    return q ? input(tr, *q, 0) : nullptr;
+}
+
+const TraceEntry* key_input(const Trace& tr, const Block& b) {
+    const TraceEntry* k = find(tr, b, Role::K);
+    return k ? input(tr, *k, 0) : nullptr;
+}
+
+const TraceEntry* block_input(const Trace& tr, const Block& b) {
+    if (b.is_attention()) return query_input(tr, b);
+    const TraceEntry* h = find(tr, b, Role::FfnHidden);
+    return h ? input(tr, *h, 0) : nullptr;
+}
+
+const TraceEntry* mask_of(const Trace& tr, const Block& b) {
+    const TraceEntry* m = find(tr, b, Role::MaskedScores);
+    return m ? input(tr, *m, 1) : nullptr;
+}
+
+std::vector<Block> blocks_masked_by(const Trace& tr, const std::string& mask) {
+    std::vector<Block> out;
+    for (const TraceEntry* e : consumers(tr, mask))
+        if (e->role == Role::MaskedScores && std::find(out.begin(), out.end(), e->block) == out.end())
+            out.push_back(e->block);
+    return out;
+}
+
+const TraceEntry* stack_output(const Trace& tr, Stack s) {
+    const TraceEntry* last = nullptr;
+    for (const TraceEntry& e : tr.entries())
+        if (e.role != Role::Gradient && e.block.stack == s && e.block.layer >= 0) last = &e;
+    return last ? last : stack_input(tr, s);
+}
+
+const TraceEntry* stack_input(const Trace& tr, Stack s) {
+    return find(tr, Block{s, BlockKind::Input, -1}, Role::PositionalAdd);
+}
+
+}  // namespace stepformer::graph

@@ -1,0 +1,151 @@
+// The trace as a graph: every entry names the op that made it, its inputs, its block and role,
+// and the queries viewers use (graph::*) find the model's structure from those fields alone.
+#include <set>
+
+#include "fixture_util.h"
+#include "stepformer/model_io.h"
+#include "stepformer/trace_graph.h"
+#include "stepformer/trace_names.h"
+
+using namespace stepformer;
+
+namespace {
+
+struct Traced {
+    Config config;
+    std::set<std::string> param_names;
+    Trace trace;
+};
+
+Traced trace_of(const std::string& fixture, bool learn_layer_norm = false) {
+    ModelSource src;
+    src.config_path = fixtures::path(fixture + ".config.json");
+    src.weights_path = fixtures::path(fixture + ".weights.safetensors");
+    LoadedModel lm = load_model(src);
+    Traced t;
+    t.config = lm.config;
+    if (learn_layer_norm) {
+        t.config.learn_layer_norm = true;
+        lm.params = ParamSet(param_specs(t.config));
+    }
+    for (size_t i = 0; i < lm.params.size(); ++i) t.param_names.insert(lm.params.name(i));
+    const auto in = fixtures::inputs(fixture);
+    const Batch batch = make_batch(t.config, in.src, in.tgt, in.out);
+    Transformer model(t.config, std::move(lm.params));
+    model.forward(batch, t.trace);
+    model.loss(batch, t.trace);
+    ParamSet grads;
+    model.backward(batch, t.trace, grads);
+    return t;
+}
+
+TEST(TraceGraph, EveryInputIsAnEarlierEntryOrAParameterAndEveryParameterIsRead) {
+    for (bool learned : {false, true}) {
+        const Traced t = trace_of("tiny", learned);
+        std::set<std::string> seen, read_params;
+        for (const TraceEntry& e : t.trace.entries()) {
+            for (const std::string& in : e.inputs) {
+                if (t.trace.contains(in)) {
+                    EXPECT_TRUE(seen.count(in)) << e.name << " reads " << in << " before it was computed";
+                } else {
+                    EXPECT_TRUE(t.param_names.count(in)) << e.name << " reads '" << in << "', neither entry nor parameter";
+                    read_params.insert(in);
+                }
+            }
+            seen.insert(e.name);
+        }
+        EXPECT_EQ(read_params, t.param_names) << "learn_layer_norm " << learned;
+    }
+}
+
+TEST(TraceGraph, OpsRolesAndArityAgree) {
+    const Traced t = trace_of("tiny");
+    const std::map<Role, std::pair<Op, size_t>> expected = {
+        {Role::Q, {Op::Linear, 2}},           {Role::K, {Op::Linear, 2}},
+        {Role::V, {Op::Linear, 2}},           {Role::Scores, {Op::ScaledMatMul, 2}},
+        {Role::MaskedScores, {Op::MaskFill, 2}}, {Role::Softmax, {Op::Softmax, 1}},
+        {Role::Context, {Op::MatMul, 2}},     {Role::OutProjection, {Op::Linear, 2}},
+        {Role::Residual, {Op::Add, 2}},       {Role::LayerNorm, {Op::LayerNorm, 1}},
+        {Role::FfnHidden, {Op::Linear, 2}},   {Role::Relu, {Op::Relu, 1}},
+        {Role::FfnOut, {Op::Linear, 2}},      {Role::Logits, {Op::Linear, 2}},
+        {Role::Probs, {Op::Softmax, 1}},      {Role::CombinedMask, {Op::MaskOr, 2}},
+        {Role::LossPerToken, {Op::CrossEntropy, 1}}, {Role::Loss, {Op::Mean, 1}},
+        {Role::Gradient, {Op::Gradient, 1}},
+    };
+    std::set<Role> roles;
+    for (const TraceEntry& e : t.trace.entries()) {
+        roles.insert(e.role);
+        auto it = expected.find(e.role);
+        if (it == expected.end()) continue;
+        EXPECT_EQ(e.op, it->second.first) << e.name;
+        const size_t arity = e.role == Role::LayerNorm && t.config.learn_layer_norm ? 3 : it->second.second;
+        EXPECT_EQ(e.inputs.size(), arity) << e.name;
+    }
+    EXPECT_EQ(roles.size(), static_cast<size_t>(Role::Gradient) + 1) << "every role appears in a full trace";
+}
+
+TEST(TraceGraph, BlocksAndLayersComeFromTheFields) {
+    const Traced t = trace_of("tiny");
+    const Trace& tr = t.trace;
+    const int N = t.config.n_layers;
+    EXPECT_EQ(graph::layer_count(tr, Stack::Encoder), N);
+    EXPECT_EQ(graph::layer_count(tr, Stack::Decoder), N);
+    EXPECT_EQ(graph::layer_count(tr, Stack::None), 0);
+    const auto attn = graph::attention_blocks(tr);
+    ASSERT_EQ(attn.size(), size_t(3 * N));
+    EXPECT_EQ(attn[0], (Block{Stack::Encoder, BlockKind::SelfAttention, 0}));
+    EXPECT_EQ(attn.back(), (Block{Stack::Decoder, BlockKind::CrossAttention, N - 1}));
+
+    const Block enc0{Stack::Encoder, BlockKind::SelfAttention, 0};
+    ASSERT_NE(graph::query_input(tr, enc0), nullptr);
+    EXPECT_EQ(graph::query_input(tr, enc0), graph::stack_input(tr, Stack::Encoder));
+    EXPECT_EQ(graph::key_input(tr, enc0), graph::query_input(tr, enc0));
+    EXPECT_EQ(graph::mask_of(tr, enc0)->role, Role::PadMask);
+
+    for (int i = 0; i < N; ++i) {
+        const Block self{Stack::Decoder, BlockKind::MaskedSelfAttention, i},
+            cross{Stack::Decoder, BlockKind::CrossAttention, i}, ffn{Stack::Decoder, BlockKind::FeedForward, i};
+        EXPECT_EQ(graph::query_input(tr, cross), graph::find(tr, self, Role::LayerNorm)) << i;
+        EXPECT_EQ(graph::key_input(tr, cross), graph::stack_output(tr, Stack::Encoder)) << i;
+        EXPECT_EQ(graph::block_input(tr, ffn), graph::find(tr, cross, Role::LayerNorm)) << i;
+        EXPECT_EQ(graph::mask_of(tr, self)->role, Role::CombinedMask);
+        EXPECT_EQ(graph::mask_of(tr, cross)->role, Role::PadMask);
+        EXPECT_NE(graph::mask_of(tr, self), graph::mask_of(tr, cross));
+    }
+    const TraceEntry* logits = graph::find(tr, Block{Stack::None, BlockKind::Projection, -1}, Role::Logits);
+    ASSERT_NE(logits, nullptr);
+    EXPECT_EQ(graph::input(tr, *logits, 0), graph::stack_output(tr, Stack::Decoder));
+    EXPECT_EQ(graph::params(tr, *logits), std::vector<std::string>{"projection.weight"});
+    EXPECT_EQ(graph::blocks_masked_by(tr, graph::mask_of(tr, enc0)->name).size(), size_t(N));
+}
+
+TEST(TraceGraph, GradientsPointAtTheirForwardEntryAndShareItsBlock) {
+    const Traced t = trace_of("tiny");
+    size_t grads = 0;
+    for (const TraceEntry& e : t.trace.entries()) {
+        if (e.role != Role::Gradient) continue;
+        ++grads;
+        const TraceEntry* f = graph::forward_of(t.trace, e);
+        ASSERT_NE(f, nullptr) << e.name;
+        EXPECT_EQ(names::grad(f->name), e.name);
+        EXPECT_EQ(f->block, e.block) << e.name;
+        EXPECT_EQ(f->value.shape, e.value.shape) << e.name;
+    }
+    EXPECT_GT(grads, 0u);
+}
+
+TEST(TraceNames, ParseInvertsEntryForEveryTracedName) {
+    const Traced t = trace_of("tiny");
+    for (const TraceEntry& e : t.trace.entries()) {
+        const names::Parsed p = names::parse(e.name);
+        EXPECT_EQ(p.block, e.block) << e.name;
+        EXPECT_EQ(p.grad, e.role == Role::Gradient) << e.name;
+        EXPECT_EQ(p.grad ? names::grad(names::entry(p.block, p.leaf)) : names::entry(p.block, p.leaf), e.name);
+    }
+    EXPECT_EQ(names::parse("not.a.model.name").block, Block{});
+    EXPECT_EQ(names::parse("encoder.layers.x.enc_self_attn.Q").block.kind, BlockKind::Input);
+    EXPECT_EQ(names::parse("decoder.layers.12.dec_enc_attn.attn").block,
+              (Block{Stack::Decoder, BlockKind::CrossAttention, 12}));
+}
+
+}  // namespace

@@ -1,0 +1,25 @@
+// What the UI calls a block of the trace graph (stepformer::Block): titles for pickers, tree
+// groups and headers. The words come from the block's fields, never from a trace name.
+#pragma once
+
+#include <QString>
+
+#include "stepformer/trace.h"
+
+namespace tensorviz {
+
+// "encoder self-attention", "decoder masked self-attention", "decoder–encoder attention",
+// "feed-forward network"; other kinds: their attribute word or "".
+QString blockTitle(stepformer::BlockKind k);
+// The same, capitalised for pickers: "Encoder self-attention", ...
+QString blockPickerTitle(stepformer::BlockKind k);
+// A layer's sub-block as the navigator groups it: "Self-attention", "Masked self-attention",
+// "Encoder-decoder attention", "Feed-forward".
+QString sublayerTitle(stepformer::BlockKind k);
+// "Encoder" / "Decoder" / "".
+QString stackTitle(stepformer::Stack s);
+// The tutorial's attribute name of the block ("enc_self_attn", "pos_ffn", ...), for labels.
+QString blockWord(stepformer::BlockKind k);
+stepformer::BlockKind blockKindOfWord(const QString& word);
+
+}  // namespace tensorviz
