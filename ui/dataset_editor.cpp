@@ -41,15 +41,6 @@ QStringList quoted(const std::vector<std::string>& words) {
     return out;
 }
 
-// dec_output derived from dec_input: shifted left by one, ending with eos.
-std::string shifted(const std::string& decInput, const Config& c) {
-    auto w = split_words(decInput);
-    if (w.empty() || w.front() != c.bos) return {};
-    std::string out;
-    for (size_t i = 1; i < w.size(); ++i) out += w[i] + " ";
-    return out + c.eos;
-}
-
 }  // namespace
 
 // ----- DatasetModel -------------------------------------------------------------------------
@@ -122,8 +113,8 @@ bool DatasetModel::setData(const QModelIndex& index, const QVariant& value, int 
         e.enc_input = v;
     } else if (index.column() == DecInput) {
         // Keep dec_output in step when it was empty or derived from the old dec_input.
-        if (e.dec_output.empty() || e.dec_output == shifted(e.dec_input, ref_)) {
-            const std::string derived = shifted(v, ref_);
+        if (e.dec_output.empty() || e.dec_output == dec_output_for(e.dec_input, ref_)) {
+            const std::string derived = dec_output_for(v, ref_);
             if (!derived.empty() || e.dec_output.empty()) {
                 e.dec_output = derived;
                 last = DecOutput;
