@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "stepformer/params.h"
+#include "stepformer/recipes.h"
 
 using namespace stepformer;
 
@@ -224,27 +225,17 @@ QSpinBox* HyperparameterForm::intSpin(const char* name, int lo, int hi, const QS
     return s;
 }
 
+namespace {
+TrainingPreset corePreset(HyperparameterForm::Preset p) {
+    return p == HyperparameterForm::Preset::Small ? TrainingPreset::Small : TrainingPreset::Tutorial;
+}
+}  // namespace
+
 void HyperparameterForm::applyPreset(Preset p) {
     if (p == Preset::Custom) return;
     updating_ = true;
-    const bool tutorial = p == Preset::Tutorial;
-    if (!locked_) setArchitecture(tutorial ? Config::tutorial() : Config::small());
-    TrainOptions o;
-    o.batch_size = 2;
-    o.shuffle = true;
-    o.seed = 1;
-    if (tutorial) {
-        o.epochs = 30;
-        o.optimizer.kind = OptimizerKind::SGD;
-        o.optimizer.lr = 1e-3;
-        o.optimizer.momentum = 0.99;
-    } else {
-        o.epochs = 60;
-        o.optimizer.kind = OptimizerKind::Adam;
-        o.optimizer.lr = 5e-3;
-        o.optimizer.momentum = 0.99;  // unused by Adam; kept so switching back is the tutorial's
-    }
-    setTrainOptions(o);
+    if (!locked_) setArchitecture(preset_architecture(corePreset(p)));
+    setTrainOptions(preset_recipe(corePreset(p)).front());
     updating_ = false;
     onEdited();
 }
@@ -257,16 +248,17 @@ HyperparameterForm::Preset HyperparameterForm::preset() const {
                c.n_layers == p.n_layers && std::abs(c.dropout - p.dropout) < 1e-9 &&
                c.learn_layer_norm == p.learn_layer_norm;
     };
-    const bool common = o.batch_size == 2 && o.shuffle && !o.optimizer.warmup_schedule;
-    bool lrOk = false;
     double lr = 0.0;
-    lrOk = parseNumber(lr_->text(), &lr);
-    if (common && lrOk && sameArch(Config::tutorial()) && o.epochs == 30 && o.optimizer.kind == OptimizerKind::SGD &&
-        std::abs(lr - 1e-3) < 1e-12 && std::abs(o.optimizer.momentum - 0.99) < 1e-9)
-        return Preset::Tutorial;
-    if (common && lrOk && sameArch(Config::small()) && o.epochs == 60 && o.optimizer.kind == OptimizerKind::Adam &&
-        std::abs(lr - 5e-3) < 1e-12)
-        return Preset::Small;
+    if (!parseNumber(lr_->text(), &lr)) return Preset::Custom;
+    for (Preset p : {Preset::Tutorial, Preset::Small}) {
+        const TrainOptions r = preset_recipe(corePreset(p)).front();
+        const bool sgd = r.optimizer.kind == OptimizerKind::SGD;
+        if (sameArch(preset_architecture(corePreset(p))) && o.batch_size == r.batch_size && o.shuffle == r.shuffle &&
+            o.optimizer.warmup_schedule == r.optimizer.warmup_schedule && o.epochs == r.epochs &&
+            o.optimizer.kind == r.optimizer.kind && std::abs(lr - r.optimizer.lr) < 1e-12 &&
+            (!sgd || std::abs(o.optimizer.momentum - r.optimizer.momentum) < 1e-9))
+            return p;
+    }
     return Preset::Custom;
 }
 

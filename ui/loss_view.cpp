@@ -9,14 +9,16 @@
 #include <QComboBox>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPainter>
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QStackedWidget>
 #include <QTableWidget>
 
 #include "heatmap_widget.h"
+#include "stepformer/backend.h"
+#include "stepformer/loss.h"
 #include "step_panels.h"
+#include "target_heatmap.h"
 #include "tensor_slice.h"
 
 using namespace stepformer;
@@ -24,47 +26,8 @@ using namespace stepformer;
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-const QColor kTargetOutline(0xe6, 0x55, 0x0d);
 const QColor kIgnoredBg(0xee, 0xee, 0xee);
 const QColor kIgnoredFg(0x9a, 0x9a, 0x9a);
-
-// A heatmap that outlines one cell per row (the target token of each position).
-class TargetHeatmap : public HeatmapWidget {
-public:
-    using HeatmapWidget::HeatmapWidget;
-    void setTargets(std::vector<int> cols) {
-        targets_ = std::move(cols);
-        viewport()->update();
-    }
-
-protected:
-    void paintEvent(QPaintEvent* e) override {
-        HeatmapWidget::paintEvent(e);
-        if (isEmpty() || targets_.empty()) return;
-        const QPoint vp = viewport()->pos();
-        const QRect first = cellRect(0, 0).translated(-vp);
-        const QPoint origin = first.topLeft() + QPoint(horizontalScrollBar()->value(), verticalScrollBar()->value());
-        const QSize cs = cellSize();
-        QRect clip(origin, QSize(cols() * cs.width() - horizontalScrollBar()->value(),
-                                 rows() * cs.height() - verticalScrollBar()->value()));
-        clip = clip.intersected(viewport()->rect()).adjusted(-2, -2, 2, 2);
-        QPainter p(viewport());
-        p.setClipRect(clip);
-        p.setRenderHint(QPainter::Antialiasing, false);
-        for (int r = 0; r < rows() && r < int(targets_.size()); ++r) {
-            const int c = targets_[size_t(r)];
-            if (isMasked(r, c)) continue;  // an ignored position: no target to point at
-            if (c < 0 || c >= cols()) continue;
-            const QRect cr = cellRect(r, c).translated(-vp);
-            p.setPen(QPen(kTargetOutline, std::max(2, std::min(cs.width(), cs.height()) / 14)));
-            p.setBrush(Qt::NoBrush);
-            p.drawRect(cr.adjusted(1, 1, -2, -2));
-        }
-    }
-
-private:
-    std::vector<int> targets_;
-};
 
 QString num(double v, int prec = 4) {
     if (std::isnan(v)) return QStringLiteral("\u2014");
@@ -269,6 +232,8 @@ void LossView::recompute() {
     count_ = 0;
     traceLoss_ = kNaN;
     perToken_ = Tensor();
+    ownProbs_ = Tensor();
+    probValues_ = nullptr;
     ignoreIndex_ = std::max(0, config_.tgt_id(config_.pad));
     if (!trace_) return;
     const TraceEntry* logits = trace_->find("projection.logits");
@@ -282,36 +247,34 @@ void LossView::recompute() {
         if (id < 0 || id >= V_) return;
 
     const size_t N = size_t(B_) * T_;
+    const float* z = logits->value.ptr();
+    // The model's softmax; a trace without it gets the same kernel's, never a recomputation here.
+    if (const TraceEntry* pe = trace_->find("projection.probs"); pe && pe->value.shape == logits->value.shape) {
+        probValues_ = pe->value.ptr();
+    } else {
+        ownProbs_ = Tensor(logits->value.shape);
+        default_backend().softmax_forward(ownProbs_.ptr(), z, int(N), V_);
+        probValues_ = ownProbs_.ptr();
+    }
+    const CrossEntropy ce = cross_entropy(probValues_, targets_.data(), int(N), V_, ignoreIndex_);
     lse_.assign(N, kNaN);
     zTarget_.assign(N, kNaN);
     p_.assign(N, kNaN);
-    nll_.assign(N, kNaN);
+    nll_.assign(ce.per_token.begin(), ce.per_token.end());
     sentenceSum_.assign(size_t(B_), 0.0);
     sentenceCount_.assign(size_t(B_), 0);
-    perToken_ = Tensor({B_, T_});
-    const float* z = logits->value.ptr();
-    for (int b = 0; b < B_; ++b) {
-        for (int t = 0; t < T_; ++t) {
-            const size_t i = size_t(b) * T_ + t;
-            const float* row = z + i * V_;
-            double m = row[0];
-            for (int v = 1; v < V_; ++v) m = std::max(m, double(row[v]));
-            double s = 0.0;
-            for (int v = 0; v < V_; ++v) s += std::exp(double(row[v]) - m);
-            lse_[i] = m + std::log(s);
-            zTarget_[i] = row[targets_[i]];
-            const double nll = lse_[i] - zTarget_[i];
-            p_[i] = std::exp(-nll);
-            nll_[i] = nll;
-            if (targets_[i] == ignoreIndex_) continue;
-            perToken_.data[i] = float(nll);
-            sentenceSum_[size_t(b)] += nll;
-            sentenceCount_[size_t(b)] += 1;
-            sum_ += nll;
-            count_ += 1;
-        }
+    for (size_t i = 0; i < N; ++i) {
+        lse_[i] = log_sum_exp(z + i * V_, V_);
+        zTarget_[i] = z[i * V_ + targets_[i]];
+        p_[i] = probValues_[i * V_ + targets_[i]];
+        if (targets_[i] == ignoreIndex_) continue;
+        sentenceSum_[i / T_] += nll_[i];
+        sentenceCount_[i / T_] += 1;
     }
-    mean_ = count_ > 0 ? sum_ / count_ : kNaN;
+    perToken_ = Tensor({B_, T_}, ce.per_token);
+    sum_ = ce.sum;
+    count_ = ce.counted;
+    mean_ = count_ > 0 ? ce.mean() : kNaN;
     valid_ = true;
 }
 
@@ -360,11 +323,9 @@ void LossView::rebuild() {
     tensorviz::Matrix mp;
     if (pe) {
         mp = tensorviz::slice(trc, *pe, b, 0, &config_);
-    } else {  // softmax of the logits
+    } else {
         mp = ml;
-        for (int t = 0; t < T_; ++t)
-            for (int v = 0; v < V_; ++v)
-                mp.values[size_t(t) * V_ + v] = float(std::exp(double(ml.at(t, v)) - lse_[size_t(b) * T_ + t]));
+        std::copy_n(probValues_ + size_t(b) * T_ * V_, size_t(T_) * V_, mp.values.begin());
     }
 
     QStringList rowLabels;
@@ -420,13 +381,13 @@ void LossView::rebuild() {
             const size_t i = size_t(b) * T_ + r;
             const int target = targets_[i];
             const float z = trace_->at("projection.logits").value.ptr()[i * V_ + c];
-            const double p = std::exp(double(z) - lse_[i]);
+            const float p = probValues_[i * V_ + c];
             const QString tok = QString::fromStdString(config_.tgt_vocab[size_t(c)]).toHtmlEscaped();
             QString t = tr("<b>position %1</b> (%2)<br>").arg(r).arg(rowLabels.value(r).toHtmlEscaped());
             if (isProb)
                 t += tr("p[%1, <b>%2</b>] = exp(z) / \u03a3 exp(z) = exp(%3 \u2212 %4) = <b>%5</b>")
                          .arg(r)
-                         .arg(tok, num(z), num(lse_[i]), tensorviz::exactText(float(p)));
+                         .arg(tok, num(z), num(lse_[i]), tensorviz::exactText(p));
             else
                 t += tr("logit z[%1, <b>%2</b>] = <b>%3</b>").arg(r).arg(tok, tensorviz::exactText(z));
             if (c == target) {
@@ -518,7 +479,8 @@ void LossView::rebuild() {
     }
     html += QStringLiteral("<br>") + tr("<b>Mean over the batch:</b> &nbsp;") + mean;
     if (!std::isnan(traceLoss_)) {
-        const bool same = std::fabs(traceLoss_ - mean_) <= 1e-5 * std::max(1.0, std::fabs(traceLoss_));
+        // The same function on the same probabilities: equal to the bit unless the targets differ.
+        const bool same = float(traceLoss_) == float(mean_);
         html += same ? tr(" &nbsp;<span style='color:#2e7d32'>\u2714 the model's <tt>loss</tt> = %1</span>").arg(num(traceLoss_, 6))
                      : tr(" &nbsp;<span style='color:#b00020'>\u2260 the model's <tt>loss</tt> = %1</span>").arg(num(traceLoss_, 6));
     }

@@ -4,8 +4,9 @@
 // (CrossEntropyLoss(ignore_index=0)); below, the mean that makes the loss written out with the
 // numbers: (sum of −log p over every counted position of the batch) / count = loss.
 //
-// The numbers are recomputed here from `projection.logits` (log-softmax in double precision)
-// and the expected output ids, then checked against the trace's `loss` when it has one.
+// The numbers are the core's: p is the trace's `projection.probs`, −log p and the mean come
+// from stepformer::cross_entropy, the function the model's `loss` is made with, so they equal
+// `loss.per_token` and `loss` exactly (log Σ e^z is shown only to explain the softmax).
 //
 // Controls (objectNames): "batchPicker" (QComboBox), "lossLogitsHeatmap", "lossProbsHeatmap"
 // (HeatmapWidget, the target cells outlined), "lossTable" (QTableWidget), "lossFormulaLabel",
@@ -53,7 +54,8 @@ public:
     QString message() const;
 
     // The mean shown in the formula: sum of −log p(target) over the counted positions of the
-    // whole batch / their count (NaN when there is nothing to show).
+    // whole batch / their count, stepformer::CrossEntropy::mean() (NaN when there is nothing to
+    // show); as float it is the trace's `loss`.
     double displayedMean() const { return mean_; }
     double displayedSum() const { return sum_; }
     int countedPositions() const { return count_; }
@@ -94,6 +96,8 @@ private:
     bool valid_ = false;
     // Per (b, t): log-sum-exp of the logits, the target's logit, p and -log p.
     std::vector<double> lse_, zTarget_, p_, nll_;
+    const float* probValues_ = nullptr;  // the trace's projection.probs, else ownProbs_
+    stepformer::Tensor ownProbs_;
     std::vector<double> sentenceSum_;
     std::vector<int> sentenceCount_;
     double sum_ = 0.0;

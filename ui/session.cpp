@@ -2,9 +2,7 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QPointer>
 #include <QStandardPaths>
-#include <QThread>
 #include <QtDebug>
 
 #include "stepformer/checkpoint.h"
@@ -14,7 +12,7 @@
 #include "stepformer/model_io.h"
 #include "stepformer/optimizer.h"
 #include "stepformer/params.h"
-#include "stepformer/train.h"
+#include "stepformer/recipes.h"
 
 using namespace stepformer;
 
@@ -27,96 +25,30 @@ std::string ss(const QString& s) { return s.toStdString(); }
 // the training starts from.
 constexpr uint64_t kInitSeed = 7;
 
-// One stage of a training recipe. Later stages only run when the model does not translate both
-// training sentences correctly after the earlier ones.
-struct Stage {
-    TrainOptions options;
-};
-
-std::vector<Stage> recipe(Session::Preset p) {
-    std::vector<Stage> stages;
-    if (p == Session::Preset::Small) {
-        Stage a;
-        a.options.epochs = 60;
-        a.options.batch_size = 2;
-        a.options.seed = 1;
-        a.options.optimizer.kind = OptimizerKind::Adam;
-        a.options.optimizer.lr = 5e-3;
-        stages.push_back(a);
-        Stage b = a;
-        b.options.epochs = 100;
-        b.options.optimizer.lr = 1e-3;
-        stages.push_back(b);
-    } else {
-        // The tutorial's own loop: 30 epochs of SGD(lr=1e-3, momentum=0.99), batches of 2.
-        Stage a;
-        a.options.epochs = 30;
-        a.options.batch_size = 2;
-        a.options.seed = 1;
-        a.options.optimizer.kind = OptimizerKind::SGD;
-        a.options.optimizer.lr = 1e-3;
-        a.options.optimizer.momentum = 0.99;
-        stages.push_back(a);
-        // Should that not be enough for exact translations: Adam, gently.
-        Stage b = a;
-        b.options.epochs = 60;
-        b.options.optimizer.kind = OptimizerKind::Adam;
-        b.options.optimizer.lr = 1e-4;
-        stages.push_back(b);
-    }
-    return stages;
-}
-
-int stageSteps(const Stage& s, int examples) {
-    const int per_epoch = (examples + s.options.batch_size - 1) / s.options.batch_size;
-    return per_epoch * s.options.epochs;
-}
-
-// Expected greedy translation of an example: dec_output without eos / pad.
-std::string expectedTranslation(const Example& ex, const Config& c) {
-    std::string out;
-    for (const auto& w : split_words(ex.dec_output)) {
-        if (w == c.eos || w == c.pad || w == c.bos) continue;
-        if (!out.empty()) out += ' ';
-        out += w;
-    }
-    return out;
-}
-
-bool translatesTrainingSet(const Transformer& model, QString* detail) {
-    bool ok = true;
-    QStringList lines;
-    for (const auto& ex : builtin_examples()) {
-        const auto r = greedy_decode(model, ex.enc_input);
-        const auto want = expectedTranslation(ex, model.config());
-        lines << qs(ex.enc_input + " → " + r.text);
-        ok = ok && r.text == want;
-    }
-    if (detail) *detail = lines.join(QStringLiteral("; "));
-    return ok;
+stepformer::TrainingPreset trainingPreset(Session::Preset p) {
+    return p == Session::Preset::Small ? TrainingPreset::Small : TrainingPreset::Tutorial;
 }
 
 }  // namespace
 
-struct Session::TrainOutcome {
-    bool ok = false;
-    bool stopped = false;
-    bool verified = false;
-    QString message;     // failure or the translations after training
-    QString saveError;   // the cache could not be written (the model is still used)
-    double lastLoss = 0.0;
-    Config config;
-    ParamSet params;
-};
-
-Session::Session(QObject* parent) : QObject(parent) {
+Session::Session(QObject* parent) : QObject(parent), trainer_(new PresetTrainer(this)) {
     // No model until setPreset() / openWeights(): sentences given before are only validated
     // against the tutorial's vocabulary, and trace() is null.
     config_ = presetConfig(Preset::Tutorial);
     description_ = tr("No model yet");
+    connect(trainer_, &PresetTrainer::started, this, &Session::trainingStarted);
+    connect(trainer_, &PresetTrainer::progress, this, &Session::trainingProgress);
+    connect(trainer_, &PresetTrainer::finished, this, &Session::finishTraining);
+    connect(trainer_, &PresetTrainer::failed, this, [this](const QString& message) {
+        state_ = ModelState::Untrained;
+        description_ = tr("%1 preset at its initial weights (training failed)").arg(presetKey(preset_));
+        emit modelChanged();
+        emit trainingFailed(tr("Training the %1 model failed: %2").arg(presetKey(preset_), message));
+    });
 }
 
-Session::~Session() { stopWorker(true); }
+// The trainer (a child) joins its worker when it goes.
+Session::~Session() = default;
 
 // ----- presets ------------------------------------------------------------------------------
 
@@ -160,7 +92,7 @@ QString Session::presetToolTip(Preset p) {
 QList<Session::Preset> Session::allPresets() { return {Preset::Tutorial, Preset::Small, Preset::Untrained}; }
 
 Config Session::presetConfig(Preset p) {
-    Config c = p == Preset::Small ? Config::small() : Config::tutorial();
+    Config c = preset_architecture(trainingPreset(p));
     c.dropout = 0.0;  // deterministic training; dropout never acts in the shown forward pass
     return c;
 }
@@ -189,8 +121,7 @@ QString Session::modelStateText() const {
 }
 
 bool Session::setPreset(Preset p) {
-    stopWorker(false);
-    ++generation_;
+    trainer_->cancel();
     preset_ = p;
     const Config cfg = presetConfig(p);
 
@@ -216,7 +147,10 @@ bool Session::setPreset(Preset p) {
         install(cfg, std::move(model), train ? ModelState::Training : ModelState::Untrained,
                 p == Preset::Untrained ? tr("Untrained model (tutorial size, initial weights)")
                                        : tr("%1 preset at its initial weights (untrained)").arg(presetKey(p)));
-        if (train) startTraining(p, cfg, provisioning_ == Provisioning::Synchronous);
+        // From exactly the untrained model shown meanwhile.
+        if (train)
+            trainer_->start(cfg, params(), preset_recipe(trainingPreset(p)), cachedModelPath(p),
+                            provisioning_ == Provisioning::Synchronous);
         return true;
     } catch (const std::exception& e) {
         emit errorOccurred(tr("Could not create the %1 model: %2").arg(presetKey(p), qs(e.what())));
@@ -273,8 +207,7 @@ bool Session::openWeights(const QString& path, const QString& configPath) {
         QString desc = tr("Weights %1 with %2").arg(QFileInfo(path).fileName(), configNote);
         if (!w.defaulted.empty()) desc += tr("; %1 LayerNorm parameters defaulted to 1/0").arg(w.defaulted.size());
         for (const auto& n : w.notes) desc += QStringLiteral("; ") + qs(n);
-        stopWorker(false);
-        ++generation_;
+        trainer_->cancel();
         install(w.config, std::move(model), ModelState::FromFile, desc);
         for (const auto& warning : w.warnings) emit warningRaised(qs(warning));
         return true;
@@ -296,8 +229,7 @@ bool Session::installTrainedModel(const Config& config, std::shared_ptr<const Pa
     }
     try {
         auto model = std::make_shared<Transformer>(config, *params);
-        stopWorker(false);
-        ++generation_;
+        trainer_->cancel();
         install(config, std::move(model), ModelState::FromFile, tr("Weights trained in the app (Train panel)"));
         return true;
     } catch (const std::exception& e) {
@@ -338,17 +270,10 @@ bool Session::recompute(const QString& source, const QString& target, QString* e
         }
     }
     try {
-        // The decoder's expected output (dec_output): the target without its bos, then eos.
+        // Without an eos in the vocabulary there is no expected output to compare with.
+        const std::string expected = config_.eos_id() >= 0 ? dec_output_for(ss(target), config_) : std::string();
         std::vector<std::string> out;
-        std::string expected;
-        auto words = split_words(ss(target));
-        while (!words.empty() && words.back() == config_.pad) words.pop_back();
-        if (!words.empty() && words.front() == config_.bos && config_.eos_id() >= 0 &&
-            static_cast<int>(words.size()) <= config_.tgt_len) {
-            for (size_t i = 1; i < words.size(); ++i) expected += words[i] + " ";
-            expected += config_.eos;
-            out.push_back(expected);
-        }
+        if (!expected.empty()) out.push_back(expected);
         Batch batch = make_batch(config_, {ss(source)}, {ss(target)}, out);
         if (!model_) {  // validated; the trace comes with the model
             source_ = source;
@@ -396,10 +321,7 @@ void Session::install(Config config, std::shared_ptr<Transformer> model, ModelSt
     model_ = std::move(model);
     optimizer_.reset();
     if (model_) {
-        OptimizerOptions o;  // the tutorial's: SGD(lr=1e-3, momentum=0.99)
-        o.kind = OptimizerKind::SGD;
-        o.lr = 1e-3;
-        o.momentum = 0.99;
+        const OptimizerOptions o = preset_recipe(TrainingPreset::Tutorial).front().optimizer;
         optimizer_ = std::make_shared<const Optimizer>(o, model_->params());
     }
     state_ = state;
@@ -458,167 +380,29 @@ QString Session::translate(const QString& source, QString* error) const {
 
 // ----- training -----------------------------------------------------------------------------
 
-void Session::startTraining(Preset p, const Config& config, bool synchronous) {
-    const auto stages = recipe(p);
-    const int nExamples = static_cast<int>(builtin_examples().size());
-    const int firstTotal = stageSteps(stages.front(), nExamples);
-    const quint64 gen = generation_;
-    control_ = std::make_shared<TrainControl>();
-    auto control = control_;
-    const std::string path = ss(cachedModelPath(p));
-    const QString dir = cacheDir();
-    ParamSet initial = model_->params();
-    QPointer<Session> self(this);
-
-    // Runs on the worker thread (or the calling thread when synchronous). It owns its own model;
-    // only finished weights travel back.
-    auto post = [self, synchronous](std::function<void()> fn) {
-        if (synchronous) {
-            fn();
-        } else if (self) {
-            QMetaObject::invokeMethod(self.data(), std::move(fn), Qt::QueuedConnection);
-        }
-    };
-    auto job = [this, post, stages, nExamples, firstTotal, gen, control, path, dir, config,
-                initial = std::move(initial), p]() mutable {
-        auto outcome = std::make_shared<TrainOutcome>();
-        try {
-            Transformer model(config, std::move(initial));
-            int done = 0, total = firstTotal;
-            QString detail;
-            for (size_t i = 0; i < stages.size(); ++i) {
-                if (i > 0) {
-                    if (outcome->verified) break;
-                    total += stageSteps(stages[i], nExamples);
-                }
-                Trainer trainer(model, builtin_examples(), stages[i].options);
-                const int base = done, tot = total;
-                auto r = trainer.run(
-                    [&](const StepReport& s) {
-                        const int step = base + s.step;
-                        const double loss = s.loss;
-                        post([this, gen, step, tot, loss] {
-                            if (gen == generation_) emit trainingProgress(step, tot, loss);
-                        });
-                    },
-                    {}, control.get());
-                done += r.steps_done;
-                outcome->lastLoss = r.last_loss;
-                if (r.status == TrainStatus::Stopped) {
-                    outcome->stopped = true;
-                    break;
-                }
-                if (r.status == TrainStatus::Diverged) {
-                    outcome->message = qs(r.message);
-                    continue;  // the next stage starts from the last good weights
-                }
-                outcome->verified = translatesTrainingSet(model, &detail);
-            }
-            if (!outcome->stopped) {
-                outcome->ok = true;
-                outcome->message = detail;
-                if (!outcome->verified)
-                    qWarning().noquote() << "The trained" << presetKey(p)
-                                         << "model does not translate the training sentences exactly:" << detail;
-                try {
-                    if (!QDir().mkpath(dir)) throw std::runtime_error("cannot create the folder " + ss(dir));
-                    save_checkpoint(path, model);
-                } catch (const std::exception& e) {
-                    outcome->saveError = qs(e.what());
-                }
-                outcome->config = model.config();
-                outcome->params = model.params();
-            }
-        } catch (const std::exception& e) {
-            outcome->ok = false;
-            outcome->message = qs(e.what());
-        }
-        post([this, gen, p, outcome] { finishTraining(gen, p, outcome); });
-    };
-
-    emit trainingStarted(firstTotal);
-    if (synchronous) {
-        job();
-        return;
-    }
-    worker_ = QThread::create(std::move(job));
-    worker_->setObjectName(QStringLiteral("stepformer-training"));
-    worker_->start(QThread::LowPriority);
-}
-
-void Session::finishTraining(quint64 generation, Preset p, const std::shared_ptr<TrainOutcome>& outcome) {
-    if (generation != generation_) return;  // a newer model replaced this one
-    if (worker_) {
-        worker_->wait();
-        delete worker_;
-        worker_ = nullptr;
-    }
-    control_.reset();
-    if (outcome->stopped) {
-        state_ = ModelState::Untrained;
-        description_ = tr("%1 preset at its initial weights (training cancelled)").arg(presetKey(p));
-        emit modelChanged();
-        return;
-    }
-    if (!outcome->ok) {
-        state_ = ModelState::Untrained;
-        description_ = tr("%1 preset at its initial weights (training failed)").arg(presetKey(p));
-        emit modelChanged();
-        emit trainingFailed(tr("Training the %1 model failed: %2").arg(presetKey(p), outcome->message));
-        return;
-    }
+void Session::finishTraining(const PresetTrainer::Result& r) {
+    const Preset p = preset_;
     try {
-        auto model = std::make_shared<Transformer>(outcome->config, std::move(outcome->params));
-        QString desc = outcome->saveError.isEmpty()
+        auto model = std::make_shared<Transformer>(r.config, std::move(*r.params));  // handed over, not copied
+        QString desc = r.saveError.isEmpty()
                            ? tr("%1 preset, trained on the tutorial's sentences (cached in %2)")
                                  .arg(presetKey(p), QDir::toNativeSeparators(cachedModelPath(p)))
                            : tr("%1 preset, trained on the tutorial's sentences (not cached: %2)")
-                                 .arg(presetKey(p), outcome->saveError);
-        install(outcome->config, std::move(model), ModelState::Trained, desc);
+                                 .arg(presetKey(p), r.saveError);
+        install(r.config, std::move(model), ModelState::Trained, desc);
     } catch (const std::exception& e) {
         emit trainingFailed(tr("Training the %1 model failed: %2").arg(presetKey(p), qs(e.what())));
         return;
     }
-    if (!outcome->saveError.isEmpty())
-        emit errorOccurred(tr("The trained model could not be cached: %1").arg(outcome->saveError));
+    if (!r.saveError.isEmpty()) emit errorOccurred(tr("The trained model could not be cached: %1").arg(r.saveError));
     emit trainingFinished();
 }
 
-void Session::stopWorker(bool wait) {
-    if (worker_) {
-        if (control_) {
-            control_->request_stop();
-            control_->resume();
-        }
-        QThread* t = worker_;
-        worker_ = nullptr;
-        control_.reset();
-        if (wait) {
-            t->wait();
-            delete t;
-        } else {
-            // It stops after the step it is in; the GUI does not wait for that (its results are
-            // dropped: the generation has moved on).
-            retiring_.append(t);
-            connect(t, &QThread::finished, this, [this, t] {
-                retiring_.removeOne(t);
-                t->deleteLater();
-            });
-        }
-    }
-    if (wait) {
-        for (QThread* t : std::as_const(retiring_)) {
-            t->wait();
-            delete t;
-        }
-        retiring_.clear();
-    }
-}
+bool Session::isTraining() const { return trainer_->isRunning(); }
 
 void Session::cancelTraining() {
-    if (!worker_) return;
-    stopWorker(false);
-    ++generation_;
+    if (!trainer_->isRunning()) return;
+    trainer_->cancel();
     state_ = ModelState::Untrained;
     description_ = tr("%1 preset at its initial weights (training cancelled)").arg(presetKey(preset_));
     emit modelChanged();

@@ -5,8 +5,9 @@
 // Presets: "tutorial" (the tutorial's configuration, trained on the toy dataset), "small"
 // (Config::small(), trained) and "untrained" (the tutorial's configuration at its initial
 // weights, for comparison). A trained preset comes from a cached checkpoint in
-// <AppDataLocation>/models/<preset>.safetensors; when there is none the Session trains one on a
-// worker thread (reporting progress), shows the untrained model meanwhile, and caches the result.
+// <AppDataLocation>/models/<preset>.safetensors; when there is none the Session trains one with
+// the preset's recipe through the app's training pipeline (PresetTrainer on a
+// TrainingController, reporting progress), shows the untrained model meanwhile, and caches it.
 // The cache directory can be overridden with $STEPFORMER_CACHE_DIR or setCacheDir() (tests).
 #pragma once
 
@@ -19,17 +20,15 @@
 #include <QString>
 #include <QStringList>
 
+#include "preset_trainer.h"
 #include "stepformer/config.h"
 #include "stepformer/trace.h"
 
 namespace stepformer {
 class Transformer;
-class TrainControl;
 class ParamSet;
 class Optimizer;
 }  // namespace stepformer
-
-class QThread;
 
 class Session : public QObject {
     Q_OBJECT
@@ -92,7 +91,7 @@ public:
     bool setSentences(const QString& source, const QString& target);
     QString source() const { return source_; }
     QString target() const { return target_; }
-    // The decoder's expected output derived from the target (target without bos, + eos), or
+    // The decoder's expected output derived from the target (stepformer::dec_output_for), or
     // empty when it cannot be derived.
     QString expectedOutput() const { return expected_; }
 
@@ -122,7 +121,7 @@ public:
     // Greedy decoding of `source` with the current model (the tutorial's greedy_decoder).
     QString translate(const QString& source, QString* error = nullptr) const;
 
-    bool isTraining() const { return worker_ != nullptr; }
+    bool isTraining() const;
     void cancelTraining();  // asks the worker to stop (it does after its current step); keeps the untrained model
 
 signals:
@@ -140,14 +139,11 @@ signals:
     void trainingFailed(const QString& message);
 
 private:
-    struct TrainOutcome;
     void install(stepformer::Config config, std::shared_ptr<stepformer::Transformer> model, ModelState state,
                  QString description);
     bool recompute(const QString& source, const QString& target, QString* error);
     void recomputeAfterModelChange();
-    void startTraining(Preset p, const stepformer::Config& config, bool synchronous);
-    void finishTraining(quint64 generation, Preset p, const std::shared_ptr<TrainOutcome>& outcome);
-    void stopWorker(bool wait);
+    void finishTraining(const PresetTrainer::Result& result);
 
     stepformer::Config config_;
     std::shared_ptr<stepformer::Transformer> model_;
@@ -162,8 +158,6 @@ private:
     Provisioning provisioning_ = Provisioning::Background;
     ModelState state_ = ModelState::Untrained;
 
-    QThread* worker_ = nullptr;
-    QList<QThread*> retiring_;  // stopped workers finishing their last step
-    std::shared_ptr<stepformer::TrainControl> control_;
-    quint64 generation_ = 0;  // bumped on every model switch; stale training results are dropped
+    // Cancelled on every model switch, so a stale training's results never arrive.
+    PresetTrainer* trainer_ = nullptr;
 };

@@ -149,7 +149,7 @@ void TrainingController::setState(State s) {
 }
 
 bool TrainingController::start(const Config& config, const StartPoint& from, std::vector<Example> data,
-                               const TrainOptions& options, QString* error) {
+                               const TrainOptions& options, QString* error, Epilogue epilogue) {
     auto fail = [&](const QString& msg) {
         if (error) *error = msg;
         return false;
@@ -200,9 +200,13 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
     const std::string replaySrc = ss(replaySrc_), replayTgt = ss(replayTgt_);
 
     // The worker. It owns its model; it talks to the GUI thread only through queued calls on
-    // `this` (the destructor joins every worker before this object goes away).
-    auto job = [this, gen, shared, config, from, data = std::move(data), options, replaySrc, replayTgt]() {
-        lowerWorkerPriority();
+    // `this` (the destructor joins every worker before this object goes away). Synchronous, the
+    // same calls are direct: the job runs on the GUI thread, which must keep its priority.
+    const bool synchronous = synchronous_, snapshots = snapshots_;
+    const Qt::ConnectionType delivery = synchronous ? Qt::DirectConnection : Qt::QueuedConnection;
+    auto job = [this, gen, shared, config, from, data = std::move(data), options, replaySrc, replayTgt, delivery,
+                epilogue = std::move(epilogue), synchronous, snapshots]() {
+        if (!synchronous) lowerWorkerPriority();
         try {
             ParamSet params = from.params ? *from.params : init_params(config, from.seed);
             Transformer model(config, std::move(params));
@@ -222,12 +226,11 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                     shared->pending.push_back(std::move(item));
                     if (!shared->flushPosted) notify = shared->flushPosted = true;
                 }
-                if (notify)
-                    QMetaObject::invokeMethod(
-                        this, [this, gen] { deliverPending(gen); }, Qt::QueuedConnection);
+                if (notify) QMetaObject::invokeMethod(this, [this, gen] { deliverPending(gen); }, delivery);
             };
             const int stride = snapshotStride(options.epochs);
             auto snapshot = [&](int epoch, double meanLoss) {
+                if (!snapshots) return;
                 Shared::Item item;
                 item.snapshot = takeSnapshot(model, replay, epoch, meanLoss);
                 post(std::move(item));
@@ -263,6 +266,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                 },
                 &shared->control);
 
+            if (epilogue) epilogue(model, r.status);
             auto outcome = std::make_shared<TrainingOutcome>();
             outcome->status = int(r.status == TrainStatus::Finished  ? State::Finished
                                   : r.status == TrainStatus::Stopped ? State::Stopped
@@ -273,14 +277,19 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
             outcome->config = config;
             outcome->params = std::make_shared<ParamSet>(std::move(model.params()));
             outcome->optimizer = std::make_shared<const Optimizer>(std::move(trainer.optimizer()));
-            QMetaObject::invokeMethod(
-                this, [this, gen, outcome] { deliverOutcome(gen, outcome); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(this, [this, gen, outcome] { deliverOutcome(gen, outcome); }, delivery);
         } catch (const std::exception& e) {
             const QString msg = qs(e.what());
-            QMetaObject::invokeMethod(
-                this, [this, gen, msg] { deliverFailure(gen, msg); }, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(this, [this, gen, msg] { deliverFailure(gen, msg); }, delivery);
         }
     };
+
+    if (synchronous) {
+        setState(State::Running);
+        emit started(perEpoch * options.epochs, options.epochs, perEpoch);
+        job();
+        return true;
+    }
 
     QThread* thread = QThread::create(std::move(job));
     thread->setObjectName(QStringLiteral("stepformer-training"));

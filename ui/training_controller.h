@@ -7,12 +7,17 @@
 // a fast model cannot flood the event queue while every report still arrives, in order; the
 // outcome (final weights, optimizer state) follows. The GUI thread never waits for the worker:
 // stop() and reset() only ask, the destructor alone joins. On Linux the worker (and the OpenMP
-// threads it starts) runs at a few points of niceness, so the GUI thread wins a busy CPU.
+// threads it starts) runs at a few points of niceness, so the GUI thread wins a busy CPU
+// (QThread's priorities do nothing under Linux's default scheduler).
+//
+// It is the app's one training pipeline: the Train dock and the first start's training of a
+// preset (PresetTrainer) both run through it.
 //
 // States: Idle -> Running <-> Paused -> Finished | Stopped | Diverged; reset() -> Idle.
 // Pausing takes effect between two optimizer steps (TrainControl::checkpoint).
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,11 +119,24 @@ public:
     QString replaySource() const { return replaySrc_; }
     QString replayTarget() const { return replayTgt_; }
 
+    // Work on the trained model that must not block the GUI (checking it, saving it): called on
+    // the worker after the run, before finished() is posted, so what it writes is visible to
+    // finished()'s handlers. Not called when the run failed before it had a model.
+    using Epilogue = std::function<void(const stepformer::Transformer& model, stepformer::TrainStatus status)>;
+
     // Starts a run. Checks what can be checked at once (config, options, every example against
     // the vocabulary) and returns false with *error when something is wrong; the heavy work
     // (initialisation, copying the weights) happens on the worker.
     bool start(const stepformer::Config& config, const StartPoint& from, std::vector<stepformer::Example> data,
-               const stepformer::TrainOptions& options, QString* error = nullptr);
+               const stepformer::TrainOptions& options, QString* error = nullptr, Epilogue epilogue = {});
+
+    // Runs later start()s on the calling thread, every signal delivered before start() returns:
+    // for a model that must be ready at once (screenshots, tests). The GUI then waits for it.
+    void setSynchronous(bool on) { synchronous_ = on; }
+    bool isSynchronous() const { return synchronous_; }
+    // Whether later runs take the per-epoch attention snapshots (on by default; a run nobody
+    // replays saves their forward passes).
+    void setAttentionSnapshots(bool on) { snapshots_ = on; }
     void pause();
     void resume();
     void stop();   // asks; the state becomes Stopped when the worker has finished its step
@@ -153,6 +171,8 @@ private:
 
     State state_ = State::Idle;
     bool stopping_ = false;
+    bool synchronous_ = false;
+    bool snapshots_ = true;
     quint64 generation_ = 0;
     std::shared_ptr<Shared> shared_;  // the current run's mailbox and controls
     QList<QPointer<QThread>> threads_;

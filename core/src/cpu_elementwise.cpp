@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "cpu_backend.h"
+#include "stepformer/loss.h"
 
 namespace stepformer::cpu {
 
@@ -36,21 +37,10 @@ void CpuBackend::relu_backward(float* din, const float* dout, const float* out, 
 
 float CpuBackend::cross_entropy_forward(float* losses, const float* probs, const int* targets, int N, int V,
                                         int ignore_index, int* counted) {
-    double sum = 0.0;
-    int count = 0;
-    for (int n = 0; n < N; ++n) {
-        if (targets[n] == ignore_index) {
-            losses[n] = 0.0f;
-            continue;
-        }
-        // -log softmax; clamp so an underflowed probability gives a large finite loss, not inf
-        const float p = probs[int64_t(n) * V + targets[n]];
-        losses[n] = -std::log(std::max(p, 1e-38f));
-        sum += losses[n];
-        ++count;
-    }
-    *counted = count;
-    return count ? static_cast<float>(sum / count) : 0.0f;
+    CrossEntropy ce;
+    ce.sum = cross_entropy_into(losses, probs, targets, N, V, ignore_index, &ce.counted);
+    *counted = ce.counted;
+    return ce.loss();
 }
 
 void CpuBackend::cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,

@@ -12,6 +12,23 @@ std::vector<Example> builtin_examples() {
             {"ich mochte ein cola P", "S i want a coke .", "i want a coke . E"}};
 }
 
+static std::string join_words(const std::vector<std::string>& w) {
+    std::string s;
+    for (size_t i = 0; i < w.size(); ++i) s += (i ? " " : "") + w[i];
+    return s;
+}
+
+std::string dec_output_for(const std::string& dec_input, const Config& c) {
+    auto words = split_words(dec_input);
+    if (words.empty() || words.front() != c.bos) return {};
+    size_t end = words.size();
+    while (end > 1 && words[end - 1] == c.pad) --end;
+    std::vector<std::string> out(words.begin() + 1, words.begin() + long(end));
+    out.push_back(c.eos);
+    out.insert(out.end(), words.size() - end, c.pad);
+    return join_words(out);
+}
+
 static std::vector<std::string> split_tabs(const std::string& line) {
     std::vector<std::string> cols;
     size_t start = 0;
@@ -22,12 +39,6 @@ static std::vector<std::string> split_tabs(const std::string& line) {
         start = tab + 1;
     }
     return cols;
-}
-
-static std::string join_words(const std::vector<std::string>& w) {
-    std::string s;
-    for (size_t i = 0; i < w.size(); ++i) s += (i ? " " : "") + w[i];
-    return s;
 }
 
 std::vector<Example> parse_tsv(const std::string& text, const Config& c, const std::string& what) {
@@ -58,15 +69,8 @@ std::vector<Example> parse_tsv(const std::string& text, const Config& c, const s
                 throw DataError(where + "dec_input has " + std::to_string(di.size()) + " tokens but dec_output has " +
                                 std::to_string(dout.size()) + "; they must be the same length (shifted by one)");
         } else {
-            auto tgt = split_words(cols[1]);
-            std::vector<std::string> di{c.bos}, dout;
-            for (const auto& w : tgt) {
-                di.push_back(w);
-                dout.push_back(w);
-            }
-            dout.push_back(c.eos);
-            ex.dec_input = join_words(di);
-            ex.dec_output = join_words(dout);
+            ex.dec_input = c.bos + " " + join_words(split_words(cols[1]));
+            ex.dec_output = dec_output_for(ex.dec_input, c);
         }
         try {
             encode_sentence(ex.enc_input, c.src_vocab, c.src_len, "source");

@@ -1,4 +1,4 @@
-// LossView: the mean it shows is the core's loss (trace "loss"), per position −log p matches
+// LossView: the mean it shows is the core's loss (trace "loss"), per position −log p is
 // loss.per_token, pad targets are marked as ignored (ignore_index=0) and left out of the count,
 // the batch picker switches sentences, and the view paints.
 #include <QtTest>
@@ -15,6 +15,7 @@
 #include "heatmap_widget.h"
 #include "loss_view.h"
 #include "stepformer/dataset.h"
+#include "stepformer/loss.h"
 #include "stepformer/model.h"
 #include "stepformer/train.h"
 
@@ -73,6 +74,8 @@ private slots:
     void meanEqualsTheCoreLoss();
     void meanEqualsTheCoreLossOnTheTutorialBatch();
     void perPositionMatchesLossPerToken();
+    void displayedNumbersAreTheCoresExactly();
+    void anUnderflowedProbabilityShowsTheCoresClampedLoss();
     void padPositionsAreMarkedIgnored();
     void formulaShowsTheNumbers();
     void batchPickerSwitchesSentence();
@@ -150,6 +153,51 @@ void TestLossView::perPositionMatchesLossPerToken() {
     const Tensor& logits = trace->at("projection.logits").value;
     for (int t = 0; t < b.T; ++t)
         for (int v = 0; v < c.tgt_vocab_size(); ++v) QCOMPARE(view.logitsHeatmap()->value(t, v), logits.at({0, t, v}));
+}
+
+void TestLossView::displayedNumbersAreTheCoresExactly() {
+    const auto model = trainedModel();
+    const Config& c = model->config();
+    const Batch b = lossBatch(c);
+    const auto trace = forwardWithLoss(*model, b);
+    LossView view;
+    view.setTrace(trace, c, b.out);
+    const Tensor& per = trace->at("loss.per_token").value;
+    const Tensor& probs = trace->at("projection.probs").value;
+    const CrossEntropy ce = cross_entropy(probs.ptr(), b.out.data(), b.B * b.T, c.tgt_vocab_size(), 0);
+    QVERIFY(view.displayedSum() == ce.sum);
+    QVERIFY(view.displayedMean() == ce.mean());
+    QVERIFY(float(view.displayedMean()) == trace->at("loss").value.data[0]);
+    QCOMPARE(view.countedPositions(), ce.counted);
+    for (int bi = 0; bi < b.B; ++bi)
+        for (int t = 0; t < b.T; ++t) {
+            const int target = b.out[size_t(bi) * b.T + t];
+            if (target == 0) continue;
+            QVERIFY(view.negLogProb(bi, t) == double(per.at({bi, t})));
+            QVERIFY(view.probabilityOfTarget(bi, t) == double(probs.at({bi, t, target})));
+            // and the table writes that number
+            if (bi == 0) QCOMPARE(view.table()->item(t, 6)->text(), QString::number(per.at({0, t}), 'f', 4));
+        }
+    QVERIFY(view.formulaText().contains(QString::number(ce.mean(), 'f', 6)));
+}
+
+void TestLossView::anUnderflowedProbabilityShowsTheCoresClampedLoss() {
+    // A probability that underflowed to 0 in float: the model's loss is −log(1e-38), not the
+    // exact −log p a double log-sum-exp of the logits would give; the view shows the model's.
+    const auto model = trainedModel();
+    const Config& c = model->config();
+    const Batch b = lossBatch(c);
+    auto trace = std::make_shared<Trace>();
+    model->forward(b, *trace);
+    const int target = b.out[0];
+    trace->find_mut("projection.probs")->value.data[size_t(target)] = 0.0f;
+    model->loss(b, *trace);
+    LossView view;
+    view.setTrace(trace, c, b.out);
+    QVERIFY(view.negLogProb(0, 0) == double(token_loss(0.0f)));
+    QVERIFY(view.negLogProb(0, 0) == double(trace->at("loss.per_token").value.data[0]));
+    QVERIFY(float(view.displayedMean()) == trace->at("loss").value.data[0]);
+    QVERIFY(view.formulaText().contains(QStringLiteral("\u2714")));
 }
 
 void TestLossView::padPositionsAreMarkedIgnored() {

@@ -24,6 +24,14 @@ struct Example {
 // The tutorial's two sentences.
 std::vector<Example> builtin_examples();
 
+// The decoder's expected output for a decoder input, the tutorial's pairing ("S i want a beer ."
+// -> "i want a beer . E"): the bos dropped, eos after the last word. Trailing pads stay after the
+// eos ("S i want a coke P" -> "i want a coke E P"), so both sentences keep the same length, as
+// the tutorial's tgt_len-long rows do, and the pads stay ignored targets of the loss. Empty when
+// dec_input does not start with bos. The one place this rule lives: the dataset, the editor and
+// the step-through's loss all call it.
+std::string dec_output_for(const std::string& dec_input, const Config& c);
+
 // A TSV file: three columns (enc_input, dec_input, dec_output) exactly as the tutorial, or two
 // (source, target) from which the bos/eos tokens are added. Blank lines and lines starting with
 // '#' are skipped. Throws DataError naming the line and the problem.
