@@ -16,6 +16,7 @@
 
 #include "attention_lines_widget.h"
 #include "heatmap_widget.h"
+#include "block_text.h"
 #include "step_panels.h"
 #include "tensor_slice.h"
 
@@ -33,12 +34,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
     blockPicker_->setObjectName(QStringLiteral("blockPicker"));
     blockPicker_->setToolTip(tr("Which attention block: the encoder's self-attention, the decoder's masked "
                                 "self-attention, or the decoder\u2013encoder attention"));
-    for (const char* k : {"enc_self_attn", "dec_self_attn", "dec_enc_attn"}) {
-        const QString kind = QString::fromLatin1(k);
-        QString t = blockTitle(kind);
-        t[0] = t[0].toUpper();
-        blockPicker_->addItem(t, kind);
-    }
+    fillBlockPicker(blockPicker_);
     layerPicker_ = new QComboBox(this);
     layerPicker_->setMinimumContentsLength(7);  // "Layer 5" stays readable in a crowded bar
     layerPicker_->setObjectName(QStringLiteral("layerPicker"));
@@ -120,11 +116,11 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
 
     connect(blockPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (updating_ || i < 0) return;
-        setBlock(blockPicker_->itemData(i).toString(), layer_);
+        setBlock(blockWord(stepformer::BlockKind(blockPicker_->itemData(i).toInt())), block_.layer);
     });
     connect(layerPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (updating_ || i < 0) return;
-        setBlock(kind_, i);
+        setBlock(blockKind(), i);
     });
     connect(batchPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (!updating_ && i >= 0) setBatchIndex(i);
@@ -154,21 +150,33 @@ AttentionView::~AttentionView() = default;
 void AttentionView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     trace_ = std::move(trace);
     config_ = config;
+    if (trace_ && !pendingStep_.isEmpty()) {
+        const StepInfo s = stepInfo(*trace_, pendingStep_);
+        if (s.isAttention() && s.layer() >= 0) block_ = s.block;
+        pendingStep_.clear();
+    }
     rebuild();
 }
 
 void AttentionView::setStep(const QString& traceName) {
     // Only an attention step of another block changes what is shown (the trace comes with setTrace).
-    const StepInfo s = parseStep(traceName);
-    if (!s.isAttention() || s.layer < 0 || (s.blockKind == kind_ && s.layer == layer_)) return;
-    kind_ = s.blockKind;
-    layer_ = s.layer;
+    if (!trace_) {
+        pendingStep_ = traceName;
+        return;
+    }
+    const StepInfo s = stepInfo(*trace_, traceName);
+    if (!s.isAttention() || s.layer() < 0 || s.block == block_) return;
+    block_ = s.block;
     rebuild();
 }
 
-QString AttentionView::currentBlock() const { return attentionBlockName(kind_ != QLatin1String("enc_self_attn"), layer_, kind_); }
+QString AttentionView::currentBlock() const { return blockName(block_); }
 
-QString AttentionView::currentTensorName() const { return currentBlock() + QStringLiteral(".attn"); }
+QString AttentionView::blockKind() const { return blockWord(block_.kind); }
+
+QString AttentionView::currentTensorName() const {
+    return trace_ ? roleName(*trace_, block_, stepformer::Role::Softmax) : QString();
+}
 
 const stepformer::Tensor* AttentionView::currentTensor() const {
     if (!trace_) return nullptr;
@@ -180,13 +188,14 @@ bool AttentionView::hasData() const { return stack_->currentIndex() == 0; }
 
 QString AttentionView::message() const { return stack_->currentIndex() == 1 ? messageLabel_->text() : QString(); }
 
-void AttentionView::setBlock(const QString& blockKind, int layer) {
-    if (blockKind != QLatin1String("enc_self_attn") && blockKind != QLatin1String("dec_self_attn") &&
-        blockKind != QLatin1String("dec_enc_attn"))
+void AttentionView::setBlock(const QString& word, int layer) {
+    const stepformer::BlockKind kind = blockKindOfWord(word);
+    if (kind != stepformer::BlockKind::SelfAttention && kind != stepformer::BlockKind::MaskedSelfAttention &&
+        kind != stepformer::BlockKind::CrossAttention)
         return;
-    if (blockKind == kind_ && layer == layer_) return;
-    kind_ = blockKind;
-    layer_ = std::max(0, layer);
+    if (kind == block_.kind && layer == block_.layer) return;
+    block_ = trace_ ? attentionBlockOf(*trace_, kind, std::max(0, layer))
+                    : stepformer::Block{block_.stack, kind, std::max(0, layer)};
     rebuild();
     emit blockChanged(currentBlock());
 }
@@ -208,7 +217,7 @@ void AttentionView::setHeadIndex(int h) {
 
 void AttentionView::syncPickers() {
     updating_ = true;
-    syncBlockLayerPickers(blockPicker_, layerPicker_, trace_.get(), kind_, layer_);
+    syncBlockLayerPickers(blockPicker_, layerPicker_, trace_.get(), block_);
     syncBatchPicker(batchPicker_, trace_.get(), batch_);
     int H = 0;
     if (const auto* t = currentTensor(); t && trace_) {
@@ -230,8 +239,8 @@ void AttentionView::rebuild() {
         titleLabel_->clear();
         messageLabel_->setText(!trace_ ? tr("No data yet \u2014 run the forward pass to see the attention weights.")
                                        : tr("No attention weights for the %1 of layer %2 in this trace.")
-                                             .arg(blockTitle(kind_))
-                                             .arg(layer_));
+                                             .arg(blockTitle(block_.kind))
+                                             .arg(block_.layer));
         stack_->setCurrentIndex(1);
         for (auto* t : thumbs_) t->clear();
         enlarged_->clear();
@@ -243,8 +252,8 @@ void AttentionView::rebuild() {
     head_ = std::clamp(head_, 0, H - 1);
     titleLabel_->setText(tr("<b>Layer %1 \u00b7 %2</b> \u2014 <tt>%3.attn</tt>, sentence %4. Each row is a query, each column a "
                             "key; every row sums to 1. Click a head to enlarge it; hover a token on the right to see its lines.")
-                             .arg(layer_)
-                             .arg(blockTitle(kind_), block.toHtmlEscaped())
+                             .arg(block_.layer)
+                             .arg(blockTitle(block_.kind), block.toHtmlEscaped())
                              .arg(batch_));
 
     // Small multiples: reuse the widgets, create/delete only when the number of heads changes.
@@ -283,7 +292,7 @@ void AttentionView::updateSelection() {
     if (!trace_ || thumbs_.isEmpty() || stack_->currentIndex() != 0) return;
     for (int h = 0; h < thumbs_.size(); ++h) thumbs_[h]->setSelected(h == head_);
     PanelSpec p = panelFor(trace_, config_, currentTensorName(), batch_, head_,
-                           tr("Layer %1 \u00b7 %2 \u00b7 head %3").arg(layer_).arg(blockTitle(kind_)).arg(head_));
+                           tr("Layer %1 \u00b7 %2 \u00b7 head %3").arg(block_.layer).arg(blockTitle(block_.kind)).arg(head_));
     p.m.rowTitle = tr("query: ") + p.m.rowTitle;
     p.m.colTitle = tr("key: ") + p.m.colTitle;
     applyPanel(enlarged_, p);

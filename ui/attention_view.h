@@ -3,8 +3,8 @@
 // a click enlarges one (with token labels, numbers and tooltips) and shows it as BertViz-style
 // lines between the query and key tokens.
 //
-// Controls (objectNames): "layerPicker", "blockPicker" (QComboBox, item data = the block kind
-// enc_self_attn / dec_self_attn / dec_enc_attn), "batchPicker" (QComboBox), "headPicker"
+// Controls (objectNames): "layerPicker", "blockPicker" (QComboBox, item data = the block's
+// stepformer::BlockKind as an int), "batchPicker" (QComboBox), "headPicker"
 // (QSpinBox), "allHeadsLinesToggle" (QCheckBox: every head's lines at once). Widgets:
 // "headThumb<h>" (HeatmapWidget per head), "enlargedHeatmap", "attentionLines", "noDataLabel".
 #pragma once
@@ -35,19 +35,19 @@ public:
     ~AttentionView() override;
 
     void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config);
-    // A step inside an attention block (e.g. "decoder.layers.1.dec_enc_attn.scores") selects that
-    // layer and block; other steps keep the current choice.
+    // A step inside an attention block (its entry's block says so) selects that layer and
+    // block; other steps keep the current choice.
     void setStep(const QString& traceName);
 
     // The attention weights shown: "<block>.attn" (nullptr tensor when absent).
     QString currentTensorName() const;
     const stepformer::Tensor* currentTensor() const;
-    QString currentBlock() const;  // "encoder.layers.0.enc_self_attn"
-    QString blockKind() const { return kind_; }
-    int layerIndex() const { return layer_; }
+    QString currentBlock() const;  // the block's name prefix (names::block_prefix)
+    QString blockKind() const;     // the block's attribute word (names::block_word)
+    int layerIndex() const { return block_.layer; }
     int batchIndex() const { return batch_; }
     int headIndex() const { return head_; }
-    void setBlock(const QString& blockKind, int layer);
+    void setBlock(const QString& blockWord, int layer);
     void setBatchIndex(int b);
     void setHeadIndex(int h);
 
@@ -68,8 +68,8 @@ private:
 
     std::shared_ptr<const stepformer::Trace> trace_;
     stepformer::Config config_;
-    QString kind_ = QStringLiteral("enc_self_attn");
-    int layer_ = 0;
+    QString pendingStep_;  // a step given before the trace
+    stepformer::Block block_{stepformer::Stack::Encoder, stepformer::BlockKind::SelfAttention, 0};
     int batch_ = 0;
     int head_ = 0;
     bool updating_ = false;

@@ -17,6 +17,8 @@
 #include "heatmap_widget.h"
 #include "step_model.h"
 #include "step_panels.h"
+#include "stepformer/trace_graph.h"
+#include "stepformer/trace_names.h"
 #include "tensor_slice.h"
 
 using namespace stepformer;
@@ -96,7 +98,7 @@ QStringList vocabLabels(const std::vector<std::string>& v) {
     return l;
 }
 
-ParamLayout paramLayout(const Config& c, const QString& name, const Shape& shape) {
+ParamLayout paramLayout(const Config& c, const Trace* tr, const QString& name, const Shape& shape) {
     ParamLayout p;
     if (shape.empty()) {
         p.rows = p.cols = 1;
@@ -119,31 +121,41 @@ ParamLayout paramLayout(const Config& c, const QString& name, const Shape& shape
         if (l.size() == p.rows) p.rowLabels = l;
         p.rowTitle = t;
     };
-    if (name.endsWith(QLatin1String("src_emb.weight"))) {
+    // What the weight is for, from the step that reads it (and where in its arguments).
+    const TraceEntry* use = nullptr;
+    size_t arg = 0;
+    if (tr)
+        for (const TraceEntry* e : graph::consumers(*tr, name.toStdString())) {
+            use = e;
+            arg = size_t(std::find(e->inputs.begin(), e->inputs.end(), name.toStdString()) - e->inputs.begin());
+            break;
+        }
+    const Role role = use ? use->role : Role::Gradient;
+    if (role == Role::Embedding && !use->block.decoder()) {
         setRows(vocabLabels(c.src_vocab), QStringLiteral("src_vocab (token)"));
         setCols(indexLabels(p.cols), QStringLiteral("d_model"));
-    } else if (name.endsWith(QLatin1String("tgt_emb.weight")) || name == QLatin1String("projection.weight")) {
+    } else if (role == Role::Embedding || role == Role::Logits) {
         setRows(vocabLabels(c.tgt_vocab), QStringLiteral("tgt_vocab (token)"));
         setCols(indexLabels(p.cols), QStringLiteral("d_model"));
-    } else if (name.endsWith(QLatin1String("W_Q.weight")) || name.endsWith(QLatin1String("W_K.weight"))) {
+    } else if (role == Role::Q || role == Role::K) {
         setRows(headLabels(c.n_heads, c.d_k), QStringLiteral("n_heads\u00b7d_k (out)"));
         setCols(indexLabels(p.cols), QStringLiteral("d_model (in)"));
-    } else if (name.endsWith(QLatin1String("W_V.weight"))) {
+    } else if (role == Role::V) {
         setRows(headLabels(c.n_heads, c.d_v), QStringLiteral("n_heads\u00b7d_v (out)"));
         setCols(indexLabels(p.cols), QStringLiteral("d_model (in)"));
-    } else if (name.endsWith(QLatin1String("_attn.fc.weight"))) {
+    } else if (role == Role::OutProjection) {
         setRows(indexLabels(p.rows), QStringLiteral("d_model (out)"));
         setCols(headLabels(c.n_heads, c.d_v), QStringLiteral("n_heads\u00b7d_v (in)"));
-    } else if (name.endsWith(QLatin1String("pos_ffn.fc.0.weight"))) {
+    } else if (role == Role::FfnHidden) {
         p.rowTitle = QStringLiteral("d_ff (out)");
         p.colTitle = QStringLiteral("d_model (in)");
-    } else if (name.endsWith(QLatin1String("pos_ffn.fc.2.weight"))) {
+    } else if (role == Role::FfnOut) {
         p.rowTitle = QStringLiteral("d_model (out)");
         p.colTitle = QStringLiteral("d_ff (in)");
-    } else if (name.contains(QLatin1String("layer_norm"))) {
+    } else if (role == Role::LayerNorm) {  // inputs: residual, gamma, beta
         p.rowTitle = QString();
         p.colTitle = QStringLiteral("d_model");
-        p.rowLabels = {name.endsWith(QLatin1String(".bias")) ? QStringLiteral("\u03b2") : QStringLiteral("\u03b3")};
+        p.rowLabels = {arg == 2 ? QStringLiteral("\u03b2") : QStringLiteral("\u03b3")};
     }
     return p;
 }
@@ -318,7 +330,7 @@ void GradientView::setStep(const QString& step) {
     focus_ = Focus::Tensor;
     rebuildTensor();
     if (!paramPinned_ && params_) {
-        const QString rel = relatedParameter(step_, config_.learn_layer_norm);
+        const QString rel = (trace_ ? relatedParameter(*trace_, step_, config_.learn_layer_norm) : QString());
         if (!rel.isEmpty() && params_->contains(rel.toStdString()) && rel != param_) {
             param_ = rel;
             rebuildParameter();
@@ -336,7 +348,7 @@ void GradientView::setParameterGradients(std::shared_ptr<const ParamSet> params,
     previews_.clear();
     norms_.clear();
     if (params_ && (param_.isEmpty() || !params_->contains(param_.toStdString()))) {
-        QString rel = relatedParameter(step_, config_.learn_layer_norm);
+        QString rel = (trace_ ? relatedParameter(*trace_, step_, config_.learn_layer_norm) : QString());
         if (rel.isEmpty() || !params_->contains(rel.toStdString()))
             rel = params_->size() ? QString::fromStdString(params_->name(params_->size() - 1)) : QString();
         param_ = rel;
@@ -356,39 +368,46 @@ bool GradientView::showParameter(const QString& name) {
     return true;
 }
 
-QString GradientView::relatedParameter(const QString& step, bool learnedLayerNorm) {
-    const QString base = BackwardStepList::forwardName(step);
-    if (base.isEmpty()) return {};
-    if (base.startsWith(QLatin1String("encoder.src_emb")) || base == QLatin1String("encoder.pos_emb.out"))
-        return QStringLiteral("encoder.src_emb.weight");
-    if (base.startsWith(QLatin1String("decoder.tgt_emb")) || base == QLatin1String("decoder.pos_emb.out"))
-        return QStringLiteral("decoder.tgt_emb.weight");
-    if (base.startsWith(QLatin1String("projection.")) || base == QLatin1String("loss") || base.startsWith(QLatin1String("loss.")))
-        return QStringLiteral("projection.weight");
-    const tensorviz::StepInfo s = tensorviz::parseStep(base);
-    if (s.block.isEmpty() || s.layer < 0) return {};
-    const QString P = s.block + QLatin1Char('.');
-    const QString& leaf = s.leaf;
-    if (s.isAttention()) {
-        if (leaf == QLatin1String("Q") || leaf == QLatin1String("scores") || leaf == QLatin1String("masked_scores") ||
-            leaf == QLatin1String("attn"))
-            return P + QStringLiteral("W_Q.weight");
-        if (leaf == QLatin1String("K")) return P + QStringLiteral("W_K.weight");
-        if (leaf == QLatin1String("V") || leaf == QLatin1String("context")) return P + QStringLiteral("W_V.weight");
-        if (leaf == QLatin1String("fc_out") || leaf == QLatin1String("residual") ||
-            (leaf == QLatin1String("out") && !learnedLayerNorm))
-            return P + QStringLiteral("fc.weight");
-        if (leaf == QLatin1String("out")) return P + QStringLiteral("layer_norm.weight");
+QString GradientView::relatedParameter(const Trace& tr, const QString& step, bool learnedLayerNorm) {
+    using stepformer::Role;
+    const tensorviz::StepInfo s = tensorviz::stepInfo(tr, step);
+    if (!s.forward) return {};
+    // The step whose weight stands for this one: a step with no weight of its own leads to the
+    // linear layer that made its input.
+    const auto weightOf = [&](const stepformer::Block& b, Role r) -> QString {
+        const TraceEntry* e = tensorviz::roleEntry(tr, b, r);
+        if (!e) return {};
+        const auto ps = stepformer::graph::params(tr, *e);
+        return ps.empty() ? QString() : QString::fromStdString(ps.front());
+    };
+    const bool ffn = s.block.kind == stepformer::BlockKind::FeedForward;
+    switch (s.role) {
+    case Role::Q:
+    case Role::Scores:
+    case Role::MaskedScores:
+    case Role::Softmax: return weightOf(s.block, Role::Q);
+    case Role::K: return weightOf(s.block, Role::K);
+    case Role::V:
+    case Role::Context: return weightOf(s.block, Role::V);
+    case Role::LayerNorm:
+        if (learnedLayerNorm) return QString::fromStdString(stepformer::names::param(s.block, "layer_norm.weight"));
+        [[fallthrough]];
+    case Role::OutProjection:
+    case Role::FfnOut:
+    case Role::Residual: return weightOf(s.block, ffn ? Role::FfnOut : Role::OutProjection);
+    case Role::FfnHidden:
+    case Role::Relu: return weightOf(s.block, Role::FfnHidden);
+    case Role::Embedding:
+    case Role::PositionalAdd: return weightOf(s.block, Role::Embedding);
+    case Role::Logits:
+    case Role::Probs:
+    case Role::LossPerToken:
+    case Role::Loss:
+        for (const TraceEntry& e : tr.entries())
+            if (e.role == Role::Logits) return weightOf(e.block, Role::Logits);
         return {};
+    default: return {};
     }
-    if (s.blockKind == QLatin1String("pos_ffn")) {
-        if (leaf == QLatin1String("hidden") || leaf == QLatin1String("relu")) return P + QStringLiteral("fc.0.weight");
-        if (leaf == QLatin1String("fc_out") || leaf == QLatin1String("residual") ||
-            (leaf == QLatin1String("out") && !learnedLayerNorm))
-            return P + QStringLiteral("fc.2.weight");
-        if (leaf == QLatin1String("out")) return P + QStringLiteral("layer_norm.weight");
-    }
-    return {};
 }
 
 void GradientView::setBatchIndex(int b) {
@@ -483,8 +502,7 @@ void GradientView::rebuildTensor() {
     tensorStack_->setCurrentIndex(0);
 
     const QString leaf = [&] {
-        const QString l = tensorviz::parseStep(base).leaf;
-        return l.isEmpty() ? base : l;
+        return tensorviz::leafName(base);
     }();
     PanelSpec pg = tensorviz::panelFor(trace_, config_, step_, batch_, head_, QStringLiteral("\u2202loss/\u2202 ") + leaf);
     PanelSpec pv;
@@ -605,7 +623,7 @@ void GradientView::rebuildParameter() {
         previewNorm_ = l2(*preview_);
         previews_.insert(param_, {preview_, previewNorm_});
     }
-    const ParamLayout L = paramLayout(config_, param_, W.shape);
+    const ParamLayout L = paramLayout(config_, trace_.get(), param_, W.shape);
     const bool haveUpdate = preview_ && !preview_->empty() && preview_->size() == W.size();
 
     paramTitle_->setText(tr("<b>Weight <tt>%1</tt></b> %2, its gradient and the update the next optimizer step applies")

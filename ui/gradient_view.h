@@ -56,10 +56,10 @@ public:
     // Shows a weight (e.g. "projection.weight"); false when it is not a parameter. Focus -> Parameter.
     bool showParameter(const QString& name);
     QString currentParameter() const { return param_; }
-    // The weight that produced a traced tensor ("decoder.layers.1.dec_self_attn.Q" ->
-    // "decoder.layers.1.dec_self_attn.W_Q.weight"); empty when none does. A LayerNorm output
-    // maps to its gamma when LayerNorm is learned, else (the tutorial) to the sub-layer's last linear.
-    static QString relatedParameter(const QString& step, bool learnedLayerNorm);
+    // The weight that produced a traced tensor (a Q step -> its block's W_Q), read from the trace
+    // graph; empty when none does. A LayerNorm output maps to its gamma when LayerNorm is
+    // learned, else (the tutorial) to the sub-layer's last linear.
+    static QString relatedParameter(const stepformer::Trace& tr, const QString& step, bool learnedLayerNorm);
 
     Focus focus() const { return focus_; }
     int batchIndex() const { return batch_; }

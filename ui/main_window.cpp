@@ -38,6 +38,7 @@
 #include "explain_panel.h"
 #include "gradient_view.h"
 #include "loss_view.h"
+#include "stepformer/trace_graph.h"
 #include "training_panel.h"
 #include "export.h"
 #include "input_bar.h"
@@ -682,8 +683,9 @@ bool MainWindow::setCurrentStep(const QString& traceName) {
     if (navigator_->setCurrentStep(traceName)) return true;
     // A step of the other direction: switch the navigator over, then go there.
     const auto trace = session_->trace();
-    if (!trace || !trace->contains(traceName.toStdString())) return false;
-    setBackwardDirection(traceName.startsWith(QLatin1String("grad.")));
+    const auto* e = trace ? trace->find(traceName.toStdString()) : nullptr;
+    if (!e) return false;
+    setBackwardDirection(e->role == Role::Gradient);
     return navigator_->setCurrentStep(traceName);
 }
 
@@ -693,10 +695,10 @@ QString MainWindow::viewForStep(const QString& traceName) const {
     const auto trace = session_->trace();
     const auto* e = trace ? trace->find(traceName.toStdString()) : nullptr;
     if (!e) return {};
-    if (traceName.startsWith(QLatin1String("grad."))) return QStringLiteral("gradients");
-    if (traceName == QLatin1String("loss") || traceName == QLatin1String("loss.per_token"))
-        return QStringLiteral("loss");
     switch (e->role) {
+    case Role::Gradient: return QStringLiteral("gradients");
+    case Role::Loss:
+    case Role::LossPerToken: return QStringLiteral("loss");
     case Role::PadMask:
     case Role::SubsequenceMask:
     case Role::CombinedMask:
@@ -802,7 +804,9 @@ void MainWindow::onInputAccepted() {
     const auto trace = session_->trace();
     if (!expected.isEmpty()) {
         detail = tr("expected output (dec_outputs): %1").arg(expected.toHtmlEscaped());
-        if (const auto* l = trace ? trace->find("loss") : nullptr)
+        if (const auto* l = trace ? stepformer::graph::find(*trace, {stepformer::Stack::None, stepformer::BlockKind::Loss, -1},
+                                                            Role::Loss)
+                                  : nullptr)
             if (!l->value.data.empty()) detail += tr(" · loss %1").arg(double(l->value.data[0]), 0, 'f', 4);
     } else {
         detail = tr("no loss: the target does not start with %1").arg(QString::fromStdString(session_->config().bos));

@@ -2,6 +2,7 @@
 #include "wrapped_label.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <QBoxLayout>
 #include <QComboBox>
@@ -10,8 +11,10 @@
 #include <QSpinBox>
 #include <QStackedWidget>
 
+#include "block_text.h"
 #include "heatmap_widget.h"
 #include "step_panels.h"
+#include "stepformer/trace_graph.h"
 #include "tensor_slice.h"
 
 using namespace tensorviz;
@@ -39,12 +42,18 @@ QFrame* separator(QWidget* parent) {
     return f;
 }
 
-QString kindForMask(const QString& name) {
-    if (name == QLatin1String("encoder.self_attn_mask")) return QStringLiteral("enc_self_attn");
-    if (name == QLatin1String("decoder.enc_attn_mask")) return QStringLiteral("dec_enc_attn");
-    if (name.startsWith(QLatin1String("decoder.self_attn"))) return QStringLiteral("dec_self_attn");
-    return {};
+// The attention block a mask entry ends up in: directly, or through the mask that combines it.
+std::optional<stepformer::Block> blockMaskedBy(const stepformer::Trace& tr, const std::string& mask, int depth = 0) {
+    const auto direct = stepformer::graph::blocks_masked_by(tr, mask);
+    if (!direct.empty()) return direct.front();
+    if (depth > 4) return std::nullopt;
+    for (const stepformer::TraceEntry* c : stepformer::graph::consumers(tr, mask))
+        if (c->is_mask)
+            if (auto b = blockMaskedBy(tr, c->name, depth + 1)) return b;
+    return std::nullopt;
 }
+
+QString maskName(const stepformer::TraceEntry* e) { return e ? QString::fromStdString(e->name) : QString(); }
 
 }  // namespace
 
@@ -60,12 +69,7 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     blockPicker_ = new QComboBox(this);
     blockPicker_->setObjectName(QStringLiteral("blockPicker"));
     blockPicker_->setToolTip(tr("The attention block whose masking is shown below"));
-    for (const char* k : {"enc_self_attn", "dec_self_attn", "dec_enc_attn"}) {
-        const QString kind = QString::fromLatin1(k);
-        QString t = blockTitle(kind);
-        t[0] = t[0].toUpper();
-        blockPicker_->addItem(t, kind);
-    }
+    fillBlockPicker(blockPicker_);
     layerPicker_ = new QComboBox(this);
     layerPicker_->setMinimumContentsLength(7);  // "Layer 5" stays readable in a crowded bar
     layerPicker_->setObjectName(QStringLiteral("layerPicker"));
@@ -105,20 +109,17 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
 
     auto* masksRow = new QHBoxLayout;
     masksRow->setSpacing(4);
-    const QList<QPair<QString, QString>> masks = {
-        {QStringLiteral("encoderPadMask"), QStringLiteral("encoder.self_attn_mask")},
-        {QStringLiteral("decoderPadMask"), QStringLiteral("decoder.self_attn_pad_mask")},
-        {QStringLiteral("subsequenceMask"), QStringLiteral("decoder.self_attn_subsequence_mask")},
-        {QStringLiteral("decoderSelfMask"), QStringLiteral("decoder.self_attn_mask")},
-        {QStringLiteral("encDecPadMask"), QStringLiteral("decoder.enc_attn_mask")},
-    };
-    for (int i = 0; i < masks.size(); ++i) {
+    // Which mask fills each slot is read from the trace (assignMasks).
+    const QStringList slotNames = {QStringLiteral("encoderPadMask"), QStringLiteral("decoderPadMask"),
+                               QStringLiteral("subsequenceMask"), QStringLiteral("decoderSelfMask"),
+                               QStringLiteral("encDecPadMask")};
+    for (int i = 0; i < slotNames.size(); ++i) {
         auto* hm = new HeatmapWidget(page);
-        hm->setObjectName(masks[i].first);
+        hm->setObjectName(slotNames[i]);
         hm->setShowLegend(false);
         hm->setMinimumSize(120, 160);  // the five fit beside each other in a 1440 px window
         masks_ << hm;
-        maskNames_ << masks[i].second;
+        maskNames_ << QString();
         if (i == 1 || i == 4) masksRow->addWidget(separator(page));
         masksRow->addWidget(hm, 1);
         if (i == 1) masksRow->addWidget(opLabel(QStringLiteral("OR"), page));
@@ -166,10 +167,10 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
         if (!updating_ && i >= 0) setBatchIndex(i);
     });
     connect(blockPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (!updating_ && i >= 0) setBlock(blockPicker_->itemData(i).toString(), layer_);
+        if (!updating_ && i >= 0) setBlock(blockWord(stepformer::BlockKind(blockPicker_->itemData(i).toInt())), block_.layer);
     });
     connect(layerPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (!updating_ && i >= 0) setBlock(kind_, i);
+        if (!updating_ && i >= 0) setBlock(blockKind(), i);
     });
     connect(headPicker_, &QSpinBox::valueChanged, this, [this](int h) {
         if (!updating_) setHeadIndex(h);
@@ -182,26 +183,58 @@ MaskView::~MaskView() = default;
 void MaskView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     trace_ = std::move(trace);
     config_ = config;
-    rebuild();
-}
-
-void MaskView::setStep(const QString& traceName) {
-    step_ = traceName;
-    const StepInfo s = parseStep(traceName);
-    if (s.isAttention() && s.layer >= 0) {
-        kind_ = s.blockKind;
-        layer_ = s.layer;
-    } else if (const QString k = kindForMask(s.base); !k.isEmpty()) {
-        kind_ = k;
+    assignMasks();
+    if (stepBeforeTrace_) {
+        stepBeforeTrace_ = false;
+        setStep(step_);  // a step given before the trace picks its block now
+        return;
     }
     rebuild();
 }
 
-QString MaskView::currentBlock() const { return attentionBlockName(kind_ != QLatin1String("enc_self_attn"), layer_, kind_); }
+void MaskView::assignMasks() {
+    using namespace stepformer;
+    for (QString& n : maskNames_) n.clear();
+    if (!trace_) return;
+    // The slots: the encoder's pad mask | the decoder's pad OR subsequence = its self-attention
+    // mask | the decoder–encoder pad mask.
+    const auto maskOfKind = [&](BlockKind k) -> const TraceEntry* {
+        for (const Block& b : graph::attention_blocks(*trace_))
+            if (b.kind == k) return graph::mask_of(*trace_, b);
+        return nullptr;
+    };
+    const TraceEntry* self = maskOfKind(BlockKind::MaskedSelfAttention);
+    maskNames_[0] = maskName(maskOfKind(BlockKind::SelfAttention));
+    maskNames_[1] = maskName(self ? graph::input(*trace_, *self, 0) : nullptr);
+    maskNames_[2] = maskName(self ? graph::input(*trace_, *self, 1) : nullptr);
+    maskNames_[3] = maskName(self);
+    maskNames_[4] = maskName(maskOfKind(BlockKind::CrossAttention));
+}
+
+void MaskView::setStep(const QString& traceName) {
+    step_ = traceName;
+    stepBeforeTrace_ = !trace_;
+    if (trace_) {
+        const StepInfo s = stepInfo(*trace_, traceName);
+        if (s.isAttention() && s.layer() >= 0) {
+            block_ = s.block;
+        } else if (s.forward && s.forward->is_mask) {
+            if (const auto b = blockMaskedBy(*trace_, s.forward->name)) {
+                block_.stack = b->stack;
+                block_.kind = b->kind;
+            }
+        }
+    }
+    rebuild();
+}
+
+QString MaskView::currentBlock() const { return blockName(block_); }
+
+QString MaskView::blockKind() const { return blockWord(block_.kind); }
 
 QString MaskView::currentTensorName() const {
-    if (maskNames_.contains(step_)) return step_;
-    return currentBlock() + QStringLiteral(".masked_scores");
+    if (!step_.isEmpty() && maskNames_.contains(step_)) return step_;
+    return trace_ ? roleName(*trace_, block_, stepformer::Role::MaskedScores) : QString();
 }
 
 const stepformer::Tensor* MaskView::currentTensor() const {
@@ -214,13 +247,14 @@ bool MaskView::hasData() const { return stack_->currentIndex() == 0; }
 
 QString MaskView::message() const { return stack_->currentIndex() == 1 ? messageLabel_->text() : QString(); }
 
-void MaskView::setBlock(const QString& blockKind, int layer) {
-    if (blockKind != QLatin1String("enc_self_attn") && blockKind != QLatin1String("dec_self_attn") &&
-        blockKind != QLatin1String("dec_enc_attn"))
+void MaskView::setBlock(const QString& word, int layer) {
+    const stepformer::BlockKind kind = blockKindOfWord(word);
+    if (kind != stepformer::BlockKind::SelfAttention && kind != stepformer::BlockKind::MaskedSelfAttention &&
+        kind != stepformer::BlockKind::CrossAttention)
         return;
-    if (blockKind == kind_ && layer == layer_) return;
-    kind_ = blockKind;
-    layer_ = std::max(0, layer);
+    if (kind == block_.kind && layer == block_.layer) return;
+    block_ = trace_ ? attentionBlockOf(*trace_, kind, std::max(0, layer))
+                    : stepformer::Block{block_.stack, kind, std::max(0, layer)};
     rebuild();
 }
 
@@ -240,11 +274,11 @@ void MaskView::setHeadIndex(int h) {
 
 void MaskView::syncPickers() {
     updating_ = true;
-    syncBlockLayerPickers(blockPicker_, layerPicker_, trace_.get(), kind_, layer_);
+    syncBlockLayerPickers(blockPicker_, layerPicker_, trace_.get(), block_);
     syncBatchPicker(batchPicker_, trace_.get(), batch_);
     int H = 0;
     if (trace_)
-        if (const auto* e = trace_->find((currentBlock() + QStringLiteral(".scores")).toStdString()))
+        if (const auto* e = roleEntry(*trace_, block_, stepformer::Role::Scores))
             H = axisSize(*e, stepformer::AxisKind::Head);
     headPicker_->setRange(0, std::max(0, H - 1));
     head_ = std::clamp(head_, 0, std::max(0, H - 1));
@@ -257,7 +291,7 @@ void MaskView::rebuild() {
     syncPickers();
     bool anyMask = false;
     if (trace_)
-        for (const auto& n : maskNames_) anyMask = anyMask || trace_->contains(n.toStdString());
+        for (const auto& n : maskNames_) anyMask = anyMask || (!n.isEmpty() && trace_->contains(n.toStdString()));
     if (!trace_ || !anyMask) {
         messageLabel_->setText(!trace_ ? tr("No data yet \u2014 run the forward pass to see the masks.")
                                        : tr("No masks in this trace."));
@@ -275,31 +309,34 @@ void MaskView::rebuild() {
         PanelSpec p = panelFor(trace_, config_, maskNames_[i], batch_, 0, titles[i]);
         if (!p.present) p.emptyMessage = tr("\u201c%1\u201d is not in this trace.").arg(maskNames_[i]);
         applyPanel(masks_[i], p);
-        masks_[i]->setSelected(maskNames_[i] == step_);
+        masks_[i]->setSelected(!maskNames_[i].isEmpty() && maskNames_[i] == step_);
         masks_[i]->setToolTip(maskNames_[i]);
     }
 
-    const QString P = currentBlock();
+    using stepformer::Role;
+    const QString scores = roleName(*trace_, block_, Role::Scores),
+                  maskedScores = roleName(*trace_, block_, Role::MaskedScores),
+                  attn = roleName(*trace_, block_, Role::Softmax);
     flowTitle_->setText(tr("<b>Masking in layer %1's %2, head %3</b> (sentence %4): the scores before masking, after "
                            "<tt>masked_fill_(attn_mask, \u22121e9)</tt>, and after the softmax \u2014 the masked (hatched) "
                            "positions become exactly <b>0</b>.")
-                            .arg(layer_)
-                            .arg(blockTitle(kind_))
+                            .arg(block_.layer)
+                            .arg(blockTitle(block_.kind))
                             .arg(head_)
                             .arg(batch_));
     const QString headTag = tr("  \u00b7 head %1").arg(head_);
-    PanelSpec ps = panelFor(trace_, config_, P + QStringLiteral(".scores"), batch_, head_, tr("1. scores = QK\u1d40/\u221ad_k") + headTag);
+    PanelSpec ps = panelFor(trace_, config_, scores, batch_, head_, tr("1. scores = QK\u1d40/\u221ad_k") + headTag);
     // Mark where the mask will hit before it does.
     if (ps.present) {
-        PanelSpec pm = panelFor(trace_, config_, P + QStringLiteral(".masked_scores"), batch_, head_);
+        PanelSpec pm = panelFor(trace_, config_, maskedScores, batch_, head_);
         if (pm.mask.size() == ps.m.values.size()) {
             ps.mask = pm.mask;
             ps.maskedExplanation = tr("<i>The mask is 1 here: the next step replaces this score by <b>\u22121e9</b>.</i>");
         }
     }
     applyPanel(scores_, ps);
-    applyPanel(masked_, panelFor(trace_, config_, P + QStringLiteral(".masked_scores"), batch_, head_,
+    applyPanel(masked_, panelFor(trace_, config_, maskedScores, batch_, head_,
                                  tr("2. masked scores") + headTag));
-    applyPanel(attn_, panelFor(trace_, config_, P + QStringLiteral(".attn"), batch_, head_, tr("3. attn = softmax") + headTag));
+    applyPanel(attn_, panelFor(trace_, config_, attn, batch_, head_, tr("3. attn = softmax") + headTag));
     for (auto* w : {scores_, masked_, attn_}) w->setValueText(HeatmapWidget::ValueText::Auto);
 }

@@ -39,11 +39,11 @@ public:
     QString currentTensorName() const;
     const stepformer::Tensor* currentTensor() const;
     QString currentBlock() const;
-    QString blockKind() const { return kind_; }
-    int layerIndex() const { return layer_; }
+    QString blockKind() const;  // the block's attribute word, e.g. "dec_self_attn"
+    int layerIndex() const { return block_.layer; }
     int batchIndex() const { return batch_; }
     int headIndex() const { return head_; }
-    void setBlock(const QString& blockKind, int layer);
+    void setBlock(const QString& blockWord, int layer);
     void setBatchIndex(int b);
     void setHeadIndex(int h);
 
@@ -57,12 +57,13 @@ public:
 private:
     void rebuild();
     void syncPickers();
+    void assignMasks();
 
     std::shared_ptr<const stepformer::Trace> trace_;
     stepformer::Config config_;
     QString step_;
-    QString kind_ = QStringLiteral("dec_self_attn");
-    int layer_ = 0;
+    bool stepBeforeTrace_ = false;  // step_ came before a trace: its block is picked on setTrace
+    stepformer::Block block_{stepformer::Stack::Decoder, stepformer::BlockKind::MaskedSelfAttention, 0};
     int batch_ = 0;
     int head_ = 0;
     bool updating_ = false;

@@ -57,8 +57,9 @@ PanelSpec panelFor(const TracePtr& tr, const stepformer::Config& cfg, const QStr
 StepPieces stepPieces(const TracePtr& tr, const stepformer::Config& cfg, const QString& step, int b, int h);
 // Puts a panel into a heatmap.
 void applyPanel(HeatmapWidget* w, const PanelSpec& p);
-// Why query i may not look at key j in an attention block ("key 'P' is padding", "a future word").
-QString maskReason(const stepformer::Trace& tr, const QString& blockKind, int b, int i, int j);
+// Why query i may not look at key j under a mask entry ("key 'P' is padding", "a future word"):
+// a pad or subsequence mask says so itself, a combined mask gives the reasons of its inputs.
+QString maskReason(const stepformer::Trace& tr, const stepformer::TraceEntry& mask, int b, int i, int j);
 // A sentence picker (objectName "batchPicker"), sized to its items but never narrower than a few
 // words (a crowded bar elides it rather than cutting it to a few letters).
 QComboBox* makeBatchPicker(QWidget* parent, const QString& toolTip);
@@ -68,10 +69,15 @@ int fillBatchPicker(QComboBox* box, const stepformer::Trace* tr);
 // fillBatchPicker, then `batch` clamped to the sentences, shown, and the picker enabled only when
 // there is a choice. Returns the number of sentences.
 int syncBatchPicker(QComboBox* box, const stepformer::Trace* tr, int& batch);
-// The attention-block picker set to `kind`, and the layer picker filled with that block's layers
-// ("Layer 0", ...; "—" when there are none) with `layer` clamped to them and shown.
+// The attention-block picker (items carry a BlockKind) set to `block`'s kind, and the layer
+// picker filled with that stack's layers ("Layer 0", ...; "—" when there are none); `block`
+// takes its stack from the trace and its layer clamped to them.
 void syncBlockLayerPickers(QComboBox* blockBox, QComboBox* layerBox, const stepformer::Trace* tr,
-                           const QString& kind, int& layer);
+                           stepformer::Block& block);
+// The three attention kinds of the tutorial's model, before a trace says which there are.
+void fillBlockPicker(QComboBox* blockBox);
+// The attention block of `kind` at `layer`, in the stack where the trace has that kind.
+stepformer::Block attentionBlockOf(const stepformer::Trace& tr, stepformer::BlockKind kind, int layer);
 // "[0, 2, 3, 1]": the full index of cell (r, c) of the slice (b, h) of an entry.
 QString indexText(const stepformer::TraceEntry& e, int b, int h, int r, int c);
 

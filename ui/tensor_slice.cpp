@@ -1,5 +1,8 @@
 #include "tensor_slice.h"
 
+#include "stepformer/trace_graph.h"
+#include "stepformer/trace_names.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -223,99 +226,39 @@ QString shapeText(const stepformer::Shape& s) {
     return QLatin1Char('[') + parts.join(QStringLiteral(", ")) + QLatin1Char(']');
 }
 
-StepInfo parseStep(const QString& name) {
+StepInfo stepInfo(const Trace& tr, const QString& name) {
     StepInfo s;
     s.name = name;
-    s.base = name;
-    if (name.startsWith(QLatin1String("grad."))) {
-        s.isGrad = true;
-        s.base = name.mid(5);
+    const std::string n = name.toStdString();
+    s.isGrad = stepformer::names::is_grad(n);
+    s.base = QString::fromStdString(stepformer::names::forward_name(n));
+    s.entry = tr.find(n);
+    s.forward = s.entry ? stepformer::graph::forward_of(tr, *s.entry) : tr.find(s.base.toStdString());
+    if (s.forward) {
+        s.block = s.forward->block;
+        s.role = s.forward->role;
     }
-    const QStringList parts = s.base.split(QLatin1Char('.'));
-    if (parts.isEmpty()) return s;
-    s.decoder = parts[0] == QLatin1String("decoder");
-    if (parts.size() >= 4 && (parts[0] == QLatin1String("encoder") || s.decoder) && parts[1] == QLatin1String("layers")) {
-        bool ok = false;
-        const int layer = parts[2].toInt(&ok);
-        if (ok) {
-            s.layer = layer;
-            s.blockKind = parts[3];
-            s.block = parts.mid(0, 4).join(QLatin1Char('.'));
-            s.leaf = parts.mid(4).join(QLatin1Char('.'));
-            return s;
-        }
-    }
-    s.block = parts[0];
-    s.leaf = parts.mid(1).join(QLatin1Char('.'));
     return s;
 }
 
-QString attentionBlockName(bool decoder, int layer, const QString& blockKind) {
-    return QStringLiteral("%1.layers.%2.%3").arg(decoder ? QStringLiteral("decoder") : QStringLiteral("encoder")).arg(layer).arg(blockKind);
+const TraceEntry* roleEntry(const Trace& tr, const stepformer::Block& b, stepformer::Role role) {
+    return stepformer::graph::find(tr, b, role);
 }
 
-QString blockTitle(const QString& kind) {
-    if (kind == QLatin1String("enc_self_attn")) return QStringLiteral("encoder self-attention");
-    if (kind == QLatin1String("dec_self_attn")) return QStringLiteral("decoder masked self-attention");
-    if (kind == QLatin1String("dec_enc_attn")) return QStringLiteral("decoder\u2013encoder attention");
-    if (kind == QLatin1String("pos_ffn")) return QStringLiteral("feed-forward network");
-    return kind;
+QString roleName(const Trace& tr, const stepformer::Block& b, stepformer::Role role) {
+    const TraceEntry* e = roleEntry(tr, b, role);
+    return e ? QString::fromStdString(e->name) : QString();
 }
 
-QString maskNameFor(const QString& kind) {
-    if (kind == QLatin1String("enc_self_attn")) return QStringLiteral("encoder.self_attn_mask");
-    if (kind == QLatin1String("dec_self_attn")) return QStringLiteral("decoder.self_attn_mask");
-    if (kind == QLatin1String("dec_enc_attn")) return QStringLiteral("decoder.enc_attn_mask");
-    return {};
+QString inputName(const TraceEntry& e, size_t i) {
+    return i < e.inputs.size() ? QString::fromStdString(e.inputs[i]) : QString();
 }
 
-namespace {
-int countLayers(const Trace& tr, const QString& side) {
-    int n = 0;
-    const QString prefix = side + QStringLiteral(".layers.");
-    for (const auto& e : tr.entries()) {
-        const QString name = QString::fromStdString(e.name);
-        if (!name.startsWith(prefix)) continue;
-        const int dot = name.indexOf(QLatin1Char('.'), prefix.size());
-        bool ok = false;
-        const int i = name.mid(prefix.size(), dot < 0 ? -1 : dot - prefix.size()).toInt(&ok);
-        if (ok) n = std::max(n, i + 1);
-    }
-    return n;
-}
-}  // namespace
+QString blockName(const stepformer::Block& b) { return QString::fromStdString(stepformer::names::block_prefix(b)); }
 
-int encoderLayers(const Trace& tr) { return countLayers(tr, QStringLiteral("encoder")); }
-int decoderLayers(const Trace& tr) { return countLayers(tr, QStringLiteral("decoder")); }
-
-QString encoderOutput(const Trace& tr) {
-    const int n = encoderLayers(tr);
-    return n > 0 ? QStringLiteral("encoder.layers.%1.pos_ffn.out").arg(n - 1) : QStringLiteral("encoder.pos_emb.out");
-}
-
-QString decoderOutput(const Trace& tr) {
-    const int n = decoderLayers(tr);
-    return n > 0 ? QStringLiteral("decoder.layers.%1.pos_ffn.out").arg(n - 1) : QStringLiteral("decoder.pos_emb.out");
-}
-
-QString attentionQueryInput(const Trace&, const StepInfo& s) {
-    if (s.blockKind == QLatin1String("enc_self_attn"))
-        return s.layer == 0 ? QStringLiteral("encoder.pos_emb.out") : QStringLiteral("encoder.layers.%1.pos_ffn.out").arg(s.layer - 1);
-    if (s.blockKind == QLatin1String("dec_self_attn"))
-        return s.layer == 0 ? QStringLiteral("decoder.pos_emb.out") : QStringLiteral("decoder.layers.%1.pos_ffn.out").arg(s.layer - 1);
-    if (s.blockKind == QLatin1String("dec_enc_attn")) return QStringLiteral("decoder.layers.%1.dec_self_attn.out").arg(s.layer);
-    return {};
-}
-
-QString attentionKeyInput(const Trace& tr, const StepInfo& s) {
-    if (s.blockKind == QLatin1String("dec_enc_attn")) return encoderOutput(tr);
-    return attentionQueryInput(tr, s);
-}
-
-QString ffnInput(const StepInfo& s) {
-    if (s.blockKind != QLatin1String("pos_ffn")) return {};
-    return s.decoder ? QStringLiteral("decoder.layers.%1.dec_enc_attn.out").arg(s.layer)
-                     : QStringLiteral("encoder.layers.%1.enc_self_attn.out").arg(s.layer);
+QString leafName(const QString& name) {
+    const auto p = stepformer::names::parse(name.toStdString());
+    return p.leaf.empty() ? QString::fromStdString(p.base) : QString::fromStdString(p.leaf);
 }
 
 QString sentenceText(const Trace& tr, int b, bool target) {

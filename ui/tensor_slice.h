@@ -52,32 +52,30 @@ QString exactText(float v);
 QString shortText(float v);
 QString shapeText(const stepformer::Shape& s);  // "[2, 4, 5, 5]"
 
-// What a trace name says about where the step sits in the model.
+// Where a step sits in the model, read from its trace entry's graph fields (never from its name).
 struct StepInfo {
-    QString name;       // as given
-    QString base;       // without "grad."
+    QString name;  // as given
+    QString base;  // the forward entry's name (without "grad.")
     bool isGrad = false;
-    QString block;      // "encoder.layers.0.enc_self_attn", "decoder.layers.1.pos_ffn", "encoder", ...
-    QString blockKind;  // enc_self_attn | dec_self_attn | dec_enc_attn | pos_ffn | "" (others)
-    bool decoder = false;
-    int layer = -1;
-    QString leaf;  // "scores", "Q", "out", "src_emb.out", "self_attn_mask", ...
-    bool isAttention() const { return blockKind.endsWith(QLatin1String("_attn")); }
+    const stepformer::TraceEntry* entry = nullptr;    // the entry named; null when not in the trace
+    const stepformer::TraceEntry* forward = nullptr;  // the forward entry (entry itself unless a gradient)
+    stepformer::Block block;                          // the forward entry's block
+    stepformer::Role role = stepformer::Role::Gradient;  // the forward entry's role
+    bool decoder() const { return block.decoder(); }
+    int layer() const { return block.layer; }
+    bool isAttention() const { return block.is_attention(); }
 };
-StepInfo parseStep(const QString& name);
+StepInfo stepInfo(const stepformer::Trace& tr, const QString& name);
 
-QString attentionBlockName(bool decoder, int layer, const QString& blockKind);
-QString blockTitle(const QString& blockKind);  // "encoder self-attention", ...
-QString maskNameFor(const QString& blockKind);  // encoder.self_attn_mask, decoder.self_attn_mask, ...
-// Number of layers present in the trace on each side (0 when none).
-int encoderLayers(const stepformer::Trace& tr);
-int decoderLayers(const stepformer::Trace& tr);
-// The tensors an attention block read: its query input and its key/value input.
-QString attentionQueryInput(const stepformer::Trace& tr, const StepInfo& s);
-QString attentionKeyInput(const stepformer::Trace& tr, const StepInfo& s);
-QString ffnInput(const StepInfo& s);  // the attention output the FFN read
-QString encoderOutput(const stepformer::Trace& tr);
-QString decoderOutput(const stepformer::Trace& tr);
+// The entry with `role` in block b and its name ("" when there is none).
+const stepformer::TraceEntry* roleEntry(const stepformer::Trace& tr, const stepformer::Block& b, stepformer::Role role);
+QString roleName(const stepformer::Trace& tr, const stepformer::Block& b, stepformer::Role role);
+// Input i of an entry, by name ("" when it has none).
+QString inputName(const stepformer::TraceEntry& e, size_t i);
+// A block's prefix, as in its entries' names ("encoder.layers.0.enc_self_attn").
+QString blockName(const stepformer::Block& b);
+// The short name of an entry inside its block ("scores", "Q", "pos_emb.out", ...).
+QString leafName(const QString& name);
 
 // Number of batch items / heads an entry has (1 when it has no such axis).
 int batchCount(const stepformer::TraceEntry& e);

@@ -220,14 +220,13 @@ void TensorView::syncPickers() {
     // Heads: from the step's tensor, or its attention block.
     int H = 0;
     if (trace_ && !step_.isEmpty()) {
-        const StepInfo s = parseStep(step_);
-        if (const auto* e = trace_->find(step_.toStdString())) H = axisSize(*e, stepformer::AxisKind::Head);
-        if (H == 0 && s.isAttention() && !s.isGrad) {
-            const QString L = s.leaf;
-            if (L != QLatin1String("fc_out") && L != QLatin1String("residual") && L != QLatin1String("out"))
-                if (const auto* q = trace_->find((s.block + QStringLiteral(".Q")).toStdString()))
-                    H = axisSize(*q, stepformer::AxisKind::Head);
-        }
+        using stepformer::Role;
+        const StepInfo s = stepInfo(*trace_, step_);
+        if (s.entry) H = axisSize(*s.entry, stepformer::AxisKind::Head);
+        // A step before the heads are merged (its inputs have them) offers the head picker too.
+        if (H == 0 && s.isAttention() && !s.isGrad && s.role != Role::OutProjection && s.role != Role::Residual &&
+            s.role != Role::LayerNorm)
+            if (const auto* q = roleEntry(*trace_, s.block, Role::Q)) H = axisSize(*q, stepformer::AxisKind::Head);
     }
     headPicker_->setRange(0, std::max(0, H - 1));
     if (H > 0) head_ = std::clamp(head_, 0, H - 1);
@@ -280,7 +279,7 @@ void TensorView::rebuild() {
         return;
     }
     const auto* e = trace_->find(step_.toStdString());
-    const StepInfo s = parseStep(step_);
+    const StepInfo s = stepInfo(*trace_, step_);
     if (!e) {
         titleLabel_->setText(QStringLiteral("<b><tt>%1</tt></b>").arg(step_.toHtmlEscaped()));
         formulaLabel_->clear();

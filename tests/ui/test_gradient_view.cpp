@@ -311,33 +311,34 @@ void TestGradientView::weightGradientAndPreviewedUpdate() {
 }
 
 void TestGradientView::weightFollowsTheStep() {
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.decoder.layers.1.dec_self_attn.Q"), false),
+    const Fixture& f = fixture();
+    const Trace& tr = *f.trace;
+    QCOMPARE(GradientView::relatedParameter(tr, QStringLiteral("grad.decoder.layers.1.dec_self_attn.Q"), false),
              QStringLiteral("decoder.layers.1.dec_self_attn.W_Q.weight"));
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("encoder.layers.0.pos_ffn.hidden"), false),
+    QCOMPARE(GradientView::relatedParameter(tr, QStringLiteral("encoder.layers.0.pos_ffn.hidden"), false),
              QStringLiteral("encoder.layers.0.pos_ffn.fc.0.weight"));
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.projection.logits"), false),
+    QCOMPARE(GradientView::relatedParameter(tr, QStringLiteral("grad.projection.logits"), false),
              QStringLiteral("projection.weight"));
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.decoder.tgt_emb.out"), false),
+    QCOMPARE(GradientView::relatedParameter(tr, QStringLiteral("grad.decoder.tgt_emb.out"), false),
              QStringLiteral("decoder.tgt_emb.weight"));
     // The tutorial's LayerNorm has no weight: its output leads to the sub-layer's last linear.
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.encoder.layers.1.enc_self_attn.out"), false),
+    QCOMPARE(GradientView::relatedParameter(tr, QStringLiteral("grad.encoder.layers.1.enc_self_attn.out"), false),
              QStringLiteral("encoder.layers.1.enc_self_attn.fc.weight"));
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.encoder.layers.1.pos_ffn.out"), false),
+    QCOMPARE(GradientView::relatedParameter(tr, QStringLiteral("grad.encoder.layers.1.pos_ffn.out"), false),
              QStringLiteral("encoder.layers.1.pos_ffn.fc.2.weight"));
-    QCOMPARE(GradientView::relatedParameter(QStringLiteral("grad.encoder.layers.1.enc_self_attn.out"), true),
+    QCOMPARE(GradientView::relatedParameter(tr, QStringLiteral("grad.encoder.layers.1.enc_self_attn.out"), true),
              QStringLiteral("encoder.layers.1.enc_self_attn.layer_norm.weight"));
-    const Fixture& f = fixture();
     // Every related parameter exists, with fixed and with learned LayerNorm.
     QVERIFY(!f.config.learn_layer_norm);
     for (const QString& s : backwardStepOrder(*f.trace)) {
-        const QString p = GradientView::relatedParameter(s, false);
+        const QString p = GradientView::relatedParameter(tr, s, false);
         if (!p.isEmpty()) QVERIFY2(f.params->contains(p.toStdString()), qPrintable(p));
     }
     Config learned = f.config;
     learned.learn_layer_norm = true;
     const ParamSet learnedParams(param_specs(learned));
     for (const QString& s : backwardStepOrder(*f.trace)) {
-        const QString p = GradientView::relatedParameter(s, true);
+        const QString p = GradientView::relatedParameter(tr, s, true);
         if (!p.isEmpty()) QVERIFY2(learnedParams.contains(p.toStdString()), qPrintable(p));
     }
     GradientView view;
