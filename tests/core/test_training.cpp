@@ -8,6 +8,7 @@
 #include "stepformer/decode.h"
 #include "stepformer/model_io.h"
 #include "stepformer/train.h"
+#include "temp_dir.h"
 
 using namespace stepformer;
 
@@ -116,7 +117,8 @@ TEST(Training, FixedLayerNormIsNeitherTrainedNorSaved) {
     to.optimizer.kind = OptimizerKind::Adam;
     Trainer trainer(model, builtin_examples(), to);
     ASSERT_EQ(trainer.run().status, TrainStatus::Finished);
-    const std::string path = ::testing::TempDir() + "/fixed_norm.safetensors";
+    const testutil::TempDir dir;
+    const std::string path = dir.file("fixed_norm.safetensors");
     save_checkpoint(path, model, &trainer.optimizer());
     const auto f = read_safetensors(path);
     int optim = 0;
@@ -248,7 +250,8 @@ TEST(Training, ResumeFromCheckpointContinuesExactly) {
     to.epochs = 5;
     Trainer tb(b, builtin_examples(), to);
     tb.run();
-    const std::string path = ::testing::TempDir() + "/resume.safetensors";
+    const testutil::TempDir dir;
+    const std::string path = dir.file("resume.safetensors");
     save_checkpoint(path, b, &tb.optimizer());
     Checkpoint ck = load_checkpoint(path, &c);
     ASSERT_TRUE(ck.optimizer_json.has_value());
