@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <QString>
+#include <QTest>
 
 #include "stepformer/model.h"
 #include "stepformer/optimizer.h"
@@ -26,3 +27,12 @@ inline std::shared_ptr<const stepformer::Transformer> trainedModel() { return tr
 void saveShot(QWidget& w, const QString& name);
 
 }  // namespace testutil
+
+// Checks in helpers: a QVERIFY inside a helper returns from the helper only and the test goes on.
+// So a helper returns what failed as a QString (empty when everything held), [[nodiscard]], and
+// the test checks it with VERIFY_HELPER(helper(...)), which fails and ends the test itself.
+#define VERIFY_HELPER(call)                                       \
+    do {                                                          \
+        const QString helperFailure_ = (call);                    \
+        QVERIFY2(helperFailure_.isEmpty(), qPrintable(helperFailure_)); \
+    } while (false)
