@@ -21,6 +21,7 @@
 #include "session.h"
 #include "step_model.h"
 #include "step_navigator.h"
+#include "stepformer/version.h"
 
 namespace {
 
@@ -32,7 +33,7 @@ int fail(const QString& message, int code = 2) {
 void setIdentity() {
     QCoreApplication::setOrganizationName(QStringLiteral("Stepformer"));
     QCoreApplication::setApplicationName(QStringLiteral("stepformer"));
-    QCoreApplication::setApplicationVersion(QStringLiteral("0.1.0"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(STEPFORMER_VERSION));
 }
 
 struct Args {

@@ -17,28 +17,14 @@
 #include "stepformer/model_io.h"
 #include "stepformer/safetensors.h"
 #include "stepformer/train.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace stepformer;
 
 namespace {
 
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "stepformer_cli_XXXXXX").string();
-        if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    fs::path path_;
-};
+using testutil::TempDir;
 
 std::string quote(const std::string& s) {
     std::string q = "'";

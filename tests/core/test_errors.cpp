@@ -20,6 +20,7 @@
 #include "stepformer/optimizer.h"
 #include "stepformer/safetensors.h"
 #include "stepformer/train.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace stepformer;
@@ -49,28 +50,7 @@ std::string error_of(F&& fn) {
     return ::testing::AssertionSuccess();
 }
 
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "stepformer_err_XXXXXX").string();
-        if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-    std::vector<std::string> entries() const {
-        std::vector<std::string> names;
-        for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
-        std::sort(names.begin(), names.end());
-        return names;
-    }
-
-private:
-    fs::path path_;
-};
+using testutil::TempDir;
 
 std::vector<uint8_t> slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "stepformer/npy.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace stepformer;
@@ -19,22 +20,7 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "npy_test_XXXXXX").string();
-        if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    fs::path path_;
-};
+using testutil::TempDir;
 
 Bytes slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -13,6 +13,7 @@
 
 #include "stepformer/atomic_file.h"
 #include "stepformer/safetensors.h"
+#include "temp_dir.h"
 
 namespace fs = std::filesystem;
 using namespace stepformer;
@@ -21,31 +22,7 @@ namespace {
 
 using Bytes = std::vector<uint8_t>;
 
-// A fresh directory per test, removed afterwards.
-class TempDir {
-public:
-    TempDir() {
-        std::string tmpl = (fs::temp_directory_path() / "st_test_XXXXXX").string();
-        if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = tmpl;
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-        fs::remove_all(path_, ec);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-    const fs::path& path() const { return path_; }
-    std::vector<std::string> entries() const {
-        std::vector<std::string> names;
-        for (const auto& e : fs::directory_iterator(path_)) names.push_back(e.path().filename().string());
-        std::sort(names.begin(), names.end());
-        return names;
-    }
-
-private:
-    fs::path path_;
-};
+using testutil::TempDir;
 
 Bytes slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

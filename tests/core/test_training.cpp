@@ -8,6 +8,7 @@
 #include "stepformer/decode.h"
 #include "stepformer/model_io.h"
 #include "stepformer/train.h"
+#include "temp_dir.h"
 
 using namespace stepformer;
 
@@ -116,7 +117,8 @@ TEST(Training, FixedLayerNormIsNeitherTrainedNorSaved) {
     to.optimizer.kind = OptimizerKind::Adam;
     Trainer trainer(model, builtin_examples(), to);
     ASSERT_EQ(trainer.run().status, TrainStatus::Finished);
-    const std::string path = ::testing::TempDir() + "/fixed_norm.safetensors";
+    const testutil::TempDir dir;
+    const std::string path = dir.file("fixed_norm.safetensors");
     save_checkpoint(path, model, &trainer.optimizer());
     const auto f = read_safetensors(path);
     int optim = 0;
@@ -163,9 +165,33 @@ TEST(Training, DivergenceStopsAndKeepsLastGoodWeights) {
     to.optimizer.lr = 100.0;  // absurd on purpose
     to.optimizer.momentum = 0.99;
     Trainer trainer(model, builtin_examples(), to);
-    auto r = trainer.run();
+    // Copies of the weights before and after the last completed step (both the initial weights
+    // until a step completes).
+    ParamSet before_last = model.params(), last = model.params();
+    int reported = 0;
+    auto r = trainer.run([&](const StepReport& s) {
+        reported = s.step;
+        before_last = std::move(last);
+        last = model.params();
+    });
     ASSERT_EQ(r.status, TrainStatus::Diverged) << r.message;
     EXPECT_NE(r.message.find("step"), std::string::npos);
+    EXPECT_EQ(r.steps_done, reported);
+    // The last good weights are the ones from before the step that diverged. A non-finite loss at
+    // step N comes from the weights step N-1 made, so the weights from before step N-1 are kept; a
+    // non-finite gradient at step N leaves the weights from before step N (its update is dropped).
+    const bool bad_loss = r.message.rfind("the loss", 0) == 0;
+    ASSERT_TRUE(bad_loss || r.message.rfind("the gradient", 0) == 0) << r.message;
+    const ParamSet& good = bad_loss ? before_last : last;
+    ASSERT_EQ(model.params().size(), good.size());
+    for (size_t i = 0; i < good.size(); ++i) {
+        const Tensor& got = model.params()[i];
+        const Tensor& want = good[i];
+        ASSERT_EQ(model.params().name(i), good.name(i));
+        ASSERT_EQ(got.shape, want.shape) << good.name(i);
+        for (size_t k = 0; k < want.data.size(); ++k)
+            ASSERT_EQ(got.data[k], want.data[k]) << good.name(i) << "[" << k << "] (" << r.message << ")";
+    }
     for (size_t i = 0; i < model.params().size(); ++i)
         for (float v : model.params()[i].data) ASSERT_TRUE(std::isfinite(v)) << model.params().name(i);
     // The kept weights still produce a finite loss.
@@ -248,7 +274,8 @@ TEST(Training, ResumeFromCheckpointContinuesExactly) {
     to.epochs = 5;
     Trainer tb(b, builtin_examples(), to);
     tb.run();
-    const std::string path = ::testing::TempDir() + "/resume.safetensors";
+    const testutil::TempDir dir;
+    const std::string path = dir.file("resume.safetensors");
     save_checkpoint(path, b, &tb.optimizer());
     Checkpoint ck = load_checkpoint(path, &c);
     ASSERT_TRUE(ck.optimizer_json.has_value());

@@ -20,28 +20,13 @@
 #include "stepformer/decode.h"
 #include "stepformer/model.h"
 #include "stepformer/train.h"
+#include "test_util.h"
 
 using namespace stepformer;
+using testutil::saveShot;
+using testutil::trainedModel;
 
 namespace {
-
-// Config::small() trained on the tutorial's two sentences (as tests/core/test_training.cpp).
-std::shared_ptr<const Transformer> trainedModel() {
-    static std::shared_ptr<const Transformer> model = [] {
-        Config c = Config::small();
-        auto m = std::make_shared<Transformer>(c, init_params(c, 7));
-        TrainOptions to;
-        to.epochs = 60;
-        to.batch_size = 2;
-        to.optimizer.kind = OptimizerKind::Adam;
-        to.optimizer.lr = 5e-3;
-        Trainer trainer(*m, builtin_examples(), to);
-        const auto r = trainer.run();
-        if (r.status != TrainStatus::Finished) qFatal("training failed: %s", r.message.c_str());
-        return std::shared_ptr<const Transformer>(m);
-    }();
-    return model;
-}
 
 QStringList tokens(const Config& c, const std::vector<int>& ids) {
     QStringList out;
@@ -54,11 +39,6 @@ int distinctColors(const QImage& img) {
     for (int y = 0; y < img.height(); y += 2)
         for (int x = 0; x < img.width(); x += 2) colors.insert(img.pixel(x, y));
     return colors.size();
-}
-
-void saveShot(QWidget& w, const QString& name) {
-    const QString dir = qEnvironmentVariable("STEPFORMER_SCREENSHOT_DIR");
-    if (!dir.isEmpty()) w.grab().save(dir + QLatin1Char('/') + name);
 }
 
 }  // namespace

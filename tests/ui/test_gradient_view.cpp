@@ -19,35 +19,30 @@
 #include "stepformer/optimizer.h"
 #include "stepformer/train.h"
 #include "tensor_slice.h"
+#include "test_util.h"
 
 using namespace stepformer;
+using testutil::saveShot;
 
 namespace {
 
 struct Fixture {
     Config config;
-    std::shared_ptr<Transformer> model;
+    std::shared_ptr<const Transformer> model;
     std::shared_ptr<const Trace> trace;  // forward + loss + grad.*
     std::shared_ptr<const ParamSet> params, grads;
     std::shared_ptr<const Optimizer> optimizer;
 };
 
-// Config::small() trained for 60 epochs (Adam 5e-3) on the tutorial's sentences, then one more
+// testutil::trainedSmall() (Config::small(), 60 epochs of Adam 5e-3 on the tutorial's sentences), then one more
 // traced forward/backward pass on the batch, as the GUI would show for the next training step.
 const Fixture& fixture() {
     static Fixture f = [] {
         Fixture x;
-        x.config = Config::small();
-        x.model = std::make_shared<Transformer>(x.config, init_params(x.config, 7));
-        TrainOptions to;
-        to.epochs = 60;
-        to.batch_size = 2;
-        to.optimizer.kind = OptimizerKind::Adam;
-        to.optimizer.lr = 5e-3;
-        Trainer trainer(*x.model, builtin_examples(), to);
-        const auto r = trainer.run();
-        if (r.status != TrainStatus::Finished) qFatal("training failed: %s", r.message.c_str());
-        x.optimizer = std::make_shared<const Optimizer>(trainer.optimizer());
+        const testutil::TrainedSmall& trained = testutil::trainedSmall();
+        x.config = trained.config;
+        x.model = trained.model;
+        x.optimizer = trained.optimizer;
         const Batch b = make_training_batch(x.config, builtin_examples(), {0, 1});
         auto t = std::make_shared<Trace>();
         x.model->forward(b, *t);
@@ -67,11 +62,6 @@ int distinctColors(const QImage& img) {
     for (int y = 0; y < img.height(); y += 2)
         for (int x = 0; x < img.width(); x += 2) colors.insert(img.pixel(x, y));
     return colors.size();
-}
-
-void saveShot(QWidget& w, const QString& name) {
-    const QString dir = qEnvironmentVariable("STEPFORMER_SCREENSHOT_DIR");
-    if (!dir.isEmpty()) w.grab().save(dir + QLatin1Char('/') + name);
 }
 
 // The heatmap shows exactly the (batch b, head h) slice of `e`.

@@ -18,27 +18,13 @@
 #include "stepformer/loss.h"
 #include "stepformer/model.h"
 #include "stepformer/train.h"
+#include "test_util.h"
 
 using namespace stepformer;
+using testutil::saveShot;
+using testutil::trainedModel;
 
 namespace {
-
-std::shared_ptr<const Transformer> trainedModel() {
-    static std::shared_ptr<const Transformer> model = [] {
-        Config c = Config::small();
-        auto m = std::make_shared<Transformer>(c, init_params(c, 7));
-        TrainOptions to;
-        to.epochs = 60;
-        to.batch_size = 2;
-        to.optimizer.kind = OptimizerKind::Adam;
-        to.optimizer.lr = 5e-3;
-        Trainer trainer(*m, builtin_examples(), to);
-        const auto r = trainer.run();
-        if (r.status != TrainStatus::Finished) qFatal("training failed: %s", r.message.c_str());
-        return std::shared_ptr<const Transformer>(m);
-    }();
-    return model;
-}
 
 // Two sentences; the second target is one word shorter, so its last position is a pad target.
 Batch lossBatch(const Config& c) {
@@ -58,11 +44,6 @@ int distinctColors(const QImage& img) {
     for (int y = 0; y < img.height(); y += 2)
         for (int x = 0; x < img.width(); x += 2) colors.insert(img.pixel(x, y));
     return colors.size();
-}
-
-void saveShot(QWidget& w, const QString& name) {
-    const QString dir = qEnvironmentVariable("STEPFORMER_SCREENSHOT_DIR");
-    if (!dir.isEmpty()) w.grab().save(dir + QLatin1Char('/') + name);
 }
 
 }  // namespace

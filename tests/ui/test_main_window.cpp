@@ -140,6 +140,8 @@ void TestMainWindow::actionsAndKeysStepTheViews() {
     QCOMPARE(w.findChild<TensorView*>(QStringLiteral("tensorView"))->currentTensorName(), order[1]);
 #ifdef STEPFORMER_HAS_ARCHITECTURE_DIAGRAM
     QCOMPARE(w.architectureDiagram()->currentStep(), order[1]);
+#else
+    QFAIL("ui/architecture_diagram.h is missing: the window has only a placeholder diagram");
 #endif
 
     // Keys, with the focus where the window starts it (the step tree).
@@ -313,7 +315,7 @@ void TestMainWindow::architectureClickJumps() {
     QCOMPARE(w.currentStep(), QStringLiteral("decoder.layers.1.pos_ffn.hidden"));
     QCOMPARE(spy.count(), 1);
 #else
-    QSKIP("the architecture diagram is not in the tree yet");
+    QFAIL("ui/architecture_diagram.h is missing: the window has only a placeholder diagram");
 #endif
 }
 
@@ -535,7 +537,7 @@ void TestMainWindow::closingWithUnsavedWeightsAsks() {
     TrainingPanel* panel = w.trainingPanel();
     QSignalSpy trained(panel, &TrainingPanel::modelTrained);
     QSignalSpy traceSpy(w.session(), &Session::traceChanged);
-    if (!panel->start()) QSKIP(qPrintable(QStringLiteral("cannot start training: %1").arg(panel->startBlockedReason())));
+    QVERIFY2(panel->start(), qPrintable(QStringLiteral("cannot start training: %1").arg(panel->startBlockedReason())));
     // Stop after the first step: a stopped run hands its weights over.
     QObject::connect(panel, &TrainingPanel::progressChanged, panel, [panel](int step) {
         if (step >= 1 && panel->isTraining()) panel->stop();

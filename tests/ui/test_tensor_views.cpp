@@ -26,6 +26,7 @@
 #include "stepformer/params.h"
 #include "tensor_slice.h"
 #include "tensor_view.h"
+#include "test_util.h"
 
 using namespace stepformer;
 
@@ -59,20 +60,27 @@ int distinctColours(QWidget& w) {
     return set.size();
 }
 
-void showAt(QWidget& w, int width = 1200, int height = 800) {
+// Helpers return what failed (empty when all held); the test checks with VERIFY_HELPER.
+[[nodiscard]] QString showAt(QWidget& w, int width = 1200, int height = 800) {
     w.resize(width, height);
     w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    if (!QTest::qWaitForWindowExposed(&w))
+        return QStringLiteral("%1 was not exposed").arg(QString::fromLatin1(w.metaObject()->className()));
+    return {};
 }
 
-void checkControlsNamedAndExplained(QWidget& view) {
-    const auto check = [](QWidget* w) {
-        QVERIFY2(!w->objectName().isEmpty(), w->metaObject()->className());
-        QVERIFY2(!w->toolTip().isEmpty(), qPrintable(w->objectName()));
+[[nodiscard]] QString checkControlsNamedAndExplained(QWidget& view) {
+    QStringList failures;
+    const auto check = [&failures](QWidget* w) {
+        const QString kind = QString::fromLatin1(w->metaObject()->className());
+        if (w->objectName().isEmpty()) failures << QStringLiteral("a %1 has no object name").arg(kind);
+        if (w->toolTip().isEmpty())
+            failures << QStringLiteral("%1 has no tooltip").arg(w->objectName().isEmpty() ? kind : w->objectName());
     };
     for (auto* w : view.findChildren<QComboBox*>()) check(w);
     for (auto* w : view.findChildren<QSpinBox*>()) check(w);
     for (auto* w : view.findChildren<QAbstractButton*>()) check(w);
+    return failures.join(QStringLiteral("; "));
 }
 
 }  // namespace
@@ -126,15 +134,15 @@ void TestTensorViews::objectNamesAndControls() {
     tv.setStep(QStringLiteral("encoder.layers.0.enc_self_attn.scores"));
     av.setTrace(trace_, small_);
     mv.setTrace(trace_, small_);
-    checkControlsNamedAndExplained(tv);
-    checkControlsNamedAndExplained(av);
-    checkControlsNamedAndExplained(mv);
+    VERIFY_HELPER(checkControlsNamedAndExplained(tv));
+    VERIFY_HELPER(checkControlsNamedAndExplained(av));
+    VERIFY_HELPER(checkControlsNamedAndExplained(mv));
 }
 
 void TestTensorViews::tensorViewEveryStep() {
     TensorView tv;
     tv.setTrace(trace_, small_);
-    showAt(tv);
+    VERIFY_HELPER(showAt(tv));
     int grabbed = 0;
     for (const auto& e : trace_->entries()) {
         const QString name = QString::fromStdString(e.name);
@@ -156,7 +164,7 @@ void TestTensorViews::tensorViewScoresStep() {
     TensorView tv;
     tv.setTrace(trace_, small_);
     tv.setStep(QStringLiteral("encoder.layers.0.enc_self_attn.scores"));
-    showAt(tv);
+    VERIFY_HELPER(showAt(tv));
     // Q, Kᵀ and the scores of the chosen head.
     QCOMPARE(tv.heatmaps().size(), 3);
     HeatmapWidget* q = tv.heatmaps()[0];
@@ -196,7 +204,7 @@ void TestTensorViews::tensorViewGradientStep() {
     tv.setTrace(trace_, small_);
     const QString name = QStringLiteral("grad.decoder.layers.1.dec_self_attn.attn");
     tv.setStep(name);
-    showAt(tv);
+    VERIFY_HELPER(showAt(tv));
     QCOMPARE(tv.currentTensorName(), name);
     QCOMPARE(tv.currentTensor(), &trace_->at(name.toStdString()).value);
     QCOMPARE(tv.heatmaps().size(), 2);  // the tensor beside its gradient
@@ -213,7 +221,7 @@ void TestTensorViews::tensorViewHeadsAndBatch() {
     TensorView tv;
     tv.setTrace(trace_, small_);
     tv.setStep(QStringLiteral("decoder.layers.0.dec_enc_attn.Q"));
-    showAt(tv);
+    VERIFY_HELPER(showAt(tv));
     auto* head = tv.findChild<QSpinBox*>(QStringLiteral("headPicker"));
     auto* batch = tv.findChild<QComboBox*>(QStringLiteral("batchPicker"));
     auto* grid = tv.findChild<QCheckBox*>(QStringLiteral("headGridToggle"));
@@ -262,7 +270,7 @@ void TestTensorViews::tensorViewWideTensorsZoomAndScrollTogether() {
     TensorView tv;
     tv.setTrace(tr, tut);
     tv.setStep(QStringLiteral("encoder.layers.0.enc_self_attn.residual"));
-    showAt(tv);
+    VERIFY_HELPER(showAt(tv));
     QCOMPARE(tv.heatmaps().size(), 3);  // fc_out + input = residual
     for (auto* h : tv.heatmaps()) QCOMPARE(h->cols(), 512);
     auto* zoomIn = tv.findChild<QAbstractButton*>(QStringLiteral("zoomInButton"));
@@ -300,7 +308,7 @@ void TestTensorViews::tensorViewNextStepOfSameShapeStartsFresh() {
     const QString first = QStringLiteral("encoder.layers.0.enc_self_attn.residual");
     const QString second = QStringLiteral("encoder.layers.1.enc_self_attn.residual");
     tv.setStep(first);
-    showAt(tv);
+    VERIFY_HELPER(showAt(tv));
     QCOMPARE(tv.heatmaps().size(), 3);
     QCOMPARE(tv.heatmaps()[1]->title(), QStringLiteral("input (residual): encoder.pos_emb.out"));
     for (int i = 0; i < 3; ++i) tv.findChild<QAbstractButton*>(QStringLiteral("zoomInButton"))->click();
@@ -329,7 +337,7 @@ void TestTensorViews::tensorViewTooltipThroughHelpEvent() {
     TensorView tv;
     tv.setTrace(trace_, small_);
     tv.setStep(QStringLiteral("encoder.layers.0.enc_self_attn.residual"));
-    showAt(tv);
+    VERIFY_HELPER(showAt(tv));
     HeatmapWidget* out = tv.outputHeatmap();
     QVERIFY(out);
     out->ensureCellVisible(2, 7);
@@ -348,7 +356,7 @@ void TestTensorViews::tensorViewTooltipThroughHelpEvent() {
 void TestTensorViews::attentionViewBlocksHeadsAndLines() {
     AttentionView av;
     av.setTrace(trace_, small_);
-    showAt(av);
+    VERIFY_HELPER(showAt(av));
     QVERIFY(av.hasData());
     QVERIFY(distinctColours(av) > 20);
     av.setStep(QStringLiteral("decoder.layers.1.dec_enc_attn.scores"));
@@ -398,7 +406,7 @@ void TestTensorViews::attentionViewBlocksHeadsAndLines() {
 void TestTensorViews::maskViewMaskedAttentionIsExactlyZero() {
     MaskView mv;
     mv.setTrace(trace_, small_);
-    showAt(mv);
+    VERIFY_HELPER(showAt(mv));
     QVERIFY(mv.hasData());
     QVERIFY(distinctColours(mv) > 20);
     QCOMPARE(mv.maskHeatmaps().size(), 5);
@@ -481,7 +489,7 @@ void TestTensorViews::robustOnOddTraces() {
     TensorView tv;
     AttentionView av;
     MaskView mv;
-    auto all = [&](const std::shared_ptr<const Trace>& tr, const Config& c, const QStringList& steps) {
+    auto all = [&](const std::shared_ptr<const Trace>& tr, const Config& c, const QStringList& steps) -> QString {
         tv.setTrace(tr, c);
         av.setTrace(tr, c);
         mv.setTrace(tr, c);
@@ -491,9 +499,11 @@ void TestTensorViews::robustOnOddTraces() {
             mv.setStep(s);
             for (QWidget* w : {static_cast<QWidget*>(&tv), static_cast<QWidget*>(&av), static_cast<QWidget*>(&mv)}) {
                 w->resize(700, 500);
-                QVERIFY(!w->grab().isNull());
+                if (w->grab().isNull())
+                    return QStringLiteral("%1 at step '%2' grabbed a null pixmap").arg(w->objectName(), s);
             }
         }
+        return {};
     };
     // No trace at all, then an empty one: friendly messages.
     tv.setStep(QStringLiteral("encoder.src_emb.out"));
@@ -502,14 +512,17 @@ void TestTensorViews::robustOnOddTraces() {
     QVERIFY(!av.hasData());
     QVERIFY(!mv.hasData());
     QVERIFY(tv.currentTensor() == nullptr);
-    all(std::make_shared<Trace>(), small_, {QString(), QStringLiteral("loss"), QStringLiteral("encoder.layers.0.enc_self_attn.attn")});
+    VERIFY_HELPER(all(std::make_shared<Trace>(), small_,
+                      {QString(), QStringLiteral("loss"), QStringLiteral("encoder.layers.0.enc_self_attn.attn")}));
     QVERIFY(!tv.hasData());
     QVERIFY(!tv.message().isEmpty());
     QVERIFY(av.message().contains(QStringLiteral("No attention")));
     QVERIFY(mv.message().contains(QStringLiteral("No masks")));
     // Missing names.
-    all(trace_, small_, {QStringLiteral("no.such.tensor"), QStringLiteral("grad.no.such"), QStringLiteral("encoder.layers.9.enc_self_attn.Q"),
-                         QStringLiteral("decoder.layers.7.dec_enc_attn.attn"), QString()});
+    VERIFY_HELPER(all(trace_, small_,
+                      {QStringLiteral("no.such.tensor"), QStringLiteral("grad.no.such"),
+                       QStringLiteral("encoder.layers.9.enc_self_attn.Q"), QStringLiteral("decoder.layers.7.dec_enc_attn.attn"),
+                       QString()}));
     tv.setStep(QStringLiteral("no.such.tensor"));
     QVERIFY(!tv.hasData());
     QVERIFY(tv.message().contains(QStringLiteral("No data")));
@@ -528,7 +541,7 @@ void TestTensorViews::robustOnOddTraces() {
     auto tr1 = makeTrace(one, true, 1);
     QStringList steps;
     for (const auto& e : tr1->entries()) steps << QString::fromStdString(e.name);
-    all(tr1, one, steps);
+    VERIFY_HELPER(all(tr1, one, steps));
     tv.setStep(QStringLiteral("encoder.layers.0.enc_self_attn.scores"));
     QVERIFY(tv.hasData());
     QVERIFY(!tv.findChild<QSpinBox*>(QStringLiteral("headPicker"))->isEnabled());
@@ -546,7 +559,7 @@ void TestTensorViews::robustOnOddTraces() {
     QStringList some = {QStringLiteral("encoder.layers.0.enc_self_attn.scores"), QStringLiteral("decoder.layers.0.dec_self_attn.masked_scores"),
                         QStringLiteral("decoder.layers.0.dec_self_attn.attn"), QStringLiteral("encoder.layers.1.enc_self_attn.residual"),
                         QStringLiteral("projection.probs")};
-    all(partial, small_, some);
+    VERIFY_HELPER(all(partial, small_, some));
     tv.setStep(some[0]);
     QVERIFY(tv.hasData());
     QVERIFY(tv.heatmaps().first()->isEmpty());  // Q is missing: its panel says so
@@ -567,17 +580,17 @@ void TestTensorViews::screenshots() {
     TensorView tv;
     tv.setTrace(trace_, small_);
     tv.setStep(QStringLiteral("encoder.layers.0.enc_self_attn.scores"));
-    showAt(tv);
+    VERIFY_HELPER(showAt(tv));
     QVERIFY(tv.grab().save(dir + QStringLiteral("/tensor_view_scores.png")));
     AttentionView av;
     av.setTrace(trace_, small_);
     av.setStep(QStringLiteral("decoder.layers.0.dec_self_attn.attn"));
-    showAt(av);
+    VERIFY_HELPER(showAt(av));
     QVERIFY(av.grab().save(dir + QStringLiteral("/attention_view.png")));
     MaskView mv;
     mv.setTrace(trace_, small_);
     mv.setStep(QStringLiteral("decoder.self_attn_mask"));
-    showAt(mv);
+    VERIFY_HELPER(showAt(mv));
     QVERIFY(mv.grab().save(dir + QStringLiteral("/mask_view.png")));
 }
 

@@ -1,0 +1,39 @@
+#include "test_util.h"
+
+#include <QWidget>
+#include <QtGlobal>
+
+#include "stepformer/dataset.h"
+#include "stepformer/params.h"
+#include "stepformer/train.h"
+
+using namespace stepformer;
+
+namespace testutil {
+
+const TrainedSmall& trainedSmall() {
+    static const TrainedSmall trained = [] {
+        TrainedSmall t;
+        t.config = Config::small();
+        auto m = std::make_shared<Transformer>(t.config, init_params(t.config, 7));
+        TrainOptions to;
+        to.epochs = 60;
+        to.batch_size = 2;
+        to.optimizer.kind = OptimizerKind::Adam;
+        to.optimizer.lr = 5e-3;
+        Trainer trainer(*m, builtin_examples(), to);
+        const auto r = trainer.run();
+        if (r.status != TrainStatus::Finished) qFatal("training failed: %s", r.message.c_str());
+        t.optimizer = std::make_shared<const Optimizer>(trainer.optimizer());
+        t.model = std::move(m);
+        return t;
+    }();
+    return trained;
+}
+
+void saveShot(QWidget& w, const QString& name) {
+    const QString dir = qEnvironmentVariable("STEPFORMER_SCREENSHOT_DIR");
+    if (!dir.isEmpty()) w.grab().save(dir + QLatin1Char('/') + name);
+}
+
+}  // namespace testutil

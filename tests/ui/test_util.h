@@ -1,0 +1,38 @@
+// Helpers shared by the widget tests (linked into every QtTest program as stepformer_ui_test_util).
+#pragma once
+
+#include <memory>
+
+#include <QString>
+#include <QTest>
+
+#include "stepformer/model.h"
+#include "stepformer/optimizer.h"
+
+class QWidget;
+
+namespace testutil {
+
+// Config::small() from init_params(c, 7), trained for 60 epochs (Adam 5e-3, batch 2) on the
+// tutorial's two sentences, as tests/core/test_training.cpp trains it. Trained once per process.
+struct TrainedSmall {
+    stepformer::Config config;
+    std::shared_ptr<const stepformer::Transformer> model;
+    std::shared_ptr<const stepformer::Optimizer> optimizer;  // its state after the last step
+};
+const TrainedSmall& trainedSmall();
+inline std::shared_ptr<const stepformer::Transformer> trainedModel() { return trainedSmall().model; }
+
+// Saves a grab of `w` as `name` under $STEPFORMER_SCREENSHOT_DIR when that is set.
+void saveShot(QWidget& w, const QString& name);
+
+}  // namespace testutil
+
+// Checks in helpers: a QVERIFY inside a helper returns from the helper only and the test goes on.
+// So a helper returns what failed as a QString (empty when everything held), [[nodiscard]], and
+// the test checks it with VERIFY_HELPER(helper(...)), which fails and ends the test itself.
+#define VERIFY_HELPER(call)                                       \
+    do {                                                          \
+        const QString helperFailure_ = (call);                    \
+        QVERIFY2(helperFailure_.isEmpty(), qPrintable(helperFailure_)); \
+    } while (false)
