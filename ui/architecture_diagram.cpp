@@ -10,9 +10,13 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
-#include <QRegularExpression>
 #include <QTextOption>
 #include <QToolTip>
+
+#include "architecture_parts.h"
+#include "reference_trace.h"
+#include "stepformer/trace_graph.h"
+#include "stepformer/trace_names.h"
 
 namespace {
 
@@ -34,8 +38,13 @@ constexpr QRgb kEmbedding = 0xf8cfd4, kAttention = 0xfddcaa, kNorm = 0xf2f3bf, k
                kSoftmax = 0xcfebc7, kWhite = 0xffffff;
 constexpr QRgb kHighlight = 0xd62728, kHover = 0x1565c0;
 
-QString stripGrad(const QString& name) {
-    return name.startsWith(QLatin1String("grad.")) ? name.mid(5) : name;
+// The diagram's name of a stack (the first word of its block ids); "" outside the stacks.
+QString stackId(stepformer::Stack s) {
+    switch (s) {
+    case stepformer::Stack::Encoder: return QStringLiteral("encoder");
+    case stepformer::Stack::Decoder: return QStringLiteral("decoder");
+    default: return {};
+    }
 }
 
 // Lets long dotted trace names wrap after each dot.
@@ -152,47 +161,34 @@ void ArchitectureDiagram::setTrace(std::shared_ptr<const stepformer::Trace> trac
 }
 
 QString ArchitectureDiagram::blockForTraceName(const QString& traceName) {
-    const QString n = stripGrad(traceName);
-    if (n == QLatin1String("encoder.src_emb.out")) return QStringLiteral("encoder.embedding");
-    if (n == QLatin1String("decoder.tgt_emb.out")) return QStringLiteral("decoder.embedding");
-    if (n == QLatin1String("encoder.pos_emb.pe")) return QStringLiteral("encoder.pe");
-    if (n == QLatin1String("decoder.pos_emb.pe")) return QStringLiteral("decoder.pe");
-    if (n == QLatin1String("encoder.pos_emb.out")) return QStringLiteral("encoder.add_pe");
-    if (n == QLatin1String("decoder.pos_emb.out")) return QStringLiteral("decoder.add_pe");
-    if (n == QLatin1String("encoder.self_attn_mask")) return QStringLiteral("encoder.mha");
-    if (n == QLatin1String("decoder.self_attn_pad_mask") || n == QLatin1String("decoder.self_attn_subsequence_mask") ||
-        n == QLatin1String("decoder.self_attn_mask"))
-        return QStringLiteral("decoder.masked_mha");
-    if (n == QLatin1String("decoder.enc_attn_mask")) return QStringLiteral("decoder.cross_mha");
-    if (n == QLatin1String("projection.logits")) return QStringLiteral("linear");
-    if (n == QLatin1String("projection.probs") || n == QLatin1String("loss") || n.startsWith(QLatin1String("loss.")))
-        return QStringLiteral("softmax");
-    static const QRegularExpression re(QStringLiteral("^(encoder|decoder)\\.layers\\.\\d+\\.([a-z_]+)\\.([A-Za-z_]+)$"));
-    const auto m = re.match(n);
-    if (!m.hasMatch()) return {};
-    const QString stack = m.captured(1), sub = m.captured(2), leaf = m.captured(3);
-    const bool norm = leaf == QLatin1String("residual") || leaf == QLatin1String("out");
-    QString block;
-    if (stack == QLatin1String("encoder") && sub == QLatin1String("enc_self_attn")) block = QStringLiteral("mha");
-    else if (stack == QLatin1String("decoder") && sub == QLatin1String("dec_self_attn")) block = QStringLiteral("masked_mha");
-    else if (stack == QLatin1String("decoder") && sub == QLatin1String("dec_enc_attn")) block = QStringLiteral("cross_mha");
-    else if (sub == QLatin1String("pos_ffn")) block = QStringLiteral("ffn");
-    else return {};
-    return stack + QLatin1Char('.') + block + (norm ? QStringLiteral("_norm") : QString());
+    const stepformer::Trace* graph = nullptr;
+    const stepformer::TraceEntry* e = tensorviz::referenceEntry(traceName.toStdString(), &graph);
+    return e ? architecture::blockOf(*graph, *e) : QString();
+}
+
+const stepformer::TraceEntry* ArchitectureDiagram::entryFor(const QString& traceName,
+                                                            const stepformer::Trace** graph) const {
+    const std::string name = stepformer::names::forward_name(traceName.toStdString());
+    if (trace_)
+        if (const stepformer::TraceEntry* e = trace_->find(name)) {
+            *graph = trace_.get();
+            return e;
+        }
+    return tensorviz::referenceEntry(name, graph);
 }
 
 void ArchitectureDiagram::setStep(const QString& traceName) {
     if (traceName == step_) return;
     const QRegion before = dynamicRegion();
     step_ = traceName;
-    highlighted_ = blockForTraceName(traceName);
-    const QString n = stripGrad(traceName);
-    static const QRegularExpression re(QStringLiteral("^(encoder|decoder)\\.layers\\.(\\d+)\\."));
-    const auto m = re.match(n);
-    layer_ = m.hasMatch() ? m.captured(2).toInt() : -1;
-    if (n.startsWith(QLatin1String("encoder."))) stack_ = QStringLiteral("encoder");
-    else if (n.startsWith(QLatin1String("decoder."))) stack_ = QStringLiteral("decoder");
-    else stack_.clear();
+    const stepformer::Trace* graph = nullptr;
+    const stepformer::TraceEntry* e = entryFor(traceName, &graph);
+    highlighted_ = e ? architecture::blockOf(*graph, *e) : QString();
+    // A trace made by hand may lack the links that place an entry (a mask nobody reads): the
+    // model's own graph still does.
+    if (highlighted_.isEmpty()) highlighted_ = blockForTraceName(traceName);
+    layer_ = e ? e->block.layer : -1;
+    stack_ = e ? stackId(e->block.stack) : QString();
     update(before + dynamicRegion());
 }
 
@@ -202,34 +198,18 @@ QString ArchitectureDiagram::layerText(const QString& stack) const {
 }
 
 QString ArchitectureDiagram::stepForBlock(const QString& blockId) const {
-    const int dot = blockId.indexOf(QLatin1Char('.'));
-    const QString stack = dot > 0 ? blockId.left(dot) : QString();
-    const QString block = dot > 0 ? blockId.mid(dot + 1) : blockId;
-    int layer = stack == stack_ && layer_ >= 0 ? layer_ : 0;
-    layer = std::clamp(layer, 0, std::max(0, config_.n_layers - 1));
-    const QString L = QStringLiteral("%1.layers.%2.").arg(stack).arg(layer);
-    if (blockId == QLatin1String("linear")) return QStringLiteral("projection.logits");
-    if (blockId == QLatin1String("softmax")) return QStringLiteral("projection.probs");
-    if (stack == QLatin1String("encoder")) {
-        if (block == QLatin1String("embedding")) return QStringLiteral("encoder.src_emb.out");
-        if (block == QLatin1String("pe")) return QStringLiteral("encoder.pos_emb.pe");
-        if (block == QLatin1String("add_pe")) return QStringLiteral("encoder.pos_emb.out");
-        if (block == QLatin1String("mha")) return L + QStringLiteral("enc_self_attn.Q");
-        if (block == QLatin1String("mha_norm")) return L + QStringLiteral("enc_self_attn.out");
-        if (block == QLatin1String("ffn")) return L + QStringLiteral("pos_ffn.hidden");
-        if (block == QLatin1String("ffn_norm")) return L + QStringLiteral("pos_ffn.out");
-    } else if (stack == QLatin1String("decoder")) {
-        if (block == QLatin1String("embedding")) return QStringLiteral("decoder.tgt_emb.out");
-        if (block == QLatin1String("pe")) return QStringLiteral("decoder.pos_emb.pe");
-        if (block == QLatin1String("add_pe")) return QStringLiteral("decoder.pos_emb.out");
-        if (block == QLatin1String("masked_mha")) return L + QStringLiteral("dec_self_attn.Q");
-        if (block == QLatin1String("masked_mha_norm")) return L + QStringLiteral("dec_self_attn.out");
-        if (block == QLatin1String("cross_mha")) return L + QStringLiteral("dec_enc_attn.Q");
-        if (block == QLatin1String("cross_mha_norm")) return L + QStringLiteral("dec_enc_attn.out");
-        if (block == QLatin1String("ffn")) return L + QStringLiteral("pos_ffn.hidden");
-        if (block == QLatin1String("ffn_norm")) return L + QStringLiteral("pos_ffn.out");
+    using stepformer::BlockKind;
+    const architecture::Part* p = architecture::part(blockId);
+    if (!p) return {};
+    stepformer::Block b{p->stack, p->kind, -1};
+    if (p->kind != BlockKind::Input && p->kind != BlockKind::Projection) {
+        const int layer = stackId(p->stack) == stack_ && layer_ >= 0 ? layer_ : 0;
+        b.layer = std::clamp(layer, 0, std::max(0, config_.n_layers - 1));
     }
-    return {};
+    const stepformer::TraceEntry* e = trace_ ? stepformer::graph::find(*trace_, b, p->first) : nullptr;
+    // A step this trace lacks is still named as the model records it (the tooltip says it is missing).
+    if (!e) e = stepformer::graph::find(tensorviz::referenceTrace(b.layer + 1), b, p->first);
+    return e ? QString::fromStdString(e->name) : QString();
 }
 
 QString ArchitectureDiagram::blockAt(QPoint pos) const {
@@ -260,46 +240,7 @@ QStringList ArchitectureDiagram::blockIds() const {
 }
 
 QString ArchitectureDiagram::tooltipFor(const QString& id) const {
-    const stepformer::Config& c = config_;
-    QString what;
-    if (id == QLatin1String("encoder.embedding"))
-        what = tr("<b>Input Embedding</b><br>Each source token id picks its row of the embedding table "
-                  "[src_vocab_size %1 × d_model %2].").arg(c.src_vocab_size()).arg(c.d_model);
-    else if (id == QLatin1String("decoder.embedding"))
-        what = tr("<b>Output Embedding</b><br>Each decoder input token (the target shifted right, starting with '%1') "
-                  "picks its row of the embedding table [tgt_vocab_size %2 × d_model %3].")
-                   .arg(QString::fromStdString(c.bos).toHtmlEscaped()).arg(c.tgt_vocab_size()).arg(c.d_model);
-    else if (id.endsWith(QLatin1String(".pe")))
-        what = tr("<b>Positional Encoding</b><br>A fixed table, no parameters: sin(pos / 10000<sup>2i/d_model</sup>) in "
-                  "even dimensions, cos in odd ones. It tells the model where each token is.");
-    else if (id.endsWith(QLatin1String(".add_pe")))
-        what = tr("<b>Embedding + positional encoding</b><br>Added element-wise: the input of layer 0 "
-                  "(dropout follows in training).");
-    else if (id == QLatin1String("encoder.mha"))
-        what = tr("<b>Multi-Head Attention</b> (encoder self-attention)<br>Q, K, V = x·W<sub>Q</sub>, x·W<sub>K</sub>, "
-                  "x·W<sub>V</sub> split into %1 heads of d_k %2; scores = QK<sup>T</sup>/√d_k; padding masked; "
-                  "softmax; weighted sum of V; output projection.").arg(c.n_heads).arg(c.d_k);
-    else if (id == QLatin1String("decoder.masked_mha"))
-        what = tr("<b>Masked Multi-Head Attention</b> (decoder self-attention)<br>Like the encoder's, but the mask "
-                  "also hides later positions (subsequent mask): a position can only attend to itself and earlier ones.");
-    else if (id == QLatin1String("decoder.cross_mha"))
-        what = tr("<b>Multi-Head Attention</b> (encoder-decoder attention)<br>Q comes from the decoder, K and V from the "
-                  "encoder's output: each target position looks at the source sentence.");
-    else if (id.endsWith(QLatin1String("_norm")))
-        what = c.learn_layer_norm
-                   ? tr("<b>Add & Norm</b><br>Residual connection (sub-layer output + its input), then LayerNorm over "
-                        "d_model with a learned scale γ and shift β.")
-                   : tr("<b>Add & Norm</b><br>Residual connection (sub-layer output + its input), then LayerNorm over "
-                        "d_model with no learned scale (γ = 1, β = 0: the tutorial builds a fresh nn.LayerNorm in "
-                        "every call, so it is never trained).");
-    else if (id.endsWith(QLatin1String(".ffn")))
-        what = tr("<b>Feed Forward</b><br>Position-wise: Linear d_model %1 → d_ff %2, ReLU, Linear d_ff → d_model, "
-                  "the same for every position.").arg(c.d_model).arg(c.d_ff);
-    else if (id == QLatin1String("linear"))
-        what = tr("<b>Linear</b><br>Projection d_model %1 → tgt_vocab_size %2: one logit per target word.")
-                   .arg(c.d_model).arg(c.tgt_vocab_size());
-    else if (id == QLatin1String("softmax"))
-        what = tr("<b>Softmax</b><br>Turns the logits into probabilities over the target vocabulary.");
+    QString what = architecture::description(id, config_);
     const QString step = stepForBlock(id);
     if (!step.isEmpty()) {
         QString where = tr("Click: go to <tt>%1</tt>").arg(step.toHtmlEscaped());

@@ -30,8 +30,9 @@ public:
     // Any trace name, grad.<name> included; an unknown name highlights nothing.
     void setStep(const QString& traceName);
 
-    // The block a trace name belongs to ("" when none), e.g.
-    // encoder.layers.3.enc_self_attn.scores -> encoder.mha, decoder.layers.0.pos_ffn.out -> decoder.ffn_norm.
+    // The block of the entry a trace of the model records under this name ("" when none): read
+    // from its block and role, e.g. an encoder layer's attention scores -> encoder.mha, a decoder
+    // layer's feed-forward output (after Add & Norm) -> decoder.ffn_norm.
     static QString blockForTraceName(const QString& traceName);
     // The step a click on `blockId` asks for: the block's first step, in the current layer when
     // the current step is in the same stack, otherwise layer 0. Add & Norm gives the sub-block's .out.
@@ -47,8 +48,8 @@ public:
     int currentLayer() const { return layer_; }
     // "encoder" / "decoder" when the current step is in that stack (layers, embedding or masks).
     QString currentStack() const { return stack_; }
-    // The text shown beside a stack's N×, e.g. "layer 4/6" for encoder.layers.3.*; "" when the
-    // current step is not in that stack's layers.
+    // The text shown beside a stack's N×, e.g. "layer 4/6" for a step of the encoder's layer 3
+    // (0-based); "" when the current step is not in that stack's layers.
     QString layerText(const QString& stack) const;
 
     QSize sizeHint() const override;
@@ -81,6 +82,9 @@ private:
     QPointF map(qreal x, qreal y) const;
     qreal unit() const;  // logical -> pixel factor for sizes that must stay round (circles, fonts, pens)
     QString tooltipFor(const QString& blockId) const;
+    // The entry `traceName` (or the forward step of a gradient) stands for: the current trace's,
+    // else the model's; `graph` receives the trace it is in. nullptr for an unknown name.
+    const stepformer::TraceEntry* entryFor(const QString& traceName, const stepformer::Trace** graph) const;
     void drawBlock(QPainter& p, const Block& b, bool highlighted, bool hovered) const;
     void paintStatic(QPainter& p) const;
     void paintDynamic(QPainter& p) const;

@@ -13,15 +13,17 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "block_text.h"
 #include "heatmap_widget.h"
+
+using stepformer::BlockKind;
+using tensorviz::blockTitle;
+using tensorviz::blockWord;
 
 namespace {
 
-QString blockTitle(const QString& kind) {
-    if (kind == QLatin1String("enc_self_attn")) return AttentionReplay::tr("encoder self-attention");
-    if (kind == QLatin1String("dec_self_attn")) return AttentionReplay::tr("decoder masked self-attention");
-    return AttentionReplay::tr("decoder–encoder attention");
-}
+constexpr BlockKind kAttentionKinds[] = {BlockKind::SelfAttention, BlockKind::MaskedSelfAttention,
+                                         BlockKind::CrossAttention};
 
 }  // namespace
 
@@ -46,10 +48,8 @@ AttentionReplay::AttentionReplay(QWidget* parent) : QWidget(parent) {
     pickers->addWidget(new QLabel(tr("Block"), this));
     blockPicker_ = new QComboBox(this);
     blockPicker_->setObjectName(QStringLiteral("replayBlockPicker"));
-    for (const char* k : {"enc_self_attn", "dec_self_attn", "dec_enc_attn"}) {
-        const QString kind = QString::fromLatin1(k);
-        blockPicker_->addItem(QStringLiteral("%1 (%2)").arg(blockTitle(kind), kind), kind);
-    }
+    for (const BlockKind k : kAttentionKinds)
+        blockPicker_->addItem(QStringLiteral("%1 (%2)").arg(blockTitle(k), blockWord(k)), blockWord(k));
     pickers->addWidget(blockPicker_);
     pickers->addSpacing(8);
     pickers->addWidget(new QLabel(tr("Head"), this));
@@ -122,7 +122,7 @@ AttentionReplay::AttentionReplay(QWidget* parent) : QWidget(parent) {
         if (!updating_) setEpochIndex(v);
     });
     connect(layerPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (!updating_ && i >= 0) setBlock(kind_, i);
+        if (!updating_ && i >= 0) setBlock(blockWord(kind_), i);
     });
     connect(blockPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (!updating_ && i >= 0) setBlock(blockPicker_->itemData(i).toString(), layer_);
@@ -190,8 +190,10 @@ void AttentionReplay::setEpochIndex(int index) {
     emit epochChanged(currentEpoch());
 }
 
+QString AttentionReplay::blockKind() const { return blockWord(kind_); }
+
 void AttentionReplay::setBlock(const QString& kind, int layer) {
-    kind_ = kind;
+    kind_ = tensorviz::blockKindOfWord(kind);
     layer_ = std::max(0, layer);
     syncPickers();
     render();
@@ -235,7 +237,7 @@ void AttentionReplay::syncPickers() {
         for (int l = 0; l < layers; ++l) layerPicker_->addItem(QString::number(l));
     }
     layerPicker_->setCurrentIndex(layers > 0 ? layer_ : -1);
-    blockPicker_->setCurrentIndex(blockPicker_->findData(kind_));
+    blockPicker_->setCurrentIndex(blockPicker_->findData(blockWord(kind_)));
     if (headPicker_->count() != heads) {
         headPicker_->clear();
         for (int h = 0; h < heads; ++h) headPicker_->addItem(QString::number(h + 1));
@@ -272,8 +274,10 @@ void AttentionReplay::rebuildThumbs(int heads) {
 
 void AttentionReplay::fillMap(HeatmapWidget* w, const AttentionSnapshot& s, const AttentionBlockMap& m, int head,
                               bool labels) {
-    const bool encSelf = m.kind == QLatin1String("enc_self_attn");
-    const bool decSelf = m.kind == QLatin1String("dec_self_attn");
+    // Encoder self-attention relates source tokens; the decoder's self-attention target tokens
+    // (and masks later ones); the cross attention target queries to source keys.
+    const bool encSelf = m.kind == BlockKind::SelfAttention;
+    const bool decSelf = m.kind == BlockKind::MaskedSelfAttention;
     const QStringList& q = encSelf ? s.srcTokens : s.tgtTokens;
     const QStringList& k = decSelf ? s.tgtTokens : s.srcTokens;
     std::vector<float> values(m.head(head), m.head(head) + size_t(m.rows) * size_t(m.cols));
@@ -311,13 +315,13 @@ void AttentionReplay::render() {
     const AttentionBlockMap* m = s->find(kind_, layer_);
     if (!m || m->heads == 0) {
         map_->clear();
-        map_->setEmptyMessage(tr("This snapshot has no %1 in layer %2.").arg(kind_).arg(layer_));
+        map_->setEmptyMessage(tr("This snapshot has no %1 in layer %2.").arg(blockWord(kind_)).arg(layer_));
         return;
     }
     const int h = std::min(head_, m->heads - 1);
     fillMap(map_, *s, *m, h, true);
-    const bool decSelf = kind_ == QLatin1String("dec_self_attn");
-    map_->setRowAxisTitle(kind_ == QLatin1String("enc_self_attn") ? tr("query (source token)") : tr("query (target token)"));
+    const bool decSelf = kind_ == BlockKind::MaskedSelfAttention;
+    map_->setRowAxisTitle(kind_ == BlockKind::SelfAttention ? tr("query (source token)") : tr("query (target token)"));
     map_->setColAxisTitle(decSelf ? tr("key (target token)") : tr("key (source token)"));
     map_->setTitle(tr("%1 · layer %2 · head %3 · %4")
                        .arg(blockTitle(kind_))

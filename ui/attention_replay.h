@@ -39,7 +39,8 @@ public:
     int currentEpoch() const;  // -1 when empty
     void setEpochIndex(int index);
 
-    QString blockKind() const { return kind_; }
+    // The block by its attribute word (blockWord: the self-attention of the encoder, ...).
+    QString blockKind() const;
     int layer() const { return layer_; }
     int head() const { return head_; }
     void setBlock(const QString& kind, int layer);
@@ -65,7 +66,7 @@ private:
 
     std::vector<std::shared_ptr<const AttentionSnapshot>> snaps_;
     int index_ = -1;
-    QString kind_ = QStringLiteral("dec_enc_attn");
+    stepformer::BlockKind kind_ = stepformer::BlockKind::CrossAttention;
     int layer_ = 0;
     int head_ = 0;
     bool updating_ = false;

@@ -1,23 +1,17 @@
 #include "backward_steps.h"
 
 #include "step_model.h"
+#include "stepformer/trace_names.h"
 
 using stepformer::Role;
 using stepformer::Trace;
 using stepformer::TraceEntry;
-
-namespace {
-
-const QString kGradPrefix = QStringLiteral("grad.");
-
-bool isGradName(const std::string& name) { return name.rfind("grad.", 0) == 0; }
-
-}  // namespace
+namespace names = stepformer::names;
 
 QStringList backwardStepOrder(const Trace& trace) {
     QStringList out;
     for (const TraceEntry& e : trace.entries())
-        if (e.role == Role::Gradient || isGradName(e.name)) out << QString::fromStdString(e.name);
+        if (e.role == Role::Gradient || names::is_grad(e.name)) out << QString::fromStdString(e.name);
     return out;
 }
 
@@ -51,31 +45,37 @@ QModelIndex BackwardStepList::indexForStep(const QString& traceName) const {
 }
 
 QString BackwardStepList::forwardName(const QString& name) {
-    return name.startsWith(kGradPrefix) ? name.mid(kGradPrefix.size()) : name;
+    return QString::fromStdString(names::forward_name(name.toStdString()));
 }
 
 QString BackwardStepList::gradientName(const QString& name) {
-    return name.startsWith(kGradPrefix) ? name : kGradPrefix + name;
+    const std::string n = name.toStdString();
+    return names::is_grad(n) ? name : QString::fromStdString(names::grad(n));
+}
+
+// The backward pass starts at the loss (its gradient is 1) and spreads it over the tokens.
+QString BackwardStepList::lossLabel(Role op) {
+    if (op == Role::Loss) return tr("loss  (= 1, where it starts)");
+    if (op == Role::LossPerToken) return tr("loss per token  (1/N each)");
+    return {};
 }
 
 QString BackwardStepList::friendlyLabel(const QString& gradName, Role op) {
     const QString base = forwardName(gradName);
-    QString what;
-    if (base == QLatin1String("loss"))
-        what = tr("loss  (= 1, where it starts)");
-    else if (base == QLatin1String("loss.per_token"))
-        what = tr("loss per token  (1/N each)");
-    else if (op == Role::Gradient)
-        what = base;
-    else
-        what = StepModel::friendlyLabel(base, op);
+    QString what = lossLabel(op);
+    if (what.isEmpty()) what = op == Role::Gradient ? base : StepModel::friendlyLabel(base, op);
+    return QStringLiteral("\u2202loss/\u2202 ") + what;
+}
+
+QString BackwardStepList::friendlyLabel(const TraceEntry* forward, const QString& gradName) {
+    if (!forward) return friendlyLabel(gradName, Role::Gradient);
+    QString what = lossLabel(forward->role);
+    if (what.isEmpty()) what = StepModel::friendlyLabel(*forward);
     return QStringLiteral("\u2202loss/\u2202 ") + what;
 }
 
 QString BackwardStepList::friendlyLabel(const Trace& trace, const QString& gradName) {
-    const QString base = forwardName(gradName);
-    const TraceEntry* e = trace.find(base.toStdString());
-    return friendlyLabel(gradName, e ? e->role : Role::Gradient);
+    return friendlyLabel(trace.find(forwardName(gradName).toStdString()), gradName);
 }
 
 QString BackwardStepList::counterpartStep(const Trace& trace, const QString& step, Direction to) {
@@ -90,6 +90,10 @@ QString BackwardStepList::counterpartStep(const Trace& trace, const QString& ste
     for (const TraceEntry& e : trace.entries())
         if (StepModel::isForwardStep(e.name)) return QString::fromStdString(e.name);
     return {};
+}
+
+QString BackwardStepList::location(const TraceEntry* forward, const QString& forwardName) {
+    return forward ? StepModel::locationText(*forward) : StepModel::locationText(forwardName);
 }
 
 int BackwardStepList::rowCount(const QModelIndex& parent) const {
@@ -111,23 +115,22 @@ QVariant BackwardStepList::data(const QModelIndex& index, int role) const {
     const QString base = forwardName(name);
     const TraceEntry* fwd = trace_ ? trace_->find(base.toStdString()) : nullptr;
     const TraceEntry* grad = trace_ ? trace_->find(name.toStdString()) : nullptr;
-    const Role op = fwd ? fwd->role : Role::Gradient;
     switch (role) {
     case Qt::DisplayRole: {
         // Made once per trace: the view asks for it on every repaint of every visible row.
         QString& cached = displayCache_[size_t(index.row())];
         if (cached.isEmpty()) {
-            const QString label = friendlyLabel(name, op);
-            const QString where = StepModel::locationText(base);
+            const QString label = friendlyLabel(fwd, name);
+            const QString where = location(fwd, base);
             cached = where.isEmpty() ? label : QStringLiteral("%1   \u00b7 %2").arg(label, where);
         }
         return cached;
     }
-    case ShortLabelRole: return friendlyLabel(name, op);
+    case ShortLabelRole: return friendlyLabel(fwd, name);
     case Qt::ToolTipRole: {
-        QString tip = QStringLiteral("<b>%1</b><br><tt>%2</tt>").arg(friendlyLabel(name, op).toHtmlEscaped(),
+        QString tip = QStringLiteral("<b>%1</b><br><tt>%2</tt>").arg(friendlyLabel(fwd, name).toHtmlEscaped(),
                                                                       name.toHtmlEscaped());
-        const QString where = StepModel::locationText(base);
+        const QString where = location(fwd, base);
         if (!where.isEmpty()) tip += QStringLiteral("<br>") + where.toHtmlEscaped();
         if (grad) tip += QStringLiteral("<br>") + StepModel::shapeText(*grad).toHtmlEscaped();
         tip += QStringLiteral("<br><i>%1</i>")
@@ -143,7 +146,7 @@ QVariant BackwardStepList::data(const QModelIndex& index, int role) const {
     case IsStepRole: return true;
     case ShapeRole: return grad ? StepModel::shapeText(*grad) : QString();
     case ForwardNameRole: return base;
-    case LocationRole: return StepModel::locationText(base);
+    case LocationRole: return location(fwd, base);
     default: return {};
     }
 }

@@ -1,5 +1,5 @@
 // Backward stepping: the order in which the backward pass computed the gradients of a trace
-// (the grad.* entries as the trace recorded them: loss first, embeddings last) and a flat list
+// (the gradient entries as the trace recorded them: loss first, embeddings last) and a flat list
 // model of those steps for the step navigator's "backward" mode.
 //
 // The model's roles mirror StepModel's (TraceNameRole .. ShapeRole have the same values), so a
@@ -17,9 +17,9 @@
 
 #include "stepformer/trace.h"
 
-// The grad.* entry names of `trace` in the order they were recorded (= the order the backward
-// pass computed them: "grad.loss", "grad.loss.per_token", "grad.projection.logits", ...,
-// "grad.encoder.src_emb.out"). Empty when the trace has no backward pass.
+// The gradient entries' names of `trace` in the order they were recorded (= the order the
+// backward pass computed them: the loss's first, then the loss per token's, the logits', ...,
+// the source embedding's last). Empty when the trace has no backward pass.
 QStringList backwardStepOrder(const stepformer::Trace& trace);
 
 class BackwardStepList : public QAbstractListModel {
@@ -42,7 +42,7 @@ public:
 
     explicit BackwardStepList(QObject* parent = nullptr);
 
-    // Resets the list when the trace's grad.* entries changed; otherwise only refreshes the
+    // Resets the list when the trace's gradient entries changed; otherwise only refreshes the
     // shapes/tooltips (so a view keeps its selection).
     void setTrace(std::shared_ptr<const stepformer::Trace> trace);
     std::shared_ptr<const stepformer::Trace> trace() const { return trace_; }
@@ -58,6 +58,8 @@ public:
     // forward entry's kind.
     static QString friendlyLabel(const QString& gradName, stepformer::Role op);
     static QString friendlyLabel(const stepformer::Trace& trace, const QString& gradName);
+    // The same from the forward entry (nullptr: unknown, the name is shown).
+    static QString friendlyLabel(const stepformer::TraceEntry* forward, const QString& gradName);
     // "grad.x" -> "x"; other names unchanged.
     static QString forwardName(const QString& name);
     static QString gradientName(const QString& name);  // "x" -> "grad.x"; "grad.x" unchanged
@@ -72,6 +74,9 @@ public:
     Qt::ItemFlags flags(const QModelIndex& index) const override;
 
 private:
+    static QString lossLabel(stepformer::Role op);  // "" for the other roles
+    static QString location(const stepformer::TraceEntry* forward, const QString& forwardName);
+
     std::shared_ptr<const stepformer::Trace> trace_;
     QStringList order_;
     mutable std::vector<QString> displayCache_;  // per row; empty until asked for

@@ -18,7 +18,7 @@ QString blockPickerTitle(stepformer::BlockKind k);
 QString sublayerTitle(stepformer::BlockKind k);
 // "Encoder" / "Decoder" / "".
 QString stackTitle(stepformer::Stack s);
-// The tutorial's attribute name of the block ("enc_self_attn", "pos_ffn", ...), for labels.
+// The tutorial's attribute name of the block (names::block_word), for labels.
 QString blockWord(stepformer::BlockKind k);
 stepformer::BlockKind blockKindOfWord(const QString& word);
 

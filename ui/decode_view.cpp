@@ -22,9 +22,11 @@
 #include <QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include "block_text.h"
 #include "heatmap_widget.h"
 #include "step_panels.h"
 #include "stepformer/model.h"
+#include "stepformer/trace_graph.h"
 #include "tensor_slice.h"
 
 using namespace stepformer;
@@ -667,17 +669,23 @@ void DecodeView::updateHeatmaps() {
         const QSignalBlocker b(layerPicker_);
         layerPicker_->setValue(layer);
     }
-    const QString prefix = QStringLiteral("decoder.layers.%1.").arg(layer);
-    const QString selfName = prefix + QStringLiteral("dec_self_attn.attn");
-    const QString crossName = prefix + QStringLiteral("dec_enc_attn.attn");
+    // The attention weights (softmax) of the layer's two attention blocks, titled by the block's word.
+    const Block selfBlock{Stack::Decoder, BlockKind::MaskedSelfAttention, layer};
+    const Block crossBlock{Stack::Decoder, BlockKind::CrossAttention, layer};
+    auto softmaxOf = [&](const Block& b) {
+        return s.trace ? QString::fromStdString(graph::name_of(*s.trace, b, Role::Softmax)) : QString();
+    };
+    auto title = [&](const Block& b) {
+        return tr("%1 \u00b7 layer %2 \u00b7 head %3").arg(tensorviz::blockWord(b.kind)).arg(layer).arg(head_);
+    };
+    const QString selfName = softmaxOf(selfBlock);
+    const QString crossName = softmaxOf(crossBlock);
     const int T = static_cast<int>(s.decInput.size());
     const QString newest = tgtToken(s.decInput.back()).toHtmlEscaped();
 
-    tensorviz::PanelSpec ps = tensorviz::panelFor(s.trace, config_, selfName, 0, head_,
-                                                  tr("dec_self_attn \u00b7 layer %1 \u00b7 head %2").arg(layer).arg(head_));
+    tensorviz::PanelSpec ps = tensorviz::panelFor(s.trace, config_, selfName, 0, head_, title(selfBlock));
     tensorviz::applyPanel(selfAttn_, ps);
-    tensorviz::PanelSpec pc = tensorviz::panelFor(s.trace, config_, crossName, 0, head_,
-                                                  tr("dec_enc_attn \u00b7 layer %1 \u00b7 head %2").arg(layer).arg(head_));
+    tensorviz::PanelSpec pc = tensorviz::panelFor(s.trace, config_, crossName, 0, head_, title(crossBlock));
     tensorviz::applyPanel(crossAttn_, pc);
     selfCaption_->setText(tr("<b>Masked self-attention</b> (<tt>%1</tt>): each decoder token looks at itself and the "
                              "tokens before it. %2 query row(s) now; the new one is <b>\u201c%3\u201d</b>.")

@@ -17,7 +17,7 @@ public:
     struct Content {
         QString title;     // "scores = QKᵀ/√d_k"
         QString location;  // "Encoder layer 0 › Self-attention"
-        QString name;      // "encoder.layers.0.enc_self_attn.scores"
+        QString name;      // the step's trace name
         QString shape;     // "[batch_size=1, n_heads=8, len_q=5, len_k=5]"
         QString stats;     // "200 values, min -1.472, max 1.351, mean 0.07657"
         bool operator==(const Content&) const = default;

@@ -16,8 +16,12 @@
 #include "backward_steps.h"
 #include "explain_header.h"
 #include "step_model.h"
+#include "stepformer/trace_graph.h"
+#include "stepformer/trace_names.h"
 
+using stepformer::BlockKind;
 using stepformer::Role;
+using stepformer::Stack;
 using stepformer::TraceEntry;
 
 namespace {
@@ -151,13 +155,10 @@ void ExplainPanel::refresh() {
     const QString kind = QString::fromLatin1(stepformer::role_name(e->role));
 
     ExplainHeader::Content head;
-    if (step_.startsWith(QLatin1String("grad."))) {  // ∂loss/∂ <the forward step>, where that step is
-        head.title = BackwardStepList::friendlyLabel(*trace_, step_);
-        head.location = StepModel::locationText(BackwardStepList::forwardName(step_));
-    } else {
-        head.title = StepModel::friendlyLabel(*e);
-        head.location = StepModel::locationText(step_);
-    }
+    // A gradient: ∂loss/∂ <the forward step>, where that step is (the gradient carries its block).
+    head.title = stepformer::names::is_grad(step_.toStdString()) ? BackwardStepList::friendlyLabel(*trace_, step_)
+                                                                 : StepModel::friendlyLabel(*e);
+    head.location = StepModel::locationText(*e);
     head.name = step_;
     head.shape = shape_;
     const auto& v = e->value.data;
@@ -183,7 +184,8 @@ void ExplainPanel::refresh() {
     // The predicted tokens, where the step is the output distribution.
     if ((e->role == Role::Probs || e->role == Role::Logits) && e->value.rank() == 3) {
         const int64_t T = e->value.dim(1), V = e->value.dim(2);
-        const TraceEntry* probs = trace_->find("projection.probs");
+        const TraceEntry* probs =
+            stepformer::graph::find(*trace_, stepformer::Block{Stack::None, BlockKind::Projection, -1}, Role::Probs);
         body += tr("**Predicted tokens** (argmax at every position of the decoder input):\n\n");
         body += tr("| t | input | predicted | p |\n|---:|---|---|---:|\n");
         for (int64_t t = 0; t < T; ++t) {

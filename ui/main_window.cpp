@@ -39,6 +39,7 @@
 #include "gradient_view.h"
 #include "loss_view.h"
 #include "stepformer/trace_graph.h"
+#include "stepformer/trace_names.h"
 #include "training_panel.h"
 #include "export.h"
 #include "input_bar.h"
@@ -452,8 +453,10 @@ void MainWindow::buildStatusBar() {
     stepLabel_->setObjectName(QStringLiteral("stepLabel"));
     stepLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // Wide enough for most steps' text, so stepping does not re-lay the status bar out.
+    const QString longStep = QString::fromStdString(stepformer::names::entry(
+        {stepformer::Stack::Decoder, stepformer::BlockKind::CrossAttention, 5}, "masked_scores"));
     stepLabel_->setMinimumWidth(stepLabel_->fontMetrics().horizontalAdvance(
-        QStringLiteral("Step 888/888 · decoder.layers.5.dec_enc_attn.masked_scores · [8, 8, 8, 8]")));
+        QStringLiteral("Step 888/888 · %1 · [8, 8, 8, 8]").arg(longStep)));
 
     trainingBox_ = new QWidget(this);
     trainingBox_->setObjectName(QStringLiteral("trainingBox"));

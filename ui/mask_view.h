@@ -39,7 +39,7 @@ public:
     QString currentTensorName() const;
     const stepformer::Tensor* currentTensor() const;
     QString currentBlock() const;
-    QString blockKind() const;  // the block's attribute word, e.g. "dec_self_attn"
+    QString blockKind() const;  // the block's attribute word (names::block_word)
     int layerIndex() const { return block_.layer; }
     int batchIndex() const { return batch_; }
     int headIndex() const { return head_; }

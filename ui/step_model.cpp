@@ -5,7 +5,16 @@
 #include <QColor>
 #include <QFont>
 
+#include "block_text.h"
+#include "reference_trace.h"
+#include "stepformer/trace_graph.h"
+#include "stepformer/trace_names.h"
+
+using stepformer::AxisKind;
+using stepformer::Block;
+using stepformer::BlockKind;
 using stepformer::Role;
+using stepformer::Stack;
 using stepformer::Trace;
 using stepformer::TraceEntry;
 
@@ -39,28 +48,25 @@ struct StepModel::Node {
 
 namespace {
 
-QString sublayerTitle(const QString& part) {
-    if (part == QLatin1String("enc_self_attn")) return StepModel::tr("Self-attention");
-    if (part == QLatin1String("dec_self_attn")) return StepModel::tr("Masked self-attention");
-    if (part == QLatin1String("dec_enc_attn")) return StepModel::tr("Encoder-decoder attention");
-    if (part == QLatin1String("pos_ffn")) return StepModel::tr("Feed-forward");
-    return part;
+// The group path of a block: ["Encoder", "Encoder layer 0", "Self-attention"], ["Projection"], ...
+QStringList groupPath(const Block& b) {
+    const QString title = tensorviz::stackTitle(b.stack);
+    switch (b.kind) {
+    case BlockKind::Input: return {title};
+    case BlockKind::Projection: return {StepModel::tr("Projection")};
+    case BlockKind::Loss: return {StepModel::tr("Loss")};
+    case BlockKind::None: return {StepModel::tr("Other")};
+    default:
+        return {title, StepModel::tr("%1 layer %2").arg(title).arg(b.layer), tensorviz::sublayerTitle(b.kind)};
+    }
 }
 
-// The group path of a trace name: ["Encoder", "Encoder layer 0", "Self-attention"], ...
-QStringList groupPath(const QString& name) {
-    const QStringList parts = name.split(QLatin1Char('.'));
-    const QString top = parts.value(0);
-    if (top == QLatin1String("encoder") || top == QLatin1String("decoder")) {
-        const QString title = top == QLatin1String("encoder") ? StepModel::tr("Encoder") : StepModel::tr("Decoder");
-        if (parts.value(1) == QLatin1String("layers") && parts.size() >= 5) {
-            return {title, StepModel::tr("%1 layer %2").arg(title, parts.value(2)), sublayerTitle(parts.value(3))};
-        }
-        return {title};
-    }
-    if (top == QLatin1String("projection")) return {StepModel::tr("Projection")};
-    if (top == QLatin1String("loss")) return {StepModel::tr("Loss")};
-    return {StepModel::tr("Other")};
+// The pad mask the decoder-encoder attention reads: target positions query, source positions
+// are the keys (the decoder's own pad mask has target keys).
+bool isEncDecMask(const TraceEntry& e) {
+    const size_t n = e.axes.size();
+    return e.role == Role::PadMask && n >= 2 && e.axes[n - 2].kind == AxisKind::TgtToken &&
+           e.axes[n - 1].kind == AxisKind::SrcToken;
 }
 
 QColor colorForOp(Role op) {
@@ -106,20 +112,22 @@ StepModel::StepModel(QObject* parent) : QAbstractItemModel(parent), root_(std::m
 
 StepModel::~StepModel() = default;
 
-bool StepModel::isForwardStep(const std::string& traceName) { return traceName.rfind("grad.", 0) != 0; }
+bool StepModel::isForwardStep(const std::string& traceName) { return !stepformer::names::is_grad(traceName); }
 
-QString StepModel::friendlyLabel(const TraceEntry& entry) {
-    return friendlyLabel(QString::fromStdString(entry.name), entry.role);
-}
+QString StepModel::friendlyLabel(const TraceEntry& entry) { return label(entry.role, &entry); }
 
 QString StepModel::friendlyLabel(const QString& name, Role op) {
-    if (name.endsWith(QLatin1String(".src_emb.out"))) return tr("Embedding (src_emb)");
-    if (name.endsWith(QLatin1String(".tgt_emb.out"))) return tr("Embedding (tgt_emb)");
-    if (name == QLatin1String("encoder.self_attn_mask")) return tr("Pad mask");
-    if (name == QLatin1String("decoder.self_attn_pad_mask")) return tr("Pad mask");
-    if (name == QLatin1String("decoder.self_attn_subsequence_mask")) return tr("Subsequence mask");
-    if (name == QLatin1String("decoder.self_attn_mask")) return tr("Combined mask");
-    if (name == QLatin1String("decoder.enc_attn_mask")) return tr("Enc-dec pad mask");
+    const QString l = label(op, tensorviz::referenceEntry(name.toStdString()));
+    return l.isEmpty() ? name : l;
+}
+
+QString StepModel::label(Role op, const TraceEntry* placed) {
+    // The embeddings and the decoder-encoder mask are told apart by where they sit.
+    if (placed && op == Role::Embedding && placed->role == op) {
+        if (placed->block.stack == Stack::Encoder) return tr("Embedding (src_emb)");
+        if (placed->block.stack == Stack::Decoder) return tr("Embedding (tgt_emb)");
+    }
+    if (placed && placed->role == op && isEncDecMask(*placed)) return tr("Enc-dec pad mask");
     switch (op) {
     case Role::Embedding: return tr("Embedding");
     case Role::PositionalTable: return tr("PE table (pe)");
@@ -146,11 +154,17 @@ QString StepModel::friendlyLabel(const QString& name, Role op) {
     case Role::Loss: return tr("loss (mean)");
     case Role::Gradient: return tr("gradient");
     }
-    return name;
+    return {};
 }
 
 QString StepModel::locationText(const QString& traceName) {
-    QStringList path = groupPath(traceName);
+    return locationText(stepformer::names::parse(traceName.toStdString()).block);
+}
+
+QString StepModel::locationText(const TraceEntry& entry) { return locationText(entry.block); }
+
+QString StepModel::locationText(const Block& block) {
+    QStringList path = groupPath(block);
     // "Encoder › Encoder layer 0 › …" reads better as "Encoder layer 0 › …"
     if (path.size() >= 2 && path[1].startsWith(path[0])) path.removeFirst();
     return path.join(QStringLiteral(" › "));
@@ -199,7 +213,7 @@ void StepModel::rebuild() {
         if (!e) continue;
         position_.insert(name, i);
         Node* parent = root_.get();
-        for (const QString& g : groupPath(name)) parent = parent->group_child(g);
+        for (const QString& g : groupPath(e->block)) parent = parent->group_child(g);
         auto leaf = std::make_unique<Node>();
         leaf->label = friendlyLabel(*e);
         leaf->traceName = name;
@@ -230,14 +244,18 @@ void StepModel::updateInputLabels() {
             it.value()->tooltip = QStringLiteral("%1\n%2").arg(it.key(), it.value()->shape);
         }
     }
+    // An input sentence's node jumps to its embedding.
+    auto embedding = [this](Stack s) {
+        const QString name =
+            QString::fromStdString(stepformer::graph::name_of(*trace_, Block{s, BlockKind::Input, -1}, Role::Embedding));
+        return leaves_.contains(name) ? name : order_.value(0);
+    };
     if (sourceNode_ && targetNode_) {
         sourceNode_->label = tr("Source: %1").arg(tokensText(trace_->src_tokens));
-        sourceNode_->jump = leaves_.contains(QStringLiteral("encoder.src_emb.out")) ? QStringLiteral("encoder.src_emb.out")
-                                                                                   : order_.value(0);
+        sourceNode_->jump = embedding(Stack::Encoder);
         sourceNode_->tooltip = tr("enc_inputs: the source sentence, padded to src_len with the pad token");
         targetNode_->label = tr("Target: %1").arg(tokensText(trace_->tgt_tokens));
-        targetNode_->jump = leaves_.contains(QStringLiteral("decoder.tgt_emb.out")) ? QStringLiteral("decoder.tgt_emb.out")
-                                                                                   : order_.value(0);
+        targetNode_->jump = embedding(Stack::Decoder);
         targetNode_->tooltip = tr("dec_inputs: the target sentence starting with the start symbol, padded to tgt_len");
     }
 }

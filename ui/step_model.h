@@ -6,9 +6,9 @@
 //   Decoder: embedding, positional encoding, masks, Layer 0 { Masked self-attention, Encoder-decoder
 //            attention, Feed-forward }, ...
 //   Projection: logits, probabilities;  Loss (when the trace has it)
-// Leaves are trace entries (TraceNameRole = the entry's name); group nodes have none. Built from
-// the trace's names, so it follows whatever the trace holds, in its order. grad.* entries are
-// left out (the forward pass only).
+// Leaves are trace entries (TraceNameRole = the entry's name); group nodes have none. Grouped by
+// each entry's block (stack, kind, layer) and labelled by its role, so it follows whatever the
+// trace holds, in its order. Gradient entries are left out (the forward pass only).
 #pragma once
 
 #include <memory>
@@ -47,10 +47,14 @@ public:
     // The step a node stands for: its own for a leaf, the first step under it for a group.
     QString stepForIndex(const QModelIndex& index) const;
 
-    // Labels, also used by other widgets (explain panel, status bar).
+    // Labels, also used by other widgets (explain panel, status bar). By the entry's role and
+    // block; a bare name is placed as a trace of the model would record it.
     static QString friendlyLabel(const stepformer::TraceEntry& entry);
     static QString friendlyLabel(const QString& traceName, stepformer::Role op);
-    // Where a step sits, e.g. "Encoder › Layer 1 › Self-attention".
+    // Where a step sits, e.g. "Encoder layer 1 › Self-attention": from its block (a gradient
+    // entry carries its forward step's block).
+    static QString locationText(const stepformer::TraceEntry& entry);
+    static QString locationText(const stepformer::Block& block);
     static QString locationText(const QString& traceName);
     static QString shapeText(const stepformer::TraceEntry& entry);
     static bool isForwardStep(const std::string& traceName);
@@ -66,6 +70,9 @@ public:
 
 private:
     struct Node;
+    // The label of role `op`; `placed` (when given) is an entry that tells where it sits. "" for
+    // a role without one.
+    static QString label(stepformer::Role op, const stepformer::TraceEntry* placed);
     void rebuild();
     void updateInputLabels();
     void notifyAll();

@@ -72,7 +72,7 @@ const stepformer::TraceEntry* roleEntry(const stepformer::Trace& tr, const stepf
 QString roleName(const stepformer::Trace& tr, const stepformer::Block& b, stepformer::Role role);
 // Input i of an entry, by name ("" when it has none).
 QString inputName(const stepformer::TraceEntry& e, size_t i);
-// A block's prefix, as in its entries' names ("encoder.layers.0.enc_self_attn").
+// A block's prefix, as in its entries' names (names::block_prefix).
 QString blockName(const stepformer::Block& b);
 // The short name of an entry inside its block ("scores", "Q", "pos_emb.out", ...).
 QString leafName(const QString& name);

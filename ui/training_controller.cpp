@@ -16,6 +16,7 @@
 #endif
 
 #include "stepformer/model.h"
+#include "stepformer/trace_graph.h"
 
 using namespace stepformer;
 
@@ -23,8 +24,6 @@ namespace {
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 std::string ss(const QString& s) { return s.toStdString(); }
-
-const char* const kBlockKinds[] = {"enc_self_attn", "dec_self_attn", "dec_enc_attn"};
 
 // The replay batch: the chosen sentence, or the first example when it does not fit the vocabulary.
 Batch replayBatch(const Config& c, const std::string& src, const std::string& tgt, const std::vector<Example>& data) {
@@ -48,22 +47,19 @@ std::shared_ptr<const AttentionSnapshot> takeSnapshot(const Transformer& model, 
         for (const auto& t : trace.src_tokens.front()) snap->srcTokens << qs(t);
     if (!trace.tgt_tokens.empty())
         for (const auto& t : trace.tgt_tokens.front()) snap->tgtTokens << qs(t);
-    for (const char* kind : kBlockKinds) {
-        const std::string side = std::string(kind) == "enc_self_attn" ? "encoder" : "decoder";
-        for (int l = 0; l < c.n_layers; ++l) {
-            const std::string name = side + ".layers." + std::to_string(l) + "." + kind + ".attn";
-            const TraceEntry* e = trace.find(name);
-            if (!e || e->value.rank() != 4) continue;
-            AttentionBlockMap m;
-            m.kind = QString::fromLatin1(kind);
-            m.layer = l;
-            m.heads = int(e->value.dim(1));
-            m.rows = int(e->value.dim(2));
-            m.cols = int(e->value.dim(3));
-            const size_t n = size_t(m.heads) * size_t(m.rows) * size_t(m.cols);
-            m.values.assign(e->value.data.begin(), e->value.data.begin() + long(n));  // batch entry 0
-            snap->blocks.push_back(std::move(m));
-        }
+    // Every attention block's weights: the output of its softmax.
+    for (const Block& b : graph::attention_blocks(trace)) {
+        const TraceEntry* e = graph::find(trace, b, Role::Softmax);
+        if (!e || e->value.rank() != 4) continue;
+        AttentionBlockMap m;
+        m.kind = b.kind;
+        m.layer = b.layer;
+        m.heads = int(e->value.dim(1));
+        m.rows = int(e->value.dim(2));
+        m.cols = int(e->value.dim(3));
+        const size_t n = size_t(m.heads) * size_t(m.rows) * size_t(m.cols);
+        m.values.assign(e->value.data.begin(), e->value.data.begin() + long(n));  // batch entry 0
+        snap->blocks.push_back(std::move(m));
     }
     return snap;
 }
@@ -82,7 +78,7 @@ void lowerWorkerPriority() {
 
 }  // namespace
 
-const AttentionBlockMap* AttentionSnapshot::find(const QString& kind, int layer) const {
+const AttentionBlockMap* AttentionSnapshot::find(stepformer::BlockKind kind, int layer) const {
     for (const auto& b : blocks)
         if (b.kind == kind && b.layer == layer) return &b;
     return nullptr;

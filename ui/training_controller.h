@@ -36,6 +36,7 @@
 #include "stepformer/dataset.h"
 #include "stepformer/optimizer.h"
 #include "stepformer/params.h"
+#include "stepformer/trace.h"
 #include "stepformer/train.h"
 
 class QThread;
@@ -55,7 +56,7 @@ struct TrainingStep {
 
 // All heads' attention weights of one attention block for the replay sentence (batch entry 0).
 struct AttentionBlockMap {
-    QString kind;  // "enc_self_attn" | "dec_self_attn" | "dec_enc_attn"
+    stepformer::BlockKind kind = stepformer::BlockKind::None;  // an attention kind
     int layer = 0;
     int heads = 0, rows = 0, cols = 0;  // rows = query tokens, cols = key tokens
     std::vector<float> values;          // heads * rows * cols, row-major
@@ -70,7 +71,7 @@ struct AttentionSnapshot {
     QStringList tgtTokens;  // the decoder input
     QString pad;
     std::vector<AttentionBlockMap> blocks;
-    const AttentionBlockMap* find(const QString& kind, int layer) const;
+    const AttentionBlockMap* find(stepformer::BlockKind kind, int layer) const;
 };
 
 // What a run leaves behind.

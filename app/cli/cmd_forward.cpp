@@ -1,8 +1,10 @@
 // `stepformer-cli forward`: one traced forward pass; dumps every intermediate or prints a summary.
 #include <cstdio>
 #include <iostream>
+#include <stdexcept>
 
 #include "cli_common.h"
+#include "stepformer/trace_graph.h"
 
 namespace cli {
 namespace {
@@ -39,21 +41,38 @@ int run_forward(const ForwardArgs& a) {
     std::printf("d_model=%d d_ff=%d d_k=%d d_v=%d n_layers=%d n_heads=%d, batch %d\n", c.d_model, c.d_ff, c.d_k, c.d_v,
                 c.n_layers, c.n_heads, batch.B);
     std::printf("%zu traced tensors, e.g.:\n", trace.size());
-    for (const char* n : {"encoder.src_emb.out", "encoder.pos_emb.pe", "encoder.self_attn_mask",
-                          "encoder.layers.0.enc_self_attn.scores", "decoder.self_attn_mask",
-                          "decoder.layers.0.dec_enc_attn.attn", "projection.logits"})
-        std::printf("  %-42s %s\n", n, shape_to_string(trace.at(n).value.shape).c_str());
-    const std::string last = "decoder.layers." + std::to_string(c.n_layers - 1);
-    for (const char* block : {".dec_self_attn.attn", ".dec_enc_attn.attn"}) {
-        const auto& e = trace.at(last + block);
-        const int Lq = static_cast<int>(e.value.dim(2)), Lk = static_cast<int>(e.value.dim(3));
-        std::printf("\n%s%s, sentence 0, head 0 (rows: queries, columns: keys):\n", last.c_str(), block);
-        const auto& keys = e.axes[3].kind == AxisKind::SrcToken ? trace.src_tokens[0] : trace.tgt_tokens[0];
-        print_matrix(e.value.ptr(), Lq, Lk, trace.tgt_tokens[0], keys);
+    // One of each kind of step: the encoder's input, its mask, a score matrix, the decoder's mask,
+    // a cross attention, the logits.
+    const Block enc_in{Stack::Encoder, BlockKind::Input, -1};
+    const Block enc_attn{Stack::Encoder, BlockKind::SelfAttention, 0};
+    const Block dec_attn{Stack::Decoder, BlockKind::MaskedSelfAttention, 0};
+    const Block projection{Stack::None, BlockKind::Projection, -1};
+    const TraceEntry* examples[] = {
+        graph::find(trace, enc_in, Role::Embedding),
+        graph::find(trace, enc_in, Role::PositionalTable),
+        graph::mask_of(trace, enc_attn),
+        graph::find(trace, enc_attn, Role::Scores),
+        graph::mask_of(trace, dec_attn),
+        graph::find(trace, Block{Stack::Decoder, BlockKind::CrossAttention, 0}, Role::Softmax),
+        graph::find(trace, projection, Role::Logits),
+    };
+    for (const TraceEntry* e : examples)
+        if (e) std::printf("  %-42s %s\n", e->name.c_str(), shape_to_string(e->value.shape).c_str());
+    // The last decoder layer's two attention maps.
+    const int last = graph::layer_count(trace, Stack::Decoder) - 1;
+    for (const BlockKind kind : {BlockKind::MaskedSelfAttention, BlockKind::CrossAttention}) {
+        const TraceEntry* e = graph::find(trace, Block{Stack::Decoder, kind, last}, Role::Softmax);
+        if (!e) continue;
+        const int Lq = static_cast<int>(e->value.dim(2)), Lk = static_cast<int>(e->value.dim(3));
+        std::printf("\n%s, sentence 0, head 0 (rows: queries, columns: keys):\n", e->name.c_str());
+        const auto& keys = e->axes[3].kind == AxisKind::SrcToken ? trace.src_tokens[0] : trace.tgt_tokens[0];
+        print_matrix(e->value.ptr(), Lq, Lk, trace.tgt_tokens[0], keys);
     }
-    const auto& probs = trace.at("projection.probs").value;
+    const TraceEntry* probs_entry = graph::find(trace, projection, Role::Probs);
+    if (!probs_entry) throw std::runtime_error("forward: the trace has no output probabilities");
+    const auto& probs = probs_entry->value;
     const int T = batch.T, V = c.tgt_vocab_size();
-    std::printf("\npredicted next tokens (argmax of projection.probs):");
+    std::printf("\npredicted next tokens (argmax of %s):", probs_entry->name.c_str());
     for (int t = 0; t < T; ++t) {
         int best = 0;
         for (int v = 1; v < V; ++v)

@@ -1,7 +1,8 @@
 // stepformer: the desktop app. Without arguments it opens on the tutorial's example sentence and
 // model (trained on first start, then cached). With --screenshot it renders one state off-screen,
 // saves the image and exits:
-//   stepformer --step encoder.layers.0.enc_self_attn.attn --view attention --screenshot out.png
+//   stepformer --step <trace name> --view attention --screenshot out.png
+// (--help names an example step: the attention weights of the encoder's first layer).
 #include <cstdio>
 #include <optional>
 
@@ -18,12 +19,22 @@
 
 #include "input_bar.h"
 #include "main_window.h"
+#include "reference_trace.h"
 #include "session.h"
 #include "step_model.h"
 #include "step_navigator.h"
+#include "stepformer/trace_graph.h"
+#include "stepformer/trace_names.h"
 #include "stepformer/version.h"
 
 namespace {
+
+using stepformer::Block;
+using stepformer::BlockKind;
+using stepformer::Stack;
+
+// The block whose steps stand for all layers in examples: the encoder's first self-attention.
+const Block kExampleBlock{Stack::Encoder, BlockKind::SelfAttention, 0};
 
 int fail(const QString& message, int code = 2) {
     std::fprintf(stderr, "stepformer: %s\n", qPrintable(message));
@@ -55,8 +66,11 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
         "Without options it opens on the tutorial's example (ich mochte ein bier P -> S i want a beer .)."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption stepOpt(QStringLiteral("step"), QStringLiteral("Start at this step (a trace name, e.g. "
-                                                                            "encoder.layers.0.enc_self_attn.attn)."),
+    const std::string example =
+        stepformer::graph::name_of(tensorviz::referenceTrace(1), kExampleBlock, stepformer::Role::Softmax);
+    const QCommandLineOption stepOpt(QStringLiteral("step"),
+                                     QStringLiteral("Start at this step (a trace name, e.g. %1).")
+                                         .arg(QString::fromStdString(example)),
                                      QStringLiteral("trace name"));
     const QCommandLineOption viewOpt(QStringLiteral("view"),
                                      QStringLiteral("Show this view: tensor|attention|masks|pe."), QStringLiteral("view"));
@@ -139,23 +153,26 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
     return std::nullopt;
 }
 
-QString unknownStepMessage(const QString& step, const QStringList& all) {
-    // Names in the same block first ("...enc_self_attn.atn" -> "...enc_self_attn.attn"), else a sample.
-    QStringList near;
-    const QString prefix = step.section(QLatin1Char('.'), 0, -2);
-    if (!prefix.isEmpty())
-        for (const QString& s : all)
-            if (s.startsWith(prefix + QLatin1Char('.'))) near << s;
-    QStringList some = near;
-    if (some.isEmpty())
-        for (const QString& s : all)
-            if (!s.contains(QLatin1String(".layers.")) || s.startsWith(QLatin1String("encoder.layers.0.enc_self_attn.")))
-                some << s;
-    return QStringLiteral("unknown step '%1'. %2:\n  %3\n(%4 steps in all; layers are numbered encoder.layers.N / "
-                          "decoder.layers.N)")
+QString unknownStepMessage(const QString& step, const QStringList& all, const stepformer::Trace* trace) {
+    // The steps of the block the name points into first (a typo in its last word), else a sample:
+    // the steps outside the layers and those of one layer's block.
+    const stepformer::names::Parsed wanted = stepformer::names::parse(step.toStdString());
+    const bool placed = !wanted.grad && wanted.block.kind != BlockKind::None;
+    QStringList near, sample;
+    for (const QString& s : all) {
+        const stepformer::TraceEntry* e = trace ? trace->find(s.toStdString()) : nullptr;
+        if (!e) continue;
+        if (placed && e->block == wanted.block) near << s;
+        if (e->block.layer < 0 || e->block == kExampleBlock) sample << s;
+    }
+    const QStringList& some = near.isEmpty() ? sample : near;
+    const Block decoderFirst{Stack::Decoder, BlockKind::MaskedSelfAttention, 0};
+    return QStringLiteral("unknown step '%1'. %2:\n  %3\n(%4 steps in all; layers are numbered from 0: %5.*, %6.*)")
         .arg(step, near.isEmpty() ? QStringLiteral("Valid steps include") : QStringLiteral("Did you mean one of"),
              some.mid(0, 24).join(QStringLiteral("\n  ")))
-        .arg(all.size());
+        .arg(all.size())
+        .arg(QString::fromStdString(stepformer::names::block_prefix(kExampleBlock)),
+             QString::fromStdString(stepformer::names::block_prefix(decoderFirst)));
 }
 
 // Lets queued work (layout, deferred painting) settle.
@@ -193,7 +210,8 @@ int main(int argc, char** argv) {
     }
     if (!args.view.isEmpty()) w.setFollowStep(false);
     if (!args.step.isEmpty() && !w.setCurrentStep(args.step))
-        return fail(unknownStepMessage(args.step, w.navigator()->model()->stepOrder()));
+        return fail(unknownStepMessage(args.step, w.navigator()->model()->stepOrder(),
+                                       w.navigator()->model()->trace().get()));
     if (!args.view.isEmpty()) w.setCurrentView(args.view);
 
     if (!args.screenshot()) {
