@@ -1,4 +1,5 @@
 #include "colormap.h"
+#include "text_util.h"
 
 #include "static_text_cache.h"
 
@@ -50,7 +51,7 @@ QRgb interpolate(const Stop (&stops)[N], double t) {
     return qRgb(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b));
 }
 
-const QString kMinus = QStringLiteral("\u2212");
+using ui_text::kMinus;
 
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "dataset_editor.h"
+#include "text_util.h"
 
 #include <algorithm>
 #include <set>
@@ -26,8 +27,8 @@ using namespace stepformer;
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-std::string ss(const QString& s) { return s.toStdString(); }
+using ui_text::qs;
+using ui_text::ss;
 
 const QColor kNewToken(230, 120, 0);
 

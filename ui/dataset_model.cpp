@@ -1,4 +1,5 @@
 #include "dataset_editor.h"
+#include "text_util.h"
 
 #include <algorithm>
 
@@ -11,8 +12,8 @@ using namespace stepformer;
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-std::string ss(const QString& s) { return s.toStdString(); }
+using ui_text::qs;
+using ui_text::ss;
 
 const QColor kFlagged(255, 241, 204);  // amber
 const QColor kInvalid(253, 222, 222);  // light red

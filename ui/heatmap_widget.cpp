@@ -1,4 +1,5 @@
 #include "heatmap_widget.h"
+#include "text_util.h"
 
 #include "static_text_cache.h"
 
@@ -26,7 +27,7 @@ using tensorviz::shortText;
 constexpr float kFillThreshold = 1e8f;  // |v| at or beyond this is a mask fill (-1e9)
 constexpr int kMaxFitCell = 64;
 constexpr int kMaxCell = 1200;
-const QString kMinus = QStringLiteral("\u2212");
+using ui_text::kMinus;
 
 bool isFill(float v) { return std::isfinite(v) && std::fabs(v) >= kFillThreshold; }
 

@@ -1,4 +1,5 @@
 #include "preset_trainer.h"
+#include "text_util.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -15,7 +16,7 @@ using namespace stepformer;
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+using ui_text::qs;
 
 // What greedy decoding should give for an example: its dec_output without the special tokens.
 std::string expectedTranslation(const Example& ex, const Config& c) {

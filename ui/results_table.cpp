@@ -1,4 +1,5 @@
 #include "results_table.h"
+#include "text_util.h"
 
 #include <QBrush>
 #include <QFutureWatcher>
@@ -15,7 +16,7 @@ using namespace stepformer;
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+using ui_text::qs;
 
 const QColor kRightBg(220, 244, 222), kRightFg(22, 120, 40);
 const QColor kWrongBg(252, 222, 222), kWrongFg(176, 0, 32);

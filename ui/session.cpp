@@ -1,4 +1,5 @@
 #include "session.h"
+#include "text_util.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -18,8 +19,8 @@ using namespace stepformer;
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-std::string ss(const QString& s) { return s.toStdString(); }
+using ui_text::qs;
+using ui_text::ss;
 
 // The seed of the initial weights: the untrained model shown while training is exactly the model
 // the training starts from.

@@ -1,4 +1,5 @@
 #include "tensor_slice.h"
+#include "text_util.h"
 
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
@@ -16,7 +17,7 @@ namespace tensorviz {
 
 namespace {
 
-const QString kMinus = QStringLiteral("\u2212");
+using ui_text::kMinus;
 
 // "1e-07" / "-1e+09" -> "1e−7" / "−1e9"
 QString prettyNumber(QString s) {

@@ -1,4 +1,5 @@
 #include "training_controller.h"
+#include "text_util.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,8 +23,8 @@ using namespace stepformer;
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-std::string ss(const QString& s) { return s.toStdString(); }
+using ui_text::qs;
+using ui_text::ss;
 
 // The replay batch: the chosen sentence, or the first example when it does not fit the vocabulary.
 Batch replayBatch(const Config& c, const std::string& src, const std::string& tgt, const std::vector<Example>& data) {

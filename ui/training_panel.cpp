@@ -1,4 +1,5 @@
 #include "training_panel.h"
+#include "text_util.h"
 
 #include <cmath>
 
@@ -30,8 +31,8 @@ using namespace stepformer;
 
 namespace {
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
-std::string ss(const QString& s) { return s.toStdString(); }
+using ui_text::qs;
+using ui_text::ss;
 
 struct Chip {
     const char* bg;

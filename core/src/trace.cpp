@@ -1,5 +1,6 @@
 #include "stepformer/trace.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "stepformer/trace_names.h"
@@ -126,6 +127,7 @@ TraceEntry& Trace::add(std::string name, Node node, std::vector<Axis> axes, Tens
     index_.emplace(name, entries_.size());
     entries_.push_back(TraceEntry{std::move(name), node.role, std::move(axes), is_mask, std::move(value), node.op,
                                   node.block, std::move(node.inputs)});
+    index_graph(entries_.size() - 1);
     return entries_.back();
 }
 
@@ -145,9 +147,44 @@ const TraceEntry& Trace::at(const std::string& name) const {
     return *e;
 }
 
+namespace {
+uint64_t role_key(const Block& b, Role r) {
+    return (uint64_t(static_cast<uint8_t>(b.stack)) << 48) | (uint64_t(static_cast<uint8_t>(b.kind)) << 40) |
+           (uint64_t(static_cast<uint32_t>(b.layer + 1)) << 8) | uint64_t(static_cast<uint8_t>(r));
+}
+}  // namespace
+
+void Trace::index_graph(size_t i) {
+    const TraceEntry& e = entries_[i];
+    if (e.role == Role::Gradient) return;
+    role_index_.emplace(role_key(e.block, e.role), i);
+    if (std::find(blocks_.begin(), blocks_.end(), e.block) == blocks_.end()) blocks_.push_back(e.block);
+    int& n = layer_count_[static_cast<int>(e.block.stack)];
+    n = std::max(n, e.block.layer + 1);
+    for (const std::string& in : e.inputs) {
+        auto& c = consumers_[in];
+        if (c.empty() || c.back() != i) c.push_back(i);
+    }
+}
+
+const TraceEntry* Trace::find_role(const Block& b, Role role) const {
+    auto it = role_index_.find(role_key(b, role));
+    return it == role_index_.end() ? nullptr : &entries_[it->second];
+}
+
+const std::vector<size_t>& Trace::consumers_of(const std::string& name) const {
+    static const std::vector<size_t> none;
+    auto it = consumers_.find(name);
+    return it == consumers_.end() ? none : it->second;
+}
+
 void Trace::clear() {
     entries_.clear();
     index_.clear();
+    role_index_.clear();
+    blocks_.clear();
+    layer_count_[0] = layer_count_[1] = layer_count_[2] = 0;
+    consumers_.clear();
     src_tokens.clear();
     tgt_tokens.clear();
     saved.clear();

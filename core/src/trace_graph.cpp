@@ -5,9 +5,7 @@
 namespace stepformer::graph {
 
 const TraceEntry* find(const Trace& tr, const Block& b, Role role) {
-    for (const TraceEntry& e : tr.entries())
-        if (e.role == role && e.block == b) return &e;
-    return nullptr;
+    return role == Role::Gradient ? nullptr : tr.find_role(b, role);
 }
 
 std::string name_of(const Trace& tr, const Block& b, Role role) {
@@ -28,9 +26,7 @@ std::vector<std::string> params(const Trace& tr, const TraceEntry& e) {
 
 std::vector<const TraceEntry*> consumers(const Trace& tr, const std::string& name) {
     std::vector<const TraceEntry*> out;
-    for (const TraceEntry& e : tr.entries())
-        if (e.role != Role::Gradient && std::find(e.inputs.begin(), e.inputs.end(), name) != e.inputs.end())
-            out.push_back(&e);
+    for (size_t i : tr.consumers_of(name)) out.push_back(&tr.entries()[i]);
     return out;
 }
 
@@ -38,12 +34,7 @@ const TraceEntry* forward_of(const Trace& tr, const TraceEntry& e) {
     return e.role == Role::Gradient ? input(tr, e, 0) : &e;
 }
 
-std::vector<Block> blocks(const Trace& tr) {
-    std::vector<Block> out;
-    for (const TraceEntry& e : tr.entries())
-        if (e.role != Role::Gradient && std::find(out.begin(), out.end(), e.block) == out.end()) out.push_back(e.block);
-    return out;
-}
+std::vector<Block> blocks(const Trace& tr) { return tr.blocks(); }
 
 std::vector<Block> attention_blocks(const Trace& tr) {
     std::vector<Block> out = blocks(tr);
@@ -51,12 +42,7 @@ std::vector<Block> attention_blocks(const Trace& tr) {
     return out;
 }
 
-int layer_count(const Trace& tr, Stack s) {
-    int n = 0;
-    for (const TraceEntry& e : tr.entries())
-        if (e.block.stack == s) n = std::max(n, e.block.layer + 1);
-    return n;
-}
+int layer_count(const Trace& tr, Stack s) { return tr.layer_count(s); }
 
 const TraceEntry* query_input(const Trace& tr, const Block& b) {
     const TraceEntry* q = find(tr, b, Role::Q);

@@ -5,6 +5,7 @@
 // Names are composed and split only by stepformer/trace_names.h.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
@@ -122,6 +123,13 @@ public:
     const TraceEntry& at(const std::string& name) const;  // throws std::out_of_range naming it
     bool contains(const std::string& name) const { return index_.count(name) != 0; }
 
+    // The graph's indexes, kept as entries are added (viewers ask on every step switch; see
+    // stepformer/trace_graph.h for the queries built on them).
+    const TraceEntry* find_role(const Block& b, Role role) const;   // first forward entry
+    const std::vector<Block>& blocks() const { return blocks_; }    // forward entries' blocks, in order
+    int layer_count(Stack s) const { return layer_count_[static_cast<int>(s)]; }
+    const std::vector<size_t>& consumers_of(const std::string& name) const;  // entry indices, in order
+
     // A deque: entries never move, so references stay valid while the trace grows.
     const std::deque<TraceEntry>& entries() const { return entries_; }
     size_t size() const { return entries_.size(); }
@@ -136,8 +144,14 @@ public:
     std::unordered_map<std::string, Tensor> saved;
 
 private:
+    void index_graph(size_t i);
+
     std::deque<TraceEntry> entries_;
     std::unordered_map<std::string, size_t> index_;
+    std::unordered_map<uint64_t, size_t> role_index_;  // (block, role) -> first forward entry
+    std::vector<Block> blocks_;
+    int layer_count_[3] = {0, 0, 0};
+    std::unordered_map<std::string, std::vector<size_t>> consumers_;  // input name -> forward entries
 };
 
 }  // namespace stepformer
