@@ -43,15 +43,11 @@ QString idOf(Stack s, BlockKind k, Role first) {
     return {};
 }
 
-// The kind of attention block that masks its scores with `mask`, directly or through a mask
-// made from it (the decoder's pad and subsequence masks reach it through their combination).
+// The kind of attention block that masks its scores with `mask` (directly or through a mask
+// made from it).
 BlockKind maskedKind(const Trace& tr, const std::string& mask) {
     const auto blocks = stepformer::graph::blocks_masked_by(tr, mask);
-    if (!blocks.empty()) return blocks.front().kind;
-    for (const TraceEntry* c : stepformer::graph::consumers(tr, mask))
-        if (c->is_mask)
-            if (const BlockKind k = maskedKind(tr, c->name); k != BlockKind::None) return k;
-    return BlockKind::None;
+    return blocks.empty() ? BlockKind::None : blocks.front().kind;
 }
 
 }  // namespace

@@ -122,14 +122,11 @@ ParamLayout paramLayout(const Config& c, const Trace* tr, const QString& name, c
         p.rowTitle = t;
     };
     // What the weight is for, from the step that reads it (and where in its arguments).
-    const TraceEntry* use = nullptr;
-    size_t arg = 0;
-    if (tr)
-        for (const TraceEntry* e : graph::consumers(*tr, name.toStdString())) {
-            use = e;
-            arg = size_t(std::find(e->inputs.begin(), e->inputs.end(), name.toStdString()) - e->inputs.begin());
-            break;
-        }
+    const auto readers = tr ? graph::consumers(*tr, name.toStdString()) : std::vector<const TraceEntry*>{};
+    const TraceEntry* use = readers.empty() ? nullptr : readers.front();
+    const size_t arg = use ? size_t(std::find(use->inputs.begin(), use->inputs.end(), name.toStdString()) -
+                                    use->inputs.begin())
+                           : 0;
     const Role role = use ? use->role : Role::Gradient;
     if (role == Role::Embedding && !use->block.decoder()) {
         setRows(vocabLabels(c.src_vocab), QStringLiteral("src_vocab (token)"));
@@ -483,8 +480,8 @@ void GradientView::rebuildTensor() {
     const QString base = BackwardStepList::forwardName(step_);
     const TraceEntry* ge = trace_->find(step_.toStdString());
     const TraceEntry* fe = trace_->find(base.toStdString());
-    const QString label = BackwardStepList::friendlyLabel(step_, fe ? fe->role : Role::Gradient);
-    const QString where = StepModel::locationText(base);
+    const QString label = BackwardStepList::friendlyLabel(fe, step_);
+    const QString where = fe ? StepModel::locationText(*fe) : StepModel::locationText(base);
     const QStringList& order = backwardOrder_;
     const int pos = order.indexOf(step_);
     QString title = QStringLiteral("<b>%1</b>&nbsp;&nbsp;<tt>%2</tt>").arg(label.toHtmlEscaped(), step_.toHtmlEscaped());

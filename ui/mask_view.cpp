@@ -2,7 +2,6 @@
 #include "wrapped_label.h"
 
 #include <algorithm>
-#include <optional>
 
 #include <QBoxLayout>
 #include <QComboBox>
@@ -40,17 +39,6 @@ QFrame* separator(QWidget* parent) {
     f->setFrameShadow(QFrame::Plain);
     f->setStyleSheet(QStringLiteral("color: #cccccc;"));
     return f;
-}
-
-// The attention block a mask entry ends up in: directly, or through the mask that combines it.
-std::optional<stepformer::Block> blockMaskedBy(const stepformer::Trace& tr, const std::string& mask, int depth = 0) {
-    const auto direct = stepformer::graph::blocks_masked_by(tr, mask);
-    if (!direct.empty()) return direct.front();
-    if (depth > 4) return std::nullopt;
-    for (const stepformer::TraceEntry* c : stepformer::graph::consumers(tr, mask))
-        if (c->is_mask)
-            if (auto b = blockMaskedBy(tr, c->name, depth + 1)) return b;
-    return std::nullopt;
 }
 
 QString maskName(const stepformer::TraceEntry* e) { return e ? QString::fromStdString(e->name) : QString(); }
@@ -219,9 +207,9 @@ void MaskView::setStep(const QString& traceName) {
         if (s.isAttention() && s.layer() >= 0) {
             block_ = s.block;
         } else if (s.forward && s.forward->is_mask) {
-            if (const auto b = blockMaskedBy(*trace_, s.forward->name)) {
-                block_.stack = b->stack;
-                block_.kind = b->kind;
+            if (const auto blocks = stepformer::graph::blocks_masked_by(*trace_, s.forward->name); !blocks.empty()) {
+                block_.stack = blocks.front().stack;
+                block_.kind = blocks.front().kind;
             }
         }
     }

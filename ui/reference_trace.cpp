@@ -16,15 +16,9 @@ namespace tensorviz {
 namespace {
 
 std::unique_ptr<Trace> makeReference(int layers) {
-    // Only the structure matters: the smallest sizes that still make every kind of entry.
-    Config c;
-    c.d_model = 4;
-    c.d_ff = 4;
-    c.d_k = 2;
-    c.d_v = 2;
-    c.n_heads = 2;
+    // Only the structure matters: a small model with the layers asked for.
+    Config c = Config::small();
     c.n_layers = layers;
-    c.dropout = 0.0;
     const Transformer model(c, init_params(c, 1));
     const Batch batch = make_batch(c, {c.src_vocab.back()}, {c.bos}, {c.eos});
     auto tr = std::make_unique<Trace>();

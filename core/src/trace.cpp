@@ -50,42 +50,6 @@ const char* role_name(Role k) {
     return "?";
 }
 
-const char* op_name(Op op) {
-    switch (op) {
-        case Op::Embedding: return "embedding";
-        case Op::PositionalTable: return "positional_table";
-        case Op::PositionalAdd: return "positional_add";
-        case Op::TokenMask: return "token_mask";
-        case Op::MaskOr: return "mask_or";
-        case Op::Linear: return "linear";
-        case Op::ScaledMatMul: return "scaled_matmul";
-        case Op::MaskFill: return "mask_fill";
-        case Op::Softmax: return "softmax";
-        case Op::MatMul: return "matmul";
-        case Op::Add: return "add";
-        case Op::LayerNorm: return "layer_norm";
-        case Op::Relu: return "relu";
-        case Op::CrossEntropy: return "cross_entropy";
-        case Op::Mean: return "mean";
-        case Op::Gradient: return "gradient";
-    }
-    return "?";
-}
-
-const char* block_kind_name(BlockKind k) {
-    switch (k) {
-        case BlockKind::None: return "none";
-        case BlockKind::Input: return "input";
-        case BlockKind::SelfAttention: return "self_attention";
-        case BlockKind::MaskedSelfAttention: return "masked_self_attention";
-        case BlockKind::CrossAttention: return "cross_attention";
-        case BlockKind::FeedForward: return "feed_forward";
-        case BlockKind::Projection: return "projection";
-        case BlockKind::Loss: return "loss";
-    }
-    return "?";
-}
-
 namespace {
 // The op a role implies in the tutorial's model (for entries added without a Node).
 Op op_of_role(Role r) {

@@ -4,9 +4,7 @@
 
 namespace stepformer::graph {
 
-const TraceEntry* find(const Trace& tr, const Block& b, Role role) {
-    return role == Role::Gradient ? nullptr : tr.find_role(b, role);
-}
+const TraceEntry* find(const Trace& tr, const Block& b, Role role) { return tr.find_role(b, role); }
 
 std::string name_of(const Trace& tr, const Block& b, Role role) {
     const TraceEntry* e = find(tr, b, role);
@@ -67,9 +65,14 @@ const TraceEntry* mask_of(const Trace& tr, const Block& b) {
 
 std::vector<Block> blocks_masked_by(const Trace& tr, const std::string& mask) {
     std::vector<Block> out;
-    for (const TraceEntry* e : consumers(tr, mask))
-        if (e->role == Role::MaskedScores && std::find(out.begin(), out.end(), e->block) == out.end())
-            out.push_back(e->block);
+    const auto add = [&](const Block& b) {
+        if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+    };
+    for (const TraceEntry* e : consumers(tr, mask)) {
+        if (e->role == Role::MaskedScores) add(e->block);
+        else if (e->is_mask)  // a mask made from this one (pad OR subsequence)
+            for (const Block& b : blocks_masked_by(tr, e->name)) add(b);
+    }
     return out;
 }
 

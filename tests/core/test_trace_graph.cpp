@@ -117,6 +117,15 @@ TEST(TraceGraph, BlocksAndLayersComeFromTheFields) {
     EXPECT_EQ(graph::input(tr, *logits, 0), graph::stack_output(tr, Stack::Decoder));
     EXPECT_EQ(graph::params(tr, *logits), std::vector<std::string>{"projection.weight"});
     EXPECT_EQ(graph::blocks_masked_by(tr, graph::mask_of(tr, enc0)->name).size(), size_t(N));
+    // The decoder's pad and subsequence masks reach its self-attention through their combination.
+    const TraceEntry* combined = graph::mask_of(tr, Block{Stack::Decoder, BlockKind::MaskedSelfAttention, 0});
+    for (size_t k = 0; k < 2; ++k) {
+        const TraceEntry* part = graph::input(tr, *combined, k);
+        ASSERT_NE(part, nullptr);
+        const auto masked = graph::blocks_masked_by(tr, part->name);
+        ASSERT_EQ(masked.size(), size_t(N)) << part->name;
+        for (const Block& b : masked) EXPECT_EQ(b.kind, BlockKind::MaskedSelfAttention) << part->name;
+    }
 }
 
 TEST(TraceGraph, GradientsPointAtTheirForwardEntryAndShareItsBlock) {

@@ -63,7 +63,6 @@ enum class Op {
     Gradient,         // d loss / d its input
 };
 
-const char* op_name(Op op);
 
 // Where a step sits: which stack, which kind of block, which layer.
 enum class Stack { None, Encoder, Decoder };
@@ -78,7 +77,6 @@ enum class BlockKind {
     Loss,
 };
 
-const char* block_kind_name(BlockKind k);  // "self_attention", "feed_forward", ...
 
 struct Block {
     Stack stack = Stack::None;

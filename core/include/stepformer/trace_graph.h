@@ -37,7 +37,9 @@ const TraceEntry* query_input(const Trace& tr, const Block& b);
 const TraceEntry* key_input(const Trace& tr, const Block& b);
 const TraceEntry* block_input(const Trace& tr, const Block& b);
 const TraceEntry* mask_of(const Trace& tr, const Block& b);
-// The attention blocks that mask their scores with entry `mask`.
+// The attention blocks that mask their scores with entry `mask`, directly or through a mask
+// made from it (the decoder's pad and subsequence masks reach its self-attention through their
+// combination).
 std::vector<Block> blocks_masked_by(const Trace& tr, const std::string& mask);
 // What a stack hands on: its last layer's output (its input block's output when it has no layers).
 const TraceEntry* stack_output(const Trace& tr, Stack s);
