@@ -22,8 +22,8 @@
 #include <map>
 #include <utility>
 
-#include "main_window.h"
-#include "step_navigator.h"
+#include "app/main_window.h"
+#include "steps/step_navigator.h"
 
 namespace {
 

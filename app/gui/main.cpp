@@ -17,12 +17,12 @@
 #include <QImageWriter>
 #include <QPixmap>
 
-#include "input_bar.h"
-#include "main_window.h"
-#include "reference_trace.h"
-#include "session.h"
-#include "step_model.h"
-#include "step_navigator.h"
+#include "app/input_bar.h"
+#include "app/main_window.h"
+#include "steps/reference_trace.h"
+#include "app/session.h"
+#include "steps/step_model.h"
+#include "steps/step_navigator.h"
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
 #include "stepformer/version.h"

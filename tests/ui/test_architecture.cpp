@@ -10,7 +10,7 @@
 
 #include <memory>
 
-#include "architecture_diagram.h"
+#include "architecture/architecture_diagram.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
 

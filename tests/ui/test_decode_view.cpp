@@ -14,8 +14,8 @@
 #include <cmath>
 #include <memory>
 
-#include "decode_view.h"
-#include "heatmap_widget.h"
+#include "views/decode_view.h"
+#include "widgets/heatmap_widget.h"
 #include "stepformer/dataset.h"
 #include "stepformer/decode.h"
 #include "stepformer/model.h"

@@ -8,8 +8,8 @@
 #include <QLabel>
 #include <QTemporaryDir>
 
-#include "architecture_diagram.h"
-#include "export.h"
+#include "architecture/architecture_diagram.h"
+#include "app/export.h"
 #include "stepformer/atomic_file.h"
 #include "stepformer/npy.h"
 

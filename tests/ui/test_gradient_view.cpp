@@ -11,14 +11,14 @@
 #include <cmath>
 #include <memory>
 
-#include "backward_steps.h"
-#include "gradient_view.h"
-#include "heatmap_widget.h"
+#include "steps/backward_steps.h"
+#include "views/gradient_view.h"
+#include "widgets/heatmap_widget.h"
 #include "stepformer/dataset.h"
 #include "stepformer/model.h"
 #include "stepformer/optimizer.h"
 #include "stepformer/train.h"
-#include "tensor_slice.h"
+#include "steps/tensor_slice.h"
 #include "test_util.h"
 
 using namespace stepformer;

@@ -14,9 +14,9 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
-#include "colormap.h"
-#include "heatmap_widget.h"
-#include "tensor_slice.h"
+#include "widgets/colormap.h"
+#include "widgets/heatmap_widget.h"
+#include "steps/tensor_slice.h"
 
 namespace {
 

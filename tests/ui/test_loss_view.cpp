@@ -12,8 +12,8 @@
 #include <cmath>
 #include <memory>
 
-#include "heatmap_widget.h"
-#include "loss_view.h"
+#include "widgets/heatmap_widget.h"
+#include "views/loss_view.h"
 #include "stepformer/dataset.h"
 #include "stepformer/loss.h"
 #include "stepformer/model.h"

@@ -24,23 +24,27 @@
 #include <QMessageBox>
 #include <QTimer>
 
-#include "backward_steps.h"
-#include "decode_view.h"
-#include "explain_panel.h"
-#include "gradient_view.h"
-#include "loss_view.h"
-#include "training_panel.h"
+#include "steps/backward_steps.h"
+#include "views/decode_view.h"
+#include "explain/explain_panel.h"
+#include "views/gradient_view.h"
+#include "views/loss_view.h"
+#include "training/training_panel.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
 #include "stepformer/safetensors.h"
 
 #include <nlohmann/json.hpp>
-#include "input_bar.h"
-#include "main_window.h"
-#include "session.h"
-#include "step_model.h"
-#include "step_navigator.h"
-#include "view_placeholders.h"
+#include "app/input_bar.h"
+#include "app/main_window.h"
+#include "app/session.h"
+#include "steps/step_model.h"
+#include "steps/step_navigator.h"
+#include "architecture/architecture_diagram.h"
+#include "views/attention_view.h"
+#include "views/mask_view.h"
+#include "views/pe_view.h"
+#include "views/tensor_view.h"
 
 namespace {
 
@@ -138,11 +142,7 @@ void TestMainWindow::actionsAndKeysStepTheViews() {
     QCOMPARE(spy.count(), 1);
     QCOMPARE(w.explainPanel()->currentStep(), order[1]);
     QCOMPARE(w.findChild<TensorView*>(QStringLiteral("tensorView"))->currentTensorName(), order[1]);
-#ifdef STEPFORMER_HAS_ARCHITECTURE_DIAGRAM
     QCOMPARE(w.architectureDiagram()->currentStep(), order[1]);
-#else
-    QFAIL("ui/architecture_diagram.h is missing: the window has only a placeholder diagram");
-#endif
 
     // Keys, with the focus where the window starts it (the step tree).
     QWidget* focus = QApplication::focusWidget();
@@ -308,15 +308,11 @@ void TestMainWindow::remembersSentencesAndView() {
 }
 
 void TestMainWindow::architectureClickJumps() {
-#ifdef STEPFORMER_HAS_ARCHITECTURE_DIAGRAM
     MainWindow w(smallOptions());
     QSignalSpy spy(w.navigator(), &StepNavigator::stepChanged);
     emit w.architectureDiagram()->stepRequested(QStringLiteral("decoder.layers.1.pos_ffn.hidden"));
     QCOMPARE(w.currentStep(), QStringLiteral("decoder.layers.1.pos_ffn.hidden"));
     QCOMPARE(spy.count(), 1);
-#else
-    QFAIL("ui/architecture_diagram.h is missing: the window has only a placeholder diagram");
-#endif
 }
 
 void TestMainWindow::openingWeightsRebuildsTheNavigator() {

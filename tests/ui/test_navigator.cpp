@@ -13,11 +13,11 @@
 #include <QTextBrowser>
 #include <QTreeView>
 
-#include "explain_panel.h"
-#include "input_bar.h"
-#include "session.h"
-#include "step_model.h"
-#include "step_navigator.h"
+#include "explain/explain_panel.h"
+#include "app/input_bar.h"
+#include "app/session.h"
+#include "steps/step_model.h"
+#include "steps/step_navigator.h"
 #include "stepformer/model.h"
 
 using stepformer::Trace;

@@ -10,12 +10,12 @@
 
 #include <memory>
 
-#include "app_style.h"
-#include "explain_header.h"
-#include "heatmap_widget.h"
-#include "offthread_paint.h"
-#include "static_text_cache.h"
-#include "wrapped_label.h"
+#include "app/app_style.h"
+#include "explain/explain_header.h"
+#include "widgets/heatmap_widget.h"
+#include "widgets/offthread_paint.h"
+#include "widgets/static_text_cache.h"
+#include "widgets/wrapped_label.h"
 
 namespace {
 

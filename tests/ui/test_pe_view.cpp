@@ -14,8 +14,8 @@
 #include <cmath>
 #include <memory>
 
-#include "pe_heatmap.h"
-#include "pe_view.h"
+#include "views/pe_heatmap.h"
+#include "views/pe_view.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
 

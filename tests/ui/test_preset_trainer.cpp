@@ -8,11 +8,11 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
-#include "preset_trainer.h"
-#include "session.h"
+#include "training/preset_trainer.h"
+#include "app/session.h"
 #include "stepformer/model.h"
 #include "stepformer/recipes.h"
-#include "training_controller.h"
+#include "training/training_controller.h"
 
 using namespace stepformer;
 

@@ -18,14 +18,14 @@
 #include <QTest>
 #include <QToolTip>
 
-#include "attention_lines_widget.h"
-#include "attention_view.h"
-#include "heatmap_widget.h"
-#include "mask_view.h"
+#include "views/attention_lines_widget.h"
+#include "views/attention_view.h"
+#include "widgets/heatmap_widget.h"
+#include "views/mask_view.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
-#include "tensor_slice.h"
-#include "tensor_view.h"
+#include "steps/tensor_slice.h"
+#include "views/tensor_view.h"
 #include "test_util.h"
 
 using namespace stepformer;

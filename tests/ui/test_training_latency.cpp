@@ -12,11 +12,11 @@
 #include <QTest>
 #include <QTimer>
 
-#include "hyperparameter_form.h"
-#include "loss_chart.h"
-#include "results_table.h"
-#include "training_controller.h"
-#include "training_panel.h"
+#include "training/hyperparameter_form.h"
+#include "training/loss_chart.h"
+#include "training/results_table.h"
+#include "training/training_controller.h"
+#include "training/training_panel.h"
 
 using State = TrainingController::State;
 

@@ -22,16 +22,16 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "attention_replay.h"
-#include "dataset_editor.h"
-#include "heatmap_widget.h"
-#include "hyperparameter_form.h"
-#include "loss_chart.h"
-#include "results_table.h"
+#include "training/attention_replay.h"
+#include "training/dataset_editor.h"
+#include "widgets/heatmap_widget.h"
+#include "training/hyperparameter_form.h"
+#include "training/loss_chart.h"
+#include "training/results_table.h"
 #include "stepformer/checkpoint.h"
 #include "stepformer/config.h"
-#include "training_controller.h"
-#include "training_panel.h"
+#include "training/training_controller.h"
+#include "training/training_panel.h"
 
 using namespace stepformer;
 using State = TrainingController::State;

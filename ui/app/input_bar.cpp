@@ -1,0 +1,316 @@
+#include "app/input_bar.h"
+
+#include <QAbstractItemView>
+#include <QCompleter>
+#include <QCoreApplication>
+#include <QGridLayout>
+#include <QInputMethodEvent>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QRegularExpression>
+#include <QScrollBar>
+#include <QStringListModel>
+#include <QStyle>
+#include <QTextCharFormat>
+#include <QTextDocument>
+#include <QTimer>
+#include <QToolButton>
+
+namespace {
+
+struct WordSpan {
+    int start, length;
+    QString text;
+};
+
+QList<WordSpan> words(const QString& text) {
+    QList<WordSpan> out;
+    static const QRegularExpression re(QStringLiteral("\\S+"));
+    for (auto it = re.globalMatch(text); it.hasNext();) {
+        const auto m = it.next();
+        out.push_back({int(m.capturedStart()), int(m.capturedLength()), m.captured()});
+    }
+    return out;
+}
+
+}  // namespace
+
+// ----- SentenceEdit ---------------------------------------------------------------------------
+
+SentenceEdit::SentenceEdit(QWidget* parent) : QLineEdit(parent) {
+    completionModel_ = new QStringListModel(this);
+    completer_ = new QCompleter(completionModel_, this);
+    completer_->setObjectName(QStringLiteral("vocabularyCompleter"));
+    completer_->setWidget(this);
+    completer_->setCaseSensitivity(Qt::CaseSensitive);
+    completer_->setCompletionMode(QCompleter::PopupCompletion);
+    completer_->setModelSorting(QCompleter::UnsortedModel);
+    completer_->setMaxVisibleItems(12);
+    connect(completer_, qOverload<const QString&>(&QCompleter::activated), this, &SentenceEdit::insertCompletion);
+    connect(this, &QLineEdit::textChanged, this, &SentenceEdit::updateUnderlines);
+    connect(this, &QLineEdit::textEdited, this, [this] {
+        const auto [s, e] = currentWordRange();
+        const QString prefix = text().mid(s, cursorPosition() - s);
+        if (prefix.isEmpty() || vocab_.contains(text().mid(s, e - s))) {
+            completer_->popup()->hide();
+            return;
+        }
+        showCompletions();
+    });
+    setClearButtonEnabled(true);
+}
+
+void SentenceEdit::setVocabulary(const QStringList& vocab) {
+    vocab_ = vocab;
+    completionModel_->setStringList(vocab);
+    updateUnderlines();
+}
+
+QStringList SentenceEdit::unknownWords() const {
+    QStringList out;
+    for (const auto& w : words(text()))
+        if (!vocab_.contains(w.text)) out << w.text;
+    return out;
+}
+
+int SentenceEdit::wordCount() const { return int(words(text()).size()); }
+
+QPair<int, int> SentenceEdit::currentWordRange() const {
+    const QString t = text();
+    int s = cursorPosition(), e = cursorPosition();
+    while (s > 0 && !t.at(s - 1).isSpace()) --s;
+    while (e < t.size() && !t.at(e).isSpace()) ++e;
+    return {s, e};
+}
+
+void SentenceEdit::showCompletions() {
+    const auto [s, e] = currentWordRange();
+    completer_->setCompletionPrefix(text().mid(s, cursorPosition() - s));
+    if (completer_->completionCount() == 0) {
+        completer_->popup()->hide();
+        return;
+    }
+    QRect r = cursorRect();
+    r.setWidth(completer_->popup()->sizeHintForColumn(0) + completer_->popup()->verticalScrollBar()->sizeHint().width() + 16);
+    completer_->complete(r);
+}
+
+void SentenceEdit::insertCompletion(const QString& word) {
+    const auto [s, e] = currentWordRange();
+    QString t = text();
+    t.replace(s, e - s, word);
+    int cursor = s + int(word.size());
+    if (cursor >= t.size() || !t.at(cursor).isSpace()) t.insert(cursor, QLatin1Char(' '));
+    ++cursor;
+    setText(t);
+    setCursorPosition(cursor);
+    emit textEdited(t);  // a user edit like any other
+    completer_->popup()->hide();
+}
+
+void SentenceEdit::keyPressEvent(QKeyEvent* e) {
+    if (completer_->popup()->isVisible()) {
+        switch (e->key()) {
+        case Qt::Key_Enter:
+        case Qt::Key_Return:
+        case Qt::Key_Tab:
+        case Qt::Key_Backtab:
+        case Qt::Key_Escape:
+            e->ignore();  // the completer handles them
+            return;
+        default: break;
+        }
+    }
+    if (e->key() == Qt::Key_Space && (e->modifiers() & Qt::ControlModifier)) {
+        showCompletions();
+        return;
+    }
+    QLineEdit::keyPressEvent(e);
+}
+
+void SentenceEdit::focusInEvent(QFocusEvent* e) {
+    QLineEdit::focusInEvent(e);
+    updateUnderlines();
+}
+
+void SentenceEdit::updateUnderlines() {
+    // QLineEdit has no per-range formats of its own; an input-method event carrying TextFormat
+    // attributes (positions relative to the cursor) sets them on its text layout.
+    QList<QInputMethodEvent::Attribute> attrs;
+    QTextCharFormat bad;
+    bad.setUnderlineStyle(QTextCharFormat::WaveUnderline);
+    bad.setUnderlineColor(QColor(0xd0, 0x20, 0x20));
+    bad.setForeground(QColor(0xb0, 0x10, 0x10));
+    for (const auto& w : words(text()))
+        if (!vocab_.contains(w.text))
+            attrs << QInputMethodEvent::Attribute(QInputMethodEvent::TextFormat, w.start - cursorPosition(), w.length, bad);
+    QInputMethodEvent ev(QString(), attrs);
+    QCoreApplication::sendEvent(this, &ev);
+}
+
+// ----- InputBar -------------------------------------------------------------------------------
+
+InputBar::InputBar(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("inputBar"));
+    source_ = new SentenceEdit(this);
+    source_->setObjectName(QStringLiteral("sourceEdit"));
+    source_->setPlaceholderText(tr("Source sentence, e.g. ich mochte ein bier P"));
+    source_->setToolTip(tr("The encoder's input (enc_inputs): source words separated by spaces. "
+                           "Ctrl+Space lists the vocabulary."));
+    target_ = new SentenceEdit(this);
+    target_->setObjectName(QStringLiteral("targetEdit"));
+    target_->setPlaceholderText(tr("Target sentence, e.g. S i want a beer ."));
+    target_->setToolTip(tr("The decoder's input (dec_inputs): starts with the start symbol S. "
+                           "Ctrl+Space lists the vocabulary."));
+    auto* srcLabel = new QLabel(tr("&Source:"), this);
+    srcLabel->setBuddy(source_);
+    srcLabel->setToolTip(source_->toolTip());
+    auto* tgtLabel = new QLabel(tr("&Target:"), this);
+    tgtLabel->setBuddy(target_);
+    tgtLabel->setToolTip(target_->toolTip());
+
+    reset_ = new QToolButton(this);
+    reset_->setObjectName(QStringLiteral("resetSentencesButton"));
+    reset_->setIcon(style()->standardIcon(QStyle::SP_BrowserReload));
+    reset_->setText(tr("Example"));
+    reset_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    reset_->setToolTip(tr("Back to the tutorial's example: ich mochte ein bier P → S i want a beer ."));
+    connect(reset_, &QToolButton::clicked, this, &InputBar::resetRequested);
+
+    status_ = new QLabel(this);
+    status_->setObjectName(QStringLiteral("inputStatusLabel"));
+    status_->setTextFormat(Qt::RichText);
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* grid = new QGridLayout(this);
+    grid->setContentsMargins(6, 4, 6, 4);
+    grid->setHorizontalSpacing(6);
+    grid->setVerticalSpacing(2);
+    grid->addWidget(srcLabel, 0, 0);
+    grid->addWidget(source_, 0, 1);
+    grid->addWidget(tgtLabel, 0, 2);
+    grid->addWidget(target_, 0, 3);
+    grid->addWidget(reset_, 0, 4);
+    grid->addWidget(status_, 1, 1, 1, 4);
+    grid->setColumnStretch(1, 1);
+    grid->setColumnStretch(3, 1);
+
+    debounce_ = new QTimer(this);
+    debounce_->setObjectName(QStringLiteral("inputDebounceTimer"));
+    debounce_->setSingleShot(true);
+    debounce_->setInterval(150);
+    connect(debounce_, &QTimer::timeout, this, [this] { emit sentencesEdited(source(), target()); });
+    connect(source_, &QLineEdit::textEdited, this, &InputBar::onTextEdited);
+    connect(target_, &QLineEdit::textEdited, this, &InputBar::onTextEdited);
+}
+
+void InputBar::setVocabularies(const QStringList& source, const QStringList& target, int srcLen, int tgtLen) {
+    source_->setVocabulary(source);
+    target_->setVocabulary(target);
+    srcLen_ = srcLen;
+    tgtLen_ = tgtLen;
+    source_->setToolTip(tr("The encoder's input (enc_inputs), at most %1 words from: %2")
+                            .arg(srcLen)
+                            .arg(source.join(QLatin1Char(' '))));
+    target_->setToolTip(tr("The decoder's input (dec_inputs), at most %1 words from: %2")
+                            .arg(tgtLen)
+                            .arg(target.join(QLatin1Char(' '))));
+    render();
+}
+
+void InputBar::setSentences(const QString& source, const QString& target) {
+    if (source_->text() != source) source_->setText(source);
+    if (target_->text() != target) target_->setText(target);
+    debounce_->stop();
+    pending_ = false;
+    render();
+}
+
+QString InputBar::source() const { return source_->text().simplified(); }
+QString InputBar::target() const { return target_->text().simplified(); }
+
+void InputBar::setDebounceInterval(int ms) { debounce_->setInterval(ms); }
+
+void InputBar::onTextEdited() {
+    pending_ = true;
+    render();
+    debounce_->start();
+}
+
+QStringList InputBar::localProblems() const {
+    QStringList problems;
+    if (source_->vocabulary().isEmpty() || target_->vocabulary().isEmpty()) return problems;  // no model yet
+    const QStringList us = source_->unknownWords(), ut = target_->unknownWords();
+    auto quoted = [](const QStringList& l) {
+        QStringList q;
+        for (const auto& w : l) q << QStringLiteral("“%1”").arg(w.toHtmlEscaped());
+        return q.join(QStringLiteral(", "));
+    };
+    if (!us.isEmpty())
+        problems << tr("unknown source word%1 %2 (the source vocabulary is: %3)")
+                        .arg(us.size() > 1 ? QStringLiteral("s") : QString(), quoted(us),
+                             source_->vocabulary().join(QLatin1Char(' ')).toHtmlEscaped());
+    if (!ut.isEmpty())
+        problems << tr("unknown target word%1 %2 (the target vocabulary is: %3)")
+                        .arg(ut.size() > 1 ? QStringLiteral("s") : QString(), quoted(ut),
+                             target_->vocabulary().join(QLatin1Char(' ')).toHtmlEscaped());
+    if (srcLen_ > 0 && source_->wordCount() > srcLen_)
+        problems << tr("the source has %1 words, at most %2 fit (src_len)").arg(source_->wordCount()).arg(srcLen_);
+    if (tgtLen_ > 0 && target_->wordCount() > tgtLen_)
+        problems << tr("the target has %1 words, at most %2 fit (tgt_len)").arg(target_->wordCount()).arg(tgtLen_);
+    if (source_->wordCount() == 0) problems << tr("the source sentence is empty");
+    if (target_->wordCount() == 0) problems << tr("the target sentence is empty");
+    return problems;
+}
+
+void InputBar::render() {
+    const QStringList problems = localProblems();
+    if (!problems.isEmpty()) {
+        QString text = problems.join(QStringLiteral("; "));
+        text[0] = text[0].toUpper();
+        setStatus(text + QLatin1Char('.') + tr(" <i>(showing the last valid sentences)</i>"), true);
+    } else if (pending_) {
+        setStatus(tr("Checking…"), false);
+    } else if (!remoteError_.isEmpty()) {
+        setStatus(remoteError_.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")) +
+                      tr(" <i>(showing the last valid sentences)</i>"),
+                  true);
+    } else {
+        setStatus(acceptedDetail_, false);
+    }
+}
+
+void InputBar::showError(const QString& message) {
+    pending_ = false;
+    remoteError_ = message;
+    render();
+}
+
+void InputBar::showAccepted(const QString& detail) {
+    pending_ = false;
+    remoteError_.clear();
+    acceptedDetail_ = detail;
+    render();
+}
+
+QString InputBar::statusText() const {
+    QTextDocument doc;
+    doc.setHtml(status_->text());
+    return doc.toPlainText();
+}
+
+void InputBar::setStatus(const QString& html, bool error) {
+    hasError_ = error;
+    status_->setProperty("error", error);
+    if (error) {
+        status_->setText(QStringLiteral("<span style='color:#c0392b'>✖ %1</span>").arg(html));
+        status_->setToolTip(statusText());
+    } else {
+        status_->setText(html.isEmpty() ? QString()
+                                        : QStringLiteral("<span style='color:#2e7d32'>✔</span> "
+                                                         "<span style='color:#5f6368'>%1</span>")
+                                              .arg(html));
+        status_->setToolTip(QString());
+    }
+}

@@ -1,0 +1,410 @@
+#include "app/session.h"
+#include "widgets/text_util.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QtDebug>
+
+#include "stepformer/checkpoint.h"
+#include "stepformer/dataset.h"
+#include "stepformer/decode.h"
+#include "stepformer/model.h"
+#include "stepformer/model_io.h"
+#include "stepformer/optimizer.h"
+#include "stepformer/params.h"
+#include "stepformer/recipes.h"
+
+using namespace stepformer;
+
+namespace {
+
+using ui_text::qs;
+using ui_text::ss;
+
+// The seed of the initial weights: the untrained model shown while training is exactly the model
+// the training starts from.
+constexpr uint64_t kInitSeed = 7;
+
+stepformer::TrainingPreset trainingPreset(Session::Preset p) {
+    return p == Session::Preset::Small ? TrainingPreset::Small : TrainingPreset::Tutorial;
+}
+
+}  // namespace
+
+Session::Session(QObject* parent) : QObject(parent), trainer_(new PresetTrainer(this)) {
+    // No model until setPreset() / openWeights(): sentences given before are only validated
+    // against the tutorial's vocabulary, and trace() is null.
+    config_ = presetConfig(Preset::Tutorial);
+    description_ = tr("No model yet");
+    connect(trainer_, &PresetTrainer::started, this, &Session::trainingStarted);
+    connect(trainer_, &PresetTrainer::progress, this, &Session::trainingProgress);
+    connect(trainer_, &PresetTrainer::finished, this, &Session::finishTraining);
+    connect(trainer_, &PresetTrainer::failed, this, [this](const QString& message) {
+        state_ = ModelState::Untrained;
+        description_ = tr("%1 preset at its initial weights (training failed)").arg(presetKey(preset_));
+        emit modelChanged();
+        emit trainingFailed(tr("Training the %1 model failed: %2").arg(presetKey(preset_), message));
+    });
+}
+
+// The trainer (a child) joins its worker when it goes.
+Session::~Session() = default;
+
+// ----- presets ------------------------------------------------------------------------------
+
+QString Session::presetKey(Preset p) {
+    switch (p) {
+    case Preset::Tutorial: return QStringLiteral("tutorial");
+    case Preset::Small: return QStringLiteral("small");
+    case Preset::Untrained: return QStringLiteral("untrained");
+    }
+    return {};
+}
+
+std::optional<Session::Preset> Session::presetFromKey(const QString& key) {
+    for (Preset p : allPresets())
+        if (presetKey(p).compare(key.trimmed(), Qt::CaseInsensitive) == 0) return p;
+    return std::nullopt;
+}
+
+QString Session::presetTitle(Preset p) {
+    switch (p) {
+    case Preset::Tutorial: return tr("Tutorial (d_model 512, 6 layers, 8 heads, trained)");
+    case Preset::Small: return tr("Small (d_model 32, 2 layers, 4 heads, trained)");
+    case Preset::Untrained: return tr("Untrained (tutorial size, initial weights)");
+    }
+    return {};
+}
+
+QString Session::presetToolTip(Preset p) {
+    switch (p) {
+    case Preset::Tutorial:
+        return tr("The tutorial's model and configuration, trained on its two sentences "
+                  "(trained once on first use, then cached)");
+    case Preset::Small:
+        return tr("A small model that is easy to read: every tensor fits on screen");
+    case Preset::Untrained:
+        return tr("The tutorial's model before training: compare its noisy attention with the trained one");
+    }
+    return {};
+}
+
+QList<Session::Preset> Session::allPresets() { return {Preset::Tutorial, Preset::Small, Preset::Untrained}; }
+
+Config Session::presetConfig(Preset p) {
+    Config c = preset_architecture(trainingPreset(p));
+    c.dropout = 0.0;  // deterministic training; dropout never acts in the shown forward pass
+    return c;
+}
+
+QString Session::cacheDir() const {
+    if (!cacheDir_.isEmpty()) return cacheDir_;
+    const QString env = qEnvironmentVariable("STEPFORMER_CACHE_DIR");
+    if (!env.isEmpty()) return env;
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + QStringLiteral("/models");
+}
+
+void Session::setCacheDir(const QString& dir) { cacheDir_ = dir; }
+
+QString Session::cachedModelPath(Preset p) const {
+    return QDir(cacheDir()).filePath(presetKey(p) + QStringLiteral(".safetensors"));
+}
+
+QString Session::modelStateText() const {
+    switch (state_) {
+    case ModelState::Untrained: return tr("untrained");
+    case ModelState::Training: return tr("training…");
+    case ModelState::Trained: return tr("trained");
+    case ModelState::FromFile: return tr("from file");
+    }
+    return {};
+}
+
+bool Session::setPreset(Preset p) {
+    trainer_->cancel();
+    preset_ = p;
+    const Config cfg = presetConfig(p);
+
+    if (p != Preset::Untrained) {
+        const QString path = cachedModelPath(p);
+        if (QFileInfo::exists(path)) {
+            try {
+                Checkpoint ck = load_checkpoint(ss(path), &cfg);
+                auto model = std::make_shared<Transformer>(ck.config, std::move(ck.params));
+                install(ck.config, std::move(model), ModelState::Trained,
+                        tr("%1 preset, trained on the tutorial's sentences (cached in %2)")
+                            .arg(presetKey(p), QDir::toNativeSeparators(path)));
+                return true;
+            } catch (const std::exception& e) {
+                qWarning().noquote() << "Ignoring the cached model" << path << ":" << e.what() << "; training a new one";
+            }
+        }
+    }
+
+    try {
+        auto model = std::make_shared<Transformer>(cfg, init_params(cfg, kInitSeed));
+        const bool train = p != Preset::Untrained && provisioning_ != Provisioning::Never;
+        install(cfg, std::move(model), train ? ModelState::Training : ModelState::Untrained,
+                p == Preset::Untrained ? tr("Untrained model (tutorial size, initial weights)")
+                                       : tr("%1 preset at its initial weights (untrained)").arg(presetKey(p)));
+        // From exactly the untrained model shown meanwhile.
+        if (train)
+            trainer_->start(cfg, params(), preset_recipe(trainingPreset(p)), cachedModelPath(p),
+                            provisioning_ == Provisioning::Synchronous);
+        return true;
+    } catch (const std::exception& e) {
+        emit errorOccurred(tr("Could not create the %1 model: %2").arg(presetKey(p), qs(e.what())));
+        return false;
+    }
+}
+
+// ----- weights from a file ------------------------------------------------------------------
+
+bool Session::openWeights(const QString& path, const QString& configPath) {
+    const QString shown = QDir::toNativeSeparators(path);
+    if (!QFileInfo::exists(path)) {
+        emit errorOccurred(tr("Could not open the weights file %1: it does not exist.").arg(shown));
+        return false;
+    }
+    QString configNote;
+    try {
+        std::optional<Config> cfg;
+        if (!configPath.isEmpty()) {
+            cfg = load_config_file(ss(configPath));
+            configNote = tr("config %1").arg(QDir::toNativeSeparators(configPath));
+        } else {
+            Config fromFile;
+            bool inMetadata = false;
+            try {
+                inMetadata = read_config_from_weights(ss(path), &fromFile);
+            } catch (const std::exception&) {
+                inMetadata = false;  // load_weights below reports what is wrong with the file
+            }
+            if (inMetadata) {
+                configNote = tr("config from the file");
+            } else {
+                const QFileInfo fi(path);
+                const QStringList candidates{
+                    fi.dir().filePath(fi.completeBaseName() + QStringLiteral(".config.json")),
+                    fi.dir().filePath(fi.baseName() + QStringLiteral(".config.json")),
+                    fi.dir().filePath(QStringLiteral("config.json")),
+                };
+                for (const QString& c : candidates) {
+                    if (QFileInfo::exists(c)) {
+                        cfg = load_config_file(ss(c));
+                        configNote = tr("config %1").arg(QDir::toNativeSeparators(c));
+                        break;
+                    }
+                }
+                if (!cfg) {
+                    cfg = Config::tutorial();
+                    configNote = tr("the tutorial's config (the file has none)");
+                }
+            }
+        }
+        LoadedWeights w = load_weights(ss(path), cfg ? &*cfg : nullptr);
+        auto model = std::make_shared<Transformer>(w.config, std::move(w.params));
+        QString desc = tr("Weights %1 with %2").arg(QFileInfo(path).fileName(), configNote);
+        if (!w.defaulted.empty()) desc += tr("; %1 LayerNorm parameters defaulted to 1/0").arg(w.defaulted.size());
+        for (const auto& n : w.notes) desc += QStringLiteral("; ") + qs(n);
+        trainer_->cancel();
+        install(w.config, std::move(model), ModelState::FromFile, desc);
+        for (const auto& warning : w.warnings) emit warningRaised(qs(warning));
+        return true;
+    } catch (const std::exception& e) {
+        QString msg = tr("Could not open the weights file %1:\n%2").arg(shown, qs(e.what()));
+        if (!configNote.isEmpty() && configPath.isEmpty() && !configNote.startsWith(tr("config")))
+            msg += tr("\n\nThe file carries no model configuration, so the tutorial's was assumed. If the model "
+                      "has another size, put its config as \"%1.config.json\" beside the file.")
+                       .arg(QFileInfo(path).baseName());
+        emit errorOccurred(msg);
+        return false;
+    }
+}
+
+bool Session::installTrainedModel(const Config& config, std::shared_ptr<const ParamSet> params) {
+    if (!params) {
+        emit errorOccurred(tr("The trained model has no weights."));
+        return false;
+    }
+    try {
+        auto model = std::make_shared<Transformer>(config, *params);
+        trainer_->cancel();
+        install(config, std::move(model), ModelState::FromFile, tr("Weights trained in the app (Train panel)"));
+        return true;
+    } catch (const std::exception& e) {
+        emit errorOccurred(tr("Could not use the trained weights: %1").arg(qs(e.what())));
+        return false;
+    }
+}
+
+std::shared_ptr<const ParamSet> Session::params() const {
+    if (!model_) return {};
+    return std::shared_ptr<const ParamSet>(model_, &model_->params());
+}
+
+// ----- sentences and the trace --------------------------------------------------------------
+
+QString Session::validateSentence(const QString& sentence, bool isSource) const {
+    if (sentence.trimmed().isEmpty())
+        return isSource ? tr("The source sentence is empty.") : tr("The target sentence is empty.");
+    try {
+        if (isSource)
+            encode_sentence(ss(sentence), config_.src_vocab, config_.src_len, "source");
+        else
+            encode_sentence(ss(sentence), config_.tgt_vocab, config_.tgt_len, "target");
+    } catch (const std::exception& e) {
+        return qs(e.what());
+    }
+    return {};
+}
+
+bool Session::recompute(const QString& source, const QString& target, QString* error) {
+    for (bool isSource : {true, false}) {
+        const QString& s = isSource ? source : target;
+        if (s.trimmed().isEmpty()) {
+            *error = isSource ? tr("The source sentence is empty: type words such as \"ich mochte ein bier\".")
+                              : tr("The target sentence is empty: it starts with \"%1\", e.g. \"%1 i want a beer .\".")
+                                    .arg(qs(config_.bos));
+            return false;
+        }
+    }
+    try {
+        // Without an eos in the vocabulary there is no expected output to compare with.
+        const std::string expected = config_.eos_id() >= 0 ? dec_output_for(ss(target), config_) : std::string();
+        std::vector<std::string> out;
+        if (!expected.empty()) out.push_back(expected);
+        Batch batch = make_batch(config_, {ss(source)}, {ss(target)}, out);
+        if (!model_) {  // validated; the trace comes with the model
+            source_ = source;
+            target_ = target;
+            expected_ = qs(expected);
+            return true;
+        }
+        auto t = std::make_shared<Trace>();
+        model_->forward(batch, *t);
+        std::shared_ptr<ParamSet> grads;
+        if (!out.empty()) {
+            model_->loss(batch, *t);
+            // The backward pass too, so the trace holds grad.* and the parameter gradients.
+            grads = std::make_shared<ParamSet>(param_specs(config_));
+            model_->backward(batch, *t, *grads, true);
+        }
+        trace_ = std::move(t);
+        grads_ = std::move(grads);
+        targetIds_ = out.empty() ? std::vector<int>{} : batch.out;
+        source_ = source;
+        target_ = target;
+        expected_ = qs(expected);
+        return true;
+    } catch (const ConfigError& e) {
+        *error = qs(e.what());
+    } catch (const std::exception& e) {
+        *error = tr("The forward pass failed: %1").arg(qs(e.what()));
+    }
+    return false;
+}
+
+bool Session::setSentences(const QString& source, const QString& target) {
+    QString err;
+    if (!recompute(source, target, &err)) {
+        emit inputRejected(err);
+        return false;
+    }
+    emit inputAccepted();
+    emit traceChanged();
+    return true;
+}
+
+void Session::install(Config config, std::shared_ptr<Transformer> model, ModelState state, QString description) {
+    config_ = std::move(config);
+    model_ = std::move(model);
+    optimizer_.reset();
+    if (model_) {
+        const OptimizerOptions o = preset_recipe(TrainingPreset::Tutorial).front().optimizer;
+        optimizer_ = std::make_shared<const Optimizer>(o, model_->params());
+    }
+    state_ = state;
+    description_ = std::move(description);
+    recomputeAfterModelChange();
+    emit modelChanged();
+    emit traceChanged();
+}
+
+void Session::recomputeAfterModelChange() {
+    QString err;
+    if (recompute(source_, target_, &err)) return;
+    // The new vocabulary does not take the current sentences: the tutorial's example, else the
+    // shortest valid pair.
+    QStringList tries{defaultSource(), defaultTarget()};
+    const auto ex = builtin_examples();
+    for (const auto& e : ex) tries << qs(e.enc_input) << qs(e.dec_input);
+    if (config_.src_vocab.size() > 1) tries << qs(config_.src_vocab[1]) << qs(config_.bos);
+    tries << qs(config_.src_vocab.front()) << qs(config_.bos);
+    for (int i = 0; i + 1 < tries.size(); i += 2) {
+        if (recompute(tries[i], tries[i + 1], &err)) {
+            emit sentencesReset(source_, target_);
+            return;
+        }
+    }
+    trace_ = std::make_shared<Trace>();  // nothing fits: an empty trace rather than a stale one
+    grads_.reset();
+    targetIds_.clear();
+    emit errorOccurred(tr("No sentence fits this model's vocabulary: %1").arg(err));
+}
+
+QStringList Session::sourceVocabulary() const {
+    QStringList l;
+    for (const auto& w : config_.src_vocab) l << qs(w);
+    return l;
+}
+
+QStringList Session::targetVocabulary() const {
+    QStringList l;
+    for (const auto& w : config_.tgt_vocab) l << qs(w);
+    return l;
+}
+
+QString Session::translate(const QString& source, QString* error) const {
+    if (!model_) {
+        if (error) *error = tr("No model is loaded.");
+        return {};
+    }
+    try {
+        return qs(greedy_decode(*model_, ss(source)).text);
+    } catch (const std::exception& e) {
+        if (error) *error = qs(e.what());
+        return {};
+    }
+}
+
+// ----- training -----------------------------------------------------------------------------
+
+void Session::finishTraining(const PresetTrainer::Result& r) {
+    const Preset p = preset_;
+    try {
+        auto model = std::make_shared<Transformer>(r.config, std::move(*r.params));  // handed over, not copied
+        QString desc = r.saveError.isEmpty()
+                           ? tr("%1 preset, trained on the tutorial's sentences (cached in %2)")
+                                 .arg(presetKey(p), QDir::toNativeSeparators(cachedModelPath(p)))
+                           : tr("%1 preset, trained on the tutorial's sentences (not cached: %2)")
+                                 .arg(presetKey(p), r.saveError);
+        install(r.config, std::move(model), ModelState::Trained, desc);
+    } catch (const std::exception& e) {
+        emit trainingFailed(tr("Training the %1 model failed: %2").arg(presetKey(p), qs(e.what())));
+        return;
+    }
+    if (!r.saveError.isEmpty()) emit errorOccurred(tr("The trained model could not be cached: %1").arg(r.saveError));
+    emit trainingFinished();
+}
+
+bool Session::isTraining() const { return trainer_->isRunning(); }
+
+void Session::cancelTraining() {
+    if (!trainer_->isRunning()) return;
+    trainer_->cancel();
+    state_ = ModelState::Untrained;
+    description_ = tr("%1 preset at its initial weights (training cancelled)").arg(presetKey(preset_));
+    emit modelChanged();
+}

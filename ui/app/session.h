@@ -1,0 +1,163 @@
+// The app's state: the model (config + weights), the two sentences and the trace of their forward
+// pass. Widgets read the trace through trace(); the Session recomputes it whenever the sentences
+// or the model change and says so with traceChanged(). No widget code here.
+//
+// Presets: "tutorial" (the tutorial's configuration, trained on the toy dataset), "small"
+// (Config::small(), trained) and "untrained" (the tutorial's configuration at its initial
+// weights, for comparison). A trained preset comes from a cached checkpoint in
+// <AppDataLocation>/models/<preset>.safetensors; when there is none the Session trains one with
+// the preset's recipe through the app's training pipeline (PresetTrainer on a
+// TrainingController, reporting progress), shows the untrained model meanwhile, and caches it.
+// The cache directory can be overridden with $STEPFORMER_CACHE_DIR or setCacheDir() (tests).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include "training/preset_trainer.h"
+#include "stepformer/config.h"
+#include "stepformer/trace.h"
+
+namespace stepformer {
+class Transformer;
+class ParamSet;
+class Optimizer;
+}  // namespace stepformer
+
+class Session : public QObject {
+    Q_OBJECT
+public:
+    enum class Preset { Tutorial, Small, Untrained };
+    Q_ENUM(Preset)
+
+    // How setPreset() obtains a trained model that is not cached yet.
+    enum class Provisioning {
+        Background,   // train on a worker thread; show the untrained model meanwhile (the app)
+        Synchronous,  // train before setPreset() returns (screenshots, tests)
+        Never,        // do not train: show the untrained model (--no-train)
+    };
+    Q_ENUM(Provisioning)
+
+    enum class ModelState { Untrained, Training, Trained, FromFile };
+    Q_ENUM(ModelState)
+
+    explicit Session(QObject* parent = nullptr);
+    ~Session() override;
+
+    // Preset names as used on the command line and in QSettings: tutorial | small | untrained.
+    static QString presetKey(Preset p);
+    static std::optional<Preset> presetFromKey(const QString& key);
+    static QString presetTitle(Preset p);  // for menus
+    static QString presetToolTip(Preset p);
+    static QList<Preset> allPresets();
+    static stepformer::Config presetConfig(Preset p);
+    static QString defaultSource() { return QStringLiteral("ich mochte ein bier P"); }
+    static QString defaultTarget() { return QStringLiteral("S i want a beer ."); }
+
+    // Where trained checkpoints are cached: setCacheDir() if called, else $STEPFORMER_CACHE_DIR,
+    // else QStandardPaths::writableLocation(AppDataLocation) + "/models".
+    QString cacheDir() const;
+    void setCacheDir(const QString& dir);
+    QString cachedModelPath(Preset p) const;
+
+    void setProvisioning(Provisioning p) { provisioning_ = p; }
+    Provisioning provisioning() const { return provisioning_; }
+
+    // Switches the model. Returns false (and emits errorOccurred) only when nothing could be
+    // installed; a failed training leaves the untrained model in place.
+    bool setPreset(Preset p);
+    Preset preset() const { return preset_; }
+
+    // Loads a safetensors file: a Stepformer checkpoint (config in its metadata) or a state_dict
+    // saved from the tutorial's PyTorch code (config from `configPath`, else a
+    // "<name>.config.json" / "config.json" beside the file, else the tutorial's). Errors go to
+    // errorOccurred with the reason and the previous model stays.
+    bool openWeights(const QString& path, const QString& configPath = {});
+
+    // Installs weights trained elsewhere (the training panel) exactly like loading a file:
+    // recomputes the trace and emits modelChanged() and traceChanged(). False (and
+    // errorOccurred) when the weights do not fit the config.
+    bool installTrainedModel(const stepformer::Config& config, std::shared_ptr<const stepformer::ParamSet> params);
+
+    // Validates both sentences against the vocabularies and lengths. Valid: recomputes the trace
+    // (with the loss when the expected output can be derived from the target) and emits
+    // traceChanged(). Invalid: emits inputRejected(message) and keeps the last good trace.
+    bool setSentences(const QString& source, const QString& target);
+    QString source() const { return source_; }
+    QString target() const { return target_; }
+    // The decoder's expected output derived from the target (stepformer::dec_output_for), or
+    // empty when it cannot be derived.
+    QString expectedOutput() const { return expected_; }
+
+    // Checks one sentence without changing anything; empty string when valid.
+    QString validateSentence(const QString& sentence, bool isSource) const;
+
+    std::shared_ptr<const stepformer::Trace> trace() const { return trace_; }
+    std::shared_ptr<const stepformer::Transformer> model() const { return model_; }
+    // The model's weights (null without a model).
+    std::shared_ptr<const stepformer::ParamSet> params() const;
+    // The parameter gradients of the trace's loss (null when the trace has no loss); the trace
+    // then also holds the grad.* entries of the backward pass.
+    std::shared_ptr<const stepformer::ParamSet> gradients() const { return grads_; }
+    // A fresh SGD(lr 1e-3, momentum 0.99), the tutorial's optimizer, for previewing the update
+    // its first step would apply (null without a model).
+    std::shared_ptr<const stepformer::Optimizer> optimizer() const { return optimizer_; }
+    // The decoder's expected output ids (B*T, row-major like projection.logits); empty when the
+    // expected output cannot be derived.
+    const std::vector<int>& targetIds() const { return targetIds_; }
+    const stepformer::Config& config() const { return config_; }
+    QString modelDescription() const { return description_; }
+    ModelState modelState() const { return state_; }
+    QString modelStateText() const;  // "trained", "untrained", "training…", "from file"
+    QStringList sourceVocabulary() const;
+    QStringList targetVocabulary() const;
+
+    // Greedy decoding of `source` with the current model (the tutorial's greedy_decoder).
+    QString translate(const QString& source, QString* error = nullptr) const;
+
+    bool isTraining() const;
+    void cancelTraining();  // asks the worker to stop (it does after its current step); keeps the untrained model
+
+signals:
+    void traceChanged();
+    void inputRejected(const QString& message);
+    void inputAccepted();
+    // The Session replaced the sentences itself (a new vocabulary did not accept the old ones).
+    void sentencesReset(const QString& source, const QString& target);
+    void errorOccurred(const QString& message);
+    void warningRaised(const QString& message);  // it worked, but the user should know (e.g. an old checkpoint)
+    void modelChanged();  // config, weights or state changed
+    void trainingStarted(int totalSteps);
+    void trainingProgress(int step, int total, double loss);
+    void trainingFinished();
+    void trainingFailed(const QString& message);
+
+private:
+    void install(stepformer::Config config, std::shared_ptr<stepformer::Transformer> model, ModelState state,
+                 QString description);
+    bool recompute(const QString& source, const QString& target, QString* error);
+    void recomputeAfterModelChange();
+    void finishTraining(const PresetTrainer::Result& result);
+
+    stepformer::Config config_;
+    std::shared_ptr<stepformer::Transformer> model_;
+    std::shared_ptr<const stepformer::Trace> trace_;
+    std::shared_ptr<const stepformer::ParamSet> grads_;
+    std::shared_ptr<const stepformer::Optimizer> optimizer_;
+    std::vector<int> targetIds_;
+    QString source_ = defaultSource(), target_ = defaultTarget(), expected_;
+    QString description_;
+    QString cacheDir_;
+    Preset preset_ = Preset::Tutorial;
+    Provisioning provisioning_ = Provisioning::Background;
+    ModelState state_ = ModelState::Untrained;
+
+    // Cancelled on every model switch, so a stale training's results never arrive.
+    PresetTrainer* trainer_ = nullptr;
+};

@@ -1,0 +1,242 @@
+#include "explain/explain_panel.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QEvent>
+#include <QFile>
+#include <QScrollBar>
+#include <QStackedWidget>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QTextCursor>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+#include "steps/backward_steps.h"
+#include "explain/explain_header.h"
+#include "steps/step_model.h"
+#include "stepformer/trace_graph.h"
+#include "stepformer/trace_names.h"
+
+using stepformer::BlockKind;
+using stepformer::Role;
+using stepformer::Stack;
+using stepformer::TraceEntry;
+
+namespace {
+
+QString fmt(double v) {
+    if (v != 0.0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e5)) return QString::number(v, 'e', 2);
+    return QString::number(v, 'g', 4);
+}
+
+QString tokenAt(const std::vector<std::vector<std::string>>& tokens, size_t b, size_t pos) {
+    if (b < tokens.size() && pos < tokens[b].size()) return QString::fromStdString(tokens[b][pos]);
+    return QString::number(pos);
+}
+
+// Markdown escaping for the few characters tokens may contain.
+QString md(const QString& s) {
+    QString out;
+    for (QChar c : s) {
+        if (QStringLiteral("\\`*_{}[]<>()#+-.!|").contains(c)) out += QLatin1Char('\\');
+        out += c;
+    }
+    return out;
+}
+
+}  // namespace
+
+ExplainPanel::ExplainPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("explainPanel"));
+    header_ = new ExplainHeader(this);
+    bodies_ = new QStackedWidget(this);
+    bodies_->setObjectName(QStringLiteral("explainBodies"));
+    blank_ = newBrowser();
+    blank_->setPlaceholderText(tr("Select a step to see what it computes."));
+    bodies_->addWidget(blank_);
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(0);
+    lay->addWidget(header_);
+    lay->addWidget(bodies_, 1);
+    header_->hide();
+}
+
+QTextBrowser* ExplainPanel::newBrowser() {
+    auto* b = new QTextBrowser(bodies_);
+    b->setObjectName(QStringLiteral("explainBrowser"));
+    b->setOpenExternalLinks(true);
+    b->setFrameShape(QFrame::NoFrame);
+    b->document()->setDocumentMargin(10);
+    return b;
+}
+
+QTextBrowser* ExplainPanel::browser() const { return static_cast<QTextBrowser*>(bodies_->currentWidget()); }
+
+QString ExplainPanel::plainText() const {
+    const QString head = header_->isHidden() ? QString() : header_->plainText();
+    const QString body = browser()->toPlainText();
+    return head.isEmpty() ? body : head + QLatin1Char('\n') + body;
+}
+
+void ExplainPanel::clearBodies() {
+    bodies_->setCurrentWidget(blank_);
+    for (QTextBrowser* b : std::as_const(bodyFor_)) delete b;
+    bodyFor_.clear();
+}
+
+void ExplainPanel::changeEvent(QEvent* e) {
+    QWidget::changeEvent(e);
+    // The code blocks' tint follows the palette: explanations made under another one are stale.
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) {
+        clearBodies();
+        refresh();
+    }
+}
+
+void ExplainPanel::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
+    trace_ = std::move(trace);
+    config_ = config;
+    refresh();
+}
+
+void ExplainPanel::setStep(const QString& traceName) {
+    step_ = traceName;
+    refresh();
+}
+
+QString ExplainPanel::explanationFor(const QString& opKindName, const stepformer::Config& c) {
+    QFile f(QStringLiteral(":/explain/%1.md").arg(opKindName));
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    QString text = QString::fromUtf8(f.readAll());
+    const double sqrtDk = std::sqrt(double(c.d_k));
+    const QList<QPair<QString, QString>> vars{
+        {QStringLiteral("{d_model}"), QString::number(c.d_model)},
+        {QStringLiteral("{d_ff}"), QString::number(c.d_ff)},
+        {QStringLiteral("{d_k}"), QString::number(c.d_k)},
+        {QStringLiteral("{d_v}"), QString::number(c.d_v)},
+        {QStringLiteral("{sqrt_d_k}"), QString::number(sqrtDk, 'g', 4)},
+        {QStringLiteral("{n_heads}"), QString::number(c.n_heads)},
+        {QStringLiteral("{n_layers}"), QString::number(c.n_layers)},
+        {QStringLiteral("{src_len}"), QString::number(c.src_len)},
+        {QStringLiteral("{tgt_len}"), QString::number(c.tgt_len)},
+        {QStringLiteral("{src_vocab_size}"), QString::number(c.src_vocab_size())},
+        {QStringLiteral("{tgt_vocab_size}"), QString::number(c.tgt_vocab_size())},
+        {QStringLiteral("{pad}"), QString::fromStdString(c.pad)},
+        {QStringLiteral("{bos}"), QString::fromStdString(c.bos)},
+        {QStringLiteral("{eos}"), QString::fromStdString(c.eos)},
+        {QStringLiteral("{layer_norm_affine}"),
+         c.learn_layer_norm
+             ? QStringLiteral("then multiplies by a learned scale γ and adds a learned shift β (this model's config "
+                              "has `\"learn_layer_norm\": true`, so they are parameters and are trained)")
+             : QStringLiteral("and has no learned scale: γ = 1 and β = 0, because the tutorial builds a fresh "
+                              "`nn.LayerNorm` inside every `forward`, so they are created anew on each call and never "
+                              "trained")},
+        {QStringLiteral("{layer_norm_formula}"),
+         c.learn_layer_norm ? QStringLiteral("y = (x − mean) / √(var + ε) · γ + β")
+                            : QStringLiteral("y = (x − mean) / √(var + ε)")},
+    };
+    for (const auto& [k, v] : vars) text.replace(k, v);
+    return text;
+}
+
+void ExplainPanel::refresh() {
+    const TraceEntry* e = trace_ && !step_.isEmpty() ? trace_->find(step_.toStdString()) : nullptr;
+    if (!e) {
+        shape_.clear();
+        markdown_.clear();
+        header_->hide();
+        bodies_->setCurrentWidget(blank_);  // empty: the placeholder text
+        return;
+    }
+    shape_ = StepModel::shapeText(*e);
+    const QString kind = QString::fromLatin1(stepformer::role_name(e->role));
+
+    ExplainHeader::Content head;
+    // A gradient: ∂loss/∂ <the forward step>, where that step is (the gradient carries its block).
+    head.title = stepformer::names::is_grad(step_.toStdString()) ? BackwardStepList::friendlyLabel(*trace_, step_)
+                                                                 : StepModel::friendlyLabel(*e);
+    head.location = StepModel::locationText(*e);
+    head.name = step_;
+    head.shape = shape_;
+    const auto& v = e->value.data;
+    if (e->axes.empty() && v.size() == 1) {
+        head.stats = tr("value %1").arg(fmt(v[0]));
+    } else if (!v.empty() && e->is_mask) {
+        const auto masked = std::count_if(v.begin(), v.end(), [](float x) { return x != 0.0f; });
+        head.stats = tr("%1 of %2 positions masked").arg(masked).arg(v.size());
+    } else if (!v.empty()) {
+        float lo = v[0], hi = v[0];
+        double sum = 0.0;
+        for (float x : v) {
+            lo = std::min(lo, x);
+            hi = std::max(hi, x);
+            sum += x;
+        }
+        head.stats = tr("%1 values, min %2, max %3, mean %4").arg(v.size()).arg(fmt(lo), fmt(hi), fmt(sum / double(v.size())));
+    }
+    header_->setContent(head);
+    header_->show();
+
+    QString body;
+    // The predicted tokens, where the step is the output distribution.
+    if ((e->role == Role::Probs || e->role == Role::Logits) && e->value.rank() == 3) {
+        const int64_t T = e->value.dim(1), V = e->value.dim(2);
+        const TraceEntry* probs =
+            stepformer::graph::find(*trace_, stepformer::Block{Stack::None, BlockKind::Projection, -1}, Role::Probs);
+        body += tr("**Predicted tokens** (argmax at every position of the decoder input):\n\n");
+        body += tr("| t | input | predicted | p |\n|---:|---|---|---:|\n");
+        for (int64_t t = 0; t < T; ++t) {
+            const float* row = e->value.ptr() + t * V;
+            const int64_t best = std::max_element(row, row + V) - row;
+            const QString word = best < config_.tgt_vocab_size()
+                                     ? QString::fromStdString(config_.tgt_vocab[size_t(best)])
+                                     : QString::number(best);
+            const double p = probs && probs->value.size() == e->value.size() ? probs->value.data[size_t(t * V + best)] : 0.0;
+            body += QStringLiteral("| %1 | %2 | **%3** | %4 |\n")
+                        .arg(t)
+                        .arg(md(tokenAt(trace_->tgt_tokens, 0, size_t(t))), md(word), QString::number(p, 'f', 3));
+        }
+        body += QStringLiteral("\n");
+    }
+    const QString text = explanationFor(kind, config_);
+    body += text.isEmpty() ? tr("*No explanation is available for the step kind `%1`.*\n").arg(kind) : text;
+
+    markdown_ = QStringLiteral("## %1\n\n%2  \n`%3`\n\n").arg(head.title, head.location, step_) +
+                tr("**Shape** `%1`").arg(shape_) + (head.stats.isEmpty() ? QString() : QStringLiteral(" — ") + head.stats) +
+                QStringLiteral("\n\n") + body;
+    showBody(body);
+}
+
+void ExplainPanel::showBody(const QString& m) {
+    QTextBrowser* b = bodyFor_.value(m);
+    if (!b) {
+        if (bodyFor_.size() >= kMaxBodies) clearBodies();
+        b = newBrowser();
+        b->setMarkdown(m);
+        // Give code blocks a tinted background so the PyTorch lines stand out.
+        QTextCursor cursor(b->document());
+        for (QTextBlock blk = b->document()->begin(); blk.isValid(); blk = blk.next()) {
+            QTextBlockFormat bf = blk.blockFormat();
+            if (bf.hasProperty(QTextFormat::BlockCodeFence) || bf.hasProperty(QTextFormat::BlockCodeLanguage) ||
+                bf.nonBreakableLines()) {
+                // Wrapped rather than scrolled sideways: the panel is narrow.
+                bf.setNonBreakableLines(false);
+                const QColor base = palette().color(QPalette::Base);
+                bf.setBackground(base.lightness() > 128 ? QColor(0xf1, 0xf3, 0xf5) : base.lighter(140));
+                bf.setLeftMargin(4);
+                bf.setRightMargin(4);
+                cursor.setPosition(blk.position());
+                cursor.setBlockFormat(bf);
+            }
+        }
+        bodies_->addWidget(b);
+        bodyFor_.insert(m, b);
+    }
+    if (bodies_->currentWidget() != b) {
+        b->verticalScrollBar()->setValue(0);  // from the top, as a newly set text
+        bodies_->setCurrentWidget(b);
+    }
+}

@@ -1,0 +1,41 @@
+// Private to the step panels (step_panels.cpp, step_tooltips.cpp, step_pieces.cpp): the small
+// rich-text and lookup helpers their explanations share.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include "stepformer/config.h"
+#include "stepformer/trace.h"
+#include "steps/tensor_slice.h"
+
+namespace tensorviz::panel {
+
+inline QString esc(const QString& s) { return s.toHtmlEscaped(); }
+inline QString quoted(const QString& tok) { return QStringLiteral("'") + esc(tok) + QStringLiteral("'"); }
+inline QString num(double v) { return exactText(static_cast<float>(v)); }
+inline QString numP(double v) { return v < 0 ? QStringLiteral("(") + num(v) + QStringLiteral(")") : num(v); }
+inline QString sub(const QString& s) { return QStringLiteral("<sub>") + s + QStringLiteral("</sub>"); }
+// The tutorial's LayerNorm has no learned scale; say so where the formula would show one.
+inline QString layerNormAffineText(const stepformer::Config& c) {
+    return c.learn_layer_norm ? QStringLiteral(", then \u00b7 \u03b3 + \u03b2 (learned)")
+                              : QStringLiteral(" (no learned \u03b3/\u03b2: a fresh nn.LayerNorm each call is never trained)");
+}
+
+inline const stepformer::TraceEntry* findEntry(const stepformer::Trace& tr, const QString& name) {
+    return tr.find(name.toStdString());
+}
+
+inline Matrix sliceOf(const stepformer::Trace& tr, const stepformer::Config* cfg, const QString& name, int b, int h) {
+    const stepformer::TraceEntry* e = findEntry(tr, name);
+    return e ? slice(tr, *e, b, h, cfg) : Matrix{};
+}
+
+inline bool inside(const Matrix& m, int r, int c) { return r >= 0 && c >= 0 && r < m.rows && c < m.cols; }
+
+inline QString labelOf(const QStringList& l, int i) { return i >= 0 && i < l.size() ? l[i] : QString::number(i); }
+
+// "scores  (layer 0 encoder self-attention)": an entry's short title with where it sits.
+QString shortLeafTitle(const stepformer::Trace& tr, const QString& name);
+
+}  // namespace tensorviz::panel

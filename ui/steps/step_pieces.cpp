@@ -1,0 +1,274 @@
+// The inputs → output panels of a step (TensorView's "how it was computed" row): which panels
+// come from the step's role and its inputs in the trace graph; the words from the tutorial.
+#include <algorithm>
+#include <cmath>
+
+#include "steps/panel_text.h"
+#include "steps/step_panels.h"
+#include "stepformer/trace_graph.h"
+
+using namespace stepformer;
+
+namespace tensorviz {
+
+using namespace panel;
+
+namespace {
+
+QString letterOf(Role r) { return r == Role::Q ? QStringLiteral("Q") : r == Role::K ? QStringLiteral("K") : QStringLiteral("V"); }
+
+// Whether a mask entry is the one the decoder–encoder attention reads (queries from the target,
+// keys from the source).
+bool masksCrossAttention(const Trace& tr, const TraceEntry& mask) {
+    for (const Block& b : graph::blocks_masked_by(tr, mask.name))
+        if (b.kind == BlockKind::CrossAttention) return true;
+    return false;
+}
+
+}  // namespace
+
+StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& step, int b, int h) {
+    StepPieces out;
+    if (!trp) return out;
+    const Trace& tr = *trp;
+    const StepInfo s = stepInfo(tr, step);
+    const TraceEntry* e = s.entry;
+    int H = 1;
+    for (Role probe : {Role::Q, Role::Softmax})
+        if (const TraceEntry* q = s.isAttention() ? roleEntry(tr, s.block, probe) : nullptr) H = std::max(H, headCount(*q));
+    if (e) H = std::max(H, headCount(*e));
+    const int hh = std::clamp(h, 0, H - 1);
+    const QString headTag = QStringLiteral("  \u00b7 head %1").arg(hh);
+    const auto in = [&](size_t i) { return e ? inputName(*e, i) : QString(); };
+
+    auto add = [&](const QString& name, const QString& title) {
+        Piece pc;
+        pc.panel = panelFor(trp, cfg, name, b, h, title);
+        out.anyHead = out.anyHead || pc.panel.hasHead;
+        out.pieces.push_back(std::move(pc));
+        return &out.pieces.back().panel;
+    };
+    auto op = [&](const QString& text) {
+        Piece pc;
+        pc.isOp = true;
+        pc.op = text;
+        out.pieces.push_back(std::move(pc));
+    };
+    auto transposeLast = [&](const QString& title) {
+        PanelSpec& p = out.pieces.back().panel;
+        p.m = transposed(p.m);
+        p.title = title;
+        auto inner = p.tooltip;
+        if (inner) p.tooltip = [inner](int r, int c) { return inner(c, r); };
+    };
+
+    if (s.isGrad) {
+        const QString leaf = leafName(s.base);
+        if (s.forward) {
+            add(s.base, QStringLiteral("the tensor: ") + shortLeafTitle(tr, s.base));
+            op(QStringLiteral("backward\n\u2192"));
+        }
+        add(step, QStringLiteral("its gradient: \u2202loss/\u2202") + leaf);
+        out.formula = QStringLiteral("<b>\u2202loss/\u2202%1</b>: for every number of <tt>%2</tt>, how fast the loss changes when "
+                                     "that number changes (computed by the backward pass). Red: increasing it raises the loss; "
+                                     "blue: increasing it lowers the loss.")
+                          .arg(esc(leaf), esc(s.base));
+        return out;
+    }
+    if (!e) {
+        add(step, shortLeafTitle(tr, step));
+        return out;
+    }
+
+    const bool ffn = s.block.kind == BlockKind::FeedForward;
+    switch (s.role) {
+    case Role::Q:
+    case Role::K:
+    case Role::V: {
+        const QString L = letterOf(s.role), x = in(0);
+        add(x, QStringLiteral("input: ") + x);
+        op(QStringLiteral("\u00d7 W_%1\u1d40\n\u2192 head %2").arg(L).arg(hh));
+        add(step, L + headTag);
+        out.formula = QStringLiteral("<b>%1</b> = W_%1(input).view(batch, \u22121, n_heads, d_%2).transpose(1, 2): the input "
+                                     "times W_%1\u1d40, cut into %3 heads of %4 columns; shown: head %5.")
+                          .arg(L, s.role == Role::V ? QStringLiteral("v") : QStringLiteral("k"))
+                          .arg(H)
+                          .arg(s.role == Role::V ? cfg.d_v : cfg.d_k)
+                          .arg(hh);
+        if (s.block.kind == BlockKind::CrossAttention)
+            out.formula += s.role == Role::Q ? QStringLiteral(" The queries come from the decoder.")
+                                             : QStringLiteral(" Keys and values come from the encoder's output.");
+        break;
+    }
+    case Role::Scores: {
+        const int dk = cfg.d_k;
+        add(in(0), QStringLiteral("Q") + headTag);
+        op(QStringLiteral("\u00d7"));
+        add(in(1), QString());
+        transposeLast(QStringLiteral("K\u1d40") + headTag);
+        op(QStringLiteral("/ \u221ad_k\n="));
+        add(step, QStringLiteral("scores = QK\u1d40/\u221ad_k") + headTag);
+        out.formula = QStringLiteral("<b>scores</b> = torch.matmul(Q, K.transpose(\u22121, \u22122)) / np.sqrt(d_k) "
+                                     "(d_k = %1, \u221ad_k = %2): how well each query (row) matches each key (column).")
+                          .arg(dk)
+                          .arg(QString::number(std::sqrt(double(std::max(dk, 1))), 'g', 4));
+        break;
+    }
+    case Role::MaskedScores:
+        add(in(0), QStringLiteral("scores") + headTag);
+        op(QStringLiteral("masked_fill_\nusing"));
+        add(in(1), QStringLiteral("mask: ") + in(1));
+        op(QStringLiteral("1 \u2192 \u22121e9\n="));
+        add(step, QStringLiteral("masked scores") + headTag);
+        out.formula = QStringLiteral("<b>scores.masked_fill_(attn_mask, \u22121e9)</b>: wherever the mask is 1 the score "
+                                     "becomes \u22121e9 (hatched), so the softmax will give it no weight.");
+        break;
+    case Role::Softmax:
+        add(in(0), QStringLiteral("masked scores") + headTag);
+        op(QStringLiteral("softmax\nover each\nrow \u2192"));
+        add(step, QStringLiteral("attn") + headTag);
+        out.formula = QStringLiteral("<b>attn</b> = nn.Softmax(dim=\u22121)(scores): each row becomes weights that sum to 1; "
+                                     "the \u22121e9 cells become exactly 0.");
+        break;
+    case Role::Context:
+        add(in(0), QStringLiteral("attn") + headTag);
+        op(QStringLiteral("\u00d7"));
+        add(in(1), QStringLiteral("V") + headTag);
+        op(QStringLiteral("="));
+        add(step, QStringLiteral("context") + headTag);
+        out.formula = QStringLiteral("<b>context</b> = torch.matmul(attn, V): each query's row is the attention-weighted "
+                                     "mix of the value rows.");
+        break;
+    case Role::OutProjection: {
+        Piece pc;
+        pc.panel = panelFor(trp, cfg, in(0), b, 0, QStringLiteral("context, all heads concatenated"));
+        if (pc.panel.present) {
+            if (const TraceEntry* ce = graph::input(tr, *e, 0)) pc.panel.m = sliceMergedHeads(tr, *ce, b, &cfg);
+            pc.panel.hasHead = false;
+            pc.panel.tooltip = nullptr;
+        }
+        out.pieces.push_back(std::move(pc));
+        op(QStringLiteral("\u00d7 fc\u1d40\n="));
+        add(step, QStringLiteral("fc_out (the block's output before the residual)"));
+        out.formula = QStringLiteral("<b>output</b> = self.fc(context.transpose(1, 2).reshape(batch, \u22121, n_heads\u00b7d_v)): "
+                                     "the heads side by side, mixed back to d_model = %1 columns.")
+                          .arg(cfg.d_model);
+        break;
+    }
+    case Role::Residual:
+        add(in(0), QStringLiteral("fc_out"));
+        op(QStringLiteral("+"));
+        add(in(1), QStringLiteral("input (residual): ") + in(1));
+        op(QStringLiteral("="));
+        add(step, QStringLiteral("output + residual"));
+        out.formula = ffn ? QStringLiteral("<b>output + residual</b>: the feed-forward input is added back to its output.")
+                          : QStringLiteral("<b>output + residual</b>: the block's input is added back to its output (residual "
+                                           "connection), feature by feature.");
+        break;
+    case Role::LayerNorm:
+        add(in(0), QStringLiteral("output + residual"));
+        op(QStringLiteral("LayerNorm\n(each row)"));
+        add(step, QStringLiteral("out = LayerNorm(output + residual)"));
+        out.formula = ffn ? QStringLiteral("<b>nn.LayerNorm(d_model)(output + residual)</b>: each row to mean 0, variance 1") +
+                                layerNormAffineText(cfg) + QStringLiteral(". This is the layer's output.")
+                          : QStringLiteral("<b>nn.LayerNorm(d_model)(output + residual)</b>: each row is shifted to mean 0 and "
+                                           "scaled to variance 1") + layerNormAffineText(cfg) + QLatin1Char('.');
+        break;
+    case Role::FfnHidden:
+        add(in(0), QStringLiteral("input: ") + in(0));
+        op(QStringLiteral("\u00d7 fc[0]\u1d40\n="));
+        add(step, QStringLiteral("hidden (d_ff = %1)").arg(cfg.d_ff));
+        out.formula = QStringLiteral("<b>fc[0]</b> = nn.Linear(d_model, d_ff, bias=False): every position is widened from "
+                                     "%1 to %2 features.").arg(cfg.d_model).arg(cfg.d_ff);
+        break;
+    case Role::Relu:
+        add(in(0), QStringLiteral("hidden"));
+        op(QStringLiteral("ReLU\nmax(0, \u00b7)"));
+        add(step, QStringLiteral("relu"));
+        out.formula = QStringLiteral("<b>nn.ReLU()</b>: negative numbers become 0, positive ones stay.");
+        break;
+    case Role::FfnOut:
+        add(in(0), QStringLiteral("relu"));
+        op(QStringLiteral("\u00d7 fc[2]\u1d40\n="));
+        add(step, QStringLiteral("fc_out"));
+        out.formula = QStringLiteral("<b>fc[2]</b> = nn.Linear(d_ff, d_model, bias=False): back from %1 to %2 features.")
+                          .arg(cfg.d_ff).arg(cfg.d_model);
+        break;
+    case Role::Embedding:
+        add(step, QStringLiteral("embedding of each token"));
+        out.formula = QStringLiteral("<b>%1</b>(%2): each token id picks its row of the embedding table (vocabulary \u00d7 d_model = %3).")
+                          .arg(s.decoder() ? QStringLiteral("tgt_emb") : QStringLiteral("src_emb"),
+                               s.decoder() ? QStringLiteral("dec_inputs") : QStringLiteral("enc_inputs"))
+                          .arg(cfg.d_model);
+        break;
+    case Role::PositionalTable:
+        add(step, QStringLiteral("positional encoding table PE"));
+        out.formula = QStringLiteral("PE(pos, 2i) = sin(pos / 10000<sup>2i/d_model</sup>),  PE(pos, 2i+1) = cos(pos / "
+                                     "10000<sup>2i/d_model</sup>): one row per position.");
+        break;
+    case Role::PositionalAdd:
+        add(in(0), QStringLiteral("embedding"));
+        op(QStringLiteral("+"));
+        add(in(1), QStringLiteral("PE (positions)"));
+        op(QStringLiteral("="));
+        add(step, QStringLiteral("embedding + PE"));
+        out.formula = QStringLiteral("<b>x + self.pe[:x.size(0), :]</b>: the position table is added to the embeddings "
+                                     "(then dropout, in training only).");
+        break;
+    case Role::CombinedMask:
+        add(in(0), QStringLiteral("pad mask"));
+        op(QStringLiteral("OR"));
+        add(in(1), QStringLiteral("subsequence mask"));
+        op(QStringLiteral("="));
+        add(step, QStringLiteral("decoder self-attention mask"));
+        out.formula = QStringLiteral("<b>torch.gt(pad_mask + subsequence_mask, 0)</b>: a key is hidden from a query if it is "
+                                     "padding <i>or</i> a later word.");
+        break;
+    case Role::SubsequenceMask:
+    case Role::PadMask:
+        add(step, step);
+        if (s.role == Role::SubsequenceMask)
+            out.formula = QStringLiteral("<b>get_attn_subsequence_mask</b>: np.triu(ones, k=1) \u2014 1 above the diagonal: "
+                                         "while predicting, a word may not look at the words after it.");
+        else if (masksCrossAttention(tr, *e))
+            out.formula = QStringLiteral("<b>get_attn_pad_mask(dec_inputs, enc_inputs)</b>: queries from the decoder, keys from "
+                                         "the source; 1 where the source word is the padding 'P'.");
+        else
+            out.formula = QStringLiteral("<b>get_attn_pad_mask</b>: seq_k.eq(0) \u2014 1 where the key is the padding 'P' "
+                                         "(expanded over every query row).");
+        break;
+    case Role::Logits:
+        add(in(0), QStringLiteral("decoder output: ") + in(0));
+        op(QStringLiteral("\u00d7 W\u1d40\n="));
+        add(step, QStringLiteral("logits"));
+        out.formula = QStringLiteral("<b>self.projection</b> = nn.Linear(d_model, tgt_vocab_size, bias=False): one score per "
+                                     "target word for every position.");
+        break;
+    case Role::Probs:
+        add(in(0), QStringLiteral("logits"));
+        op(QStringLiteral("softmax\nover each\nrow \u2192"));
+        add(step, QStringLiteral("probs"));
+        out.formula = QStringLiteral("<b>softmax(logits)</b>: for every position, the probability of each target word being "
+                                     "the next one.");
+        break;
+    case Role::LossPerToken:
+        add(in(0), QStringLiteral("probs"));
+        op(QStringLiteral("\u2212log P(correct)\n\u2192"));
+        add(step, QStringLiteral("loss per position"));
+        out.formula = QStringLiteral("<b>nn.CrossEntropyLoss(ignore_index=0)</b>, position by position: \u2212log of the "
+                                     "probability given to the correct word (padding targets count 0).");
+        break;
+    case Role::Loss:
+        add(in(0), QStringLiteral("loss per position"));
+        op(QStringLiteral("mean\n\u2192"));
+        add(step, QStringLiteral("loss"));
+        out.formula = QStringLiteral("<b>loss</b>: the mean of the per-position losses over the non-padding targets.");
+        break;
+    case Role::Gradient: break;
+    }
+
+    if (out.pieces.empty()) add(step, shortLeafTitle(tr, step));
+    return out;
+}
+
+}  // namespace tensorviz

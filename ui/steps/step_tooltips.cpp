@@ -1,0 +1,251 @@
+#include "steps/step_tooltips.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "steps/panel_text.h"
+#include "steps/step_panels.h"
+#include "stepformer/trace_graph.h"
+
+using namespace stepformer;
+
+namespace tensorviz {
+
+using namespace panel;
+
+namespace {
+
+// "row 2: 'bier' (len_q · source token)"
+QString axisLine(const QString& what, int i, const QStringList& labels, const QString& title) {
+    QString s = QStringLiteral("%1 %2").arg(what).arg(i);
+    const QString l = labelOf(labels, i);
+    if (l != QString::number(i) && !l.isEmpty()) s += QStringLiteral(": <b>%1</b>").arg(quoted(l));
+    if (!title.isEmpty()) s += QStringLiteral(" <span style='color:#666'>(%1)</span>").arg(esc(title));
+    return s;
+}
+
+QString sumTerms(const std::vector<std::pair<double, double>>& terms, double total) {
+    QStringList parts;
+    const size_t shown = std::min<size_t>(terms.size(), 6);
+    for (size_t i = 0; i < shown; ++i)
+        parts << QStringLiteral("%1\u00b7%2").arg(shortText(float(terms[i].first)),
+                                                 terms[i].second < 0 ? QStringLiteral("(") + shortText(float(terms[i].second)) + QStringLiteral(")")
+                                                                     : shortText(float(terms[i].second)));
+    QString s = parts.join(QStringLiteral(" + "));
+    if (terms.size() > shown) s += QStringLiteral(" + \u2026 (%1 terms)").arg(terms.size());
+    return s + QStringLiteral(" = <b>%1</b>").arg(num(total));
+}
+
+QString extraFor(const CellTipContext& x, int r, int c) {
+    const Trace& tr = *x.tr;
+    const StepInfo& s = x.s;
+    const int b = x.b, h = x.h;
+    const float v = x.m.at(r, c);
+    const QString qi = labelOf(x.m.rowLabels, r), kj = labelOf(x.m.colLabels, c);
+    // The step's operands, as the graph records them (argument order: see trace.h).
+    const TraceEntry* e = s.forward;
+    const auto in = [&](size_t i) { return e ? inputName(*e, i) : QString(); };
+    const auto operand = [&](size_t i) { return sliceOf(tr, &x.cfg, in(i), b, h); };
+    const TraceEntry* maskEntry = s.isAttention() ? stepformer::graph::mask_of(tr, s.block) : nullptr;
+    const auto reason = [&]() { return maskEntry ? maskReason(tr, *maskEntry, b, r, c) : QString(); };
+
+    if (s.isGrad) {
+        QString t = QStringLiteral("\u2202loss/\u2202%1 at this index. Nudging this number by a small \u03b5 changes the loss by about %2\u00b7\u03b5.")
+                        .arg(esc(s.base), num(v));
+        const Matrix base = sliceOf(tr, &x.cfg, s.base, b, h);
+        if (inside(base, r, c)) t += QStringLiteral("<br>The number itself: %1 = %2").arg(esc(leafName(s.base)), num(base.at(r, c)));
+        return t;
+    }
+    if (x.isMask) {
+        if (v != 0.0f) {
+            const QString why = s.entry ? maskReason(tr, *s.entry, b, r, c) : QString();
+            return QStringLiteral("<b>1 = masked</b>: query %1 may not look at key %2%3.")
+                .arg(quoted(qi), quoted(kj), why.isEmpty() ? QString() : QStringLiteral(" \u2014 ") + esc(why));
+        }
+        return QStringLiteral("<b>0 = visible</b>: query %1 may look at key %2.").arg(quoted(qi), quoted(kj));
+    }
+    switch (s.role) {
+    case Role::Q:
+    case Role::K:
+    case Role::V: {
+        const QString W = s.role == Role::Q ? QStringLiteral("W_Q") : s.role == Role::K ? QStringLiteral("W_K") : QStringLiteral("W_V");
+        const int d = x.m.cols;
+        return QStringLiteral("= (input \u00b7 %1<sup>T</sup>)[%2, %3]: row %2 of the block input times column %3 of %1, "
+                              "i.e. column %4 of the projection \u2014 head %5 owns columns %6\u2026%7.")
+            .arg(W).arg(r).arg(c).arg(h * d + c).arg(h).arg(h * d).arg(h * d + d - 1);
+    }
+    case Role::Scores: {
+        const Matrix Q = operand(0), K = operand(1);
+        QString t;
+        if (inside(Q, r, 0) && inside(K, c, 0) && Q.cols == K.cols) {
+            double dot = 0.0;
+            for (int d = 0; d < Q.cols; ++d) dot += double(Q.at(r, d)) * double(K.at(c, d));
+            const double sq = std::sqrt(double(Q.cols));
+            t = QStringLiteral("q%1 \u00b7 k%2 / \u221ad_k = <b>%3 / %4 = %5</b><br>"
+                               "(the dot product of query %6's row of Q with key %7's row of K, d_k = %8)")
+                    .arg(sub(QString::number(r)), sub(QString::number(c)), num(dot), num(sq), num(v), quoted(qi), quoted(kj))
+                    .arg(Q.cols);
+        }
+        const Matrix mk = maskEntry ? slice(tr, *maskEntry, b, 0, &x.cfg) : Matrix{};
+        if (inside(mk, r, c) && mk.at(r, c) != 0.0f) {
+            const QString why = reason();
+            t += QStringLiteral("<br><i>This key is masked (%1): the next step replaces this score by \u22121e9.</i>").arg(esc(why));
+        }
+        return t;
+    }
+    case Role::MaskedScores: {
+        const Matrix sc = operand(0);
+        const Matrix mk = sliceOf(tr, &x.cfg, in(1), b, 0);
+        if (inside(mk, r, c) && mk.at(r, c) != 0.0f)
+            return QStringLiteral("mask[%1, %2] = 1 (%3) \u2192 masked_fill_ puts <b>\u22121e9</b> here%4.")
+                .arg(r).arg(c).arg(esc(reason()),
+                                   inside(sc, r, c) ? QStringLiteral(" (the score was %1)").arg(num(sc.at(r, c))) : QString());
+        return QStringLiteral("mask[%1, %2] = 0 \u2192 unchanged: the score %3.").arg(r).arg(c).arg(inside(sc, r, c) ? num(sc.at(r, c)) : num(v));
+    }
+    case Role::Softmax: {
+        const Matrix ms = operand(0);
+        if (!inside(ms, r, c)) return {};
+        double mx = -INFINITY;
+        for (int k = 0; k < ms.cols; ++k) mx = std::max(mx, double(ms.at(r, k)));
+        double sum = 0.0;
+        for (int k = 0; k < ms.cols; ++k) sum += std::exp(double(ms.at(r, k)) - mx);
+        const double sc = ms.at(r, c);
+        if (sc <= -1e8) {
+            return QStringLiteral("<b>Masked</b> (%1): its score is \u22121e9, and exp(\u22121e9 \u2212 %2) is exactly <b>0</b> in "
+                                  "floating point \u2014 query %3 pays no attention to key %4.")
+                .arg(esc(reason()), num(mx), quoted(qi), quoted(kj));
+        }
+        return QStringLiteral("softmax over row %1: exp(s \u2212 max) / \u03a3 exp(s<sub>k</sub> \u2212 max)<br>= exp(%2 \u2212 %3) / %4 = "
+                              "%5 / %4 = <b>%6</b><br>How much query %7 attends to key %8 (each row sums to 1).")
+            .arg(r)
+            .arg(num(sc), numP(mx), num(sum), num(std::exp(sc - mx)), num(v), quoted(qi), quoted(kj));
+    }
+    case Role::Context: {
+        const Matrix A = operand(0), V = operand(1);
+        if (!inside(A, r, 0) || A.cols != V.rows || !inside(V, 0, c)) return {};
+        std::vector<std::pair<double, double>> terms;
+        double total = 0.0;
+        for (int k = 0; k < A.cols; ++k) {
+            terms.emplace_back(A.at(r, k), V.at(k, c));
+            total += double(A.at(r, k)) * V.at(k, c);
+        }
+        return QStringLiteral("context[%1, %2] = \u03a3<sub>j</sub> attn[%1, j] \u00b7 V[j, %2]<br>= %3")
+            .arg(r).arg(c).arg(sumTerms(terms, total));
+    }
+    case Role::OutProjection:
+        return QStringLiteral("= row %1 of the concatenated heads' context \u00b7 fc.weight<sup>T</sup> (n_heads\u00b7d_v \u2192 d_model), column %2.")
+            .arg(r).arg(c);
+    case Role::Residual: {
+        const QString inName = in(1);
+        const Matrix F = operand(0), X = operand(1);
+        if (!inside(F, r, c) || !inside(X, r, c)) return {};
+        return QStringLiteral("= fc_out + input = %1 + %2 = <b>%3</b><br><span style='color:#666'>input: %4</span>")
+            .arg(num(F.at(r, c)), numP(X.at(r, c)), num(v), esc(inName));
+    }
+    case Role::LayerNorm: {
+        const Matrix R = operand(0);
+        if (!inside(R, r, c)) return {};
+        double mean = 0.0, var = 0.0;
+        for (int k = 0; k < R.cols; ++k) mean += R.at(r, k);
+        mean /= R.cols;
+        for (int k = 0; k < R.cols; ++k) var += (R.at(r, k) - mean) * (R.at(r, k) - mean);
+        var /= R.cols;
+        const double z = (R.at(r, c) - mean) / std::sqrt(var + x.cfg.layer_norm_eps);
+        return QStringLiteral("row %1 of the residual: mean \u03bc = %2, variance \u03c3\u00b2 = %3<br>"
+                              "(x \u2212 \u03bc) / \u221a(\u03c3\u00b2 + \u03b5) = (%4 \u2212 %5) / %6 = %7<br>%8 = <b>%9</b>")
+            .arg(r)
+            .arg(num(mean), num(var), num(R.at(r, c)), numP(mean), num(std::sqrt(var + x.cfg.layer_norm_eps)), num(z),
+                 x.cfg.learn_layer_norm ? QStringLiteral("then \u00b7 \u03b3 + \u03b2")
+                                        : QStringLiteral("no learned \u03b3, \u03b2 (fixed 1, 0)"),
+                 num(v));
+    }
+    case Role::FfnHidden:
+        return QStringLiteral("= row %1 of the input \u00b7 fc[0].weight<sup>T</sup> (d_model \u2192 d_ff), hidden unit %2.").arg(r).arg(c);
+    case Role::Relu: {
+        const Matrix H = operand(0);
+        if (!inside(H, r, c)) return {};
+        return QStringLiteral("= max(0, hidden) = max(0, %1) = <b>%2</b>").arg(num(H.at(r, c)), num(v));
+    }
+    case Role::FfnOut:
+        return QStringLiteral("= row %1 of relu \u00b7 fc[2].weight<sup>T</sup> (d_ff \u2192 d_model), column %2.").arg(r).arg(c);
+    case Role::Embedding: {
+        const auto& vocab = s.decoder() ? x.cfg.tgt_vocab : x.cfg.src_vocab;
+        int id = -1;
+        for (size_t i = 0; i < vocab.size(); ++i)
+            if (QString::fromStdString(vocab[i]) == qi) id = int(i);
+        return QStringLiteral("token %1 has id %2: this is row %2, column %3 of the embedding table (%4).")
+            .arg(quoted(qi)).arg(id).arg(c).arg(s.decoder() ? QStringLiteral("tgt_emb") : QStringLiteral("src_emb"));
+    }
+    case Role::PositionalTable: {
+        const int D = x.m.cols;
+        const int i2 = c - c % 2;
+        const double angle = double(r) / std::pow(10000.0, double(i2) / D);
+        return QStringLiteral("PE(pos = %1, %2) = %3(%1 / 10000<sup>%4/%5</sup>) = %3(%6) = <b>%7</b>")
+            .arg(r).arg(c).arg(c % 2 == 0 ? QStringLiteral("sin") : QStringLiteral("cos")).arg(i2).arg(D).arg(num(angle), num(v));
+    }
+    case Role::PositionalAdd: {
+        const Matrix E = operand(0), PE = operand(1);
+        if (!inside(E, r, c) || !inside(PE, r, c)) return {};
+        return QStringLiteral("= embedding + PE[position %1] = %2 + %3 = <b>%4</b>").arg(r).arg(num(E.at(r, c)), numP(PE.at(r, c)), num(v));
+    }
+    case Role::Logits:
+        return QStringLiteral("score of the word %1 as the output at position %2 = row %2 of the decoder output \u00b7 "
+                              "projection.weight<sup>T</sup>.").arg(quoted(kj)).arg(r);
+    case Role::Probs: {
+        const Matrix L = operand(0);
+        QString t = QStringLiteral("P(output at position %1 = %2) = <b>%3</b>").arg(r).arg(quoted(kj), num(v));
+        if (inside(L, r, c)) {
+            double mx = -INFINITY, sum = 0.0;
+            for (int k = 0; k < L.cols; ++k) mx = std::max(mx, double(L.at(r, k)));
+            for (int k = 0; k < L.cols; ++k) sum += std::exp(double(L.at(r, k)) - mx);
+            t += QStringLiteral("<br>= exp(logit \u2212 max) / \u03a3 = exp(%1 \u2212 %2) / %3").arg(num(L.at(r, c)), numP(mx), num(sum));
+        }
+        return t;
+    }
+    case Role::LossPerToken: {
+        if (v == 0.0f) return QStringLiteral("The target here is padding: CrossEntropyLoss(ignore_index=0) skips it.");
+        const Matrix Pm = operand(0);
+        if (!inside(Pm, c, 0)) return QStringLiteral("= \u2212log P(correct word)");
+        const double p = std::exp(-double(v));
+        int best = 0;
+        for (int k = 1; k < Pm.cols; ++k)
+            if (std::fabs(Pm.at(c, k) - p) < std::fabs(Pm.at(c, best) - p)) best = k;
+        return QStringLiteral("= \u2212log P(correct word %1) = \u2212log %2 = <b>%3</b>")
+            .arg(quoted(labelOf(Pm.colLabels, best)), num(Pm.at(c, best)), num(v));
+    }
+    case Role::Loss:
+        return QStringLiteral("the mean of loss.per_token over the positions whose target is not padding.");
+    default:
+        return {};
+    }
+}
+
+}  // namespace
+
+QString cellTooltip(const CellTipContext& x, int r, int c) {
+    if (!inside(x.m, r, c)) return {};
+    const TraceEntry* e = findEntry(*x.tr, x.name);
+    QString s = QStringLiteral("<b>%1</b>").arg(esc(x.name));
+    if (e) s += esc(indexText(*e, x.b, x.h, r, c));
+    s += QStringLiteral("<br>value = <b>%1</b>").arg(exactText(x.m.at(r, c)));
+    if (e && axisIndex(*e, AxisKind::Batch) >= 0) {
+        s += QStringLiteral("<br>sentence %1").arg(x.b);
+        if (axisIndex(*e, AxisKind::Head) >= 0) s += QStringLiteral(", head %1").arg(x.h);
+    }
+    if (x.m.rows > 1 || !x.m.rowTitle.isEmpty()) s += QStringLiteral("<br>") + axisLine(QStringLiteral("row"), r, x.m.rowLabels, x.m.rowTitle);
+    s += QStringLiteral("<br>") + axisLine(QStringLiteral("column"), c, x.m.colLabels, x.m.colTitle);
+    const QString extra = extraFor(x, r, c);
+    if (!extra.isEmpty()) s += QStringLiteral("<hr>") + extra;
+    return s;
+}
+
+QString maskedExplanationFor(const StepInfo& s, bool isMask) {
+    if (isMask) return {};
+    if (s.role == Role::MaskedScores)
+        return QStringLiteral("<i>Masked: the mask is 1 here, so <b>masked_fill_</b> replaced the score by <b>\u22121e9</b>.</i>");
+    if (s.role == Role::Softmax || s.role == Role::Context)
+        return QStringLiteral("<i>Masked: the score was \u22121e9, so after the softmax this weight is exactly <b>0</b>.</i>");
+    return {};
+}
+
+}  // namespace tensorviz

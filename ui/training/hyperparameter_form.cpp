@@ -1,0 +1,434 @@
+#include "training/hyperparameter_form.h"
+
+#include <cmath>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QSpinBox>
+#include <QStyle>
+#include <QVBoxLayout>
+
+#include "stepformer/params.h"
+#include "stepformer/recipes.h"
+
+using namespace stepformer;
+
+namespace {
+
+constexpr double kMaxTrainingBytes = 8.0 * 1024 * 1024 * 1024;  // refuse runs that would need more
+
+// Bytes a training run holds per parameter: weights, gradients, the trainer's last-good copy,
+// the GUI's copy, and the optimizer's one (SGD) or two (Adam) buffers.
+double trainingBytes(int64_t params, OptimizerKind k) {
+    return double(params) * 4.0 * (4.0 + (k == OptimizerKind::Adam ? 2.0 : 1.0));
+}
+
+QString formatBytes(double b) {
+    if (b >= 1024.0 * 1024 * 1024) return QStringLiteral("%1 GB").arg(b / (1024.0 * 1024 * 1024), 0, 'f', 1);
+    if (b >= 1024.0 * 1024) return QStringLiteral("%1 MB").arg(b / (1024.0 * 1024), 0, 'f', 0);
+    return QStringLiteral("%1 kB").arg(std::max(1.0, b / 1024.0), 0, 'f', 0);
+}
+
+QString formatCount(int64_t n) {
+    if (n >= 1000000) return QStringLiteral("%1 M").arg(double(n) / 1e6, 0, 'f', 1);
+    if (n >= 1000) return QStringLiteral("%1 k").arg(double(n) / 1e3, 0, 'f', 1);
+    return QString::number(n);
+}
+
+// "1e-3", "0.001", "5e-3" (locale independent).
+bool parseNumber(const QString& text, double* out) {
+    bool ok = false;
+    const double v = text.trimmed().replace(QLatin1Char(','), QLatin1Char('.')).toDouble(&ok);
+    if (ok) *out = v;
+    return ok;
+}
+
+QString formatLr(double lr) {
+    // Short and exact for the usual values: 1e-3 -> "1e-3", 0.005 -> "5e-3", 0.1 -> "0.1".
+    if (lr >= 0.01 || lr == 0.0) return QString::number(lr, 'g', 6);
+    const int e = int(std::floor(std::log10(lr)));
+    const double m = lr / std::pow(10.0, e);
+    QString ms = QString::number(m, 'g', 6);
+    return ms + QStringLiteral("e-") + QString::number(-e);
+}
+
+}  // namespace
+
+HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("hyperparameterForm"));
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(6, 6, 6, 6);
+    outer->setSpacing(8);
+
+    auto* presetRow = new QHBoxLayout;
+    presetRow->addWidget(new QLabel(tr("Preset:"), this));
+    presetCombo_ = new QComboBox(this);
+    presetCombo_->setObjectName(QStringLiteral("presetCombo"));
+    presetCombo_->addItem(tr("The tutorial's (d_model 512, 6 layers, SGD)"), int(Preset::Tutorial));
+    presetCombo_->addItem(tr("Small and readable (d_model 32, 2 layers, Adam)"), int(Preset::Small));
+    presetCombo_->addItem(tr("Custom"), int(Preset::Custom));
+    presetCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    presetCombo_->setMinimumContentsLength(14);
+    presetCombo_->setToolTip(tr("The tutorial's hyperparameters train slowly (about 0.1 s a step); the small "
+                                "model trains in a second and its attention maps are easy to read."));
+    presetRow->addWidget(presetCombo_, 1);
+    outer->addLayout(presetRow);
+
+    lockLabel_ = new QLabel(this);
+    lockLabel_->setObjectName(QStringLiteral("architectureLockLabel"));
+    lockLabel_->setWordWrap(true);
+    lockLabel_->setStyleSheet(QStringLiteral("QLabel { color: palette(text); background: #fff4d6; border: 1px solid #e0c060;"
+                                             " border-radius: 3px; padding: 3px 6px; }"));
+    lockLabel_->hide();
+    outer->addWidget(lockLabel_);
+
+    // --- the model ---
+    auto* modelBox = new QGroupBox(tr("Model"), this);
+    auto* mf = new QFormLayout(modelBox);
+    mf->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    dModel_ = intSpin("dModelSpin", 1, 4096, tr("d_model: the width of every token's vector (the tutorial: 512)."));
+    dFf_ = intSpin("dFfSpin", 1, 16384, tr("d_ff: the hidden width of the feed-forward network (the tutorial: 2048)."));
+    dK_ = intSpin("dKSpin", 1, 1024, tr("d_k: the width of each head's queries and keys (the tutorial: 64)."));
+    dV_ = intSpin("dVSpin", 1, 1024, tr("d_v: the width of each head's values (the tutorial: 64)."));
+    heads_ = intSpin("headsSpin", 1, 64, tr("n_heads: attention heads per block (the tutorial: 8)."));
+    layers_ = intSpin("layersSpin", 1, 24, tr("n_layers: encoder and decoder layers each (the tutorial: 6)."));
+    dropout_ = new QDoubleSpinBox(this);
+    dropout_->setObjectName(QStringLiteral("dropoutSpin"));
+    dropout_->setRange(0.0, 1.0);
+    dropout_->setDecimals(2);
+    dropout_->setSingleStep(0.05);
+    dropout_->setToolTip(tr("Dropout after the positional encoding, active while training only (the tutorial: 0.1). "
+                            "Must be below 1."));
+    mf->addRow(tr("d_model"), dModel_);
+    mf->addRow(tr("d_ff"), dFf_);
+    auto* kv = new QHBoxLayout;
+    kv->addWidget(dK_, 1);
+    kv->addWidget(new QLabel(tr("d_v"), this));
+    kv->addWidget(dV_, 1);
+    mf->addRow(tr("d_k"), kv);
+    auto* hl = new QHBoxLayout;
+    hl->addWidget(heads_, 1);
+    hl->addWidget(new QLabel(tr("layers"), this));
+    hl->addWidget(layers_, 1);
+    mf->addRow(tr("heads"), hl);
+    learnNorm_ = new QCheckBox(tr("learn LayerNorm γ, β"), this);
+    learnNorm_->setObjectName(QStringLiteral("learnLayerNormCheck"));
+    learnNorm_->setToolTip(tr("Off (the tutorial): LayerNorm has no learned scale, γ = 1 and β = 0, because the "
+                              "tutorial builds a fresh nn.LayerNorm in every forward, so they are never trained.\n"
+                              "On: γ and β are parameters, trained and saved (config key learn_layer_norm)."));
+    auto* dl = new QHBoxLayout;
+    dl->addWidget(dropout_, 1);
+    dl->addWidget(learnNorm_);
+    mf->addRow(tr("dropout"), dl);
+    sizeLabel_ = new QLabel(this);
+    sizeLabel_->setObjectName(QStringLiteral("modelSizeLabel"));
+    sizeLabel_->setStyleSheet(QStringLiteral("QLabel { color: #666666; }"));
+    mf->addRow(QString(), sizeLabel_);
+    outer->addWidget(modelBox);
+
+    // --- the optimizer ---
+    auto* optBox = new QGroupBox(tr("Optimizer"), this);
+    auto* of = new QFormLayout(optBox);
+    of->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    optimizer_ = new QComboBox(this);
+    optimizer_->setObjectName(QStringLiteral("optimizerCombo"));
+    optimizer_->addItem(tr("SGD with momentum (the tutorial's)"), int(OptimizerKind::SGD));
+    optimizer_->addItem(tr("Adam"), int(OptimizerKind::Adam));
+    optimizer_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    optimizer_->setMinimumContentsLength(12);
+    lr_ = new QLineEdit(this);
+    lr_->setObjectName(QStringLiteral("learningRateEdit"));
+    lr_->setPlaceholderText(QStringLiteral("1e-3"));
+    lr_->setToolTip(tr("Learning rate, e.g. 1e-3 or 0.001. Between 0 (exclusive) and 100."));
+    momentum_ = new QDoubleSpinBox(this);
+    momentum_->setObjectName(QStringLiteral("momentumSpin"));
+    momentum_->setRange(0.0, 1.0);
+    momentum_->setDecimals(3);
+    momentum_->setSingleStep(0.01);
+    momentum_->setToolTip(tr("SGD momentum (the tutorial: 0.99). Must be below 1."));
+    warmup_ = new QCheckBox(tr("warm-up schedule"), this);
+    warmup_->setObjectName(QStringLiteral("warmupCheck"));
+    warmup_->setToolTip(tr("The paper's schedule: lr × d_model^−0.5 × min(step^−0.5, step × warmup^−1.5). "
+                           "With it, the learning rate field is a multiplier (the paper: 1)."));
+    warmupSteps_ = intSpin("warmupStepsSpin", 1, 1000000, tr("Warm-up steps (the paper: 4000)."));
+    auto* wl = new QHBoxLayout;
+    wl->addWidget(warmup_);
+    wl->addWidget(warmupSteps_, 1);
+    of->addRow(tr("optimizer"), optimizer_);
+    of->addRow(tr("learning rate"), lr_);
+    momentumLabel_ = new QLabel(tr("momentum"), this);
+    of->addRow(momentumLabel_, momentum_);
+    of->addRow(tr("Adam"), wl);
+    outer->addWidget(optBox);
+
+    // --- the loop ---
+    auto* loopBox = new QGroupBox(tr("Training loop"), this);
+    auto* lf = new QFormLayout(loopBox);
+    lf->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    epochs_ = intSpin("epochsSpin", 1, 100000, tr("Passes over the dataset (the tutorial: 30)."));
+    batch_ = intSpin("batchSizeSpin", 1, 4096, tr("Sentences per optimizer step (the tutorial: 2)."));
+    seed_ = intSpin("seedSpin", 0, 2147483647, tr("Seeds the initial weights, the shuffling and dropout: the same seed "
+                                                   "gives the same run."));
+    shuffle_ = new QCheckBox(tr("shuffle every epoch"), this);
+    shuffle_->setObjectName(QStringLiteral("shuffleCheck"));
+    shuffle_->setToolTip(tr("The tutorial's DataLoader shuffles (shuffle=True)."));
+    auto* eb = new QHBoxLayout;
+    eb->addWidget(epochs_, 1);
+    eb->addWidget(new QLabel(tr("batch size"), this));
+    eb->addWidget(batch_, 1);
+    lf->addRow(tr("epochs"), eb);
+    auto* ss = new QHBoxLayout;
+    ss->addWidget(seed_, 1);
+    ss->addWidget(shuffle_);
+    lf->addRow(tr("seed"), ss);
+    outer->addWidget(loopBox);
+
+    errorLabel_ = new QLabel(this);
+    errorLabel_->setObjectName(QStringLiteral("hyperparameterError"));
+    errorLabel_->setWordWrap(true);
+    errorLabel_->setTextFormat(Qt::PlainText);
+    errorLabel_->setStyleSheet(QStringLiteral("QLabel { color: #b00020; font-weight: 600; }"));
+    errorLabel_->hide();
+    outer->addWidget(errorLabel_);
+    outer->addStretch(1);
+
+    applyPreset(Preset::Tutorial);
+
+    connect(presetCombo_, &QComboBox::activated, this, [this](int index) {
+        const auto p = Preset(presetCombo_->itemData(index).toInt());
+        if (p != Preset::Custom) applyPreset(p);
+    });
+    for (QSpinBox* s : {dModel_, dFf_, dK_, dV_, heads_, layers_, warmupSteps_, epochs_, batch_, seed_})
+        connect(s, &QSpinBox::valueChanged, this, &HyperparameterForm::onEdited);
+    connect(dropout_, &QDoubleSpinBox::valueChanged, this, &HyperparameterForm::onEdited);
+    connect(momentum_, &QDoubleSpinBox::valueChanged, this, &HyperparameterForm::onEdited);
+    connect(lr_, &QLineEdit::textChanged, this, &HyperparameterForm::onEdited);
+    connect(optimizer_, &QComboBox::currentIndexChanged, this, &HyperparameterForm::onEdited);
+    connect(warmup_, &QCheckBox::toggled, this, &HyperparameterForm::onEdited);
+    connect(shuffle_, &QCheckBox::toggled, this, &HyperparameterForm::onEdited);
+    connect(learnNorm_, &QCheckBox::toggled, this, &HyperparameterForm::onEdited);
+}
+
+QSpinBox* HyperparameterForm::intSpin(const char* name, int lo, int hi, const QString& tip) {
+    auto* s = new QSpinBox(this);
+    s->setObjectName(QString::fromLatin1(name));
+    s->setRange(lo, hi);
+    s->setToolTip(tip);
+    s->setAccelerated(true);
+    return s;
+}
+
+namespace {
+TrainingPreset corePreset(HyperparameterForm::Preset p) {
+    return p == HyperparameterForm::Preset::Small ? TrainingPreset::Small : TrainingPreset::Tutorial;
+}
+}  // namespace
+
+void HyperparameterForm::applyPreset(Preset p) {
+    if (p == Preset::Custom) return;
+    updating_ = true;
+    if (!locked_) setArchitecture(preset_architecture(corePreset(p)));
+    setTrainOptions(preset_recipe(corePreset(p)).front());
+    updating_ = false;
+    onEdited();
+}
+
+HyperparameterForm::Preset HyperparameterForm::preset() const {
+    const Config c = config();
+    const TrainOptions o = trainOptions();
+    auto sameArch = [&](const Config& p) {
+        return c.d_model == p.d_model && c.d_ff == p.d_ff && c.d_k == p.d_k && c.d_v == p.d_v && c.n_heads == p.n_heads &&
+               c.n_layers == p.n_layers && std::abs(c.dropout - p.dropout) < 1e-9 &&
+               c.learn_layer_norm == p.learn_layer_norm;
+    };
+    double lr = 0.0;
+    if (!parseNumber(lr_->text(), &lr)) return Preset::Custom;
+    for (Preset p : {Preset::Tutorial, Preset::Small}) {
+        const TrainOptions r = preset_recipe(corePreset(p)).front();
+        const bool sgd = r.optimizer.kind == OptimizerKind::SGD;
+        if (sameArch(preset_architecture(corePreset(p))) && o.batch_size == r.batch_size && o.shuffle == r.shuffle &&
+            o.optimizer.warmup_schedule == r.optimizer.warmup_schedule && o.epochs == r.epochs &&
+            o.optimizer.kind == r.optimizer.kind && std::abs(lr - r.optimizer.lr) < 1e-12 &&
+            (!sgd || std::abs(o.optimizer.momentum - r.optimizer.momentum) < 1e-9))
+            return p;
+    }
+    return Preset::Custom;
+}
+
+Config HyperparameterForm::config() const {
+    Config c = Config::tutorial();
+    c.d_model = dModel_->value();
+    c.d_ff = dFf_->value();
+    c.d_k = dK_->value();
+    c.d_v = dV_->value();
+    c.n_heads = heads_->value();
+    c.n_layers = layers_->value();
+    c.dropout = dropout_->value();
+    c.learn_layer_norm = learnNorm_->isChecked();
+    return c;
+}
+
+TrainOptions HyperparameterForm::trainOptions() const {
+    TrainOptions o;
+    o.epochs = epochs_->value();
+    o.batch_size = batch_->value();
+    o.shuffle = shuffle_->isChecked();
+    o.seed = uint64_t(seed_->value());
+    o.optimizer.kind = OptimizerKind(optimizer_->currentData().toInt());
+    double lr = 0.0;
+    o.optimizer.lr = parseNumber(lr_->text(), &lr) ? lr : std::nan("");
+    o.optimizer.momentum = momentum_->value();
+    o.optimizer.warmup_schedule = o.optimizer.kind == OptimizerKind::Adam && warmup_->isChecked();
+    o.optimizer.warmup_steps = warmupSteps_->value();
+    o.optimizer.d_model = dModel_->value();
+    return o;
+}
+
+uint64_t HyperparameterForm::seed() const { return uint64_t(seed_->value()); }
+
+void HyperparameterForm::setArchitecture(const Config& c) {
+    const bool was = updating_;
+    updating_ = true;
+    dModel_->setValue(c.d_model);
+    dFf_->setValue(c.d_ff);
+    dK_->setValue(c.d_k);
+    dV_->setValue(c.d_v);
+    heads_->setValue(c.n_heads);
+    layers_->setValue(c.n_layers);
+    dropout_->setValue(c.dropout);
+    learnNorm_->setChecked(c.learn_layer_norm);
+    updating_ = was;
+    if (!was) onEdited();
+}
+
+void HyperparameterForm::setTrainOptions(const TrainOptions& o) {
+    const bool was = updating_;
+    updating_ = true;
+    epochs_->setValue(o.epochs);
+    batch_->setValue(o.batch_size);
+    shuffle_->setChecked(o.shuffle);
+    seed_->setValue(int(std::min<uint64_t>(o.seed, 2147483647u)));
+    optimizer_->setCurrentIndex(optimizer_->findData(int(o.optimizer.kind)));
+    lr_->setText(formatLr(o.optimizer.lr));
+    momentum_->setValue(o.optimizer.momentum);
+    warmup_->setChecked(o.optimizer.warmup_schedule);
+    warmupSteps_->setValue(o.optimizer.warmup_steps);
+    updating_ = was;
+    if (!was) onEdited();
+}
+
+void HyperparameterForm::setLearningRate(double lr) { lr_->setText(formatLr(lr)); }
+
+void HyperparameterForm::setArchitectureLocked(bool locked, const QString& reason) {
+    locked_ = locked;
+    for (QWidget* w : std::initializer_list<QWidget*>{dModel_, dFf_, dK_, dV_, heads_, layers_, learnNorm_})
+        w->setEnabled(!locked);
+    lockLabel_->setText(reason);
+    lockLabel_->setVisible(locked && !reason.isEmpty());
+}
+
+QString HyperparameterForm::validationMessage() const {
+    QStringList lines;
+    for (const auto& e : errors_) lines << e.second;
+    return lines.join(QLatin1Char('\n'));
+}
+
+QString HyperparameterForm::describeSize(const Config& c) {
+    int64_t n = 0;
+    try {
+        for (const auto& s : param_specs(c)) n += numel(s.shape);
+    } catch (const std::exception&) {
+        return {};
+    }
+    return tr("≈ %1 parameters (%2 of weights)").arg(formatCount(n), formatBytes(double(n) * 4.0));
+}
+
+void HyperparameterForm::onEdited() {
+    if (updating_) return;
+    updateOptimizerFields();
+    {
+        const QSignalBlocker block(presetCombo_);
+        presetCombo_->setCurrentIndex(presetCombo_->findData(int(preset())));
+    }
+    validate();
+    emit changed();
+}
+
+void HyperparameterForm::updateOptimizerFields() {
+    const bool sgd = OptimizerKind(optimizer_->currentData().toInt()) == OptimizerKind::SGD;
+    momentum_->setEnabled(sgd);
+    momentumLabel_->setEnabled(sgd);
+    warmup_->setEnabled(!sgd);
+    warmupSteps_->setEnabled(!sgd && warmup_->isChecked());
+}
+
+void HyperparameterForm::markInvalid(QWidget* w, bool invalid) {
+    if (w->property("invalid").toBool() == invalid) return;
+    w->setProperty("invalid", invalid);
+    w->setStyleSheet(invalid ? QStringLiteral("border: 2px solid #d0203a; border-radius: 3px;") : QString());
+}
+
+void HyperparameterForm::validate() {
+    errors_.clear();
+    const Config c = config();
+    const TrainOptions o = trainOptions();
+
+    double lr = 0.0;
+    const QString lrText = lr_->text().trimmed();
+    if (lrText.isEmpty())
+        errors_.append({lr_, tr("Learning rate: enter a number, e.g. 1e-3.")});
+    else if (!parseNumber(lrText, &lr) || !std::isfinite(lr))
+        errors_.append({lr_, tr("Learning rate: \"%1\" is not a number (write e.g. 1e-3 or 0.001).").arg(lrText)});
+    else if (lr <= 0.0)
+        errors_.append({lr_, tr("Learning rate: must be greater than 0, got %1.").arg(lrText)});
+    else if (lr > 100.0)
+        errors_.append({lr_, tr("Learning rate: at most 100, got %1.").arg(lrText)});
+    if (o.optimizer.kind == OptimizerKind::SGD && !(o.optimizer.momentum < 1.0))
+        errors_.append({momentum_, tr("Momentum: must be below 1 (at 1 the velocity never decays), got %1.")
+                                       .arg(o.optimizer.momentum)});
+    if (!(c.dropout < 1.0))
+        errors_.append({dropout_, tr("Dropout: must be below 1 (at 1 every activation is dropped), got %1.").arg(c.dropout)});
+    if (errors_.isEmpty()) {
+        // Whatever the core still objects to, in its words.
+        try {
+            c.validate();
+        } catch (const std::exception& e) {
+            errors_.append({nullptr, tr("Model: %1").arg(QString::fromStdString(e.what()))});
+        }
+        try {
+            o.validate();
+        } catch (const std::exception& e) {
+            errors_.append({nullptr, tr("Training: %1").arg(QString::fromStdString(e.what()))});
+        }
+    }
+    int64_t n = 0;
+    try {
+        for (const auto& s : param_specs(c)) n += numel(s.shape);
+    } catch (const std::exception&) {
+    }
+    const double need = trainingBytes(n, o.optimizer.kind);
+    if (need > kMaxTrainingBytes)
+        errors_.append({dModel_, tr("Model size: %1 parameters would need about %2 of memory to train; make d_model, "
+                                    "d_ff or the number of layers smaller.")
+                                     .arg(formatCount(n), formatBytes(need))});
+    sizeLabel_->setText(describeSize(c));
+
+    QList<QWidget*> bad;
+    for (const auto& e : errors_)
+        if (e.first) bad << e.first;
+    for (QWidget* w : std::initializer_list<QWidget*>{lr_, momentum_, dropout_, dModel_}) markInvalid(w, bad.contains(w));
+    errorLabel_->setText(validationMessage());
+    errorLabel_->setVisible(!errors_.isEmpty());
+    const bool valid = errors_.isEmpty();
+    if (valid != lastValid_) {
+        lastValid_ = valid;
+        emit validityChanged(valid);
+    }
+}

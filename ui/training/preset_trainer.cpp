@@ -1,0 +1,150 @@
+#include "training/preset_trainer.h"
+#include "widgets/text_util.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QStringList>
+#include <QtDebug>
+
+#include "stepformer/checkpoint.h"
+#include "stepformer/dataset.h"
+#include "stepformer/decode.h"
+#include "stepformer/model.h"
+#include "training/training_controller.h"
+
+using namespace stepformer;
+
+namespace {
+
+using ui_text::qs;
+
+// What greedy decoding should give for an example: its dec_output without the special tokens.
+std::string expectedTranslation(const Example& ex, const Config& c) {
+    std::string out;
+    for (const auto& w : split_words(ex.dec_output)) {
+        if (w == c.eos || w == c.pad || w == c.bos) continue;
+        if (!out.empty()) out += ' ';
+        out += w;
+    }
+    return out;
+}
+
+bool translatesTrainingSet(const Transformer& model, QString* detail) {
+    bool ok = true;
+    QStringList lines;
+    for (const auto& ex : builtin_examples()) {
+        const auto r = greedy_decode(model, ex.enc_input);
+        lines << qs(ex.enc_input + " → " + r.text);
+        ok = ok && r.text == expectedTranslation(ex, model.config());
+    }
+    *detail = lines.join(QStringLiteral("; "));
+    return ok;
+}
+
+int stageSteps(const TrainOptions& o) {
+    const int examples = int(builtin_examples().size());
+    return (examples + o.batch_size - 1) / o.batch_size * o.epochs;
+}
+
+}  // namespace
+
+struct PresetTrainer::Run {
+    Config config;
+    std::vector<TrainOptions> stages;
+    QString cachePath;
+    size_t stage = 0;
+    int base = 0;   // steps of the stages before this one
+    int total = 0;  // steps of the stages started so far
+    // Written by the stage's epilogue on the worker, read when its finished() arrives.
+    std::shared_ptr<Result> result;
+};
+
+PresetTrainer::PresetTrainer(QObject* parent) : QObject(parent), controller_(new TrainingController(this)) {
+    controller_->setAttentionSnapshots(false);  // nobody replays this training
+    connect(controller_, &TrainingController::stepReported, this, [this](const TrainingStep& s) {
+        if (run_) emit progress(run_->base + s.step, run_->total, s.loss);
+    });
+    connect(controller_, &TrainingController::finished, this,
+            [this](TrainingController::State status, const QString& message, std::shared_ptr<ParamSet> params,
+                   std::shared_ptr<const Optimizer>) { stageFinished(int(status), message, std::move(params)); });
+    connect(controller_, &TrainingController::errorOccurred, this, [this](const QString& m) { fail(m); });
+}
+
+PresetTrainer::~PresetTrainer() = default;
+
+void PresetTrainer::start(const Config& config, std::shared_ptr<const ParamSet> from, std::vector<TrainOptions> stages,
+                          const QString& cachePath, bool synchronous) {
+    cancel();
+    if (stages.empty()) return;
+    run_ = std::make_unique<Run>();
+    run_->config = config;
+    run_->stages = std::move(stages);
+    run_->cachePath = cachePath;
+    run_->total = stageSteps(run_->stages.front());
+    controller_->setSynchronous(synchronous);
+    emit started(run_->total);
+    runStage(std::move(from));
+}
+
+void PresetTrainer::cancel() {
+    if (!run_) return;
+    controller_->reset();
+    run_.reset();
+}
+
+void PresetTrainer::runStage(std::shared_ptr<const ParamSet> from) {
+    const bool last = run_->stage + 1 == run_->stages.size();
+    auto result = run_->result = std::make_shared<Result>();
+    const QString path = run_->cachePath;
+    // On the worker: a greedy decode of both sentences and a checkpoint of the tutorial's size
+    // take long enough to freeze the GUI.
+    auto epilogue = [result, path, last](const Transformer& model, TrainStatus status) {
+        if (status == TrainStatus::Stopped) return;
+        result->verified = status == TrainStatus::Finished && translatesTrainingSet(model, &result->detail);
+        if (!result->verified && !last) return;  // the next stage goes on from these weights
+        try {
+            const QString dir = QFileInfo(path).absolutePath();
+            if (!QDir().mkpath(dir)) throw std::runtime_error("cannot create the folder " + dir.toStdString());
+            save_checkpoint(path.toStdString(), model);
+        } catch (const std::exception& e) {
+            result->saveError = qs(e.what());
+        }
+    };
+    TrainingController::StartPoint start;
+    start.params = std::move(from);
+    QString error;
+    if (!controller_->start(run_->config, start, builtin_examples(), run_->stages[run_->stage], &error, epilogue))
+        fail(error);
+}
+
+void PresetTrainer::stageFinished(int status, const QString& message, std::shared_ptr<ParamSet> params) {
+    if (!run_) return;
+    using State = TrainingController::State;
+    if (State(status) == State::Stopped || !params) {
+        fail(message.isEmpty() ? tr("the training stopped") : message);
+        return;
+    }
+    Result& r = *run_->result;
+    if (State(status) == State::Diverged) r.detail = message;
+    if (!r.verified && run_->stage + 1 < run_->stages.size()) {
+        // A diverged stage hands on its last good weights.
+        run_->base = run_->total;
+        run_->total += stageSteps(run_->stages[++run_->stage]);
+        runStage(std::move(params));
+        return;
+    }
+    if (!r.verified)
+        qWarning().noquote() << "The trained model does not translate the training sentences exactly:" << r.detail;
+    r.config = run_->config;
+    r.params = std::move(params);
+    const Result done = r;
+    run_.reset();
+    emit finished(done);
+}
+
+void PresetTrainer::fail(const QString& message) {
+    if (!run_) return;
+    run_.reset();
+    controller_->reset();
+    emit failed(message);
+}

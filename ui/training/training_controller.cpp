@@ -1,0 +1,377 @@
+#include "training/training_controller.h"
+#include "widgets/text_util.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <mutex>
+#include <utility>
+
+#include <QThread>
+
+#ifdef __linux__
+#include <cerrno>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+#include "stepformer/model.h"
+#include "stepformer/trace_graph.h"
+
+using namespace stepformer;
+
+namespace {
+
+using ui_text::qs;
+using ui_text::ss;
+
+// The replay batch: the chosen sentence, or the first example when it does not fit the vocabulary.
+Batch replayBatch(const Config& c, const std::string& src, const std::string& tgt, const std::vector<Example>& data) {
+    try {
+        return make_batch(c, {src}, {tgt});
+    } catch (const std::exception&) {
+        return make_batch(c, {data.front().enc_input}, {data.front().dec_input});
+    }
+}
+
+std::shared_ptr<const AttentionSnapshot> takeSnapshot(const Transformer& model, const Batch& batch, int epoch,
+                                                      double meanLoss) {
+    Trace trace;
+    model.forward(batch, trace);  // eval mode: no dropout
+    auto snap = std::make_shared<AttentionSnapshot>();
+    snap->epoch = epoch;
+    snap->meanLoss = meanLoss;
+    const Config& c = model.config();
+    snap->pad = qs(c.pad);
+    if (!trace.src_tokens.empty())
+        for (const auto& t : trace.src_tokens.front()) snap->srcTokens << qs(t);
+    if (!trace.tgt_tokens.empty())
+        for (const auto& t : trace.tgt_tokens.front()) snap->tgtTokens << qs(t);
+    // Every attention block's weights: the output of its softmax.
+    for (const Block& b : graph::attention_blocks(trace)) {
+        const TraceEntry* e = graph::find(trace, b, Role::Softmax);
+        if (!e || e->value.rank() != 4) continue;
+        AttentionBlockMap m;
+        m.kind = b.kind;
+        m.layer = b.layer;
+        m.heads = int(e->value.dim(1));
+        m.rows = int(e->value.dim(2));
+        m.cols = int(e->value.dim(3));
+        const size_t n = size_t(m.heads) * size_t(m.rows) * size_t(m.cols);
+        m.values.assign(e->value.data.begin(), e->value.data.begin() + long(n));  // batch entry 0
+        snap->blocks.push_back(std::move(m));
+    }
+    return snap;
+}
+
+// The worker (and the OpenMP threads it starts, which inherit it) yields to the GUI thread when
+// the CPUs are busy: a few points of niceness, which cost nothing on an otherwise idle machine.
+// (QThread::LowPriority has no effect for Linux's default scheduler.)
+void lowerWorkerPriority() {
+#ifdef __linux__
+    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+    errno = 0;
+    const int nice = ::getpriority(PRIO_PROCESS, tid);
+    if (errno == 0) ::setpriority(PRIO_PROCESS, tid, std::min(nice + 5, 19));
+#endif
+}
+
+}  // namespace
+
+const AttentionBlockMap* AttentionSnapshot::find(stepformer::BlockKind kind, int layer) const {
+    for (const auto& b : blocks)
+        if (b.kind == kind && b.layer == layer) return &b;
+    return nullptr;
+}
+
+// The mailbox between the worker and the GUI thread, and the run's controls.
+struct TrainingController::Shared {
+    TrainControl control;
+    std::mutex mu;
+    // Steps and epoch snapshots in the order the worker produced them.
+    struct Item {
+        TrainingStep step;
+        std::shared_ptr<const AttentionSnapshot> snapshot;  // set: a snapshot, not a step
+    };
+    std::vector<Item> pending;
+    bool flushPosted = false;
+};
+
+int TrainingController::snapshotStride(int epochs) { return std::max(1, (epochs + kMaxSnapshots - 1) / kMaxSnapshots); }
+
+TrainingController::TrainingController(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<TrainingStep>();
+    qRegisterMetaType<std::shared_ptr<const AttentionSnapshot>>();
+    qRegisterMetaType<std::shared_ptr<stepformer::ParamSet>>();
+    qRegisterMetaType<std::shared_ptr<const stepformer::ParamSet>>();
+    qRegisterMetaType<std::shared_ptr<const stepformer::Optimizer>>();
+    qRegisterMetaType<TrainingController::State>();
+}
+
+TrainingController::~TrainingController() {
+    if (shared_) {
+        shared_->control.request_stop();
+        shared_->control.resume();
+    }
+    // The only place that waits for a worker: it finishes its current step and returns.
+    for (const QPointer<QThread>& t : threads_) {
+        if (!t) continue;
+        t->wait();
+        delete t.data();
+    }
+}
+
+QString TrainingController::stateName(State s) {
+    switch (s) {
+    case State::Idle: return QStringLiteral("idle");
+    case State::Running: return QStringLiteral("running");
+    case State::Paused: return QStringLiteral("paused");
+    case State::Finished: return QStringLiteral("finished");
+    case State::Stopped: return QStringLiteral("stopped");
+    case State::Diverged: return QStringLiteral("diverged");
+    }
+    return {};
+}
+
+void TrainingController::setReplaySentence(const QString& source, const QString& decoderInput) {
+    replaySrc_ = source.simplified();
+    replayTgt_ = decoderInput.simplified();
+}
+
+void TrainingController::setState(State s) {
+    if (state_ == s) return;
+    state_ = s;
+    emit stateChanged(s);
+}
+
+bool TrainingController::start(const Config& config, const StartPoint& from, std::vector<Example> data,
+                               const TrainOptions& options, QString* error, Epilogue epilogue) {
+    auto fail = [&](const QString& msg) {
+        if (error) *error = msg;
+        return false;
+    };
+    if (isActive()) return fail(tr("Training is already running."));
+    // Cheap checks on the GUI thread, so a mistake is reported before any thread starts.
+    try {
+        config.validate();
+    } catch (const std::exception& e) {
+        return fail(tr("Invalid model configuration: %1").arg(qs(e.what())));
+    }
+    try {
+        options.validate();
+    } catch (const std::exception& e) {
+        return fail(tr("Invalid training options: %1").arg(qs(e.what())));
+    }
+    if (data.empty()) return fail(tr("The dataset is empty: add at least one sentence pair."));
+    for (size_t i = 0; i < data.size(); ++i) {
+        try {
+            make_training_batch(config, data, {i});
+        } catch (const std::exception& e) {
+            return fail(tr("Dataset row %1: %2").arg(i + 1).arg(qs(e.what())));
+        }
+    }
+    if (from.params) {
+        const auto specs = param_specs(config);
+        if (from.params->size() != specs.size())
+            return fail(tr("The starting weights have %1 parameters, the model needs %2.")
+                            .arg(from.params->size())
+                            .arg(specs.size()));
+        for (size_t i = 0; i < specs.size(); ++i)
+            if (from.params->name(i) != specs[i].name || (*from.params)[i].shape != specs[i].shape)
+                return fail(tr("The starting weights do not fit the model: %1 is %2, expected %3 %4.")
+                                .arg(qs(from.params->name(i)), qs(shape_to_string((*from.params)[i].shape)),
+                                     qs(specs[i].name), qs(shape_to_string(specs[i].shape))));
+    }
+
+    ++generation_;
+    const quint64 gen = generation_;
+    shared_ = std::make_shared<Shared>();
+    auto shared = shared_;
+    stopping_ = false;
+    outcome_.reset();
+    last_ = {};
+    message_.clear();
+
+    const int perEpoch = int((data.size() + size_t(options.batch_size) - 1) / size_t(options.batch_size));
+    const std::string replaySrc = ss(replaySrc_), replayTgt = ss(replayTgt_);
+
+    // The worker. It owns its model; it talks to the GUI thread only through queued calls on
+    // `this` (the destructor joins every worker before this object goes away). Synchronous, the
+    // same calls are direct: the job runs on the GUI thread, which must keep its priority.
+    const bool synchronous = synchronous_, snapshots = snapshots_;
+    const Qt::ConnectionType delivery = synchronous ? Qt::DirectConnection : Qt::QueuedConnection;
+    auto job = [this, gen, shared, config, from, data = std::move(data), options, replaySrc, replayTgt, delivery,
+                epilogue = std::move(epilogue), synchronous, snapshots]() {
+        if (!synchronous) lowerWorkerPriority();
+        try {
+            ParamSet params = from.params ? *from.params : init_params(config, from.seed);
+            Transformer model(config, std::move(params));
+            Trainer trainer(model, data, options);
+            if (from.optimizerJson && from.optimizerTensors) {
+                std::map<std::string, const Tensor*> tensors;
+                for (const auto& [name, t] : *from.optimizerTensors) tensors.emplace(name, &t);
+                trainer.optimizer().load_state(*from.optimizerJson, tensors);
+            }
+            const Batch replay = replayBatch(config, replaySrc, replayTgt, data);
+            // Everything for the GUI goes through the mailbox; at most one delivery is queued at
+            // a time, so a fast model cannot flood the event queue.
+            auto post = [&](Shared::Item item) {
+                bool notify = false;
+                {
+                    std::lock_guard<std::mutex> lock(shared->mu);
+                    shared->pending.push_back(std::move(item));
+                    if (!shared->flushPosted) notify = shared->flushPosted = true;
+                }
+                if (notify) QMetaObject::invokeMethod(this, [this, gen] { deliverPending(gen); }, delivery);
+            };
+            const int stride = snapshotStride(options.epochs);
+            auto snapshot = [&](int epoch, double meanLoss) {
+                if (!snapshots) return;
+                Shared::Item item;
+                item.snapshot = takeSnapshot(model, replay, epoch, meanLoss);
+                post(std::move(item));
+            };
+            snapshot(0, std::numeric_limits<double>::quiet_NaN());
+
+            double epochLoss = 0.0;
+            int epochSteps = 0;
+            const TrainResult r = trainer.run(
+                [&](const StepReport& s) {
+                    epochLoss += s.loss;
+                    ++epochSteps;
+                    Shared::Item item;
+                    TrainingStep& t = item.step;
+                    t.epoch = s.epoch;
+                    t.step = s.step;
+                    t.stepsTotal = s.steps_total;
+                    t.stepInEpoch = s.step_in_epoch;
+                    t.stepsPerEpoch = s.steps_per_epoch;
+                    t.loss = s.loss;
+                    t.gradNorm = s.grad_norm;
+                    t.lr = s.lr;
+                    t.elapsedS = s.elapsed_s;
+                    post(std::move(item));
+                },
+                [&](int epoch) {
+                    // A forward pass of the replay sentence after the epoch (every stride-th
+                    // epoch of a very long run, and the last).
+                    if (epoch % stride == 0 || epoch == options.epochs)
+                        snapshot(epoch, epochSteps ? epochLoss / epochSteps : std::numeric_limits<double>::quiet_NaN());
+                    epochLoss = 0.0;
+                    epochSteps = 0;
+                },
+                &shared->control);
+
+            if (epilogue) epilogue(model, r.status);
+            auto outcome = std::make_shared<TrainingOutcome>();
+            outcome->status = int(r.status == TrainStatus::Finished  ? State::Finished
+                                  : r.status == TrainStatus::Stopped ? State::Stopped
+                                                                     : State::Diverged);
+            outcome->message = qs(r.message);
+            outcome->stepsDone = r.steps_done;
+            outcome->lastLoss = r.last_loss;
+            outcome->config = config;
+            outcome->params = std::make_shared<ParamSet>(std::move(model.params()));
+            outcome->optimizer = std::make_shared<const Optimizer>(std::move(trainer.optimizer()));
+            QMetaObject::invokeMethod(this, [this, gen, outcome] { deliverOutcome(gen, outcome); }, delivery);
+        } catch (const std::exception& e) {
+            const QString msg = qs(e.what());
+            QMetaObject::invokeMethod(this, [this, gen, msg] { deliverFailure(gen, msg); }, delivery);
+        }
+    };
+
+    if (synchronous) {
+        setState(State::Running);
+        emit started(perEpoch * options.epochs, options.epochs, perEpoch);
+        job();
+        return true;
+    }
+
+    QThread* thread = QThread::create(std::move(job));
+    thread->setObjectName(QStringLiteral("stepformer-training"));
+    connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+    threads_.removeAll(QPointer<QThread>());
+    threads_.append(thread);
+    setState(State::Running);
+    emit started(perEpoch * options.epochs, options.epochs, perEpoch);
+    thread->start();
+    return true;
+}
+
+void TrainingController::pause() {
+    if (state_ != State::Running || !shared_ || stopping_) return;
+    shared_->control.pause();
+    setState(State::Paused);
+}
+
+void TrainingController::resume() {
+    if (state_ != State::Paused || !shared_) return;
+    shared_->control.resume();
+    setState(State::Running);
+}
+
+void TrainingController::stop() {
+    if (!isActive() || !shared_) return;
+    stopping_ = true;
+    shared_->control.request_stop();
+}
+
+void TrainingController::reset() {
+    if (shared_) shared_->control.request_stop();  // the abandoned worker ends after its step
+    shared_.reset();
+    ++generation_;  // and whatever it still posts is dropped
+    stopping_ = false;
+    outcome_.reset();
+    last_ = {};
+    message_.clear();
+    setState(State::Idle);
+}
+
+void TrainingController::deliverPending(quint64 gen) {
+    if (gen != generation_ || !shared_) return;
+    std::vector<Shared::Item> items;
+    {
+        std::lock_guard<std::mutex> lock(shared_->mu);
+        items.swap(shared_->pending);
+        shared_->flushPosted = false;
+    }
+    for (Shared::Item& it : items) {
+        if (it.snapshot) {
+            const int epoch = it.snapshot->epoch;
+            emit epochFinished(epoch, std::move(it.snapshot));
+        } else {
+            last_ = it.step;
+            emit stepReported(it.step);
+        }
+        if (gen != generation_) return;  // a slot reset the controller
+    }
+}
+
+void TrainingController::deliverOutcome(quint64 gen, std::shared_ptr<TrainingOutcome> outcome) {
+    if (gen != generation_) return;
+    deliverPending(gen);
+    if (gen != generation_) return;
+    stopping_ = false;
+    message_ = outcome->message;
+    outcome_ = *outcome;
+    // The state is already the final one while finished() is handled, and stateChanged() comes
+    // after it: whoever waits for the state sees the weights handled.
+    const State s = State(outcome->status);
+    const bool changed = state_ != s;
+    state_ = s;
+    emit finished(s, outcome->message, outcome->params, outcome->optimizer);
+    if (gen != generation_) return;
+    if (changed) emit stateChanged(s);
+}
+
+void TrainingController::deliverFailure(quint64 gen, const QString& message) {
+    if (gen != generation_) return;
+    deliverPending(gen);
+    if (gen != generation_) return;
+    stopping_ = false;
+    message_ = tr("Training could not run: %1").arg(message);
+    shared_.reset();
+    setState(State::Idle);
+    emit errorOccurred(message_);
+}

@@ -1,0 +1,488 @@
+#include "views/loss_view.h"
+#include "widgets/wrapped_label.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <QBoxLayout>
+#include <QComboBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QScrollBar>
+#include <QSignalBlocker>
+#include <QStackedWidget>
+#include <QTableWidget>
+
+#include "widgets/heatmap_widget.h"
+#include "stepformer/backend.h"
+#include "stepformer/loss.h"
+#include "steps/step_panels.h"
+#include "views/target_heatmap.h"
+#include "steps/tensor_slice.h"
+
+using namespace stepformer;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+const QColor kIgnoredBg(0xee, 0xee, 0xee);
+const QColor kIgnoredFg(0x9a, 0x9a, 0x9a);
+
+QString num(double v, int prec = 4) {
+    if (std::isnan(v)) return QStringLiteral("\u2014");
+    QString s = QString::number(v, 'f', prec);
+    if (s.startsWith(QLatin1Char('-'))) s.replace(0, 1, QStringLiteral("\u2212"));
+    return s;
+}
+
+QTableWidgetItem* item(const QString& text, Qt::Alignment align = Qt::AlignCenter) {
+    auto* it = new QTableWidgetItem(text);
+    it->setTextAlignment(align | Qt::AlignVCenter);
+    it->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    return it;
+}
+
+}  // namespace
+
+LossView::LossView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("lossView"));
+    setAutoFillBackground(true);
+    QPalette pal = palette();
+    pal.setColor(QPalette::Window, Qt::white);
+    setPalette(pal);
+
+    auto* root = new QVBoxLayout(this);
+    root->setContentsMargins(8, 6, 8, 6);
+    root->setSpacing(6);
+
+    auto* bar = new QHBoxLayout;
+    auto* batchLabel = new QLabel(tr("Sentence:"), this);
+    batchPicker_ = tensorviz::makeBatchPicker(this, tr("Which sentence of the batch to show position by position (the loss averages over all of them)"));
+    batchLabel->setBuddy(batchPicker_);
+    bar->addWidget(batchLabel);
+    bar->addWidget(batchPicker_);
+    bar->addStretch(1);
+    root->addLayout(bar);
+
+    titleLabel_ = new WrappedLabel(this);
+    titleLabel_->setObjectName(QStringLiteral("lossTitleLabel"));
+    titleLabel_->setTextFormat(Qt::RichText);
+    QFont tf = titleLabel_->font();
+    tf.setPointSizeF(std::max(11.0, tf.pointSizeF() + 1.0));
+    titleLabel_->setFont(tf);
+    root->addWidget(titleLabel_);
+
+    stack_ = new QStackedWidget(this);
+    auto* page = new QWidget(stack_);
+    auto* pageLay = new QVBoxLayout(page);
+    pageLay->setContentsMargins(0, 0, 0, 0);
+    pageLay->setSpacing(6);
+
+    auto* maps = new QHBoxLayout;
+    maps->setSpacing(8);
+    logits_ = new TargetHeatmap(page);
+    logits_->setObjectName(QStringLiteral("lossLogitsHeatmap"));
+    probs_ = new TargetHeatmap(page);
+    probs_->setObjectName(QStringLiteral("lossProbsHeatmap"));
+    for (auto* h : {logits_, probs_}) {
+        h->setMinimumHeight(190);
+        h->setValueText(HeatmapWidget::ValueText::Always);
+    }
+    auto* op = new QLabel(tr("softmax\n\u2192"), page);
+    QFont of = op->font();
+    of.setPointSizeF(std::max(12.0, of.pointSizeF() + 3.0));
+    of.setBold(true);
+    op->setFont(of);
+    op->setAlignment(Qt::AlignCenter);
+    op->setStyleSheet(QStringLiteral("color:#3a3a3a;"));
+    op->setToolTip(tr("p[t, v] = exp(z[t, v]) / \u03a3\u1d64 exp(z[t, u]) along the vocabulary"));
+    maps->addWidget(logits_, 1);
+    maps->addWidget(op, 0);
+    maps->addWidget(probs_, 1);
+    pageLay->addLayout(maps, 1);
+
+    table_ = new QTableWidget(page);
+    table_->setObjectName(QStringLiteral("lossTable"));
+    table_->setColumnCount(8);
+    table_->setHorizontalHeaderLabels({tr("t"), tr("decoder input"), tr("target"), tr("logit of target z\u209c"),
+                                       tr("log \u03a3 e^z"), tr("p(target)"), tr("\u2212log p(target)"), tr("in the loss?")});
+    table_->horizontalHeaderItem(3)->setToolTip(tr("The target's logit: z[t, target]"));
+    table_->horizontalHeaderItem(4)->setToolTip(tr("log of the softmax's denominator: log \u03a3\u1d64 exp(z[t, u])"));
+    table_->horizontalHeaderItem(5)->setToolTip(tr("softmax probability of the correct token = exp(z\u209c \u2212 log \u03a3 e^z)"));
+    table_->horizontalHeaderItem(6)->setToolTip(tr("cross-entropy of this position = log \u03a3 e^z \u2212 z\u209c"));
+    table_->verticalHeader()->hide();
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setSelectionMode(QAbstractItemView::NoSelection);
+    table_->setFocusPolicy(Qt::NoFocus);
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    table_->setAlternatingRowColors(false);
+    table_->setShowGrid(true);
+    table_->setStyleSheet(QStringLiteral("QTableWidget { gridline-color: #dddddd; }"));
+    table_->verticalHeader()->setDefaultSectionSize(26);
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    pageLay->addWidget(table_, 0);
+
+    formulaLabel_ = new QLabel(page);
+    formulaLabel_->setObjectName(QStringLiteral("lossFormulaLabel"));
+    formulaLabel_->setTextFormat(Qt::RichText);
+    formulaLabel_->setWordWrap(true);
+    formulaLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    formulaLabel_->setStyleSheet(
+        QStringLiteral("QLabel { background:#f7f7fb; border:1px solid #dcdce6; border-radius:4px; padding:6px 10px; color:#222; }"));
+    QFont ff = formulaLabel_->font();
+    ff.setPointSizeF(std::max(11.0, ff.pointSizeF() + 1.5));
+    formulaLabel_->setFont(ff);
+    pageLay->addWidget(formulaLabel_, 0);
+
+    messageLabel_ = new QLabel(stack_);
+    messageLabel_->setObjectName(QStringLiteral("lossMessageLabel"));
+    messageLabel_->setAlignment(Qt::AlignCenter);
+    messageLabel_->setWordWrap(true);
+    QFont mf = messageLabel_->font();
+    mf.setPointSizeF(std::max(12.0, mf.pointSizeF() + 2.0));
+    messageLabel_->setFont(mf);
+    messageLabel_->setStyleSheet(QStringLiteral("color:#666;"));
+    stack_->addWidget(page);
+    stack_->addWidget(messageLabel_);
+    root->addWidget(stack_, 1);
+
+    connect(batchPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (!updating_ && i >= 0) setBatchIndex(i);
+    });
+
+    rebuild();
+}
+
+LossView::~LossView() = default;
+
+std::vector<int> LossView::encodeTargets(const Config& config, const QStringList& outputs, int T) {
+    const int len = T > 0 ? T : config.tgt_len;
+    std::vector<int> ids;
+    for (const QString& s : outputs) {
+        const auto row = encode_sentence(s.toStdString(), config.tgt_vocab, len, "expected output");
+        ids.insert(ids.end(), row.begin(), row.end());
+    }
+    return ids;
+}
+
+void LossView::setTrace(std::shared_ptr<const Trace> trace, const Config& config, std::vector<int> targets) {
+    trace_ = std::move(trace);
+    config_ = config;
+    targets_ = std::move(targets);
+    recompute();
+    rebuild();
+}
+
+void LossView::setBatchIndex(int b) {
+    b = std::clamp(b, 0, std::max(0, B_ - 1));
+    if (b == batch_) return;
+    batch_ = b;
+    rebuild();
+    emit batchChanged(batch_);
+}
+
+bool LossView::hasData() const { return valid_ && stack_->currentIndex() == 0; }
+
+QString LossView::message() const { return stack_->currentIndex() == 1 ? messageLabel_->text() : QString(); }
+
+bool LossView::isIgnored(int b, int t) const {
+    if (!valid_ || b < 0 || t < 0 || b >= B_ || t >= T_) return true;
+    return targets_[size_t(b) * T_ + t] == ignoreIndex_;
+}
+
+double LossView::probabilityOfTarget(int b, int t) const {
+    if (isIgnored(b, t)) return kNaN;
+    return p_[size_t(b) * T_ + t];
+}
+
+double LossView::negLogProb(int b, int t) const {
+    if (isIgnored(b, t)) return kNaN;
+    return nll_[size_t(b) * T_ + t];
+}
+
+bool LossView::tableMarksIgnored(int t) const {
+    if (t < 0 || t >= table_->rowCount()) return false;
+    const auto* it = table_->item(t, 7);
+    return it && it->text().contains(QLatin1String("ignored"));
+}
+
+QString LossView::formulaText() const { return formulaLabel_->text(); }
+
+const Tensor* LossView::currentTensor() const {
+    if (!valid_) return nullptr;
+    if (trace_)
+        if (const auto* e = trace_->find("loss.per_token")) return &e->value;
+    return &perToken_;
+}
+
+void LossView::recompute() {
+    valid_ = false;
+    B_ = T_ = V_ = 0;
+    lse_.clear();
+    zTarget_.clear();
+    p_.clear();
+    nll_.clear();
+    sentenceSum_.clear();
+    sentenceCount_.clear();
+    sum_ = 0.0;
+    mean_ = kNaN;
+    count_ = 0;
+    traceLoss_ = kNaN;
+    perToken_ = Tensor();
+    ownProbs_ = Tensor();
+    probValues_ = nullptr;
+    ignoreIndex_ = std::max(0, config_.tgt_id(config_.pad));
+    if (!trace_) return;
+    const TraceEntry* logits = trace_->find("projection.logits");
+    if (!logits || logits->value.rank() != 3) return;
+    B_ = int(logits->value.dim(0));
+    T_ = int(logits->value.dim(1));
+    V_ = int(logits->value.dim(2));
+    if (const TraceEntry* l = trace_->find("loss")) traceLoss_ = l->value.empty() ? kNaN : double(l->value.data[0]);
+    if (targets_.size() != size_t(B_) * T_) return;
+    for (int id : targets_)
+        if (id < 0 || id >= V_) return;
+
+    const size_t N = size_t(B_) * T_;
+    const float* z = logits->value.ptr();
+    // The model's softmax; a trace without it gets the same kernel's, never a recomputation here.
+    if (const TraceEntry* pe = trace_->find("projection.probs"); pe && pe->value.shape == logits->value.shape) {
+        probValues_ = pe->value.ptr();
+    } else {
+        ownProbs_ = Tensor(logits->value.shape);
+        default_backend().softmax_forward(ownProbs_.ptr(), z, int(N), V_);
+        probValues_ = ownProbs_.ptr();
+    }
+    const CrossEntropy ce = cross_entropy(probValues_, targets_.data(), int(N), V_, ignoreIndex_);
+    lse_.assign(N, kNaN);
+    zTarget_.assign(N, kNaN);
+    p_.assign(N, kNaN);
+    nll_.assign(ce.per_token.begin(), ce.per_token.end());
+    sentenceSum_.assign(size_t(B_), 0.0);
+    sentenceCount_.assign(size_t(B_), 0);
+    for (size_t i = 0; i < N; ++i) {
+        lse_[i] = log_sum_exp(z + i * V_, V_);
+        zTarget_[i] = z[i * V_ + targets_[i]];
+        p_[i] = probValues_[i * V_ + targets_[i]];
+        if (targets_[i] == ignoreIndex_) continue;
+        sentenceSum_[i / T_] += nll_[i];
+        sentenceCount_[i / T_] += 1;
+    }
+    perToken_ = Tensor({B_, T_}, ce.per_token);
+    sum_ = ce.sum;
+    count_ = ce.counted;
+    mean_ = count_ > 0 ? ce.mean() : kNaN;
+    valid_ = true;
+}
+
+void LossView::showMessage(const QString& text) {
+    messageLabel_->setText(text);
+    stack_->setCurrentIndex(1);
+}
+
+void LossView::rebuild() {
+    updating_ = true;
+    const int B = tensorviz::fillBatchPicker(batchPicker_, trace_.get());
+    batch_ = std::clamp(batch_, 0, std::max(0, (B_ > 0 ? B_ : B) - 1));
+    batchPicker_->setCurrentIndex(batch_);
+    batchPicker_->setEnabled(B > 1);
+    updating_ = false;
+
+    const QString ignoreTok = QString::fromStdString(config_.tgt_vocab.empty() ? std::string("P") : config_.pad);
+    titleLabel_->setText(tr("<b>Cross-entropy loss</b> &nbsp;<tt>nn.CrossEntropyLoss(ignore_index=%1)</tt>"
+                            "<span style='color:#555'> &nbsp;\u2014 for every target position: softmax of the logits, "
+                            "the probability of the correct token, \u2212log of it; pad targets (<b>%2</b>) are ignored.</span>")
+                             .arg(ignoreIndex_)
+                             .arg(ignoreTok.toHtmlEscaped()));
+
+    if (!trace_) {
+        showMessage(tr("No data yet \u2014 run the forward pass to see the loss."));
+        return;
+    }
+    if (!trace_->find("projection.logits")) {
+        showMessage(tr("This trace has no logits (projection.logits) to compute the loss from."));
+        return;
+    }
+    if (!valid_) {
+        showMessage(tr("No expected output for this target.\nThe loss compares the prediction with dec_output "
+                       "(the target shifted left, ending with the end token %1); type a target sentence that starts "
+                       "with %2 to see it.")
+                        .arg(QString::fromStdString(config_.eos), QString::fromStdString(config_.bos)));
+        return;
+    }
+    stack_->setCurrentIndex(0);
+
+    const int b = batch_;
+    const Trace& trc = *trace_;
+    const TraceEntry& le = trc.at("projection.logits");
+    const tensorviz::Matrix ml = tensorviz::slice(trc, le, b, 0, &config_);
+    const TraceEntry* pe = trc.find("projection.probs");
+    tensorviz::Matrix mp;
+    if (pe) {
+        mp = tensorviz::slice(trc, *pe, b, 0, &config_);
+    } else {
+        mp = ml;
+        std::copy_n(probValues_ + size_t(b) * T_ * V_, size_t(T_) * V_, mp.values.begin());
+    }
+
+    QStringList rowLabels;
+    std::vector<int> tcols;
+    std::vector<float> mask(size_t(T_) * V_, 0.0f);
+    const auto tgtTok = [&](int id) { return QString::fromStdString(config_.tgt_vocab[size_t(id)]); };
+    const auto inTok = [&trc, b](int t) {
+        return b < int(trc.tgt_tokens.size()) && t < int(trc.tgt_tokens[size_t(b)].size())
+                   ? QString::fromStdString(trc.tgt_tokens[size_t(b)][size_t(t)])
+                   : QString::number(t);
+    };
+    for (int t = 0; t < T_; ++t) {
+        const int id = targets_[size_t(b) * T_ + t];
+        rowLabels << QStringLiteral("%1\u2192%2").arg(inTok(t), tgtTok(id));
+        tcols.push_back(id);
+        if (id == ignoreIndex_)
+            for (int v = 0; v < V_; ++v) mask[size_t(t) * V_ + v] = 1.0f;
+    }
+    const QString ignoredExpl =
+        tr("<i>ignored: the target here is the pad token %1, and CrossEntropyLoss(ignore_index=%2) leaves it out of the mean</i>")
+            .arg(ignoreTok.toHtmlEscaped())
+            .arg(ignoreIndex_);
+    const QString rowTitle = tr("position t: input \u2192 target");
+
+    logits_->setMatrix(ml.rows, ml.cols, ml.values);
+    logits_->setMask(mask);
+    logits_->setMaskedExplanation(ignoredExpl);
+    logits_->setRowLabels(rowLabels);
+    logits_->setColLabels(ml.colLabels);
+    logits_->setRowAxisTitle(rowTitle);
+    logits_->setColAxisTitle(tr("tgt_vocab"));
+    logits_->setTitle(tr("logits z = projection(dec_outputs)"));
+    logits_->setColorMode(HeatmapWidget::ColorMode::Diverging);
+    logits_->clearValueRange();
+    logits_->setLegendCaption(tr("logit"));
+
+    probs_->setMatrix(mp.rows, mp.cols, mp.values);
+    probs_->setMask(mask);
+    probs_->setMaskedExplanation(ignoredExpl);
+    probs_->setRowLabels(rowLabels);
+    probs_->setColLabels(mp.colLabels);
+    probs_->setRowAxisTitle(rowTitle);
+    probs_->setColAxisTitle(tr("tgt_vocab"));
+    probs_->setTitle(tr("softmax p (target outlined)"));
+    probs_->setColorMode(HeatmapWidget::ColorMode::Sequential);
+    probs_->setValueRange(0.0f, 1.0f);
+    probs_->setLegendCaption(tr("probability"));
+    static_cast<TargetHeatmap*>(logits_)->setTargets(tcols);
+    static_cast<TargetHeatmap*>(probs_)->setTargets(tcols);
+
+    const auto cellTip = [this, b, rowLabels, ignoredExpl](bool isProb) {
+        return [this, b, rowLabels, ignoredExpl, isProb](int r, int c) {
+            const size_t i = size_t(b) * T_ + r;
+            const int target = targets_[i];
+            const float z = trace_->at("projection.logits").value.ptr()[i * V_ + c];
+            const float p = probValues_[i * V_ + c];
+            const QString tok = QString::fromStdString(config_.tgt_vocab[size_t(c)]).toHtmlEscaped();
+            QString t = tr("<b>position %1</b> (%2)<br>").arg(r).arg(rowLabels.value(r).toHtmlEscaped());
+            if (isProb)
+                t += tr("p[%1, <b>%2</b>] = exp(z) / \u03a3 exp(z) = exp(%3 \u2212 %4) = <b>%5</b>")
+                         .arg(r)
+                         .arg(tok, num(z), num(lse_[i]), tensorviz::exactText(p));
+            else
+                t += tr("logit z[%1, <b>%2</b>] = <b>%3</b>").arg(r).arg(tok, tensorviz::exactText(z));
+            if (c == target) {
+                if (target == ignoreIndex_)
+                    t += QStringLiteral("<br>") + ignoredExpl;
+                else
+                    t += tr("<br>the correct token: \u2212log p = %1").arg(num(nll_[i]));
+            } else if (target == ignoreIndex_) {
+                t += QStringLiteral("<br>") + ignoredExpl;
+            }
+            return t;
+        };
+    };
+    logits_->setTooltipFunction(cellTip(false));
+    probs_->setTooltipFunction(cellTip(true));
+
+    // The table.
+    table_->setRowCount(T_);
+    for (int t = 0; t < T_; ++t) {
+        const size_t i = size_t(b) * T_ + t;
+        const int id = targets_[i];
+        const bool ignored = id == ignoreIndex_;
+        table_->setItem(t, 0, item(QString::number(t)));
+        table_->setItem(t, 1, item(inTok(t)));
+        table_->setItem(t, 2, item(tgtTok(id)));
+        table_->setItem(t, 3, item(ignored ? QStringLiteral("\u2014") : num(zTarget_[i])));
+        table_->setItem(t, 4, item(ignored ? QStringLiteral("\u2014") : num(lse_[i])));
+        table_->setItem(t, 5, item(ignored ? QStringLiteral("\u2014") : num(p_[i])));
+        table_->setItem(t, 6, item(ignored ? QStringLiteral("\u2014") : num(nll_[i])));
+        table_->setItem(t, 7, item(ignored ? tr("ignored (ignore_index=%1)").arg(ignoreIndex_) : tr("\u2714 counted")));
+        for (int c = 0; c < table_->columnCount(); ++c) {
+            QTableWidgetItem* it = table_->item(t, c);
+            if (ignored) {
+                it->setBackground(kIgnoredBg);
+                it->setForeground(kIgnoredFg);
+                QFont f = it->font();
+                f.setItalic(true);
+                it->setFont(f);
+                it->setToolTip(tr("The target at position %1 is the pad token %2: CrossEntropyLoss(ignore_index=%3) "
+                                  "skips it, so it adds nothing to the sum and is not counted.")
+                                   .arg(t)
+                                   .arg(ignoreTok)
+                                   .arg(ignoreIndex_));
+            } else if (c == 6) {
+                QFont f = it->font();
+                f.setBold(true);
+                it->setFont(f);
+                it->setForeground(QColor(0xb0, 0x3a, 0x00));
+            } else if (c == 7) {
+                it->setForeground(QColor(0x2e, 0x7d, 0x32));
+            }
+        }
+    }
+    {
+        // As tall as its rows (up to 10), the heatmaps get the rest.
+        const int shown = std::min(T_, 10);
+        const int h = table_->horizontalHeader()->sizeHint().height() + shown * table_->verticalHeader()->defaultSectionSize() +
+                      2 * table_->frameWidth() + (T_ > shown ? table_->horizontalScrollBar()->sizeHint().height() : 2);
+        table_->setFixedHeight(h);
+    }
+
+    // The formula.
+    QStringList terms;
+    for (int t = 0; t < T_; ++t) {
+        const size_t i = size_t(b) * T_ + t;
+        if (targets_[i] == ignoreIndex_) continue;
+        terms << num(nll_[i]);
+    }
+    const int ignoredHere = T_ - sentenceCount_[size_t(b)];
+    QString html = tr("<b>Sentence %1:</b> &nbsp;%2 = <b>%3</b> &nbsp;<span style='color:#555'>(%4 counted%5)</span>")
+                       .arg(b)
+                       .arg(terms.isEmpty() ? QStringLiteral("0") : terms.join(QStringLiteral(" + ")))
+                       .arg(num(sentenceSum_[size_t(b)]))
+                       .arg(sentenceCount_[size_t(b)])
+                       .arg(ignoredHere > 0 ? tr(", %1 ignored").arg(ignoredHere) : QString());
+    QString mean;
+    if (B_ > 1) {
+        QStringList sums, counts;
+        for (int s = 0; s < B_; ++s) {
+            sums << num(sentenceSum_[size_t(s)]);
+            counts << QString::number(sentenceCount_[size_t(s)]);
+        }
+        mean = tr("loss = (%1) / (%2) = %3 / %4 = <b>%5</b>")
+                   .arg(sums.join(QStringLiteral(" + ")), counts.join(QStringLiteral(" + ")), num(sum_))
+                   .arg(count_)
+                   .arg(num(mean_, 6));
+    } else {
+        mean = tr("loss = %1 / %2 = <b>%3</b>").arg(num(sum_)).arg(count_).arg(num(mean_, 6));
+    }
+    html += QStringLiteral("<br>") + tr("<b>Mean over the batch:</b> &nbsp;") + mean;
+    if (!std::isnan(traceLoss_)) {
+        // The same function on the same probabilities: equal to the bit unless the targets differ.
+        const bool same = float(traceLoss_) == float(mean_);
+        html += same ? tr(" &nbsp;<span style='color:#2e7d32'>\u2714 the model's <tt>loss</tt> = %1</span>").arg(num(traceLoss_, 6))
+                     : tr(" &nbsp;<span style='color:#b00020'>\u2260 the model's <tt>loss</tt> = %1</span>").arg(num(traceLoss_, 6));
+    }
+    formulaLabel_->setText(html);
+}

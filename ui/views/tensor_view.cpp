@@ -1,0 +1,459 @@
+#include "views/tensor_view.h"
+#include "widgets/wrapped_label.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QBoxLayout>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QGridLayout>
+#include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QToolButton>
+
+#include "widgets/heatmap_widget.h"
+#include "steps/step_panels.h"
+#include "steps/tensor_slice.h"
+
+using namespace tensorviz;
+
+namespace {
+
+QLabel* makeOpLabel(const QString& text, bool vertical, QWidget* parent) {
+    auto* l = new QLabel(vertical ? QString(text).replace(QLatin1Char('\n'), QLatin1Char(' ')) : text, parent);
+    l->setObjectName(QStringLiteral("opLabel"));
+    QFont f = l->font();
+    const bool symbol = text.size() <= 2;
+    f.setPointSizeF(symbol ? std::max(22.0, f.pointSizeF() + 12.0) : std::max(12.0, f.pointSizeF() + 3.0));
+    f.setBold(true);
+    l->setFont(f);
+    l->setAlignment(Qt::AlignCenter);
+    l->setStyleSheet(QStringLiteral("color: #3a3a3a;"));
+    l->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    l->setToolTip(QStringLiteral("The operation between the panels"));
+    return l;
+}
+
+// Space is shared in proportion to what each panel would like (its size hint).
+int stretchFor(const HeatmapWidget* hm, bool vertical, bool output) {
+    const QSize hint = hm->sizeHint();
+    const int s = vertical ? hint.height() / 10 : hint.width() / 10;
+    return std::max(1, output ? s * 5 / 4 : s);
+}
+
+}  // namespace
+
+TensorView::TensorView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("tensorView"));
+    auto* root = new QVBoxLayout(this);
+    root->setContentsMargins(6, 6, 6, 6);
+    root->setSpacing(4);
+
+    auto* bar = new QHBoxLayout;
+    bar->setSpacing(6);
+    auto* batchLabel = new QLabel(tr("Sentence:"), this);
+    batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show (the batch_size axis)"));
+    batchLabel->setBuddy(batchPicker_);
+    auto* headLabel = new QLabel(tr("Head:"), this);
+    headPicker_ = new QSpinBox(this);
+    headPicker_->setObjectName(QStringLiteral("headPicker"));
+    headPicker_->setToolTip(tr("Which attention head to show (the n_heads axis)"));
+    headPicker_->setRange(0, 0);
+    headLabel->setBuddy(headPicker_);
+    headGridToggle_ = new QCheckBox(tr("All heads"), this);
+    headGridToggle_->setObjectName(QStringLiteral("headGridToggle"));
+    headGridToggle_->setToolTip(tr("Show every head of this tensor side by side (click one to pick it)"));
+    auto mkButton = [this](const QString& name, const QString& text, const QString& tip) {
+        auto* b = new QToolButton(this);
+        b->setObjectName(name);
+        b->setText(text);
+        b->setToolTip(tip);
+        b->setAutoRaise(false);
+        b->setMinimumWidth(32);
+        return b;
+    };
+    zoomOutButton_ = mkButton(QStringLiteral("zoomOutButton"), QStringLiteral("\u2212"), tr("Zoom out (Ctrl+mouse wheel)"));
+    zoomInButton_ = mkButton(QStringLiteral("zoomInButton"), QStringLiteral("+"), tr("Zoom in (Ctrl+mouse wheel)"));
+    zoomFitButton_ = mkButton(QStringLiteral("zoomFitButton"), tr("Fit"), tr("Fit the whole tensor into the view"));
+    bar->addWidget(batchLabel);
+    bar->addWidget(batchPicker_);
+    bar->addSpacing(10);
+    bar->addWidget(headLabel);
+    bar->addWidget(headPicker_);
+    bar->addWidget(headGridToggle_);
+    bar->addStretch(1);
+    auto* zoomLabel = new QLabel(tr("Zoom:"), this);
+    bar->addWidget(zoomLabel);
+    bar->addWidget(zoomOutButton_);
+    bar->addWidget(zoomInButton_);
+    bar->addWidget(zoomFitButton_);
+    root->addLayout(bar);
+
+    titleLabel_ = new WrappedLabel(this);
+    titleLabel_->setObjectName(QStringLiteral("stepTitle"));
+    titleLabel_->setTextFormat(Qt::RichText);
+    titleLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont tf = titleLabel_->font();
+    tf.setPointSizeF(std::max(11.0, tf.pointSizeF() + 1.0));
+    titleLabel_->setFont(tf);
+    root->addWidget(titleLabel_);
+
+    formulaLabel_ = new WrappedLabel(this);
+    formulaLabel_->setObjectName(QStringLiteral("formulaLabel"));
+    formulaLabel_->setTextFormat(Qt::RichText);
+    formulaLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    formulaLabel_->setTextColor(QColor(0x30, 0x30, 0x30));
+    QFont ff = formulaLabel_->font();
+    ff.setPointSizeF(std::max(10.5, ff.pointSizeF()));
+    formulaLabel_->setFont(ff);
+    root->addWidget(formulaLabel_);
+
+    stack_ = new QStackedWidget(this);
+    scroll_ = new QScrollArea(stack_);
+    scroll_->setObjectName(QStringLiteral("tensorScroll"));
+    scroll_->setWidgetResizable(true);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    messageLabel_ = new QLabel(stack_);
+    messageLabel_->setObjectName(QStringLiteral("noDataLabel"));
+    messageLabel_->setAlignment(Qt::AlignCenter);
+    messageLabel_->setWordWrap(true);
+    QFont mf = messageLabel_->font();
+    mf.setPointSizeF(std::max(12.0, mf.pointSizeF() + 2.0));
+    messageLabel_->setFont(mf);
+    messageLabel_->setStyleSheet(QStringLiteral("color: #666;"));
+    stack_->addWidget(scroll_);
+    stack_->addWidget(messageLabel_);
+    root->addWidget(stack_, 1);
+
+    setAutoFillBackground(true);
+    QPalette pal = palette();
+    pal.setColor(QPalette::Window, QColor(255, 255, 255));
+    setPalette(pal);
+
+    connect(batchPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
+        if (!updating_ && i >= 0) setBatchIndex(i);
+    });
+    connect(headPicker_, &QSpinBox::valueChanged, this, [this](int h) {
+        if (!updating_) setHeadIndex(h);
+    });
+    connect(headGridToggle_, &QCheckBox::toggled, this, [this](bool on) {
+        if (!updating_) setHeadGridShown(on);
+    });
+    connect(zoomInButton_, &QToolButton::clicked, this, &TensorView::zoomIn);
+    connect(zoomOutButton_, &QToolButton::clicked, this, &TensorView::zoomOut);
+    connect(zoomFitButton_, &QToolButton::clicked, this, &TensorView::resetZoom);
+
+    rebuild();
+}
+
+TensorView::~TensorView() = default;
+
+void TensorView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
+    trace_ = std::move(trace);
+    config_ = config;
+    rebuild();
+}
+
+void TensorView::setStep(const QString& traceName) {
+    step_ = traceName;
+    rebuild();
+}
+
+const stepformer::Tensor* TensorView::currentTensor() const {
+    if (!trace_ || step_.isEmpty()) return nullptr;
+    const auto* e = trace_->find(step_.toStdString());
+    return e ? &e->value : nullptr;
+}
+
+bool TensorView::hasData() const { return stack_->currentIndex() == 0 && !heatmaps_.isEmpty(); }
+
+QString TensorView::message() const { return stack_->currentIndex() == 1 ? messageLabel_->text() : QString(); }
+
+void TensorView::setBatchIndex(int b) {
+    b = std::max(0, b);
+    if (b == batch_) return;
+    batch_ = b;
+    rebuild();
+    emit batchChanged(batch_);
+}
+
+void TensorView::setHeadIndex(int h) {
+    h = std::max(0, h);
+    if (h == head_) return;
+    head_ = h;
+    rebuild();
+    emit headChanged(head_);
+}
+
+void TensorView::setHeadGridShown(bool on) {
+    if (on == headGrid_) return;
+    headGrid_ = on;
+    rebuild();
+}
+
+void TensorView::zoomIn() {
+    if (heatmaps_.isEmpty()) return;
+    const double z = heatmaps_.first()->zoom() * 1.25;
+    for (auto* h : heatmaps_) h->setZoom(z);
+}
+
+void TensorView::zoomOut() {
+    if (heatmaps_.isEmpty()) return;
+    const double z = heatmaps_.first()->zoom() / 1.25;
+    for (auto* h : heatmaps_) h->setZoom(z);
+}
+
+void TensorView::resetZoom() {
+    for (auto* h : heatmaps_) h->setZoom(1.0);
+}
+
+void TensorView::syncPickers() {
+    updating_ = true;
+    // Sentences.
+    syncBatchPicker(batchPicker_, trace_.get(), batch_);
+
+    // Heads: from the step's tensor, or its attention block.
+    int H = 0;
+    if (trace_ && !step_.isEmpty()) {
+        using stepformer::Role;
+        const StepInfo s = stepInfo(*trace_, step_);
+        if (s.entry) H = axisSize(*s.entry, stepformer::AxisKind::Head);
+        // A step before the heads are merged (its inputs have them) offers the head picker too.
+        if (H == 0 && s.isAttention() && !s.isGrad && s.role != Role::OutProjection && s.role != Role::Residual &&
+            s.role != Role::LayerNorm)
+            if (const auto* q = roleEntry(*trace_, s.block, Role::Q)) H = axisSize(*q, stepformer::AxisKind::Head);
+    }
+    headPicker_->setRange(0, std::max(0, H - 1));
+    if (H > 0) head_ = std::clamp(head_, 0, H - 1);
+    headPicker_->setValue(std::min(head_, std::max(0, H - 1)));
+    headPicker_->setEnabled(H > 1);
+    headGridToggle_->setEnabled(H > 1);
+    headGridToggle_->setChecked(headGrid_);
+    updating_ = false;
+}
+
+void TensorView::showMessage(const QString& text) {
+    messageLabel_->setText(text);
+    stack_->setCurrentIndex(1);
+    setContent(nullptr);
+}
+
+void TensorView::setContent(QWidget* w) {
+    if (content_) {
+        // Deferred: the old panels may be emitting the signal that got us here (a click).
+        if (scroll_->widget() == content_) scroll_->takeWidget();
+        content_->hide();
+        content_->deleteLater();
+    }
+    content_ = w;
+    if (w) {
+        scroll_->setWidget(w);
+        stack_->setCurrentIndex(0);
+    }
+}
+
+void TensorView::rebuild() {
+    syncPickers();
+    auto message = [this](const QString& text) {
+        heatmaps_.clear();
+        output_ = nullptr;
+        gridLegend_ = nullptr;
+        structureKey_.clear();
+        showMessage(text);
+    };
+    if (!trace_) {
+        titleLabel_->clear();
+        formulaLabel_->clear();
+        message(tr("No data yet \u2014 run the forward pass to see the tensors."));
+        return;
+    }
+    if (step_.isEmpty()) {
+        titleLabel_->clear();
+        formulaLabel_->clear();
+        message(tr("Choose a step to see its tensors."));
+        return;
+    }
+    const auto* e = trace_->find(step_.toStdString());
+    const StepInfo s = stepInfo(*trace_, step_);
+    if (!e) {
+        titleLabel_->setText(QStringLiteral("<b><tt>%1</tt></b>").arg(step_.toHtmlEscaped()));
+        formulaLabel_->clear();
+        if (s.isGrad)
+            message(tr("No gradient for \u201c%1\u201d yet.\nRun a backward pass (a training step) to see the gradients.")
+                        .arg(s.base));
+        else
+            message(tr("No data for \u201c%1\u201d in this trace.").arg(step_));
+        return;
+    }
+
+    QStringList axes;
+    for (const auto& a : e->axes) axes << QString::fromStdString(a.name);
+    titleLabel_->setText(QStringLiteral("<b><tt>%1</tt></b>&nbsp;&nbsp;<span style='color:#555'>%2&nbsp; %3</span>")
+                             .arg(step_.toHtmlEscaped(), shapeText(e->value.shape),
+                                  axes.isEmpty() ? QString() : QStringLiteral("(") + axes.join(QStringLiteral(", ")) + QStringLiteral(")")));
+
+    // When only the numbers change (a new trace of the same model, another sentence or head),
+    // the panels are refilled in place: zoom and scrolling stay where the student left them.
+    auto dims = [](const PanelSpec& p) { return QStringLiteral("%1x%2,").arg(p.m.rows).arg(p.m.cols); };
+
+    const int H = headCount(*e);
+    if (headGrid_ && H > 1 && axisIndex(*e, stepformer::AxisKind::Head) >= 0) {
+        formulaLabel_->setText(tr("All %1 heads of <tt>%2</tt> for sentence %3, on one colour scale. Click a head to pick it.")
+                                   .arg(H)
+                                   .arg(step_.toHtmlEscaped())
+                                   .arg(batch_));
+        QString legendText;
+        const std::vector<PanelSpec> panels = gridPanels(step_, H, &legendText);
+        QString key = QStringLiteral("grid|") + step_ + QLatin1Char('|');
+        for (const auto& p : panels) key += dims(p);
+        if (key == structureKey_ && content_ && heatmaps_.size() == int(panels.size())) {
+            for (int h = 0; h < H; ++h) {
+                applyPanel(heatmaps_[h], panels[size_t(h)]);
+                heatmaps_[h]->setSelected(h == head_);
+            }
+            if (gridLegend_) gridLegend_->setText(legendText);
+            output_ = heatmaps_.value(std::clamp(head_, 0, H - 1));
+            return;
+        }
+        heatmaps_.clear();
+        setContent(buildHeadGrid(panels, legendText));
+        structureKey_ = key;
+        return;
+    }
+
+    const StepPieces sp = stepPieces(trace_, config_, step_, batch_, head_);
+    formulaLabel_->setText(sp.formula);
+    bool vertical = false;
+    // The panels' structure (operators and sizes), not the step: the next step often has the
+    // same one (Q, K, V; the two Add & Norms), and refilling widgets is cheaper than making them.
+    QString key = QStringLiteral("panels|");
+    int panels = 0;
+    for (const auto& pc : sp.pieces) {
+        if (pc.isOp) {
+            key += pc.op + QLatin1Char(',');
+            continue;
+        }
+        key += dims(pc.panel);
+        ++panels;
+        if (pc.panel.m.cols > 100) vertical = true;
+    }
+    if (key == structureKey_ && content_ && heatmaps_.size() == panels) {
+        int i = 0;
+        for (const auto& pc : sp.pieces)
+            if (!pc.isOp) applyPanel(heatmaps_[i++], pc.panel);
+        if (panelsStep_ != step_) {  // another step: from the start, as newly made panels
+            for (auto* h : heatmaps_) {
+                h->setZoom(1.0);
+                h->horizontalScrollBar()->setValue(0);
+                h->verticalScrollBar()->setValue(0);
+            }
+            panelsStep_ = step_;
+        }
+        return;
+    }
+
+    heatmaps_.clear();
+    gridLegend_ = nullptr;
+    auto* w = new QWidget;
+    w->setObjectName(QStringLiteral("tensorPanels"));
+    auto* lay = new QBoxLayout(vertical ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight, w);
+    lay->setContentsMargins(0, 4, 0, 0);
+    lay->setSpacing(vertical ? 2 : 6);
+    int index = 0;
+    for (const auto& pc : sp.pieces) {
+        if (pc.isOp) {
+            lay->addWidget(makeOpLabel(pc.op, vertical, w), 0, Qt::AlignCenter);
+            continue;
+        }
+        auto* hm = new HeatmapWidget(w);
+        hm->setObjectName(QStringLiteral("tensorHeatmap%1").arg(index++));
+        applyPanel(hm, pc.panel);
+        lay->addWidget(hm, stretchFor(hm, vertical, index == panels));
+        heatmaps_ << hm;
+    }
+    output_ = heatmaps_.isEmpty() ? nullptr : heatmaps_.last();
+    if (output_) output_->setObjectName(QStringLiteral("outputHeatmap"));
+    setContent(w);
+    linkHeatmaps(vertical);
+    structureKey_ = key;
+    panelsStep_ = step_;
+}
+
+std::vector<PanelSpec> TensorView::gridPanels(const QString& name, int heads, QString* legendText) const {
+    std::vector<PanelSpec> panels;
+    float lo = 0.0f, hi = 0.0f;
+    bool any = false;
+    for (int h = 0; h < heads; ++h) {
+        panels.push_back(panelFor(trace_, config_, name, batch_, h, tr("head %1").arg(h)));
+        const auto& p = panels.back();
+        for (size_t i = 0; i < p.m.values.size(); ++i) {
+            const float v = p.m.values[i];
+            if (!std::isfinite(v) || std::fabs(v) >= 1e8f || (!p.mask.empty() && p.mask[i] != 0.0f)) continue;
+            lo = any ? std::min(lo, v) : v;
+            hi = any ? std::max(hi, v) : v;
+            any = true;
+        }
+    }
+    for (auto& p : panels) {  // one colour scale for all heads
+        if (!p.fixedRange && any) {
+            p.fixedRange = true;
+            p.lo = lo;
+            p.hi = hi;
+        }
+    }
+    const PanelSpec& p0 = panels.front();
+    if (p0.mode == HeatmapWidget::ColorMode::Sequential) {
+        *legendText = tr("Colour scale shared by all heads: pale = %1, dark blue = %2. Hatched = masked.")
+                          .arg(Colormap::tickLabel(p0.lo), Colormap::tickLabel(p0.hi));
+    } else {
+        const float a = std::max(std::fabs(lo), std::fabs(hi));
+        *legendText = tr("Colour scale shared by all heads: blue = %1, white = 0, red = +%2. Hatched = masked.")
+                          .arg(Colormap::tickLabel(-a), Colormap::tickLabel(a));
+    }
+    return panels;
+}
+
+QWidget* TensorView::buildHeadGrid(const std::vector<PanelSpec>& panels, const QString& legendText) {
+    auto* w = new QWidget;
+    w->setObjectName(QStringLiteral("headGrid"));
+    auto* grid = new QGridLayout(w);
+    grid->setContentsMargins(0, 4, 0, 0);
+    grid->setSpacing(8);
+    const int heads = int(panels.size());
+    const int columns = heads <= 4 ? heads : (heads + 1) / 2;
+    for (int h = 0; h < heads; ++h) {
+        auto* hm = new HeatmapWidget(w);
+        hm->setObjectName(QStringLiteral("headHeatmap%1").arg(h));
+        hm->setCompact(true);
+        applyPanel(hm, panels[size_t(h)]);
+        hm->setSelected(h == head_);
+        hm->setMinimumSize(160, 130);
+        connect(hm, &HeatmapWidget::clicked, this, [this, h] { setHeadIndex(h); });
+        grid->addWidget(hm, h / columns, h % columns);
+        heatmaps_ << hm;
+    }
+    // One legend for the whole grid, in words.
+    gridLegend_ = new QLabel(legendText, w);
+    gridLegend_->setObjectName(QStringLiteral("headGridLegend"));
+    gridLegend_->setStyleSheet(QStringLiteral("color: #444;"));
+    grid->addWidget(gridLegend_, (heads + columns - 1) / columns, 0, 1, columns);
+    output_ = heatmaps_.value(std::clamp(head_, 0, heads - 1));
+    linkHeatmaps(false);
+    return w;
+}
+
+void TensorView::linkHeatmaps(bool scrollTogether) {
+    for (auto* a : heatmaps_) {
+        for (auto* b : heatmaps_) {
+            if (a == b) continue;
+            connect(a, &HeatmapWidget::zoomChanged, b, &HeatmapWidget::setZoom);
+            if (scrollTogether && a->cols() == b->cols())
+                connect(a->horizontalScrollBar(), &QScrollBar::valueChanged, b->horizontalScrollBar(), &QScrollBar::setValue);
+        }
+    }
+}
