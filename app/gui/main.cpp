@@ -78,8 +78,9 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
                                      QStringLiteral("Render the window off-screen, save it as an image and exit."),
                                      QStringLiteral("file.png"));
     const QCommandLineOption sizeOpt(QStringLiteral("size"),
-                                     QStringLiteral("Window size for --screenshot (default 1440x900; the window "
-                                                    "never gets smaller than its minimum)."),
+                                     QStringLiteral("Window size for --screenshot (default 1440x900; a smaller "
+                                                    "size than 320x240 is raised to it, and the window never gets "
+                                                    "smaller than its minimum)."),
                                      QStringLiteral("WxH"), QStringLiteral("1440x900"));
     const QCommandLineOption presetOpt(QStringLiteral("preset"),
                                        QStringLiteral("Model preset: tutorial|small|untrained."), QStringLiteral("preset"));
@@ -134,8 +135,16 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
         const QStringList wh = parser.value(sizeOpt).toLower().split(QLatin1Char('x'));
         bool okW = false, okH = false;
         if (wh.size() == 2) a.shotSize = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
-        if (!okW || !okH || a.shotSize.width() < 320 || a.shotSize.height() < 240)
+        if (!okW || !okH || a.shotSize.width() <= 0 || a.shotSize.height() <= 0)
             return fail(QStringLiteral("bad --size '%1' (use e.g. 1440x900)").arg(parser.value(sizeOpt)));
+        // A size below the smallest window is clamped, as a window manager would, not refused.
+        const QSize smallest(320, 240);
+        if (a.shotSize.width() < smallest.width() || a.shotSize.height() < smallest.height()) {
+            const QSize asked = a.shotSize;
+            a.shotSize = a.shotSize.expandedTo(smallest);
+            std::fprintf(stderr, "stepformer: --size %dx%d is below the smallest window; using %dx%d\n", asked.width(),
+                         asked.height(), a.shotSize.width(), a.shotSize.height());
+        }
         o.restoreSettings = false;
         o.saveSettings = false;
         if (!parser.isSet(noTrainOpt)) o.provisioning = Session::Provisioning::Synchronous;
