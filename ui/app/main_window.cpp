@@ -2,107 +2,37 @@
 
 #include "app/app_style.h"
 
-#include <cmath>
-
 #include <QAction>
-#include <QActionGroup>
-#include <QApplication>
 #include <QCloseEvent>
-#include <QComboBox>
-#include <QDir>
 #include <QDockWidget>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QHBoxLayout>
-#include <QLabel>
-#include <QMenuBar>
-#include <QMessageBox>
-#include <QPainter>
-#include <QPainterPath>
-#include <QProgressBar>
-#include <QSettings>
-#include <QStandardPaths>
-#include <QStatusBar>
-#include <QStyle>
-#include <QTabWidget>
-#include <QToolBar>
-#include <QTimer>
-#include <QScreen>
 #include <QScrollArea>
-#include <QToolButton>
-#include <QGuiApplication>
-#include <QPushButton>
+#include <QTabWidget>
+#include <QTimer>
 
-#include "steps/backward_steps.h"
-#include "views/decode_view.h"
+#include "app/export.h"
+#include "app/file_dialogs.h"
+#include "app/input_bar.h"
+#include "app/model_chooser.h"
+#include "app/status_bar.h"
+#include "app/unsaved_weights_prompt.h"
+#include "app/window_actions.h"
+#include "app/window_menus.h"
+#include "app/window_settings.h"
+#include "architecture/architecture_diagram.h"
 #include "explain/explain_panel.h"
+#include "stepformer/trace_graph.h"
+#include "steps/backward_steps.h"
+#include "steps/step_navigator.h"
+#include "training/training_panel.h"
+#include "views/attention_view.h"
+#include "views/decode_view.h"
 #include "views/gradient_view.h"
 #include "views/loss_view.h"
-#include "stepformer/trace_graph.h"
-#include "stepformer/trace_names.h"
-#include "training/training_panel.h"
-#include "app/export.h"
-#include "app/input_bar.h"
-#include "steps/step_model.h"
-#include "steps/step_navigator.h"
-#include "architecture/architecture_diagram.h"
-#include "views/attention_view.h"
 #include "views/mask_view.h"
 #include "views/pe_view.h"
 #include "views/tensor_view.h"
 
-#include <QTreeView>
-
 using stepformer::Role;
-
-// A tiny loss curve for the status bar while the model trains.
-class LossSparkline : public QWidget {
-public:
-    explicit LossSparkline(QWidget* parent = nullptr) : QWidget(parent) {
-        setObjectName(QStringLiteral("lossSparkline"));
-        setFixedSize(120, 20);
-        setToolTip(tr("Training loss per step"));
-    }
-    void clear() {
-        losses_.clear();
-        update();
-    }
-    void add(double loss) {
-        if (std::isfinite(loss)) losses_.push_back(loss);
-        update();
-    }
-    int count() const { return int(losses_.size()); }
-
-protected:
-    void paintEvent(QPaintEvent*) override {
-        QPainter p(this);
-        p.setRenderHint(QPainter::Antialiasing);
-        const QRectF r = QRectF(rect()).adjusted(1, 2, -1, -2);
-        p.setPen(QPen(palette().color(QPalette::Mid), 1));
-        p.drawLine(r.bottomLeft(), r.bottomRight());
-        if (losses_.size() < 2) return;
-        double hi = losses_.front(), lo = losses_.front();
-        for (double v : losses_) {
-            hi = std::max(hi, v);
-            lo = std::min(lo, v);
-        }
-        if (hi - lo < 1e-12) hi = lo + 1;
-        QPainterPath path;
-        for (size_t i = 0; i < losses_.size(); ++i) {
-            const QPointF pt(r.left() + r.width() * double(i) / double(losses_.size() - 1),
-                             r.bottom() - r.height() * (losses_[i] - lo) / (hi - lo));
-            if (i == 0)
-                path.moveTo(pt);
-            else
-                path.lineTo(pt);
-        }
-        p.setPen(QPen(QColor(0xe1, 0x57, 0x59), 1.5));
-        p.drawPath(path);
-    }
-
-private:
-    std::vector<double> losses_;
-};
 
 namespace {
 const char* kViewNames[] = {"tensor", "attention", "masks", "pe", "decode", "loss", "gradients"};
@@ -130,19 +60,12 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
     buildDocks();
     buildActions();
     buildMenus();
-    buildToolBar();
-    buildStatusBar();
+    status_ = new StatusBar(session_, actions_->cancelTrain, this);
+    setStatusBar(status_);
     connectSession();
-    // 1440 x 900, or less on a smaller screen.
-    QSize size(1440, 900);
-    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
-        const QRect avail = screen->availableGeometry();
-        if (avail.width() > 640 && avail.height() > 480)
-            size = size.boundedTo(QSize(avail.width() * 95 / 100, avail.height() * 92 / 100));
-    }
-    resize(size);
+    resize(WindowSettings::defaultSize());
     defaultState_ = saveState();
-    restoreSettings();
+    stateRestored_ = WindowSettings::restore(*this, options_);
 }
 
 MainWindow::~MainWindow() = default;
@@ -247,252 +170,30 @@ void MainWindow::showEvent(QShowEvent* e) {
 }
 
 void MainWindow::buildActions() {
-    openAct_ = new QAction(style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Weights…"), this);
-    openAct_->setObjectName(QStringLiteral("actionOpenWeights"));
-    openAct_->setShortcut(QKeySequence::Open);
-    openAct_->setToolTip(tr("Open a weights file: a Stepformer checkpoint or a state_dict saved from the "
-                            "tutorial's PyTorch code (safetensors) (Ctrl+O)"));
-    openAct_->setStatusTip(openAct_->toolTip());
-    connect(openAct_, &QAction::triggered, this, &MainWindow::openWeightsDialog);
-
-    auto mkExport = [this](const QString& name, const QString& text, const QString& tip) {
-        auto* a = new QAction(text, this);
-        a->setObjectName(name);
-        a->setToolTip(tip);
-        a->setStatusTip(tip);
-        return a;
-    };
-    exportCsvAct_ = mkExport(QStringLiteral("actionExportCsv"), tr("Export Tensor as &CSV…"),
-                             tr("Save the current step's tensor as comma-separated values"));
-    exportNpyAct_ = mkExport(QStringLiteral("actionExportNpy"), tr("Export Tensor as &NumPy…"),
-                             tr("Save the current step's tensor as a NumPy .npy file (np.load reads it)"));
-    exportPngAct_ = mkExport(QStringLiteral("actionExportPng"), tr("Export View as &PNG…"),
-                             tr("Save the current view as an image"));
-    exportSvgAct_ = mkExport(QStringLiteral("actionExportSvg"), tr("Export View as &SVG…"),
-                             tr("Save the current view as vector graphics"));
-    exportCsvAct_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-    exportPngAct_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
-    exportPngAct_->setIcon(style()->standardIcon(QStyle::SP_DialogSaveButton));
-    connect(exportCsvAct_, &QAction::triggered, this, [this] { exportTensorDialog(QStringLiteral("csv")); });
-    connect(exportNpyAct_, &QAction::triggered, this, [this] { exportTensorDialog(QStringLiteral("npy")); });
-    connect(exportPngAct_, &QAction::triggered, this, [this] { exportViewDialog(QStringLiteral("png")); });
-    connect(exportSvgAct_, &QAction::triggered, this, [this] { exportViewDialog(QStringLiteral("svg")); });
-
-    quitAct_ = new QAction(tr("&Quit"), this);
-    quitAct_->setObjectName(QStringLiteral("actionQuit"));
-    quitAct_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
-    quitAct_->setMenuRole(QAction::QuitRole);
-    connect(quitAct_, &QAction::triggered, this, &QWidget::close);
-
-    viewGroup_ = new QActionGroup(this);
-    viewGroup_->setExclusive(true);
-    const QStringList titles{tr("&Tensor"),  tr("&Attention"), tr("&Masks"),    tr("&Positional Encoding"),
-                             tr("&Decode"), tr("&Loss"),      tr("&Gradients")};
-    for (int i = 0; i < kViewCount; ++i) {
-        auto* a = new QAction(titles[i], this);
-        a->setObjectName(QStringLiteral("actionView_%1").arg(QLatin1String(kViewNames[i])));
-        a->setCheckable(true);
-        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
-        a->setToolTip(tabs_->tabToolTip(i));
-        a->setData(QLatin1String(kViewNames[i]));
-        viewGroup_->addAction(a);
-        connect(a, &QAction::triggered, this, [this, i] { tabs_->setCurrentIndex(i); });
-        viewActs_ << a;
-    }
-    viewActs_[0]->setChecked(true);
-
-    followAct_ = new QAction(tr("&Follow Step"), this);
-    followAct_->setObjectName(QStringLiteral("actionFollowStep"));
-    followAct_->setCheckable(true);
-    followAct_->setChecked(true);
-    followAct_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
-    followAct_->setToolTip(tr("Switch to the view that suits each step: masks for a mask and the masked scores, "
-                              "attention for the softmax, the positional encoding for PE, the tensor otherwise"));
-    followAct_->setStatusTip(followAct_->toolTip());
-    connect(followAct_, &QAction::toggled, this, [this](bool on) {
+    actions_ = std::make_unique<WindowActions>(this, tabs_, viewNames());
+    viewActs_ = actions_->views;
+    directionAct_ = actions_->direction;
+    const WindowActions& a = *actions_;
+    connect(a.exportCsv, &QAction::triggered, this,
+            [this] { FileDialogs::exportTensor(*this, QStringLiteral("csv")); });
+    connect(a.exportNpy, &QAction::triggered, this,
+            [this] { FileDialogs::exportTensor(*this, QStringLiteral("npy")); });
+    connect(a.exportPng, &QAction::triggered, this, [this] { FileDialogs::exportView(*this, QStringLiteral("png")); });
+    connect(a.exportSvg, &QAction::triggered, this, [this] { FileDialogs::exportView(*this, QStringLiteral("svg")); });
+    connect(a.quit, &QAction::triggered, this, &QWidget::close);
+    connect(a.follow, &QAction::toggled, this, [this](bool on) {
         if (on) onStepChanged(currentStep());
     });
-
-    restoreLayoutAct_ = new QAction(tr("&Restore Default Layout"), this);
-    restoreLayoutAct_->setObjectName(QStringLiteral("actionRestoreLayout"));
-    restoreLayoutAct_->setToolTip(tr("Put the docks back where they were at first start"));
-    connect(restoreLayoutAct_, &QAction::triggered, this, &MainWindow::restoreDefaultLayout);
-
-    presetGroup_ = new QActionGroup(this);
-    presetGroup_->setExclusive(true);
-    for (Session::Preset p : Session::allPresets()) {
-        auto* a = new QAction(Session::presetTitle(p), this);
-        a->setObjectName(QStringLiteral("actionPreset_%1").arg(Session::presetKey(p)));
-        a->setCheckable(true);
-        a->setData(static_cast<int>(p));
-        a->setToolTip(Session::presetToolTip(p));
-        a->setStatusTip(Session::presetToolTip(p));
-        presetGroup_->addAction(a);
-        connect(a, &QAction::triggered, this, [this, p] { choosePreset(p); });
-    }
-
-    retrainAct_ = new QAction(tr("&Train Again"), this);
-    retrainAct_->setObjectName(QStringLiteral("actionRetrain"));
-    retrainAct_->setToolTip(tr("Forget the cached trained model of this preset and train it again"));
-    retrainAct_->setStatusTip(retrainAct_->toolTip());
-    connect(retrainAct_, &QAction::triggered, this, &MainWindow::retrainPreset);
-
-    cancelTrainAct_ = new QAction(style()->standardIcon(QStyle::SP_DialogCancelButton), tr("&Cancel Training"), this);
-    cancelTrainAct_->setObjectName(QStringLiteral("actionCancelTraining"));
-    cancelTrainAct_->setToolTip(tr("Stop training and keep showing the untrained model"));
-    cancelTrainAct_->setEnabled(false);
-    connect(cancelTrainAct_, &QAction::triggered, session_, &Session::cancelTraining);
-
-    saveTrainedAct_ = new QAction(tr("&Save Trained Checkpoint…"), this);
-    saveTrainedAct_->setObjectName(QStringLiteral("actionSaveTrainedCheckpoint"));
-    saveTrainedAct_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_S));
-    saveTrainedAct_->setToolTip(tr("Save the weights, config and optimizer state of the last run of the Train "
-                                   "panel (Ctrl+S)"));
-    saveTrainedAct_->setStatusTip(saveTrainedAct_->toolTip());
-    connect(saveTrainedAct_, &QAction::triggered, trainingPanel_, &TrainingPanel::saveCheckpointDialog);
-
-    directionAct_ = new QAction(tr("&Backward"), this);
-    directionAct_->setObjectName(QStringLiteral("directionToggle"));
-    directionAct_->setCheckable(true);
-    directionAct_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-    directionAct_->setToolTip(tr("Walk back through the backward pass: the gradients in the order they were "
-                                 "computed, loss first (Ctrl+B)"));
-    directionAct_->setStatusTip(directionAct_->toolTip());
-    connect(directionAct_, &QAction::toggled, this, &MainWindow::setBackwardDirection);
+    connect(a.restoreLayout, &QAction::triggered, this, &MainWindow::restoreDefaultLayout);
+    connect(a.saveTrained, &QAction::triggered, trainingPanel_, &TrainingPanel::saveCheckpointDialog);
+    connect(a.direction, &QAction::toggled, this, &MainWindow::setBackwardDirection);
+    model_ = new ModelChooser(session_, this, a, [this] { onModelChanged(); });
 }
 
 void MainWindow::buildMenus() {
-    QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->setObjectName(QStringLiteral("menuFile"));
-    file->addAction(openAct_);
-    file->addAction(saveTrainedAct_);
-    file->addSeparator();
-    file->addAction(exportCsvAct_);
-    file->addAction(exportNpyAct_);
-    file->addAction(exportPngAct_);
-    file->addAction(exportSvgAct_);
-    file->addSeparator();
-    file->addAction(quitAct_);
-
-    QMenu* view = menuBar()->addMenu(tr("&View"));
-    view->setObjectName(QStringLiteral("menuView"));
-    view->addActions(viewActs_);
-    view->addSeparator();
-    view->addAction(followAct_);
-    view->addSeparator();
-    for (QDockWidget* d : {navigatorDock_, explainDock_, diagramDock_, inputDock_, trainingDock_}) {
-        QAction* t = d->toggleViewAction();
-        t->setObjectName(QStringLiteral("actionToggle_%1").arg(d->objectName()));
-        t->setToolTip(tr("Show or hide the %1 panel").arg(d->windowTitle()));
-        if (d == trainingDock_) t->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
-        view->addAction(t);
-    }
-    view->addSeparator();
-    view->addAction(restoreLayoutAct_);
-
-    QMenu* nav = menuBar()->addMenu(tr("&Step"));
-    nav->setObjectName(QStringLiteral("menuStep"));
-    nav->addActions(navigator_->navigationActions());
-    nav->addSeparator();
-    nav->addAction(directionAct_);
-
-    QMenu* model = menuBar()->addMenu(tr("&Model"));
-    model->setObjectName(QStringLiteral("menuModel"));
-    model->setToolTipsVisible(true);
-    model->addActions(presetGroup_->actions());
-    model->addSeparator();
-    model->addAction(retrainAct_);
-    model->addAction(cancelTrainAct_);
-
-    QMenu* help = menuBar()->addMenu(tr("&Help"));
-    help->setObjectName(QStringLiteral("menuHelp"));
-    auto* keys = help->addAction(tr("&Keyboard Shortcuts"), this, &MainWindow::showShortcuts);
-    keys->setObjectName(QStringLiteral("actionShortcuts"));
-    keys->setShortcut(QKeySequence::HelpContents);
-    auto* about = help->addAction(tr("&About Stepformer"), this, &MainWindow::showAbout);
-    about->setObjectName(QStringLiteral("actionAbout"));
-    about->setMenuRole(QAction::AboutRole);
-    auto* aboutQt = help->addAction(tr("About &Qt"), qApp, &QApplication::aboutQt);
-    aboutQt->setMenuRole(QAction::AboutQtRole);
-}
-
-void MainWindow::buildToolBar() {
-    QToolBar* tb = addToolBar(tr("Main"));
-    tb->setObjectName(QStringLiteral("mainToolBar"));
-    tb->setIconSize(QSize(20, 20));
-    tb->addAction(openAct_);
-    tb->addAction(exportPngAct_);
-    tb->addSeparator();
-    tb->addActions(navigator_->navigationActions());
-    tb->addAction(directionAct_);
-    tb->addSeparator();
-    auto* modelLabel = new QLabel(tr(" Model: "), tb);
-    tb->addWidget(modelLabel);
-    presetCombo_ = new QComboBox(tb);
-    presetCombo_->setObjectName(QStringLiteral("presetCombo"));
-    presetCombo_->setToolTip(tr("The model to step through"));
-    presetCombo_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    for (Session::Preset p : Session::allPresets()) {
-        presetCombo_->addItem(Session::presetTitle(p), static_cast<int>(p));
-        presetCombo_->setItemData(presetCombo_->count() - 1, Session::presetToolTip(p), Qt::ToolTipRole);
-    }
-    presetCombo_->addItem(tr("From file…"), -1);
-    presetCombo_->setItemData(presetCombo_->count() - 1, tr("Weights opened with File › Open Weights"),
-                              Qt::ToolTipRole);
-    connect(presetCombo_, qOverload<int>(&QComboBox::activated), this, [this](int i) {
-        const int p = presetCombo_->itemData(i).toInt();
-        if (p < 0)
-            openWeightsDialog();
-        else
-            choosePreset(static_cast<Session::Preset>(p));
-    });
-    tb->addWidget(presetCombo_);
-    navigator_->setActionsInToolBar(false);  // they live on the main toolbar here; speed and position stay
-}
-
-void MainWindow::buildStatusBar() {
-    modelLabel_ = new QLabel(this);
-    modelLabel_->setObjectName(QStringLiteral("modelLabel"));
-    stepLabel_ = new QLabel(this);
-    stepLabel_->setObjectName(QStringLiteral("stepLabel"));
-    stepLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Wide enough for most steps' text, so stepping does not re-lay the status bar out.
-    const QString longStep = QString::fromStdString(stepformer::names::entry(
-        {stepformer::Stack::Decoder, stepformer::BlockKind::CrossAttention, 5}, "masked_scores"));
-    stepLabel_->setMinimumWidth(stepLabel_->fontMetrics().horizontalAdvance(
-        QStringLiteral("Step 888/888 · %1 · [8, 8, 8, 8]").arg(longStep)));
-
-    trainingBox_ = new QWidget(this);
-    trainingBox_->setObjectName(QStringLiteral("trainingBox"));
-    auto* lay = new QHBoxLayout(trainingBox_);
-    lay->setContentsMargins(0, 0, 0, 0);
-    lay->setSpacing(6);
-    auto* caption = new QLabel(tr("Training:"), trainingBox_);
-    progress_ = new QProgressBar(trainingBox_);
-    progress_->setObjectName(QStringLiteral("trainingProgress"));
-    progress_->setFixedWidth(190);
-    progress_->setTextVisible(true);
-    progress_->setFormat(tr("step %v / %m"));
-    progress_->setToolTip(tr("Training the model on the tutorial's two sentences (once; the result is cached)"));
-    sparkline_ = new LossSparkline(trainingBox_);
-    lossLabel_ = new QLabel(trainingBox_);
-    lossLabel_->setObjectName(QStringLiteral("lossLabel"));
-    lossLabel_->setMinimumWidth(QFontMetrics(font()).horizontalAdvance(QStringLiteral("loss 0.000000")));
-    cancelButton_ = new QToolButton(trainingBox_);
-    cancelButton_->setObjectName(QStringLiteral("cancelTrainingButton"));
-    cancelButton_->setDefaultAction(cancelTrainAct_);
-    cancelButton_->setAutoRaise(true);
-    lay->addWidget(caption);
-    lay->addWidget(progress_);
-    lay->addWidget(sparkline_);
-    lay->addWidget(lossLabel_);
-    lay->addWidget(cancelButton_);
-    trainingBox_->setVisible(false);
-
-    statusBar()->setObjectName(QStringLiteral("statusBar"));
-    statusBar()->addWidget(modelLabel_, 1);
-    statusBar()->addPermanentWidget(trainingBox_);
-    statusBar()->addPermanentWidget(stepLabel_);
+    model_->setPresetBox(WindowMenus::build(
+        this, *actions_, {navigatorDock_, explainDock_, diagramDock_, inputDock_, trainingDock_}, trainingDock_,
+        navigator_, session_));
 }
 
 void MainWindow::connectSession() {
@@ -505,18 +206,9 @@ void MainWindow::connectSession() {
             [this](const QString& msg) { showError(tr("Stepformer"), msg); });
     connect(session_, &Session::warningRaised, this,
             [this](const QString& msg) { showError(tr("Stepformer"), msg); });
-    connect(session_, &Session::trainingStarted, this, &MainWindow::onTrainingStarted);
-    connect(session_, &Session::trainingProgress, this, &MainWindow::onTrainingProgress);
-    connect(session_, &Session::trainingFinished, this, [this] {
-        onTrainingEnded();
-        if (isVisible())
-            statusBar()->showMessage(tr("Training finished: now showing the trained model (cached for the next start)."),
-                                     8000);
-    });
-    connect(session_, &Session::trainingFailed, this, [this](const QString& msg) {
-        onTrainingEnded();
-        showError(tr("Training failed"), msg);
-    });
+    // The status bar follows the training itself.
+    connect(session_, &Session::trainingFailed, this,
+            [this](const QString& msg) { showError(tr("Training failed"), msg); });
 
     connect(input_, &InputBar::sentencesEdited, session_, &Session::setSentences);
     connect(input_, &InputBar::resetRequested, this, [this] {
@@ -544,79 +236,18 @@ void MainWindow::connectSession() {
     connect(diagram_, &ArchitectureDiagram::stepRequested, this, &MainWindow::setCurrentStep);
 }
 
-void MainWindow::restoreSettings() {
-    QSettings s;
-    std::optional<Session::Preset> preset = options_.preset;
-    QString src = Session::defaultSource(), tgt = Session::defaultTarget();
-    QString view = QStringLiteral("tensor"), step;
-    if (options_.restoreSettings) {
-        restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
-        stateRestored_ = restoreState(s.value(QStringLiteral("window/state")).toByteArray());
-        if (!preset) preset = Session::presetFromKey(s.value(QStringLiteral("model/preset")).toString());
-        src = s.value(QStringLiteral("input/source"), src).toString();
-        tgt = s.value(QStringLiteral("input/target"), tgt).toString();
-        view = s.value(QStringLiteral("view/current"), view).toString();
-        step = s.value(QStringLiteral("navigator/step")).toString();
-        setFollowStep(s.value(QStringLiteral("view/followStep"), true).toBool());
-        navigator_->setPlaySpeed(s.value(QStringLiteral("navigator/speed"), 2.0).toDouble());
-    }
-    // The sentences first, so the model computes its trace only once.
-    input_->setSentences(src, tgt);
-    if (!session_->setSentences(src, tgt)) {
-        input_->setSentences(Session::defaultSource(), Session::defaultTarget());
-        session_->setSentences(Session::defaultSource(), Session::defaultTarget());
-    }
-    bool loaded = false;
-    if (!options_.weightsPath.isEmpty()) loaded = session_->openWeights(options_.weightsPath);
-    if (!loaded) session_->setPreset(preset.value_or(Session::Preset::Tutorial));
-    input_->setSentences(session_->source(), session_->target());
-
-    const bool follow = followsStep();
-    setFollowStep(false);
-    setCurrentView(view);
-    if (!step.isEmpty()) setCurrentStep(step);
-    setFollowStep(follow);
-    // The arrow keys step through the forward pass from the start (a text field would take them).
-    navigator_->treeView()->setFocus(Qt::OtherFocusReason);
-}
-
 void MainWindow::saveSettings() const {
-    if (!options_.saveSettings) return;
-    QSettings s;
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
-    s.setValue(QStringLiteral("input/source"), session_->source());
-    s.setValue(QStringLiteral("input/target"), session_->target());
-    if (session_->modelState() != Session::ModelState::FromFile)
-        s.setValue(QStringLiteral("model/preset"), Session::presetKey(session_->preset()));
-    s.setValue(QStringLiteral("view/current"), currentViewName());
-    s.setValue(QStringLiteral("view/followStep"), followsStep());
-    s.setValue(QStringLiteral("navigator/step"), currentStep());
-    s.setValue(QStringLiteral("navigator/speed"), navigator_->playSpeed());
+    if (options_.saveSettings) WindowSettings::save(*this);
 }
 
 bool MainWindow::confirmDiscardTrainedWeights() {
-    if (!trainingPanel_->hasUnsavedWeights()) return true;
-    if (QGuiApplication::platformName() == QLatin1String("offscreen") &&
-        qEnvironmentVariableIsSet("STEPFORMER_NO_CLOSE_PROMPT"))
-        return true;
-    QMessageBox box(QMessageBox::Question, tr("Unsaved trained weights"),
-                    tr("The model trained in the Train panel has not been saved. Save it as a checkpoint "
-                       "before closing?"),
-                    QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, this);
-    box.setObjectName(QStringLiteral("unsavedWeightsBox"));
-    box.setDefaultButton(QMessageBox::Save);
-    switch (box.exec()) {
-    case QMessageBox::Save:
-        trainingPanel_->saveCheckpointDialog();
-        return !trainingPanel_->hasUnsavedWeights();  // the save dialog was cancelled or failed: stay
-    case QMessageBox::Discard: return true;
-    default: return false;
-    }
+    return UnsavedWeightsPrompt::confirmDiscard(this, trainingPanel_);
 }
 
+QAction* MainWindow::saveTrainedAction() const { return actions_->saveTrained; }
+
 void MainWindow::updateSaveTrainedAction() {
-    if (saveTrainedAct_) saveTrainedAct_->setEnabled(trainingPanel_->hasTrainedWeights());
+    if (actions_) actions_->saveTrained->setEnabled(trainingPanel_->hasTrainedWeights());
 }
 
 void MainWindow::setBackwardDirection(bool on) {
@@ -680,9 +311,9 @@ QWidget* MainWindow::viewWidget(const QString& name) const {
 
 QWidget* MainWindow::currentViewWidget() const { return views_.value(tabs_->currentIndex()); }
 
-bool MainWindow::followsStep() const { return followAct_->isChecked(); }
+bool MainWindow::followsStep() const { return actions_->follow->isChecked(); }
 
-void MainWindow::setFollowStep(bool on) { followAct_->setChecked(on); }
+void MainWindow::setFollowStep(bool on) { actions_->follow->setChecked(on); }
 
 bool MainWindow::setCurrentStep(const QString& traceName) {
     if (navigator_->setCurrentStep(traceName)) return true;
@@ -765,40 +396,21 @@ void MainWindow::onStepChanged(const QString& traceName) {
     explain_->setStep(traceName);
     const auto trace = session_->trace();
     const auto* e = trace ? trace->find(traceName.toStdString()) : nullptr;
-    stepLabel_->setText(e ? tr("Step %1/%2 · %3 · %4")
-                                .arg(navigator_->currentPosition() + 1)
-                                .arg(navigator_->stepCount())
-                                .arg(traceName, StepModel::shapeText(*e))
-                          : QString());
+    status_->showStep(navigator_->currentPosition() + 1, navigator_->stepCount(), traceName, e);
     const bool haveTensor = e != nullptr;
-    exportCsvAct_->setEnabled(haveTensor);
-    exportNpyAct_->setEnabled(haveTensor);
+    actions_->exportCsv->setEnabled(haveTensor);
+    actions_->exportNpy->setEnabled(haveTensor);
 }
 
 void MainWindow::onModelChanged() {
     const auto& c = session_->config();
-    QStringList src, tgt;
     input_->setVocabularies(session_->sourceVocabulary(), session_->targetVocabulary(), c.src_len, c.tgt_len);
+    model_->showModel();
+    status_->showModel();
     const bool fromFile = session_->modelState() == Session::ModelState::FromFile;
-    for (QAction* a : presetGroup_->actions())
-        a->setChecked(!fromFile && a->data().toInt() == static_cast<int>(session_->preset()));
-    {
-        const QSignalBlocker block(presetCombo_);
-        presetCombo_->setCurrentIndex(fromFile ? presetCombo_->count() - 1
-                                               : presetCombo_->findData(static_cast<int>(session_->preset())));
-    }
-    modelLabel_->setText(tr("d_model %1 · %2 layers · %3 heads · %4")
-                             .arg(c.d_model)
-                             .arg(c.n_layers)
-                             .arg(c.n_heads)
-                             .arg(session_->modelStateText()));
-    modelLabel_->setToolTip(session_->modelDescription());
-    retrainAct_->setEnabled(!fromFile && session_->preset() != Session::Preset::Untrained);
-    cancelTrainAct_->setEnabled(session_->isTraining());
     setWindowTitle(fromFile ? tr("Stepformer — %1").arg(session_->modelDescription())
                             : tr("Stepformer — %1 model (%2)")
                                   .arg(Session::presetKey(session_->preset()), session_->modelStateText()));
-    if (!session_->isTraining()) trainingBox_->setVisible(false);
     decodeView_->setModel(session_->model());
 }
 
@@ -819,81 +431,7 @@ void MainWindow::onInputAccepted() {
     input_->showAccepted(detail);
 }
 
-void MainWindow::onTrainingStarted(int total) {
-    sparkline_->clear();
-    progress_->setRange(0, total);
-    progress_->setValue(0);
-    lossLabel_->clear();
-    trainingBox_->setVisible(true);
-    cancelTrainAct_->setEnabled(true);
-    if (isVisible())
-        statusBar()->showMessage(tr("Training the %1 model on the tutorial's sentences; the untrained model is shown "
-                                "meanwhile.")
-                                 .arg(Session::presetKey(session_->preset())),
-                             6000);
-}
-
-void MainWindow::onTrainingProgress(int step, int total, double loss) {
-    if (progress_->maximum() != total) progress_->setMaximum(total);
-    progress_->setValue(step);
-    sparkline_->add(loss);
-    lossLabel_->setText(tr("loss %1").arg(loss, 0, 'f', 6));
-}
-
-void MainWindow::onTrainingEnded() {
-    trainingBox_->setVisible(false);
-    cancelTrainAct_->setEnabled(false);
-}
-
-void MainWindow::showError(const QString& title, const QString& message) {
-    statusBar()->showMessage(message.section(QLatin1Char('\n'), 0, 0), 10000);
-    if (errorBox_) errorBox_->close();
-    // Non-modal: never blocks the event loop (tests, --screenshot), still impossible to miss.
-    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
-    box->setObjectName(QStringLiteral("errorMessageBox"));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->setWindowModality(Qt::WindowModal);
-    errorBox_ = box;
-    if (isVisible()) box->open();
-}
-
-// ----- model ----------------------------------------------------------------------------------
-
-void MainWindow::choosePreset(Session::Preset p) {
-    if (p == session_->preset() && session_->modelState() != Session::ModelState::FromFile) return;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    session_->setPreset(p);
-    QApplication::restoreOverrideCursor();
-}
-
-void MainWindow::retrainPreset() {
-    const Session::Preset p = session_->preset();
-    const QString path = session_->cachedModelPath(p);
-    if (QFileInfo::exists(path) && !QFile::remove(path)) {
-        showError(tr("Train again"), tr("Could not remove the cached model %1.").arg(QDir::toNativeSeparators(path)));
-        return;
-    }
-    session_->setPreset(p);
-}
-
-void MainWindow::openWeightsDialog() {
-    QSettings s;
-    const QString dir = s.value(QStringLiteral("files/weightsDir"),
-                                QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
-                            .toString();
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Weights"), dir, tr("Safetensors weights (*.safetensors);;All files (*)"));
-    if (path.isEmpty()) {
-        onModelChanged();  // put the preset box back
-        return;
-    }
-    s.setValue(QStringLiteral("files/weightsDir"), QFileInfo(path).absolutePath());
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    const bool ok = session_->openWeights(path);
-    QApplication::restoreOverrideCursor();
-    if (ok) statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 6000);
-    onModelChanged();
-}
+void MainWindow::showError(const QString& title, const QString& message) { status_->showError(title, message); }
 
 // ----- export ---------------------------------------------------------------------------------
 
@@ -916,80 +454,4 @@ bool MainWindow::exportCurrentView(const QString& path, QString* error) {
     }
     if (path.endsWith(QLatin1String(".svg"), Qt::CaseInsensitive)) return exportWidgetSvg(w, path, error);
     return exportWidgetPng(w, path, error);
-}
-
-void MainWindow::exportTensorDialog(const QString& suffix) {
-    if (currentStep().isEmpty()) return;
-    QSettings s;
-    const QString dir = s.value(QStringLiteral("files/exportDir"),
-                                QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation))
-                            .toString();
-    const QString filter = suffix == QLatin1String("npy") ? tr("NumPy array (*.npy)") : tr("CSV (*.csv)");
-    QString path = QFileDialog::getSaveFileName(this, tr("Export Tensor"),
-                                                QDir(dir).filePath(currentStep() + QLatin1Char('.') + suffix), filter);
-    if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty()) path += QLatin1Char('.') + suffix;
-    s.setValue(QStringLiteral("files/exportDir"), QFileInfo(path).absolutePath());
-    QString err;
-    if (exportCurrentTensor(path, &err))
-        statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 6000);
-    else
-        showError(tr("Export failed"), err);
-}
-
-void MainWindow::exportViewDialog(const QString& suffix) {
-    QSettings s;
-    const QString dir = s.value(QStringLiteral("files/exportDir"),
-                                QStandardPaths::writableLocation(QStandardPaths::PicturesLocation))
-                            .toString();
-    const QString filter = suffix == QLatin1String("svg") ? tr("SVG image (*.svg)") : tr("PNG image (*.png)");
-    const QString base = currentViewName() + QLatin1Char('-') + currentStep() + QLatin1Char('.') + suffix;
-    QString path = QFileDialog::getSaveFileName(this, tr("Export View"), QDir(dir).filePath(base), filter);
-    if (path.isEmpty()) return;
-    if (QFileInfo(path).suffix().isEmpty()) path += QLatin1Char('.') + suffix;
-    s.setValue(QStringLiteral("files/exportDir"), QFileInfo(path).absolutePath());
-    QString err;
-    if (exportCurrentView(path, &err))
-        statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(path)), 6000);
-    else
-        showError(tr("Export failed"), err);
-}
-
-// ----- help -----------------------------------------------------------------------------------
-
-void MainWindow::showShortcuts() {
-    QString rows;
-    auto row = [&rows](const QString& key, const QString& what) {
-        rows += QStringLiteral("<tr><td><b>%1</b></td><td>&nbsp;&nbsp;%2</td></tr>").arg(key.toHtmlEscaped(), what);
-    };
-    row(tr("→ / ←"), tr("next / previous step"));
-    row(tr("Space"), tr("play / pause"));
-    row(tr("Home / End"), tr("first / last step"));
-    row(tr("Ctrl+1 … Ctrl+7"), tr("tensor, attention, masks, positional-encoding, decode, loss, gradients view"));
-    row(tr("Ctrl+B"), tr("step forward / backward (through the gradients)"));
-    row(tr("Ctrl+T"), tr("show the Train panel"));
-    row(tr("Ctrl+S"), tr("save the trained checkpoint"));
-    row(tr("Ctrl+F"), tr("follow step: pick the view that suits each step"));
-    row(tr("Ctrl+O"), tr("open weights"));
-    row(tr("Ctrl+Shift+S"), tr("export the view as PNG"));
-    row(tr("Ctrl+Shift+C"), tr("export the tensor as CSV"));
-    row(tr("Ctrl+Space"), tr("in a sentence field: list the vocabulary"));
-    row(tr("Ctrl+Q"), tr("quit"));
-    auto* box = new QMessageBox(QMessageBox::Information, tr("Keyboard Shortcuts"),
-                                QStringLiteral("<table>%1</table>").arg(rows), QMessageBox::Ok, this);
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
-}
-
-void MainWindow::showAbout() {
-    QMessageBox::about(this, tr("About Stepformer"),
-                       tr("<h3>Stepformer %1</h3>"
-                          "<p>Step through the forward pass of the classic PyTorch encoder-decoder Transformer "
-                          "tutorial and see every intermediate tensor: embeddings, positional encoding, masks, "
-                          "Q/K/V, attention scores and weights, Add &amp; Norm, the feed-forward network and the "
-                          "output probabilities.</p>"
-                          "<p>The default model is trained on the tutorial's two sentences on first start and "
-                          "cached in <tt>%2</tt>.</p>")
-                           .arg(QApplication::applicationVersion(),
-                                QDir::toNativeSeparators(session_->cacheDir()).toHtmlEscaped()));
 }

@@ -6,25 +6,19 @@
 // QSettings keeps the layout, the last sentences, the preset, the view and the step.
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include <QHash>
 #include <QMainWindow>
-#include <QPointer>
 #include <QString>
 #include <QStringList>
 
 #include "app/session.h"
 
 class QAction;
-class QActionGroup;
-class QComboBox;
 class QDockWidget;
-class QLabel;
-class QMessageBox;
-class QProgressBar;
 class QTabWidget;
-class QToolButton;
 class ArchitectureDiagram;
 class DecodeView;
 class GradientView;
@@ -33,11 +27,13 @@ class TrainingPanel;
 class AttentionView;
 class ExplainPanel;
 class InputBar;
-class LossSparkline;
 class MaskView;
+class ModelChooser;
 class PositionalEncodingView;
+class StatusBar;
 class StepNavigator;
 class TensorView;
+struct WindowActions;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -80,7 +76,7 @@ public:
     TrainingPanel* trainingPanel() const { return trainingPanel_; }
     QDockWidget* trainingDock() const { return trainingDock_; }
     QAction* directionAction() const { return directionAct_; }
-    QAction* saveTrainedAction() const { return saveTrainedAct_; }
+    QAction* saveTrainedAction() const;
 
     // Closing with weights trained in the app that were never saved: asks Save / Discard /
     // Cancel (a QMessageBox named "unsavedWeightsBox"). True when the window may close. Asks
@@ -94,6 +90,8 @@ public:
 
     void restoreDefaultLayout();
     void saveSettings() const;
+    // The message's first line in the status bar, all of it in a non-modal warning box.
+    void showError(const QString& title, const QString& message);
 
 signals:
     void viewChanged(const QString& name);
@@ -105,12 +103,9 @@ protected:
 private:
     void buildViews();
     void buildDocks();
-    void buildActions();
-    void buildMenus();
-    void buildToolBar();
-    void buildStatusBar();
+    void buildActions();  // and connects them
+    void buildMenus();    // the menu bar and the toolbar
     void connectSession();
-    void restoreSettings();
     void applyDefaultDockSizes();
 
     void onTraceChanged();
@@ -118,20 +113,8 @@ private:
     void applyStepToView(const QString& view, const QString& traceName);
     void onModelChanged();
     void onInputAccepted();
-    void onTrainingStarted(int total);
-    void onTrainingProgress(int step, int total, double loss);
-    void onTrainingEnded();
     void updateSaveTrainedAction();
     void setBackwardDirection(bool on);
-    void showError(const QString& title, const QString& message);
-
-    void openWeightsDialog();
-    void exportTensorDialog(const QString& suffix);
-    void exportViewDialog(const QString& suffix);
-    void choosePreset(Session::Preset p);
-    void retrainPreset();
-    void showShortcuts();
-    void showAbout();
     QString viewForStep(const QString& traceName) const;
 
     Options options_;
@@ -154,22 +137,11 @@ private:
     QList<QWidget*> views_;  // in tab order
     QDockWidget *navigatorDock_ = nullptr, *explainDock_ = nullptr, *diagramDock_ = nullptr, *inputDock_ = nullptr;
 
-    QAction *openAct_ = nullptr, *exportCsvAct_ = nullptr, *exportNpyAct_ = nullptr, *exportPngAct_ = nullptr,
-            *exportSvgAct_ = nullptr, *quitAct_ = nullptr, *followAct_ = nullptr, *restoreLayoutAct_ = nullptr,
-            *retrainAct_ = nullptr, *cancelTrainAct_ = nullptr, *saveTrainedAct_ = nullptr, *directionAct_ = nullptr;
-    QList<QAction*> viewActs_;
-    QActionGroup* viewGroup_ = nullptr;
-    QActionGroup* presetGroup_ = nullptr;
-    QComboBox* presetCombo_ = nullptr;
-
-    QLabel* modelLabel_ = nullptr;
-    QLabel* stepLabel_ = nullptr;
-    QWidget* trainingBox_ = nullptr;
-    QProgressBar* progress_ = nullptr;
-    QLabel* lossLabel_ = nullptr;
-    LossSparkline* sparkline_ = nullptr;
-    QToolButton* cancelButton_ = nullptr;
-    QPointer<QMessageBox> errorBox_;
+    std::unique_ptr<WindowActions> actions_;
+    QList<QAction*> viewActs_;         // = actions_->views, for the view code
+    QAction* directionAct_ = nullptr;  // = actions_->direction, for the view code
+    ModelChooser* model_ = nullptr;
+    StatusBar* status_ = nullptr;
 
     QByteArray defaultState_;
     bool stateRestored_ = false;

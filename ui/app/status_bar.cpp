@@ -1,0 +1,126 @@
+#include "app/status_bar.h"
+
+#include <QAction>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QToolButton>
+
+#include "app/loss_sparkline.h"
+#include "app/session.h"
+#include "stepformer/trace_names.h"
+#include "steps/step_model.h"
+
+StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
+    : QStatusBar(parent), session_(session), cancelTraining_(cancelTraining) {
+    setObjectName(QStringLiteral("statusBar"));
+    setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);  // as QMainWindow::statusBar() makes its own
+    modelLabel_ = new QLabel(this);
+    modelLabel_->setObjectName(QStringLiteral("modelLabel"));
+    stepLabel_ = new QLabel(this);
+    stepLabel_->setObjectName(QStringLiteral("stepLabel"));
+    stepLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Wide enough for most steps' text, so stepping does not re-lay the status bar out.
+    const QString longStep = QString::fromStdString(stepformer::names::entry(
+        {stepformer::Stack::Decoder, stepformer::BlockKind::CrossAttention, 5}, "masked_scores"));
+    stepLabel_->setMinimumWidth(stepLabel_->fontMetrics().horizontalAdvance(
+        QStringLiteral("Step 888/888 · %1 · [8, 8, 8, 8]").arg(longStep)));
+
+    trainingBox_ = new QWidget(this);
+    trainingBox_->setObjectName(QStringLiteral("trainingBox"));
+    auto* lay = new QHBoxLayout(trainingBox_);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(6);
+    auto* caption = new QLabel(tr("Training:"), trainingBox_);
+    progress_ = new QProgressBar(trainingBox_);
+    progress_->setObjectName(QStringLiteral("trainingProgress"));
+    progress_->setFixedWidth(190);
+    progress_->setTextVisible(true);
+    progress_->setFormat(tr("step %v / %m"));
+    progress_->setToolTip(tr("Training the model on the tutorial's two sentences (once; the result is cached)"));
+    sparkline_ = new LossSparkline(trainingBox_);
+    lossLabel_ = new QLabel(trainingBox_);
+    lossLabel_->setObjectName(QStringLiteral("lossLabel"));
+    lossLabel_->setMinimumWidth(QFontMetrics(font()).horizontalAdvance(QStringLiteral("loss 0.000000")));
+    cancelButton_ = new QToolButton(trainingBox_);
+    cancelButton_->setObjectName(QStringLiteral("cancelTrainingButton"));
+    cancelButton_->setDefaultAction(cancelTraining_);
+    cancelButton_->setAutoRaise(true);
+    lay->addWidget(caption);
+    lay->addWidget(progress_);
+    lay->addWidget(sparkline_);
+    lay->addWidget(lossLabel_);
+    lay->addWidget(cancelButton_);
+    trainingBox_->setVisible(false);
+
+    addWidget(modelLabel_, 1);
+    addPermanentWidget(trainingBox_);
+    addPermanentWidget(stepLabel_);
+
+    connect(session_, &Session::trainingStarted, this, &StatusBar::onTrainingStarted);
+    connect(session_, &Session::trainingProgress, this, &StatusBar::onTrainingProgress);
+    connect(session_, &Session::trainingFinished, this, [this] {
+        onTrainingEnded();
+        if (window()->isVisible())
+            showMessage(tr("Training finished: now showing the trained model (cached for the next start)."), 8000);
+    });
+    connect(session_, &Session::trainingFailed, this, &StatusBar::onTrainingEnded);  // the window says why
+}
+
+void StatusBar::showModel() {
+    const auto& c = session_->config();
+    modelLabel_->setText(tr("d_model %1 · %2 layers · %3 heads · %4")
+                             .arg(c.d_model)
+                             .arg(c.n_layers)
+                             .arg(c.n_heads)
+                             .arg(session_->modelStateText()));
+    modelLabel_->setToolTip(session_->modelDescription());
+    cancelTraining_->setEnabled(session_->isTraining());
+    if (!session_->isTraining()) trainingBox_->setVisible(false);
+}
+
+void StatusBar::showStep(int position, int count, const QString& traceName, const stepformer::TraceEntry* entry) {
+    stepLabel_->setText(entry ? tr("Step %1/%2 · %3 · %4")
+                                    .arg(position)
+                                    .arg(count)
+                                    .arg(traceName, StepModel::shapeText(*entry))
+                              : QString());
+}
+
+void StatusBar::showError(const QString& title, const QString& message) {
+    showMessage(message.section(QLatin1Char('\n'), 0, 0), 10000);
+    if (errorBox_) errorBox_->close();
+    // Non-modal: never blocks the event loop (tests, --screenshot), still impossible to miss.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, window());
+    box->setObjectName(QStringLiteral("errorMessageBox"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setWindowModality(Qt::WindowModal);
+    errorBox_ = box;
+    if (window()->isVisible()) box->open();
+}
+
+void StatusBar::onTrainingStarted(int total) {
+    sparkline_->clear();
+    progress_->setRange(0, total);
+    progress_->setValue(0);
+    lossLabel_->clear();
+    trainingBox_->setVisible(true);
+    cancelTraining_->setEnabled(true);
+    if (window()->isVisible())
+        showMessage(tr("Training the %1 model on the tutorial's sentences; the untrained model is shown meanwhile.")
+                        .arg(Session::presetKey(session_->preset())),
+                    6000);
+}
+
+void StatusBar::onTrainingProgress(int step, int total, double loss) {
+    if (progress_->maximum() != total) progress_->setMaximum(total);
+    progress_->setValue(step);
+    sparkline_->add(loss);
+    lossLabel_->setText(tr("loss %1").arg(loss, 0, 'f', 6));
+}
+
+void StatusBar::onTrainingEnded() {
+    trainingBox_->setVisible(false);
+    cancelTraining_->setEnabled(false);
+}

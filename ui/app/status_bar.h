@@ -1,0 +1,49 @@
+// The window's status bar: the model on the left; while a preset trains, a box with its progress,
+// its loss curve and a cancel button; the current step on the right. Messages pass through it
+// for a few seconds (training started or finished, exports, errors).
+#pragma once
+
+#include <QPointer>
+#include <QStatusBar>
+
+class QAction;
+class QLabel;
+class QMessageBox;
+class QProgressBar;
+class QToolButton;
+class LossSparkline;
+class Session;
+namespace stepformer {
+struct TraceEntry;
+}
+
+class StatusBar : public QStatusBar {
+public:
+    // cancelTraining: the Model menu's action, also the button in the training box; it is enabled
+    // while the session trains.
+    StatusBar(Session* session, QAction* cancelTraining, QWidget* parent);
+
+    // The model's size and state; the training box hides when nothing trains.
+    void showModel();
+    // "Step 3/120 · name · shape" (position is 1-based); empty without an entry.
+    void showStep(int position, int count, const QString& traceName, const stepformer::TraceEntry* entry);
+    // The message's first line here, all of it in a warning box over the window (errorMessageBox;
+    // it replaces the previous one, and opens only when the window is shown).
+    void showError(const QString& title, const QString& message);
+
+private:
+    void onTrainingStarted(int total);
+    void onTrainingProgress(int step, int total, double loss);
+    void onTrainingEnded();
+
+    Session* session_ = nullptr;
+    QAction* cancelTraining_ = nullptr;
+    QLabel* modelLabel_ = nullptr;
+    QLabel* stepLabel_ = nullptr;
+    QWidget* trainingBox_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* lossLabel_ = nullptr;
+    LossSparkline* sparkline_ = nullptr;
+    QToolButton* cancelButton_ = nullptr;
+    QPointer<QMessageBox> errorBox_;
+};

@@ -1,0 +1,107 @@
+#include "app/window_actions.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QStyle>
+#include <QTabWidget>
+
+#include "app/session.h"
+
+WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringList& viewNames) {
+    open = new QAction(window->style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Weights…"), window);
+    open->setObjectName(QStringLiteral("actionOpenWeights"));
+    open->setShortcut(QKeySequence::Open);
+    open->setToolTip(tr("Open a weights file: a Stepformer checkpoint or a state_dict saved from the "
+                        "tutorial's PyTorch code (safetensors) (Ctrl+O)"));
+    open->setStatusTip(open->toolTip());
+
+    auto mkExport = [window](const QString& name, const QString& text, const QString& tip) {
+        auto* a = new QAction(text, window);
+        a->setObjectName(name);
+        a->setToolTip(tip);
+        a->setStatusTip(tip);
+        return a;
+    };
+    exportCsv = mkExport(QStringLiteral("actionExportCsv"), tr("Export Tensor as &CSV…"),
+                         tr("Save the current step's tensor as comma-separated values"));
+    exportNpy = mkExport(QStringLiteral("actionExportNpy"), tr("Export Tensor as &NumPy…"),
+                         tr("Save the current step's tensor as a NumPy .npy file (np.load reads it)"));
+    exportPng = mkExport(QStringLiteral("actionExportPng"), tr("Export View as &PNG…"),
+                         tr("Save the current view as an image"));
+    exportSvg = mkExport(QStringLiteral("actionExportSvg"), tr("Export View as &SVG…"),
+                         tr("Save the current view as vector graphics"));
+    exportCsv->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    exportPng->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    exportPng->setIcon(window->style()->standardIcon(QStyle::SP_DialogSaveButton));
+
+    quit = new QAction(tr("&Quit"), window);
+    quit->setObjectName(QStringLiteral("actionQuit"));
+    quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
+    quit->setMenuRole(QAction::QuitRole);
+
+    viewGroup = new QActionGroup(window);
+    viewGroup->setExclusive(true);
+    for (int i = 0; i < tabs->count(); ++i) {
+        auto* a = new QAction(QLatin1Char('&') + tabs->tabText(i), window);
+        a->setObjectName(QStringLiteral("actionView_%1").arg(viewNames[i]));
+        a->setCheckable(true);
+        a->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+        a->setToolTip(tabs->tabToolTip(i));
+        a->setData(viewNames[i]);
+        viewGroup->addAction(a);
+        QObject::connect(a, &QAction::triggered, tabs, [tabs, i] { tabs->setCurrentIndex(i); });
+        views << a;
+    }
+    views[0]->setChecked(true);
+
+    follow = new QAction(tr("&Follow Step"), window);
+    follow->setObjectName(QStringLiteral("actionFollowStep"));
+    follow->setCheckable(true);
+    follow->setChecked(true);
+    follow->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
+    follow->setToolTip(tr("Switch to the view that suits each step: masks for a mask and the masked scores, "
+                          "attention for the softmax, the positional encoding for PE, the tensor otherwise"));
+    follow->setStatusTip(follow->toolTip());
+
+    restoreLayout = new QAction(tr("&Restore Default Layout"), window);
+    restoreLayout->setObjectName(QStringLiteral("actionRestoreLayout"));
+    restoreLayout->setToolTip(tr("Put the docks back where they were at first start"));
+
+    presetGroup = new QActionGroup(window);
+    presetGroup->setExclusive(true);
+    for (Session::Preset p : Session::allPresets()) {
+        auto* a = new QAction(Session::presetTitle(p), window);
+        a->setObjectName(QStringLiteral("actionPreset_%1").arg(Session::presetKey(p)));
+        a->setCheckable(true);
+        a->setData(static_cast<int>(p));
+        a->setToolTip(Session::presetToolTip(p));
+        a->setStatusTip(Session::presetToolTip(p));
+        presetGroup->addAction(a);
+    }
+
+    retrain = new QAction(tr("&Train Again"), window);
+    retrain->setObjectName(QStringLiteral("actionRetrain"));
+    retrain->setToolTip(tr("Forget the cached trained model of this preset and train it again"));
+    retrain->setStatusTip(retrain->toolTip());
+
+    cancelTrain = new QAction(window->style()->standardIcon(QStyle::SP_DialogCancelButton),
+                              tr("&Cancel Training"), window);
+    cancelTrain->setObjectName(QStringLiteral("actionCancelTraining"));
+    cancelTrain->setToolTip(tr("Stop training and keep showing the untrained model"));
+    cancelTrain->setEnabled(false);
+
+    saveTrained = new QAction(tr("&Save Trained Checkpoint…"), window);
+    saveTrained->setObjectName(QStringLiteral("actionSaveTrainedCheckpoint"));
+    saveTrained->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_S));
+    saveTrained->setToolTip(tr("Save the weights, config and optimizer state of the last run of the Train "
+                               "panel (Ctrl+S)"));
+    saveTrained->setStatusTip(saveTrained->toolTip());
+
+    direction = new QAction(tr("&Backward"), window);
+    direction->setObjectName(QStringLiteral("directionToggle"));
+    direction->setCheckable(true);
+    direction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+    direction->setToolTip(tr("Walk back through the backward pass: the gradients in the order they were "
+                             "computed, loss first (Ctrl+B)"));
+    direction->setStatusTip(direction->toolTip());
+}
