@@ -31,6 +31,7 @@
 #include "views/mask_view.h"
 #include "views/pe_view.h"
 #include "views/tensor_view.h"
+#include "widgets/wheel_guard.h"
 
 using stepformer::Role;
 
@@ -48,6 +49,7 @@ MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
 
 MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(parent), options_(options) {
     AppStyle::install();  // flat scroll bars: see app_style.h
+    WheelGuard::install();  // the wheel scrolls forms past unfocused value controls
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Stepformer"));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
