@@ -24,6 +24,7 @@
 #include "training/hyperparameter_form.h"
 #include "training/loss_chart.h"
 #include "training/results_table.h"
+#include "widgets/number_format.h"
 #include "stepformer/checkpoint.h"
 #include "stepformer/model.h"
 
@@ -351,7 +352,7 @@ void TrainingPanel::onStep(const TrainingStep& s) {
                              .arg(epochs_ > 0 ? epochs_ : (s.stepsPerEpoch > 0 ? total / s.stepsPerEpoch : 0))
                              .arg(s.step)
                              .arg(total)
-                             .arg(formatDuration(left)));
+                             .arg(numfmt::duration(left)));
     emit progressChanged(s.step, total, s.loss);
 }
 
@@ -366,8 +367,8 @@ void TrainingPanel::onFinished(State status, const QString& message, std::shared
     if (status == State::Finished) {
         text = tr("Finished %1 steps in %2; last loss %3.")
                    .arg(steps)
-                   .arg(formatDuration(last.elapsedS))
-                   .arg(out ? out->lastLoss : last.loss, 0, 'g', 4);
+                   .arg(numfmt::duration(last.elapsedS))
+                   .arg(numfmt::fourDigits(out ? out->lastLoss : last.loss));
     } else if (status == State::Stopped) {
         text = steps > 0 ? tr("Stopped after %1 steps; the weights so far are kept.").arg(steps)
                          : tr("Stopped before the first step.");
@@ -474,15 +475,6 @@ void TrainingPanel::showMessage(const QString& text, const QString& kind) {
     else
         css = QStringLiteral("background: #eef3fa; color: #23406b; border: 1px solid #c2d3ea;");
     message_->setStyleSheet(QStringLiteral("QLabel { %1 border-radius: 4px; padding: 5px 8px; }").arg(css));
-}
-
-QString TrainingPanel::formatDuration(double seconds) {
-    if (!(seconds >= 0.0) || !std::isfinite(seconds)) return QStringLiteral("–");
-    if (seconds < 10.0) return tr("%1 s").arg(seconds, 0, 'f', 1);
-    const int s = int(std::lround(seconds));
-    if (s < 60) return tr("%1 s").arg(s);
-    if (s < 3600) return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
-    return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
 // ----- checkpoints --------------------------------------------------------------------------

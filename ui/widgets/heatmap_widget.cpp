@@ -17,12 +17,9 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
-#include "steps/tensor_slice.h"
+#include "widgets/number_format.h"
 
 namespace {
-
-using tensorviz::exactText;
-using tensorviz::shortText;
 
 constexpr float kFillThreshold = 1e8f;  // |v| at or beyond this is a mask fill (-1e9)
 constexpr int kMaxFitCell = 64;
@@ -298,8 +295,8 @@ QString HeatmapWidget::cellText(int r, int c) const {
     if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return {};
     const float v = vals()[size_t(r) * cols_ + c];
     if (integral_ && std::isfinite(v) && !isFill(v))
-        return QString::number(static_cast<qint64>(v)).replace(QLatin1Char('-'), QStringLiteral("\u2212"));
-    return shortText(v);
+        return numfmt::wholeCell(v);
+    return numfmt::cell(v);
 }
 
 int HeatmapWidget::labelExtent(bool rowsSide, const QFontMetrics& fm) const {
@@ -640,7 +637,7 @@ QString HeatmapWidget::defaultTooltip(int r, int c) const {
     };
     QString s;
     if (!title_.isEmpty()) s += QStringLiteral("<b>%1</b> [%2, %3]<br>").arg(title_.toHtmlEscaped()).arg(r).arg(c);
-    s += QStringLiteral("value = <b>%1</b><br>").arg(exactText(value(r, c)));
+    s += QStringLiteral("value = <b>%1</b><br>").arg(numfmt::exact(value(r, c)));
     s += axisLine(tr("row"), r, rowLabels_, rowTitle_) + QStringLiteral("<br>");
     s += axisLine(tr("column"), c, colLabels_, colTitle_);
     if (isMasked(r, c)) {
