@@ -10,7 +10,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QSpinBox>
 #include <QStyle>
 #include <QVBoxLayout>
