@@ -16,7 +16,7 @@
 
 #include "widgets/colormap.h"
 #include "widgets/heatmap_widget.h"
-#include "steps/tensor_slice.h"
+#include "widgets/number_format.h"
 
 namespace {
 
@@ -78,7 +78,7 @@ void TestHeatmap::colormapRanges() {
     Colormap flat(Colormap::Kind::Sequential, 3.0f, 3.0f);  // no crash, valid range
     QVERIFY(flat.hi() > flat.lo());
     QCOMPARE(Colormap(Colormap::Kind::Diverging, 0, 0).hi(), 1.0f);
-    QCOMPARE(Colormap::tickLabel(-1e9), QStringLiteral("\u22121e9"));
+    QCOMPARE(numfmt::colorBarTick(-1e9), QStringLiteral("\u22121e9"));
 }
 
 void TestHeatmap::paintsLegendColours() {
@@ -220,16 +220,14 @@ void TestHeatmap::tooltipCallbackAndHelpEvent() {
 }
 
 void TestHeatmap::cellTextFormats() {
-    using tensorviz::exactText;
-    using tensorviz::shortText;
-    QCOMPARE(shortText(0.0f), QStringLiteral("0"));
-    QCOMPARE(shortText(0.4213f), QStringLiteral("0.42"));
-    QCOMPARE(shortText(-1e9f), QStringLiteral("\u22121e9"));
-    QCOMPARE(shortText(2e-7f), QStringLiteral("2e\u22127"));  // tiny but not zero: not "0"
-    QCOMPARE(shortText(-12.34f), QStringLiteral("\u221212.3"));
-    QCOMPARE(exactText(0.1f), QStringLiteral("0.1"));
-    QCOMPARE(exactText(-1e9f), QStringLiteral("\u22121e9"));
-    QCOMPARE(exactText(std::numeric_limits<float>::quiet_NaN()), QStringLiteral("NaN"));
+    QCOMPARE(numfmt::cell(0.0f), QStringLiteral("0"));
+    QCOMPARE(numfmt::cell(0.4213f), QStringLiteral("0.42"));
+    QCOMPARE(numfmt::cell(-1e9f), QStringLiteral("\u22121e9"));
+    QCOMPARE(numfmt::cell(2e-7f), QStringLiteral("2e\u22127"));  // tiny but not zero: not "0"
+    QCOMPARE(numfmt::cell(-12.34f), QStringLiteral("\u221212.3"));
+    QCOMPARE(numfmt::exact(0.1f), QStringLiteral("0.1"));
+    QCOMPARE(numfmt::exact(-1e9f), QStringLiteral("\u22121e9"));
+    QCOMPARE(numfmt::exact(std::numeric_limits<float>::quiet_NaN()), QStringLiteral("NaN"));
 }
 
 void TestHeatmap::zoomButtonsAndCtrlWheel() {

@@ -21,6 +21,7 @@
 #include "views/attention_lines_widget.h"
 #include "views/attention_view.h"
 #include "widgets/heatmap_widget.h"
+#include "widgets/number_format.h"
 #include "views/mask_view.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
@@ -189,7 +190,7 @@ void TestTensorViews::tensorViewScoresStep() {
     QVERIFY2(tip.contains(QStringLiteral("\u221ad_k")), qPrintable(tip));
     QVERIFY(tip.contains(QStringLiteral("q<sub>1</sub>")));
     QVERIFY(tip.contains(QStringLiteral("k<sub>4</sub>")));
-    QVERIFY(tip.contains(tensorviz::exactText(sc->value(1, 4))));
+    QVERIFY(tip.contains(numfmt::exact(sc->value(1, 4))));
     QVERIFY(tip.contains(QStringLiteral("'mochte'")));
     QVERIFY(tip.contains(QStringLiteral("'P'")));
     QVERIFY(tip.contains(QStringLiteral("[0, 0, 1, 4]")));
@@ -349,7 +350,7 @@ void TestTensorViews::tensorViewTooltipThroughHelpEvent() {
     const QString tip = QToolTip::text();
     QVERIFY2(tip.contains(QStringLiteral("'ein'")), qPrintable(tip));  // the token of row 2
     QVERIFY(tip.contains(QStringLiteral("fc_out + input")));
-    QVERIFY(tip.contains(tensorviz::exactText(out->value(2, 7))));
+    QVERIFY(tip.contains(numfmt::exact(out->value(2, 7))));
     QToolTip::hideText();
 }
 

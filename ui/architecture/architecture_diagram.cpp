@@ -1,16 +1,9 @@
 #include "architecture/architecture_diagram.h"
 
 #include <algorithm>
-#include <cmath>
-#include <numbers>
 
 #include <QHelpEvent>
-#include <QPaintEngine>
-#include <QPaintEvent>
 #include <QMouseEvent>
-#include <QPainter>
-#include <QPainterPath>
-#include <QTextOption>
 #include <QToolTip>
 
 #include "architecture/architecture_parts.h"
@@ -18,25 +11,9 @@
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
 
+using namespace architecture;
+
 namespace {
-
-// The design space: everything is laid out in these logical units, then mapped to the widget
-// with separate x / y factors (their ratio limited so the figure never looks squashed).
-constexpr qreal kW = 400, kH = 526;
-constexpr qreal kMaxStretch = 1.35;
-
-// Columns.
-constexpr qreal kEncFrameL = 40, kEncFrameR = 188, kEncX0 = 62, kEncX1 = 180, kEncCx = 121, kEncLane = 51;
-constexpr qreal kDecFrameL = 212, kDecFrameR = 360, kDecX0 = 220, kDecX1 = 338, kDecCx = 279, kDecLane = 349;
-constexpr qreal kFrameBottom = 410, kEncFrameTop = 210, kDecFrameTop = 116;
-constexpr qreal kBranchY = 402;          // where the stack input splits into Q, K, V and the residual
-constexpr qreal kAddY = 432, kAddR = 9;  // the embedding + PE circle
-constexpr qreal kPeR = 11;
-
-// Paper-like colours.
-constexpr QRgb kEmbedding = 0xf8cfd4, kAttention = 0xfddcaa, kNorm = 0xf2f3bf, kFfn = 0xc5e4f3, kLinear = 0xd9d3f1,
-               kSoftmax = 0xcfebc7, kWhite = 0xffffff;
-constexpr QRgb kHighlight = 0xd62728, kHover = 0x1565c0;
 
 // The diagram's name of a stack (the first word of its block ids); "" outside the stacks.
 QString stackId(stepformer::Stack s) {
@@ -45,28 +22,6 @@ QString stackId(stepformer::Stack s) {
     case stepformer::Stack::Decoder: return QStringLiteral("decoder");
     default: return {};
     }
-}
-
-// Lets long dotted trace names wrap after each dot.
-QString wrappable(const QString& name) {
-    QString s = name;
-    s.replace(QLatin1Char('.'), QStringLiteral(".\u200B"));
-    return s;
-}
-
-void drawArrowHead(QPainter& p, QPointF from, QPointF to, qreal size) {
-    const QLineF l(to, from);
-    if (l.length() < 1e-6) return;
-    const qreal a = std::atan2(-l.dy(), l.dx());
-    const qreal spread = 0.45;
-    const QPointF p1 = to + QPointF(std::cos(a + spread) * size, -std::sin(a + spread) * size);
-    const QPointF p2 = to + QPointF(std::cos(a - spread) * size, -std::sin(a - spread) * size);
-    QPainterPath path;
-    path.moveTo(to);
-    path.lineTo(p1);
-    path.lineTo(p2);
-    path.closeSubpath();
-    p.fillPath(path, p.pen().color());
 }
 
 }  // namespace
@@ -83,47 +38,17 @@ ArchitectureDiagram::ArchitectureDiagram(QWidget* parent) : QWidget(parent) {
 
 QSize ArchitectureDiagram::sizeHint() const { return {360, 480}; }
 QSize ArchitectureDiagram::minimumSizeHint() const { return {220, 300}; }
-
 void ArchitectureDiagram::buildBlocks() {
     blocks_.clear();
-    auto box = [this](const char* id, const QString& label, qreal x0, qreal y0, qreal x1, qreal y1, QRgb fill) {
+    for (const BlockSpec& s : kBlocks) {
         Block b;
-        b.id = QLatin1String(id);
-        b.label = label;
-        b.logical = QRectF(QPointF(x0, y0), QPointF(x1, y1));
-        b.fill = fill;
+        b.id = QLatin1String(s.id);
+        b.label = tr(s.label);
+        b.shape = s.shape;
+        b.logical = s.logical;
+        b.fill = s.fill;
         blocks_.append(b);
-    };
-    auto circle = [this](const char* id, const QString& label, Shape shape, qreal cx, qreal cy, qreal r) {
-        Block b;
-        b.id = QLatin1String(id);
-        b.label = label;
-        b.shape = shape;
-        b.logical = QRectF(cx - r, cy - r, 2 * r, 2 * r);
-        b.fill = kWhite;
-        blocks_.append(b);
-    };
-    // Encoder, bottom to top.
-    box("encoder.embedding", tr("Input Embedding"), kEncX0 - 12, 456, kEncX1 + 8, 480, kEmbedding);
-    circle("encoder.pe", tr("Positional Encoding"), Shape::PeIcon, kEncCx - 36, kAddY, kPeR);
-    circle("encoder.add_pe", QStringLiteral("+"), Shape::Circle, kEncCx, kAddY, kAddR);
-    box("encoder.mha", tr("Multi-Head Attention"), kEncX0, 350, kEncX1, 390, kAttention);
-    box("encoder.mha_norm", tr("Add & Norm"), kEncX0, 312, kEncX1, 334, kNorm);
-    box("encoder.ffn", tr("Feed Forward"), kEncX0, 260, kEncX1, 298, kFfn);
-    box("encoder.ffn_norm", tr("Add & Norm"), kEncX0, 222, kEncX1, 244, kNorm);
-    // Decoder, bottom to top.
-    box("decoder.embedding", tr("Output Embedding"), kDecX0 - 8, 456, kDecX1 + 12, 480, kEmbedding);
-    circle("decoder.pe", tr("Positional Encoding"), Shape::PeIcon, kDecCx + 36, kAddY, kPeR);
-    circle("decoder.add_pe", QStringLiteral("+"), Shape::Circle, kDecCx, kAddY, kAddR);
-    box("decoder.masked_mha", tr("Masked Multi-Head Attention"), kDecX0, 350, kDecX1, 390, kAttention);
-    box("decoder.masked_mha_norm", tr("Add & Norm"), kDecX0, 312, kDecX1, 334, kNorm);
-    box("decoder.cross_mha", tr("Multi-Head Attention"), kDecX0, 258, kDecX1, 298, kAttention);
-    box("decoder.cross_mha_norm", tr("Add & Norm"), kDecX0, 222, kDecX1, 244, kNorm);
-    box("decoder.ffn", tr("Feed Forward"), kDecX0, 166, kDecX1, 204, kFfn);
-    box("decoder.ffn_norm", tr("Add & Norm"), kDecX0, 130, kDecX1, 152, kNorm);
-    // Output.
-    box("linear", tr("Linear"), 234, 72, 324, 96, kLinear);
-    box("softmax", tr("Softmax"), 234, 34, 324, 58, kSoftmax);
+    }
 }
 
 void ArchitectureDiagram::relayout() {
@@ -297,291 +222,4 @@ void ArchitectureDiagram::mousePressEvent(QMouseEvent* e) {
         }
     }
     QWidget::mousePressEvent(e);
-}
-
-void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b, bool hi, bool hov) const {
-    const qreal u = unit();
-    QColor fill = QColor::fromRgb(b.fill);
-    if (hov) fill = fill.lighter(106);
-    const QColor border = hi ? QColor::fromRgb(kHighlight) : (hov ? QColor::fromRgb(kHover) : QColor(0x55, 0x55, 0x55));
-    const qreal bw = hi ? std::max<qreal>(2.5, 3.2 * u) : (hov ? std::max<qreal>(1.8, 2.2 * u) : std::max<qreal>(1.0, 1.1 * u));
-    if (b.shape == Shape::Box) {
-        const qreal radius = 5 * u;
-        if (hi) {  // a soft glow so the current block is found at a glance, also on a projector
-            p.setPen(QPen(QColor(214, 39, 40, 70), bw * 3));
-            p.setBrush(Qt::NoBrush);
-            p.drawRoundedRect(b.rect, radius, radius);
-        }
-        p.setPen(QPen(border, bw));
-        p.setBrush(fill);
-        p.drawRoundedRect(b.rect, radius, radius);
-        // Label: the largest font up to the base size that fits, wrapped.
-        QFont f = font();
-        qreal px = std::max<qreal>(7.0, 12.5 * u);
-        const QRectF inner = b.rect.adjusted(3 * u, 1, -3 * u, -1);
-        QTextOption opt(Qt::AlignCenter);
-        opt.setWrapMode(QTextOption::WordWrap);
-        for (; px > 6.0; px -= 0.5) {
-            f.setPixelSize(static_cast<int>(std::round(px)));
-            const QRectF need = QFontMetricsF(f).boundingRect(inner, Qt::AlignCenter | Qt::TextWordWrap, b.label);
-            if (need.height() <= inner.height() + 1 && need.width() <= inner.width() + 1) break;
-        }
-        f.setBold(hi);
-        p.setFont(f);
-        p.setPen(QColor(0x20, 0x20, 0x20));
-        p.drawText(inner, b.label, opt);
-        return;
-    }
-    if (hi) {
-        p.setPen(QPen(QColor(214, 39, 40, 70), bw * 3));
-        p.setBrush(Qt::NoBrush);
-        p.drawEllipse(b.rect);
-    }
-    p.setPen(QPen(border, bw));
-    p.setBrush(fill);
-    p.drawEllipse(b.rect);
-    const QPointF c = b.rect.center();
-    const qreal r = b.rect.width() / 2;
-    if (b.shape == Shape::Circle) {  // the ⊕
-        p.setPen(QPen(QColor(0x20, 0x20, 0x20), std::max<qreal>(1.0, 1.3 * u)));
-        p.drawLine(QPointF(c.x() - r * 0.6, c.y()), QPointF(c.x() + r * 0.6, c.y()));
-        p.drawLine(QPointF(c.x(), c.y() - r * 0.6), QPointF(c.x(), c.y() + r * 0.6));
-    } else {  // one period of a sine wave
-        QPainterPath wave;
-        const int n = 24;
-        for (int i = 0; i <= n; ++i) {
-            const qreal t = static_cast<qreal>(i) / n;
-            const QPointF pt(c.x() - r * 0.7 + t * r * 1.4, c.y() - std::sin(t * 2 * std::numbers::pi) * r * 0.45);
-            if (i == 0) wave.moveTo(pt);
-            else wave.lineTo(pt);
-        }
-        p.setPen(QPen(QColor(0x20, 0x20, 0x20), std::max<qreal>(1.0, 1.3 * u)));
-        p.setBrush(Qt::NoBrush);
-        p.drawPath(wave);
-    }
-}
-
-// Everything that does not depend on the current step or the hovered block.
-void ArchitectureDiagram::paintStatic(QPainter& p) const {
-    // Always on white, like the paper's figure (its colours are fixed, also under a dark theme).
-    p.fillRect(rect(), Qt::white);
-    p.setRenderHint(QPainter::Antialiasing);
-    const qreal u = unit();
-    const QColor ink(0x30, 0x30, 0x30);
-    const qreal lineW = std::max<qreal>(1.0, 1.2 * u);
-    const qreal head = std::max<qreal>(4.0, 5.5 * u);
-    auto px = [](qreal v) { return static_cast<int>(std::round(std::max<qreal>(7.0, v))); };
-    auto poly = [&](std::initializer_list<QPointF> pts, bool arrow) {
-        QPolygonF poly;
-        for (const QPointF& q : pts) poly << map(q.x(), q.y());
-        p.setPen(QPen(ink, lineW, Qt::SolidLine, Qt::FlatCap, Qt::MiterJoin));
-        p.setBrush(Qt::NoBrush);
-        p.drawPolyline(poly);
-        if (arrow && poly.size() >= 2) drawArrowHead(p, poly[poly.size() - 2], poly.back(), head);
-    };
-
-    // Stack frames.
-    const QRectF encFrame(map(kEncFrameL, kEncFrameTop), map(kEncFrameR, kFrameBottom));
-    const QRectF decFrame(map(kDecFrameL, kDecFrameTop), map(kDecFrameR, kFrameBottom));
-    for (const QRectF& fr : {encFrame, decFrame}) {
-        p.setPen(QPen(QColor(0x9e, 0x9e, 0x9e), lineW));
-        p.setBrush(QColor(0xf2, 0xf2, 0xf2));
-        p.drawRoundedRect(fr, 8 * u, 8 * u);
-    }
-
-    // Arrows: encoder.
-    poly({{kEncCx, 490}, {kEncCx, 480}}, true);                                 // inputs -> embedding
-    poly({{kEncCx, 456}, {kEncCx, kAddY + kAddR}}, true);                       // embedding -> +
-    poly({{kEncCx - 36 + kPeR, kAddY}, {kEncCx - kAddR, kAddY}}, true);         // PE -> +
-    poly({{kEncCx, kAddY - kAddR}, {kEncCx, kBranchY}}, false);                 // + -> branch
-    poly({{kEncLane, kBranchY}, {kEncCx + 30, kBranchY}}, false);
-    for (qreal x : {kEncCx - 30, kEncCx, kEncCx + 30}) poly({{x, kBranchY}, {x, 390}}, true);  // Q, K, V
-    poly({{kEncLane, kBranchY}, {kEncLane, 323}, {kEncX0, 323}}, true);         // residual 1
-    poly({{kEncCx, 350}, {kEncCx, 334}}, true);
-    poly({{kEncCx, 312}, {kEncCx, 298}}, true);
-    poly({{kEncCx, 305}, {kEncLane, 305}, {kEncLane, 233}, {kEncX0, 233}}, true);  // residual 2
-    poly({{kEncCx, 260}, {kEncCx, 244}}, true);
-    // Encoder output -> K, V of the decoder's second attention.
-    poly({{kEncX1, 233}, {200, 233}, {200, 306}, {kDecX0 + 30, 306}}, false);
-    poly({{kDecX0 + 14, 306}, {kDecX0 + 14, 298}}, true);
-    poly({{kDecX0 + 30, 306}, {kDecX0 + 30, 298}}, true);
-
-    // Arrows: decoder.
-    poly({{kDecCx, 490}, {kDecCx, 480}}, true);
-    poly({{kDecCx, 456}, {kDecCx, kAddY + kAddR}}, true);
-    poly({{kDecCx + 36 - kPeR, kAddY}, {kDecCx + kAddR, kAddY}}, true);
-    poly({{kDecCx, kAddY - kAddR}, {kDecCx, kBranchY}}, false);
-    poly({{kDecCx - 30, kBranchY}, {kDecLane, kBranchY}}, false);
-    for (qreal x : {kDecCx - 30, kDecCx, kDecCx + 30}) poly({{x, kBranchY}, {x, 390}}, true);
-    poly({{kDecLane, kBranchY}, {kDecLane, 323}, {kDecX1, 323}}, true);
-    poly({{kDecCx, 350}, {kDecCx, 334}}, true);
-    poly({{kDecCx + 26, 312}, {kDecCx + 26, 298}}, true);                        // Q from the decoder
-    poly({{kDecCx + 26, 305}, {kDecLane, 305}, {kDecLane, 233}, {kDecX1, 233}}, true);
-    poly({{kDecCx, 258}, {kDecCx, 244}}, true);
-    poly({{kDecCx, 222}, {kDecCx, 204}}, true);
-    poly({{kDecCx, 213}, {kDecLane, 213}, {kDecLane, 141}, {kDecX1, 141}}, true);
-    poly({{kDecCx, 166}, {kDecCx, 152}}, true);
-    poly({{kDecCx, 130}, {kDecCx, 96}}, true);                                   // -> Linear
-    poly({{kDecCx, 72}, {kDecCx, 58}}, true);
-    poly({{kDecCx, 34}, {kDecCx, 20}}, true);
-
-    // Blocks.
-    for (const Block& b : blocks_) drawBlock(p, b, false, false);
-
-    // Texts.
-    QFont f = font();
-    f.setPixelSize(px(12 * u));
-    p.setFont(f);
-    p.setPen(QColor(0x20, 0x20, 0x20));
-    auto text = [&](qreal x0, qreal y0, qreal x1, qreal y1, int align, const QString& s) {
-        p.drawText(QRectF(map(x0, y0), map(x1, y1)), align | Qt::TextWordWrap, s);
-    };
-    text(200, 2, 360, 20, Qt::AlignCenter, tr("Output Probabilities"));
-    text(kEncFrameL, 490, kEncFrameR, 506, Qt::AlignCenter, tr("Inputs"));
-    text(kDecFrameL - 12, 490, kDecFrameR + 12, 506, Qt::AlignCenter, tr("Outputs (shifted right)"));
-    // The sentences of batch item 0 under the inputs.
-    if (trace_) {
-        QFont tf = f;
-        tf.setItalic(true);
-        tf.setPixelSize(px(10 * u));
-        p.setFont(tf);
-        p.setPen(QColor(0x55, 0x55, 0x55));
-        auto joined = [](const std::vector<std::vector<std::string>>& t) {
-            QStringList w;
-            if (!t.empty())
-                for (const auto& s : t[0]) w << QString::fromStdString(s);
-            return w.join(QLatin1Char(' '));
-        };
-        const QFontMetricsF fm(tf);
-        const QRectF er(map(kEncFrameL - 30, 506), map(kEncFrameR + 10, 524));
-        const QRectF dr(map(kDecFrameL - 10, 506), map(kDecFrameR + 30, 524));
-        p.drawText(er, Qt::AlignCenter, fm.elidedText(joined(trace_->src_tokens), Qt::ElideRight, er.width()));
-        p.drawText(dr, Qt::AlignCenter, fm.elidedText(joined(trace_->tgt_tokens), Qt::ElideRight, dr.width()));
-    }
-    // "Positional Encoding" labels beside the sine icons.
-    QFont sf = font();
-    sf.setPixelSize(px(10 * u));
-    p.setFont(sf);
-    p.setPen(QColor(0x20, 0x20, 0x20));
-    text(0, kAddY - 14, kEncCx - 36 - kPeR - 2, kAddY + 14, Qt::AlignRight | Qt::AlignVCenter, tr("Positional Encoding"));
-    text(kDecCx + 36 + kPeR + 2, kAddY - 14, kW, kAddY + 14, Qt::AlignLeft | Qt::AlignVCenter, tr("Positional Encoding"));
-
-    // Stack titles.
-    QFont bf = font();
-    bf.setPixelSize(px(12 * u));
-    bf.setBold(true);
-    p.setFont(bf);
-    p.setPen(QColor(0x40, 0x40, 0x40));
-    text(kEncFrameL, kEncFrameTop - 18, kEncFrameR, kEncFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Encoder"));
-    text(kDecFrameL, kDecFrameTop - 18, kDecFrameL + 60, kDecFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Decoder"));
-
-    // The current step's header, top left, and a hint.
-    QFont hf = font();
-    hf.setPixelSize(px(11 * u));
-    hf.setBold(true);
-    p.setFont(hf);
-    p.setPen(QColor(0x40, 0x40, 0x40));
-    text(6, 4, 196, 20, Qt::AlignLeft | Qt::AlignVCenter, tr("Current step"));
-    QFont gf = font();
-    gf.setPixelSize(px(9.5 * u));
-    p.setFont(gf);
-    p.setPen(QColor(0x80, 0x80, 0x80));
-    text(6, 150, 196, 196, Qt::AlignLeft | Qt::AlignBottom, tr("Click a block to go to its first step; hover for details."));
-}
-
-// The current step's block (highlighted), the hovered block, the N× labels with the current layer,
-// and the current step's name: drawn over the static picture, in dynamicRegion().
-void ArchitectureDiagram::paintDynamic(QPainter& p) const {
-    p.setRenderHint(QPainter::Antialiasing);
-    const qreal u = unit();
-    auto px = [](qreal v) { return static_cast<int>(std::round(std::max<qreal>(7.0, v))); };
-    auto text = [&](qreal x0, qreal y0, qreal x1, qreal y1, int align, const QString& s) {
-        p.drawText(QRectF(map(x0, y0), map(x1, y1)), align | Qt::TextWordWrap, s);
-    };
-    for (const Block& b : blocks_) {
-        const bool hi = b.id == highlighted_, hov = b.id == hovered_;
-        if (hi || hov) drawBlock(p, b, hi, hov);
-    }
-
-    // N× with the current layer.
-    auto nx = [&](const QString& stack, qreal x0, qreal x1, qreal cy) {
-        QFont nf = font();
-        nf.setPixelSize(px(18 * u));
-        nf.setBold(true);
-        p.setFont(nf);
-        const bool active = !layerText(stack).isEmpty();
-        p.setPen(active ? QColor::fromRgb(kHighlight) : QColor(0x30, 0x30, 0x30));
-        text(x0, cy - 22, x1, cy, Qt::AlignHCenter | Qt::AlignBottom, QStringLiteral("%1×").arg(config_.n_layers));
-        if (active) {
-            QFont lf = font();
-            lf.setPixelSize(px(9.5 * u));
-            lf.setBold(true);
-            p.setFont(lf);
-            // "layer" above "k/N"; just "k/N" when the margin is too narrow for the word.
-            const QString word = tr("layer");
-            const qreal l0 = std::max<qreal>(0, x0 - 2), l1 = std::min(kW, x1 + 2);
-            const bool fits = QFontMetricsF(lf).horizontalAdvance(word) + 6 <= (l1 - l0) * sx_;
-            const QString frac = QStringLiteral("%1/%2").arg(layer_ + 1).arg(config_.n_layers);
-            text(l0, cy + 1, l1, cy + 30, Qt::AlignHCenter | Qt::AlignTop,
-                 fits ? word + QLatin1Char('\n') + frac : frac);
-        }
-    };
-    nx(QStringLiteral("encoder"), 0, kEncFrameL - 2, (kEncFrameTop + kFrameBottom) / 2);
-    nx(QStringLiteral("decoder"), kDecFrameR + 2, kW, (kDecFrameTop + kFrameBottom) / 2);
-
-    // The current step, top left (its header is static).
-    QFont mf = QFont(QStringLiteral("DejaVu Sans Mono"));
-    mf.setStyleHint(QFont::Monospace);
-    mf.setPixelSize(px(11 * u));
-    p.setFont(mf);
-    p.setPen(step_.isEmpty() ? QColor(0x80, 0x80, 0x80) : QColor::fromRgb(kHighlight));
-    QTextOption wrap(Qt::AlignLeft | Qt::AlignTop);
-    wrap.setWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
-    QString stepText = step_.isEmpty() ? tr("(none)") : wrappable(step_);
-    p.drawText(QRectF(map(6, 22), map(196, 110)), stepText, wrap);
-}
-
-QRectF ArchitectureDiagram::nxRect(bool encoder) const {
-    const qreal cy = (encoder ? kEncFrameTop + kFrameBottom : kDecFrameTop + kFrameBottom) / 2;
-    const qreal x0 = encoder ? 0 : kDecFrameR + 2, x1 = encoder ? kEncFrameL - 2 : kW;
-    return QRectF(map(std::max<qreal>(0, x0 - 2), cy - 22), map(std::min(kW, x1 + 2), cy + 30));
-}
-
-QRectF ArchitectureDiagram::stepTextRect() const { return QRectF(map(6, 22), map(196, 110)); }
-
-QRegion ArchitectureDiagram::dynamicRegion() const {
-    QRegion r;
-    for (const QRectF& f : {nxRect(true), nxRect(false), stepTextRect()}) r += f.toAlignedRect().adjusted(-2, -2, 2, 2);
-    const qreal glow = std::max<qreal>(2.5, 3.2 * unit()) * 1.5 + 3;  // half the glow's pen, and the antialiasing
-    for (const Block& b : blocks_)
-        if (b.id == highlighted_ || b.id == hovered_)
-            r += b.rect.adjusted(-glow, -glow, glow, glow).toAlignedRect();
-    return r;
-}
-
-void ArchitectureDiagram::paintEvent(QPaintEvent* e) {
-    QPainter p(this);
-    if (p.paintEngine()->type() != QPaintEngine::Raster) {  // e.g. rendered into an SVG: keep it vector
-        paintStatic(p);
-        paintDynamic(p);
-        return;
-    }
-    // The static picture is drawn once per size and trace; a step change repaints only
-    // dynamicRegion() (a few blocks and labels), which is a copy from it plus the dynamic parts.
-    const qreal dpr = devicePixelRatioF();
-    const QSize px = (QSizeF(size()) * dpr).toSize();
-    if (staticImage_.size() != px || staticImage_.devicePixelRatio() != dpr) {
-        staticImage_ = QImage(px, QImage::Format_ARGB32_Premultiplied);
-        staticImage_.setDevicePixelRatio(dpr);
-        QPainter ip(&staticImage_);
-        paintStatic(ip);
-    }
-    for (const QRect& r : e->region())
-        p.drawImage(r, staticImage_, QRectF(r.x() * dpr, r.y() * dpr, r.width() * dpr, r.height() * dpr));
-    paintDynamic(p);
-}
-
-void ArchitectureDiagram::changeEvent(QEvent* e) {
-    if (e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) staticImage_ = QImage();
-    QWidget::changeEvent(e);
 }

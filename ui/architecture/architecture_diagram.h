@@ -18,6 +18,7 @@
 #include <QStringList>
 #include <QWidget>
 
+#include "architecture/diagram_layout.h"
 #include "stepformer/config.h"
 #include "stepformer/trace.h"
 
@@ -68,16 +69,16 @@ protected:
     void leaveEvent(QEvent* e) override;
 
 private:
-    enum class Shape { Box, Circle, PeIcon };
+    using Shape = architecture::Shape;
     struct Block {
         QString id;
         QString label;
         Shape shape = Shape::Box;
-        QRectF logical;  // in the 400 x 532 design space
+        QRectF logical;  // in the design space (architecture::kW x kH)
         QRectF rect;     // in widget coordinates
         QRgb fill = 0xffffff;
     };
-    void buildBlocks();
+    void buildBlocks();  // from architecture::kBlocks
     void relayout();
     QPointF map(qreal x, qreal y) const;
     qreal unit() const;  // logical -> pixel factor for sizes that must stay round (circles, fonts, pens)

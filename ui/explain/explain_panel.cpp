@@ -18,6 +18,7 @@
 #include "steps/step_model.h"
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
+#include "widgets/number_format.h"
 
 using stepformer::BlockKind;
 using stepformer::Role;
@@ -25,11 +26,6 @@ using stepformer::Stack;
 using stepformer::TraceEntry;
 
 namespace {
-
-QString fmt(double v) {
-    if (v != 0.0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e5)) return QString::number(v, 'e', 2);
-    return QString::number(v, 'g', 4);
-}
 
 QString tokenAt(const std::vector<std::vector<std::string>>& tokens, size_t b, size_t pos) {
     if (b < tokens.size() && pos < tokens[b].size()) return QString::fromStdString(tokens[b][pos]);
@@ -117,7 +113,7 @@ QString ExplainPanel::explanationFor(const QString& opKindName, const stepformer
         {QStringLiteral("{d_ff}"), QString::number(c.d_ff)},
         {QStringLiteral("{d_k}"), QString::number(c.d_k)},
         {QStringLiteral("{d_v}"), QString::number(c.d_v)},
-        {QStringLiteral("{sqrt_d_k}"), QString::number(sqrtDk, 'g', 4)},
+        {QStringLiteral("{sqrt_d_k}"), numfmt::fourDigits(sqrtDk)},
         {QStringLiteral("{n_heads}"), QString::number(c.n_heads)},
         {QStringLiteral("{n_layers}"), QString::number(c.n_layers)},
         {QStringLiteral("{src_len}"), QString::number(c.src_len)},
@@ -163,7 +159,7 @@ void ExplainPanel::refresh() {
     head.shape = shape_;
     const auto& v = e->value.data;
     if (e->axes.empty() && v.size() == 1) {
-        head.stats = tr("value %1").arg(fmt(v[0]));
+        head.stats = tr("value %1").arg(numfmt::tensorStat(v[0]));
     } else if (!v.empty() && e->is_mask) {
         const auto masked = std::count_if(v.begin(), v.end(), [](float x) { return x != 0.0f; });
         head.stats = tr("%1 of %2 positions masked").arg(masked).arg(v.size());
@@ -175,7 +171,7 @@ void ExplainPanel::refresh() {
             hi = std::max(hi, x);
             sum += x;
         }
-        head.stats = tr("%1 values, min %2, max %3, mean %4").arg(v.size()).arg(fmt(lo), fmt(hi), fmt(sum / double(v.size())));
+        head.stats = tr("%1 values, min %2, max %3, mean %4").arg(v.size()).arg(numfmt::tensorStat(lo), numfmt::tensorStat(hi), numfmt::tensorStat(sum / double(v.size())));
     }
     header_->setContent(head);
     header_->show();
@@ -197,7 +193,7 @@ void ExplainPanel::refresh() {
             const double p = probs && probs->value.size() == e->value.size() ? probs->value.data[size_t(t * V + best)] : 0.0;
             body += QStringLiteral("| %1 | %2 | **%3** | %4 |\n")
                         .arg(t)
-                        .arg(md(tokenAt(trace_->tgt_tokens, 0, size_t(t))), md(word), QString::number(p, 'f', 3));
+                        .arg(md(tokenAt(trace_->tgt_tokens, 0, size_t(t))), md(word), numfmt::plainDecimals(p, 3));
         }
         body += QStringLiteral("\n");
     }

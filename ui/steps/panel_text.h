@@ -13,8 +13,6 @@ namespace tensorviz::panel {
 
 inline QString esc(const QString& s) { return s.toHtmlEscaped(); }
 inline QString quoted(const QString& tok) { return QStringLiteral("'") + esc(tok) + QStringLiteral("'"); }
-inline QString num(double v) { return exactText(static_cast<float>(v)); }
-inline QString numP(double v) { return v < 0 ? QStringLiteral("(") + num(v) + QStringLiteral(")") : num(v); }
 inline QString sub(const QString& s) { return QStringLiteral("<sub>") + s + QStringLiteral("</sub>"); }
 // The tutorial's LayerNorm has no learned scale; say so where the formula would show one.
 inline QString layerNormAffineText(const stepformer::Config& c) {

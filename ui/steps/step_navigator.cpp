@@ -16,6 +16,7 @@
 
 #include "steps/backward_steps.h"
 #include "steps/step_model.h"
+#include "widgets/number_format.h"
 
 namespace {
 constexpr int kSpeedScale = 2;  // slider units per step/second: 1 = 0.5 steps/s
@@ -112,10 +113,10 @@ StepNavigator::StepNavigator(QWidget* parent) : QWidget(parent) {
     connect(speed_, &QSlider::valueChanged, this, [this](int v) {
         const double sps = double(v) / kSpeedScale;
         timer_->setInterval(int(1000.0 / sps));
-        speedLabel_->setText(tr(" %1/s").arg(sps, 0, 'f', 1));
+        speedLabel_->setText(tr(" %1/s").arg(numfmt::plainDecimals(sps, 1)));
     });
     timer_->setInterval(500);
-    speedLabel_->setText(tr(" %1/s").arg(2.0, 0, 'f', 1));
+    speedLabel_->setText(tr(" %1/s").arg(numfmt::plainDecimals(2.0, 1)));
 
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(0, 0, 4, 0);

@@ -5,6 +5,7 @@
 
 #include "steps/panel_text.h"
 #include "steps/step_panels.h"
+#include "widgets/number_format.h"
 #include "stepformer/trace_graph.h"
 
 using namespace stepformer;
@@ -111,7 +112,7 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
         out.formula = QStringLiteral("<b>scores</b> = torch.matmul(Q, K.transpose(\u22121, \u22122)) / np.sqrt(d_k) "
                                      "(d_k = %1, \u221ad_k = %2): how well each query (row) matches each key (column).")
                           .arg(dk)
-                          .arg(QString::number(std::sqrt(double(std::max(dk, 1))), 'g', 4));
+                          .arg(numfmt::fourDigits(std::sqrt(double(std::max(dk, 1)))));
         break;
     }
     case Role::MaskedScores:

@@ -5,6 +5,7 @@
 
 #include "steps/panel_text.h"
 #include "steps/step_panels.h"
+#include "widgets/number_format.h"
 #include "stepformer/trace_graph.h"
 
 using namespace stepformer;
@@ -12,6 +13,8 @@ using namespace stepformer;
 namespace tensorviz {
 
 using namespace panel;
+using numfmt::exact;
+using numfmt::exactOperand;
 
 namespace {
 
@@ -28,12 +31,10 @@ QString sumTerms(const std::vector<std::pair<double, double>>& terms, double tot
     QStringList parts;
     const size_t shown = std::min<size_t>(terms.size(), 6);
     for (size_t i = 0; i < shown; ++i)
-        parts << QStringLiteral("%1\u00b7%2").arg(shortText(float(terms[i].first)),
-                                                 terms[i].second < 0 ? QStringLiteral("(") + shortText(float(terms[i].second)) + QStringLiteral(")")
-                                                                     : shortText(float(terms[i].second)));
+        parts << QStringLiteral("%1\u00b7%2").arg(numfmt::cell(terms[i].first), numfmt::cellOperand(terms[i].second));
     QString s = parts.join(QStringLiteral(" + "));
     if (terms.size() > shown) s += QStringLiteral(" + \u2026 (%1 terms)").arg(terms.size());
-    return s + QStringLiteral(" = <b>%1</b>").arg(num(total));
+    return s + QStringLiteral(" = <b>%1</b>").arg(exact(total));
 }
 
 QString extraFor(const CellTipContext& x, int r, int c) {
@@ -51,9 +52,9 @@ QString extraFor(const CellTipContext& x, int r, int c) {
 
     if (s.isGrad) {
         QString t = QStringLiteral("\u2202loss/\u2202%1 at this index. Nudging this number by a small \u03b5 changes the loss by about %2\u00b7\u03b5.")
-                        .arg(esc(s.base), num(v));
+                        .arg(esc(s.base), exact(v));
         const Matrix base = sliceOf(tr, &x.cfg, s.base, b, h);
-        if (inside(base, r, c)) t += QStringLiteral("<br>The number itself: %1 = %2").arg(esc(leafName(s.base)), num(base.at(r, c)));
+        if (inside(base, r, c)) t += QStringLiteral("<br>The number itself: %1 = %2").arg(esc(leafName(s.base)), exact(base.at(r, c)));
         return t;
     }
     if (x.isMask) {
@@ -83,7 +84,7 @@ QString extraFor(const CellTipContext& x, int r, int c) {
             const double sq = std::sqrt(double(Q.cols));
             t = QStringLiteral("q%1 \u00b7 k%2 / \u221ad_k = <b>%3 / %4 = %5</b><br>"
                                "(the dot product of query %6's row of Q with key %7's row of K, d_k = %8)")
-                    .arg(sub(QString::number(r)), sub(QString::number(c)), num(dot), num(sq), num(v), quoted(qi), quoted(kj))
+                    .arg(sub(QString::number(r)), sub(QString::number(c)), exact(dot), exact(sq), exact(v), quoted(qi), quoted(kj))
                     .arg(Q.cols);
         }
         const Matrix mk = maskEntry ? slice(tr, *maskEntry, b, 0, &x.cfg) : Matrix{};
@@ -99,8 +100,8 @@ QString extraFor(const CellTipContext& x, int r, int c) {
         if (inside(mk, r, c) && mk.at(r, c) != 0.0f)
             return QStringLiteral("mask[%1, %2] = 1 (%3) \u2192 masked_fill_ puts <b>\u22121e9</b> here%4.")
                 .arg(r).arg(c).arg(esc(reason()),
-                                   inside(sc, r, c) ? QStringLiteral(" (the score was %1)").arg(num(sc.at(r, c))) : QString());
-        return QStringLiteral("mask[%1, %2] = 0 \u2192 unchanged: the score %3.").arg(r).arg(c).arg(inside(sc, r, c) ? num(sc.at(r, c)) : num(v));
+                                   inside(sc, r, c) ? QStringLiteral(" (the score was %1)").arg(exact(sc.at(r, c))) : QString());
+        return QStringLiteral("mask[%1, %2] = 0 \u2192 unchanged: the score %3.").arg(r).arg(c).arg(inside(sc, r, c) ? exact(sc.at(r, c)) : exact(v));
     }
     case Role::Softmax: {
         const Matrix ms = operand(0);
@@ -113,12 +114,12 @@ QString extraFor(const CellTipContext& x, int r, int c) {
         if (sc <= -1e8) {
             return QStringLiteral("<b>Masked</b> (%1): its score is \u22121e9, and exp(\u22121e9 \u2212 %2) is exactly <b>0</b> in "
                                   "floating point \u2014 query %3 pays no attention to key %4.")
-                .arg(esc(reason()), num(mx), quoted(qi), quoted(kj));
+                .arg(esc(reason()), exact(mx), quoted(qi), quoted(kj));
         }
         return QStringLiteral("softmax over row %1: exp(s \u2212 max) / \u03a3 exp(s<sub>k</sub> \u2212 max)<br>= exp(%2 \u2212 %3) / %4 = "
                               "%5 / %4 = <b>%6</b><br>How much query %7 attends to key %8 (each row sums to 1).")
             .arg(r)
-            .arg(num(sc), numP(mx), num(sum), num(std::exp(sc - mx)), num(v), quoted(qi), quoted(kj));
+            .arg(exact(sc), exactOperand(mx), exact(sum), exact(std::exp(sc - mx)), exact(v), quoted(qi), quoted(kj));
     }
     case Role::Context: {
         const Matrix A = operand(0), V = operand(1);
@@ -140,7 +141,7 @@ QString extraFor(const CellTipContext& x, int r, int c) {
         const Matrix F = operand(0), X = operand(1);
         if (!inside(F, r, c) || !inside(X, r, c)) return {};
         return QStringLiteral("= fc_out + input = %1 + %2 = <b>%3</b><br><span style='color:#666'>input: %4</span>")
-            .arg(num(F.at(r, c)), numP(X.at(r, c)), num(v), esc(inName));
+            .arg(exact(F.at(r, c)), exactOperand(X.at(r, c)), exact(v), esc(inName));
     }
     case Role::LayerNorm: {
         const Matrix R = operand(0);
@@ -154,17 +155,17 @@ QString extraFor(const CellTipContext& x, int r, int c) {
         return QStringLiteral("row %1 of the residual: mean \u03bc = %2, variance \u03c3\u00b2 = %3<br>"
                               "(x \u2212 \u03bc) / \u221a(\u03c3\u00b2 + \u03b5) = (%4 \u2212 %5) / %6 = %7<br>%8 = <b>%9</b>")
             .arg(r)
-            .arg(num(mean), num(var), num(R.at(r, c)), numP(mean), num(std::sqrt(var + x.cfg.layer_norm_eps)), num(z),
+            .arg(exact(mean), exact(var), exact(R.at(r, c)), exactOperand(mean), exact(std::sqrt(var + x.cfg.layer_norm_eps)), exact(z),
                  x.cfg.learn_layer_norm ? QStringLiteral("then \u00b7 \u03b3 + \u03b2")
                                         : QStringLiteral("no learned \u03b3, \u03b2 (fixed 1, 0)"),
-                 num(v));
+                 exact(v));
     }
     case Role::FfnHidden:
         return QStringLiteral("= row %1 of the input \u00b7 fc[0].weight<sup>T</sup> (d_model \u2192 d_ff), hidden unit %2.").arg(r).arg(c);
     case Role::Relu: {
         const Matrix H = operand(0);
         if (!inside(H, r, c)) return {};
-        return QStringLiteral("= max(0, hidden) = max(0, %1) = <b>%2</b>").arg(num(H.at(r, c)), num(v));
+        return QStringLiteral("= max(0, hidden) = max(0, %1) = <b>%2</b>").arg(exact(H.at(r, c)), exact(v));
     }
     case Role::FfnOut:
         return QStringLiteral("= row %1 of relu \u00b7 fc[2].weight<sup>T</sup> (d_ff \u2192 d_model), column %2.").arg(r).arg(c);
@@ -181,24 +182,24 @@ QString extraFor(const CellTipContext& x, int r, int c) {
         const int i2 = c - c % 2;
         const double angle = double(r) / std::pow(10000.0, double(i2) / D);
         return QStringLiteral("PE(pos = %1, %2) = %3(%1 / 10000<sup>%4/%5</sup>) = %3(%6) = <b>%7</b>")
-            .arg(r).arg(c).arg(c % 2 == 0 ? QStringLiteral("sin") : QStringLiteral("cos")).arg(i2).arg(D).arg(num(angle), num(v));
+            .arg(r).arg(c).arg(c % 2 == 0 ? QStringLiteral("sin") : QStringLiteral("cos")).arg(i2).arg(D).arg(exact(angle), exact(v));
     }
     case Role::PositionalAdd: {
         const Matrix E = operand(0), PE = operand(1);
         if (!inside(E, r, c) || !inside(PE, r, c)) return {};
-        return QStringLiteral("= embedding + PE[position %1] = %2 + %3 = <b>%4</b>").arg(r).arg(num(E.at(r, c)), numP(PE.at(r, c)), num(v));
+        return QStringLiteral("= embedding + PE[position %1] = %2 + %3 = <b>%4</b>").arg(r).arg(exact(E.at(r, c)), exactOperand(PE.at(r, c)), exact(v));
     }
     case Role::Logits:
         return QStringLiteral("score of the word %1 as the output at position %2 = row %2 of the decoder output \u00b7 "
                               "projection.weight<sup>T</sup>.").arg(quoted(kj)).arg(r);
     case Role::Probs: {
         const Matrix L = operand(0);
-        QString t = QStringLiteral("P(output at position %1 = %2) = <b>%3</b>").arg(r).arg(quoted(kj), num(v));
+        QString t = QStringLiteral("P(output at position %1 = %2) = <b>%3</b>").arg(r).arg(quoted(kj), exact(v));
         if (inside(L, r, c)) {
             double mx = -INFINITY, sum = 0.0;
             for (int k = 0; k < L.cols; ++k) mx = std::max(mx, double(L.at(r, k)));
             for (int k = 0; k < L.cols; ++k) sum += std::exp(double(L.at(r, k)) - mx);
-            t += QStringLiteral("<br>= exp(logit \u2212 max) / \u03a3 = exp(%1 \u2212 %2) / %3").arg(num(L.at(r, c)), numP(mx), num(sum));
+            t += QStringLiteral("<br>= exp(logit \u2212 max) / \u03a3 = exp(%1 \u2212 %2) / %3").arg(exact(L.at(r, c)), exactOperand(mx), exact(sum));
         }
         return t;
     }
@@ -211,7 +212,7 @@ QString extraFor(const CellTipContext& x, int r, int c) {
         for (int k = 1; k < Pm.cols; ++k)
             if (std::fabs(Pm.at(c, k) - p) < std::fabs(Pm.at(c, best) - p)) best = k;
         return QStringLiteral("= \u2212log P(correct word %1) = \u2212log %2 = <b>%3</b>")
-            .arg(quoted(labelOf(Pm.colLabels, best)), num(Pm.at(c, best)), num(v));
+            .arg(quoted(labelOf(Pm.colLabels, best)), exact(Pm.at(c, best)), exact(v));
     }
     case Role::Loss:
         return QStringLiteral("the mean of loss.per_token over the positions whose target is not padding.");
@@ -227,7 +228,7 @@ QString cellTooltip(const CellTipContext& x, int r, int c) {
     const TraceEntry* e = findEntry(*x.tr, x.name);
     QString s = QStringLiteral("<b>%1</b>").arg(esc(x.name));
     if (e) s += esc(indexText(*e, x.b, x.h, r, c));
-    s += QStringLiteral("<br>value = <b>%1</b>").arg(exactText(x.m.at(r, c)));
+    s += QStringLiteral("<br>value = <b>%1</b>").arg(exact(x.m.at(r, c)));
     if (e && axisIndex(*e, AxisKind::Batch) >= 0) {
         s += QStringLiteral("<br>sentence %1").arg(x.b);
         if (axisIndex(*e, AxisKind::Head) >= 0) s += QStringLiteral(", head %1").arg(x.h);

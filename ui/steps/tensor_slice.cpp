@@ -1,12 +1,9 @@
 #include "steps/tensor_slice.h"
-#include "widgets/text_util.h"
 
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 
 using stepformer::Axis;
 using stepformer::AxisKind;
@@ -16,23 +13,6 @@ using stepformer::TraceEntry;
 namespace tensorviz {
 
 namespace {
-
-using ui_text::kMinus;
-
-// "1e-07" / "-1e+09" -> "1e−7" / "−1e9"
-QString prettyNumber(QString s) {
-    const int e = s.indexOf(QLatin1Char('e'));
-    if (e >= 0) {
-        QString mant = s.left(e);
-        QString ex = s.mid(e + 1);
-        const bool neg = ex.startsWith(QLatin1Char('-'));
-        if (neg || ex.startsWith(QLatin1Char('+'))) ex.remove(0, 1);
-        while (ex.size() > 1 && ex.startsWith(QLatin1Char('0'))) ex.remove(0, 1);
-        s = mant + QLatin1Char('e') + (neg ? QStringLiteral("-") : QString()) + ex;
-    }
-    s.replace(QLatin1Char('-'), kMinus);
-    return s;
-}
 
 std::vector<Axis> axesOf(const TraceEntry& e) {
     if (e.axes.size() == size_t(e.value.rank())) return e.axes;
@@ -194,31 +174,6 @@ Matrix transposed(const Matrix& m) {
     for (int r = 0; r < m.rows; ++r)
         for (int c = 0; c < m.cols; ++c) t.values[size_t(c) * t.cols + r] = m.at(r, c);
     return t;
-}
-
-QString exactText(float v) {
-    if (std::isnan(v)) return QStringLiteral("NaN");
-    if (std::isinf(v)) return v > 0 ? QStringLiteral("+\u221e") : kMinus + QStringLiteral("\u221e");
-    char buf[64];
-    const auto res = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back as v
-    return prettyNumber(QString::fromLatin1(buf, static_cast<int>(res.ptr - buf)));
-}
-
-QString shortText(float v) {
-    if (std::isnan(v)) return QStringLiteral("NaN");
-    if (std::isinf(v)) return v > 0 ? QStringLiteral("\u221e") : kMinus + QStringLiteral("\u221e");
-    if (v == 0.0f) return QStringLiteral("0");
-    const float a = std::fabs(v);
-    QString s;
-    if (a >= 1e4f || a < 0.005f)
-        s = QString::number(double(v), 'e', 0);
-    else if (a >= 100.0f)
-        s = QString::number(double(v), 'f', 0);
-    else if (a >= 10.0f)
-        s = QString::number(double(v), 'f', 1);
-    else
-        s = QString::number(double(v), 'f', 2);
-    return prettyNumber(s);
 }
 
 QString shapeText(const stepformer::Shape& s) {

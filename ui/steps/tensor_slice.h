@@ -1,6 +1,6 @@
 // Helpers shared by TensorView, AttentionView and MaskView: cutting a 2-D matrix (with its
 // token / index labels) out of a traced tensor for one batch item and one head, finding the
-// tensors an operation read from, and formatting numbers for display.
+// tensors an operation read from. (Numbers are formatted by widgets/number_format.h.)
 #pragma once
 
 #include <vector>
@@ -47,9 +47,6 @@ QStringList axisLabels(const stepformer::Trace& tr, stepformer::AxisKind kind, i
 QString axisTitle(const stepformer::Axis& a);
 QString tokenAt(const stepformer::Trace& tr, stepformer::AxisKind kind, int batch, int index);
 
-// The shortest text that reads back as v ("0.1", "\u22121e9"); and a short cell text ("0.42").
-QString exactText(float v);
-QString shortText(float v);
 QString shapeText(const stepformer::Shape& s);  // "[2, 4, 5, 5]"
 
 // Where a step sits in the model, read from its trace entry's graph fields (never from its name).

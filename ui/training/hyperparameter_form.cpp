@@ -10,13 +10,13 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QSpinBox>
 #include <QStyle>
 #include <QVBoxLayout>
 
 #include "stepformer/params.h"
 #include "stepformer/recipes.h"
+#include "widgets/number_format.h"
 
 using namespace stepformer;
 
@@ -30,33 +30,12 @@ double trainingBytes(int64_t params, OptimizerKind k) {
     return double(params) * 4.0 * (4.0 + (k == OptimizerKind::Adam ? 2.0 : 1.0));
 }
 
-QString formatBytes(double b) {
-    if (b >= 1024.0 * 1024 * 1024) return QStringLiteral("%1 GB").arg(b / (1024.0 * 1024 * 1024), 0, 'f', 1);
-    if (b >= 1024.0 * 1024) return QStringLiteral("%1 MB").arg(b / (1024.0 * 1024), 0, 'f', 0);
-    return QStringLiteral("%1 kB").arg(std::max(1.0, b / 1024.0), 0, 'f', 0);
-}
-
-QString formatCount(int64_t n) {
-    if (n >= 1000000) return QStringLiteral("%1 M").arg(double(n) / 1e6, 0, 'f', 1);
-    if (n >= 1000) return QStringLiteral("%1 k").arg(double(n) / 1e3, 0, 'f', 1);
-    return QString::number(n);
-}
-
 // "1e-3", "0.001", "5e-3" (locale independent).
 bool parseNumber(const QString& text, double* out) {
     bool ok = false;
     const double v = text.trimmed().replace(QLatin1Char(','), QLatin1Char('.')).toDouble(&ok);
     if (ok) *out = v;
     return ok;
-}
-
-QString formatLr(double lr) {
-    // Short and exact for the usual values: 1e-3 -> "1e-3", 0.005 -> "5e-3", 0.1 -> "0.1".
-    if (lr >= 0.01 || lr == 0.0) return QString::number(lr, 'g', 6);
-    const int e = int(std::floor(std::log10(lr)));
-    const double m = lr / std::pow(10.0, e);
-    QString ms = QString::number(m, 'g', 6);
-    return ms + QStringLiteral("e-") + QString::number(-e);
 }
 
 }  // namespace
@@ -316,7 +295,7 @@ void HyperparameterForm::setTrainOptions(const TrainOptions& o) {
     shuffle_->setChecked(o.shuffle);
     seed_->setValue(int(std::min<uint64_t>(o.seed, 2147483647u)));
     optimizer_->setCurrentIndex(optimizer_->findData(int(o.optimizer.kind)));
-    lr_->setText(formatLr(o.optimizer.lr));
+    lr_->setText(numfmt::learningRate(o.optimizer.lr));
     momentum_->setValue(o.optimizer.momentum);
     warmup_->setChecked(o.optimizer.warmup_schedule);
     warmupSteps_->setValue(o.optimizer.warmup_steps);
@@ -324,7 +303,7 @@ void HyperparameterForm::setTrainOptions(const TrainOptions& o) {
     if (!was) onEdited();
 }
 
-void HyperparameterForm::setLearningRate(double lr) { lr_->setText(formatLr(lr)); }
+void HyperparameterForm::setLearningRate(double lr) { lr_->setText(numfmt::learningRate(lr)); }
 
 void HyperparameterForm::setArchitectureLocked(bool locked, const QString& reason) {
     locked_ = locked;
@@ -347,7 +326,7 @@ QString HyperparameterForm::describeSize(const Config& c) {
     } catch (const std::exception&) {
         return {};
     }
-    return tr("≈ %1 parameters (%2 of weights)").arg(formatCount(n), formatBytes(double(n) * 4.0));
+    return tr("≈ %1 parameters (%2 of weights)").arg(numfmt::abbreviatedCount(n), numfmt::byteSize(double(n) * 4.0));
 }
 
 void HyperparameterForm::onEdited() {
@@ -417,7 +396,7 @@ void HyperparameterForm::validate() {
     if (need > kMaxTrainingBytes)
         errors_.append({dModel_, tr("Model size: %1 parameters would need about %2 of memory to train; make d_model, "
                                     "d_ff or the number of layers smaller.")
-                                     .arg(formatCount(n), formatBytes(need))});
+                                     .arg(numfmt::abbreviatedCount(n), numfmt::byteSize(need))});
     sizeLabel_->setText(describeSize(c));
 
     QList<QWidget*> bad;

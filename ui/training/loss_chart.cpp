@@ -23,7 +23,11 @@
 #include <QVBoxLayout>
 #include <QValueAxis>
 
+#include "widgets/number_format.h"
+
 namespace {
+
+using numfmt::chartReadout;
 
 const QColor kRaw(158, 197, 232);
 const QColor kSmooth(31, 95, 168);
@@ -38,13 +42,6 @@ double niceInterval(double span, int maxTicks) {
     for (double m : {1.0, 2.0, 5.0, 10.0})
         if (m * p >= raw) return std::max(1.0, m * p);
     return std::max(1.0, 10.0 * p);
-}
-
-QString fmt(double v) {
-    if (v == 0.0) return QStringLiteral("0");
-    const double a = std::abs(v);
-    if (a >= 1e-3 && a < 1e4) return QString::number(v, 'f', a >= 100 ? 1 : a >= 1 ? 4 : 5);
-    return QString::number(v, 'e', 3);
 }
 
 void styleChart(QChart* c) {
@@ -393,7 +390,7 @@ void LossChart::updateValueLabel() {
     }
     valueLabel_->setText(tr("step <b>%1</b> · loss <b style='color:%4'>%2</b> · smoothed <b style='color:%5'>%3</b>")
                              .arg(int(steps_.back()))
-                             .arg(fmt(loss_.back()), fmt(ema_.back()), kRaw.darker(150).name(), kSmooth.name()));
+                             .arg(chartReadout(loss_.back()), chartReadout(ema_.back()), kRaw.darker(150).name(), kSmooth.name()));
 }
 
 int LossChart::nearestIndex(double step) const {
@@ -411,7 +408,7 @@ QString LossChart::hoverText(double step) const {
     const size_t k = size_t(i);
     return tr("step %1\nloss %2\nsmoothed %3\ngradient norm %4\nlearning rate %5")
         .arg(int(steps_[k]))
-        .arg(fmt(loss_[k]), fmt(ema_[k]), fmt(grad_[k]), fmt(lr_[k]));
+        .arg(chartReadout(loss_[k]), chartReadout(ema_[k]), chartReadout(grad_[k]), chartReadout(lr_[k]));
 }
 
 void LossChart::showHover(int index, const QPoint& globalPos) {

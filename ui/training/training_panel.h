@@ -119,7 +119,6 @@ private:
     void updateControls();
     void updateIdleProgress();
     void showMessage(const QString& text, const QString& kind);  // kind: info | ok | warn | error
-    static QString formatDuration(double seconds);
 
     TrainingController* controller_ = nullptr;
     HyperparameterForm* form_ = nullptr;

@@ -13,6 +13,7 @@
 #include <QToolTip>
 
 #include "steps/tensor_slice.h"
+#include "widgets/number_format.h"
 
 namespace {
 constexpr double kFaded = 0.07;  // opacity factor of lines that are not highlighted
@@ -160,7 +161,7 @@ QString AttentionLinesWidget::tokenTooltip(bool querySide, int index) const {
             const int j = w[i].second;
             const bool m = querySide ? masked(index, j) : masked(j, index);
             parts << QStringLiteral("'%1' %2%3")
-                         .arg((querySide ? keys_ : queries_)[j].toHtmlEscaped(), tensorviz::shortText(w[i].first),
+                         .arg((querySide ? keys_ : queries_)[j].toHtmlEscaped(), numfmt::cell(w[i].first),
                               m ? tr(" (masked)") : QString());
         }
         s += QStringLiteral("<br><span style='color:%1'>\u25a0</span> head %2: %3")
@@ -294,7 +295,7 @@ void AttentionLinesWidget::paintEvent(QPaintEvent*) {
         p.setFont(font());
         if (other) {  // the weight next to the token
             p.setPen(QColor(60, 60, 60));
-            const QString wt = isMasked ? tr("0 (masked)") : tensorviz::shortText(float(tint));
+            const QString wt = isMasked ? tr("0 (masked)") : numfmt::cell(float(tint));
             const int tw = fm.horizontalAdvance(wt) + 4;
             const QRect wr = querySide ? QRect(r.right() + 6, r.top(), tw, r.height())
                                        : QRect(r.left() - 6 - tw, r.top(), tw, r.height());

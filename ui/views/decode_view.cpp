@@ -28,6 +28,7 @@
 #include "stepformer/model.h"
 #include "stepformer/trace_graph.h"
 #include "steps/tensor_slice.h"
+#include "widgets/number_format.h"
 
 using namespace stepformer;
 
@@ -63,11 +64,6 @@ QLabel* makeCaption(QWidget* parent) {
     l->setWordWrap(true);
     l->setStyleSheet(QStringLiteral("color: #333;"));
     return l;
-}
-
-QString probText(float p) {
-    if (p >= 0.001f) return QString::number(double(p), 'f', 3);
-    return QString::number(double(p), 'g', 2);
 }
 
 }  // namespace
@@ -274,7 +270,7 @@ DecodeView::DecodeView(QWidget* parent) : QWidget(parent) {
         }
         const Step& s = steps_[size_t(current_)];
         if (size_t(index) >= s.probs.size()) return;
-        QString tip = tr("<b>%1</b>: p = %2").arg(tgtToken(index).toHtmlEscaped(), probText(s.probs[size_t(index)]));
+        QString tip = tr("<b>%1</b>: p = %2").arg(tgtToken(index).toHtmlEscaped(), numfmt::probability(s.probs[size_t(index)]));
         if (index == s.chosen) tip += tr("<br>the largest probability: greedy decoding picks it");
         QToolTip::showText(QCursor::pos(), tip, chartView_);
     });
@@ -609,11 +605,11 @@ void DecodeView::updateChips() {
     const float p = size_t(s.chosen) < s.probs.size() ? s.probs[size_t(s.chosen)] : 0.0f;
     const QString chStyle = chipStyle(kChosenColor.name(), kChosenColor.darker(130).name(), QStringLiteral("white"), true);
     chipsLayout_->addWidget(makeChip(chosen, chStyle,
-                                     tr("argmax of the probabilities at the last position: %1 (p = %2)").arg(chosen, probText(p)),
+                                     tr("argmax of the probabilities at the last position: %1 (p = %2)").arg(chosen, numfmt::probability(p)),
                                      chipsHost_));
     auto* note = new QLabel(chipsHost_);
     note->setTextFormat(Qt::RichText);
-    QString text = tr("next token = argmax p = <b>%1</b> &nbsp;(p = %2)").arg(chosen.toHtmlEscaped(), probText(p));
+    QString text = tr("next token = argmax p = <b>%1</b> &nbsp;(p = %2)").arg(chosen.toHtmlEscaped(), numfmt::probability(p));
     if (s.chosen == config_.eos_id()) text += tr(" &nbsp;\u2014 the end token: decoding stops");
     note->setText(text);
     note->setStyleSheet(QStringLiteral("color:#333;"));

@@ -20,19 +20,12 @@
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
 #include "steps/tensor_slice.h"
+#include "widgets/number_format.h"
 
 using namespace stepformer;
 using tensorviz::PanelSpec;
 
 namespace {
-
-QString fmt(double v) {
-    if (!std::isfinite(v)) return QStringLiteral("\u2014");
-    QString s = (v != 0.0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e4)) ? QString::number(v, 'e', 2)
-                                                                             : QString::number(v, 'g', 4);
-    if (s.startsWith(QLatin1Char('-'))) s.replace(0, 1, QStringLiteral("\u2212"));
-    return s;
-}
 
 // In SIMD lanes (no threads): one running sum was a long dependency chain, ~1 ms per weight of
 // a million numbers; the norms are shown to 4 digits, which the summation order does not move.
@@ -160,8 +153,8 @@ ParamLayout paramLayout(const Config& c, const Trace* tr, const QString& name, c
 QString optimizerText(const Optimizer& o) {
     const auto& oo = o.options();
     if (oo.kind == OptimizerKind::Adam)
-        return QStringLiteral("Adam (lr %1, \u03b2\u2081 %2, \u03b2\u2082 %3)").arg(fmt(o.current_lr()), fmt(oo.beta1), fmt(oo.beta2));
-    return QStringLiteral("SGD (lr %1, momentum %2)").arg(fmt(o.current_lr()), fmt(oo.momentum));
+        return QStringLiteral("Adam (lr %1, \u03b2\u2081 %2, \u03b2\u2082 %3)").arg(numfmt::gradientStat(o.current_lr()), numfmt::gradientStat(oo.beta1), numfmt::gradientStat(oo.beta2));
+    return QStringLiteral("SGD (lr %1, momentum %2)").arg(numfmt::gradientStat(o.current_lr()), numfmt::gradientStat(oo.momentum));
 }
 
 }  // namespace
@@ -522,12 +515,12 @@ void GradientView::rebuildTensor() {
         const QString lh = leaf.toHtmlEscaped();
         pv.tooltip = [vt, gm, lh](int r, int c) {
             return (vt ? vt(r, c) : QString()) +
-                   QStringLiteral("<br>\u2202loss/\u2202%1 here = <b>%2</b>").arg(lh, tensorviz::exactText(gm.at(r, c)));
+                   QStringLiteral("<br>\u2202loss/\u2202%1 here = <b>%2</b>").arg(lh, numfmt::exact(gm.at(r, c)));
         };
         pg.tooltip = [gt, vm, gm, lh](int r, int c) {
             const float g = gm.at(r, c);
             QString t = gt ? gt(r, c) : QString();
-            t += QStringLiteral("<br>forward value %1 = <b>%2</b>").arg(lh, tensorviz::exactText(vm.at(r, c)));
+            t += QStringLiteral("<br>forward value %1 = <b>%2</b>").arg(lh, numfmt::exact(vm.at(r, c)));
             if (g > 0)
                 t += tr("<br><i>positive: making this number larger would raise the loss</i>");
             else if (g < 0)
@@ -555,10 +548,10 @@ void GradientView::rebuildTensor() {
                 bc = c;
             }
     QString stats = tr("\u2016\u2202loss/\u2202%1\u2016 = %2 over the whole tensor %3")
-                        .arg(leaf.toHtmlEscaped(), fmt(l2(ge->value)), tensorviz::shapeText(ge->value.shape));
+                        .arg(leaf.toHtmlEscaped(), numfmt::gradientStat(l2(ge->value)), tensorviz::shapeText(ge->value.shape));
     if (br >= 0)
         stats += tr(";&nbsp; largest here: <b>%1</b> at (%2, %3)")
-                     .arg(fmt(pg.m.at(br, bc)), pg.m.rowLabels.value(br, QString::number(br)).toHtmlEscaped(),
+                     .arg(numfmt::gradientStat(pg.m.at(br, bc)), pg.m.rowLabels.value(br, QString::number(br)).toHtmlEscaped(),
                           pg.m.colLabels.value(bc, QString::number(bc)).toHtmlEscaped());
     stats += tr("<br><span style='color:#555'>Red: raising that number would raise the loss; blue: it would lower it. "
                 "Gradient descent moves every number against its gradient.</span>");
@@ -633,10 +626,10 @@ void GradientView::rebuildParameter() {
         if (norms_.size() >= 256) norms_.clear();
         return norms_.insert(v.data(), l2(v)).value();
     };
-    QString stats = tr("\u2016W\u2016 = %1, \u2016\u2202loss/\u2202W\u2016 = %2").arg(fmt(norm(W.data)), fmt(norm(G.data)));
+    QString stats = tr("\u2016W\u2016 = %1, \u2016\u2202loss/\u2202W\u2016 = %2").arg(numfmt::gradientStat(norm(W.data)), numfmt::gradientStat(norm(G.data)));
     if (haveUpdate)
         stats += tr(", \u2016\u0394W\u2016 = %1 with %2, step %3")
-                     .arg(fmt(previewNorm_), optimizerText(*optimizer_))
+                     .arg(numfmt::gradientStat(previewNorm_), optimizerText(*optimizer_))
                      .arg(optimizer_->step_count() + 1);
     else
         stats += tr("<br>No optimizer given: the update cannot be previewed.");
@@ -686,11 +679,11 @@ void GradientView::rebuildParameter() {
         const size_t i = size_t(r) * cols + c;
         if (i >= w.size() || i >= g.size()) return QString();
         QString t = QStringLiteral("<b>%1</b>[%2, %3]").arg(name.toHtmlEscaped(), rl.value(r).toHtmlEscaped(), cl.value(c).toHtmlEscaped());
-        t += QStringLiteral("<br>W = <b>%1</b>").arg(tensorviz::exactText(w[i]));
-        t += QStringLiteral("<br>\u2202loss/\u2202W = <b>%1</b>").arg(tensorviz::exactText(g[i]));
+        t += QStringLiteral("<br>W = <b>%1</b>").arg(numfmt::exact(w[i]));
+        t += QStringLiteral("<br>\u2202loss/\u2202W = <b>%1</b>").arg(numfmt::exact(g[i]));
         if (update && i < update->data.size())
             t += QStringLiteral("<br>update \u0394W = <b>%1</b><br>after the step: W = %2")
-                     .arg(tensorviz::exactText(update->data[i]), tensorviz::exactText(w[i] + update->data[i]));
+                     .arg(numfmt::exact(update->data[i]), numfmt::exact(w[i] + update->data[i]));
         return t;
     };
     weight_->setTooltipFunction(tip);

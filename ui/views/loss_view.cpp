@@ -20,6 +20,7 @@
 #include "steps/step_panels.h"
 #include "views/target_heatmap.h"
 #include "steps/tensor_slice.h"
+#include "widgets/number_format.h"
 
 using namespace stepformer;
 
@@ -28,13 +29,6 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const QColor kIgnoredBg(0xee, 0xee, 0xee);
 const QColor kIgnoredFg(0x9a, 0x9a, 0x9a);
-
-QString num(double v, int prec = 4) {
-    if (std::isnan(v)) return QStringLiteral("\u2014");
-    QString s = QString::number(v, 'f', prec);
-    if (s.startsWith(QLatin1Char('-'))) s.replace(0, 1, QStringLiteral("\u2212"));
-    return s;
-}
 
 QTableWidgetItem* item(const QString& text, Qt::Alignment align = Qt::AlignCenter) {
     auto* it = new QTableWidgetItem(text);
@@ -387,14 +381,14 @@ void LossView::rebuild() {
             if (isProb)
                 t += tr("p[%1, <b>%2</b>] = exp(z) / \u03a3 exp(z) = exp(%3 \u2212 %4) = <b>%5</b>")
                          .arg(r)
-                         .arg(tok, num(z), num(lse_[i]), tensorviz::exactText(p));
+                         .arg(tok, numfmt::decimals(z), numfmt::decimals(lse_[i]), numfmt::exact(p));
             else
-                t += tr("logit z[%1, <b>%2</b>] = <b>%3</b>").arg(r).arg(tok, tensorviz::exactText(z));
+                t += tr("logit z[%1, <b>%2</b>] = <b>%3</b>").arg(r).arg(tok, numfmt::exact(z));
             if (c == target) {
                 if (target == ignoreIndex_)
                     t += QStringLiteral("<br>") + ignoredExpl;
                 else
-                    t += tr("<br>the correct token: \u2212log p = %1").arg(num(nll_[i]));
+                    t += tr("<br>the correct token: \u2212log p = %1").arg(numfmt::decimals(nll_[i]));
             } else if (target == ignoreIndex_) {
                 t += QStringLiteral("<br>") + ignoredExpl;
             }
@@ -413,10 +407,10 @@ void LossView::rebuild() {
         table_->setItem(t, 0, item(QString::number(t)));
         table_->setItem(t, 1, item(inTok(t)));
         table_->setItem(t, 2, item(tgtTok(id)));
-        table_->setItem(t, 3, item(ignored ? QStringLiteral("\u2014") : num(zTarget_[i])));
-        table_->setItem(t, 4, item(ignored ? QStringLiteral("\u2014") : num(lse_[i])));
-        table_->setItem(t, 5, item(ignored ? QStringLiteral("\u2014") : num(p_[i])));
-        table_->setItem(t, 6, item(ignored ? QStringLiteral("\u2014") : num(nll_[i])));
+        table_->setItem(t, 3, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(zTarget_[i])));
+        table_->setItem(t, 4, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(lse_[i])));
+        table_->setItem(t, 5, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(p_[i])));
+        table_->setItem(t, 6, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(nll_[i])));
         table_->setItem(t, 7, item(ignored ? tr("ignored (ignore_index=%1)").arg(ignoreIndex_) : tr("\u2714 counted")));
         for (int c = 0; c < table_->columnCount(); ++c) {
             QTableWidgetItem* it = table_->item(t, c);
@@ -454,35 +448,35 @@ void LossView::rebuild() {
     for (int t = 0; t < T_; ++t) {
         const size_t i = size_t(b) * T_ + t;
         if (targets_[i] == ignoreIndex_) continue;
-        terms << num(nll_[i]);
+        terms << numfmt::decimals(nll_[i]);
     }
     const int ignoredHere = T_ - sentenceCount_[size_t(b)];
     QString html = tr("<b>Sentence %1:</b> &nbsp;%2 = <b>%3</b> &nbsp;<span style='color:#555'>(%4 counted%5)</span>")
                        .arg(b)
                        .arg(terms.isEmpty() ? QStringLiteral("0") : terms.join(QStringLiteral(" + ")))
-                       .arg(num(sentenceSum_[size_t(b)]))
+                       .arg(numfmt::decimals(sentenceSum_[size_t(b)]))
                        .arg(sentenceCount_[size_t(b)])
                        .arg(ignoredHere > 0 ? tr(", %1 ignored").arg(ignoredHere) : QString());
     QString mean;
     if (B_ > 1) {
         QStringList sums, counts;
         for (int s = 0; s < B_; ++s) {
-            sums << num(sentenceSum_[size_t(s)]);
+            sums << numfmt::decimals(sentenceSum_[size_t(s)]);
             counts << QString::number(sentenceCount_[size_t(s)]);
         }
         mean = tr("loss = (%1) / (%2) = %3 / %4 = <b>%5</b>")
-                   .arg(sums.join(QStringLiteral(" + ")), counts.join(QStringLiteral(" + ")), num(sum_))
+                   .arg(sums.join(QStringLiteral(" + ")), counts.join(QStringLiteral(" + ")), numfmt::decimals(sum_))
                    .arg(count_)
-                   .arg(num(mean_, 6));
+                   .arg(numfmt::decimals(mean_, 6));
     } else {
-        mean = tr("loss = %1 / %2 = <b>%3</b>").arg(num(sum_)).arg(count_).arg(num(mean_, 6));
+        mean = tr("loss = %1 / %2 = <b>%3</b>").arg(numfmt::decimals(sum_)).arg(count_).arg(numfmt::decimals(mean_, 6));
     }
     html += QStringLiteral("<br>") + tr("<b>Mean over the batch:</b> &nbsp;") + mean;
     if (!std::isnan(traceLoss_)) {
         // The same function on the same probabilities: equal to the bit unless the targets differ.
         const bool same = float(traceLoss_) == float(mean_);
-        html += same ? tr(" &nbsp;<span style='color:#2e7d32'>\u2714 the model's <tt>loss</tt> = %1</span>").arg(num(traceLoss_, 6))
-                     : tr(" &nbsp;<span style='color:#b00020'>\u2260 the model's <tt>loss</tt> = %1</span>").arg(num(traceLoss_, 6));
+        html += same ? tr(" &nbsp;<span style='color:#2e7d32'>\u2714 the model's <tt>loss</tt> = %1</span>").arg(numfmt::decimals(traceLoss_, 6))
+                     : tr(" &nbsp;<span style='color:#b00020'>\u2260 the model's <tt>loss</tt> = %1</span>").arg(numfmt::decimals(traceLoss_, 6));
     }
     formulaLabel_->setText(html);
 }

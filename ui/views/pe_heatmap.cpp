@@ -1,4 +1,5 @@
 #include "views/pe_heatmap.h"
+#include "widgets/number_format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -38,11 +39,6 @@ QRgb interpolate(const Stop (&stops)[N], float t) {
         }
     }
     return stops[N - 1].c | 0xff000000u;
-}
-
-QString formatValue(float v) {
-    if (std::isnan(v)) return QStringLiteral("NaN");
-    return QString::number(static_cast<double>(v), 'g', 4);
 }
 
 constexpr qreal kMargin = 4.0;
@@ -379,13 +375,13 @@ void PeHeatmap::paintEvent(QPaintEvent*) {
         p.drawRect(bar);
         QString lo, mid, hi;
         if (mode_ == ColorMode::Diverging) {
-            lo = formatValue(-displayedAbsMax());
+            lo = numfmt::fourDigitsValue(-displayedAbsMax());
             mid = QStringLiteral("0");
-            hi = formatValue(displayedAbsMax());
+            hi = numfmt::fourDigitsValue(displayedAbsMax());
         } else {
             const bool fixed = seqHi_ > seqLo_;
-            lo = formatValue(fixed ? seqLo_ : autoLo_);
-            hi = formatValue(fixed ? seqHi_ : autoHi_);
+            lo = numfmt::fourDigitsValue(fixed ? seqLo_ : autoLo_);
+            hi = numfmt::fourDigitsValue(fixed ? seqHi_ : autoHi_);
         }
         p.setPen(textColor);
         const qreal ty = bar.bottom() + 1;
@@ -408,7 +404,7 @@ bool PeHeatmap::event(QEvent* e) {
         const float v = value(cell.y(), cell.x());
         QString text = tooltipFn_ ? tooltipFn_(cell.y(), cell.x(), v) : QString();
         if (text.isEmpty())
-            text = tr("row %1, column %2: %3").arg(rowLabel(cell.y()), colLabel(cell.x()), formatValue(v));
+            text = tr("row %1, column %2: %3").arg(rowLabel(cell.y()), colLabel(cell.x()), numfmt::fourDigitsValue(v));
         QToolTip::showText(he->globalPos(), text, this, cellRect(cell.y(), cell.x()).toAlignedRect());
         return true;
     }

@@ -19,14 +19,13 @@
 
 #include "views/pe_heatmap.h"
 #include "stepformer/model.h"
+#include "widgets/number_format.h"
 
 namespace {
 
 constexpr int kMaxLength = 1000;
 constexpr int kMaxDModel = 1024;
 constexpr int kMaxSeries = 12;
-
-QString fmt(float v) { return QString::number(static_cast<double>(v), 'g', 4); }
 
 // "0,1,4,5", "0 1 4 5", "0-3, 8": the listed dimensions in order, without duplicates.
 // Returns false when some part is not a number or range.
@@ -136,7 +135,7 @@ PositionalEncodingView::PositionalEncodingView(QWidget* parent) : QWidget(parent
         const int D = dModel();
         const QString fn = dim % 2 == 0 ? QStringLiteral("sin") : QStringLiteral("cos");
         const int i2 = dim - dim % 2;
-        return tr("PE[pos %1, dim %2] = %3(%1 / 10000^(%4/%5)) = %6").arg(pos).arg(dim).arg(fn).arg(i2).arg(D).arg(fmt(v));
+        return tr("PE[pos %1, dim %2] = %3(%1 / 10000^(%4/%5)) = %6").arg(pos).arg(dim).arg(fn).arg(i2).arg(D).arg(numfmt::fourDigits(v));
     });
     connect(tableMap_, &PeHeatmap::columnClicked, this, &PositionalEncodingView::toggleDimension);
 
@@ -427,7 +426,7 @@ void PositionalEncodingView::rebuildSum() {
     // Tooltips show the addition for the cell in all three maps.
     auto tip = [this, labels](int r, int c, float) {
         const float a = sumMaps_[0]->value(r, c), b = sumMaps_[1]->value(r, c), s = sumMaps_[2]->value(r, c);
-        return tr("%1, dim %2\nembedding %3 + PE %4 = %5").arg(labels.value(r)).arg(c).arg(fmt(a), fmt(b), fmt(s));
+        return tr("%1, dim %2\nembedding %3 + PE %4 = %5").arg(labels.value(r)).arg(c).arg(numfmt::fourDigits(a), numfmt::fourDigits(b), numfmt::fourDigits(s));
     };
     for (PeHeatmap* m : sumMaps_) m->setTooltipFn(tip);
     QString cap = tr("<b>%1 input for the current sentence</b> (batch item 0: <i>%2</i>): "

@@ -19,6 +19,7 @@
 #include "widgets/heatmap_widget.h"
 #include "steps/step_panels.h"
 #include "steps/tensor_slice.h"
+#include "widgets/number_format.h"
 
 using namespace tensorviz;
 
@@ -409,11 +410,11 @@ std::vector<PanelSpec> TensorView::gridPanels(const QString& name, int heads, QS
     const PanelSpec& p0 = panels.front();
     if (p0.mode == HeatmapWidget::ColorMode::Sequential) {
         *legendText = tr("Colour scale shared by all heads: pale = %1, dark blue = %2. Hatched = masked.")
-                          .arg(Colormap::tickLabel(p0.lo), Colormap::tickLabel(p0.hi));
+                          .arg(numfmt::colorBarTick(p0.lo), numfmt::colorBarTick(p0.hi));
     } else {
         const float a = std::max(std::fabs(lo), std::fabs(hi));
         *legendText = tr("Colour scale shared by all heads: blue = %1, white = 0, red = +%2. Hatched = masked.")
-                          .arg(Colormap::tickLabel(-a), Colormap::tickLabel(a));
+                          .arg(numfmt::colorBarTick(-a), numfmt::colorBarTick(a));
     }
     return panels;
 }

@@ -1,5 +1,5 @@
 #include "widgets/colormap.h"
-#include "widgets/text_util.h"
+#include "widgets/number_format.h"
 
 #include "widgets/static_text_cache.h"
 
@@ -50,8 +50,6 @@ QRgb interpolate(const Stop (&stops)[N], double t) {
     auto mix = [f](int x, int y) { return static_cast<int>(std::lround(x + (y - x) * f)); };
     return qRgb(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b));
 }
-
-using ui_text::kMinus;
 
 }  // namespace
 
@@ -104,27 +102,6 @@ QColor Colormap::hatchColorOn(const QColor& bg) {
     return lum < 0.45 ? QColor(255, 255, 255, 200) : QColor(60, 60, 60, 190);
 }
 
-QString Colormap::tickLabel(double v) {
-    if (v == 0.0) return QStringLiteral("0");
-    QString s = std::fabs(v) < 0.01 ? QString::number(v, 'e', 2) : QString::number(v, 'g', 3);
-    // 1.23e+03 -> 1.23e3, 1e-05 -> 1e-5
-    const int e = s.indexOf(QLatin1Char('e'));
-    if (e >= 0) {
-        QString mant = s.left(e);
-        if (mant.contains(QLatin1Char('.'))) {
-            while (mant.endsWith(QLatin1Char('0'))) mant.chop(1);
-            if (mant.endsWith(QLatin1Char('.'))) mant.chop(1);
-        }
-        QString ex = s.mid(e + 1);
-        bool neg = ex.startsWith(QLatin1Char('-'));
-        if (ex.startsWith(QLatin1Char('+')) || neg) ex.remove(0, 1);
-        while (ex.size() > 1 && ex.startsWith(QLatin1Char('0'))) ex.remove(0, 1);
-        s = mant + QLatin1Char('e') + (neg ? QStringLiteral("-") : QString()) + ex;
-    }
-    s.replace(QLatin1Char('-'), kMinus);
-    return s;
-}
-
 std::vector<double> Colormap::ticks(bool dense) const {
     if (kind_ == Kind::Diverging) {
         if (dense) return {double(hi_), double(hi_) / 2, 0.0, double(lo_) / 2, double(lo_)};
@@ -137,7 +114,7 @@ std::vector<double> Colormap::ticks(bool dense) const {
 int Colormap::legendWidth(const QFont& font, const QString& caption, const QString& maskCaption) const {
     QFontMetrics fm(font);
     int w = 0;
-    for (double t : ticks(true)) w = std::max(w, fm.horizontalAdvance(tickLabel(t)));
+    for (double t : ticks(true)) w = std::max(w, fm.horizontalAdvance(numfmt::colorBarTick(t)));
     w += 16 + 6 + 4;
     w = std::max(w, fm.horizontalAdvance(caption) + 2);
     for (const QString& line : maskCaption.split(QLatin1Char('\n'))) w = std::max(w, fm.horizontalAdvance(line) + 2);
@@ -179,8 +156,8 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
                 swatch = QRect(area.left(), y + barH + 4 + fm.height() + 4, 16, barH);
             }
         }
-        const int lw = fm.horizontalAdvance(tickLabel(lo_)) / 2 + 2;
-        const int hw = fm.horizontalAdvance(tickLabel(hi_)) / 2 + 2;
+        const int lw = fm.horizontalAdvance(numfmt::colorBarTick(lo_)) / 2 + 2;
+        const int hw = fm.horizontalAdvance(numfmt::colorBarTick(hi_)) / 2 + 2;
         x0 += lw;
         x1 -= hw;
         if (x1 - x0 >= 30) {
@@ -203,7 +180,7 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
                 std::sort(ts.begin(), ts.end());
                 int lastRight = -100000;
                 for (double tv : ts) {
-                    const int w = fm.horizontalAdvance(tickLabel(tv));
+                    const int w = fm.horizontalAdvance(numfmt::colorBarTick(tv));
                     const int left = xOf(tv) - w / 2;
                     if (left < lastRight + 6) return false;
                     lastRight = left + w;
@@ -216,7 +193,7 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
             for (double tv : chosen) {
                 const int x = xOf(tv);
                 p.drawLine(x, y + barH, x, y + barH + 3);
-                const QString label = tickLabel(tv);
+                const QString label = numfmt::colorBarTick(tv);
                 const int w = fm.horizontalAdvance(label);
                 drawCachedText(p, QRect(x - w / 2 - 2, y + barH + 3, w + 4, fm.height()), Qt::AlignCenter, label);
             }
@@ -276,7 +253,7 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
             const int y = y1 - static_cast<int>(std::lround(t * (y1 - y0)));
             p.drawLine(x + barW, y, x + barW + 3, y);
             drawCachedText(p, QRect(x + barW + 6, y - fm.height() / 2, area.width() - barW - 6, fm.height()),
-                           Qt::AlignLeft | Qt::AlignVCenter, tickLabel(tv));
+                           Qt::AlignLeft | Qt::AlignVCenter, numfmt::colorBarTick(tv));
         }
     }
     if (!swatch.isNull()) {

@@ -61,9 +61,6 @@ public:
     // The values with a tick: lo, (mid,) hi; 0 included for diverging scales.
     std::vector<double> ticks(bool dense) const;
 
-    // Compact tick label: 3 significant digits, unicode minus.
-    static QString tickLabel(double v);
-
 private:
     Kind kind_ = Kind::Diverging;
     float lo_ = -1.0f;

@@ -34,6 +34,8 @@
 
 #include "widgets/colormap.h"
 
+class QPainter;
+
 class HeatmapWidget : public QAbstractScrollArea {
     Q_OBJECT
 public:
@@ -159,11 +161,17 @@ private:
     QFont titleFont() const;
     QPoint cellAtViewport(const QPoint& p) const;
     QRect cellRectViewport(int r, int c) const;
+    QRect visibleCells() const;  // the cells at least partly in view (x: columns, y: rows); not when empty
     void setHover(int r, int c);
     void zoomAround(double newZoom, const QPoint& viewportPos);
     int labelExtent(bool rows, const QFontMetrics& fm) const;  // widest label, cached
     const QImage& cellImage(const QRect& cells) const;  // colours at least these cells
     QString maskCaption() const;
+    // paintEvent's parts, in this order (heatmap_painting.cpp).
+    void paintAxisTitles(QPainter& p, const QFontMetrics& fm) const;
+    void paintCells(QPainter& p, const QFontMetrics& fm, const QRect& cells) const;
+    void paintAxisLabels(QPainter& p, const QFont& font, const QRect& cells) const;
+    void paintLegend(QPainter& p, const QFont& font) const;
 
     int rows_ = 0, cols_ = 0;
     std::shared_ptr<const std::vector<float>> values_ = std::make_shared<const std::vector<float>>();  // never null

@@ -1,0 +1,268 @@
+// HeatmapWidget's geometry: fonts, the layout of titles, labels, cells and legend, the cells'
+// rectangles, the size hints and zoom.
+#include "widgets/heatmap_widget.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QFontMetrics>
+#include <QHash>
+#include <QScrollBar>
+
+namespace {
+
+constexpr int kMaxFitCell = 64;
+constexpr int kMaxCell = 1200;
+
+// The widest of n labels (index numbers where labels run out). Shared by all heatmaps: every
+// panel of a step has the same 512 feature indices or the same tokens, and measuring them was
+// most of the cost of putting a new tensor on screen.
+int widestLabel(const QStringList& labels, int n, const QFont& font) {
+    static QHash<QString, int> cache;
+    const QString key = QString::number(n) + QLatin1Char('|') + font.key() + QLatin1Char('|') +
+                        labels.mid(0, n).join(QChar(0x1f));
+    if (const auto it = cache.constFind(key); it != cache.constEnd()) return it.value();
+    const QFontMetrics fm(font);
+    int w = 0;
+    for (int i = 0; i < n; ++i) w = std::max(w, fm.horizontalAdvance(i < labels.size() ? labels[i] : QString::number(i)));
+    if (cache.size() > 512) cache.clear();
+    cache.insert(key, w);
+    return w;
+}
+
+// The smallest power of two >= n: label every 1st, 2nd, 4th, 8th ... row or column.
+int niceStep(int n) {
+    int s = 1;
+    while (s < n) s *= 2;
+    return s;
+}
+
+}  // namespace
+
+QFont HeatmapWidget::labelFont() const {
+    QFont f = font();
+    const double base = f.pointSizeF() > 0 ? f.pointSizeF() : 10.0;
+    f.setPointSizeF(compact_ ? std::max(8.0, base - 1.0) : std::max(10.0, base));
+    return f;
+}
+
+QFont HeatmapWidget::titleFont() const {
+    QFont f = labelFont();
+    f.setBold(true);
+    if (!compact_) f.setPointSizeF(f.pointSizeF() + 1.0);
+    return f;
+}
+
+QString HeatmapWidget::maskCaption() const {
+    if (mask_.empty() && !hasFill_) return {};
+    return hasFill_ ? tr("masked\n(= \u22121e9)") : tr("masked");
+}
+
+int HeatmapWidget::labelExtent(bool rowsSide, const QFontMetrics& fm) const {
+    int& cached = rowsSide ? rowLabelExtent_ : colLabelExtent_;
+    if (cached >= 0 && labelFontKey_ == fm.height()) return cached;
+    if (labelFontKey_ != fm.height()) {
+        rowLabelExtent_ = colLabelExtent_ = -1;
+        labelFontKey_ = fm.height();
+    }
+    const int n = rowsSide ? rows_ : cols_;
+    cached = widestLabel(rowsSide ? rowLabels_ : colLabels_, n, labelFont());
+    return cached;
+}
+
+void HeatmapWidget::relayout() {
+    if (inRelayout_) return;
+    inRelayout_ = true;
+    const QFont lf = labelFont();
+    const QFontMetrics fm(lf);
+    const QFontMetrics tfm(titleFont());
+    const int pad = compact_ ? 3 : 6;
+    const bool legend = showLegend_ && !compact_ && !isEmpty();
+    const QString mcap = maskCaption();
+
+    for (int iter = 0; iter < 3; ++iter) {
+        const int W = viewport()->width(), H = viewport()->height();
+        titleH_ = title_.isEmpty() ? 0 : tfm.height() + (compact_ ? 2 : 6);
+        colTitleH_ = (compact_ || colTitle_.isEmpty()) ? 0 : fm.height() + 2;
+        rowTitleW_ = (compact_ || rowTitle_.isEmpty()) ? 0 : fm.height() + 6;
+        const int maxRow = labelExtent(true, fm);
+        rowHeaderW_ = rows_ > 0 ? std::min(maxRow, compact_ ? 60 : 140) + 8 : 0;
+        const int maxCol = labelExtent(false, fm);
+
+        const int horizHeader = fm.height() + 6;
+        const int legendRightW = !legend ? 0
+                                 : binary_ ? fm.horizontalAdvance(tr("1 = masked")) + 16 + 8 + 14
+                                           : cmap_.legendWidth(lf, legendCaption_, mcap) + 14;
+        const int legendBottomH = legend ? Colormap::horizontalLegendHeight(lf, !mcap.isEmpty() && !binary_) + 8 : 0;
+        int availW = 1, availH = 1;
+        double fitW = 1.0, fitH = 1.0;
+        auto fits = [&](bool bottom, int header) {
+            availW = std::max(1, W - 2 * pad - rowTitleW_ - rowHeaderW_ - (bottom ? 0 : legendRightW));
+            availH = std::max(1, H - 2 * pad - titleH_ - colTitleH_ - header - (bottom ? legendBottomH : 0));
+            fitW = cols_ ? double(availW) / cols_ : 1.0;
+            fitH = rows_ ? double(availH) / rows_ : 1.0;
+        };
+        fits(true, horizHeader);
+        const double bottomFitW = fitW;
+        fits(false, horizHeader);
+        // Short of width but not of height: the legend goes under the cells (also when the cells
+        // would be thin beside it and readable without it: a few columns in a narrow panel; not
+        // for hundreds of columns, which scroll anyway and would leave the legend too short).
+        legendBottom_ = legend && fitW < fitH * 0.9 && (fitW >= 10.0 || (bottomFitW >= 1.5 * fitW && bottomFitW >= 8.0));
+        if (legendBottom_) fits(true, horizHeader);
+
+        const double fw = std::clamp(fitW, 2.0, double(kMaxFitCell));
+        double fh = std::clamp(fitH, compact_ ? 3.0 : 4.0, double(kMaxFitCell));
+        const double bw = std::min(fw, std::max(fh, 28.0));
+        cellW_ = std::clamp(int(std::floor(bw * zoom_)), 1, kMaxCell);
+
+        colLabelsVertical_ = maxCol + 6 > cellW_;
+        colHeaderH_ = horizHeader;
+        colLabelStep_ = 1;
+        if (colLabelsVertical_) {
+            colHeaderH_ = std::min(maxCol, compact_ ? 36 : 80) + 8;
+            colLabelStep_ = niceStep(int(std::ceil(double(fm.ascent() + 1) / cellW_)));
+            fits(legendBottom_, colHeaderH_);
+            fh = std::clamp(fitH, compact_ ? 3.0 : 4.0, double(kMaxFitCell));
+        }
+        const double bh = std::min(fh, std::max(fw, 28.0));
+        cellH_ = std::clamp(int(std::floor(bh * zoom_)), 1, kMaxCell);
+        rowLabelStep_ = cellH_ >= fm.height() - 2 ? 1 : niceStep(int(std::ceil(double(fm.height() - 2) / cellH_)));
+
+        const int contentW = cols_ * cellW_, contentH = rows_ * cellH_;
+        const int gridW = std::min(contentW, availW), gridH = std::min(contentH, availH);
+        const int capH = legendCaption_.isEmpty() ? 0 : fm.height() + 4;
+        int legendH = 0;
+        if (legend && !legendBottom_)
+            legendH = binary_ ? 2 * fm.height() + 16 : std::max(gridH + capH, mcap.isEmpty() ? 130 : 200);
+        const int blockW = rowTitleW_ + rowHeaderW_ + gridW + (legend && !legendBottom_ ? legendRightW : 0);
+        const int headH = titleH_ + colTitleH_ + colHeaderH_;
+        const int blockH = headH + std::max(gridH, legendH - capH) + (legendBottom_ ? legendBottomH : 0);
+        const int ox = std::max(0, (W - 2 * pad - blockW) / 2);
+        const int oy = std::max(0, (H - 2 * pad - blockH) / 2);
+        origin_ = QPoint(pad + ox, pad + oy);
+        const int gx = origin_.x() + rowTitleW_ + rowHeaderW_;
+        const int gy = origin_.y() + headH;
+        gridRect_ = QRect(gx, gy, gridW, gridH);
+        if (!legend) {
+            legendRect_ = QRect();
+        } else if (legendBottom_) {
+            const int left = gx - rowHeaderW_;
+            const int right = std::min(W - pad, std::max(gridRect_.right(), left + 280));
+            legendRect_ = QRect(left, gridRect_.bottom() + 10, right - left, legendBottomH - 8);
+        } else {
+            const int top = std::max(pad, gy - (binary_ ? 0 : capH));
+            legendRect_ = QRect(gridRect_.right() + 14, top, legendRightW - 14, std::min(legendH, H - pad - top));
+        }
+
+        horizontalScrollBar()->setRange(0, std::max(0, contentW - availW));
+        horizontalScrollBar()->setPageStep(availW);
+        horizontalScrollBar()->setSingleStep(std::max(cellW_, 16));
+        verticalScrollBar()->setRange(0, std::max(0, contentH - availH));
+        verticalScrollBar()->setPageStep(availH);
+        verticalScrollBar()->setSingleStep(std::max(cellH_, 16));
+        if (viewport()->width() == W && viewport()->height() == H) break;
+    }
+    inRelayout_ = false;
+}
+
+QRect HeatmapWidget::cellRectViewport(int r, int c) const {
+    return QRect(gridRect_.left() + c * cellW_ - horizontalScrollBar()->value(),
+                 gridRect_.top() + r * cellH_ - verticalScrollBar()->value(), cellW_, cellH_);
+}
+
+QRect HeatmapWidget::cellRect(int r, int c) const {
+    if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return {};
+    return cellRectViewport(r, c).translated(viewport()->pos());
+}
+
+QPoint HeatmapWidget::cellAtViewport(const QPoint& p) const {
+    if (isEmpty() || !gridRect_.contains(p)) return {-1, -1};
+    const int c = (p.x() - gridRect_.left() + horizontalScrollBar()->value()) / std::max(1, cellW_);
+    const int r = (p.y() - gridRect_.top() + verticalScrollBar()->value()) / std::max(1, cellH_);
+    if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return {-1, -1};
+    return {r, c};  // x = row, y = col
+}
+
+QPoint HeatmapWidget::cellAt(const QPoint& widgetPos) const { return cellAtViewport(widgetPos - viewport()->pos()); }
+
+void HeatmapWidget::ensureCellVisible(int r, int c) {
+    if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return;
+    const int x = c * cellW_, y = r * cellH_;
+    auto* hb = horizontalScrollBar();
+    auto* vb = verticalScrollBar();
+    if (x < hb->value()) hb->setValue(x);
+    if (x + cellW_ > hb->value() + gridRect_.width()) hb->setValue(x + cellW_ - gridRect_.width());
+    if (y < vb->value()) vb->setValue(y);
+    if (y + cellH_ > vb->value() + gridRect_.height()) vb->setValue(y + cellH_ - gridRect_.height());
+}
+
+bool HeatmapWidget::valuesShown() const {
+    if (isEmpty()) return false;
+    switch (valueText_) {
+    case ValueText::Always: return true;
+    case ValueText::Never: return false;
+    case ValueText::Auto: break;
+    }
+    const QFontMetrics fm(labelFont());
+    if (cellH_ < fm.height() + 2 || cellW_ < fm.horizontalAdvance(QStringLiteral("0")) + 6) return false;
+    // Only when every visible number fits in its cell: a half-labelled matrix reads badly.
+    const QRect cells = visibleCells();
+    if (int64_t(cells.height()) * cells.width() > 20000) return false;
+    for (int r = cells.top(); r <= cells.bottom(); ++r)
+        for (int c = cells.left(); c <= cells.right(); ++c)
+            if (fm.horizontalAdvance(cellText(r, c)) > cellW_ - 4) return false;
+    return true;
+}
+
+QRect HeatmapWidget::visibleCells() const {
+    const int hs = horizontalScrollBar()->value(), vs = verticalScrollBar()->value();
+    const int c0 = std::clamp(hs / cellW_, 0, cols_ - 1);
+    const int c1 = std::clamp((hs + gridRect_.width() - 1) / cellW_, 0, cols_ - 1);
+    const int r0 = std::clamp(vs / cellH_, 0, rows_ - 1);
+    const int r1 = std::clamp((vs + gridRect_.height() - 1) / cellH_, 0, rows_ - 1);
+    return QRect(QPoint(c0, r0), QPoint(c1, r1));
+}
+
+QSize HeatmapWidget::sizeHint() const {
+    const QFontMetrics fm(labelFont());
+    const QFontMetrics tfm(titleFont());
+    auto nat = [](int n) { return n <= 8 ? 48 : n <= 16 ? 32 : n <= 40 ? 16 : n <= 128 ? 6 : 2; };
+    const int maxRow = labelExtent(true, fm);
+    const int pad = compact_ ? 3 : 6;
+    const int legend = (showLegend_ && !compact_) ? cmap_.legendWidth(labelFont(), legendCaption_, maskCaption()) + 14 : 0;
+    const int w = 2 * pad + (compact_ || rowTitle_.isEmpty() ? 0 : fm.height() + 6) + maxRow + 8 +
+                  std::min(std::max(cols_, 1) * nat(cols_), compact_ ? 240 : 900) + legend;
+    const int h = 2 * pad + (title_.isEmpty() ? 0 : tfm.height() + 6) +
+                  (compact_ || colTitle_.isEmpty() ? 0 : fm.height() + 2) + fm.height() + 8 +
+                  std::max(std::min(std::max(rows_, 1) * nat(rows_), compact_ ? 200 : 640), compact_ ? 40 : 130);
+    return {w, h};
+}
+
+QSize HeatmapWidget::minimumSizeHint() const { return compact_ ? QSize(90, 70) : QSize(180, 120); }
+
+// ---------------------------------------------------------------- zoom
+
+void HeatmapWidget::setZoom(double zoom) {
+    zoom = std::clamp(zoom, 0.05, 40.0);
+    if (std::fabs(zoom - zoom_) < 1e-9) return;
+    const QPoint centre = gridRect_.isValid() ? gridRect_.center() : viewport()->rect().center();
+    zoomAround(zoom, centre);
+}
+
+void HeatmapWidget::zoomIn() { setZoom(zoom_ * 1.25); }
+void HeatmapWidget::zoomOut() { setZoom(zoom_ / 1.25); }
+void HeatmapWidget::resetZoom() { setZoom(1.0); }
+
+void HeatmapWidget::zoomAround(double newZoom, const QPoint& pos) {
+    newZoom = std::clamp(newZoom, 0.05, 40.0);
+    const double cx = double(pos.x() - gridRect_.left() + horizontalScrollBar()->value()) / std::max(1, cellW_);
+    const double cy = double(pos.y() - gridRect_.top() + verticalScrollBar()->value()) / std::max(1, cellH_);
+    const int oldW = cellW_, oldH = cellH_;
+    zoom_ = newZoom;
+    relayout();
+    if (oldW != cellW_) horizontalScrollBar()->setValue(int(std::lround(cx * cellW_)) - (pos.x() - gridRect_.left()));
+    if (oldH != cellH_) verticalScrollBar()->setValue(int(std::lround(cy * cellH_)) - (pos.y() - gridRect_.top()));
+    viewport()->update();
+    emit zoomChanged(zoom_);
+}

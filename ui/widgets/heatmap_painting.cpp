@@ -1,0 +1,214 @@
+// HeatmapWidget's painting: the title, axis titles, the visible cells (from the one-pixel-per-cell
+// image), their numbers and hatching, highlights, the labels and the legend.
+#include "widgets/heatmap_widget.h"
+
+#include <algorithm>
+
+#include <QPainter>
+#include <QScrollBar>
+
+#include "widgets/static_text_cache.h"
+
+void HeatmapWidget::paintEvent(QPaintEvent*) {
+    QPainter p(viewport());
+    const QRect vr = viewport()->rect();
+    p.fillRect(vr, QColor(255, 255, 255));
+    const QFont lf = labelFont();
+    const QFontMetrics fm(lf);
+    const int pad = compact_ ? 3 : 6;
+
+    if (selected_) {
+        p.setPen(QPen(QColor(255, 140, 0), 3));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(vr.adjusted(1, 1, -2, -2));
+    }
+    if (!title_.isEmpty()) {
+        p.setFont(titleFont());
+        p.setPen(QColor(30, 30, 30));
+        const QFontMetrics tfm(titleFont());
+        const int x = isEmpty() ? pad : origin_.x();
+        const int y = isEmpty() ? pad : origin_.y();
+        const int w = std::max(40, vr.width() - x - pad);
+        drawCachedText(p, QRect(x, y, w, tfm.height()), Qt::AlignLeft | Qt::AlignVCenter, title_, w);
+    }
+    if (isEmpty()) {
+        p.setFont(lf);
+        p.setPen(QColor(110, 110, 110));
+        p.drawText(vr.adjusted(8, pad + titleH_, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, emptyMessage_);
+        return;
+    }
+
+    const QRect cells = visibleCells();
+    p.setFont(lf);  // the axis titles, the numbers in the cells and the legend's swatch texts
+    paintAxisTitles(p, fm);
+    paintCells(p, fm, cells);
+    paintAxisLabels(p, lf, cells);
+    paintLegend(p, lf);
+}
+
+void HeatmapWidget::paintAxisTitles(QPainter& p, const QFontMetrics& fm) const {
+    const QRect vr = viewport()->rect();
+    const int pad = compact_ ? 3 : 6;
+    if (colTitleH_ > 0) {
+        p.setPen(QColor(90, 90, 90));
+        const QRect tr(gridRect_.left(), origin_.y() + titleH_, std::max(40, vr.width() - gridRect_.left() - pad), colTitleH_);
+        drawCachedText(p, tr, Qt::AlignLeft | Qt::AlignVCenter, colTitle_ + QStringLiteral("  \u2192"), tr.width());
+    }
+    if (rowTitleW_ > 0) {
+        p.save();
+        p.setPen(QColor(90, 90, 90));
+        const int x = origin_.x(), y = gridRect_.top();
+        const int len = std::max(gridRect_.height(), std::min(160, vr.height() - y - pad));
+        p.translate(x + fm.descent() + 2, y);
+        p.rotate(90);
+        drawCachedText(p, QRect(0, -fm.height(), len, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                       rowTitle_ + QStringLiteral("  \u2192"), len);
+        p.restore();
+    }
+}
+
+// The visible block of the one-pixel-per-cell cache scaled without smoothing, then the
+// separators, the hatching of masked cells, the numbers, and the highlighted and hovered cells.
+void HeatmapWidget::paintCells(QPainter& p, const QFontMetrics& fm, const QRect& cells) const {
+    const int hs = horizontalScrollBar()->value(), vs = verticalScrollBar()->value();
+    const int c0 = cells.left(), c1 = cells.right(), r0 = cells.top(), r1 = cells.bottom();
+    p.save();
+    p.setClipRect(gridRect_);
+    const QRect target(gridRect_.left() + c0 * cellW_ - hs, gridRect_.top() + r0 * cellH_ - vs,
+                       (c1 - c0 + 1) * cellW_, (r1 - r0 + 1) * cellH_);
+    p.setRenderHint(QPainter::SmoothPixmapTransform, false);
+    const QRect block(c0, r0, c1 - c0 + 1, r1 - r0 + 1);
+    p.drawImage(target, cellImage(block), block);
+
+    if (cellW_ >= 8 && cellH_ >= 8) {  // thin white separators between cells
+        p.setPen(QColor(255, 255, 255));
+        for (int c = c0 + 1; c <= c1; ++c) {
+            const int x = gridRect_.left() + c * cellW_ - hs;
+            p.drawLine(x, target.top(), x, target.bottom());
+        }
+        for (int r = r0 + 1; r <= r1; ++r) {
+            const int y = gridRect_.top() + r * cellH_ - vs;
+            p.drawLine(target.left(), y, target.right(), y);
+        }
+    }
+    const bool showText = valuesShown();
+    for (int r = r0; r <= r1; ++r) {
+        for (int c = c0; c <= c1; ++c) {
+            const bool masked = isMasked(r, c);
+            if (!masked && !showText) continue;
+            const QRect cr = cellRectViewport(r, c);
+            const QColor base = colorAt(r, c);
+            if (masked) {
+                p.setBrushOrigin(cr.topLeft());
+                p.fillRect(cr.adjusted(1, 1, 0, 0), QBrush(Colormap::hatchColorOn(base), Qt::BDiagPattern));
+            }
+            if (showText) {
+                const QString t = cellText(r, c);
+                if (fm.horizontalAdvance(t) <= cr.width() - 2) {
+                    if (masked) {  // a solid backing so the number stays readable over the hatch
+                        const QRect tb(cr.center().x() - fm.horizontalAdvance(t) / 2 - 2, cr.center().y() - fm.height() / 2,
+                                       fm.horizontalAdvance(t) + 4, fm.height());
+                        p.fillRect(tb, base);
+                    }
+                    p.setPen(Colormap::textColorOn(base));
+                    drawCachedText(p, cr, Qt::AlignCenter, t);
+                }
+            }
+        }
+    }
+    if (hlRow_ >= 0 || hlCol_ >= 0) {
+        p.setPen(QPen(QColor(255, 140, 0), 3));
+        p.setBrush(Qt::NoBrush);
+        if (hlRow_ >= 0) {
+            const QRect a = cellRectViewport(hlRow_, 0), b = cellRectViewport(hlRow_, cols_ - 1);
+            p.drawRect(QRect(a.topLeft(), b.bottomRight()).adjusted(1, 1, -1, -1));
+        }
+        if (hlCol_ >= 0) {
+            const QRect a = cellRectViewport(0, hlCol_), b = cellRectViewport(rows_ - 1, hlCol_);
+            p.drawRect(QRect(a.topLeft(), b.bottomRight()).adjusted(1, 1, -1, -1));
+        }
+    }
+    if (hoverR_ >= 0 && hoverC_ >= 0) {
+        p.setPen(QPen(QColor(20, 20, 20), 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(cellRectViewport(hoverR_, hoverC_).adjusted(1, 1, -1, -1));
+    }
+    p.restore();
+}
+
+// The row and column labels of the visible cells (every rowLabelStep_-th / colLabelStep_-th, and
+// the hovered cell's in bold).
+void HeatmapWidget::paintAxisLabels(QPainter& p, const QFont& lf, const QRect& cells) const {
+    const QFontMetrics fm(lf);
+    QFont bold = lf;
+    bold.setBold(true);
+
+    // Row labels.
+    p.save();
+    p.setClipRect(QRect(0, gridRect_.top() - 2, gridRect_.left(), gridRect_.height() + 4));
+    for (int r = cells.top(); r <= cells.bottom(); ++r) {
+        if (r % rowLabelStep_ != 0 && r != hoverR_) continue;
+        const QRect cr = cellRectViewport(r, 0);
+        const int cy = cr.center().y();
+        const QRect lr(gridRect_.left() - rowHeaderW_, cy - fm.height() / 2, rowHeaderW_ - 6, fm.height());
+        const QString label = r < rowLabels_.size() ? rowLabels_[r] : QString::number(r);
+        p.setFont(r == hoverR_ ? bold : lf);
+        p.setPen(r == hoverR_ ? QColor(0, 0, 0) : QColor(55, 55, 55));
+        drawCachedText(p, lr, Qt::AlignRight | Qt::AlignVCenter, label, lr.width());
+    }
+    p.restore();
+
+    // Column labels.
+    p.save();
+    p.setClipRect(QRect(gridRect_.left() - fm.height(), gridRect_.top() - colHeaderH_, gridRect_.width() + 2 * fm.height(),
+                        colHeaderH_));
+    for (int c = cells.left(); c <= cells.right(); ++c) {
+        if (c % colLabelStep_ != 0 && c != hoverC_) continue;
+        const QRect cr = cellRectViewport(0, c);
+        const QString label = c < colLabels_.size() ? colLabels_[c] : QString::number(c);
+        p.setFont(c == hoverC_ ? bold : lf);
+        p.setPen(c == hoverC_ ? QColor(0, 0, 0) : QColor(55, 55, 55));
+        if (!colLabelsVertical_) {
+            drawCachedText(p, QRect(cr.left() - 20, gridRect_.top() - colHeaderH_, cr.width() + 40, colHeaderH_ - 4),
+                           Qt::AlignHCenter | Qt::AlignBottom, label);
+        } else {
+            p.save();
+            p.translate(cr.center().x(), gridRect_.top() - 4);
+            p.rotate(-90);
+            drawCachedText(p, QRect(0, -fm.height() / 2, colHeaderH_ - 6, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                           label, colHeaderH_ - 6);
+            p.restore();
+        }
+    }
+    p.restore();
+}
+
+void HeatmapWidget::paintLegend(QPainter& p, const QFont& lf) const {
+    if (!legendRect_.isValid()) return;
+    const QFontMetrics fm(lf);
+    if (binary_) {  // a 0/1 mask: two swatches instead of a colour bar
+        const int sw = 16, sh = std::min(14, fm.height());
+        const QString t0 = tr("0 = visible"), t1 = tr("1 = masked");
+        QRect s0, s1;
+        if (legendBottom_) {
+            s0 = QRect(legendRect_.left(), legendRect_.top() + 2, sw, sh);
+            s1 = QRect(s0.right() + 8 + fm.horizontalAdvance(t0) + 18, s0.top(), sw, sh);
+        } else {
+            s0 = QRect(legendRect_.left(), legendRect_.top() + 2, sw, sh);
+            s1 = QRect(legendRect_.left(), s0.bottom() + 8, sw, sh);
+        }
+        for (int i = 0; i < 2; ++i) {
+            const QRect sr = i == 0 ? s0 : s1;
+            const QColor base = cmap_.color(float(i));
+            p.fillRect(sr, base);
+            if (i == 1) p.fillRect(sr, QBrush(Colormap::hatchColorOn(base), Qt::BDiagPattern));
+            p.setPen(QColor(120, 120, 120));
+            p.drawRect(sr.adjusted(0, 0, -1, -1));
+            p.setPen(QColor(40, 40, 40));
+            drawCachedText(p, QRect(sr.right() + 6, sr.top() - 3, fm.horizontalAdvance(i == 0 ? t0 : t1) + 4, sh + 6),
+                           Qt::AlignLeft | Qt::AlignVCenter, i == 0 ? t0 : t1);
+        }
+    } else {
+        cmap_.paintLegend(p, legendRect_, lf, legendCaption_, maskCaption(), legendBottom_ ? Qt::Horizontal : Qt::Vertical);
+    }
+}

@@ -1,0 +1,164 @@
+#include "widgets/number_format.h"
+#include "widgets/text_util.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include <QCoreApplication>
+
+namespace numfmt {
+
+namespace {
+
+using ui_text::kMinus;
+
+QString tr(const char* text) { return QCoreApplication::translate("numfmt", text); }
+
+// "1e-07" / "-1e+09" -> "1e−7" / "−1e9"
+QString prettyNumber(QString s) {
+    const int e = s.indexOf(QLatin1Char('e'));
+    if (e >= 0) {
+        QString mant = s.left(e);
+        QString ex = s.mid(e + 1);
+        const bool neg = ex.startsWith(QLatin1Char('-'));
+        if (neg || ex.startsWith(QLatin1Char('+'))) ex.remove(0, 1);
+        while (ex.size() > 1 && ex.startsWith(QLatin1Char('0'))) ex.remove(0, 1);
+        s = mant + QLatin1Char('e') + (neg ? QStringLiteral("-") : QString()) + ex;
+    }
+    s.replace(QLatin1Char('-'), kMinus);
+    return s;
+}
+
+QString parenthesizedIfNegative(double v, const QString& text) {
+    return v < 0 ? QStringLiteral("(") + text + QStringLiteral(")") : text;
+}
+
+// "-0.5" -> "−0.5"; a negative exponent keeps its hyphen ("1.00e-07").
+QString typographicLeadingMinus(QString s) {
+    if (s.startsWith(QLatin1Char('-'))) s.replace(0, 1, kMinus);
+    return s;
+}
+
+}  // namespace
+
+QString exact(double value) {
+    const float v = static_cast<float>(value);
+    if (std::isnan(v)) return QStringLiteral("NaN");
+    if (std::isinf(v)) return v > 0 ? QStringLiteral("+\u221e") : kMinus + QStringLiteral("\u221e");
+    char buf[64];
+    const auto res = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back as v
+    return prettyNumber(QString::fromLatin1(buf, static_cast<int>(res.ptr - buf)));
+}
+
+QString exactOperand(double v) { return parenthesizedIfNegative(v, exact(v)); }
+
+QString cell(double value) {
+    const float v = static_cast<float>(value);
+    if (std::isnan(v)) return QStringLiteral("NaN");
+    if (std::isinf(v)) return v > 0 ? QStringLiteral("\u221e") : kMinus + QStringLiteral("\u221e");
+    if (v == 0.0f) return QStringLiteral("0");
+    const float a = std::fabs(v);
+    QString s;
+    if (a >= 1e4f || a < 0.005f)
+        s = QString::number(double(v), 'e', 0);
+    else if (a >= 100.0f)
+        s = QString::number(double(v), 'f', 0);
+    else if (a >= 10.0f)
+        s = QString::number(double(v), 'f', 1);
+    else
+        s = QString::number(double(v), 'f', 2);
+    return prettyNumber(s);
+}
+
+QString cellOperand(double v) { return parenthesizedIfNegative(v, cell(v)); }
+
+QString wholeCell(double v) { return QString::number(static_cast<qint64>(v)).replace(QLatin1Char('-'), kMinus); }
+
+QString colorBarTick(double v) {
+    if (v == 0.0) return QStringLiteral("0");
+    QString s = std::fabs(v) < 0.01 ? QString::number(v, 'e', 2) : QString::number(v, 'g', 3);
+    // 1.23e+03 -> 1.23e3, 1e-05 -> 1e-5
+    const int e = s.indexOf(QLatin1Char('e'));
+    if (e >= 0) {
+        QString mant = s.left(e);
+        if (mant.contains(QLatin1Char('.'))) {
+            while (mant.endsWith(QLatin1Char('0'))) mant.chop(1);
+            if (mant.endsWith(QLatin1Char('.'))) mant.chop(1);
+        }
+        QString ex = s.mid(e + 1);
+        bool neg = ex.startsWith(QLatin1Char('-'));
+        if (ex.startsWith(QLatin1Char('+')) || neg) ex.remove(0, 1);
+        while (ex.size() > 1 && ex.startsWith(QLatin1Char('0'))) ex.remove(0, 1);
+        s = mant + QLatin1Char('e') + (neg ? QStringLiteral("-") : QString()) + ex;
+    }
+    s.replace(QLatin1Char('-'), kMinus);
+    return s;
+}
+
+QString tensorStat(double v) {
+    if (v != 0.0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e5)) return QString::number(v, 'e', 2);
+    return QString::number(v, 'g', 4);
+}
+
+QString gradientStat(double v) {
+    if (!std::isfinite(v)) return QStringLiteral("\u2014");
+    return typographicLeadingMinus((v != 0.0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e4)) ? QString::number(v, 'e', 2)
+                                                                                               : QString::number(v, 'g', 4));
+}
+
+QString fourDigits(double v) { return QString::number(v, 'g', 4); }
+
+QString fourDigitsValue(double v) { return std::isnan(v) ? QStringLiteral("NaN") : fourDigits(v); }
+
+QString decimals(double v, int places) {
+    if (std::isnan(v)) return QStringLiteral("\u2014");
+    return typographicLeadingMinus(QString::number(v, 'f', places));
+}
+
+QString plainDecimals(double v, int places) { return QString::number(v, 'f', places); }
+
+QString chartReadout(double v) {
+    if (v == 0.0) return QStringLiteral("0");
+    const double a = std::abs(v);
+    if (a >= 1e-3 && a < 1e4) return QString::number(v, 'f', a >= 100 ? 1 : a >= 1 ? 4 : 5);
+    return QString::number(v, 'e', 3);
+}
+
+QString probability(double value) {
+    const float p = static_cast<float>(value);
+    if (p >= 0.001f) return QString::number(double(p), 'f', 3);
+    return QString::number(double(p), 'g', 2);
+}
+
+QString duration(double seconds) {
+    if (!(seconds >= 0.0) || !std::isfinite(seconds)) return QStringLiteral("–");
+    if (seconds < 10.0) return tr("%1 s").arg(seconds, 0, 'f', 1);
+    const int s = int(std::lround(seconds));
+    if (s < 60) return tr("%1 s").arg(s);
+    if (s < 3600) return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2:%3").arg(s / 3600).arg((s / 60) % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+QString byteSize(double b) {
+    if (b >= 1024.0 * 1024 * 1024) return QStringLiteral("%1 GB").arg(b / (1024.0 * 1024 * 1024), 0, 'f', 1);
+    if (b >= 1024.0 * 1024) return QStringLiteral("%1 MB").arg(b / (1024.0 * 1024), 0, 'f', 0);
+    return QStringLiteral("%1 kB").arg(std::max(1.0, b / 1024.0), 0, 'f', 0);
+}
+
+QString abbreviatedCount(int64_t n) {
+    if (n >= 1000000) return QStringLiteral("%1 M").arg(double(n) / 1e6, 0, 'f', 1);
+    if (n >= 1000) return QStringLiteral("%1 k").arg(double(n) / 1e3, 0, 'f', 1);
+    return QString::number(n);
+}
+
+QString learningRate(double lr) {
+    // Short and exact for the usual values: 1e-3 -> "1e-3", 0.005 -> "5e-3", 0.1 -> "0.1".
+    if (lr >= 0.01 || lr == 0.0) return QString::number(lr, 'g', 6);
+    const int e = int(std::floor(std::log10(lr)));
+    const double m = lr / std::pow(10.0, e);
+    QString ms = QString::number(m, 'g', 6);
+    return ms + QStringLiteral("e-") + QString::number(-e);
+}
+
+}  // namespace numfmt
