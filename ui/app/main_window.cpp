@@ -31,6 +31,7 @@
 #include "views/mask_view.h"
 #include "views/pe_view.h"
 #include "views/tensor_view.h"
+#include "widgets/number_format.h"
 #include "widgets/wheel_guard.h"
 
 using stepformer::Role;
@@ -426,7 +427,7 @@ void MainWindow::onInputAccepted() {
         if (const auto* l = trace ? stepformer::graph::find(*trace, {stepformer::Stack::None, stepformer::BlockKind::Loss, -1},
                                                             Role::Loss)
                                   : nullptr)
-            if (!l->value.data.empty()) detail += tr(" · loss %1").arg(double(l->value.data[0]), 0, 'f', 4);
+            if (!l->value.data.empty()) detail += tr(" · loss %1").arg(numfmt::plainDecimals(l->value.data[0], 4));
     } else {
         detail = tr("no loss: the target does not start with %1").arg(QString::fromStdString(session_->config().bos));
     }

@@ -11,6 +11,7 @@
 #include "app/session.h"
 #include "stepformer/trace_names.h"
 #include "steps/step_model.h"
+#include "widgets/number_format.h"
 
 StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
     : QStatusBar(parent), session_(session), cancelTraining_(cancelTraining) {
@@ -117,7 +118,7 @@ void StatusBar::onTrainingProgress(int step, int total, double loss) {
     if (progress_->maximum() != total) progress_->setMaximum(total);
     progress_->setValue(step);
     sparkline_->add(loss);
-    lossLabel_->setText(tr("loss %1").arg(loss, 0, 'f', 6));
+    lossLabel_->setText(tr("loss %1").arg(numfmt::plainDecimals(loss, 6)));
 }
 
 void StatusBar::onTrainingEnded() {
