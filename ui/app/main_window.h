@@ -30,14 +30,11 @@ class DecodeView;
 class GradientView;
 class LossView;
 class TrainingPanel;
-class AttentionView;
 class ExplainPanel;
 class InputBar;
 class LossSparkline;
-class MaskView;
-class PositionalEncodingView;
 class StepNavigator;
-class TensorView;
+class StepView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -142,16 +139,12 @@ private:
     InputBar* input_ = nullptr;
     ArchitectureDiagram* diagram_ = nullptr;
     QTabWidget* tabs_ = nullptr;
-    TensorView* tensorView_ = nullptr;
-    AttentionView* attentionView_ = nullptr;
-    MaskView* maskView_ = nullptr;
-    PositionalEncodingView* peView_ = nullptr;
+    QList<StepView*> views_;  // in tab order (views/view_table.h)
     DecodeView* decodeView_ = nullptr;
     LossView* lossView_ = nullptr;
     GradientView* gradientView_ = nullptr;
     TrainingPanel* trainingPanel_ = nullptr;
     QDockWidget* trainingDock_ = nullptr;
-    QList<QWidget*> views_;  // in tab order
     QDockWidget *navigatorDock_ = nullptr, *explainDock_ = nullptr, *diagramDock_ = nullptr, *inputDock_ = nullptr;
 
     QAction *openAct_ = nullptr, *exportCsvAct_ = nullptr, *exportNpyAct_ = nullptr, *exportPngAct_ = nullptr,
