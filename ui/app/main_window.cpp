@@ -28,23 +28,12 @@
 #include "views/decode_view.h"
 #include "views/gradient_view.h"
 #include "views/loss_view.h"
-#include "views/mask_view.h"
-#include "views/pe_view.h"
-#include "views/tensor_view.h"
+#include "views/step_view.h"
+#include "views/view_table.h"
 #include "widgets/number_format.h"
 #include "widgets/wheel_guard.h"
 
 using stepformer::Role;
-
-namespace {
-const char* kViewNames[] = {"tensor", "attention", "masks", "pe", "decode", "loss", "gradients"};
-constexpr int kViewCount = int(sizeof(kViewNames) / sizeof(kViewNames[0]));
-// Another name for a view (the command line's --view backward).
-QString canonicalView(const QString& name) {
-    const QString n = name.trimmed().toLower();
-    return n == QLatin1String("backward") ? QStringLiteral("gradients") : n;
-}
-}
 
 MainWindow::MainWindow(QWidget* parent) : MainWindow(Options{}, parent) {}
 
@@ -79,42 +68,22 @@ void MainWindow::buildViews() {
     tabs_ = new QTabWidget(this);
     tabs_->setObjectName(QStringLiteral("viewTabs"));
     tabs_->setDocumentMode(true);
-    tensorView_ = new TensorView(tabs_);
-    attentionView_ = new AttentionView(tabs_);
-    maskView_ = new MaskView(tabs_);
-    peView_ = new PositionalEncodingView(tabs_);
-    decodeView_ = new DecodeView(tabs_);
-    decodeView_->setObjectName(QStringLiteral("decodeView"));
-    lossView_ = new LossView(tabs_);
-    lossView_->setObjectName(QStringLiteral("lossView"));
-    gradientView_ = new GradientView(tabs_);
-    gradientView_->setObjectName(QStringLiteral("gradientView"));
+    for (const ViewInfo& v : viewTable()) views_ << v.make(tabs_);
+    decodeView_ = qobject_cast<DecodeView*>(viewWidget(QStringLiteral("decode")));
+    lossView_ = qobject_cast<LossView*>(viewWidget(QStringLiteral("loss")));
+    gradientView_ = qobject_cast<GradientView*>(viewWidget(QStringLiteral("gradients")));
     // Each view sits in a scroll area: on a small screen the window may be narrower than a view's
     // minimum (the views are wide), and scrolls instead of growing off-screen.
-    auto wrap = [this](QWidget* view) {
+    for (int i = 0; i < views_.size(); ++i) {
         auto* area = new QScrollArea(tabs_);
-        area->setObjectName(view->objectName() + QStringLiteral("Scroll"));
+        area->setObjectName(views_[i]->objectName() + QStringLiteral("Scroll"));
         area->setWidgetResizable(true);
         area->setFrameShape(QFrame::NoFrame);
-        area->setWidget(view);
-        views_ << view;
-        return area;
-    };
-    tabs_->addTab(wrap(tensorView_), tr("Tensor"));
-    tabs_->addTab(wrap(attentionView_), tr("Attention"));
-    tabs_->addTab(wrap(maskView_), tr("Masks"));
-    tabs_->addTab(wrap(peView_), tr("Positional Encoding"));
-    tabs_->addTab(wrap(decodeView_), tr("Decode"));
-    tabs_->addTab(wrap(lossView_), tr("Loss"));
-    tabs_->addTab(wrap(gradientView_), tr("Gradients"));
-    tabs_->setTabToolTip(0, tr("The current step's tensor as a heatmap, with the tutorial's axis names (Ctrl+1)"));
-    tabs_->setTabToolTip(1, tr("Attention weights: which key each query looks at, per head (Ctrl+2)"));
-    tabs_->setTabToolTip(2, tr("The pad and subsequence masks (Ctrl+3)"));
-    tabs_->setTabToolTip(3, tr("The sinusoidal positional-encoding table and its sum with the embeddings (Ctrl+4)"));
-    tabs_->setTabToolTip(4, tr("Greedy decoding, one token per step, with the probabilities and attention (Ctrl+5)"));
-    tabs_->setTabToolTip(5, tr("The loss position by position: −log p of each expected token and their mean (Ctrl+6)"));
-    tabs_->setTabToolTip(6, tr("The backward pass: each tensor beside its gradient, a weight, its gradient and the "
-                               "optimizer's update (Ctrl+7)"));
+        area->setWidget(views_[i]);
+        const ViewInfo& v = viewTable()[size_t(i)];
+        tabs_->addTab(area, viewTitle(v));
+        tabs_->setTabToolTip(i, viewToolTip(v));
+    }
     setCentralWidget(tabs_);
     connect(tabs_, &QTabWidget::currentChanged, this, [this](int i) {
         if (i >= 0 && i < viewActs_.size()) viewActs_[i]->setChecked(true);
@@ -290,27 +259,24 @@ void MainWindow::restoreDefaultLayout() {
 
 QStringList MainWindow::viewNames() {
     QStringList l;
-    for (const char* n : kViewNames) l << QLatin1String(n);
+    for (const ViewInfo& v : viewTable()) l << QLatin1String(v.name);
     l << QStringLiteral("backward");  // = gradients
     return l;
 }
 
 QString MainWindow::currentViewName() const {
     const int i = tabs_->currentIndex();
-    return i >= 0 && i < kViewCount ? QLatin1String(kViewNames[i]) : QString();
+    return i >= 0 && i < int(viewTable().size()) ? QLatin1String(viewTable()[size_t(i)].name) : QString();
 }
 
 bool MainWindow::setCurrentView(const QString& name) {
-    const int i = viewNames().indexOf(canonicalView(name));
-    if (i < 0 || i >= kViewCount) return false;
+    const int i = viewIndex(name);
+    if (i < 0) return false;
     tabs_->setCurrentIndex(i);
     return true;
 }
 
-QWidget* MainWindow::viewWidget(const QString& name) const {
-    const int i = viewNames().indexOf(canonicalView(name));
-    return i < 0 ? nullptr : views_.value(i);
-}
+QWidget* MainWindow::viewWidget(const QString& name) const { return views_.value(viewIndex(name)); }
 
 QWidget* MainWindow::currentViewWidget() const { return views_.value(tabs_->currentIndex()); }
 
@@ -333,20 +299,7 @@ QString MainWindow::currentStep() const { return navigator_->currentStep(); }
 QString MainWindow::viewForStep(const QString& traceName) const {
     const auto trace = session_->trace();
     const auto* e = trace ? trace->find(traceName.toStdString()) : nullptr;
-    if (!e) return {};
-    switch (e->role) {
-    case Role::Gradient: return QStringLiteral("gradients");
-    case Role::Loss:
-    case Role::LossPerToken: return QStringLiteral("loss");
-    case Role::PadMask:
-    case Role::SubsequenceMask:
-    case Role::CombinedMask:
-    case Role::MaskedScores: return QStringLiteral("masks");
-    case Role::PositionalTable:
-    case Role::PositionalAdd: return QStringLiteral("pe");
-    case Role::Softmax: return QStringLiteral("attention");
-    default: return QStringLiteral("tensor");
-    }
+    return e ? QLatin1String(viewTable()[size_t(homeView(e->role))].name) : QString();
 }
 
 void MainWindow::onTraceChanged() {
@@ -354,12 +307,8 @@ void MainWindow::onTraceChanged() {
     if (!trace) return;
     appliedSteps_.clear();  // every view must take the new trace's step again
     const auto& cfg = session_->config();
-    tensorView_->setTrace(trace, cfg);
-    attentionView_->setTrace(trace, cfg);
-    maskView_->setTrace(trace, cfg);
-    peView_->setTrace(trace, cfg);
-    lossView_->setTrace(trace, cfg, session_->targetIds());
-    gradientView_->setTrace(trace, cfg);
+    for (StepView* v : views_) v->setTrace(trace, cfg);
+    lossView_->setTargets(session_->targetIds());
     gradientView_->setParameterGradients(session_->params(), session_->gradients(), session_->optimizer());
     diagram_->setTrace(trace, cfg);
     explain_->setTrace(trace, cfg);
@@ -373,20 +322,9 @@ void MainWindow::onTraceChanged() {
 void MainWindow::applyStepToView(const QString& view, const QString& traceName) {
     if (traceName.isEmpty() || appliedSteps_.value(view) == traceName) return;
     appliedSteps_.insert(view, traceName);
-    if (view == QLatin1String("tensor")) {
-        tensorView_->setStep(traceName);
-    } else if (view == QLatin1String("attention")) {
-        attentionView_->setStep(traceName);
-    } else if (view == QLatin1String("masks")) {
-        maskView_->setStep(traceName);
-    } else if (view == QLatin1String("pe")) {
-        peView_->setStep(traceName);
-    } else if (view == QLatin1String("gradients") || view == QLatin1String("backward")) {
-        // The gradients view follows a grad.* step, and a forward step whose gradient is traced.
-        const auto t = session_->trace();
-        const QString grad = BackwardStepList::gradientName(traceName);
-        if (t && t->contains(grad.toStdString())) gradientView_->setStep(grad);
-    }
+    StepView* v = views_.value(viewIndex(view));
+    const QString step = v ? v->stepFor(traceName) : QString();
+    if (!step.isEmpty()) v->setStep(step);
 }
 
 void MainWindow::onStepChanged(const QString& traceName) {

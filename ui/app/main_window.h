@@ -24,15 +24,12 @@ class DecodeView;
 class GradientView;
 class LossView;
 class TrainingPanel;
-class AttentionView;
 class ExplainPanel;
 class InputBar;
-class MaskView;
 class ModelChooser;
-class PositionalEncodingView;
 class StatusBar;
 class StepNavigator;
-class TensorView;
+class StepView;
 struct WindowActions;
 
 class MainWindow : public QMainWindow {
@@ -125,16 +122,12 @@ private:
     InputBar* input_ = nullptr;
     ArchitectureDiagram* diagram_ = nullptr;
     QTabWidget* tabs_ = nullptr;
-    TensorView* tensorView_ = nullptr;
-    AttentionView* attentionView_ = nullptr;
-    MaskView* maskView_ = nullptr;
-    PositionalEncodingView* peView_ = nullptr;
+    QList<StepView*> views_;  // in tab order (views/view_table.h)
     DecodeView* decodeView_ = nullptr;
     LossView* lossView_ = nullptr;
     GradientView* gradientView_ = nullptr;
     TrainingPanel* trainingPanel_ = nullptr;
     QDockWidget* trainingDock_ = nullptr;
-    QList<QWidget*> views_;  // in tab order
     QDockWidget *navigatorDock_ = nullptr, *explainDock_ = nullptr, *diagramDock_ = nullptr, *inputDock_ = nullptr;
 
     std::unique_ptr<WindowActions> actions_;

@@ -1,5 +1,4 @@
 #include "views/attention_view.h"
-#include "widgets/wrapped_label.h"
 
 #include <algorithm>
 
@@ -12,9 +11,11 @@
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
-#include <QStackedWidget>
 
 #include "views/attention_lines_widget.h"
+#include "views/message_stack.h"
+#include "views/view_parts.h"
+#include "widgets/wrapped_label.h"
 #include "widgets/heatmap_widget.h"
 #include "steps/block_text.h"
 #include "steps/step_panels.h"
@@ -22,59 +23,37 @@
 
 using namespace tensorviz;
 
-AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
+AttentionView::AttentionView(QWidget* parent)
+    : AttentionBlockView({stepformer::Stack::Encoder, stepformer::BlockKind::SelfAttention, 0}, parent) {
     setObjectName(QStringLiteral("attentionView"));
-    auto* root = new QVBoxLayout(this);
-    root->setContentsMargins(6, 6, 6, 6);
-    root->setSpacing(4);
+    auto* root = makeWhitePage(6, 4);
 
     auto* bar = new QHBoxLayout;
     bar->setSpacing(6);
-    blockPicker_ = new QComboBox(this);
-    blockPicker_->setObjectName(QStringLiteral("blockPicker"));
-    blockPicker_->setToolTip(tr("Which attention block: the encoder's self-attention, the decoder's masked "
-                                "self-attention, or the decoder\u2013encoder attention"));
-    fillBlockPicker(blockPicker_);
-    layerPicker_ = new QComboBox(this);
-    layerPicker_->setMinimumContentsLength(7);  // "Layer 5" stays readable in a crowded bar
-    layerPicker_->setObjectName(QStringLiteral("layerPicker"));
-    layerPicker_->setToolTip(tr("Which layer (n_layers) of the encoder or decoder"));
+    makeBlockPickers(tr("Which attention block: the encoder's self-attention, the decoder's masked "
+                        "self-attention, or the decoder\u2013encoder attention"),
+                     tr("Which layer (n_layers) of the encoder or decoder"));
     batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show"));
-    headPicker_ = new QSpinBox(this);
-    headPicker_->setObjectName(QStringLiteral("headPicker"));
-    headPicker_->setToolTip(tr("The enlarged head (or click one of the small heatmaps)"));
+    headPicker_ = view_parts::makeHeadPicker(this, tr("The enlarged head (or click one of the small heatmaps)"));
     allHeadsToggle_ = new QCheckBox(tr("All heads"), this);
     allHeadsToggle_->setObjectName(QStringLiteral("allHeadsLinesToggle"));
     allHeadsToggle_->setToolTip(tr("Line view: draw every head's lines at once, one colour per head"));
-    auto label = [this](const QString& t, QWidget* buddy) {
-        auto* l = new QLabel(t, this);
-        l->setBuddy(buddy);
-        return l;
-    };
-    bar->addWidget(label(tr("Block:"), blockPicker_));
-    bar->addWidget(blockPicker_);
-    bar->addWidget(label(tr("Layer:"), layerPicker_));
-    bar->addWidget(layerPicker_);
+    view_parts::addLabelled(bar, tr("Block:"), blockPicker_);
+    view_parts::addLabelled(bar, tr("Layer:"), layerPicker_);
     bar->addSpacing(8);
-    bar->addWidget(label(tr("Sentence:"), batchPicker_));
-    bar->addWidget(batchPicker_);
+    view_parts::addLabelled(bar, tr("Sentence:"), batchPicker_);
     bar->addSpacing(8);
-    bar->addWidget(label(tr("Head:"), headPicker_));
-    bar->addWidget(headPicker_);
+    view_parts::addLabelled(bar, tr("Head:"), headPicker_);
     bar->addWidget(allHeadsToggle_);
     bar->addStretch(1);
     root->addLayout(bar);
 
-    titleLabel_ = new WrappedLabel(this);
-    titleLabel_->setObjectName(QStringLiteral("attentionTitle"));
-    titleLabel_->setTextFormat(Qt::RichText);
-    QFont tf = titleLabel_->font();
-    tf.setPointSizeF(std::max(10.5, tf.pointSizeF()));
-    titleLabel_->setFont(tf);
+    titleLabel_ = view_parts::makeRichLabel(QStringLiteral("attentionTitle"), this, view_parts::Selectable::No);
+    view_parts::enlargeFont(titleLabel_, 10.5, 0.0);
     root->addWidget(titleLabel_);
 
-    stack_ = new QStackedWidget(this);
-    auto* splitter = new QSplitter(Qt::Horizontal, stack_);
+    messages_ = new MessageStack(this);
+    auto* splitter = new QSplitter(Qt::Horizontal, messages_);
     splitter->setObjectName(QStringLiteral("attentionSplitter"));
     splitter->setChildrenCollapsible(false);
     auto* thumbsScroll = new QScrollArea(splitter);
@@ -87,8 +66,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
     thumbsGrid_->setContentsMargins(0, 0, 4, 0);
     thumbsGrid_->setSpacing(6);
     thumbsScroll->setWidget(thumbsHost_);
-    enlarged_ = new HeatmapWidget(splitter);
-    enlarged_->setObjectName(QStringLiteral("enlargedHeatmap"));
+    enlarged_ = view_parts::makeHeatmap(QStringLiteral("enlargedHeatmap"), splitter);
     lines_ = new AttentionLinesWidget(splitter);
     splitter->addWidget(thumbsScroll);
     splitter->addWidget(enlarged_);
@@ -97,37 +75,11 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
     splitter->setStretchFactor(1, 4);
     splitter->setStretchFactor(2, 3);
     splitter->setSizes({360, 430, 340});
-    messageLabel_ = new QLabel(stack_);
-    messageLabel_->setObjectName(QStringLiteral("noDataLabel"));
-    messageLabel_->setAlignment(Qt::AlignCenter);
-    messageLabel_->setWordWrap(true);
-    QFont mf = messageLabel_->font();
-    mf.setPointSizeF(std::max(12.0, mf.pointSizeF() + 2.0));
-    messageLabel_->setFont(mf);
-    messageLabel_->setStyleSheet(QStringLiteral("color: #666;"));
-    stack_->addWidget(splitter);
-    stack_->addWidget(messageLabel_);
-    root->addWidget(stack_, 1);
+    messages_->setPage(splitter, QStringLiteral("noDataLabel"));
+    root->addWidget(messages_, 1);
 
-    setAutoFillBackground(true);
-    QPalette pal = palette();
-    pal.setColor(QPalette::Window, QColor(255, 255, 255));
-    setPalette(pal);
-
-    connect(blockPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (updating_ || i < 0) return;
-        setBlock(blockWord(stepformer::BlockKind(blockPicker_->itemData(i).toInt())), block_.layer);
-    });
-    connect(layerPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (updating_ || i < 0) return;
-        setBlock(blockKind(), i);
-    });
-    connect(batchPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (!updating_ && i >= 0) setBatchIndex(i);
-    });
-    connect(headPicker_, &QSpinBox::valueChanged, this, [this](int h) {
-        if (!updating_) setHeadIndex(h);
-    });
+    onPicked(batchPicker_, [this](int i) { setBatchIndex(i); });
+    onPicked(headPicker_, [this](int h) { setHeadIndex(h); });
     connect(allHeadsToggle_, &QCheckBox::toggled, this, [this] { updateSelection(); });
     // Linked hovering: a token in the line view outlines its row / column in the matrix, and a
     // cell of the matrix highlights its query's lines.
@@ -148,8 +100,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent) {
 AttentionView::~AttentionView() = default;
 
 void AttentionView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
-    trace_ = std::move(trace);
-    config_ = config;
+    StepView::setTrace(std::move(trace), config);
     if (trace_ && !pendingStep_.isEmpty()) {
         const StepInfo s = stepInfo(*trace_, pendingStep_);
         if (s.isAttention() && s.layer() >= 0) block_ = s.block;
@@ -170,41 +121,8 @@ void AttentionView::setStep(const QString& traceName) {
     rebuild();
 }
 
-QString AttentionView::currentBlock() const { return blockName(block_); }
-
-QString AttentionView::blockKind() const { return blockWord(block_.kind); }
-
 QString AttentionView::currentTensorName() const {
     return trace_ ? roleName(*trace_, block_, stepformer::Role::Softmax) : QString();
-}
-
-const stepformer::Tensor* AttentionView::currentTensor() const {
-    if (!trace_) return nullptr;
-    const auto* e = trace_->find(currentTensorName().toStdString());
-    return e ? &e->value : nullptr;
-}
-
-bool AttentionView::hasData() const { return stack_->currentIndex() == 0; }
-
-QString AttentionView::message() const { return stack_->currentIndex() == 1 ? messageLabel_->text() : QString(); }
-
-void AttentionView::setBlock(const QString& word, int layer) {
-    const stepformer::BlockKind kind = blockKindOfWord(word);
-    if (kind != stepformer::BlockKind::SelfAttention && kind != stepformer::BlockKind::MaskedSelfAttention &&
-        kind != stepformer::BlockKind::CrossAttention)
-        return;
-    if (kind == block_.kind && layer == block_.layer) return;
-    block_ = trace_ ? attentionBlockOf(*trace_, kind, std::max(0, layer))
-                    : stepformer::Block{block_.stack, kind, std::max(0, layer)};
-    rebuild();
-    emit blockChanged(currentBlock());
-}
-
-void AttentionView::setBatchIndex(int b) {
-    b = std::max(0, b);
-    if (b == batch_) return;
-    batch_ = b;
-    rebuild();
 }
 
 void AttentionView::setHeadIndex(int h) {
@@ -215,33 +133,17 @@ void AttentionView::setHeadIndex(int h) {
     emit headChanged(head_);
 }
 
-void AttentionView::syncPickers() {
-    updating_ = true;
-    syncBlockLayerPickers(blockPicker_, layerPicker_, trace_.get(), block_);
-    syncBatchPicker(batchPicker_, trace_.get(), batch_);
-    int H = 0;
-    if (const auto* t = currentTensor(); t && trace_) {
-        if (const auto* e = trace_->find(currentTensorName().toStdString())) H = axisSize(*e, stepformer::AxisKind::Head);
-    }
-    headPicker_->setRange(0, std::max(0, H - 1));
-    head_ = std::clamp(head_, 0, std::max(0, H - 1));
-    headPicker_->setValue(head_);
-    headPicker_->setEnabled(H > 1);
-    allHeadsToggle_->setEnabled(H > 1);
-    updating_ = false;
-}
-
 void AttentionView::rebuild() {
-    syncPickers();
+    const int heads = syncPickers(stepformer::Role::Softmax);
+    allHeadsToggle_->setEnabled(heads > 1);
     const QString block = currentBlock();
     const stepformer::TraceEntry* e = trace_ ? trace_->find(currentTensorName().toStdString()) : nullptr;
     if (!trace_ || !e || e->value.empty()) {
         titleLabel_->clear();
-        messageLabel_->setText(!trace_ ? tr("No data yet \u2014 run the forward pass to see the attention weights.")
+        messages_->showMessage(!trace_ ? tr("No data yet \u2014 run the forward pass to see the attention weights.")
                                        : tr("No attention weights for the %1 of layer %2 in this trace.")
                                              .arg(blockTitle(block_.kind))
                                              .arg(block_.layer));
-        stack_->setCurrentIndex(1);
         for (auto* t : thumbs_) t->clear();
         enlarged_->clear();
         lines_->clear();
@@ -284,12 +186,12 @@ void AttentionView::rebuild() {
         applyPanel(thumbs_[h], p);
         headValues_.push_back(p.m.values);
     }
-    stack_->setCurrentIndex(0);
+    messages_->showPage();
     updateSelection();
 }
 
 void AttentionView::updateSelection() {
-    if (!trace_ || thumbs_.isEmpty() || stack_->currentIndex() != 0) return;
+    if (!trace_ || thumbs_.isEmpty() || messages_->showsMessage()) return;
     for (int h = 0; h < thumbs_.size(); ++h) thumbs_[h]->setSelected(h == head_);
     PanelSpec p = panelFor(trace_, config_, currentTensorName(), batch_, head_,
                            tr("Layer %1 \u00b7 %2 \u00b7 head %3").arg(block_.layer).arg(blockTitle(block_.kind)).arg(head_));

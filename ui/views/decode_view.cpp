@@ -4,31 +4,17 @@
 #include <cmath>
 
 #include <QApplication>
-#include <QBarCategoryAxis>
-#include <QBarSeries>
-#include <QBarSet>
 #include <QBoxLayout>
-#include <QChart>
-#include <QChartView>
-#include <QCursor>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSpinBox>
-#include <QStackedWidget>
 #include <QTimer>
 #include <QToolButton>
-#include <QToolTip>
-#include <QValueAxis>
 #include <QtConcurrent/QtConcurrentRun>
 
-#include "steps/block_text.h"
-#include "widgets/heatmap_widget.h"
-#include "steps/step_panels.h"
 #include "stepformer/model.h"
-#include "stepformer/trace_graph.h"
-#include "steps/tensor_slice.h"
-#include "widgets/number_format.h"
+#include "views/message_stack.h"
 
 using namespace stepformer;
 
@@ -37,55 +23,19 @@ namespace {
 // Models with more parameters than this decode on a worker thread.
 constexpr int64_t kAsyncParameterThreshold = 1'000'000;
 
-const QColor kBarColor(0x6b, 0xae, 0xd6);
-const QColor kBarBorder(0x3f, 0x7f, 0xb0);
-const QColor kChosenColor(0xe6, 0x55, 0x0d);
-
-QString chipStyle(const QString& bg, const QString& border, const QString& fg, bool bold) {
-    return QStringLiteral("QLabel { background: %1; border: 1px solid %2; color: %3; border-radius: 11px; "
-                          "padding: 3px 11px; font-weight: %4; }")
-        .arg(bg, border, fg, bold ? QStringLiteral("bold") : QStringLiteral("normal"));
-}
-
-QLabel* makeChip(const QString& text, const QString& style, const QString& tip, QWidget* parent) {
-    auto* l = new QLabel(text, parent);
-    l->setStyleSheet(style);
-    l->setToolTip(tip);
-    QFont f = l->font();
-    f.setPointSizeF(std::max(11.0, f.pointSizeF() + 1.5));
-    l->setFont(f);
-    l->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
-    return l;
-}
-
-QLabel* makeCaption(QWidget* parent) {
-    auto* l = new QLabel(parent);
-    l->setTextFormat(Qt::RichText);
-    l->setWordWrap(true);
-    l->setStyleSheet(QStringLiteral("color: #333;"));
-    return l;
-}
-
 }  // namespace
 
 struct DecodeView::Outcome {
     quint64 generation = 0;
-    std::vector<Step> steps;
+    std::vector<DecodingStep> steps;
     bool reachedEos = false;
     QString text;
     QString error;
 };
 
-DecodeView::DecodeView(QWidget* parent) : QWidget(parent) {
+DecodeView::DecodeView(QWidget* parent) : StepView(parent) {
     setObjectName(QStringLiteral("decodeView"));
-    setAutoFillBackground(true);
-    QPalette pal = palette();
-    pal.setColor(QPalette::Window, Qt::white);
-    setPalette(pal);
-
-    auto* root = new QVBoxLayout(this);
-    root->setContentsMargins(8, 6, 8, 6);
-    root->setSpacing(6);
+    auto* root = makeWhitePage(8, 6);
 
     // Source -> translation.
     auto* header = new QHBoxLayout;
@@ -155,97 +105,10 @@ DecodeView::DecodeView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(headPicker_);
     root->addLayout(bar);
 
-    stack_ = new QStackedWidget(this);
-    auto* page = new QWidget(stack_);
-    auto* pageLay = new QVBoxLayout(page);
-    pageLay->setContentsMargins(0, 0, 0, 0);
-    pageLay->setSpacing(6);
-
-    // Decoder input chips.
-    chipsHost_ = new QWidget(page);
-    chipsHost_->setObjectName(QStringLiteral("decodeInputChips"));
-    chipsLayout_ = new QHBoxLayout(chipsHost_);
-    chipsLayout_->setContentsMargins(0, 2, 0, 2);
-    chipsLayout_->setSpacing(6);
-    pageLay->addWidget(chipsHost_);
-
-    // Probability chart.
-    bars_ = new QBarSet(tr("probability"));
-    bars_->setColor(kBarColor);
-    bars_->setBorderColor(kBarBorder);
-    bars_->setSelectedColor(kChosenColor);
-    bars_->setLabelColor(QColor(0x30, 0x30, 0x30));
-    series_ = new QBarSeries;
-    series_->append(bars_);
-    series_->setBarWidth(0.7);
-    series_->setLabelsVisible(true);
-    series_->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
-    series_->setLabelsPrecision(3);
-    chart_ = new QChart;
-    chart_->addSeries(series_);
-    chart_->legend()->hide();
-    chart_->setAnimationOptions(QChart::SeriesAnimations);
-    chart_->setAnimationDuration(250);
-    chart_->setMargins(QMargins(4, 2, 4, 2));
-    chart_->setBackgroundRoundness(0);
-    QFont titleFont = chart_->titleFont();
-    titleFont.setPointSizeF(std::max(11.0, titleFont.pointSizeF() + 1.0));
-    chart_->setTitleFont(titleFont);
-    axisX_ = new QBarCategoryAxis;
-    axisX_->setTitleText(tr("next token (target vocabulary)"));
-    QFont catFont = axisX_->labelsFont();
-    catFont.setPointSizeF(std::max(11.0, catFont.pointSizeF() + 1.5));
-    axisX_->setLabelsFont(catFont);
-    axisY_ = new QValueAxis;
-    axisY_->setRange(0.0, 1.1);
-    axisY_->setTickCount(12);
-    axisY_->setLabelFormat(QStringLiteral("%.1f"));
-    axisY_->setTitleText(tr("probability"));
-    axisY_->setMinorTickCount(0);
-    chart_->addAxis(axisX_, Qt::AlignBottom);
-    chart_->addAxis(axisY_, Qt::AlignLeft);
-    series_->attachAxis(axisX_);
-    series_->attachAxis(axisY_);
-    chartView_ = new QChartView(chart_, page);
-    chartView_->setObjectName(QStringLiteral("decodeChart"));
-    chartView_->setRenderHint(QPainter::Antialiasing);
-    chartView_->setMinimumHeight(200);
-    pageLay->addWidget(chartView_, 4);
-
-    // Attention heatmaps of the last decoder layer.
-    auto* attnRow = new QHBoxLayout;
-    attnRow->setSpacing(12);
-    auto* selfCol = new QVBoxLayout;
-    auto* crossCol = new QVBoxLayout;
-    selfCaption_ = makeCaption(page);
-    crossCaption_ = makeCaption(page);
-    selfAttn_ = new HeatmapWidget(page);
-    selfAttn_->setObjectName(QStringLiteral("decodeSelfAttnHeatmap"));
-    crossAttn_ = new HeatmapWidget(page);
-    crossAttn_->setObjectName(QStringLiteral("decodeCrossAttnHeatmap"));
-    for (auto* h : {selfAttn_, crossAttn_}) {
-        h->setMinimumHeight(150);
-        h->setEmptyMessage(tr("Decode a sentence to see the attention."));
-    }
-    selfCol->addWidget(selfCaption_);
-    selfCol->addWidget(selfAttn_, 1);
-    crossCol->addWidget(crossCaption_);
-    crossCol->addWidget(crossAttn_, 1);
-    attnRow->addLayout(selfCol, 1);
-    attnRow->addLayout(crossCol, 1);
-    pageLay->addLayout(attnRow, 5);
-
-    messageLabel_ = new QLabel(stack_);
-    messageLabel_->setObjectName(QStringLiteral("decodeMessageLabel"));
-    messageLabel_->setAlignment(Qt::AlignCenter);
-    messageLabel_->setWordWrap(true);
-    QFont mf = messageLabel_->font();
-    mf.setPointSizeF(std::max(12.0, mf.pointSizeF() + 2.0));
-    messageLabel_->setFont(mf);
-    messageLabel_->setStyleSheet(QStringLiteral("color: #666;"));
-    stack_->addWidget(page);
-    stack_->addWidget(messageLabel_);
-    root->addWidget(stack_, 1);
+    messages_ = new MessageStack(this);
+    page_ = new DecodeStepPage(messages_);
+    messages_->setPage(page_, QStringLiteral("decodeMessageLabel"));
+    root->addWidget(messages_, 1);
 
     playTimer_ = new QTimer(this);
     playTimer_->setInterval(900);
@@ -263,25 +126,13 @@ DecodeView::DecodeView(QWidget* parent) : QWidget(parent) {
     connect(playButton_, &QToolButton::toggled, this, &DecodeView::setPlaying);
     connect(headPicker_, &QSpinBox::valueChanged, this, &DecodeView::setHeadIndex);
     connect(layerPicker_, &QSpinBox::valueChanged, this, &DecodeView::setLayerIndex);
-    connect(bars_, &QBarSet::hovered, this, [this](bool status, int index) {
-        if (!status || current_ < 0 || index < 0) {
-            QToolTip::hideText();
-            return;
-        }
-        const Step& s = steps_[size_t(current_)];
-        if (size_t(index) >= s.probs.size()) return;
-        QString tip = tr("<b>%1</b>: p = %2").arg(tgtToken(index).toHtmlEscaped(), numfmt::probability(s.probs[size_t(index)]));
-        if (index == s.chosen) tip += tr("<br>the largest probability: greedy decoding picks it");
-        QToolTip::showText(QCursor::pos(), tip, chartView_);
-    });
-
     watcher_ = new QFutureWatcher<std::shared_ptr<Outcome>>(this);
     connect(watcher_, &QFutureWatcherBase::finished, this, [this] {
         const auto outcome = watcher_->result();
         if (outcome && outcome->generation == generation_) applyOutcome(outcome);
     });
 
-    showMessage(tr("No model yet \u2014 the greedy decoder needs a trained model."));
+    messages_->showMessage(tr("No model yet \u2014 the greedy decoder needs a trained model."));
     updateHeader();
     updateButtons();
 }
@@ -322,7 +173,7 @@ void DecodeView::startDecode() {
         decoding_ = false;
         steps_.clear();
         current_ = -1;
-        showMessage(tr("No model yet \u2014 the greedy decoder needs a trained model."));
+        messages_->showMessage(tr("No model yet \u2014 the greedy decoder needs a trained model."));
         updateHeader();
         updateButtons();
         return;
@@ -336,7 +187,7 @@ void DecodeView::startDecode() {
         try {
             DecodeResult r = greedy_decode(*model, src, true);
             for (auto& s : r.steps) {
-                Step st;
+                DecodingStep st;
                 st.decInput = s.dec_input;
                 st.probs = s.probs;
                 st.chosen = s.chosen;
@@ -370,11 +221,11 @@ void DecodeView::applyOutcome(const std::shared_ptr<Outcome>& o) {
     current_ = steps_.empty() ? -1 : 0;
     if (steps_.empty()) updateStep();  // clears the chips, the bars and the heatmaps
     if (!error_.isEmpty()) {
-        showMessage(tr("Cannot decode \u201c%1\u201d:\n%2").arg(source_, error_));
+        messages_->showMessage(tr("Cannot decode \u201c%1\u201d:\n%2").arg(source_, error_));
     } else if (steps_.empty()) {
-        showMessage(tr("Nothing to decode."));
+        messages_->showMessage(tr("Nothing to decode."));
     } else {
-        stack_->setCurrentIndex(0);
+        messages_->showPage();
         const int L = std::max(1, config_.n_layers);
         {
             const QSignalBlocker b1(layerPicker_), b2(headPicker_);
@@ -389,11 +240,6 @@ void DecodeView::applyOutcome(const std::shared_ptr<Outcome>& o) {
     updateButtons();
     emit decodeFinished();
     emit currentStepChanged(current_);
-}
-
-void DecodeView::showMessage(const QString& text) {
-    messageLabel_->setText(text);
-    stack_->setCurrentIndex(1);
 }
 
 // ----- navigation -------------------------------------------------------------------------------
@@ -474,10 +320,7 @@ void DecodeView::setLayerIndex(int l) {
 
 // ----- accessors --------------------------------------------------------------------------------
 
-QString DecodeView::tgtToken(int id) const {
-    if (id >= 0 && id < config_.tgt_vocab_size()) return QString::fromStdString(config_.tgt_vocab[size_t(id)]);
-    return QString::number(id);
-}
+QString DecodeView::tgtToken(int id) const { return DecodeStepPage::token(config_, id); }
 
 QStringList DecodeView::tokensSoFar() const {
     QStringList out;
@@ -492,25 +335,19 @@ QStringList DecodeView::decoderInput() const {
     return out;
 }
 
-QStringList DecodeView::barCategories() const { return axisX_->categories(); }
+QChart* DecodeView::chart() const { return page_->chart(); }
 
-std::vector<float> DecodeView::barValues() const {
-    std::vector<float> v;
-    for (int i = 0; i < bars_->count(); ++i) v.push_back(float(bars_->at(i)));
-    return v;
-}
+QStringList DecodeView::barCategories() const { return page_->barCategories(); }
 
-int DecodeView::highestBarIndex() const {
-    int best = -1;
-    for (int i = 0; i < bars_->count(); ++i)
-        if (best < 0 || bars_->at(i) > bars_->at(best)) best = i;
-    return best;
-}
+std::vector<float> DecodeView::barValues() const { return page_->barValues(); }
 
-int DecodeView::highlightedBarIndex() const {
-    const QList<int> sel = bars_->selectedBars();
-    return sel.size() == 1 ? sel.first() : -1;
-}
+int DecodeView::highestBarIndex() const { return page_->highestBarIndex(); }
+
+int DecodeView::highlightedBarIndex() const { return page_->highlightedBarIndex(); }
+
+HeatmapWidget* DecodeView::selfAttentionHeatmap() const { return page_->selfAttentionHeatmap(); }
+
+HeatmapWidget* DecodeView::crossAttentionHeatmap() const { return page_->crossAttentionHeatmap(); }
 
 const Tensor* DecodeView::currentTensor() const {
     if (current_ < 0 || current_ >= stepCount()) return nullptr;
@@ -544,7 +381,7 @@ void DecodeView::updateHeader() {
         const bool shown = i <= current_;
         const bool isEnd = id == config_.eos_id();
         QString style = shown ? QStringLiteral("color:#111; font-weight:bold;") : QStringLiteral("color:#c4c4c4;");
-        if (i == current_) style = QStringLiteral("color:%1; font-weight:bold;").arg(kChosenColor.name());
+        if (i == current_) style = QStringLiteral("color:%1; font-weight:bold;").arg(DecodeStepPage::chosenColor().name());
         if (isEnd) style += QStringLiteral(" font-size:small;");
         parts << QStringLiteral("<span style='%1'>%2</span>").arg(style, tok);
     }
@@ -572,125 +409,21 @@ void DecodeView::updateButtons() {
 }
 
 void DecodeView::updateStep() {
-    updateChips();
-    updateChart();
+    const DecodingStep* s = current_ < 0 ? nullptr : &steps_[size_t(current_)];
+    page_->showStep(s, current_, config_);
     updateHeatmaps();
-}
-
-void DecodeView::updateChips() {
-    while (QLayoutItem* item = chipsLayout_->takeAt(0)) {
-        if (QWidget* w = item->widget()) w->deleteLater();
-        delete item;
-    }
-    if (current_ < 0) return;
-    const Step& s = steps_[size_t(current_)];
-    auto* lead = new QLabel(tr("dec_input:"), chipsHost_);
-    lead->setStyleSheet(QStringLiteral("color:#555;"));
-    lead->setToolTip(tr("What the decoder reads in this forward pass: the start symbol and the tokens chosen so far"));
-    chipsLayout_->addWidget(lead);
-    const QString inStyle = chipStyle(QStringLiteral("#e8f0f8"), QStringLiteral("#9cb8d6"), QStringLiteral("#1b3a5c"), false);
-    for (size_t i = 0; i < s.decInput.size(); ++i) {
-        const QString tok = tgtToken(s.decInput[i]);
-        const QString tip = i == 0 ? tr("position 0: the start symbol %1").arg(tok)
-                                   : tr("position %1: chosen at step %2").arg(i).arg(i);
-        chipsLayout_->addWidget(makeChip(tok, inStyle, tip, chipsHost_));
-    }
-    auto* arrow = new QLabel(QStringLiteral("\u27f6"), chipsHost_);
-    QFont af = arrow->font();
-    af.setPointSizeF(std::max(13.0, af.pointSizeF() + 3.0));
-    arrow->setFont(af);
-    arrow->setStyleSheet(QStringLiteral("color:#888;"));
-    chipsLayout_->addWidget(arrow);
-    const QString chosen = tgtToken(s.chosen);
-    const float p = size_t(s.chosen) < s.probs.size() ? s.probs[size_t(s.chosen)] : 0.0f;
-    const QString chStyle = chipStyle(kChosenColor.name(), kChosenColor.darker(130).name(), QStringLiteral("white"), true);
-    chipsLayout_->addWidget(makeChip(chosen, chStyle,
-                                     tr("argmax of the probabilities at the last position: %1 (p = %2)").arg(chosen, numfmt::probability(p)),
-                                     chipsHost_));
-    auto* note = new QLabel(chipsHost_);
-    note->setTextFormat(Qt::RichText);
-    QString text = tr("next token = argmax p = <b>%1</b> &nbsp;(p = %2)").arg(chosen.toHtmlEscaped(), numfmt::probability(p));
-    if (s.chosen == config_.eos_id()) text += tr(" &nbsp;\u2014 the end token: decoding stops");
-    note->setText(text);
-    note->setStyleSheet(QStringLiteral("color:#333;"));
-    chipsLayout_->addSpacing(8);
-    chipsLayout_->addWidget(note);
-    chipsLayout_->addStretch(1);
-}
-
-void DecodeView::updateChart() {
-    if (current_ < 0) {
-        bars_->remove(0, bars_->count());
-        axisX_->clear();
-        return;
-    }
-    const Step& s = steps_[size_t(current_)];
-    const int V = static_cast<int>(s.probs.size());
-    QStringList cats;
-    for (int v = 0; v < V; ++v) cats << tgtToken(v);
-    if (axisX_->categories() != cats) {
-        axisX_->clear();
-        axisX_->append(cats);
-    }
-    QList<qreal> values;
-    values.reserve(V);
-    for (float p : s.probs) values << qreal(p);
-    if (bars_->count() == V) {
-        for (int v = 0; v < V; ++v) bars_->replace(v, values[v]);
-    } else {
-        bars_->remove(0, bars_->count());
-        bars_->append(values);
-    }
-    bars_->deselectAllBars();
-    bars_->selectBar(s.chosen);
-    QStringList ctx;
-    for (int id : s.decInput) ctx << tgtToken(id);
-    chart_->setTitle(tr("Step %1: P(next token | %2) \u2014 softmax of the logits at the last position")
-                         .arg(current_ + 1)
-                         .arg(ctx.join(QLatin1Char(' ')).toHtmlEscaped()));
 }
 
 void DecodeView::updateHeatmaps() {
     if (current_ < 0) {
-        selfAttn_->clear();
-        crossAttn_->clear();
-        selfCaption_->clear();
-        crossCaption_->clear();
+        page_->showAttention(nullptr, config_, 0, head_);
         return;
     }
-    const Step& s = steps_[size_t(current_)];
     const int L = std::max(1, config_.n_layers);
     const int layer = layer_ < 0 ? L - 1 : std::min(layer_, L - 1);
     {
         const QSignalBlocker b(layerPicker_);
         layerPicker_->setValue(layer);
     }
-    // The attention weights (softmax) of the layer's two attention blocks, titled by the block's word.
-    const Block selfBlock{Stack::Decoder, BlockKind::MaskedSelfAttention, layer};
-    const Block crossBlock{Stack::Decoder, BlockKind::CrossAttention, layer};
-    auto softmaxOf = [&](const Block& b) {
-        return s.trace ? QString::fromStdString(graph::name_of(*s.trace, b, Role::Softmax)) : QString();
-    };
-    auto title = [&](const Block& b) {
-        return tr("%1 \u00b7 layer %2 \u00b7 head %3").arg(tensorviz::blockWord(b.kind)).arg(layer).arg(head_);
-    };
-    const QString selfName = softmaxOf(selfBlock);
-    const QString crossName = softmaxOf(crossBlock);
-    const int T = static_cast<int>(s.decInput.size());
-    const QString newest = tgtToken(s.decInput.back()).toHtmlEscaped();
-
-    tensorviz::PanelSpec ps = tensorviz::panelFor(s.trace, config_, selfName, 0, head_, title(selfBlock));
-    tensorviz::applyPanel(selfAttn_, ps);
-    tensorviz::PanelSpec pc = tensorviz::panelFor(s.trace, config_, crossName, 0, head_, title(crossBlock));
-    tensorviz::applyPanel(crossAttn_, pc);
-    selfCaption_->setText(tr("<b>Masked self-attention</b> (<tt>%1</tt>): each decoder token looks at itself and the "
-                             "tokens before it. %2 query row(s) now; the new one is <b>\u201c%3\u201d</b>.")
-                              .arg(selfName.toHtmlEscaped())
-                              .arg(T)
-                              .arg(newest));
-    crossCaption_->setText(tr("<b>Encoder-decoder attention</b> (<tt>%1</tt>): which source words each decoder "
-                              "token reads. The new row <b>\u201c%2\u201d</b> decides the next token.")
-                               .arg(crossName.toHtmlEscaped(), newest));
-    selfAttn_->setToolTip(QString());
-    crossAttn_->setToolTip(QString());
+    page_->showAttention(&steps_[size_t(current_)], config_, layer, head_);
 }

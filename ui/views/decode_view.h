@@ -21,32 +21,24 @@
 #include <QFutureWatcher>
 #include <QString>
 #include <QStringList>
-#include <QWidget>
 
-#include "stepformer/config.h"
 #include "stepformer/decode.h"
 #include "stepformer/params.h"
-#include "stepformer/tensor.h"
+#include "views/decode_step_page.h"
+#include "views/step_view.h"
 
-class QBarCategoryAxis;
-class QBarSeries;
-class QBarSet;
 class QChart;
-class QChartView;
-class QHBoxLayout;
 class QLabel;
 class QSpinBox;
-class QStackedWidget;
 class QTimer;
 class QToolButton;
-class QValueAxis;
 class HeatmapWidget;
 
 namespace stepformer {
 class Transformer;
 }
 
-class DecodeView : public QWidget {
+class DecodeView : public StepView {
     Q_OBJECT
 public:
     explicit DecodeView(QWidget* parent = nullptr);
@@ -88,14 +80,19 @@ public:
     void setLayerIndex(int l);
     bool isPlaying() const;
 
-    QChart* chart() const { return chart_; }
-    HeatmapWidget* selfAttentionHeatmap() const { return selfAttn_; }
-    HeatmapWidget* crossAttentionHeatmap() const { return crossAttn_; }
+    QChart* chart() const;
+    HeatmapWidget* selfAttentionHeatmap() const;
+    HeatmapWidget* crossAttentionHeatmap() const;
 
     // Export: the whole view; the current step's probabilities (tgt_vocab) as the tensor.
     QWidget* exportWidget() { return this; }
-    const stepformer::Tensor* currentTensor() const;
-    QString currentTensorName() const;
+    const stepformer::Tensor* currentTensor() const override;
+    QString currentTensorName() const override;
+
+    // Decoding makes its own traces, with the model (setModel), of the source (setSource): the
+    // session's trace and step leave the view as it is.
+    void setTrace(std::shared_ptr<const stepformer::Trace>, const stepformer::Config&) override {}
+    QString stepFor(const QString&) const override { return {}; }
 
 public slots:
     void stepForward();
@@ -114,10 +111,7 @@ private:
     struct Outcome;
     void startDecode();
     void applyOutcome(const std::shared_ptr<Outcome>& outcome);
-    void showMessage(const QString& text);
     void updateStep();
-    void updateChips();
-    void updateChart();
     void updateHeatmaps();
     void updateHeader();
     void updateButtons();
@@ -125,17 +119,10 @@ private:
     QString srcText() const;
 
     std::shared_ptr<const stepformer::Transformer> model_;
-    stepformer::Config config_;
     QString source_ = QStringLiteral("ich mochte ein bier P");
     QStringList srcTokens_;
 
-    struct Step {
-        std::vector<int> decInput;
-        std::vector<float> probs;
-        int chosen = 0;
-        std::shared_ptr<const stepformer::Trace> trace;
-    };
-    std::vector<Step> steps_;
+    std::vector<DecodingStep> steps_;
     bool reachedEos_ = false;
     QString translation_;
     QString error_;
@@ -158,18 +145,5 @@ private:
     QToolButton* resetButton_ = nullptr;
     QSpinBox* headPicker_ = nullptr;
     QSpinBox* layerPicker_ = nullptr;
-    QWidget* chipsHost_ = nullptr;
-    QHBoxLayout* chipsLayout_ = nullptr;
-    QStackedWidget* stack_ = nullptr;
-    QLabel* messageLabel_ = nullptr;
-    QChart* chart_ = nullptr;
-    QChartView* chartView_ = nullptr;
-    QBarSeries* series_ = nullptr;
-    QBarSet* bars_ = nullptr;
-    QBarCategoryAxis* axisX_ = nullptr;
-    QValueAxis* axisY_ = nullptr;
-    HeatmapWidget* selfAttn_ = nullptr;
-    HeatmapWidget* crossAttn_ = nullptr;
-    QLabel* selfCaption_ = nullptr;
-    QLabel* crossCaption_ = nullptr;
+    DecodeStepPage* page_ = nullptr;
 };

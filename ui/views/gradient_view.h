@@ -15,15 +15,12 @@
 
 #include <memory>
 
-#include <QHash>
 #include <QString>
 #include <QStringList>
-#include <QWidget>
 
-#include "stepformer/config.h"
 #include "stepformer/optimizer.h"
 #include "stepformer/params.h"
-#include "stepformer/trace.h"
+#include "views/step_view.h"
 
 class QBoxLayout;
 class QComboBox;
@@ -31,10 +28,10 @@ class QLabel;
 class WrappedLabel;
 class QSpinBox;
 class QSplitter;
-class QStackedWidget;
 class HeatmapWidget;
+class ParameterPane;
 
-class GradientView : public QWidget {
+class GradientView : public StepView {
     Q_OBJECT
 public:
     enum class Focus { Tensor, Parameter };  // what the export and currentTensor() refer to
@@ -42,10 +39,13 @@ public:
     explicit GradientView(QWidget* parent = nullptr);
     ~GradientView() override;
 
-    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config);
+    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) override;
     // "grad.<name>" or "<name>". Focus -> Tensor.
-    void setStep(const QString& step);
+    void setStep(const QString& step) override;
     QString currentStep() const { return step_; }  // always "grad.<name>" (empty when none)
+    // The navigator's step as this view shows it: its gradient when the trace has one, else
+    // empty (the view keeps the gradient it shows).
+    QString stepFor(const QString& step) const override;
 
     // The weights, their gradients (same layout) and the optimizer whose next update is
     // previewed. Any may be null: without params/grads the weight section is hidden; without an
@@ -55,7 +55,7 @@ public:
                                std::shared_ptr<const stepformer::Optimizer> optimizer);
     // Shows a weight (e.g. "projection.weight"); false when it is not a parameter. Focus -> Parameter.
     bool showParameter(const QString& name);
-    QString currentParameter() const { return param_; }
+    QString currentParameter() const;
     // The weight that produced a traced tensor (a Q step -> its block's W_Q), read from the trace
     // graph; empty when none does. A LayerNorm output maps to its gamma when LayerNorm is
     // learned, else (the tutorial) to the sub-layer's last linear.
@@ -67,22 +67,21 @@ public:
     void setBatchIndex(int b);
     void setHeadIndex(int h);
 
-    bool hasData() const;   // the tensor/gradient pair is shown
-    QString message() const;  // the text shown instead of it
+    // hasData(): the tensor/gradient pair is shown; message(): the text shown instead of it.
     bool parameterSectionVisible() const;
 
     HeatmapWidget* valueHeatmap() const { return value_; }
     HeatmapWidget* gradientHeatmap() const { return grad_; }
-    HeatmapWidget* weightHeatmap() const { return weight_; }
-    HeatmapWidget* weightGradientHeatmap() const { return weightGrad_; }
-    HeatmapWidget* updateHeatmap() const { return update_; }
+    HeatmapWidget* weightHeatmap() const;
+    HeatmapWidget* weightGradientHeatmap() const;
+    HeatmapWidget* updateHeatmap() const;
     // The optimizer's preview for the current parameter (empty when none).
     const stepformer::Tensor& previewedUpdate() const;
 
     // Export: the whole view; the gradient in focus (grad.<name> or grad.<parameter>).
     QWidget* exportWidget() { return this; }
-    const stepformer::Tensor* currentTensor() const;
-    QString currentTensorName() const;
+    const stepformer::Tensor* currentTensor() const override;
+    QString currentTensorName() const override;
 
 signals:
     void stepChanged(const QString& gradName);
@@ -90,46 +89,22 @@ signals:
 
 private:
     void rebuildTensor();
-    void rebuildParameter();
     void syncPickers();
-    void fillParameterPicker();
     void showTensorMessage(const QString& text);
 
-    std::shared_ptr<const stepformer::Trace> trace_;
-    stepformer::Config config_;
-    std::shared_ptr<const stepformer::ParamSet> params_, grads_;
-    std::shared_ptr<const stepformer::Optimizer> optimizer_;
-    QString step_;   // grad.<name>
-    QString param_;
     bool paramPinned_ = false;  // chosen by showParameter()/the picker rather than following the step
     Focus focus_ = Focus::Tensor;
     int batch_ = 0, head_ = 0;
-    bool updating_ = false;
-    std::shared_ptr<const stepformer::Tensor> preview_;  // null when none
-    // The previews by parameter, for the current weights, gradients and optimizer: going back
-    // to a weight does not run the optimizer's kernels (and wake its threads) again.
-    QHash<QString, std::pair<std::shared_ptr<const stepformer::Tensor>, double>> previews_;  // with their norms
-    double previewNorm_ = 0.0;
     QStringList backwardOrder_;  // of trace_
-    QHash<const float*, double> norms_;  // of the weights and gradients shown, by their data
 
     QComboBox* batchPicker_ = nullptr;
     QSpinBox* headPicker_ = nullptr;
-    QComboBox* paramPicker_ = nullptr;
     QSplitter* splitter_ = nullptr;
     QLabel* stepTitle_ = nullptr;
     WrappedLabel* stepStats_ = nullptr;
-    QStackedWidget* tensorStack_ = nullptr;
-    QLabel* tensorMessage_ = nullptr;
     QBoxLayout* pairLayout_ = nullptr;
     QLabel* pairOp_ = nullptr;
     HeatmapWidget* value_ = nullptr;
     HeatmapWidget* grad_ = nullptr;
-    QWidget* paramSection_ = nullptr;
-    QLabel* paramTitle_ = nullptr;
-    WrappedLabel* paramStats_ = nullptr;
-    QBoxLayout* paramLayout_ = nullptr;
-    HeatmapWidget* weight_ = nullptr;
-    HeatmapWidget* weightGrad_ = nullptr;
-    HeatmapWidget* update_ = nullptr;
+    ParameterPane* paramPane_ = nullptr;
 };

@@ -1,5 +1,4 @@
 #include "views/loss_view.h"
-#include "widgets/wrapped_label.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,14 +10,16 @@
 #include <QLabel>
 #include <QScrollBar>
 #include <QSignalBlocker>
-#include <QStackedWidget>
 #include <QTableWidget>
 
 #include "widgets/heatmap_widget.h"
 #include "stepformer/backend.h"
 #include "stepformer/loss.h"
 #include "steps/step_panels.h"
+#include "views/message_stack.h"
 #include "views/target_heatmap.h"
+#include "views/view_parts.h"
+#include "widgets/wrapped_label.h"
 #include "steps/tensor_slice.h"
 #include "widgets/number_format.h"
 
@@ -39,57 +40,32 @@ QTableWidgetItem* item(const QString& text, Qt::Alignment align = Qt::AlignCente
 
 }  // namespace
 
-LossView::LossView(QWidget* parent) : QWidget(parent) {
+LossView::LossView(QWidget* parent) : StepView(parent) {
     setObjectName(QStringLiteral("lossView"));
-    setAutoFillBackground(true);
-    QPalette pal = palette();
-    pal.setColor(QPalette::Window, Qt::white);
-    setPalette(pal);
-
-    auto* root = new QVBoxLayout(this);
-    root->setContentsMargins(8, 6, 8, 6);
-    root->setSpacing(6);
+    auto* root = makeWhitePage(8, 6);
 
     auto* bar = new QHBoxLayout;
-    auto* batchLabel = new QLabel(tr("Sentence:"), this);
     batchPicker_ = tensorviz::makeBatchPicker(this, tr("Which sentence of the batch to show position by position (the loss averages over all of them)"));
-    batchLabel->setBuddy(batchPicker_);
-    bar->addWidget(batchLabel);
-    bar->addWidget(batchPicker_);
+    view_parts::addLabelled(bar, tr("Sentence:"), batchPicker_);
     bar->addStretch(1);
     root->addLayout(bar);
 
-    titleLabel_ = new WrappedLabel(this);
-    titleLabel_->setObjectName(QStringLiteral("lossTitleLabel"));
-    titleLabel_->setTextFormat(Qt::RichText);
-    QFont tf = titleLabel_->font();
-    tf.setPointSizeF(std::max(11.0, tf.pointSizeF() + 1.0));
-    titleLabel_->setFont(tf);
+    titleLabel_ = view_parts::makeTitleLabel(QStringLiteral("lossTitleLabel"), this, view_parts::Selectable::No);
     root->addWidget(titleLabel_);
 
-    stack_ = new QStackedWidget(this);
-    auto* page = new QWidget(stack_);
-    auto* pageLay = new QVBoxLayout(page);
-    pageLay->setContentsMargins(0, 0, 0, 0);
-    pageLay->setSpacing(6);
+    messages_ = new MessageStack(this);
+    auto* page = new QWidget(messages_);
+    auto* pageLay = view_parts::makeColumn(page, 6);
 
     auto* maps = new QHBoxLayout;
     maps->setSpacing(8);
-    logits_ = new TargetHeatmap(page);
-    logits_->setObjectName(QStringLiteral("lossLogitsHeatmap"));
-    probs_ = new TargetHeatmap(page);
-    probs_->setObjectName(QStringLiteral("lossProbsHeatmap"));
+    logits_ = view_parts::makeHeatmap<TargetHeatmap>(QStringLiteral("lossLogitsHeatmap"), page);
+    probs_ = view_parts::makeHeatmap<TargetHeatmap>(QStringLiteral("lossProbsHeatmap"), page);
     for (auto* h : {logits_, probs_}) {
         h->setMinimumHeight(190);
         h->setValueText(HeatmapWidget::ValueText::Always);
     }
-    auto* op = new QLabel(tr("softmax\n\u2192"), page);
-    QFont of = op->font();
-    of.setPointSizeF(std::max(12.0, of.pointSizeF() + 3.0));
-    of.setBold(true);
-    op->setFont(of);
-    op->setAlignment(Qt::AlignCenter);
-    op->setStyleSheet(QStringLiteral("color:#3a3a3a;"));
+    QLabel* op = view_parts::makeOpLabel(tr("softmax\n\u2192"), 12.0, 3.0, page);
     op->setToolTip(tr("p[t, v] = exp(z[t, v]) / \u03a3\u1d64 exp(z[t, u]) along the vocabulary"));
     maps->addWidget(logits_, 1);
     maps->addWidget(op, 0);
@@ -126,26 +102,13 @@ LossView::LossView(QWidget* parent) : QWidget(parent) {
     formulaLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     formulaLabel_->setStyleSheet(
         QStringLiteral("QLabel { background:#f7f7fb; border:1px solid #dcdce6; border-radius:4px; padding:6px 10px; color:#222; }"));
-    QFont ff = formulaLabel_->font();
-    ff.setPointSizeF(std::max(11.0, ff.pointSizeF() + 1.5));
-    formulaLabel_->setFont(ff);
+    view_parts::enlargeFont(formulaLabel_, 11.0, 1.5);
     pageLay->addWidget(formulaLabel_, 0);
 
-    messageLabel_ = new QLabel(stack_);
-    messageLabel_->setObjectName(QStringLiteral("lossMessageLabel"));
-    messageLabel_->setAlignment(Qt::AlignCenter);
-    messageLabel_->setWordWrap(true);
-    QFont mf = messageLabel_->font();
-    mf.setPointSizeF(std::max(12.0, mf.pointSizeF() + 2.0));
-    messageLabel_->setFont(mf);
-    messageLabel_->setStyleSheet(QStringLiteral("color:#666;"));
-    stack_->addWidget(page);
-    stack_->addWidget(messageLabel_);
-    root->addWidget(stack_, 1);
+    messages_->setPage(page, QStringLiteral("lossMessageLabel"));
+    root->addWidget(messages_, 1);
 
-    connect(batchPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (!updating_ && i >= 0) setBatchIndex(i);
-    });
+    onPicked(batchPicker_, [this](int i) { setBatchIndex(i); });
 
     rebuild();
 }
@@ -163,8 +126,18 @@ std::vector<int> LossView::encodeTargets(const Config& config, const QStringList
 }
 
 void LossView::setTrace(std::shared_ptr<const Trace> trace, const Config& config, std::vector<int> targets) {
-    trace_ = std::move(trace);
-    config_ = config;
+    targets_ = std::move(targets);
+    setTrace(std::move(trace), config);
+}
+
+void LossView::setTrace(std::shared_ptr<const Trace> trace, const Config& config) {
+    StepView::setTrace(std::move(trace), config);
+    recompute();
+    rebuild();
+}
+
+void LossView::setTargets(std::vector<int> targets) {
+    if (targets == targets_) return;
     targets_ = std::move(targets);
     recompute();
     rebuild();
@@ -178,9 +151,7 @@ void LossView::setBatchIndex(int b) {
     emit batchChanged(batch_);
 }
 
-bool LossView::hasData() const { return valid_ && stack_->currentIndex() == 0; }
-
-QString LossView::message() const { return stack_->currentIndex() == 1 ? messageLabel_->text() : QString(); }
+bool LossView::hasData() const { return valid_ && StepView::hasData(); }
 
 bool LossView::isIgnored(int b, int t) const {
     if (!valid_ || b < 0 || t < 0 || b >= B_ || t >= T_) return true;
@@ -272,11 +243,6 @@ void LossView::recompute() {
     valid_ = true;
 }
 
-void LossView::showMessage(const QString& text) {
-    messageLabel_->setText(text);
-    stack_->setCurrentIndex(1);
-}
-
 void LossView::rebuild() {
     updating_ = true;
     const int B = tensorviz::fillBatchPicker(batchPicker_, trace_.get());
@@ -293,21 +259,21 @@ void LossView::rebuild() {
                              .arg(ignoreTok.toHtmlEscaped()));
 
     if (!trace_) {
-        showMessage(tr("No data yet \u2014 run the forward pass to see the loss."));
+        messages_->showMessage(tr("No data yet \u2014 run the forward pass to see the loss."));
         return;
     }
     if (!trace_->find("projection.logits")) {
-        showMessage(tr("This trace has no logits (projection.logits) to compute the loss from."));
+        messages_->showMessage(tr("This trace has no logits (projection.logits) to compute the loss from."));
         return;
     }
     if (!valid_) {
-        showMessage(tr("No expected output for this target.\nThe loss compares the prediction with dec_output "
-                       "(the target shifted left, ending with the end token %1); type a target sentence that starts "
-                       "with %2 to see it.")
-                        .arg(QString::fromStdString(config_.eos), QString::fromStdString(config_.bos)));
+        messages_->showMessage(tr("No expected output for this target.\nThe loss compares the prediction with dec_output "
+                                  "(the target shifted left, ending with the end token %1); type a target sentence "
+                                  "that starts with %2 to see it.")
+                                   .arg(QString::fromStdString(config_.eos), QString::fromStdString(config_.bos)));
         return;
     }
-    stack_->setCurrentIndex(0);
+    messages_->showPage();
 
     const int b = batch_;
     const Trace& trc = *trace_;

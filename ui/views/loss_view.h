@@ -19,19 +19,15 @@
 
 #include <QString>
 #include <QStringList>
-#include <QWidget>
 
-#include "stepformer/config.h"
-#include "stepformer/tensor.h"
-#include "stepformer/trace.h"
+#include "views/step_view.h"
 
 class QComboBox;
 class QLabel;
-class QStackedWidget;
 class QTableWidget;
 class HeatmapWidget;
 
-class LossView : public QWidget {
+class LossView : public StepView {
     Q_OBJECT
 public:
     explicit LossView(QWidget* parent = nullptr);
@@ -41,6 +37,12 @@ public:
     // projection.logits. Empty or mismatched targets show a message instead of numbers.
     void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config,
                   std::vector<int> targets);
+    // A new trace with the targets last given.
+    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) override;
+    // New targets for the current trace (nothing to redo when they are the same).
+    void setTargets(std::vector<int> targets);
+    // The loss view shows the whole loss, whatever the step.
+    QString stepFor(const QString&) const override { return {}; }
     // Expected outputs as sentences ("i want a beer . E"), each padded to the trace's T (or the
     // config's tgt_len when T <= 0). Throws stepformer::ConfigError for unknown tokens.
     static std::vector<int> encodeTargets(const stepformer::Config& config, const QStringList& outputs, int T = 0);
@@ -50,8 +52,7 @@ public:
     int batchCount() const { return B_; }
     int positionCount() const { return T_; }
 
-    bool hasData() const;
-    QString message() const;
+    bool hasData() const override;
 
     // The mean shown in the formula: sum of −log p(target) over the counted positions of the
     // whole batch / their count, stepformer::CrossEntropy::mean() (NaN when there is nothing to
@@ -76,8 +77,8 @@ public:
 
     // Export: the whole view; the per-token losses (B, T) as the tensor.
     QWidget* exportWidget() { return this; }
-    const stepformer::Tensor* currentTensor() const;
-    QString currentTensorName() const { return QStringLiteral("loss.per_token"); }
+    const stepformer::Tensor* currentTensor() const override;
+    QString currentTensorName() const override { return QStringLiteral("loss.per_token"); }
 
 signals:
     void batchChanged(int b);
@@ -85,10 +86,7 @@ signals:
 private:
     void recompute();
     void rebuild();
-    void showMessage(const QString& text);
 
-    std::shared_ptr<const stepformer::Trace> trace_;
-    stepformer::Config config_;
     std::vector<int> targets_;
     int B_ = 0, T_ = 0, V_ = 0;
     int batch_ = 0;
@@ -105,12 +103,9 @@ private:
     double traceLoss_ = std::numeric_limits<double>::quiet_NaN();
     int count_ = 0;
     stepformer::Tensor perToken_;
-    bool updating_ = false;
 
     QComboBox* batchPicker_ = nullptr;
     QLabel* titleLabel_ = nullptr;
-    QStackedWidget* stack_ = nullptr;
-    QLabel* messageLabel_ = nullptr;
     HeatmapWidget* logits_ = nullptr;
     HeatmapWidget* probs_ = nullptr;
     QTableWidget* table_ = nullptr;

@@ -1,5 +1,4 @@
 #include "views/mask_view.h"
-#include "widgets/wrapped_label.h"
 
 #include <algorithm>
 
@@ -8,9 +7,11 @@
 #include <QFrame>
 #include <QLabel>
 #include <QSpinBox>
-#include <QStackedWidget>
 
 #include "steps/block_text.h"
+#include "views/message_stack.h"
+#include "views/view_parts.h"
+#include "widgets/wrapped_label.h"
 #include "widgets/heatmap_widget.h"
 #include "steps/step_panels.h"
 #include "stepformer/trace_graph.h"
@@ -21,14 +22,8 @@ using namespace tensorviz;
 namespace {
 
 QLabel* opLabel(const QString& text, QWidget* parent) {
-    auto* l = new QLabel(text, parent);
+    QLabel* l = view_parts::makeOpLabel(text, 12.0, 2.0, parent);
     l->setObjectName(QStringLiteral("opLabel"));
-    QFont f = l->font();
-    f.setPointSizeF(std::max(12.0, f.pointSizeF() + 2.0));
-    f.setBold(true);
-    l->setFont(f);
-    l->setAlignment(Qt::AlignCenter);
-    l->setStyleSheet(QStringLiteral("color: #3a3a3a;"));
     l->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
     return l;
 }
@@ -45,48 +40,27 @@ QString maskName(const stepformer::TraceEntry* e) { return e ? QString::fromStdS
 
 }  // namespace
 
-MaskView::MaskView(QWidget* parent) : QWidget(parent) {
+MaskView::MaskView(QWidget* parent)
+    : AttentionBlockView({stepformer::Stack::Decoder, stepformer::BlockKind::MaskedSelfAttention, 0}, parent) {
     setObjectName(QStringLiteral("maskView"));
-    auto* root = new QVBoxLayout(this);
-    root->setContentsMargins(6, 6, 6, 6);
-    root->setSpacing(4);
+    auto* root = makeWhitePage(6, 4);
 
     auto* bar = new QHBoxLayout;
     bar->setSpacing(6);
     batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show"));
-    blockPicker_ = new QComboBox(this);
-    blockPicker_->setObjectName(QStringLiteral("blockPicker"));
-    blockPicker_->setToolTip(tr("The attention block whose masking is shown below"));
-    fillBlockPicker(blockPicker_);
-    layerPicker_ = new QComboBox(this);
-    layerPicker_->setMinimumContentsLength(7);  // "Layer 5" stays readable in a crowded bar
-    layerPicker_->setObjectName(QStringLiteral("layerPicker"));
-    layerPicker_->setToolTip(tr("The layer whose masking is shown below"));
-    headPicker_ = new QSpinBox(this);
-    headPicker_->setObjectName(QStringLiteral("headPicker"));
-    headPicker_->setToolTip(tr("The attention head whose scores are shown below"));
-    auto label = [this](const QString& t, QWidget* buddy) {
-        auto* l = new QLabel(t, this);
-        l->setBuddy(buddy);
-        return l;
-    };
-    bar->addWidget(label(tr("Sentence:"), batchPicker_));
-    bar->addWidget(batchPicker_);
+    makeBlockPickers(tr("The attention block whose masking is shown below"), tr("The layer whose masking is shown below"));
+    headPicker_ = view_parts::makeHeadPicker(this, tr("The attention head whose scores are shown below"));
+    view_parts::addLabelled(bar, tr("Sentence:"), batchPicker_);
     bar->addSpacing(8);
-    bar->addWidget(label(tr("Block:"), blockPicker_));
-    bar->addWidget(blockPicker_);
-    bar->addWidget(label(tr("Layer:"), layerPicker_));
-    bar->addWidget(layerPicker_);
-    bar->addWidget(label(tr("Head:"), headPicker_));
-    bar->addWidget(headPicker_);
+    view_parts::addLabelled(bar, tr("Block:"), blockPicker_);
+    view_parts::addLabelled(bar, tr("Layer:"), layerPicker_);
+    view_parts::addLabelled(bar, tr("Head:"), headPicker_);
     bar->addStretch(1);
     root->addLayout(bar);
 
-    stack_ = new QStackedWidget(this);
-    auto* page = new QWidget(stack_);
-    auto* pageLay = new QVBoxLayout(page);
-    pageLay->setContentsMargins(0, 0, 0, 0);
-    pageLay->setSpacing(4);
+    messages_ = new MessageStack(this);
+    auto* page = new QWidget(messages_);
+    auto* pageLay = view_parts::makeColumn(page, 4);
 
     auto* masksTitle = new QLabel(
         tr("<b>The masks</b> \u2014 1 (dark, hatched) = masked: the query in that row may not look at the key in that column."),
@@ -115,18 +89,13 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     }
     pageLay->addLayout(masksRow, 5);
 
-    flowTitle_ = new WrappedLabel(page);
-    flowTitle_->setObjectName(QStringLiteral("flowTitle"));
-    flowTitle_->setTextFormat(Qt::RichText);
+    flowTitle_ = view_parts::makeRichLabel(QStringLiteral("flowTitle"), page, view_parts::Selectable::No);
     pageLay->addWidget(flowTitle_);
     auto* flowRow = new QHBoxLayout;
     flowRow->setSpacing(6);
-    scores_ = new HeatmapWidget(page);
-    scores_->setObjectName(QStringLiteral("scoresHeatmap"));
-    masked_ = new HeatmapWidget(page);
-    masked_->setObjectName(QStringLiteral("maskedScoresHeatmap"));
-    attn_ = new HeatmapWidget(page);
-    attn_->setObjectName(QStringLiteral("attnHeatmap"));
+    scores_ = view_parts::makeHeatmap(QStringLiteral("scoresHeatmap"), page);
+    masked_ = view_parts::makeHeatmap(QStringLiteral("maskedScoresHeatmap"), page);
+    attn_ = view_parts::makeHeatmap(QStringLiteral("attnHeatmap"), page);
     flowRow->addWidget(scores_, 1);
     flowRow->addWidget(opLabel(tr("masked_fill\n(mask, \u22121e9)\n\u2192"), page));
     flowRow->addWidget(masked_, 1);
@@ -134,43 +103,18 @@ MaskView::MaskView(QWidget* parent) : QWidget(parent) {
     flowRow->addWidget(attn_, 1);
     pageLay->addLayout(flowRow, 7);
 
-    messageLabel_ = new QLabel(stack_);
-    messageLabel_->setObjectName(QStringLiteral("noDataLabel"));
-    messageLabel_->setAlignment(Qt::AlignCenter);
-    messageLabel_->setWordWrap(true);
-    QFont mf = messageLabel_->font();
-    mf.setPointSizeF(std::max(12.0, mf.pointSizeF() + 2.0));
-    messageLabel_->setFont(mf);
-    messageLabel_->setStyleSheet(QStringLiteral("color: #666;"));
-    stack_->addWidget(page);
-    stack_->addWidget(messageLabel_);
-    root->addWidget(stack_, 1);
+    messages_->setPage(page, QStringLiteral("noDataLabel"));
+    root->addWidget(messages_, 1);
 
-    setAutoFillBackground(true);
-    QPalette pal = palette();
-    pal.setColor(QPalette::Window, QColor(255, 255, 255));
-    setPalette(pal);
-
-    connect(batchPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (!updating_ && i >= 0) setBatchIndex(i);
-    });
-    connect(blockPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (!updating_ && i >= 0) setBlock(blockWord(stepformer::BlockKind(blockPicker_->itemData(i).toInt())), block_.layer);
-    });
-    connect(layerPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (!updating_ && i >= 0) setBlock(blockKind(), i);
-    });
-    connect(headPicker_, &QSpinBox::valueChanged, this, [this](int h) {
-        if (!updating_) setHeadIndex(h);
-    });
+    onPicked(batchPicker_, [this](int i) { setBatchIndex(i); });
+    onPicked(headPicker_, [this](int h) { setHeadIndex(h); });
     rebuild();
 }
 
 MaskView::~MaskView() = default;
 
 void MaskView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
-    trace_ = std::move(trace);
-    config_ = config;
+    StepView::setTrace(std::move(trace), config);
     assignMasks();
     if (stepBeforeTrace_) {
         stepBeforeTrace_ = false;
@@ -200,7 +144,7 @@ void MaskView::assignMasks() {
 }
 
 void MaskView::setStep(const QString& traceName) {
-    step_ = traceName;
+    StepView::setStep(traceName);
     stepBeforeTrace_ = !trace_;
     if (trace_) {
         const StepInfo s = stepInfo(*trace_, traceName);
@@ -216,81 +160,26 @@ void MaskView::setStep(const QString& traceName) {
     rebuild();
 }
 
-QString MaskView::currentBlock() const { return blockName(block_); }
-
-QString MaskView::blockKind() const { return blockWord(block_.kind); }
-
 QString MaskView::currentTensorName() const {
     if (!step_.isEmpty() && maskNames_.contains(step_)) return step_;
     return trace_ ? roleName(*trace_, block_, stepformer::Role::MaskedScores) : QString();
 }
 
-const stepformer::Tensor* MaskView::currentTensor() const {
-    if (!trace_) return nullptr;
-    const auto* e = trace_->find(currentTensorName().toStdString());
-    return e ? &e->value : nullptr;
-}
-
-bool MaskView::hasData() const { return stack_->currentIndex() == 0; }
-
-QString MaskView::message() const { return stack_->currentIndex() == 1 ? messageLabel_->text() : QString(); }
-
-void MaskView::setBlock(const QString& word, int layer) {
-    const stepformer::BlockKind kind = blockKindOfWord(word);
-    if (kind != stepformer::BlockKind::SelfAttention && kind != stepformer::BlockKind::MaskedSelfAttention &&
-        kind != stepformer::BlockKind::CrossAttention)
-        return;
-    if (kind == block_.kind && layer == block_.layer) return;
-    block_ = trace_ ? attentionBlockOf(*trace_, kind, std::max(0, layer))
-                    : stepformer::Block{block_.stack, kind, std::max(0, layer)};
-    rebuild();
-}
-
-void MaskView::setBatchIndex(int b) {
-    b = std::max(0, b);
-    if (b == batch_) return;
-    batch_ = b;
-    rebuild();
-}
-
-void MaskView::setHeadIndex(int h) {
-    h = std::max(0, h);
-    if (h == head_) return;
-    head_ = h;
-    rebuild();
-}
-
-void MaskView::syncPickers() {
-    updating_ = true;
-    syncBlockLayerPickers(blockPicker_, layerPicker_, trace_.get(), block_);
-    syncBatchPicker(batchPicker_, trace_.get(), batch_);
-    int H = 0;
-    if (trace_)
-        if (const auto* e = roleEntry(*trace_, block_, stepformer::Role::Scores))
-            H = axisSize(*e, stepformer::AxisKind::Head);
-    headPicker_->setRange(0, std::max(0, H - 1));
-    head_ = std::clamp(head_, 0, std::max(0, H - 1));
-    headPicker_->setValue(head_);
-    headPicker_->setEnabled(H > 1);
-    updating_ = false;
-}
-
 void MaskView::rebuild() {
-    syncPickers();
+    syncPickers(stepformer::Role::Scores);
     bool anyMask = false;
     if (trace_)
         for (const auto& n : maskNames_) anyMask = anyMask || (!n.isEmpty() && trace_->contains(n.toStdString()));
     if (!trace_ || !anyMask) {
-        messageLabel_->setText(!trace_ ? tr("No data yet \u2014 run the forward pass to see the masks.")
+        messages_->showMessage(!trace_ ? tr("No data yet \u2014 run the forward pass to see the masks.")
                                        : tr("No masks in this trace."));
-        stack_->setCurrentIndex(1);
         for (auto* m : masks_) m->clear();
         scores_->clear();
         masked_->clear();
         attn_->clear();
         return;
     }
-    stack_->setCurrentIndex(0);
+    messages_->showPage();
     const QStringList titles = {tr("encoder pad mask"), tr("decoder pad mask"), tr("subsequence mask"),
                                 tr("decoder self-attn mask"), tr("decoder\u2013encoder pad mask")};
     for (int i = 0; i < masks_.size(); ++i) {

@@ -9,72 +9,41 @@
 // "maskedScoresHeatmap", "attnHeatmap", "noDataLabel".
 #pragma once
 
-#include <memory>
-
 #include <QList>
 #include <QString>
-#include <QWidget>
+#include <QStringList>
 
-#include "stepformer/config.h"
-#include "stepformer/trace.h"
+#include "views/attention_block_view.h"
 
-class QComboBox;
 class QLabel;
-class QSpinBox;
-class QStackedWidget;
 class HeatmapWidget;
 
-class MaskView : public QWidget {
+class MaskView : public AttentionBlockView {
     Q_OBJECT
 public:
     explicit MaskView(QWidget* parent = nullptr);
     ~MaskView() override;
 
-    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config);
+    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) override;
     // A mask step highlights that mask (and picks the block it is used in); a step inside an
     // attention block picks that block and layer.
-    void setStep(const QString& traceName);
+    void setStep(const QString& traceName) override;
 
     // The highlighted mask when the step is one, otherwise "<block>.masked_scores".
-    QString currentTensorName() const;
-    const stepformer::Tensor* currentTensor() const;
-    QString currentBlock() const;
-    QString blockKind() const;  // the block's attribute word (names::block_word)
-    int layerIndex() const { return block_.layer; }
-    int batchIndex() const { return batch_; }
-    int headIndex() const { return head_; }
-    void setBlock(const QString& blockWord, int layer);
-    void setBatchIndex(int b);
-    void setHeadIndex(int h);
+    QString currentTensorName() const override;
 
     QList<HeatmapWidget*> maskHeatmaps() const { return masks_; }
     HeatmapWidget* scoresHeatmap() const { return scores_; }
     HeatmapWidget* maskedScoresHeatmap() const { return masked_; }
     HeatmapWidget* attnHeatmap() const { return attn_; }
-    bool hasData() const;
-    QString message() const;
 
 private:
-    void rebuild();
-    void syncPickers();
+    void rebuild() override;
     void assignMasks();
 
-    std::shared_ptr<const stepformer::Trace> trace_;
-    stepformer::Config config_;
-    QString step_;
     bool stepBeforeTrace_ = false;  // step_ came before a trace: its block is picked on setTrace
-    stepformer::Block block_{stepformer::Stack::Decoder, stepformer::BlockKind::MaskedSelfAttention, 0};
-    int batch_ = 0;
-    int head_ = 0;
-    bool updating_ = false;
 
-    QComboBox* batchPicker_ = nullptr;
-    QComboBox* layerPicker_ = nullptr;
-    QComboBox* blockPicker_ = nullptr;
-    QSpinBox* headPicker_ = nullptr;
     QLabel* flowTitle_ = nullptr;
-    QLabel* messageLabel_ = nullptr;
-    QStackedWidget* stack_ = nullptr;
     QList<HeatmapWidget*> masks_;
     QStringList maskNames_;
     HeatmapWidget* scores_ = nullptr;

@@ -80,7 +80,7 @@ QColor PositionalEncodingView::seriesColor(int index) {
     return QColor(colors[static_cast<size_t>(index) % (sizeof(colors) / sizeof(colors[0]))]);
 }
 
-PositionalEncodingView::PositionalEncodingView(QWidget* parent) : QWidget(parent) {
+PositionalEncodingView::PositionalEncodingView(QWidget* parent) : StepView(parent) {
     setObjectName(QStringLiteral("peView"));
 
     // Controls.
@@ -242,8 +242,7 @@ PositionalEncodingView::PositionalEncodingView(QWidget* parent) : QWidget(parent
 PositionalEncodingView::~PositionalEncodingView() = default;
 
 void PositionalEncodingView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
-    trace_ = std::move(trace);
-    config_ = config;
+    StepView::setTrace(std::move(trace), config);
     int L = 0;
     if (trace_) {
         for (const char* name : {"encoder.pos_emb.pe", "decoder.pos_emb.pe"})
@@ -260,6 +259,7 @@ void PositionalEncodingView::setTrace(std::shared_ptr<const stepformer::Trace> t
 }
 
 void PositionalEncodingView::setStep(const QString& traceName) {
+    StepView::setStep(traceName);
     const QString side = isDecoderStep(traceName) ? QStringLiteral("decoder") : QStringLiteral("encoder");
     if (side == sumSource_) return;
     sumSource_ = side;

@@ -10,11 +10,9 @@
 #include <QColor>
 #include <QList>
 #include <QString>
-#include <QWidget>
 
-#include "stepformer/config.h"
 #include "stepformer/tensor.h"
-#include "stepformer/trace.h"
+#include "views/step_view.h"
 
 class QChart;
 class QChartView;
@@ -25,7 +23,7 @@ class QPushButton;
 class QSpinBox;
 class PeHeatmap;
 
-class PositionalEncodingView : public QWidget {
+class PositionalEncodingView : public StepView {
     Q_OBJECT
 public:
     explicit PositionalEncodingView(QWidget* parent = nullptr);
@@ -34,9 +32,9 @@ public:
     // The length defaults to the longer of the trace's two PE tables (src_len / tgt_len) and
     // d_model to the config's; a new trace resets them only when those defaults change, so a
     // length the student picked survives re-running the same model. A null trace clears the sum.
-    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config);
+    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) override;
     // Steps in the decoder (decoder.*, projection.*, loss) show the decoder's sum, others the encoder's.
-    void setStep(const QString& traceName);
+    void setStep(const QString& traceName) override;
 
     int length() const;
     int dModel() const;
@@ -67,8 +65,6 @@ private:
     void rebuildSum();
     void resetToDefaults();
 
-    std::shared_ptr<const stepformer::Trace> trace_;
-    stepformer::Config config_;
     int defaultLength_ = 0, defaultDModel_ = 0;
     QString sumSource_ = QStringLiteral("encoder");
     stepformer::Tensor table_;

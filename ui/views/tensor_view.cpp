@@ -1,5 +1,4 @@
 #include "views/tensor_view.h"
-#include "widgets/wrapped_label.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,10 +12,12 @@
 #include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
-#include <QStackedWidget>
 #include <QToolButton>
 
+#include "views/message_stack.h"
+#include "views/view_parts.h"
 #include "widgets/heatmap_widget.h"
+#include "widgets/wrapped_label.h"
 #include "steps/step_panels.h"
 #include "steps/tensor_slice.h"
 #include "widgets/number_format.h"
@@ -26,15 +27,10 @@ using namespace tensorviz;
 namespace {
 
 QLabel* makeOpLabel(const QString& text, bool vertical, QWidget* parent) {
-    auto* l = new QLabel(vertical ? QString(text).replace(QLatin1Char('\n'), QLatin1Char(' ')) : text, parent);
-    l->setObjectName(QStringLiteral("opLabel"));
-    QFont f = l->font();
     const bool symbol = text.size() <= 2;
-    f.setPointSizeF(symbol ? std::max(22.0, f.pointSizeF() + 12.0) : std::max(12.0, f.pointSizeF() + 3.0));
-    f.setBold(true);
-    l->setFont(f);
-    l->setAlignment(Qt::AlignCenter);
-    l->setStyleSheet(QStringLiteral("color: #3a3a3a;"));
+    QLabel* l = view_parts::makeOpLabel(vertical ? QString(text).replace(QLatin1Char('\n'), QLatin1Char(' ')) : text,
+                                        symbol ? 22.0 : 12.0, symbol ? 12.0 : 3.0, parent);
+    l->setObjectName(QStringLiteral("opLabel"));
     l->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     l->setToolTip(QStringLiteral("The operation between the panels"));
     return l;
@@ -49,23 +45,15 @@ int stretchFor(const HeatmapWidget* hm, bool vertical, bool output) {
 
 }  // namespace
 
-TensorView::TensorView(QWidget* parent) : QWidget(parent) {
+TensorView::TensorView(QWidget* parent) : StepView(parent) {
     setObjectName(QStringLiteral("tensorView"));
-    auto* root = new QVBoxLayout(this);
-    root->setContentsMargins(6, 6, 6, 6);
-    root->setSpacing(4);
+    auto* root = makeWhitePage(6, 4);
 
     auto* bar = new QHBoxLayout;
     bar->setSpacing(6);
-    auto* batchLabel = new QLabel(tr("Sentence:"), this);
     batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show (the batch_size axis)"));
-    batchLabel->setBuddy(batchPicker_);
-    auto* headLabel = new QLabel(tr("Head:"), this);
-    headPicker_ = new QSpinBox(this);
-    headPicker_->setObjectName(QStringLiteral("headPicker"));
-    headPicker_->setToolTip(tr("Which attention head to show (the n_heads axis)"));
+    headPicker_ = view_parts::makeHeadPicker(this, tr("Which attention head to show (the n_heads axis)"));
     headPicker_->setRange(0, 0);
-    headLabel->setBuddy(headPicker_);
     headGridToggle_ = new QCheckBox(tr("All heads"), this);
     headGridToggle_->setObjectName(QStringLiteral("headGridToggle"));
     headGridToggle_->setToolTip(tr("Show every head of this tensor side by side (click one to pick it)"));
@@ -81,11 +69,9 @@ TensorView::TensorView(QWidget* parent) : QWidget(parent) {
     zoomOutButton_ = mkButton(QStringLiteral("zoomOutButton"), QStringLiteral("\u2212"), tr("Zoom out (Ctrl+mouse wheel)"));
     zoomInButton_ = mkButton(QStringLiteral("zoomInButton"), QStringLiteral("+"), tr("Zoom in (Ctrl+mouse wheel)"));
     zoomFitButton_ = mkButton(QStringLiteral("zoomFitButton"), tr("Fit"), tr("Fit the whole tensor into the view"));
-    bar->addWidget(batchLabel);
-    bar->addWidget(batchPicker_);
+    view_parts::addLabelled(bar, tr("Sentence:"), batchPicker_);
     bar->addSpacing(10);
-    bar->addWidget(headLabel);
-    bar->addWidget(headPicker_);
+    view_parts::addLabelled(bar, tr("Head:"), headPicker_);
     bar->addWidget(headGridToggle_);
     bar->addStretch(1);
     auto* zoomLabel = new QLabel(tr("Zoom:"), this);
@@ -95,53 +81,24 @@ TensorView::TensorView(QWidget* parent) : QWidget(parent) {
     bar->addWidget(zoomFitButton_);
     root->addLayout(bar);
 
-    titleLabel_ = new WrappedLabel(this);
-    titleLabel_->setObjectName(QStringLiteral("stepTitle"));
-    titleLabel_->setTextFormat(Qt::RichText);
-    titleLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    QFont tf = titleLabel_->font();
-    tf.setPointSizeF(std::max(11.0, tf.pointSizeF() + 1.0));
-    titleLabel_->setFont(tf);
+    titleLabel_ = view_parts::makeTitleLabel(QStringLiteral("stepTitle"), this, view_parts::Selectable::Yes);
     root->addWidget(titleLabel_);
 
-    formulaLabel_ = new WrappedLabel(this);
-    formulaLabel_->setObjectName(QStringLiteral("formulaLabel"));
-    formulaLabel_->setTextFormat(Qt::RichText);
-    formulaLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    formulaLabel_ = view_parts::makeRichLabel(QStringLiteral("formulaLabel"), this, view_parts::Selectable::Yes);
     formulaLabel_->setTextColor(QColor(0x30, 0x30, 0x30));
-    QFont ff = formulaLabel_->font();
-    ff.setPointSizeF(std::max(10.5, ff.pointSizeF()));
-    formulaLabel_->setFont(ff);
+    view_parts::enlargeFont(formulaLabel_, 10.5, 0.0);
     root->addWidget(formulaLabel_);
 
-    stack_ = new QStackedWidget(this);
-    scroll_ = new QScrollArea(stack_);
+    messages_ = new MessageStack(this);
+    scroll_ = new QScrollArea(messages_);
     scroll_->setObjectName(QStringLiteral("tensorScroll"));
     scroll_->setWidgetResizable(true);
     scroll_->setFrameShape(QFrame::NoFrame);
-    messageLabel_ = new QLabel(stack_);
-    messageLabel_->setObjectName(QStringLiteral("noDataLabel"));
-    messageLabel_->setAlignment(Qt::AlignCenter);
-    messageLabel_->setWordWrap(true);
-    QFont mf = messageLabel_->font();
-    mf.setPointSizeF(std::max(12.0, mf.pointSizeF() + 2.0));
-    messageLabel_->setFont(mf);
-    messageLabel_->setStyleSheet(QStringLiteral("color: #666;"));
-    stack_->addWidget(scroll_);
-    stack_->addWidget(messageLabel_);
-    root->addWidget(stack_, 1);
+    messages_->setPage(scroll_, QStringLiteral("noDataLabel"));
+    root->addWidget(messages_, 1);
 
-    setAutoFillBackground(true);
-    QPalette pal = palette();
-    pal.setColor(QPalette::Window, QColor(255, 255, 255));
-    setPalette(pal);
-
-    connect(batchPicker_, &QComboBox::currentIndexChanged, this, [this](int i) {
-        if (!updating_ && i >= 0) setBatchIndex(i);
-    });
-    connect(headPicker_, &QSpinBox::valueChanged, this, [this](int h) {
-        if (!updating_) setHeadIndex(h);
-    });
+    onPicked(batchPicker_, [this](int i) { setBatchIndex(i); });
+    onPicked(headPicker_, [this](int h) { setHeadIndex(h); });
     connect(headGridToggle_, &QCheckBox::toggled, this, [this](bool on) {
         if (!updating_) setHeadGridShown(on);
     });
@@ -155,38 +112,25 @@ TensorView::TensorView(QWidget* parent) : QWidget(parent) {
 TensorView::~TensorView() = default;
 
 void TensorView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
-    trace_ = std::move(trace);
-    config_ = config;
+    StepView::setTrace(std::move(trace), config);
     rebuild();
 }
 
 void TensorView::setStep(const QString& traceName) {
-    step_ = traceName;
+    StepView::setStep(traceName);
     rebuild();
 }
 
-const stepformer::Tensor* TensorView::currentTensor() const {
-    if (!trace_ || step_.isEmpty()) return nullptr;
-    const auto* e = trace_->find(step_.toStdString());
-    return e ? &e->value : nullptr;
-}
-
-bool TensorView::hasData() const { return stack_->currentIndex() == 0 && !heatmaps_.isEmpty(); }
-
-QString TensorView::message() const { return stack_->currentIndex() == 1 ? messageLabel_->text() : QString(); }
+bool TensorView::hasData() const { return StepView::hasData() && !heatmaps_.isEmpty(); }
 
 void TensorView::setBatchIndex(int b) {
-    b = std::max(0, b);
-    if (b == batch_) return;
-    batch_ = b;
+    if (!setIndex(batch_, b)) return;
     rebuild();
     emit batchChanged(batch_);
 }
 
 void TensorView::setHeadIndex(int h) {
-    h = std::max(0, h);
-    if (h == head_) return;
-    head_ = h;
+    if (!setIndex(head_, h)) return;
     rebuild();
     emit headChanged(head_);
 }
@@ -239,8 +183,7 @@ void TensorView::syncPickers() {
 }
 
 void TensorView::showMessage(const QString& text) {
-    messageLabel_->setText(text);
-    stack_->setCurrentIndex(1);
+    messages_->showMessage(text);
     setContent(nullptr);
 }
 
@@ -254,7 +197,7 @@ void TensorView::setContent(QWidget* w) {
     content_ = w;
     if (w) {
         scroll_->setWidget(w);
-        stack_->setCurrentIndex(0);
+        messages_->showPage();
     }
 }
 

@@ -16,10 +16,8 @@
 
 #include <QList>
 #include <QString>
-#include <QWidget>
 
-#include "stepformer/config.h"
-#include "stepformer/trace.h"
+#include "views/step_view.h"
 
 class QCheckBox;
 class QComboBox;
@@ -27,25 +25,20 @@ class QLabel;
 class WrappedLabel;
 class QScrollArea;
 class QSpinBox;
-class QStackedWidget;
 class QToolButton;
 class HeatmapWidget;
 namespace tensorviz {
 struct PanelSpec;
 }
 
-class TensorView : public QWidget {
+class TensorView : public StepView {
     Q_OBJECT
 public:
     explicit TensorView(QWidget* parent = nullptr);
     ~TensorView() override;
 
-    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config);
-    void setStep(const QString& traceName);
-
-    // The tensor of the current step (nullptr when the step is not in the trace).
-    const stepformer::Tensor* currentTensor() const;
-    QString currentTensorName() const { return step_; }
+    void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) override;
+    void setStep(const QString& traceName) override;
 
     int batchIndex() const { return batch_; }
     int headIndex() const { return head_; }
@@ -57,8 +50,7 @@ public:
     // What is shown (for tests and the main window): the heatmaps, inputs first, output last.
     QList<HeatmapWidget*> heatmaps() const { return heatmaps_; }
     HeatmapWidget* outputHeatmap() const { return output_; }
-    bool hasData() const;
-    QString message() const;  // the "no data" text when there is nothing to show
+    bool hasData() const override;
 
 signals:
     void batchChanged(int b);
@@ -78,13 +70,9 @@ private:
     QWidget* buildHeadGrid(const std::vector<tensorviz::PanelSpec>& panels, const QString& legendText);
     void linkHeatmaps(bool scrollTogether);
 
-    std::shared_ptr<const stepformer::Trace> trace_;
-    stepformer::Config config_;
-    QString step_;
     int batch_ = 0;
     int head_ = 0;
     bool headGrid_ = false;
-    bool updating_ = false;
 
     QComboBox* batchPicker_ = nullptr;
     QSpinBox* headPicker_ = nullptr;
@@ -94,8 +82,6 @@ private:
     QToolButton* zoomFitButton_ = nullptr;
     QLabel* titleLabel_ = nullptr;
     WrappedLabel* formulaLabel_ = nullptr;
-    QLabel* messageLabel_ = nullptr;
-    QStackedWidget* stack_ = nullptr;
     QScrollArea* scroll_ = nullptr;
     QWidget* content_ = nullptr;
     QList<HeatmapWidget*> heatmaps_;

@@ -1,0 +1,69 @@
+#include "views/attention_block_view.h"
+
+#include <algorithm>
+
+#include <QComboBox>
+#include <QSpinBox>
+
+#include "steps/block_text.h"
+#include "steps/step_panels.h"
+#include "steps/tensor_slice.h"
+
+using namespace tensorviz;
+
+AttentionBlockView::AttentionBlockView(const stepformer::Block& initial, QWidget* parent)
+    : StepView(parent), block_(initial) {}
+
+QString AttentionBlockView::currentBlock() const { return blockName(block_); }
+
+QString AttentionBlockView::blockKind() const { return blockWord(block_.kind); }
+
+void AttentionBlockView::setBlock(const QString& word, int layer) {
+    const stepformer::BlockKind kind = blockKindOfWord(word);
+    if (kind != stepformer::BlockKind::SelfAttention && kind != stepformer::BlockKind::MaskedSelfAttention &&
+        kind != stepformer::BlockKind::CrossAttention)
+        return;
+    if (kind == block_.kind && layer == block_.layer) return;
+    block_ = trace_ ? attentionBlockOf(*trace_, kind, std::max(0, layer))
+                    : stepformer::Block{block_.stack, kind, std::max(0, layer)};
+    rebuild();
+    emit blockChanged(currentBlock());
+}
+
+void AttentionBlockView::setBatchIndex(int b) {
+    if (setIndex(batch_, b)) rebuild();
+}
+
+void AttentionBlockView::setHeadIndex(int h) {
+    if (setIndex(head_, h)) rebuild();
+}
+
+void AttentionBlockView::makeBlockPickers(const QString& blockTip, const QString& layerTip) {
+    blockPicker_ = new QComboBox(this);
+    blockPicker_->setObjectName(QStringLiteral("blockPicker"));
+    blockPicker_->setToolTip(blockTip);
+    fillBlockPicker(blockPicker_);
+    layerPicker_ = new QComboBox(this);
+    layerPicker_->setMinimumContentsLength(7);  // "Layer 5" stays readable in a crowded bar
+    layerPicker_->setObjectName(QStringLiteral("layerPicker"));
+    layerPicker_->setToolTip(layerTip);
+    onPicked(blockPicker_, [this](int i) {
+        setBlock(blockWord(stepformer::BlockKind(blockPicker_->itemData(i).toInt())), block_.layer);
+    });
+    onPicked(layerPicker_, [this](int i) { setBlock(blockKind(), i); });
+}
+
+int AttentionBlockView::syncPickers(stepformer::Role headsOf) {
+    updating_ = true;
+    syncBlockLayerPickers(blockPicker_, layerPicker_, trace_.get(), block_);
+    syncBatchPicker(batchPicker_, trace_.get(), batch_);
+    int H = 0;
+    if (trace_)
+        if (const auto* e = roleEntry(*trace_, block_, headsOf)) H = axisSize(*e, stepformer::AxisKind::Head);
+    headPicker_->setRange(0, std::max(0, H - 1));
+    head_ = std::clamp(head_, 0, std::max(0, H - 1));
+    headPicker_->setValue(head_);
+    headPicker_->setEnabled(H > 1);
+    updating_ = false;
+    return H;
+}

@@ -1,0 +1,288 @@
+#include "views/decode_step_page.h"
+
+#include <algorithm>
+
+#include <QBarCategoryAxis>
+#include <QBarSeries>
+#include <QBarSet>
+#include <QBoxLayout>
+#include <QChart>
+#include <QChartView>
+#include <QCursor>
+#include <QLabel>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include "steps/block_text.h"
+#include "steps/step_panels.h"
+#include "stepformer/trace_graph.h"
+#include "views/view_parts.h"
+#include "widgets/heatmap_widget.h"
+#include "widgets/number_format.h"
+
+using namespace stepformer;
+
+namespace {
+
+const QColor kBarColor(0x6b, 0xae, 0xd6);
+const QColor kBarBorder(0x3f, 0x7f, 0xb0);
+
+QString chipStyle(const QString& bg, const QString& border, const QString& fg, bool bold) {
+    return QStringLiteral("QLabel { background: %1; border: 1px solid %2; color: %3; border-radius: 11px; "
+                          "padding: 3px 11px; font-weight: %4; }")
+        .arg(bg, border, fg, bold ? QStringLiteral("bold") : QStringLiteral("normal"));
+}
+
+QLabel* makeChip(const QString& text, const QString& style, const QString& tip, QWidget* parent) {
+    auto* l = new QLabel(text, parent);
+    l->setStyleSheet(style);
+    l->setToolTip(tip);
+    view_parts::enlargeFont(l, 11.0, 1.5);
+    l->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    return l;
+}
+
+QLabel* makeCaption(QWidget* parent) {
+    auto* l = new QLabel(parent);
+    l->setTextFormat(Qt::RichText);
+    l->setWordWrap(true);
+    l->setStyleSheet(QStringLiteral("color: #333;"));
+    return l;
+}
+
+}  // namespace
+
+QColor DecodeStepPage::chosenColor() { return QColor(0xe6, 0x55, 0x0d); }
+
+QString DecodeStepPage::token(const Config& config, int id) {
+    if (id >= 0 && id < config.tgt_vocab_size()) return QString::fromStdString(config.tgt_vocab[size_t(id)]);
+    return QString::number(id);
+}
+
+DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
+    auto* pageLay = view_parts::makeColumn(this, 6);
+
+    // Decoder input chips.
+    chipsHost_ = new QWidget(this);
+    chipsHost_->setObjectName(QStringLiteral("decodeInputChips"));
+    chipsLayout_ = new QHBoxLayout(chipsHost_);
+    chipsLayout_->setContentsMargins(0, 2, 0, 2);
+    chipsLayout_->setSpacing(6);
+    pageLay->addWidget(chipsHost_);
+
+    // Probability chart.
+    bars_ = new QBarSet(tr("probability"));
+    bars_->setColor(kBarColor);
+    bars_->setBorderColor(kBarBorder);
+    bars_->setSelectedColor(chosenColor());
+    bars_->setLabelColor(QColor(0x30, 0x30, 0x30));
+    series_ = new QBarSeries;
+    series_->append(bars_);
+    series_->setBarWidth(0.7);
+    series_->setLabelsVisible(true);
+    series_->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
+    series_->setLabelsPrecision(3);
+    chart_ = new QChart;
+    chart_->addSeries(series_);
+    chart_->legend()->hide();
+    chart_->setAnimationOptions(QChart::SeriesAnimations);
+    chart_->setAnimationDuration(250);
+    chart_->setMargins(QMargins(4, 2, 4, 2));
+    chart_->setBackgroundRoundness(0);
+    QFont titleFont = chart_->titleFont();
+    titleFont.setPointSizeF(std::max(11.0, titleFont.pointSizeF() + 1.0));
+    chart_->setTitleFont(titleFont);
+    axisX_ = new QBarCategoryAxis;
+    axisX_->setTitleText(tr("next token (target vocabulary)"));
+    QFont catFont = axisX_->labelsFont();
+    catFont.setPointSizeF(std::max(11.0, catFont.pointSizeF() + 1.5));
+    axisX_->setLabelsFont(catFont);
+    axisY_ = new QValueAxis;
+    axisY_->setRange(0.0, 1.1);
+    axisY_->setTickCount(12);
+    axisY_->setLabelFormat(QStringLiteral("%.1f"));
+    axisY_->setTitleText(tr("probability"));
+    axisY_->setMinorTickCount(0);
+    chart_->addAxis(axisX_, Qt::AlignBottom);
+    chart_->addAxis(axisY_, Qt::AlignLeft);
+    series_->attachAxis(axisX_);
+    series_->attachAxis(axisY_);
+    chartView_ = new QChartView(chart_, this);
+    chartView_->setObjectName(QStringLiteral("decodeChart"));
+    chartView_->setRenderHint(QPainter::Antialiasing);
+    chartView_->setMinimumHeight(200);
+    pageLay->addWidget(chartView_, 4);
+
+    // Attention heatmaps of the last decoder layer.
+    auto* attnRow = new QHBoxLayout;
+    attnRow->setSpacing(12);
+    auto* selfCol = new QVBoxLayout;
+    auto* crossCol = new QVBoxLayout;
+    selfCaption_ = makeCaption(this);
+    crossCaption_ = makeCaption(this);
+    selfAttn_ = view_parts::makeHeatmap(QStringLiteral("decodeSelfAttnHeatmap"), this);
+    crossAttn_ = view_parts::makeHeatmap(QStringLiteral("decodeCrossAttnHeatmap"), this);
+    for (auto* h : {selfAttn_, crossAttn_}) {
+        h->setMinimumHeight(150);
+        h->setEmptyMessage(tr("Decode a sentence to see the attention."));
+    }
+    selfCol->addWidget(selfCaption_);
+    selfCol->addWidget(selfAttn_, 1);
+    crossCol->addWidget(crossCaption_);
+    crossCol->addWidget(crossAttn_, 1);
+    attnRow->addLayout(selfCol, 1);
+    attnRow->addLayout(crossCol, 1);
+    pageLay->addLayout(attnRow, 5);
+
+    connect(bars_, &QBarSet::hovered, this, &DecodeStepPage::showBarTip);
+}
+
+void DecodeStepPage::showStep(const DecodingStep* s, int index, const Config& config) {
+    showChips(s, config);
+    showChart(s, index, config);
+}
+
+void DecodeStepPage::showBarTip(bool hovered, int index) {
+    if (!hovered || shownChosen_ < 0 || index < 0) {
+        QToolTip::hideText();
+        return;
+    }
+    if (size_t(index) >= shownProbs_.size()) return;
+    QString tip = tr("<b>%1</b>: p = %2").arg(axisX_->categories().value(index).toHtmlEscaped(), numfmt::probability(shownProbs_[size_t(index)]));
+    if (index == shownChosen_) tip += tr("<br>the largest probability: greedy decoding picks it");
+    QToolTip::showText(QCursor::pos(), tip, chartView_);
+}
+
+QStringList DecodeStepPage::barCategories() const { return axisX_->categories(); }
+
+std::vector<float> DecodeStepPage::barValues() const {
+    std::vector<float> v;
+    for (int i = 0; i < bars_->count(); ++i) v.push_back(float(bars_->at(i)));
+    return v;
+}
+
+int DecodeStepPage::highestBarIndex() const {
+    int best = -1;
+    for (int i = 0; i < bars_->count(); ++i)
+        if (best < 0 || bars_->at(i) > bars_->at(best)) best = i;
+    return best;
+}
+
+int DecodeStepPage::highlightedBarIndex() const {
+    const QList<int> sel = bars_->selectedBars();
+    return sel.size() == 1 ? sel.first() : -1;
+}
+
+void DecodeStepPage::showChips(const DecodingStep* step, const Config& config) {
+    while (QLayoutItem* item = chipsLayout_->takeAt(0)) {
+        if (QWidget* w = item->widget()) w->deleteLater();
+        delete item;
+    }
+    if (!step) return;
+    const DecodingStep& s = *step;
+    auto* lead = new QLabel(tr("dec_input:"), chipsHost_);
+    lead->setStyleSheet(QStringLiteral("color:#555;"));
+    lead->setToolTip(tr("What the decoder reads in this forward pass: the start symbol and the tokens chosen so far"));
+    chipsLayout_->addWidget(lead);
+    const QString inStyle = chipStyle(QStringLiteral("#e8f0f8"), QStringLiteral("#9cb8d6"), QStringLiteral("#1b3a5c"), false);
+    for (size_t i = 0; i < s.decInput.size(); ++i) {
+        const QString tok = token(config, s.decInput[i]);
+        const QString tip = i == 0 ? tr("position 0: the start symbol %1").arg(tok)
+                                   : tr("position %1: chosen at step %2").arg(i).arg(i);
+        chipsLayout_->addWidget(makeChip(tok, inStyle, tip, chipsHost_));
+    }
+    auto* arrow = new QLabel(QStringLiteral("\u27f6"), chipsHost_);
+    view_parts::enlargeFont(arrow, 13.0, 3.0);
+    arrow->setStyleSheet(QStringLiteral("color:#888;"));
+    chipsLayout_->addWidget(arrow);
+    const QString chosen = token(config, s.chosen);
+    const float p = size_t(s.chosen) < s.probs.size() ? s.probs[size_t(s.chosen)] : 0.0f;
+    const QString chStyle = chipStyle(chosenColor().name(), chosenColor().darker(130).name(), QStringLiteral("white"), true);
+    chipsLayout_->addWidget(makeChip(chosen, chStyle,
+                                     tr("argmax of the probabilities at the last position: %1 (p = %2)").arg(chosen, numfmt::probability(p)),
+                                     chipsHost_));
+    auto* note = new QLabel(chipsHost_);
+    note->setTextFormat(Qt::RichText);
+    QString text = tr("next token = argmax p = <b>%1</b> &nbsp;(p = %2)").arg(chosen.toHtmlEscaped(), numfmt::probability(p));
+    if (s.chosen == config.eos_id()) text += tr(" &nbsp;\u2014 the end token: decoding stops");
+    note->setText(text);
+    note->setStyleSheet(QStringLiteral("color:#333;"));
+    chipsLayout_->addSpacing(8);
+    chipsLayout_->addWidget(note);
+    chipsLayout_->addStretch(1);
+}
+
+void DecodeStepPage::showChart(const DecodingStep* step, int index, const Config& config) {
+    shownProbs_.clear();
+    shownChosen_ = -1;
+    if (!step) {
+        bars_->remove(0, bars_->count());
+        axisX_->clear();
+        return;
+    }
+    const DecodingStep& s = *step;
+    shownProbs_ = s.probs;
+    shownChosen_ = s.chosen;
+    const int V = static_cast<int>(s.probs.size());
+    QStringList cats;
+    for (int v = 0; v < V; ++v) cats << token(config, v);
+    if (axisX_->categories() != cats) {
+        axisX_->clear();
+        axisX_->append(cats);
+    }
+    QList<qreal> values;
+    values.reserve(V);
+    for (float p : s.probs) values << qreal(p);
+    if (bars_->count() == V) {
+        for (int v = 0; v < V; ++v) bars_->replace(v, values[v]);
+    } else {
+        bars_->remove(0, bars_->count());
+        bars_->append(values);
+    }
+    bars_->deselectAllBars();
+    bars_->selectBar(s.chosen);
+    QStringList ctx;
+    for (int id : s.decInput) ctx << token(config, id);
+    chart_->setTitle(tr("Step %1: P(next token | %2) \u2014 softmax of the logits at the last position")
+                         .arg(index + 1)
+                         .arg(ctx.join(QLatin1Char(' ')).toHtmlEscaped()));
+}
+
+void DecodeStepPage::showAttention(const DecodingStep* step, const Config& config, int layer, int head) {
+    if (!step) {
+        selfAttn_->clear();
+        crossAttn_->clear();
+        selfCaption_->clear();
+        crossCaption_->clear();
+        return;
+    }
+    const DecodingStep& s = *step;
+    // The attention weights (softmax) of the layer's two attention blocks, titled by the block's word.
+    const Block selfBlock{Stack::Decoder, BlockKind::MaskedSelfAttention, layer};
+    const Block crossBlock{Stack::Decoder, BlockKind::CrossAttention, layer};
+    auto softmaxOf = [&](const Block& b) {
+        return s.trace ? QString::fromStdString(graph::name_of(*s.trace, b, Role::Softmax)) : QString();
+    };
+    auto title = [&](const Block& b) {
+        return tr("%1 \u00b7 layer %2 \u00b7 head %3").arg(tensorviz::blockWord(b.kind)).arg(layer).arg(head);
+    };
+    const QString selfName = softmaxOf(selfBlock);
+    const QString crossName = softmaxOf(crossBlock);
+    const int T = static_cast<int>(s.decInput.size());
+    const QString newest = token(config, s.decInput.back()).toHtmlEscaped();
+
+    tensorviz::PanelSpec ps = tensorviz::panelFor(s.trace, config, selfName, 0, head, title(selfBlock));
+    tensorviz::applyPanel(selfAttn_, ps);
+    tensorviz::PanelSpec pc = tensorviz::panelFor(s.trace, config, crossName, 0, head, title(crossBlock));
+    tensorviz::applyPanel(crossAttn_, pc);
+    selfCaption_->setText(tr("<b>Masked self-attention</b> (<tt>%1</tt>): each decoder token looks at itself and the "
+                             "tokens before it. %2 query row(s) now; the new one is <b>\u201c%3\u201d</b>.")
+                              .arg(selfName.toHtmlEscaped())
+                              .arg(T)
+                              .arg(newest));
+    crossCaption_->setText(tr("<b>Encoder-decoder attention</b> (<tt>%1</tt>): which source words each decoder "
+                              "token reads. The new row <b>\u201c%2\u201d</b> decides the next token.")
+                               .arg(crossName.toHtmlEscaped(), newest));
+    selfAttn_->setToolTip(QString());
+    crossAttn_->setToolTip(QString());
+}

@@ -1,0 +1,29 @@
+#include "views/message_stack.h"
+
+#include <QLabel>
+
+#include "views/view_parts.h"
+
+MessageStack::MessageStack(QWidget* parent) : QStackedWidget(parent) {}
+
+void MessageStack::setPage(QWidget* page, const QString& labelName) {
+    label_ = new QLabel(this);
+    label_->setObjectName(labelName);
+    label_->setAlignment(Qt::AlignCenter);
+    label_->setWordWrap(true);
+    view_parts::enlargeFont(label_, 12.0, 2.0);
+    label_->setStyleSheet(QStringLiteral("color: #666;"));
+    addWidget(page);
+    addWidget(label_);
+}
+
+void MessageStack::showPage() { setCurrentIndex(0); }
+
+void MessageStack::showMessage(const QString& text) {
+    label_->setText(text);
+    setCurrentIndex(1);
+}
+
+bool MessageStack::showsMessage() const { return currentIndex() == 1; }
+
+QString MessageStack::message() const { return showsMessage() ? label_->text() : QString(); }

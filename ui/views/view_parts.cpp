@@ -1,0 +1,86 @@
+#include "views/view_parts.h"
+
+#include <algorithm>
+
+#include <QBoxLayout>
+#include <QLabel>
+#include <QScrollBar>
+#include <QSpinBox>
+
+#include "widgets/heatmap_widget.h"
+#include "widgets/wrapped_label.h"
+
+namespace view_parts {
+
+void enlargeFont(QWidget* w, double atLeast, double grow) {
+    QFont f = w->font();
+    f.setPointSizeF(std::max(atLeast, f.pointSizeF() + grow));
+    w->setFont(f);
+}
+
+WrappedLabel* makeRichLabel(const QString& name, QWidget* parent, Selectable selectable) {
+    auto* l = new WrappedLabel(parent);
+    l->setObjectName(name);
+    l->setTextFormat(Qt::RichText);
+    if (selectable == Selectable::Yes) l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return l;
+}
+
+WrappedLabel* makeTitleLabel(const QString& name, QWidget* parent, Selectable selectable) {
+    WrappedLabel* l = makeRichLabel(name, parent, selectable);
+    enlargeFont(l, 11.0, 1.0);
+    return l;
+}
+
+QVBoxLayout* makeColumn(QWidget* w, int spacing) {
+    auto* column = new QVBoxLayout(w);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(spacing);
+    return column;
+}
+
+QBoxLayout* makePanelRow(QWidget* w, int spacing) {
+    auto* row = new QBoxLayout(QBoxLayout::LeftToRight, w);
+    row->setContentsMargins(0, 2, 0, 0);
+    row->setSpacing(spacing);
+    return row;
+}
+
+void addLabelled(QBoxLayout* row, const QString& text, QWidget* buddy) {
+    auto* l = new QLabel(text, buddy->parentWidget());
+    l->setBuddy(buddy);
+    row->addWidget(l);
+    row->addWidget(buddy);
+}
+
+QSpinBox* makeHeadPicker(QWidget* parent, const QString& toolTip) {
+    auto* box = new QSpinBox(parent);
+    box->setObjectName(QStringLiteral("headPicker"));
+    box->setToolTip(toolTip);
+    return box;
+}
+
+QLabel* makeOpLabel(const QString& text, double atLeast, double grow, QWidget* parent) {
+    auto* l = new QLabel(text, parent);
+    QFont f = l->font();
+    f.setPointSizeF(std::max(atLeast, f.pointSizeF() + grow));
+    f.setBold(true);
+    l->setFont(f);
+    l->setAlignment(Qt::AlignCenter);
+    l->setStyleSheet(QStringLiteral("color: #3a3a3a;"));
+    return l;
+}
+
+void linkHeatmaps(std::initializer_list<HeatmapWidget*> maps) {
+    for (auto* a : maps)
+        for (auto* b : maps)
+            if (a != b) {
+                QObject::connect(a, &HeatmapWidget::zoomChanged, b, &HeatmapWidget::setZoom);
+                QObject::connect(a->horizontalScrollBar(), &QScrollBar::valueChanged, b->horizontalScrollBar(),
+                                 &QScrollBar::setValue);
+                QObject::connect(a->verticalScrollBar(), &QScrollBar::valueChanged, b->verticalScrollBar(),
+                                 &QScrollBar::setValue);
+            }
+}
+
+}  // namespace view_parts
