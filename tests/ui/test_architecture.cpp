@@ -13,6 +13,9 @@
 #include "architecture/architecture_diagram.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
+#include "test_util.h"
+
+using testutil::distinctColors;
 
 using namespace stepformer;
 
@@ -24,13 +27,6 @@ std::shared_ptr<const Trace> makeTrace(const Config& c) {
     auto trace = std::make_shared<Trace>();
     model.forward(batch, *trace);
     return trace;
-}
-
-int distinctColors(const QImage& img) {
-    QSet<QRgb> colors;
-    for (int y = 0; y < img.height(); ++y)
-        for (int x = 0; x < img.width(); ++x) colors.insert(img.pixel(x, y));
-    return colors.size();
 }
 
 }  // namespace
@@ -237,7 +233,7 @@ void TestArchitecture::grabIsNotBlank() {
     d.show();
     QVERIFY(QTest::qWaitForWindowExposed(&d));
     const QImage img = d.grab().toImage();
-    QVERIFY2(distinctColors(img) > 20, qPrintable(QString::number(distinctColors(img))));
+    QVERIFY2(distinctColors(img, 1) > 20, qPrintable(QString::number(distinctColors(img, 1))));
     // The highlight colour is painted around the current block.
     const QRectF r = d.blockRect(QStringLiteral("decoder.cross_mha"));
     const QColor edge = img.pixelColor(QPoint(static_cast<int>(r.center().x()), static_cast<int>(r.top()) ));

@@ -23,6 +23,7 @@
 #include "test_util.h"
 
 using namespace stepformer;
+using testutil::distinctColors;
 using testutil::saveShot;
 using testutil::trainedModel;
 
@@ -32,13 +33,6 @@ QStringList tokens(const Config& c, const std::vector<int>& ids) {
     QStringList out;
     for (int id : ids) out << QString::fromStdString(c.tgt_vocab[size_t(id)]);
     return out;
-}
-
-int distinctColors(const QImage& img) {
-    QSet<QRgb> colors;
-    for (int y = 0; y < img.height(); y += 2)
-        for (int x = 0; x < img.width(); x += 2) colors.insert(img.pixel(x, y));
-    return colors.size();
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include "test_util.h"
 
 using namespace stepformer;
+using testutil::distinctColors;
 using testutil::saveShot;
 
 namespace {
@@ -55,13 +56,6 @@ const Fixture& fixture() {
         return x;
     }();
     return f;
-}
-
-int distinctColors(const QImage& img) {
-    QSet<QRgb> colors;
-    for (int y = 0; y < img.height(); y += 2)
-        for (int x = 0; x < img.width(); x += 2) colors.insert(img.pixel(x, y));
-    return colors.size();
 }
 
 // The heatmap shows exactly the (batch b, head h) slice of `e`.

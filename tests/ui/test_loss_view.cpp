@@ -21,6 +21,7 @@
 #include "test_util.h"
 
 using namespace stepformer;
+using testutil::distinctColors;
 using testutil::saveShot;
 using testutil::trainedModel;
 
@@ -37,13 +38,6 @@ std::shared_ptr<const Trace> forwardWithLoss(const Transformer& m, const Batch& 
     m.forward(b, *t);
     m.loss(b, *t);
     return t;
-}
-
-int distinctColors(const QImage& img) {
-    QSet<QRgb> colors;
-    for (int y = 0; y < img.height(); y += 2)
-        for (int x = 0; x < img.width(); x += 2) colors.insert(img.pixel(x, y));
-    return colors.size();
 }
 
 }  // namespace

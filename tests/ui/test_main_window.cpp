@@ -45,16 +45,11 @@
 #include "views/mask_view.h"
 #include "views/pe_view.h"
 #include "views/tensor_view.h"
+#include "test_util.h"
+
+using testutil::distinctColors;
 
 namespace {
-
-int distinctColors(const QImage& img) {
-    QSet<QRgb> colors;
-    const QImage im = img.convertToFormat(QImage::Format_RGB32);
-    for (int y = 0; y < im.height(); y += 2)
-        for (int x = 0; x < im.width(); x += 2) colors.insert(im.pixel(x, y));
-    return colors.size();
-}
 
 }  // namespace
 

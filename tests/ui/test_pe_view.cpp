@@ -18,6 +18,9 @@
 #include "views/pe_view.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
+#include "test_util.h"
+
+using testutil::distinctColors;
 
 using namespace stepformer;
 
@@ -37,13 +40,6 @@ QList<QLineSeries*> lineSeries(QChart* chart) {
     for (QAbstractSeries* s : chart->series())
         if (auto* l = qobject_cast<QLineSeries*>(s)) out << l;
     return out;
-}
-
-int distinctColors(const QImage& img) {
-    QSet<QRgb> colors;
-    for (int y = 0; y < img.height(); y += 2)
-        for (int x = 0; x < img.width(); x += 2) colors.insert(img.pixel(x, y));
-    return colors.size();
 }
 
 }  // namespace

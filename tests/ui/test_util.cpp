@@ -1,5 +1,7 @@
 #include "test_util.h"
 
+#include <QImage>
+#include <QSet>
 #include <QWidget>
 #include <QtGlobal>
 
@@ -29,6 +31,14 @@ const TrainedSmall& trainedSmall() {
         return t;
     }();
     return trained;
+}
+
+int distinctColors(const QImage& img, int step) {
+    const QImage rgb = img.convertToFormat(QImage::Format_RGB32);
+    QSet<QRgb> colors;
+    for (int y = 0; y < rgb.height(); y += step)
+        for (int x = 0; x < rgb.width(); x += step) colors.insert(rgb.pixel(x, y));
+    return int(colors.size());
 }
 
 void saveShot(QWidget& w, const QString& name) {

@@ -9,6 +9,7 @@
 #include "stepformer/model.h"
 #include "stepformer/optimizer.h"
 
+class QImage;
 class QWidget;
 
 namespace testutil {
@@ -22,6 +23,10 @@ struct TrainedSmall {
 };
 const TrainedSmall& trainedSmall();
 inline std::shared_ptr<const stepformer::Transformer> trainedModel() { return trainedSmall().model; }
+
+// How many colours the pixels of `img` at every `step`-th row and column have (opaque RGB): a
+// blank or one-colour widget has few, a drawn heatmap or figure many.
+int distinctColors(const QImage& img, int step = 2);
 
 // Saves a grab of `w` as `name` under $STEPFORMER_SCREENSHOT_DIR when that is set.
 void saveShot(QWidget& w, const QString& name);
