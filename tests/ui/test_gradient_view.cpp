@@ -4,14 +4,21 @@
 #include <QtTest>
 
 #include <QApplication>
+#include <QAbstractButton>
+#include <QCheckBox>
 #include <QComboBox>
+#include <QScrollBar>
 #include <QSet>
 #include <QSpinBox>
 
 #include <cmath>
 #include <memory>
 
+#include "explain/explain_panel.h"
 #include "steps/backward_steps.h"
+#include "steps/step_navigator.h"
+#include "views/param_blocks.h"
+#include "views/parameter_pane.h"
 #include "views/gradient_view.h"
 #include "widgets/heatmap_widget.h"
 #include "stepformer/dataset.h"
@@ -101,6 +108,11 @@ private slots:
     void traceWithoutGradientsSaysSo();
     void exportsTheGradientInFocus();
     void grabIsNotBlank();
+    void blocksShowEachBlocksLargestEntry();
+    void panelsReadableAtLaptopSize();
+    void tutorialWeightsFitWhole();
+    void explanationFollowsTheForwardRole();
+    void headerNumbersStepsAsTheNavigator();
 };
 
 void TestGradientView::initTestCase() {
@@ -391,6 +403,224 @@ void TestGradientView::grabIsNotBlank() {
     view.setStep(QStringLiteral("grad.encoder.layers.0.pos_ffn.hidden"));
     QTest::qWait(50);
     saveShot(view, QStringLiteral("gradient_view_ffn.png"));
+}
+
+// The central view's size at 1366 × 768 with the default docks (measured: ~724 × 565), rounded down.
+constexpr int kLaptopW = 700, kLaptopH = 540;
+
+void TestGradientView::blocksShowEachBlocksLargestEntry() {
+    // 130 × 3: rows in blocks of 3 (44 blocks, the last of 1 row), columns one by one.
+    const ParamBlocks b = paramBlocks(130, 3);
+    QCOMPARE(b.rowStep, 3);
+    QCOMPARE(b.colStep, 1);
+    QCOMPARE(b.blockRows(), 44);
+    QCOMPARE(b.lastRow(43), 129);
+    std::vector<float> v(130 * 3);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = float(std::sin(double(i) * 1.7)) * float(i % 7);
+    const PooledValues p = poolLargest(v, b);
+    QCOMPARE(int(p.values->size()), 44 * 3);
+    for (int r = 0; r < 44; ++r)
+        for (int c = 0; c < 3; ++c) {
+            float best = 0.0f;
+            for (int rr = b.firstRow(r); rr <= b.lastRow(r); ++rr)
+                if (std::fabs(v[size_t(rr) * 3 + c]) > std::fabs(best)) best = v[size_t(rr) * 3 + c];
+            const size_t cell = size_t(r) * 3 + size_t(c);
+            QCOMPARE((*p.values)[cell], best);
+            QCOMPARE(v[size_t((*p.source)[cell])], best);  // the entry it names
+        }
+    QCOMPARE(blockLabels({"0", "1", "2", "3", "4"}, 2), QStringList({"0\u20131", "2\u20133", "4"}));
+    QVERIFY(!paramBlocks(64, 64).pooled());
+    QCOMPARE(paramBlocks(2048, 512).blockRows(), 64);
+    QCOMPARE(paramBlocks(2048, 512).blockCols(), 64);
+}
+
+void TestGradientView::panelsReadableAtLaptopSize() {
+    const Fixture& f = fixture();
+    GradientView view;
+    view.resize(kLaptopW, kLaptopH);
+    view.setTrace(f.trace, f.config);
+    view.setParameterGradients(f.params, f.grads, f.optimizer);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // It fits without the main window's scroll area scrolling it (no nested scroll bars).
+    QVERIFY2(view.minimumSizeHint().width() <= kLaptopW && view.minimumSizeHint().height() <= kLaptopH,
+             qPrintable(QStringLiteral("%1x%2").arg(view.minimumSizeHint().width()).arg(view.minimumSizeHint().height())));
+    // The scroll area sizes a view with wrapped labels by its height for width, whichever page.
+    view.showParameter(QStringLiteral("encoder.layers.0.pos_ffn.fc.0.weight"));
+    QVERIFY2(view.heightForWidth(kLaptopW) <= kLaptopH, qPrintable(QString::number(view.heightForWidth(kLaptopW))));
+    for (const QString& step : backwardStepOrder(*f.trace)) {
+        view.setStep(step);
+        QCOMPARE(view.page(), GradientView::Page::Tensor);
+        QCoreApplication::processEvents();
+        for (HeatmapWidget* h : {view.valueHeatmap(), view.gradientHeatmap()}) {
+            QVERIFY2(h->isVisible(), qPrintable(step));
+            // Every token row readable (at least 8 px) and in view.
+            QVERIFY2(h->cellSize().height() >= 8, qPrintable(step + QStringLiteral(": %1 px").arg(h->cellSize().height())));
+            QVERIFY2(h->rows() * h->cellSize().height() <= h->viewport()->height(), qPrintable(step));
+        }
+    }
+    // The weight pages: one matrix at a time, each with the page's height.
+    view.setStep(QStringLiteral("grad.encoder.layers.0.pos_ffn.hidden"));
+    const struct {
+        const char* button;
+        HeatmapWidget* map;
+    } pages[] = {{"gradShowWeight", view.weightHeatmap()},
+                 {"gradShowWeightGradient", view.weightGradientHeatmap()},
+                 {"gradShowUpdate", view.updateHeatmap()}};
+    for (const auto& pg : pages) {
+        auto* b = view.findChild<QAbstractButton*>(QLatin1String(pg.button));
+        QVERIFY(b && b->isEnabled());
+        b->click();
+        QCoreApplication::processEvents();
+        QVERIFY2(pg.map->isVisible(), pg.button);
+        QVERIFY(!view.valueHeatmap()->isVisible());
+        QCOMPARE(view.focus(), GradientView::Focus::Parameter);
+        // fc.0 of the small model (64 × 32): whole, in rows of at least 5 px, 150 px in all.
+        QVERIFY2(pg.map->rows() >= 32, pg.button);
+        QVERIFY2(pg.map->cellSize().height() >= 5, pg.button);
+        QVERIFY2(pg.map->rows() * pg.map->cellSize().height() >= 150, pg.button);
+        QCOMPARE(pg.map->verticalScrollBar()->maximum(), 0);
+        QCOMPARE(pg.map->horizontalScrollBar()->maximum(), 0);
+        for (HeatmapWidget* other : {view.weightHeatmap(), view.weightGradientHeatmap(), view.updateHeatmap()})
+            if (other != pg.map) QVERIFY(!other->isVisible());
+    }
+    view.findChild<QAbstractButton*>(QStringLiteral("gradShowTensor"))->click();
+    QCOMPARE(view.focus(), GradientView::Focus::Tensor);
+    QVERIFY(view.gradientHeatmap()->isVisible());
+    // Picking a weight shows its gradient.
+    view.showParameter(QStringLiteral("projection.weight"));
+    QCOMPARE(view.page(), GradientView::Page::WeightGradient);
+    QVERIFY(view.weightGradientHeatmap()->isVisible());
+}
+
+void TestGradientView::tutorialWeightsFitWhole() {
+    // The tutorial's sizes (d_model 512, d_ff 2048): a few of its weights are enough.
+    const Config tut;
+    QCOMPARE(tut.d_model, 512);
+    std::vector<ParamSpec> specs;
+    for (const ParamSpec& s : param_specs(tut))
+        if (s.name == "encoder.layers.0.enc_self_attn.W_Q.weight" || s.name == "encoder.layers.0.pos_ffn.fc.0.weight")
+            specs.push_back(s);
+    QCOMPARE(specs.size(), size_t(2));
+    auto params = std::make_shared<ParamSet>(specs);
+    auto grads = std::make_shared<ParamSet>(specs);
+    for (size_t i = 0; i < params->size(); ++i)
+        for (size_t k = 0; k < (*params)[i].data.size(); ++k) {
+            (*params)[i].data[k] = float(std::sin(double(k) * 0.37));
+            (*grads)[i].data[k] = float(std::cos(double(k) * 0.11)) * 1e-3f;
+        }
+    auto optimizer = std::make_shared<const Optimizer>(OptimizerOptions{}, *params);
+    GradientView view;
+    view.resize(kLaptopW, kLaptopH);
+    view.setParameterGradients(params, grads, optimizer);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    auto* pane = view.findChild<ParameterPane*>(QStringLiteral("paramSection"));
+    QVERIFY(pane);
+    for (const char* name : {"encoder.layers.0.enc_self_attn.W_Q.weight", "encoder.layers.0.pos_ffn.fc.0.weight"}) {
+        QVERIFY(view.showParameter(QLatin1String(name)));
+        QVERIFY(pane->showsBlocks());
+        for (const GradientView::Page p : {GradientView::Page::Weight, GradientView::Page::WeightGradient, GradientView::Page::Update}) {
+            view.showPage(p);
+            QCoreApplication::processEvents();
+            HeatmapWidget* h = pane->shownHeatmap();
+            QVERIFY(h->isVisible());
+            // 512 or 2048 rows as 32 blocks (64 where the page is taller), 512 columns as 64:
+            // the whole weight in view, rows of at least 5 px, at least 150 px tall, no scrolling.
+            QCOMPARE(h->rows(), 32);
+            QCOMPARE(h->cols(), 64);
+            QVERIFY2(h->cellSize().height() >= 5, name);
+            QVERIFY2(h->rows() * h->cellSize().height() >= 150, name);
+            QCOMPARE(h->verticalScrollBar()->maximum(), 0);
+            QCOMPARE(h->horizontalScrollBar()->maximum(), 0);
+            QVERIFY2(h->tooltipText(0, 0).contains(QStringLiteral("Block")), name);
+        }
+        saveShot(view, QStringLiteral("gradient_view_%1.png").arg(QLatin1String(name)));
+    }
+    // Every entry on demand: the full matrix, to zoom and scroll.
+    auto* every = view.findChild<QCheckBox*>(QStringLiteral("paramEveryEntry"));
+    QVERIFY(every && every->isVisible());
+    view.showPage(GradientView::Page::WeightGradient);
+    every->click();
+    QVERIFY(!pane->showsBlocks());
+    QCOMPARE(pane->shownHeatmap()->rows(), 2048);
+    QCOMPARE(pane->shownHeatmap()->value(2047, 511), grads->at("encoder.layers.0.pos_ffn.fc.0.weight").data.back());
+    every->click();
+    // A taller page (1920 × 1080) has room for 64 rows of blocks.
+    view.resize(1200, 900);
+    QCoreApplication::processEvents();
+    QVERIFY(pane->showsBlocks());
+    QCOMPARE(pane->shownHeatmap()->rows(), 64);
+    QCOMPARE(pane->shownHeatmap()->verticalScrollBar()->maximum(), 0);
+    saveShot(view, QStringLiteral("gradient_view_fc0_tall.png"));
+}
+
+void TestGradientView::explanationFollowsTheForwardRole() {
+    const Fixture& f = fixture();
+    ExplainPanel panel;
+    panel.setTrace(f.trace, f.config);
+    QHash<Role, QString> byRole;  // the explanation of each forward role's gradient
+    for (const QString& step : backwardStepOrder(*f.trace)) {
+        const TraceEntry* fwd = f.trace->find(step.mid(5).toStdString());
+        QVERIFY(fwd);
+        panel.setStep(step);
+        const QString md = panel.markdown();
+        QVERIFY2(!md.contains(QStringLiteral("for this intermediate tensor")), qPrintable(step));  // not the generic text
+        const QString body = md.mid(md.indexOf(QStringLiteral("**Formula:**")));
+        if (byRole.contains(fwd->role))
+            QCOMPARE(body, byRole.value(fwd->role));  // the same role, the same text
+        byRole.insert(fwd->role, body);
+    }
+    QVERIFY(byRole.size() >= 14);
+    const QStringList bodies = byRole.values();
+    QCOMPARE(QSet<QString>(bodies.begin(), bodies.end()).size(), bodies.size());  // every role its own
+    const auto has = [&](Role r, const char* words) {
+        return byRole.value(r).contains(QLatin1String(words), Qt::CaseInsensitive);
+    };
+    QVERIFY(has(Role::Softmax, "Jacobian"));
+    QVERIFY(has(Role::Scores, "split into Q and K"));
+    QVERIFY(has(Role::Residual, "both branches"));
+    QVERIFY(has(Role::Relu, "negative"));
+    QVERIFY(has(Role::Embedding, "sum of the gradients"));
+    QVERIFY(has(Role::LayerNorm, "LayerNorm"));
+    // A forward step keeps its own explanation.
+    panel.setStep(QStringLiteral("projection.logits"));
+    QVERIFY(!panel.markdown().contains(QStringLiteral("where the backward pass starts")));
+}
+
+void TestGradientView::headerNumbersStepsAsTheNavigator() {
+    const Fixture& f = fixture();
+    StepNavigator nav;
+    nav.setTrace(f.trace);
+    GradientView view;
+    view.setTrace(f.trace, f.config);
+    const auto follow = [&] {  // what the main window does on a step
+        const QString s = view.stepFor(nav.currentStep());
+        if (!s.isEmpty()) view.setStep(s);
+        return !s.isEmpty();
+    };
+    // Forward: the navigator's "Step p/n" is the header's forward step p of n.
+    int checked = 0;
+    for (const char* step : {"encoder.src_emb.out", "encoder.layers.0.enc_self_attn.Q", "projection.logits"}) {
+        QVERIFY(nav.setCurrentStep(QLatin1String(step)));
+        QVERIFY(follow());
+        const QString want = QStringLiteral("forward step %1 of %2").arg(nav.currentPosition() + 1).arg(nav.stepCount());
+        QVERIFY2(view.headerText().contains(want), qPrintable(view.headerText() + QStringLiteral(" / ") + want));
+        QVERIFY(!view.headerText().contains(QStringLiteral("(backward step")));
+        ++checked;
+    }
+    // Backward: the navigator's "Step p/n" is the header's backward step p of n.
+    QVERIFY(nav.setBackward(true));
+    for (const char* step : {"grad.projection.logits", "grad.encoder.layers.0.enc_self_attn.Q", "grad.encoder.src_emb.out"}) {
+        QVERIFY(nav.setCurrentStep(QLatin1String(step)));
+        QVERIFY(follow());
+        const QString want = QStringLiteral("(backward step %1 of %2)").arg(nav.currentPosition() + 1).arg(nav.stepCount());
+        QVERIFY2(view.headerText().contains(want), qPrintable(view.headerText() + QStringLiteral(" / ") + want));
+        QVERIFY(!view.headerText().contains(QStringLiteral("forward step")));
+        ++checked;
+    }
+    QCOMPARE(checked, 6);
+    QCOMPARE(view.currentStep(), QStringLiteral("grad.encoder.src_emb.out"));
 }
 
 int main(int argc, char** argv) {

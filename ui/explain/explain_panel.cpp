@@ -197,7 +197,13 @@ void ExplainPanel::refresh() {
         }
         body += QStringLiteral("\n");
     }
-    const QString text = explanationFor(kind, config_);
+    // A gradient step: how the gradient flows back through its forward step's operation
+    // (gradient_<role>.md), else the generic text.
+    const TraceEntry* forward =
+        e->role == Role::Gradient ? trace_->find(BackwardStepList::forwardName(step_).toStdString()) : nullptr;
+    QString text = forward ? explanationFor(kind + QLatin1Char('_') + QLatin1String(stepformer::role_name(forward->role)), config_)
+                           : QString();
+    if (text.isEmpty()) text = explanationFor(kind, config_);
     body += text.isEmpty() ? tr("*No explanation is available for the step kind `%1`.*\n").arg(kind) : text;
 
     markdown_ = QStringLiteral("## %1\n\n%2  \n`%3`\n\n").arg(head.title, head.location, step_) +

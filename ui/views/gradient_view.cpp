@@ -4,10 +4,13 @@
 #include <cmath>
 
 #include <QBoxLayout>
+#include <QButtonGroup>
 #include <QComboBox>
 #include <QLabel>
 #include <QSpinBox>
-#include <QSplitter>
+#include <QStackedWidget>
+#include <QTextDocumentFragment>
+#include <QToolButton>
 
 #include "steps/backward_steps.h"
 #include "steps/step_model.h"
@@ -27,6 +30,22 @@ using namespace stepformer;
 using gradient_numbers::l2;
 using tensorviz::PanelSpec;
 
+namespace {
+
+// The pages take the height they are given. The main window's scroll area sizes a view whose
+// labels wrap by its height for width, which adds up the pages' size hints: a weight's heatmap
+// asks for hundreds of pixels more than a laptop has and would scroll the whole view (nested
+// scroll bars).
+class PageStack : public QStackedWidget {
+public:
+    using QStackedWidget::QStackedWidget;
+    QSize sizeHint() const override { return minimumSizeHint(); }
+    bool hasHeightForWidth() const override { return false; }
+    int heightForWidth(int) const override { return -1; }
+};
+
+}  // namespace
+
 GradientView::GradientView(QWidget* parent) : StepView(parent) {
     setObjectName(QStringLiteral("gradientView"));
     auto* root = makeWhitePage(8, 4);
@@ -41,16 +60,42 @@ GradientView::GradientView(QWidget* parent) : StepView(parent) {
     bar->addStretch(1);
     root->addLayout(bar);
 
-    splitter_ = new QSplitter(Qt::Vertical, this);
-    splitter_->setChildrenCollapsible(false);
+    stepTitle_ = view_parts::makeTitleLabel(QStringLiteral("gradStepTitle"), this, view_parts::Selectable::Yes);
+    root->addWidget(stepTitle_);
 
-    // Tensor and its gradient.
-    auto* top = new QWidget(splitter_);
+    // One page at a time: each gets the whole height (the weights are up to 2048 rows).
+    auto* show = new QHBoxLayout;
+    show->setSpacing(0);
+    show->addWidget(new QLabel(tr("Show:"), this));
+    show->addSpacing(6);
+    switch_ = new QButtonGroup(this);
+    const auto addSwitch = [&](Page p, const char* name, const QString& text, const QString& tip) {
+        auto* b = new QToolButton(this);
+        b->setObjectName(QLatin1String(name));
+        b->setText(text);
+        b->setToolTip(tip);
+        b->setCheckable(true);
+        b->setToolButtonStyle(Qt::ToolButtonTextOnly);
+        switch_->addButton(b, int(p));
+        show->addWidget(b);
+    };
+    addSwitch(Page::Tensor, "gradShowTensor", tr("Tensor and its gradient"),
+              tr("The step's tensor beside its gradient ∂loss/∂tensor"));
+    addSwitch(Page::Weight, "gradShowWeight", tr("Weight W"), tr("The weight that made this step's tensor"));
+    addSwitch(Page::WeightGradient, "gradShowWeightGradient", tr("Its gradient ∂loss/∂W"),
+              tr("The weight's gradient: what the backward pass computes for the optimizer"));
+    addSwitch(Page::Update, "gradShowUpdate", tr("Update ΔW"),
+              tr("What the optimizer's next step would add to the weight"));
+    show->addStretch(1);
+    root->addLayout(show);
+
+    pages_ = new PageStack(this);
+    pages_->setObjectName(QStringLiteral("gradPages"));
+    // The tensor and its gradient.
+    auto* top = new QWidget(pages_);
     auto* topLay = view_parts::makeColumn(top, 3);
-    stepTitle_ = view_parts::makeTitleLabel(QStringLiteral("gradStepTitle"), top, view_parts::Selectable::Yes);
     stepStats_ = view_parts::makeRichLabel(QStringLiteral("gradStatsLabel"), top, view_parts::Selectable::Yes);
     stepStats_->setTextColor(QColor(0x33, 0x33, 0x33));
-    topLay->addWidget(stepTitle_);
     topLay->addWidget(stepStats_);
     messages_ = new MessageStack(top);
     auto* pair = new QWidget(messages_);
@@ -65,24 +110,22 @@ GradientView::GradientView(QWidget* parent) : StepView(parent) {
     pairLayout_->addWidget(grad_, 1);
     messages_->setPage(pair, QStringLiteral("gradMessageLabel"));
     topLay->addWidget(messages_, 1);
+    pages_->addWidget(top);
 
-    // The weight, its gradient and the optimizer's update.
-    paramPane_ = new ParameterPane(splitter_);
-
-    splitter_->addWidget(top);
-    splitter_->addWidget(paramPane_);
-    splitter_->setStretchFactor(0, 1);
-    splitter_->setStretchFactor(1, 1);
-    root->addWidget(splitter_, 1);
-    paramPane_->hide();
+    // The weight, its gradient or the optimizer's update.
+    paramPane_ = new ParameterPane(pages_);
+    pages_->addWidget(paramPane_);
+    root->addWidget(pages_, 1);
 
     onPicked(batchPicker_, [this](int i) { setBatchIndex(i); });
     onPicked(headPicker_, [this](int h) { setHeadIndex(h); });
     connect(paramPane_, &ParameterPane::parameterPicked, this, &GradientView::showParameter);
+    connect(switch_, &QButtonGroup::idClicked, this, [this](int id) { showPage(Page(id)); });
     // Zoom and scroll the pair together.
     view_parts::linkHeatmaps({value_, grad_});
 
     rebuildTensor();
+    syncSwitch();
 }
 
 GradientView::~GradientView() = default;
@@ -92,15 +135,25 @@ GradientView::~GradientView() = default;
 void GradientView::setTrace(std::shared_ptr<const Trace> trace, const Config& config) {
     StepView::setTrace(std::move(trace), config);
     backwardOrder_ = trace_ ? backwardStepOrder(*trace_) : QStringList();  // once per trace, not per step
+    forwardOrder_.clear();
+    if (trace_) {
+        StepModel forward;  // the navigator's forward numbering
+        forward.setTrace(trace_);
+        forwardOrder_ = forward.stepOrder();
+    }
     if (step_.isEmpty() && !backwardOrder_.isEmpty()) step_ = backwardOrder_.first();
     rebuildTensor();
     paramPane_->setTrace(trace_, config_);
+    syncSwitch();
 }
 
 void GradientView::setStep(const QString& step) {
     step_ = step.isEmpty() ? QString() : BackwardStepList::gradientName(step);
+    fromForward_ = !step.isEmpty() && step != step_;
     focus_ = Focus::Tensor;
+    page_ = Page::Tensor;
     rebuildTensor();
+    syncSwitch();
     if (!paramPinned_ && paramPane_->params()) {
         const QString rel = (trace_ ? relatedParameter(*trace_, step_, config_.learn_layer_norm) : QString());
         if (!rel.isEmpty() && paramPane_->has(rel) && rel != paramPane_->parameter()) {
@@ -122,16 +175,45 @@ void GradientView::setParameterGradients(std::shared_ptr<const ParamSet> params,
         paramPinned_ = false;
     }
     paramPane_->setParameterGradients(std::move(params), std::move(grads), std::move(optimizer), param);
+    syncSwitch();
 }
 
 bool GradientView::showParameter(const QString& name) {
     if (!paramPane_->has(name)) return false;
     paramPinned_ = true;
     focus_ = Focus::Parameter;
+    if (page_ == Page::Tensor) page_ = Page::WeightGradient;
     paramPane_->setParameter(name);
+    syncSwitch();
     emit parameterChanged(name);
     return true;
 }
+
+void GradientView::showPage(Page p) {
+    if (p != Page::Tensor && !parameterSectionVisible()) p = Page::Tensor;
+    page_ = p;
+    focus_ = p == Page::Tensor ? Focus::Tensor : Focus::Parameter;
+    syncSwitch();
+}
+
+void GradientView::syncSwitch() {
+    const bool weights = parameterSectionVisible();
+    if (!weights) page_ = Page::Tensor;
+    for (QAbstractButton* b : switch_->buttons()) {
+        const Page p = Page(switch_->id(b));
+        b->setEnabled(p == Page::Tensor || weights);
+        b->setChecked(p == page_);
+    }
+    switch (page_) {
+    case Page::Weight: paramPane_->setShownMatrix(ParameterPane::Matrix::Weight); break;
+    case Page::WeightGradient: paramPane_->setShownMatrix(ParameterPane::Matrix::Gradient); break;
+    case Page::Update: paramPane_->setShownMatrix(ParameterPane::Matrix::Update); break;
+    case Page::Tensor: break;
+    }
+    pages_->setCurrentWidget(page_ == Page::Tensor ? static_cast<QWidget*>(messages_->parentWidget()) : paramPane_);
+}
+
+QString GradientView::headerText() const { return stepTitle_->text().isEmpty() ? QString() : QTextDocumentFragment::fromHtml(stepTitle_->text()).toPlainText(); }
 
 QString GradientView::relatedParameter(const Trace& tr, const QString& step, bool learnedLayerNorm) {
     using stepformer::Role;
@@ -183,7 +265,7 @@ void GradientView::setHeadIndex(int h) {
     if (setIndex(head_, h)) rebuildTensor();
 }
 
-bool GradientView::parameterSectionVisible() const { return !paramPane_->isHidden(); }
+bool GradientView::parameterSectionVisible() const { return paramPane_->hasWeights(); }
 
 HeatmapWidget* GradientView::weightHeatmap() const { return paramPane_->weightHeatmap(); }
 
@@ -198,7 +280,7 @@ const Tensor& GradientView::previewedUpdate() const { return paramPane_->preview
 QString GradientView::stepFor(const QString& step) const {
     // A grad.* step, or a forward step whose gradient is traced.
     const QString grad = BackwardStepList::gradientName(step);
-    return trace_ && trace_->contains(grad.toStdString()) ? grad : QString();
+    return trace_ && trace_->contains(grad.toStdString()) ? step : QString();
 }
 
 const Tensor* GradientView::currentTensor() const {
@@ -216,6 +298,27 @@ QString GradientView::currentTensorName() const {
 }
 
 // ----- the tensor and its gradient --------------------------------------------------------------
+
+void GradientView::showTitle(const QString& base, const TraceEntry* fe) {
+    const QString label = BackwardStepList::friendlyLabel(fe, step_);
+    const QString where = fe ? StepModel::locationText(*fe) : StepModel::locationText(base);
+    QString title = QStringLiteral("<b>%1</b>&nbsp;&nbsp;<tt>%2</tt>").arg(label.toHtmlEscaped(), step_.toHtmlEscaped());
+    if (!where.isEmpty()) title += QStringLiteral("&nbsp;&nbsp;<span style='color:#666'>%1</span>").arg(where.toHtmlEscaped());
+    // Numbered as the navigator numbers it: through the forward pass or back through the gradients.
+    const int back = backwardOrder_.indexOf(step_), fwd = forwardOrder_.indexOf(base);
+    QString pos;
+    if (fromForward_ && fwd >= 0)
+        pos = back >= 0 ? tr("forward step %1 of %2; its gradient is backward step %3 of %4")
+                              .arg(fwd + 1)
+                              .arg(forwardOrder_.size())
+                              .arg(back + 1)
+                              .arg(backwardOrder_.size())
+                        : tr("forward step %1 of %2").arg(fwd + 1).arg(forwardOrder_.size());
+    else if (back >= 0)
+        pos = tr("backward step %1 of %2").arg(back + 1).arg(backwardOrder_.size());
+    if (!pos.isEmpty()) title += QStringLiteral("&nbsp;&nbsp;<span style='color:#666'>(%1)</span>").arg(pos);
+    stepTitle_->setText(title);
+}
 
 void GradientView::syncPickers() {
     updating_ = true;
@@ -254,16 +357,7 @@ void GradientView::rebuildTensor() {
     const QString base = BackwardStepList::forwardName(step_);
     const TraceEntry* ge = trace_->find(step_.toStdString());
     const TraceEntry* fe = trace_->find(base.toStdString());
-    const QString label = BackwardStepList::friendlyLabel(fe, step_);
-    const QString where = fe ? StepModel::locationText(*fe) : StepModel::locationText(base);
-    const QStringList& order = backwardOrder_;
-    const int pos = order.indexOf(step_);
-    QString title = QStringLiteral("<b>%1</b>&nbsp;&nbsp;<tt>%2</tt>").arg(label.toHtmlEscaped(), step_.toHtmlEscaped());
-    if (!where.isEmpty()) title += QStringLiteral("&nbsp;&nbsp;<span style='color:#666'>%1</span>").arg(where.toHtmlEscaped());
-    if (pos >= 0)
-        title += QStringLiteral("&nbsp;&nbsp;<span style='color:#666'>%1</span>")
-                     .arg(tr("(backward step %1 of %2)").arg(pos + 1).arg(order.size()));
-    stepTitle_->setText(title);
+    showTitle(base, fe);
     if (!ge) {
         showTensorMessage(tr("No gradient for \u201c%1\u201d in this trace.\nRun a backward pass (a training step) to see it, "
                              "or pick a step on the loss's path (masks and the positional table have none).")
@@ -311,8 +405,9 @@ void GradientView::rebuildTensor() {
             return t;
         };
     }
-    // Wide tensors (d_model = 512, d_ff = 2048) read better stacked, one column per feature.
-    const bool vertical = pg.m.cols > 100;
+    // Wide tensors (d_k = 64 per head, d_model = 512, d_ff = 2048) read better stacked: each
+    // heatmap then has the whole width for its features, the few token rows lose little height.
+    const bool vertical = pg.m.cols > 16 && pg.m.cols >= 2 * pg.m.rows;
     pairLayout_->setDirection(vertical ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
     pairOp_->setText(vertical ? tr("\u2193 its gradient") : tr("its\ngradient\n\u2192"));
     tensorviz::applyPanel(value_, pv);

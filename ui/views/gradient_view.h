@@ -7,10 +7,19 @@
 // that produced it (Q -> W_Q.weight, logits -> projection.weight, ...) unless showParameter()
 // picked one; either way its picker chooses any parameter.
 //
+// One page at a time, as large as the view allows (a laptop's view is ~700 × 560 px): a switch
+// ("gradShowTensor", "gradShowWeight", "gradShowWeightGradient", "gradShowUpdate") picks the
+// tensor beside its gradient, or the weight, its gradient or its update (ParameterPane). A step
+// shows its tensor's page; picking a weight shows the weight's gradient.
+//
+// The header numbers the step as the navigator does: "backward step k of N" for a grad.* step,
+// "forward step k of N" (with its gradient's backward position) when given a forward step.
+//
 // Controls (objectNames): "batchPicker" (QComboBox), "headPicker" (QSpinBox), "parameterPicker"
 // (QComboBox), "gradValueHeatmap", "gradGradientHeatmap", "paramWeightHeatmap",
 // "paramGradientHeatmap", "paramUpdateHeatmap" (HeatmapWidget), "gradStepTitle",
-// "gradStatsLabel", "paramTitle", "paramStatsLabel", "gradMessageLabel", "paramSection".
+// "gradStatsLabel", "paramTitle", "paramStatsLabel", "gradMessageLabel", "paramSection",
+// "gradPages" (QStackedWidget).
 #pragma once
 
 #include <memory>
@@ -23,11 +32,12 @@
 #include "views/step_view.h"
 
 class QBoxLayout;
+class QButtonGroup;
 class QComboBox;
 class QLabel;
-class WrappedLabel;
 class QSpinBox;
-class QSplitter;
+class QStackedWidget;
+class WrappedLabel;
 class HeatmapWidget;
 class ParameterPane;
 
@@ -40,11 +50,11 @@ public:
     ~GradientView() override;
 
     void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) override;
-    // "grad.<name>" or "<name>". Focus -> Tensor.
+    // "grad.<name>" (the navigator walks backward) or "<name>" (it walks forward). Focus -> Tensor.
     void setStep(const QString& step) override;
     QString currentStep() const { return step_; }  // always "grad.<name>" (empty when none)
-    // The navigator's step as this view shows it: its gradient when the trace has one, else
-    // empty (the view keeps the gradient it shows).
+    // The navigator's step unchanged when the trace has its gradient (so the header can number
+    // it as the navigator does), else empty (the view keeps the gradient it shows).
     QString stepFor(const QString& step) const override;
 
     // The weights, their gradients (same layout) and the optimizer whose next update is
@@ -68,7 +78,14 @@ public:
     void setHeadIndex(int h);
 
     // hasData(): the tensor/gradient pair is shown; message(): the text shown instead of it.
+    // The weight pages can be shown (weights and their gradients are given).
     bool parameterSectionVisible() const;
+    // The page shown: the tensor and its gradient, or one of the weight's matrices.
+    enum class Page { Tensor, Weight, WeightGradient, Update };
+    Page page() const { return page_; }
+    void showPage(Page p);
+    // The header's text (plain), e.g. "∂loss/∂ Q … (backward step 3 of 245)".
+    QString headerText() const;
 
     HeatmapWidget* valueHeatmap() const { return value_; }
     HeatmapWidget* gradientHeatmap() const { return grad_; }
@@ -89,18 +106,23 @@ signals:
 
 private:
     void rebuildTensor();
+    void showTitle(const QString& base, const stepformer::TraceEntry* forward);
     void syncPickers();
+    void syncSwitch();
     void showTensorMessage(const QString& text);
 
     bool paramPinned_ = false;  // chosen by showParameter()/the picker rather than following the step
     Focus focus_ = Focus::Tensor;
+    Page page_ = Page::Tensor;
+    bool fromForward_ = false;  // setStep() was given the forward name (the navigator walks forward)
     int batch_ = 0, head_ = 0;
-    QStringList backwardOrder_;  // of trace_
+    QStringList backwardOrder_, forwardOrder_;  // of trace_, as the navigator lists them
 
     QComboBox* batchPicker_ = nullptr;
     QSpinBox* headPicker_ = nullptr;
-    QSplitter* splitter_ = nullptr;
-    QLabel* stepTitle_ = nullptr;
+    QStackedWidget* pages_ = nullptr;
+    QButtonGroup* switch_ = nullptr;
+    WrappedLabel* stepTitle_ = nullptr;
     WrappedLabel* stepStats_ = nullptr;
     QBoxLayout* pairLayout_ = nullptr;
     QLabel* pairOp_ = nullptr;

@@ -1,11 +1,14 @@
 #include "views/parameter_pane.h"
 
 #include <QBoxLayout>
+#include <QCheckBox>
 #include <QComboBox>
-#include <QLabel>
+#include <QLocale>
+#include <QStackedWidget>
 
 #include "steps/tensor_slice.h"
 #include "views/gradient_numbers.h"
+#include "views/param_blocks.h"
 #include "views/param_layout.h"
 #include "views/view_parts.h"
 #include "widgets/heatmap_widget.h"
@@ -16,12 +19,6 @@ using namespace stepformer;
 using gradient_numbers::l2;
 
 namespace {
-
-QLabel* makeOpLabel(const QString& text, QWidget* parent) {
-    QLabel* l = view_parts::makeOpLabel(text, 12.0, 3.0, parent);
-    l->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
-    return l;
-}
 
 QString optimizerText(const Optimizer& o) {
     const auto& oo = o.options();
@@ -34,39 +31,51 @@ QString optimizerText(const Optimizer& o) {
 
 ParameterPane::ParameterPane(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("paramSection"));
-    auto* botLay = new QVBoxLayout(this);
-    botLay->setContentsMargins(0, 6, 0, 0);
-    botLay->setSpacing(3);
-    auto* pbar = new QHBoxLayout;
+    auto* lay = new QVBoxLayout(this);
+    lay->setContentsMargins(0, 0, 0, 0);
+    lay->setSpacing(3);
+    auto* head = new QHBoxLayout;
     title_ = view_parts::makeTitleLabel(QStringLiteral("paramTitle"), this, view_parts::Selectable::Yes);
     picker_ = new QComboBox(this);
     picker_->setObjectName(QStringLiteral("parameterPicker"));
     picker_->setToolTip(tr("Which weight to show with its gradient and update"));
-    picker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    // The picker names the weight and its shape (the longest, with the shape, ~52 characters).
+    picker_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    picker_->setMinimumContentsLength(52);
     picker_->setMaxVisibleItems(24);
-    pbar->addWidget(title_, 1);
-    view_parts::addLabelled(pbar, tr("Weight:"), picker_);
-    botLay->addLayout(pbar);
+    title_->setText(tr("<b>Weight:</b>"));
+    title_->setBuddy(picker_);
+    head->addWidget(title_);
+    head->addWidget(picker_);
+    head->addStretch(1);
+    lay->addLayout(head);
     stats_ = view_parts::makeRichLabel(QStringLiteral("paramStatsLabel"), this, view_parts::Selectable::Yes);
     stats_->setTextColor(QColor(0x33, 0x33, 0x33));
-    botLay->addWidget(stats_);
-    auto* triple = new QWidget(this);
-    layout_ = view_parts::makePanelRow(triple, 6);
-    weight_ = view_parts::makeHeatmap(QStringLiteral("paramWeightHeatmap"), triple);
-    weightGrad_ = view_parts::makeHeatmap(QStringLiteral("paramGradientHeatmap"), triple);
-    update_ = view_parts::makeHeatmap(QStringLiteral("paramUpdateHeatmap"), triple);
-    layout_->addWidget(weight_, 1);
-    layout_->addWidget(makeOpLabel(QStringLiteral("\u2202loss/\u2202W\n\u2192"), triple), 0, Qt::AlignCenter);
-    layout_->addWidget(weightGrad_, 1);
-    layout_->addWidget(makeOpLabel(QStringLiteral("optimizer\n\u2192"), triple), 0, Qt::AlignCenter);
-    layout_->addWidget(update_, 1);
-    botLay->addWidget(triple, 1);
+    lay->addWidget(stats_);
+    auto* blocksRow = new QHBoxLayout;
+    blocksNote_ = view_parts::makeRichLabel(QStringLiteral("paramBlocksNote"), this, view_parts::Selectable::No);
+    blocksNote_->setTextColor(QColor(0x55, 0x55, 0x55));
+    everyEntryBox_ = new QCheckBox(tr("Every entry"), this);
+    everyEntryBox_->setObjectName(QStringLiteral("paramEveryEntry"));
+    everyEntryBox_->setToolTip(tr("Show every entry of the weight (zoom with Ctrl+wheel and scroll) instead of its blocks"));
+    blocksRow->addWidget(blocksNote_, 1);
+    blocksRow->addWidget(everyEntryBox_, 0, Qt::AlignTop);
+    lay->addLayout(blocksRow);
+
+    stack_ = new QStackedWidget(this);
+    weight_ = view_parts::makeHeatmap(QStringLiteral("paramWeightHeatmap"), stack_);
+    weightGrad_ = view_parts::makeHeatmap(QStringLiteral("paramGradientHeatmap"), stack_);
+    update_ = view_parts::makeHeatmap(QStringLiteral("paramUpdateHeatmap"), stack_);
+    for (HeatmapWidget* h : {weight_, weightGrad_, update_}) stack_->addWidget(h);
+    stack_->setCurrentWidget(weightGrad_);
+    lay->addWidget(stack_, 1);
 
     connect(picker_, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (updating_ || i < 0) return;
         emit parameterPicked(picker_->itemData(i).toString());
     });
-    // Zoom the triple together.
+    connect(everyEntryBox_, &QCheckBox::toggled, this, &ParameterPane::setEveryEntry);
+    // Switching between the three keeps the zoom and the scrolled-to place.
     view_parts::linkHeatmaps({weight_, weightGrad_, update_});
 }
 
@@ -90,9 +99,58 @@ void ParameterPane::setParameterGradients(std::shared_ptr<const ParamSet> params
 
 bool ParameterPane::has(const QString& name) const { return params_ && params_->contains(name.toStdString()); }
 
+bool ParameterPane::hasWeights() const { return params_ && grads_ && params_->size() > 0; }
+
 void ParameterPane::setParameter(const QString& name) {
     param_ = name;
     rebuild();
+}
+
+void ParameterPane::setShownMatrix(Matrix m) {
+    shown_ = m;
+    stack_->setCurrentWidget(shownHeatmap());
+}
+
+HeatmapWidget* ParameterPane::shownHeatmap() const {
+    switch (shown_) {
+    case Matrix::Weight: return weight_;
+    case Matrix::Update: return update_;
+    case Matrix::Gradient: break;
+    }
+    return weightGrad_;
+}
+
+void ParameterPane::setEveryEntry(bool on) {
+    if (on == everyEntry_) return;
+    everyEntry_ = on;
+    {
+        const QSignalBlocker block(everyEntryBox_);
+        everyEntryBox_->setChecked(on);
+    }
+    rebuild();
+}
+
+bool ParameterPane::showsBlocks() const { return blocks_; }
+
+int ParameterPane::blockRowsForHeight() const {
+    // The cells get the stack's height less the heatmap's title, column labels and margins
+    // (~110 px); 64 rows of blocks where they get at least 5 px each.
+    if (!isVisible()) return 64;
+    return stack_->height() - 110 >= 64 * 5 ? 64 : 32;
+}
+
+void ParameterPane::refitBlocks() {
+    if (blockRowsForHeight() != maxBlockRows_) rebuild();
+}
+
+void ParameterPane::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    refitBlocks();
+}
+
+void ParameterPane::showEvent(QShowEvent* e) {
+    QWidget::showEvent(e);
+    refitBlocks();
 }
 
 const Tensor* ParameterPane::gradient() const {
@@ -121,47 +179,7 @@ void ParameterPane::fillPicker() {
     updating_ = false;
 }
 
-void ParameterPane::rebuild() {
-    const bool have = params_ && grads_ && params_->size() > 0;
-    setVisible(have);
-    if (!have) {
-        preview_.reset();
-        return;
-    }
-    {
-        updating_ = true;
-        picker_->setCurrentIndex(picker_->findData(param_));
-        updating_ = false;
-    }
-    const std::string pn = param_.toStdString();
-    if (param_.isEmpty() || !params_->contains(pn) || !grads_->contains(pn)) {
-        title_->setText(tr("<b>Weights</b>"));
-        stats_->setText(tr("Pick a weight to see its gradient and the optimizer's update."));
-        weight_->clear();
-        weightGrad_->clear();
-        update_->clear();
-        preview_.reset();
-        return;
-    }
-    const size_t index = params_->index_of(pn);
-    const Tensor& W = params_->at(pn);
-    const Tensor& G = grads_->at(pn);
-    if (!optimizer_) {
-        preview_.reset();
-    } else if (const auto it = previews_.constFind(param_); it != previews_.constEnd()) {
-        preview_ = it.value().first;
-        previewNorm_ = it.value().second;
-    } else {
-        if (previews_.size() >= 16) previews_.clear();
-        preview_ = std::make_shared<const Tensor>(optimizer_->preview_update(index, W, G));
-        previewNorm_ = l2(*preview_);
-        previews_.insert(param_, {preview_, previewNorm_});
-    }
-    const ParamLayout L = paramLayout(config_, trace_.get(), param_, W.shape);
-    const bool haveUpdate = preview_ && !preview_->empty() && preview_->size() == W.size();
-
-    title_->setText(tr("<b>Weight <tt>%1</tt></b> %2, its gradient and the update the next optimizer step applies")
-                             .arg(param_.toHtmlEscaped(), tensorviz::shapeText(W.shape)));
+void ParameterPane::showStats(const Tensor& W, const Tensor& G, bool haveUpdate) {
     // Cached per weight and gradient (the sets do not change while shown): a weight has up to a
     // million numbers.
     auto norm = [this](const std::vector<float>& v) {
@@ -185,26 +203,100 @@ void ParameterPane::rebuild() {
                           "gradient).</span>");
     }
     stats_->setText(stats);
+}
 
-    // The heatmaps share the numbers with the (immutable) sets instead of copying a million of them.
+void ParameterPane::rebuild() {
+    if (!hasWeights()) {
+        preview_.reset();
+        return;
+    }
+    {
+        updating_ = true;
+        picker_->setCurrentIndex(picker_->findData(param_));
+        updating_ = false;
+    }
+    const std::string pn = param_.toStdString();
+    if (param_.isEmpty() || !params_->contains(pn) || !grads_->contains(pn)) {
+        stats_->setText(tr("Pick a weight to see its gradient and the optimizer's update."));
+        blocksNote_->clear();
+        everyEntryBox_->hide();
+        weight_->clear();
+        weightGrad_->clear();
+        update_->clear();
+        preview_.reset();
+        return;
+    }
+    const size_t index = params_->index_of(pn);
+    const Tensor& W = params_->at(pn);
+    const Tensor& G = grads_->at(pn);
+    if (!optimizer_) {
+        preview_.reset();
+    } else if (const auto it = previews_.constFind(param_); it != previews_.constEnd()) {
+        preview_ = it.value().first;
+        previewNorm_ = it.value().second;
+    } else {
+        if (previews_.size() >= 16) previews_.clear();
+        preview_ = std::make_shared<const Tensor>(optimizer_->preview_update(index, W, G));
+        previewNorm_ = l2(*preview_);
+        previews_.insert(param_, {preview_, previewNorm_});
+    }
+    const ParamLayout L = paramLayout(config_, trace_.get(), param_, W.shape);
+    const bool haveUpdate = preview_ && !preview_->empty() && preview_->size() == W.size();
+
+    showStats(W, G, haveUpdate);
+
+    maxBlockRows_ = blockRowsForHeight();
+    const ParamBlocks B = paramBlocks(L.rows, L.cols, maxBlockRows_, 64);
+    blocks_ = B.pooled() && !everyEntry_;
+    everyEntryBox_->setVisible(B.pooled());
+    const QLocale loc;
+    if (!B.pooled())
+        blocksNote_->setText(tr("Every entry is shown. Hover a cell for its weight, gradient and update."));
+    else if (blocks_)
+        blocksNote_->setText(tr("%1 entries, shown as %2 \u00d7 %3 blocks of %4 \u00d7 %5: each cell is the block's "
+                                "largest entry (with its sign). Hover a cell to see which entry it is.")
+                                 .arg(loc.toString(qlonglong(W.size())))
+                                 .arg(B.blockRows())
+                                 .arg(B.blockCols())
+                                 .arg(B.rowStep)
+                                 .arg(B.colStep));
+    else
+        blocksNote_->setText(tr("Every one of the %1 entries: Ctrl+wheel zooms, the wheel scrolls.").arg(loc.toString(qlonglong(W.size()))));
+
+    const QStringList rowLabels = blocks_ ? blockLabels(L.rowLabels, B.rowStep) : L.rowLabels;
+    const QStringList colLabels = blocks_ ? blockLabels(L.colLabels, B.colStep) : L.colLabels;
+    const auto blockTitle = [&](const QString& t, int step) {
+        return blocks_ && step > 1 && !t.isEmpty() ? tr("%1 \u00b7 %2 per cell").arg(t).arg(step) : t;
+    };
+    // The heatmaps share the numbers with the (immutable) sets instead of copying a million of
+    // them; in blocks, the cells with the index of the entry each shows (for the tooltips).
     const auto fill = [&](HeatmapWidget* w, std::shared_ptr<const std::vector<float>> values, const QString& title,
-                          const QString& caption) {
+                          const QString& caption) -> std::shared_ptr<const std::vector<int64_t>> {
+        std::shared_ptr<const std::vector<int64_t>> source;
         const HeatmapWidget::Batch batch(w);  // one recolour and relayout
-        w->setMatrix(L.rows, L.cols, std::move(values));
+        if (blocks_) {
+            PooledValues p = poolLargest(*values, B);
+            w->setMatrix(B.blockRows(), B.blockCols(), std::move(p.values));
+            source = std::move(p.source);
+        } else {
+            w->setMatrix(L.rows, L.cols, std::move(values));
+        }
         w->setMask({});
-        w->setRowLabels(L.rowLabels);
-        w->setColLabels(L.colLabels);
-        w->setRowAxisTitle(L.rowTitle);
-        w->setColAxisTitle(L.colTitle);
+        w->setRowLabels(rowLabels);
+        w->setColLabels(colLabels);
+        w->setRowAxisTitle(blockTitle(L.rowTitle, B.rowStep));
+        w->setColAxisTitle(blockTitle(L.colTitle, B.colStep));
         w->setTitle(title);
         w->setColorMode(HeatmapWidget::ColorMode::Diverging);
         w->clearValueRange();
-        w->setLegendCaption(caption);
+        w->setLegendCaption(blocks_ ? tr("%1 (block's largest)").arg(caption) : caption);
+        return source;
     };
-    fill(weight_, std::shared_ptr<const std::vector<float>>(params_, &W.data), tr("W"), tr("weight"));
-    fill(weightGrad_, std::shared_ptr<const std::vector<float>>(grads_, &G.data), tr("\u2202loss/\u2202W"), tr("gradient"));
+    const auto wSource = fill(weight_, std::shared_ptr<const std::vector<float>>(params_, &W.data), tr("W"), tr("weight"));
+    const auto gSource = fill(weightGrad_, std::shared_ptr<const std::vector<float>>(grads_, &G.data), tr("\u2202loss/\u2202W"), tr("gradient"));
+    std::shared_ptr<const std::vector<int64_t>> uSource;
     if (haveUpdate) {
-        fill(update_, std::shared_ptr<const std::vector<float>>(preview_, &preview_->data), tr("\u0394W (next step)"), tr("update"));
+        uSource = fill(update_, std::shared_ptr<const std::vector<float>>(preview_, &preview_->data), tr("\u0394W (next step)"), tr("update"));
     } else {
         update_->clear();
         update_->setEmptyMessage(tr("No optimizer"));
@@ -217,7 +309,7 @@ void ParameterPane::rebuild() {
     const int cols = L.cols;
     const QStringList rl = L.rowLabels, cl = L.colLabels;
     const size_t gIndex = grads_->index_of(pn);
-    const auto tip = [params, grads, index, gIndex, update, name, cols, rl, cl](int r, int c) {
+    const auto entryTip = [params, grads, index, gIndex, update, name, cols, rl, cl](int r, int c) {
         const std::vector<float>& w = (*params)[index].data;
         const std::vector<float>& g = (*grads)[gIndex].data;
         const size_t i = size_t(r) * cols + c;
@@ -230,9 +322,23 @@ void ParameterPane::rebuild() {
                      .arg(numfmt::exact(update->data[i]), numfmt::exact(w[i] + update->data[i]));
         return t;
     };
-    weight_->setTooltipFunction(tip);
-    weightGrad_->setTooltipFunction(tip);
-    update_->setTooltipFunction(tip);
-    const bool vertical = L.cols > 100 && L.rows < 40;
-    layout_->setDirection(vertical ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
+    const auto tipFor = [&](std::shared_ptr<const std::vector<int64_t>> source, const QString& what) -> HeatmapWidget::TooltipFn {
+        if (!source) return entryTip;
+        const ParamBlocks b = B;
+        return [entryTip, source, b, what, rl, cl](int r, int c) {
+            const size_t cell = size_t(r) * size_t(b.blockCols()) + size_t(c);
+            if (cell >= source->size() || (*source)[cell] < 0) return QString();
+            const int64_t i = (*source)[cell];
+            const auto range = [](const QStringList& l, int first, int last) {
+                return first == last ? l.value(first) : l.value(first) + QStringLiteral("\u2013") + l.value(last);
+            };
+            return tr("<i>Block: rows %1, columns %2; its largest %3 is</i><br>")
+                       .arg(range(rl, b.firstRow(r), b.lastRow(r)).toHtmlEscaped(),
+                            range(cl, b.firstCol(c), b.lastCol(c)).toHtmlEscaped(), what) +
+                   entryTip(int(i / b.cols), int(i % b.cols));
+        };
+    };
+    weight_->setTooltipFunction(tipFor(wSource, tr("weight")));
+    weightGrad_->setTooltipFunction(tipFor(gSource, tr("gradient")));
+    update_->setTooltipFunction(tipFor(uSource, tr("update")));
 }

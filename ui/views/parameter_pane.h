@@ -1,9 +1,13 @@
-// The gradients view's lower pane ("paramSection"): a weight matrix, its gradient and the update
-// the optimizer's next step would apply (Optimizer::preview_update), with a picker of every
-// weight ("parameterPicker") and their norms. Hidden while there are no weights and gradients.
+// The gradients view's weight page ("paramSection"): one weight matrix, its gradient or the
+// update the optimizer's next step would apply (Optimizer::preview_update) — one of the three at
+// a time, as large as the page allows — with a picker of every weight ("parameterPicker") and
+// the three norms. A weight longer than 64 rows or columns (512 × 512, 2048 × 512; 32 rows where
+// the page is short) is shown whole as blocks (ParamBlocks: each cell the block's largest
+// entry); "Every entry"
+// ("paramEveryEntry") shows it entry by entry, to zoom and scroll.
 //
 // Widgets (objectNames): "paramWeightHeatmap", "paramGradientHeatmap", "paramUpdateHeatmap"
-// (HeatmapWidget), "paramTitle", "paramStatsLabel".
+// (HeatmapWidget), "paramTitle" (the picker's label), "paramStatsLabel", "paramBlocksNote".
 #pragma once
 
 #include <memory>
@@ -17,15 +21,17 @@
 #include "stepformer/params.h"
 #include "stepformer/trace.h"
 
-class QBoxLayout;
+class QCheckBox;
 class QComboBox;
-class QLabel;
+class QStackedWidget;
 class WrappedLabel;
 class HeatmapWidget;
 
 class ParameterPane : public QWidget {
     Q_OBJECT
 public:
+    enum class Matrix { Weight, Gradient, Update };  // which one is shown
+
     explicit ParameterPane(QWidget* parent = nullptr);
 
     // Each setter redraws.
@@ -38,10 +44,18 @@ public:
                                std::shared_ptr<const stepformer::Optimizer> optimizer, const QString& param);
     const stepformer::ParamSet* params() const { return params_.get(); }
     bool has(const QString& name) const;  // a weight of that name is given
+    bool hasWeights() const;              // weights and their gradients are given
 
     // The weight shown.
     void setParameter(const QString& name);
     QString parameter() const { return param_; }
+
+    void setShownMatrix(Matrix m);
+    Matrix shownMatrix() const { return shown_; }
+    // Entry by entry (true) or, for a large weight, in blocks (false, the default).
+    void setEveryEntry(bool on);
+    bool everyEntry() const { return everyEntry_; }
+    bool showsBlocks() const;  // the weight shown is drawn in blocks
 
     // The gradient of the weight shown ("grad.<name>"; nullptr / empty when there is none).
     const stepformer::Tensor* gradient() const;
@@ -52,13 +66,23 @@ public:
     HeatmapWidget* weightHeatmap() const { return weight_; }
     HeatmapWidget* weightGradientHeatmap() const { return weightGrad_; }
     HeatmapWidget* updateHeatmap() const { return update_; }
+    HeatmapWidget* shownHeatmap() const;
 
 signals:
     void parameterPicked(const QString& name);
 
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+    void showEvent(QShowEvent* e) override;
+
 private:
+    // How many rows of blocks the page has room for (64, or 32 on a laptop's page: cells of at
+    // least ~5 px either way); 64 until the page is shown.
+    int blockRowsForHeight() const;
+    void refitBlocks();
     void fillPicker();
     void rebuild();
+    void showStats(const stepformer::Tensor& W, const stepformer::Tensor& G, bool haveUpdate);
 
     std::shared_ptr<const stepformer::Trace> trace_;
     stepformer::Config config_;
@@ -66,6 +90,10 @@ private:
     std::shared_ptr<const stepformer::Optimizer> optimizer_;
     QString param_;
     bool updating_ = false;
+    Matrix shown_ = Matrix::Gradient;
+    bool everyEntry_ = false;
+    bool blocks_ = false;
+    int maxBlockRows_ = 64;  // blockRowsForHeight() when last drawn
     std::shared_ptr<const stepformer::Tensor> preview_;  // null when none
     // The previews by parameter, for the current weights, gradients and optimizer: going back
     // to a weight does not run the optimizer's kernels (and wake its threads) again.
@@ -74,9 +102,11 @@ private:
     QHash<const float*, double> norms_;  // of the weights and gradients shown, by their data
 
     QComboBox* picker_ = nullptr;
-    QLabel* title_ = nullptr;
+    WrappedLabel* title_ = nullptr;
     WrappedLabel* stats_ = nullptr;
-    QBoxLayout* layout_ = nullptr;
+    WrappedLabel* blocksNote_ = nullptr;
+    QCheckBox* everyEntryBox_ = nullptr;
+    QStackedWidget* stack_ = nullptr;
     HeatmapWidget* weight_ = nullptr;
     HeatmapWidget* weightGrad_ = nullptr;
     HeatmapWidget* update_ = nullptr;
