@@ -409,7 +409,10 @@ void GradientView::rebuildTensor() {
     // heatmap then has the whole width for its features, the few token rows lose little height.
     const bool vertical = pg.m.cols > 16 && pg.m.cols >= 2 * pg.m.rows;
     pairLayout_->setDirection(vertical ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
-    pairOp_->setText(vertical ? tr("\u2193 its gradient") : tr("its\ngradient\n\u2192"));
+    // Stacked, the gradient's title says it (the page's height goes to the token rows).
+    pairOp_->setText(tr("its\ngradient\n\u2192"));
+    pairOp_->setVisible(!vertical);
+    if (vertical) pg.title = tr("\u2193 its gradient: %1").arg(pg.title);
     tensorviz::applyPanel(value_, pv);
     tensorviz::applyPanel(grad_, pg);
 
@@ -429,8 +432,10 @@ void GradientView::rebuildTensor() {
         stats += tr(";&nbsp; largest here: <b>%1</b> at (%2, %3)")
                      .arg(numfmt::gradientStat(pg.m.at(br, bc)), pg.m.rowLabels.value(br, QString::number(br)).toHtmlEscaped(),
                           pg.m.colLabels.value(bc, QString::number(bc)).toHtmlEscaped());
-    stats += tr("<br><span style='color:#555'>Red: raising that number would raise the loss; blue: it would lower it. "
-                "Gradient descent moves every number against its gradient.</span>");
+    // One line on a laptop: the rest of the page is the heatmaps'.
+    stats += tr("<br><span style='color:#555'>Red: raising that number would raise the loss; blue: would lower it.</span>");
     stepStats_->setText(stats);
+    stepStats_->setToolTip(tr("Gradient descent moves every number against its gradient: the optimizer subtracts "
+                              "(a multiple of) it from each weight."));
 }
 
