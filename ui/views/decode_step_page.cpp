@@ -93,7 +93,7 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     titleFont.setPointSizeF(std::max(11.0, titleFont.pointSizeF() + 1.0));
     chart_->setTitleFont(titleFont);
     axisX_ = new QBarCategoryAxis;
-    axisX_->setTitleText(tr("next token (target vocabulary) \u00b7 softmax of the logits at the last position"));
+    axisX_->setTitleText(tr("next token (target vocabulary)"));
     QFont catFont = axisX_->labelsFont();
     catFont.setPointSizeF(std::max(11.0, catFont.pointSizeF() + 1.5));
     axisX_->setLabelsFont(catFont);
@@ -126,7 +126,9 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     selfAttn_ = view_parts::makeHeatmap(QStringLiteral("decodeSelfAttnHeatmap"), this);
     crossAttn_ = view_parts::makeHeatmap(QStringLiteral("decodeCrossAttnHeatmap"), this);
     for (auto* h : {selfAttn_, crossAttn_}) {
-        h->setMinimumHeight(150);
+        // Six query rows with their token labels (none skipped) and the axis titles: the view
+        // scrolls down on a short screen rather than squeezing the attention.
+        h->setMinimumHeight(250);
         h->setEmptyMessage(tr("Decode a sentence to see the attention."));
     }
     selfCol->addWidget(selfCaption_);
@@ -247,7 +249,7 @@ void DecodeStepPage::showChart(const DecodingStep* step, int index, const Config
     bars_->selectBar(s.chosen);
     QStringList ctx;
     for (int id : s.decInput) ctx << token(config, id);
-    chart_->setTitle(tr("Step %1: P(next token | %2)")
+    chart_->setTitle(tr("Step %1: P(next token | %2) = softmax(logits)")
                          .arg(index + 1)
                          .arg(ctx.join(QLatin1Char(' ')).toHtmlEscaped()));
 }
