@@ -8,12 +8,17 @@
 #include <QBarSet>
 #include <QChart>
 #include <QSet>
+#include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
+#include <QTemporaryDir>
 #include <QToolButton>
 
 #include <cmath>
 #include <memory>
 
+#include "app/main_window.h"
 #include "views/decode_view.h"
 #include "widgets/heatmap_widget.h"
 #include "stepformer/dataset.h"
@@ -53,6 +58,12 @@ private slots:
     void largeModelDecodesOffTheUiThread();
     void exportsTheCurrentProbabilities();
     void grabIsNotBlank();
+    void attentionWeightsSayTheyAreWeights();
+    void wholeInTheWindowAtLaptopSizes_data();
+    void wholeInTheWindowAtLaptopSizes();
+
+private:
+    QTemporaryDir cache_;
 };
 
 void TestDecodeView::initTestCase() {
@@ -288,6 +299,75 @@ void TestDecodeView::grabIsNotBlank() {
     view.setCurrentStep(view.stepCount() - 1);
     QTest::qWait(400);
     saveShot(view, QStringLiteral("decode_view_end.png"));
+}
+
+void TestDecodeView::attentionWeightsSayTheyAreWeights() {
+    // At the first step the masked self-attention is 1x1 with weight exactly 1 (and its mask is
+    // 0): a weights panel keeps its colour bar ("probability"), never the mask's "1 = masked".
+    DecodeView view;
+    view.resize(1200, 800);
+    view.setModel(trainedModel());
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    view.setCurrentStep(0);
+    HeatmapWidget* self = view.selfAttentionHeatmap();
+    QCOMPARE(self->rows(), 1);
+    QCOMPARE(self->cols(), 1);
+    QCOMPARE(self->value(0, 0), 1.0f);
+    QVERIFY(!self->hasMaskLegend());
+    QVERIFY(!view.crossAttentionHeatmap()->hasMaskLegend());
+}
+
+void TestDecodeView::wholeInTheWindowAtLaptopSizes_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1366x768") << QSize(1366, 768);
+    QTest::newRow("1440x900") << QSize(1440, 900);
+}
+
+// The decode view in the main window at a laptop's size: at its first and its last step nothing
+// sticks out sideways (no horizontal scrolling, the status text and the pickers inside the view).
+void TestDecodeView::wholeInTheWindowAtLaptopSizes() {
+    QFETCH(QSize, size);
+    QVERIFY(cache_.isValid());
+    MainWindow::Options o;
+    o.restoreSettings = false;
+    o.saveSettings = false;
+    o.preset = Session::Preset::Small;
+    o.provisioning = Session::Provisioning::Synchronous;
+    o.cacheDir = cache_.path();
+    MainWindow w(o);
+    w.resize(size);
+    QVERIFY(w.setCurrentView(QStringLiteral("decode")));
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* view = qobject_cast<DecodeView*>(w.viewWidget(QStringLiteral("decode")));
+    QVERIFY(view);
+    QVERIFY(view->waitForDecode());
+    QVERIFY(view->stepCount() > 1);
+    auto* area = w.findChild<QScrollArea*>(QStringLiteral("decodeViewScroll"));
+    QVERIFY(area);
+    const QString tag = QStringLiteral("%1x%2").arg(size.width()).arg(size.height());
+    for (const int step : {0, view->stepCount() - 1}) {
+        view->setCurrentStep(step);
+        QTest::qWait(400);  // the bars' animation
+        saveShot(w, QStringLiteral("decode_window_%1_step%2.png").arg(tag).arg(step + 1));
+        const QString where = QStringLiteral("%1, step %2").arg(tag).arg(step + 1);
+        QVERIFY2(area->horizontalScrollBar()->maximum() == 0,
+                 qPrintable(where + QStringLiteral(": the view is %1 px wide in %2 px")
+                                        .arg(view->width())
+                                        .arg(area->viewport()->width())));
+        const QRect inside = area->viewport()->rect();
+        for (const char* n : {"decodeStatusLabel", "decodeLayerPicker", "decodeHeadPicker", "decodeTranslationLabel",
+                              "decodeChart"}) {
+            auto* c = view->findChild<QWidget*>(QString::fromLatin1(n));
+            QVERIFY2(c, n);
+            const QRect r(c->mapTo(area->viewport(), QPoint(0, 0)), c->size());
+            QVERIFY2(r.right() <= inside.right(), qPrintable(where + QLatin1String(": ") + QLatin1String(n)));
+        }
+        auto* status = view->findChild<QLabel*>(QStringLiteral("decodeStatusLabel"));
+        QVERIFY2(status->heightForWidth(status->width()) <= status->height() ||
+                     status->fontMetrics().horizontalAdvance(status->text()) <= status->width(),
+                 qPrintable(where + QLatin1String(": ") + status->text()));
+    }
 }
 
 int main(int argc, char** argv) {

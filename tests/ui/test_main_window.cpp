@@ -21,6 +21,12 @@
 #include <QTreeView>
 
 #include <QAbstractButton>
+#include <QComboBox>
+#include <QIcon>
+#include <QMenu>
+#include <QStandardItemModel>
+#include <QStyle>
+#include <QToolBar>
 #include <QMessageBox>
 #include <QTimer>
 
@@ -73,6 +79,10 @@ private slots:
     void backwardStepsGoToTheGradientsView();
     void directionToggleSwitchesTheNavigator();
     void installTrainedModelChangesTheTrace();
+    void explanationFollowsWhatTheViewShows();
+    void modelBoxMenuAndTitleAgree();
+    void directionToggleSaysWhereItGoes();
+    void exportImageIsNotTheFloppy();
     void trainingDockIsReachable();
     void closingWithUnsavedWeightsAsks();
 
@@ -566,6 +576,120 @@ void TestMainWindow::closingWithUnsavedWeightsAsks() {
         QVERIFY(w.confirmDiscardTrainedWeights());
         qunsetenv("STEPFORMER_NO_CLOSE_PROMPT");
     }
+}
+
+// The explanation (and the diagram) describe what the visible view shows: a layer picked in the
+// attention view, and the navigator's step again on a tab that shows it.
+void TestMainWindow::explanationFollowsWhatTheViewShows() {
+    MainWindow w(smallOptions());
+    w.resize(1440, 900);
+    auto* explain = w.findChild<ExplainPanel*>();
+    QVERIFY(explain);
+    const QString layer0 = QStringLiteral("decoder.layers.0.dec_enc_attn.attn");
+    const QString layer1 = QStringLiteral("decoder.layers.1.dec_enc_attn.attn");
+    QVERIFY(w.setCurrentStep(layer0));
+    QCOMPARE(w.currentViewName(), QStringLiteral("attention"));
+    QCOMPARE(explain->currentStep(), layer0);
+    w.viewWidget(QStringLiteral("attention"))->findChild<QComboBox*>(QStringLiteral("layerPicker"))->setCurrentIndex(1);
+    QCOMPARE(explain->currentStep(), layer1);
+    QCOMPARE(w.architectureDiagram()->currentStep(), layer1);
+    QCOMPARE(w.currentStep(), layer0);  // the navigator stays
+    // The tensor tab shows the navigator's step: so does the explanation.
+    QVERIFY(w.setCurrentView(QStringLiteral("tensor")));
+    QCOMPARE(explain->currentStep(), layer0);
+    // Back on the attention tab, which kept its layer.
+    QVERIFY(w.setCurrentView(QStringLiteral("attention")));
+    QCOMPARE(explain->currentStep(), layer1);
+    // Without Follow Step, a step outside attention leaves the attention view (and its
+    // explanation) on its block.
+    w.setFollowStep(false);
+    QVERIFY(w.setCurrentStep(QStringLiteral("decoder.layers.1.pos_ffn.hidden")));
+    QCOMPARE(w.currentViewName(), QStringLiteral("attention"));
+    QCOMPARE(explain->currentStep(), layer1);
+    QVERIFY(w.setCurrentView(QStringLiteral("tensor")));
+    QCOMPARE(explain->currentStep(), QStringLiteral("decoder.layers.1.pos_ffn.hidden"));
+}
+
+// The model box, the Model menu and the title say the same in every state.
+void TestMainWindow::modelBoxMenuAndTitleAgree() {
+    MainWindow::Options o = smallOptions();
+    o.provisioning = Session::Provisioning::Never;  // the Small preset at its initial weights
+    QTemporaryDir emptyCache;  // nothing cached: the preset starts untrained
+    QVERIFY(emptyCache.isValid());
+    o.cacheDir = emptyCache.path();
+    MainWindow w(o);
+    auto* toolBar = w.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+    QVERIFY(toolBar);
+    auto* box = toolBar->findChild<QComboBox*>(QStringLiteral("presetCombo"));  // (the Train form has one too)
+    auto* menu = w.findChild<QMenu*>(QStringLiteral("menuModel"));
+    QVERIFY(box && menu);
+    const auto checkedInMenu = [&] {
+        for (QAction* a : menu->actions())
+            if (a->isCheckable() && a->isChecked()) return a->text();
+        return QString();
+    };
+    const auto agree = [&](const QString& word) -> QString {
+        if (!box->currentText().contains(word, Qt::CaseInsensitive)) return QStringLiteral("box: ") + box->currentText();
+        if (checkedInMenu() != box->currentText()) return QStringLiteral("menu: ") + checkedInMenu();
+        if (!w.windowTitle().contains(word, Qt::CaseInsensitive)) return QStringLiteral("title: ") + w.windowTitle();
+        return {};
+    };
+    QCOMPARE(w.session()->modelState(), Session::ModelState::Untrained);
+    VERIFY_HELPER(agree(QStringLiteral("untrained")));
+    QVERIFY(!box->currentText().contains(QStringLiteral(", trained")));
+    // While training (the box must not say "trained" yet).
+    w.session()->setProvisioning(Session::Provisioning::Background);
+    QVERIFY(w.session()->setPreset(Session::Preset::Small));
+    QCOMPARE(w.session()->modelState(), Session::ModelState::Training);
+    VERIFY_HELPER(agree(QStringLiteral("training…")));
+    QVERIFY(!box->currentText().contains(QStringLiteral(", trained")));
+    QTRY_COMPARE_WITH_TIMEOUT(w.session()->modelState(), Session::ModelState::Trained, 120000);
+    VERIFY_HELPER(agree(QStringLiteral("trained")));
+    // Weights from the Train panel.
+    const stepformer::Config cfg = w.session()->config();
+    QVERIFY(w.session()->installTrainedModel(cfg, std::make_shared<const stepformer::ParamSet>(stepformer::init_params(cfg, 5))));
+    QCOMPARE(w.session()->modelState(), Session::ModelState::TrainedInApp);
+    VERIFY_HELPER(agree(QStringLiteral("trained in the app")));
+    QVERIFY(box->currentText() != QStringLiteral("From file…"));
+    auto* items = qobject_cast<QStandardItemModel*>(box->model());
+    QVERIFY(items->item(box->currentIndex())->isEnabled());
+    // From a file.
+    QVERIFY(w.session()->openWeights(QStringLiteral(STEPFORMER_FIXTURES_DIR "/tutorial_state_dict.weights.safetensors")));
+    QCOMPARE(box->currentText(), QStringLiteral("From file…"));
+    QCOMPARE(checkedInMenu(), QStringLiteral("From File…"));
+    QVERIFY(w.windowTitle().contains(QStringLiteral("tutorial_state_dict")));
+    // "Trained in the app" is no choice once another model is shown.
+    QVERIFY(!items->item(box->findData(-2))->isEnabled());
+}
+
+// Ctrl+B goes where its text says: the gradient of the step shown (from the first forward step,
+// one of the last gradients computed).
+void TestMainWindow::directionToggleSaysWhereItGoes() {
+    MainWindow w(smallOptions());
+    w.setFollowStep(false);
+    QAction* dir = w.findChild<QAction*>(QStringLiteral("directionToggle"));
+    QVERIFY(dir->text().contains(QStringLiteral("Gradient of This Step")));
+    QVERIFY(dir->toolTip().contains(QStringLiteral("gradient of the current step")));
+    w.navigator()->goFirst();
+    const QString first = w.currentStep();
+    dir->trigger();
+    QVERIFY(w.navigator()->isBackward());
+    QCOMPARE(w.currentStep(), BackwardStepList::counterpartStep(*w.session()->trace(), first,
+                                                                 BackwardStepList::Direction::Backward));
+    QVERIFY(w.currentStep().startsWith(QStringLiteral("grad.")));
+}
+
+void TestMainWindow::exportImageIsNotTheFloppy() {
+    MainWindow w(smallOptions());
+    QAction* png = w.findChild<QAction*>(QStringLiteral("actionExportPng"));
+    QAction* save = w.findChild<QAction*>(QStringLiteral("actionSaveTrainedCheckpoint"));
+    QVERIFY(png && save);
+    const QImage floppy = w.style()->standardIcon(QStyle::SP_DialogSaveButton).pixmap(20, 20).toImage();
+    const QImage exportIcon = png->icon().pixmap(20, 20).toImage();
+    QVERIFY(!exportIcon.isNull());
+    QVERIFY(distinctColors(exportIcon, 1) > 3);  // drawn (the SVG loaded)
+    QVERIFY(exportIcon != floppy);
+    QCOMPARE(save->icon().pixmap(20, 20).toImage(), floppy);  // the floppy saves weights
 }
 
 QTEST_MAIN(TestMainWindow)

@@ -11,6 +11,7 @@
 #include <QHelpEvent>
 #include <QImage>
 #include <QLabel>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSet>
 #include <QSignalSpy>
@@ -103,6 +104,8 @@ private slots:
     void viewsEveryStepDoNotCrash();
     void robustOnOddTraces();
     void screenshots();
+    void pickersTellWhichEntryIsShown();
+    void maskStepNamesNoLayer();
 
 private:
     Config small_;
@@ -593,6 +596,51 @@ void TestTensorViews::screenshots() {
     mv.setStep(QStringLiteral("decoder.self_attn_mask"));
     VERIFY_HELPER(showAt(mv));
     QVERIFY(mv.grab().save(dir + QStringLiteral("/mask_view.png")));
+}
+
+// A block or layer picked in the attention and mask views changes the entry they show, and they
+// say so (the window passes it on to the explanation).
+void TestTensorViews::pickersTellWhichEntryIsShown() {
+    AttentionView av;
+    av.setTrace(trace_, small_);
+    VERIFY_HELPER(showAt(av));
+    av.setStep(QStringLiteral("decoder.layers.0.dec_enc_attn.attn"));
+    QCOMPARE(av.shownStep(), QStringLiteral("decoder.layers.0.dec_enc_attn.attn"));
+    QSignalSpy shown(&av, &StepView::shownStepChanged);
+    av.findChild<QComboBox*>(QStringLiteral("layerPicker"))->setCurrentIndex(1);
+    QCOMPARE(shown.count(), 1);
+    QCOMPARE(shown.last().at(0).toString(), QStringLiteral("decoder.layers.1.dec_enc_attn.attn"));
+    QCOMPARE(av.shownStep(), QStringLiteral("decoder.layers.1.dec_enc_attn.attn"));
+    // The navigator's own steps are not the student's picks: no signal.
+    av.setStep(QStringLiteral("encoder.layers.0.enc_self_attn.attn"));
+    QCOMPARE(shown.count(), 1);
+
+    MaskView mv;
+    mv.setTrace(trace_, small_);
+    VERIFY_HELPER(showAt(mv));
+    mv.setStep(QStringLiteral("decoder.layers.0.dec_self_attn.masked_scores"));
+    QSignalSpy maskShown(&mv, &StepView::shownStepChanged);
+    mv.findChild<QComboBox*>(QStringLiteral("layerPicker"))->setCurrentIndex(1);
+    QCOMPARE(maskShown.count(), 1);
+    QCOMPARE(maskShown.last().at(0).toString(), QStringLiteral("decoder.layers.1.dec_self_attn.masked_scores"));
+}
+
+// The subsequence mask is made once, before layer 0, for every layer: its step names no layer,
+// even when a layer was picked before.
+void TestTensorViews::maskStepNamesNoLayer() {
+    MaskView mv;
+    mv.setTrace(trace_, small_);
+    VERIFY_HELPER(showAt(mv));
+    mv.setStep(QStringLiteral("decoder.layers.1.dec_self_attn.masked_scores"));
+    QVERIFY(!mv.showsMaskStep());
+    QVERIFY2(mv.flowTitle().contains(QStringLiteral("layer 1")), qPrintable(mv.flowTitle()));
+    const QRegularExpression namedLayer(QStringLiteral("layer \\d"));
+    for (const char* mask : {"decoder.self_attn_subsequence_mask", "decoder.self_attn_mask", "decoder.enc_attn_mask"}) {
+        QVERIFY2(trace_->contains(mask), mask);
+        mv.setStep(QString::fromLatin1(mask));
+        QVERIFY2(mv.showsMaskStep(), mask);
+        QVERIFY2(!mv.flowTitle().contains(namedLayer), qPrintable(mv.flowTitle()));
+    }
 }
 
 int main(int argc, char** argv) {

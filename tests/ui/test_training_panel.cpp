@@ -10,6 +10,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QToolTip>
 #include <QDir>
 #include <QLabel>
@@ -82,6 +83,7 @@ private slots:
     void divergenceKeepsFiniteWeights();
     void resetDuringRunIsImmediate();
     void screenshots();
+    void replayNumbersHeadsFromZeroAndLabelsThumbnails();
 };
 
 void TestTrainingPanel::initTestCase() { QVERIFY(QGuiApplication::platformName() == QLatin1String("offscreen")); }
@@ -617,6 +619,41 @@ void TestTrainingPanel::screenshots() {
         p.stop();
         QVERIFY(waitForState(p, State::Stopped));
     }
+}
+
+// The replay numbers heads 0..H-1 like every other view, and its thumbnails carry the tokens.
+void TestTrainingPanel::replayNumbersHeadsFromZeroAndLabelsThumbnails() {
+    auto snap = std::make_shared<AttentionSnapshot>();
+    snap->srcTokens = {QStringLiteral("ich"), QStringLiteral("mochte"), QStringLiteral("ein"), QStringLiteral("bier"),
+                       QStringLiteral("P")};
+    snap->tgtTokens = {QStringLiteral("S"), QStringLiteral("i"), QStringLiteral("want"), QStringLiteral("a"),
+                       QStringLiteral("beer"), QStringLiteral(".")};
+    snap->pad = QStringLiteral("P");
+    AttentionBlockMap m;
+    m.kind = stepformer::BlockKind::CrossAttention;
+    m.heads = 2;
+    m.rows = 6;
+    m.cols = 5;
+    m.values.assign(size_t(m.heads * m.rows * m.cols), 0.2f);
+    snap->blocks.push_back(m);
+    AttentionReplay r;
+    r.resize(900, 600);
+    r.show();
+    r.addSnapshot(snap);
+    r.setBlock(QStringLiteral("dec_enc_attn"), 0);
+    auto* heads = r.findChild<QComboBox*>(QStringLiteral("replayHeadPicker"));
+    QVERIFY(heads);
+    QCOMPARE(heads->count(), 2);
+    QCOMPARE(heads->itemText(0), QStringLiteral("0"));
+    QCOMPARE(heads->itemText(1), QStringLiteral("1"));
+    r.setHead(1);
+    QVERIFY2(r.heatmap()->title().contains(QStringLiteral("head 1")), qPrintable(r.heatmap()->title()));
+    auto* thumb = r.findChild<HeatmapWidget*>(QStringLiteral("replayThumb0"));
+    QVERIFY(thumb);
+    QCOMPARE(thumb->title(), QStringLiteral("head 0"));
+    QVERIFY(thumb->toolTip().startsWith(QStringLiteral("Head 0")));
+    QCOMPARE(thumb->rowLabels(), snap->tgtTokens);
+    QCOMPARE(thumb->colLabels(), snap->srcTokens);
 }
 
 int main(int argc, char** argv) {

@@ -206,6 +206,25 @@ void MainWindow::connectSession() {
             [this](const QString& msg) { statusBar()->showMessage(msg.section(QLatin1Char('\n'), 0, 0), 10000); });
     updateSaveTrainedAction();
     connect(diagram_, &ArchitectureDiagram::stepRequested, this, &MainWindow::setCurrentStep);
+
+    // The explanation and the diagram describe what the visible view shows: after the navigator's
+    // step and a tab switch (these run after onStepChanged / applyStepToView, connected earlier)
+    // and when a view's picker shows another entry (StepView::shownStepChanged).
+    const auto explainShown = [this] {
+        auto* v = qobject_cast<StepView*>(currentViewWidget());
+        QString shown = v ? v->shownStep() : QString();
+        const auto trace = session_->trace();
+        if (shown.isEmpty() || !trace || !trace->contains(shown.toStdString())) shown = currentStep();
+        if (shown.isEmpty() || shown == explain_->currentStep()) return;
+        explain_->setStep(shown);
+        diagram_->setStep(shown);
+    };
+    connect(navigator_, &StepNavigator::stepChanged, this, explainShown);
+    connect(tabs_, &QTabWidget::currentChanged, this, explainShown);
+    for (StepView* v : views_)
+        connect(v, &StepView::shownStepChanged, this, [this, v, explainShown] {
+            if (v == currentViewWidget()) explainShown();
+        });
 }
 
 void MainWindow::saveSettings() const {
@@ -348,10 +367,7 @@ void MainWindow::onModelChanged() {
     input_->setVocabularies(session_->sourceVocabulary(), session_->targetVocabulary(), c.src_len, c.tgt_len);
     model_->showModel();
     status_->showModel();
-    const bool fromFile = session_->modelState() == Session::ModelState::FromFile;
-    setWindowTitle(fromFile ? tr("Stepformer — %1").arg(session_->modelDescription())
-                            : tr("Stepformer — %1 model (%2)")
-                                  .arg(Session::presetKey(session_->preset()), session_->modelStateText()));
+    setWindowTitle(model_->windowTitle());
     decodeView_->setModel(session_->model());
 }
 

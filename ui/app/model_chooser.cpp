@@ -6,6 +6,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QStandardItemModel>
 #include <QStatusBar>
 
 #include "app/file_dialogs.h"
@@ -17,8 +18,11 @@ ModelChooser::ModelChooser(Session* session, MainWindow* window, const WindowAct
     : QObject(window), session_(session), window_(window), actions_(actions), showWindowModel_(std::move(showModel)) {
     connect(actions_.open, &QAction::triggered, this, &ModelChooser::openWeightsDialog);
     for (QAction* a : actions_.presetGroup->actions()) {
-        const auto p = static_cast<Session::Preset>(a->data().toInt());
-        connect(a, &QAction::triggered, this, [this, p] { choosePreset(p); });
+        const int data = a->data().toInt();
+        if (data == kFromFile)
+            connect(a, &QAction::triggered, this, &ModelChooser::openWeightsDialog);
+        else if (data >= 0)
+            connect(a, &QAction::triggered, this, [this, data] { choosePreset(static_cast<Session::Preset>(data)); });
     }
     connect(actions_.retrain, &QAction::triggered, this, &ModelChooser::retrainPreset);
     connect(actions_.cancelTrain, &QAction::triggered, session_, &Session::cancelTraining);
@@ -26,28 +30,65 @@ ModelChooser::ModelChooser(Session* session, MainWindow* window, const WindowAct
 
 void ModelChooser::setPresetBox(QComboBox* box) {
     presetBox_ = box;
+    const int fromFile = presetBox_->findData(kFromFile);
+    presetBox_->insertItem(fromFile < 0 ? presetBox_->count() : fromFile, entryText(kTrainedInApp), kTrainedInApp);
+    presetBox_->setItemData(presetBox_->findData(kTrainedInApp), tr("The weights of the last run of the Train panel"),
+                            Qt::ToolTipRole);
     connect(presetBox_, qOverload<int>(&QComboBox::activated), this, [this](int i) {
         const int p = presetBox_->itemData(i).toInt();
-        if (p < 0)
+        if (p == kFromFile)
             openWeightsDialog();
-        else
+        else if (p >= 0)
             choosePreset(static_cast<Session::Preset>(p));
     });
+    showModel();
+}
+
+bool ModelChooser::showsPreset() const {
+    const Session::ModelState s = session_->modelState();
+    return s != Session::ModelState::FromFile && s != Session::ModelState::TrainedInApp;
+}
+
+QString ModelChooser::entryText(int data) const {
+    if (data == kFromFile) return tr("From file…");
+    if (data == kTrainedInApp) return tr("Trained in the app");
+    const auto p = static_cast<Session::Preset>(data);
+    // The shown preset says what its weights are now: "training…" while they are trained,
+    // "untrained" when they will not be (--no-train); the others say what choosing them gives.
+    if (showsPreset() && p == session_->preset() && p != Session::Preset::Untrained)
+        return Session::presetTitle(p, session_->modelStateText());
+    return Session::presetTitle(p);
 }
 
 void ModelChooser::showModel() {
-    const bool fromFile = session_->modelState() == Session::ModelState::FromFile;
-    const int preset = static_cast<int>(session_->preset());
-    for (QAction* a : actions_.presetGroup->actions()) a->setChecked(!fromFile && a->data().toInt() == preset);
-    {
-        const QSignalBlocker block(presetBox_);
-        presetBox_->setCurrentIndex(fromFile ? presetBox_->count() - 1 : presetBox_->findData(preset));
+    const Session::ModelState state = session_->modelState();
+    const int shown = state == Session::ModelState::FromFile       ? kFromFile
+                      : state == Session::ModelState::TrainedInApp ? kTrainedInApp
+                                                                   : static_cast<int>(session_->preset());
+    for (QAction* a : actions_.presetGroup->actions()) {
+        const int data = a->data().toInt();
+        a->setText(data == kFromFile ? tr("From File…") : entryText(data));
+        a->setChecked(data == shown);
+        if (data == kTrainedInApp) a->setEnabled(data == shown);  // an indicator: nothing to choose
     }
-    actions_.retrain->setEnabled(!fromFile && session_->preset() != Session::Preset::Untrained);
+    if (presetBox_) {
+        const QSignalBlocker block(presetBox_);
+        for (int i = 0; i < presetBox_->count(); ++i) presetBox_->setItemText(i, entryText(presetBox_->itemData(i).toInt()));
+        if (auto* items = qobject_cast<QStandardItemModel*>(presetBox_->model()))
+            if (QStandardItem* inApp = items->item(presetBox_->findData(kTrainedInApp)))
+                inApp->setEnabled(shown == kTrainedInApp);
+        presetBox_->setCurrentIndex(presetBox_->findData(shown));
+    }
+    actions_.retrain->setEnabled(showsPreset() && session_->preset() != Session::Preset::Untrained);
+}
+
+QString ModelChooser::windowTitle() const {
+    if (!showsPreset()) return tr("Stepformer — %1").arg(session_->modelDescription());
+    return tr("Stepformer — %1 model (%2)").arg(Session::presetKey(session_->preset()), session_->modelStateText());
 }
 
 void ModelChooser::choosePreset(Session::Preset p) {
-    if (p == session_->preset() && session_->modelState() != Session::ModelState::FromFile) return;
+    if (p == session_->preset() && showsPreset()) return;
     QApplication::setOverrideCursor(Qt::WaitCursor);
     session_->setPreset(p);
     QApplication::restoreOverrideCursor();

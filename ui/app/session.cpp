@@ -68,10 +68,12 @@ std::optional<Session::Preset> Session::presetFromKey(const QString& key) {
     return std::nullopt;
 }
 
-QString Session::presetTitle(Preset p) {
+QString Session::presetTitle(Preset p) { return presetTitle(p, tr("trained")); }
+
+QString Session::presetTitle(Preset p, const QString& state) {
     switch (p) {
-    case Preset::Tutorial: return tr("Tutorial (d_model 512, 6 layers, 8 heads, trained)");
-    case Preset::Small: return tr("Small (d_model 32, 2 layers, 4 heads, trained)");
+    case Preset::Tutorial: return tr("Tutorial (d_model 512, 6 layers, 8 heads, %1)").arg(state);
+    case Preset::Small: return tr("Small (d_model 32, 2 layers, 4 heads, %1)").arg(state);
     case Preset::Untrained: return tr("Untrained (tutorial size, initial weights)");
     }
     return {};
@@ -116,6 +118,7 @@ QString Session::modelStateText() const {
     case ModelState::Untrained: return tr("untrained");
     case ModelState::Training: return tr("training…");
     case ModelState::Trained: return tr("trained");
+    case ModelState::TrainedInApp: return tr("trained in the app");
     case ModelState::FromFile: return tr("from file");
     }
     return {};
@@ -231,7 +234,7 @@ bool Session::installTrainedModel(const Config& config, std::shared_ptr<const Pa
     try {
         auto model = std::make_shared<Transformer>(config, *params);
         trainer_->cancel();
-        install(config, std::move(model), ModelState::FromFile, tr("Weights trained in the app (Train panel)"));
+        install(config, std::move(model), ModelState::TrainedInApp, tr("Weights trained in the app (Train panel)"));
         return true;
     } catch (const std::exception& e) {
         emit errorOccurred(tr("Could not use the trained weights: %1").arg(qs(e.what())));

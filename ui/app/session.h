@@ -44,7 +44,8 @@ public:
     };
     Q_ENUM(Provisioning)
 
-    enum class ModelState { Untrained, Training, Trained, FromFile };
+    // TrainedInApp: weights the Train panel handed over (installTrainedModel), not a preset's.
+    enum class ModelState { Untrained, Training, Trained, TrainedInApp, FromFile };
     Q_ENUM(ModelState)
 
     explicit Session(QObject* parent = nullptr);
@@ -54,6 +55,8 @@ public:
     static QString presetKey(Preset p);
     static std::optional<Preset> presetFromKey(const QString& key);
     static QString presetTitle(Preset p);  // for menus
+    // The same with the model's state instead of "trained" ("training…", "untrained").
+    static QString presetTitle(Preset p, const QString& state);
     static QString presetToolTip(Preset p);
     static QList<Preset> allPresets();
     static stepformer::Config presetConfig(Preset p);
@@ -114,7 +117,7 @@ public:
     const stepformer::Config& config() const { return config_; }
     QString modelDescription() const { return description_; }
     ModelState modelState() const { return state_; }
-    QString modelStateText() const;  // "trained", "untrained", "training…", "from file"
+    QString modelStateText() const;  // "trained", "untrained", "training…", "trained in the app", "from file"
     QStringList sourceVocabulary() const;
     QStringList targetVocabulary() const;
 

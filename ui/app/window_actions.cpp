@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QActionGroup>
+#include <QIcon>
 #include <QStyle>
 #include <QTabWidget>
 
@@ -32,7 +33,8 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
                          tr("Save the current view as vector graphics"));
     exportCsv->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
     exportPng->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
-    exportPng->setIcon(window->style()->standardIcon(QStyle::SP_DialogSaveButton));
+    // A picture with an arrow out of it: the floppy (SP_DialogSaveButton) means saving weights.
+    exportPng->setIcon(QIcon(QStringLiteral(":/icons/export_image.svg")));
 
     quit = new QAction(tr("&Quit"), window);
     quit->setObjectName(QStringLiteral("actionQuit"));
@@ -78,6 +80,21 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
         a->setStatusTip(Session::presetToolTip(p));
         presetGroup->addAction(a);
     }
+    // Not presets but the other models the menu shows (ModelChooser::kTrainedInApp, kFromFile):
+    // checked when they are the model, so the menu agrees with the model box and the title.
+    auto* inApp = new QAction(tr("Trained in the app"), window);
+    inApp->setObjectName(QStringLiteral("actionModelTrainedInApp"));
+    inApp->setCheckable(true);
+    inApp->setEnabled(false);
+    inApp->setData(-2);
+    inApp->setToolTip(tr("The weights of the last run of the Train panel (Train › Start)"));
+    presetGroup->addAction(inApp);
+    auto* fromFile = new QAction(tr("From File…"), window);
+    fromFile->setObjectName(QStringLiteral("actionModelFromFile"));
+    fromFile->setCheckable(true);
+    fromFile->setData(-1);
+    fromFile->setToolTip(tr("Weights opened with File › Open Weights"));
+    presetGroup->addAction(fromFile);
 
     retrain = new QAction(tr("&Train Again"), window);
     retrain->setObjectName(QStringLiteral("actionRetrain"));
@@ -90,18 +107,24 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
     cancelTrain->setToolTip(tr("Stop training and keep showing the untrained model"));
     cancelTrain->setEnabled(false);
 
-    saveTrained = new QAction(tr("&Save Trained Checkpoint…"), window);
+    saveTrained = new QAction(window->style()->standardIcon(QStyle::SP_DialogSaveButton),
+                              tr("&Save Trained Checkpoint…"), window);
     saveTrained->setObjectName(QStringLiteral("actionSaveTrainedCheckpoint"));
     saveTrained->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_S));
     saveTrained->setToolTip(tr("Save the weights, config and optimizer state of the last run of the Train "
                                "panel (Ctrl+S)"));
     saveTrained->setStatusTip(saveTrained->toolTip());
 
-    direction = new QAction(tr("&Backward"), window);
+    // Switching lands on the gradient of the step shown (StepNavigator::setBackward): from an early
+    // forward step that is late in the backward pass, so the text says where it goes.
+    direction = new QAction(tr("&Backward: Gradient of This Step"), window);
+    direction->setIconText(tr("Backward"));
     direction->setObjectName(QStringLiteral("directionToggle"));
     direction->setCheckable(true);
     direction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-    direction->setToolTip(tr("Walk back through the backward pass: the gradients in the order they were "
-                             "computed, loss first (Ctrl+B)"));
+    direction->setToolTip(tr("Switch to the backward pass at the gradient of the current step, \u2202loss/\u2202(this "
+                             "tensor); a step without one goes to the loss's gradient, where backpropagation starts. "
+                             "The backward pass lists the gradients in the order they were computed, loss first "
+                             "(Home goes there); the earliest forward steps get their gradients last (Ctrl+B)"));
     direction->setStatusTip(direction->toolTip());
 }

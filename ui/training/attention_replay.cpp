@@ -64,7 +64,7 @@ AttentionReplay::AttentionReplay(QWidget* parent) : QWidget(parent) {
     thumbScroll->setFrameShape(QFrame::NoFrame);
     thumbScroll->setWidgetResizable(true);
     thumbScroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    thumbScroll->setFixedHeight(104);
+    thumbScroll->setFixedHeight(128);
     thumbBox_ = new QWidget(thumbScroll);
     thumbLayout_ = new QHBoxLayout(thumbBox_);
     thumbLayout_->setContentsMargins(0, 0, 0, 0);
@@ -241,7 +241,7 @@ void AttentionReplay::syncPickers() {
     blockPicker_->setCurrentIndex(blockPicker_->findData(blockWord(kind_)));
     if (headPicker_->count() != heads) {
         headPicker_->clear();
-        for (int h = 0; h < heads; ++h) headPicker_->addItem(QString::number(h + 1));
+        for (int h = 0; h < heads; ++h) headPicker_->addItem(QString::number(h));  // 0-based like every view
     }
     headPicker_->setCurrentIndex(heads > 0 ? head_ : -1);
     slider_->setRange(0, std::max(0, int(snaps_.size()) - 1));
@@ -265,16 +265,15 @@ void AttentionReplay::rebuildThumbs(int heads) {
         t->setColorMode(HeatmapWidget::ColorMode::Sequential);
         t->setValueRange(0.0f, 1.0f);
         t->setValueText(HeatmapWidget::ValueText::Never);
-        t->setFixedSize(96, 100);
-        t->setToolTip(tr("Head %1: click to enlarge").arg(h + 1));
+        t->setFixedSize(124, 124);  // room for the token labels
+        t->setToolTip(tr("Head %1: click to enlarge").arg(h));
         connect(t, &HeatmapWidget::clicked, this, [this, h] { setHead(h); });
         thumbLayout_->insertWidget(thumbLayout_->count() - 1, t);
         thumbs_ << t;
     }
 }
 
-void AttentionReplay::fillMap(HeatmapWidget* w, const AttentionSnapshot& s, const AttentionBlockMap& m, int head,
-                              bool labels) {
+void AttentionReplay::fillMap(HeatmapWidget* w, const AttentionSnapshot& s, const AttentionBlockMap& m, int head) {
     // Encoder self-attention relates source tokens; the decoder's self-attention target tokens
     // (and masks later ones); the cross attention target queries to source keys.
     const bool encSelf = m.kind == BlockKind::SelfAttention;
@@ -290,10 +289,9 @@ void AttentionReplay::fillMap(HeatmapWidget* w, const AttentionSnapshot& s, cons
         }
     w->setMatrix(m.rows, m.cols, std::move(values));
     w->setMask(std::move(mask));
-    if (labels) {
-        w->setRowLabels(q.mid(0, m.rows));
-        w->setColLabels(k.mid(0, m.cols));
-    }
+    // The thumbnails too: their tokens, not positions 0..n-1.
+    w->setRowLabels(q.mid(0, m.rows));
+    w->setColLabels(k.mid(0, m.cols));
 }
 
 void AttentionReplay::render() {
@@ -320,18 +318,18 @@ void AttentionReplay::render() {
         return;
     }
     const int h = std::min(head_, m->heads - 1);
-    fillMap(map_, *s, *m, h, true);
+    fillMap(map_, *s, *m, h);
     const bool decSelf = kind_ == BlockKind::MaskedSelfAttention;
     map_->setRowAxisTitle(kind_ == BlockKind::SelfAttention ? tr("query (source token)") : tr("query (target token)"));
     map_->setColAxisTitle(decSelf ? tr("key (target token)") : tr("key (source token)"));
     map_->setTitle(tr("%1 · layer %2 · head %3 · %4")
                        .arg(blockTitle(kind_))
                        .arg(layer_)
-                       .arg(h + 1)
+                       .arg(h)
                        .arg(s->epoch == 0 ? tr("before training") : tr("after epoch %1").arg(s->epoch)));
     for (int i = 0; i < thumbs_.size() && i < m->heads; ++i) {
-        fillMap(thumbs_[i], *s, *m, i, false);
-        thumbs_[i]->setTitle(tr("head %1").arg(i + 1));
+        fillMap(thumbs_[i], *s, *m, i);
+        thumbs_[i]->setTitle(tr("head %1").arg(i));
         thumbs_[i]->setSelected(i == h);
     }
 }

@@ -1,7 +1,7 @@
 // Attention replay: how attention sharpens during training. The training keeps, after every
 // epoch, all heads' attention weights of every layer and block for one replay sentence
 // (AttentionSnapshot); a slider runs over the epochs (0 = the initial weights), pickers choose
-// the layer, the block and the head, and the map is a HeatmapWidget labelled with the tokens
+// the layer, the block and the head (numbered from 0, as in every view), and the map is a HeatmapWidget labelled with the tokens
 // (masked positions hatched). A strip of small maps shows every head of the block at once; a
 // click enlarges one. Play animates the epochs.
 //
@@ -61,7 +61,7 @@ private:
     void syncPickers();
     void rebuildThumbs(int heads);
     void render();
-    void fillMap(HeatmapWidget* w, const AttentionSnapshot& s, const AttentionBlockMap& m, int head, bool labels);
+    void fillMap(HeatmapWidget* w, const AttentionSnapshot& s, const AttentionBlockMap& m, int head);
     void togglePlay();
 
     std::vector<std::shared_ptr<const AttentionSnapshot>> snaps_;

@@ -28,6 +28,7 @@ void AttentionBlockView::setBlock(const QString& word, int layer) {
                     : stepformer::Block{block_.stack, kind, std::max(0, layer)};
     rebuild();
     emit blockChanged(currentBlock());
+    emit shownStepChanged(shownStep());
 }
 
 void AttentionBlockView::setBatchIndex(int b) {

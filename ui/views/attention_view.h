@@ -35,6 +35,8 @@ public:
 
     // The attention weights shown: "<block>.attn" (nullptr tensor when absent).
     QString currentTensorName() const override;
+    // The attention weights shown (the view keeps its block on a step outside attention).
+    QString shownStep() const override { return currentTensorName(); }
     // The enlarged head (one of the small multiples).
     void setHeadIndex(int h) override;
 

@@ -98,9 +98,12 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     catFont.setPointSizeF(std::max(11.0, catFont.pointSizeF() + 1.5));
     axisX_->setLabelsFont(catFont);
     axisY_ = new QValueAxis;
+    // Ticks every 0.25 (not a fixed count): in a short chart twelve labels were all elided to "…".
     axisY_->setRange(0.0, 1.1);
-    axisY_->setTickCount(12);
-    axisY_->setLabelFormat(QStringLiteral("%.1f"));
+    axisY_->setTickType(QValueAxis::TicksDynamic);
+    axisY_->setTickAnchor(0.0);
+    axisY_->setTickInterval(0.25);
+    axisY_->setLabelFormat(QStringLiteral("%.2f"));
     axisY_->setTitleText(tr("probability"));
     axisY_->setMinorTickCount(0);
     chart_->addAxis(axisX_, Qt::AlignBottom);
@@ -123,7 +126,9 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     selfAttn_ = view_parts::makeHeatmap(QStringLiteral("decodeSelfAttnHeatmap"), this);
     crossAttn_ = view_parts::makeHeatmap(QStringLiteral("decodeCrossAttnHeatmap"), this);
     for (auto* h : {selfAttn_, crossAttn_}) {
-        h->setMinimumHeight(150);
+        // Six query rows with their token labels (none skipped) and the axis titles: the view
+        // scrolls down on a short screen rather than squeezing the attention.
+        h->setMinimumHeight(250);
         h->setEmptyMessage(tr("Decode a sentence to see the attention."));
     }
     selfCol->addWidget(selfCaption_);
@@ -207,9 +212,10 @@ void DecodeStepPage::showChips(const DecodingStep* step, const Config& config) {
     if (s.chosen == config.eos_id()) text += tr(" &nbsp;\u2014 the end token: decoding stops");
     note->setText(text);
     note->setStyleSheet(QStringLiteral("color:#333;"));
+    note->setWordWrap(true);  // six chips and the note must fit a laptop's window: the note wraps
+    note->setMinimumWidth(120);
     chipsLayout_->addSpacing(8);
-    chipsLayout_->addWidget(note);
-    chipsLayout_->addStretch(1);
+    chipsLayout_->addWidget(note, 1);
 }
 
 void DecodeStepPage::showChart(const DecodingStep* step, int index, const Config& config) {
@@ -243,7 +249,7 @@ void DecodeStepPage::showChart(const DecodingStep* step, int index, const Config
     bars_->selectBar(s.chosen);
     QStringList ctx;
     for (int id : s.decInput) ctx << token(config, id);
-    chart_->setTitle(tr("Step %1: P(next token | %2) \u2014 softmax of the logits at the last position")
+    chart_->setTitle(tr("Step %1: P(next token | %2) = softmax(logits)")
                          .arg(index + 1)
                          .arg(ctx.join(QLatin1Char(' ')).toHtmlEscaped()));
 }

@@ -47,6 +47,9 @@ DecodeView::DecodeView(QWidget* parent) : StepView(parent) {
     translationLabel_ = new QLabel(this);
     translationLabel_->setObjectName(QStringLiteral("decodeTranslationLabel"));
     translationLabel_->setTextFormat(Qt::RichText);
+    // Wraps: at the last step "finished: the end token E after n steps" follows the translation,
+    // and a label that does not wrap widened the view past a laptop's window.
+    translationLabel_->setWordWrap(true);
     translationLabel_->setToolTip(
         tr("The greedy translation: the tokens chosen so far are dark, the ones still to come are pale"));
     QFont hf = sourceLabel_->font();

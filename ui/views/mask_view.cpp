@@ -7,6 +7,7 @@
 #include <QFrame>
 #include <QLabel>
 #include <QSpinBox>
+#include <QTextDocument>
 
 #include "steps/block_text.h"
 #include "views/message_stack.h"
@@ -160,9 +161,17 @@ void MaskView::setStep(const QString& traceName) {
     rebuild();
 }
 
+bool MaskView::showsMaskStep() const { return !step_.isEmpty() && maskNames_.contains(step_); }
+
 QString MaskView::currentTensorName() const {
-    if (!step_.isEmpty() && maskNames_.contains(step_)) return step_;
+    if (showsMaskStep()) return step_;
     return trace_ ? roleName(*trace_, block_, stepformer::Role::MaskedScores) : QString();
+}
+
+QString MaskView::flowTitle() const {
+    QTextDocument doc;
+    doc.setHtml(flowTitle_->text());
+    return doc.toPlainText();
 }
 
 void MaskView::rebuild() {
@@ -194,13 +203,24 @@ void MaskView::rebuild() {
     const QString scores = roleName(*trace_, block_, Role::Scores),
                   maskedScores = roleName(*trace_, block_, Role::MaskedScores),
                   attn = roleName(*trace_, block_, Role::Softmax);
-    flowTitle_->setText(tr("<b>Masking in layer %1's %2, head %3</b> (sentence %4): the scores before masking, after "
-                           "<tt>masked_fill_(attn_mask, \u22121e9)</tt>, and after the softmax \u2014 the masked (hatched) "
-                           "positions become exactly <b>0</b>.")
-                            .arg(block_.layer)
-                            .arg(blockTitle(block_.kind))
-                            .arg(head_)
-                            .arg(batch_));
+    const QString flow = tr("the scores before masking, after <tt>masked_fill_(attn_mask, \u22121e9)</tt>, and after the "
+                            "softmax \u2014 the masked (hatched) positions become exactly <b>0</b>.");
+    // A mask is made once per stack, before its first layer, and every layer uses it: at a mask's
+    // step the title names no layer (the layer picker says whose scores are shown).
+    if (showsMaskStep())
+        flowTitle_->setText(tr("<b>How every layer's %1 uses this mask</b> (the layer picked above, head %2, sentence %3): "
+                               "%4")
+                                .arg(blockTitle(block_.kind))
+                                .arg(head_)
+                                .arg(batch_)
+                                .arg(flow));
+    else
+        flowTitle_->setText(tr("<b>Masking in layer %1's %2, head %3</b> (sentence %4): %5")
+                                .arg(block_.layer)
+                                .arg(blockTitle(block_.kind))
+                                .arg(head_)
+                                .arg(batch_)
+                                .arg(flow));
     const QString headTag = tr("  \u00b7 head %1").arg(head_);
     PanelSpec ps = panelFor(trace_, config_, scores, batch_, head_, tr("1. scores = QK\u1d40/\u221ad_k") + headTag);
     // Mark where the mask will hit before it does.

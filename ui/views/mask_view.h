@@ -31,7 +31,12 @@ public:
 
     // The highlighted mask when the step is one, otherwise "<block>.masked_scores".
     QString currentTensorName() const override;
+    // The highlighted mask, or the masked scores of the block the pickers chose.
+    QString shownStep() const override { return currentTensorName(); }
 
+    // Whether the step is one of the masks (not a step inside an attention block).
+    bool showsMaskStep() const;
+    QString flowTitle() const;  // the title of the scores -> masked -> softmax row, as plain text
     QList<HeatmapWidget*> maskHeatmaps() const { return masks_; }
     HeatmapWidget* scoresHeatmap() const { return scores_; }
     HeatmapWidget* maskedScoresHeatmap() const { return masked_; }

@@ -4,7 +4,8 @@
 // and pickers whose signals are the student's only (not the view's own updates).
 //
 // The main window drives the views through this interface: setTrace() for every view on a new
-// trace, setStep(stepFor(step)) for the visible one when the navigator moves.
+// trace, setStep(stepFor(step)) for the visible one when the navigator moves; the explanation
+// describes the visible view's shownStep() (shownStepChanged() when a picker changes it).
 #pragma once
 
 #include <functional>
@@ -38,9 +39,16 @@ public:
     // of the current step.
     virtual const stepformer::Tensor* currentTensor() const;
     virtual QString currentTensorName() const { return step_; }
+    // The trace entry the view shows, for the explanation and the diagram: the step it was given
+    // (empty when none); a view whose pickers choose another entry says which.
+    virtual QString shownStep() const { return step_; }
     // Whether the content is shown, and the message shown instead of it (empty when none).
     virtual bool hasData() const;
     virtual QString message() const;
+
+signals:
+    // The student's picker made the view show another entry (shownStep()) than before.
+    void shownStepChanged(const QString& traceName);
 
 protected:
     // The view on white (like its heatmaps), and its root layout.

@@ -256,7 +256,12 @@ void HeatmapWidget::rebuildColors() {
         hi = 1.0f;
     }
     cmap_ = Colormap(kind, lo, hi);
-    binary_ = integral_ && zeroOne && !mask_.empty() && kind == Colormap::Kind::Sequential;
+    // A mask shown as itself (every cell masked exactly where it is 1) gets the two swatches;
+    // weights that happen to be 0 and 1 (a 1x1 attention, a single visible key) keep their scale.
+    const bool ownMask = mask_.size() == vals().size() &&
+                         std::equal(mask_.begin(), mask_.end(), vals().begin(),
+                                    [](unsigned char m, float v) { return (m != 0) == (v != 0.0f); });
+    binary_ = integral_ && zeroOne && !mask_.empty() && ownMask && kind == Colormap::Kind::Sequential;
 
     cache_ = QImage();  // coloured when painted
     tilesDone_.clear();

@@ -106,6 +106,9 @@ public:
     QStringList rowLabels() const { return rowLabels_; }
     QStringList colLabels() const { return colLabels_; }
     QString title() const { return title_; }
+    // Whether the legend is a mask's two swatches ("0 = visible", "1 = masked") instead of a
+    // colour bar: only for a 0/1 matrix that is its own mask.
+    bool hasMaskLegend() const { return binary_; }
 
     // The colour the cell is filled with (before hatching / text): what the legend says.
     QColor colorAt(int r, int c) const;
