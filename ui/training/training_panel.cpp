@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
@@ -26,7 +27,18 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     refName_ = tr("the tutorial's");
     controller_ = new TrainingController(this);
 
-    auto* outer = new QVBoxLayout(this);
+    // Everything scrolls inside the panel: in a dock of a laptop-sized window it may get less
+    // room than it would like, and its minimum must not make the window grow (issue 14).
+    auto* frame = new QVBoxLayout(this);
+    frame->setContentsMargins(0, 0, 0, 0);
+    auto* page = new QScrollArea(this);
+    page->setObjectName(QStringLiteral("trainingScroll"));
+    page->setWidgetResizable(true);
+    page->setFrameShape(QFrame::NoFrame);
+    frame->addWidget(page);
+    auto* content = new QWidget(page);
+    page->setWidget(content);
+    auto* outer = new QVBoxLayout(content);
     outer->setContentsMargins(8, 8, 8, 8);
     outer->setSpacing(6);
 
@@ -50,11 +62,18 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     QFont sf = start_->font();
     sf.setBold(true);
     start_->setFont(sf);
+    // The run's length beside Start: the form's epoch count, mirrored (the form is a long scroll).
+    runEpochs_ = new QSpinBox(this);
+    runEpochs_->setObjectName(QStringLiteral("runEpochsSpin"));
+    runEpochs_->setRange(1, 100000);
+    runEpochs_->setToolTip(tr("Passes over the dataset (the same as \"epochs\" in the form)."));
+    runEpochs_->setSuffix(tr(" epochs"));
+    bar->insertWidget(1, runEpochs_);
     bar->addSpacing(8);
     progress_ = new QProgressBar(this);
     progress_->setObjectName(QStringLiteral("trainingProgress"));
     progress_->setTextVisible(true);
-    progress_->setMinimumWidth(260);
+    progress_->setMinimumWidth(180);
     bar->addWidget(progress_, 1);
     stateLabel_ = new QLabel(this);
     stateLabel_->setObjectName(QStringLiteral("trainingStateLabel"));
@@ -131,6 +150,9 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     connect(reset_, &QPushButton::clicked, this, &TrainingPanel::reset);
     connect(save_, &QPushButton::clicked, this, &TrainingPanel::saveCheckpointDialog);
     connect(load_, &QPushButton::clicked, this, &TrainingPanel::loadCheckpointDialog);
+    runEpochs_->setValue(form_->epochsSpin()->value());
+    connect(runEpochs_, &QSpinBox::valueChanged, form_->epochsSpin(), &QSpinBox::setValue);
+    connect(form_->epochsSpin(), &QSpinBox::valueChanged, runEpochs_, &QSpinBox::setValue);
     connect(form_, &HyperparameterForm::changed, this, [this] {
         updateControls();
         updateIdleProgress();

@@ -1,6 +1,7 @@
 // "Train in the app": the training panel. Hyperparameters on the left; on the right the dataset,
-// the loss curves, the attention replay and the results; on top Start / Pause (Resume) / Stop /
-// Reset, a progress bar with epoch, step and time remaining, and the run's state.
+// the loss curves, the attention replay and the results; on top Start with the number of epochs,
+// Pause (Resume) / Stop / Reset, a progress bar with epoch, step and time remaining, and the run's
+// state. The whole panel scrolls inside itself when its dock is small.
 //
 // Training runs on the TrainingController's worker thread on a copy of the weights; the panel
 // only receives step reports, epoch snapshots and the final weights. When a run finishes or is
@@ -13,7 +14,7 @@
 // and vocabulary to it, and the next Start continues from its weights and optimizer state.
 //
 // objectNames: trainingPanel, startButton, pauseButton (its text is "Resume" while paused),
-// stopButton, resetButton, saveCheckpointButton, loadCheckpointButton, trainingProgress,
+// stopButton, resetButton, runEpochsSpin (beside Start: the form's epoch count), saveCheckpointButton, loadCheckpointButton, trainingProgress,
 // trainingStateLabel, trainingMessage, trainingTabs (tabs: dataset, loss, attention, results).
 #pragma once
 
@@ -33,6 +34,7 @@
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QSpinBox;
 class QTabWidget;
 class AttentionReplay;
 class DatasetEditor;
@@ -129,6 +131,7 @@ private:
     QTabWidget* tabs_ = nullptr;
     QPushButton *start_ = nullptr, *pause_ = nullptr, *stop_ = nullptr, *reset_ = nullptr, *save_ = nullptr,
                 *load_ = nullptr;
+    QSpinBox* runEpochs_ = nullptr;  // beside Start: mirrors the form's epochs
     QProgressBar* progress_ = nullptr;
     QLabel* stateLabel_ = nullptr;
     QLabel* message_ = nullptr;

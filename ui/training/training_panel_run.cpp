@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QStyle>
 #include <QTabWidget>
 
@@ -260,6 +261,7 @@ void TrainingPanel::updateControls() {
     save_->setEnabled(bool(trainedParams_));
     load_->setEnabled(!active);
     form_->setEnabled(!active);
+    runEpochs_->setEnabled(!active);
     dataset_->setEditingEnabled(!active);
     // Why Start is disabled, said where the buttons are.
     if (!active) {
