@@ -1,8 +1,8 @@
 // The window and its docks at a laptop's and a desktop's size: opening and closing each dock (the
 // Train dock above all) never grows the window, never draws a dock outside it or over another dock
 // or the central view, leaves the central view a usable size and, closed again, gives back the
-// arrangement it found; floated, the Train dock lies on the screen; below ~1600 px the default
-// arrangement leaves the central view most of the width.
+// arrangement it found; floated, the Train dock lies on the screen; in a window narrower than
+// 1600 px the default arrangement is compact and leaves the central view most of the width.
 //
 // The offscreen platform gets two screens, a 1366×768 laptop and a 1920×1080 desktop side by side,
 // from a configuration file written before the QApplication starts (main() below); each case puts
@@ -282,6 +282,10 @@ void TestWindowLayout::compactArrangementOnALaptop() {
     QVERIFY(desk);
     const QRect deskCentral = inWindow(*desk, desk->centralWidget());
     QVERIFY2(deskCentral.width() >= 900, qPrintable(QString::number(deskCentral.width())));
+    // Wide, the diagram is under the navigator, both in sight; compact, it is the navigator's tab.
+    auto* deskNavigator = desk->findChild<QDockWidget*>(QStringLiteral("navigatorDock"));
+    QVERIFY(desk->tabifiedDockWidgets(deskNavigator).isEmpty());
+    QCOMPARE(laptop->tabifiedDockWidgets(laptop->findChild<QDockWidget*>(QStringLiteral("navigatorDock"))).size(), 1);
     // The diagram gets room enough for its least font (9 px) to fit its blocks: on the laptop as a
     // tab of the navigator's full height.
     laptop->findChild<QDockWidget*>(QStringLiteral("architectureDock"))->raise();

@@ -17,7 +17,7 @@ constexpr int kWideNavigatorWidth = 280, kWideExplainWidth = 350;
 constexpr int kWideNavigatorHeight = 500, kWideDiagramHeight = 340;
 // The Train dock's share of the height (or width) it and the central view have together, and its
 // least size: a small dock scrolls inside itself, a smaller one would be a strip.
-constexpr int kTrainingSharePercent = 55;
+constexpr int kTrainingSharePercent = 50;
 constexpr int kTrainingLeast = 180;
 
 }  // namespace
@@ -43,11 +43,15 @@ DockLayout::DockLayout(QMainWindow* window, QWidget* central, const Docks& docks
     }
 }
 
-bool DockLayout::isCompact(const QScreen* screen) {
-    return screen && screen->availableGeometry().width() < kCompactBelow;
-}
+bool DockLayout::isCompact(int windowWidth) { return windowWidth < kCompactBelow; }
 
-bool DockLayout::isCompact() const { return isCompact(window_->screen()); }
+bool DockLayout::isCompact() const {
+    // A maximised window may not have its final size yet when it is first shown (the window
+    // manager answers later): its screen's width is what it will get.
+    const QScreen* screen = window_->screen();
+    const bool full = window_->isMaximized() || window_->isFullScreen();
+    return isCompact(full && screen ? screen->availableGeometry().width() : window_->width());
+}
 
 void DockLayout::applyDefault() {
     for (QDockWidget* d : {docks_.navigator, docks_.explain, docks_.diagram, docks_.input, docks_.training})

@@ -86,7 +86,7 @@ public:
     bool exportCurrentTensor(const QString& path, QString* error = nullptr);  // .csv or .npy
     bool exportCurrentView(const QString& path, QString* error = nullptr);    // .png or .svg
 
-    // The default arrangement of the docks for the window's current screen (compact on a laptop).
+    // The default arrangement of the docks for the window's size (compact below 1600 px: DockLayout).
     void restoreDefaultLayout();
     void saveSettings() const;
     // The message's first line in the status bar, all of it in a non-modal warning box.

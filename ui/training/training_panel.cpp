@@ -2,9 +2,12 @@
 // training_panel_checkpoints.cpp.
 #include "training/training_panel.h"
 
+#include <algorithm>
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
+#include <QResizeEvent>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -73,7 +76,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     progress_ = new QProgressBar(this);
     progress_->setObjectName(QStringLiteral("trainingProgress"));
     progress_->setTextVisible(true);
-    progress_->setMinimumWidth(180);
+    progress_->setMinimumWidth(120);
     bar->addWidget(progress_, 1);
     stateLabel_ = new QLabel(this);
     stateLabel_->setObjectName(QStringLiteral("trainingStateLabel"));
@@ -92,8 +95,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 
     // --- left: the hyperparameters and checkpoints ---
     auto* split = new QSplitter(Qt::Horizontal, this);
+    split_ = split;
     split->setChildrenCollapsible(false);
     auto* left = new QWidget(split);
+    setup_ = left;
     auto* ll = new QVBoxLayout(left);
     ll->setContentsMargins(0, 0, 0, 0);
     ll->setSpacing(4);
@@ -137,6 +142,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(1, 1);
     split->setSizes({360, 900});
     outer->addWidget(split, 1);
+    sideBySideWidth_ = left->minimumWidth() + tabs_->minimumSizeHint().width() + split->handleWidth() +
+                       outer->contentsMargins().left() + outer->contentsMargins().right() + 20;
 
     // --- wiring ---
     connect(start_, &QPushButton::clicked, this, [this] { start(); });
@@ -184,6 +191,30 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 }
 
 TrainingPanel::~TrainingPanel() = default;
+
+void TrainingPanel::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    placeSetup(width() < sideBySideWidth_);
+}
+
+// Narrow (a dock beside the side docks of a laptop-sized window), the hyperparameters become the
+// first tab instead of a column: side by side, the panel would scroll sideways and hide the curves.
+void TrainingPanel::placeSetup(bool asTab) {
+    const int at = tabs_->indexOf(setup_);
+    if (asTab == (at >= 0)) return;
+    QWidget* current = tabs_->currentWidget();
+    if (asTab) {
+        tabs_->insertTab(0, setup_, tr("Hyperparameters"));
+        tabs_->setTabToolTip(0, tr("The model's size, the optimizer and the training loop (the epochs are also "
+                                   "beside Start)"));
+    } else {
+        tabs_->removeTab(at);
+        split_->insertWidget(0, setup_);
+        setup_->show();
+        split_->setSizes({360, std::max(1, split_->width() - 360)});
+    }
+    if (current && current != setup_) tabs_->setCurrentWidget(current);
+}
 
 TrainingPanel::State TrainingPanel::state() const { return controller_->state(); }
 bool TrainingPanel::isTraining() const { return controller_->isActive(); }

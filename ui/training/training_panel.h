@@ -1,7 +1,8 @@
 // "Train in the app": the training panel. Hyperparameters on the left; on the right the dataset,
 // the loss curves, the attention replay and the results; on top Start with the number of epochs,
 // Pause (Resume) / Stop / Reset, a progress bar with epoch, step and time remaining, and the run's
-// state. The whole panel scrolls inside itself when its dock is small.
+// state. The whole panel scrolls inside itself when its dock is small; when it is narrow, the
+// hyperparameters are the first tab.
 //
 // Training runs on the TrainingController's worker thread on a copy of the weights; the panel
 // only receives step reports, epoch snapshots and the final weights. When a run finishes or is
@@ -35,6 +36,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QSplitter;
 class QTabWidget;
 class AttentionReplay;
 class DatasetEditor;
@@ -104,6 +106,9 @@ signals:
     void checkpointLoaded(const QString& path, stepformer::Config config);
     void errorOccurred(const QString& message);
 
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+
 private:
     struct Resume {
         QString path;
@@ -119,6 +124,7 @@ private:
     void onFinished(State status, const QString& message, std::shared_ptr<stepformer::ParamSet> params,
                     std::shared_ptr<const stepformer::Optimizer> optimizer);
     void updateControls();
+    void placeSetup(bool asTab);  // the hyperparameters as a column (wide) or the first tab (narrow)
     void updateIdleProgress();
     void showMessage(const QString& text, const QString& kind);  // kind: info | ok | warn | error
 
@@ -129,6 +135,9 @@ private:
     AttentionReplay* replay_ = nullptr;
     ResultsTable* results_ = nullptr;
     QTabWidget* tabs_ = nullptr;
+    QSplitter* split_ = nullptr;
+    QWidget* setup_ = nullptr;  // the hyperparameters and the checkpoint buttons
+    int sideBySideWidth_ = 0;   // narrower, the setup is a tab
     QPushButton *start_ = nullptr, *pause_ = nullptr, *stop_ = nullptr, *reset_ = nullptr, *save_ = nullptr,
                 *load_ = nullptr;
     QSpinBox* runEpochs_ = nullptr;  // beside Start: mirrors the form's epochs
