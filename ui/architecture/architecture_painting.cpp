@@ -20,6 +20,8 @@ namespace {
 // No text smaller than this, however small the diagram (at 7 px, a 1366×768 window's dock showed
 // the hint and labels ~6 px high).
 constexpr qreal kMinFontPx = 9.0;
+// A block's label may shrink one pixel further to stay on one line in its box.
+constexpr qreal kMinLabelPx = 8.0;
 
 // Lets long dotted trace names wrap after each dot.
 QString wrappable(const QString& name) {
@@ -63,16 +65,16 @@ void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b, bool hi, bool h
         p.drawRoundedRect(b.rect, radius, radius);
         // Label: the largest font up to the base size that fits, wrapped; never below the least.
         QFont f = font();
+        f.setBold(hi);  // measured as drawn: bold is wider
         const QRectF inner = b.rect.adjusted(3 * u, 1, -3 * u, -1);
         QTextOption opt(Qt::AlignCenter);
         opt.setWrapMode(QTextOption::WordWrap);
         for (qreal px = std::max<qreal>(kMinFontPx, 12.5 * u);; px -= 0.5) {
             f.setPixelSize(static_cast<int>(std::round(px)));
             const QRectF need = QFontMetricsF(f).boundingRect(inner, Qt::AlignCenter | Qt::TextWordWrap, b.label);
-            if (px - 0.5 < kMinFontPx || (need.height() <= inner.height() + 1 && need.width() <= inner.width() + 1))
+            if (px - 0.5 < kMinLabelPx || (need.height() <= inner.height() + 1 && need.width() <= inner.width() + 1))
                 break;
         }
-        f.setBold(hi);
         p.setFont(f);
         p.setPen(QColor(0x20, 0x20, 0x20));
         p.drawText(inner, b.label, opt);
@@ -219,7 +221,12 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     p.setFont(bf);
     p.setPen(QColor(0x40, 0x40, 0x40));
     text(kEncFrameL, kEncFrameTop - 18, kEncFrameR, kEncFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Encoder"));
-    text(kDecFrameL, kDecFrameTop - 18, kDecFrameL + 60, kDecFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Decoder"));
+    // "Decoder" ends before the arrow into Linear; in a small diagram, whose least font is large
+    // for it, it starts left of the frame rather than wrap.
+    const qreal decoderEnd = kDecCx - 4;
+    const qreal decoderStart =
+        std::min(kDecFrameL, decoderEnd - QFontMetricsF(bf).horizontalAdvance(tr("Decoder")) / sx_ - 2);
+    text(decoderStart, kDecFrameTop - 18, decoderEnd, kDecFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Decoder"));
 
     // The current step's header, top left, and a hint.
     QFont hf = font();
