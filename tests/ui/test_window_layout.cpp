@@ -9,7 +9,6 @@
 // the window on one of them, at the size a first start gives it or maximised.
 #include <QAction>
 #include <QApplication>
-#include <QDir>
 #include <QDockWidget>
 #include <QFile>
 #include <QJsonArray>
@@ -18,15 +17,18 @@
 #include <QMap>
 #include <QPushButton>
 #include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "app/main_window.h"
-#include "architecture/architecture_diagram.h"
 #include "app/session.h"
+#include "architecture/architecture_diagram.h"
 #include "training/training_panel.h"
 #include "test_util.h"
 
@@ -311,6 +313,14 @@ void TestWindowLayout::trainDockPutsTheEpochsNextToStart() {
     const QRect s = inWindow(*w, start), e = inWindow(*w, epochs);
     QVERIFY2(qAbs(s.center().y() - e.center().y()) < s.height(), "the epochs are not on Start's row");
     QVERIFY(inWindow(*w, w->trainingDock()).contains(e));
+    // Narrow, the hyperparameters are a tab: the panel never scrolls sideways.
+    auto* page = w->trainingPanel()->findChild<QScrollArea*>(QStringLiteral("trainingScroll"));
+    QVERIFY(page);
+    QVERIFY2(!page->horizontalScrollBar()->isVisible(),
+             qPrintable(QStringLiteral("the Train panel (%1 px wide) scrolls sideways").arg(page->width())));
+    auto* tabs = w->trainingPanel()->findChild<QTabWidget*>(QStringLiteral("trainingTabs"));
+    QVERIFY(tabs);
+    QCOMPARE(tabs->tabText(0), QStringLiteral("Hyperparameters"));
     // It is the form's epoch count.
     auto* formEpochs = w->trainingPanel()->findChild<QSpinBox*>(QStringLiteral("epochsSpin"));
     QVERIFY(formEpochs);

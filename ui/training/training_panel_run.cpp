@@ -121,7 +121,8 @@ bool TrainingPanel::start() {
                    .arg(cfg.src_vocab_size())
                    .arg(cfg.tgt_vocab_size());
     showMessage(msg.trimmed(), QStringLiteral("info"));
-    if (tabs_->currentWidget() == dataset_ || tabs_->currentWidget() == results_) tabs_->setCurrentWidget(chart_);
+    if (QWidget* shown = tabs_->currentWidget(); shown == dataset_ || shown == results_ || shown == setup_)
+        tabs_->setCurrentWidget(chart_);  // the curves of the run that starts
     return true;
 }
 
