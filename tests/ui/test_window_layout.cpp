@@ -28,6 +28,7 @@
 
 #include "app/main_window.h"
 #include "app/session.h"
+#include "app/window_settings.h"
 #include "architecture/architecture_diagram.h"
 #include "training/training_panel.h"
 #include "test_util.h"
@@ -193,8 +194,7 @@ std::unique_ptr<MainWindow> TestWindowLayout::showOn(int index, bool maximised) 
     auto w = std::make_unique<MainWindow>(options());
     w->setScreen(s);
     const QRect avail = s->availableGeometry();
-    // What WindowSettings::defaultSize gives a first start on this screen.
-    w->resize(QSize(1440, 900).boundedTo(QSize(avail.width() * 95 / 100, avail.height() * 92 / 100)));
+    w->resize(WindowSettings::defaultSize(s));  // a first start's size on this screen
     w->move(avail.topLeft() + QPoint(8, 8));
     if (maximised)
         w->showMaximized();
