@@ -10,12 +10,14 @@
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QIcon>
 #include <QImage>
 #include <QImageWriter>
 #include <QPixmap>
+#include <QStringList>
 
 #include "app/input_bar.h"
 #include "app/main_window.h"
@@ -50,6 +52,7 @@ void setIdentity() {
 struct Args {
     MainWindow::Options opts;
     QString step, view, source, target, shotPath;
+    QStringList docks;  // --dock: docks to open (e.g. train)
     bool haveSource = false, haveTarget = false;
     QSize shotSize{1440, 900};
     bool screenshot() const { return !shotPath.isEmpty(); }
@@ -94,7 +97,10 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
                                     QStringLiteral("sentence"));
     const QCommandLineOption tgtOpt(QStringLiteral("target"), QStringLiteral("The target sentence."),
                                     QStringLiteral("sentence"));
-    parser.addOptions({stepOpt, viewOpt, shotOpt, sizeOpt, presetOpt, weightsOpt, noTrainOpt, srcOpt, tgtOpt});
+    const QCommandLineOption dockOpt(QStringLiteral("dock"),
+                                     QStringLiteral("Open this dock too: train (repeat the option for more)."),
+                                     QStringLiteral("dock"));
+    parser.addOptions({stepOpt, viewOpt, shotOpt, sizeOpt, presetOpt, weightsOpt, noTrainOpt, srcOpt, tgtOpt, dockOpt});
     parser.process(pre);  // --help, --version and unknown options end here
     if (!parser.positionalArguments().isEmpty())
         return fail(QStringLiteral("unexpected argument '%1' (see --help)").arg(parser.positionalArguments().first()));
@@ -115,6 +121,11 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
         if (!MainWindow::viewNames().contains(a.view))
             return fail(QStringLiteral("unknown view '%1' (use %2)")
                             .arg(parser.value(viewOpt), MainWindow::viewNames().join(QLatin1Char('|'))));
+    }
+    for (const QString& d : parser.values(dockOpt)) {
+        if (d.trimmed().toLower() != QLatin1String("train"))
+            return fail(QStringLiteral("unknown dock '%1' (use train)").arg(d));
+        a.docks << QStringLiteral("train");
     }
     a.step = parser.value(stepOpt);
     a.haveSource = parser.isSet(srcOpt);
@@ -225,11 +236,14 @@ int main(int argc, char** argv) {
 
     if (!args.screenshot()) {
         w.show();
+        if (args.docks.contains(QLatin1String("train"))) w.trainingDock()->show();
         return app.exec();
     }
 
     w.resize(args.shotSize);
     w.show();
+    settle(100);
+    if (args.docks.contains(QLatin1String("train"))) w.trainingDock()->show();
     settle(400);
     const QImage image = w.grab().toImage();
     if (image.isNull()) return fail(QStringLiteral("rendering the window failed"), 1);

@@ -9,6 +9,7 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include "app/dock_layout.h"
 #include "app/export.h"
 #include "app/file_dialogs.h"
 #include "app/input_bar.h"
@@ -104,40 +105,25 @@ void MainWindow::buildDocks() {
     navigator_ = new StepNavigator(this);
     navigatorDock_ = mkDock(QStringLiteral("navigatorDock"), tr("Forward Pass"), navigator_);
     navigator_->setMinimumWidth(230);
-    addDockWidget(Qt::LeftDockWidgetArea, navigatorDock_);
-
     diagram_ = new ArchitectureDiagram(this);
     diagramDock_ = mkDock(QStringLiteral("architectureDock"), tr("Architecture"), diagram_);
-    addDockWidget(Qt::LeftDockWidgetArea, diagramDock_);
-    splitDockWidget(navigatorDock_, diagramDock_, Qt::Vertical);
-
     explain_ = new ExplainPanel(this);
     explain_->setMinimumWidth(280);
     explainDock_ = mkDock(QStringLiteral("explainDock"), tr("Explanation"), explain_);
-    addDockWidget(Qt::RightDockWidgetArea, explainDock_);
-
     input_ = new InputBar(this);
     inputDock_ = mkDock(QStringLiteral("inputDock"), tr("Sentences"), input_);
     inputDock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-    addDockWidget(Qt::TopDockWidgetArea, inputDock_);
-
     trainingPanel_ = new TrainingPanel(this);
     trainingDock_ = mkDock(QStringLiteral("trainingDock"), tr("Train"), trainingPanel_);
-    addDockWidget(Qt::BottomDockWidgetArea, trainingDock_);
-    trainingDock_->hide();  // View › Train (Ctrl+T) shows it
 
-    applyDefaultDockSizes();
-}
-
-void MainWindow::applyDefaultDockSizes() {
-    resizeDocks({navigatorDock_, explainDock_}, {280, 350}, Qt::Horizontal);
-    resizeDocks({navigatorDock_, diagramDock_}, {500, 340}, Qt::Vertical);
+    dockLayout_ = new DockLayout(this, tabs_, {navigatorDock_, explainDock_, diagramDock_, inputDock_, trainingDock_});
+    dockLayout_->applyDefault();  // places them; sized again for the screen the window shows on
 }
 
 void MainWindow::showEvent(QShowEvent* e) {
     QMainWindow::showEvent(e);
-    // Dock sizes only settle once the window has its real size.
-    if (!shownOnce_ && !stateRestored_) QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+    // Dock sizes only settle once the window has its real size, on its real screen.
+    if (!shownOnce_ && !stateRestored_) QTimer::singleShot(0, dockLayout_, &DockLayout::arrangeForScreen);
     shownOnce_ = true;
 }
 
@@ -265,13 +251,8 @@ void MainWindow::closeEvent(QCloseEvent* e) {
 }
 
 void MainWindow::restoreDefaultLayout() {
-    restoreState(defaultState_);
-    for (QDockWidget* d : {navigatorDock_, explainDock_, diagramDock_, inputDock_}) {
-        d->setFloating(false);
-        d->show();
-    }
-    trainingDock_->setFloating(false);
-    applyDefaultDockSizes();
+    restoreState(defaultState_);  // the toolbar
+    dockLayout_->applyDefault();  // the docks, as suits the window's current screen
 }
 
 // ----- views and steps ------------------------------------------------------------------------

@@ -21,6 +21,7 @@ class QDockWidget;
 class QTabWidget;
 class ArchitectureDiagram;
 class DecodeView;
+class DockLayout;
 class GradientView;
 class LossView;
 class TrainingPanel;
@@ -85,6 +86,7 @@ public:
     bool exportCurrentTensor(const QString& path, QString* error = nullptr);  // .csv or .npy
     bool exportCurrentView(const QString& path, QString* error = nullptr);    // .png or .svg
 
+    // The default arrangement of the docks for the window's size (compact below 1600 px: DockLayout).
     void restoreDefaultLayout();
     void saveSettings() const;
     // The message's first line in the status bar, all of it in a non-modal warning box.
@@ -103,7 +105,6 @@ private:
     void buildActions();  // and connects them
     void buildMenus();    // the menu bar and the toolbar
     void connectSession();
-    void applyDefaultDockSizes();
 
     void onTraceChanged();
     void onStepChanged(const QString& traceName);
@@ -129,6 +130,7 @@ private:
     TrainingPanel* trainingPanel_ = nullptr;
     QDockWidget* trainingDock_ = nullptr;
     QDockWidget *navigatorDock_ = nullptr, *explainDock_ = nullptr, *diagramDock_ = nullptr, *inputDock_ = nullptr;
+    DockLayout* dockLayout_ = nullptr;  // where the docks go at each screen size
 
     std::unique_ptr<WindowActions> actions_;
     QList<QAction*> viewActs_;         // = actions_->views, for the view code

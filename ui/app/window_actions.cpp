@@ -67,7 +67,8 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
 
     restoreLayout = new QAction(tr("&Restore Default Layout"), window);
     restoreLayout->setObjectName(QStringLiteral("actionRestoreLayout"));
-    restoreLayout->setToolTip(tr("Put the docks back where they were at first start"));
+    restoreLayout->setToolTip(tr("Put the docks back in the default arrangement for the window's size (compact in "
+                                 "a window narrower than 1600 px)"));
 
     presetGroup = new QActionGroup(window);
     presetGroup->setExclusive(true);

@@ -64,9 +64,11 @@ void WindowSettings::save(const MainWindow& window) {
     s.setValue(QStringLiteral("navigator/speed"), window.navigator()->playSpeed());
 }
 
-QSize WindowSettings::defaultSize() {
+QSize WindowSettings::defaultSize() { return defaultSize(QGuiApplication::primaryScreen()); }
+
+QSize WindowSettings::defaultSize(const QScreen* screen) {
     QSize size(1440, 900);
-    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+    if (screen) {
         const QRect avail = screen->availableGeometry();
         if (avail.width() > 640 && avail.height() > 480)
             size = size.boundedTo(QSize(avail.width() * 95 / 100, avail.height() * 92 / 100));

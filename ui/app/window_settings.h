@@ -5,12 +5,16 @@
 
 #include "app/main_window.h"
 
+class QScreen;
+
 class WindowSettings {
 public:
     // Reads them unless options.restoreSettings is off (options.preset and options.weightsPath win
     // over the remembered preset) and applies them. True when a remembered dock layout was restored.
     static bool restore(MainWindow& window, const MainWindow::Options& options);
     static void save(const MainWindow& window);
-    // Before any remembered geometry: 1440 x 900, or less on a smaller screen.
+    // Before any remembered geometry: 1440 x 900, or less on a smaller screen (the primary one,
+    // or `screen`).
     static QSize defaultSize();
+    static QSize defaultSize(const QScreen* screen);
 };

@@ -17,6 +17,12 @@ using namespace architecture;
 
 namespace {
 
+// No text smaller than this, however small the diagram (at 7 px, a 1366×768 window's dock showed
+// the hint and labels ~6 px high).
+constexpr qreal kMinFontPx = 9.0;
+// A block's label may shrink one pixel further to stay on one line in its box.
+constexpr qreal kMinLabelPx = 8.0;
+
 // Lets long dotted trace names wrap after each dot.
 QString wrappable(const QString& name) {
     QString s = name;
@@ -57,18 +63,18 @@ void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b, bool hi, bool h
         p.setPen(QPen(border, bw));
         p.setBrush(fill);
         p.drawRoundedRect(b.rect, radius, radius);
-        // Label: the largest font up to the base size that fits, wrapped.
+        // Label: the largest font up to the base size that fits, wrapped; never below the least.
         QFont f = font();
-        qreal px = std::max<qreal>(7.0, 12.5 * u);
+        f.setBold(hi);  // measured as drawn: bold is wider
         const QRectF inner = b.rect.adjusted(3 * u, 1, -3 * u, -1);
         QTextOption opt(Qt::AlignCenter);
         opt.setWrapMode(QTextOption::WordWrap);
-        for (; px > 6.0; px -= 0.5) {
+        for (qreal px = std::max<qreal>(kMinFontPx, 12.5 * u);; px -= 0.5) {
             f.setPixelSize(static_cast<int>(std::round(px)));
             const QRectF need = QFontMetricsF(f).boundingRect(inner, Qt::AlignCenter | Qt::TextWordWrap, b.label);
-            if (need.height() <= inner.height() + 1 && need.width() <= inner.width() + 1) break;
+            if (px - 0.5 < kMinLabelPx || (need.height() <= inner.height() + 1 && need.width() <= inner.width() + 1))
+                break;
         }
-        f.setBold(hi);
         p.setFont(f);
         p.setPen(QColor(0x20, 0x20, 0x20));
         p.drawText(inner, b.label, opt);
@@ -112,7 +118,7 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     const QColor ink(0x30, 0x30, 0x30);
     const qreal lineW = std::max<qreal>(1.0, 1.2 * u);
     const qreal head = std::max<qreal>(4.0, 5.5 * u);
-    auto px = [](qreal v) { return static_cast<int>(std::round(std::max<qreal>(7.0, v))); };
+    auto px = [](qreal v) { return static_cast<int>(std::round(std::max<qreal>(kMinFontPx, v))); };
     auto poly = [&](std::initializer_list<QPointF> pts, bool arrow) {
         QPolygonF poly;
         for (const QPointF& q : pts) poly << map(q.x(), q.y());
@@ -215,7 +221,12 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     p.setFont(bf);
     p.setPen(QColor(0x40, 0x40, 0x40));
     text(kEncFrameL, kEncFrameTop - 18, kEncFrameR, kEncFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Encoder"));
-    text(kDecFrameL, kDecFrameTop - 18, kDecFrameL + 60, kDecFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Decoder"));
+    // "Decoder" ends before the arrow into Linear; in a small diagram, whose least font is large
+    // for it, it starts left of the frame rather than wrap.
+    const qreal decoderEnd = kDecCx - 4;
+    const qreal decoderStart =
+        std::min(kDecFrameL, decoderEnd - QFontMetricsF(bf).horizontalAdvance(tr("Decoder")) / sx_ - 2);
+    text(decoderStart, kDecFrameTop - 18, decoderEnd, kDecFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Decoder"));
 
     // The current step's header, top left, and a hint.
     QFont hf = font();
@@ -236,7 +247,7 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
 void ArchitectureDiagram::paintDynamic(QPainter& p) const {
     p.setRenderHint(QPainter::Antialiasing);
     const qreal u = unit();
-    auto px = [](qreal v) { return static_cast<int>(std::round(std::max<qreal>(7.0, v))); };
+    auto px = [](qreal v) { return static_cast<int>(std::round(std::max<qreal>(kMinFontPx, v))); };
     auto text = [&](qreal x0, qreal y0, qreal x1, qreal y1, int align, const QString& s) {
         p.drawText(QRectF(map(x0, y0), map(x1, y1)), align | Qt::TextWordWrap, s);
     };

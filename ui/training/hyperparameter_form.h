@@ -56,6 +56,9 @@ public:
     void setArchitectureLocked(bool locked, const QString& reason = {});
     bool isArchitectureLocked() const { return locked_; }
 
+    // The epoch count's field (the training panel mirrors it beside Start).
+    QSpinBox* epochsSpin() const { return epochs_; }
+
     bool isValid() const { return errors_.isEmpty(); }
     QString validationMessage() const;  // all problems, one per line; empty when valid
 

@@ -2,12 +2,16 @@
 // training_panel_checkpoints.cpp.
 #include "training/training_panel.h"
 
+#include <algorithm>
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSpinBox>
 #include <QSplitter>
 #include <QStyle>
 #include <QTabWidget>
@@ -26,7 +30,18 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     refName_ = tr("the tutorial's");
     controller_ = new TrainingController(this);
 
-    auto* outer = new QVBoxLayout(this);
+    // Everything scrolls inside the panel: in a dock of a laptop-sized window it may get less
+    // room than it would like, and its minimum must not make the window grow (issue 14).
+    auto* frame = new QVBoxLayout(this);
+    frame->setContentsMargins(0, 0, 0, 0);
+    auto* page = new QScrollArea(this);
+    page->setObjectName(QStringLiteral("trainingScroll"));
+    page->setWidgetResizable(true);
+    page->setFrameShape(QFrame::NoFrame);
+    frame->addWidget(page);
+    auto* content = new QWidget(page);
+    page->setWidget(content);
+    auto* outer = new QVBoxLayout(content);
     outer->setContentsMargins(8, 8, 8, 8);
     outer->setSpacing(6);
 
@@ -50,11 +65,18 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     QFont sf = start_->font();
     sf.setBold(true);
     start_->setFont(sf);
+    // The run's length beside Start: the form's epoch count, mirrored (the form is a long scroll).
+    runEpochs_ = new QSpinBox(this);
+    runEpochs_->setObjectName(QStringLiteral("runEpochsSpin"));
+    runEpochs_->setRange(1, 100000);
+    runEpochs_->setToolTip(tr("Passes over the dataset (the same as \"epochs\" in the form)."));
+    runEpochs_->setSuffix(tr(" epochs"));
+    bar->insertWidget(1, runEpochs_);
     bar->addSpacing(8);
     progress_ = new QProgressBar(this);
     progress_->setObjectName(QStringLiteral("trainingProgress"));
     progress_->setTextVisible(true);
-    progress_->setMinimumWidth(260);
+    progress_->setMinimumWidth(120);
     bar->addWidget(progress_, 1);
     stateLabel_ = new QLabel(this);
     stateLabel_->setObjectName(QStringLiteral("trainingStateLabel"));
@@ -73,8 +95,10 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 
     // --- left: the hyperparameters and checkpoints ---
     auto* split = new QSplitter(Qt::Horizontal, this);
+    split_ = split;
     split->setChildrenCollapsible(false);
     auto* left = new QWidget(split);
+    setup_ = left;
     auto* ll = new QVBoxLayout(left);
     ll->setContentsMargins(0, 0, 0, 0);
     ll->setSpacing(4);
@@ -118,6 +142,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(1, 1);
     split->setSizes({360, 900});
     outer->addWidget(split, 1);
+    sideBySideWidth_ = left->minimumWidth() + tabs_->minimumSizeHint().width() + split->handleWidth() +
+                       outer->contentsMargins().left() + outer->contentsMargins().right() + 20;
 
     // --- wiring ---
     connect(start_, &QPushButton::clicked, this, [this] { start(); });
@@ -131,6 +157,9 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     connect(reset_, &QPushButton::clicked, this, &TrainingPanel::reset);
     connect(save_, &QPushButton::clicked, this, &TrainingPanel::saveCheckpointDialog);
     connect(load_, &QPushButton::clicked, this, &TrainingPanel::loadCheckpointDialog);
+    runEpochs_->setValue(form_->epochsSpin()->value());
+    connect(runEpochs_, &QSpinBox::valueChanged, form_->epochsSpin(), &QSpinBox::setValue);
+    connect(form_->epochsSpin(), &QSpinBox::valueChanged, runEpochs_, &QSpinBox::setValue);
     connect(form_, &HyperparameterForm::changed, this, [this] {
         updateControls();
         updateIdleProgress();
@@ -162,6 +191,30 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 }
 
 TrainingPanel::~TrainingPanel() = default;
+
+void TrainingPanel::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    placeSetup(width() < sideBySideWidth_);
+}
+
+// Narrow (a dock beside the side docks of a laptop-sized window), the hyperparameters become the
+// first tab instead of a column: side by side, the panel would scroll sideways and hide the curves.
+void TrainingPanel::placeSetup(bool asTab) {
+    const int at = tabs_->indexOf(setup_);
+    if (asTab == (at >= 0)) return;
+    QWidget* current = tabs_->currentWidget();
+    if (asTab) {
+        tabs_->insertTab(0, setup_, tr("Hyperparameters"));
+        tabs_->setTabToolTip(0, tr("The model's size, the optimizer and the training loop (the epochs are also "
+                                   "beside Start)"));
+    } else {
+        tabs_->removeTab(at);
+        split_->insertWidget(0, setup_);
+        setup_->show();
+        split_->setSizes({360, std::max(1, split_->width() - 360)});
+    }
+    if (current && current != setup_) tabs_->setCurrentWidget(current);
+}
 
 TrainingPanel::State TrainingPanel::state() const { return controller_->state(); }
 bool TrainingPanel::isTraining() const { return controller_->isActive(); }

@@ -1,6 +1,8 @@
 // "Train in the app": the training panel. Hyperparameters on the left; on the right the dataset,
-// the loss curves, the attention replay and the results; on top Start / Pause (Resume) / Stop /
-// Reset, a progress bar with epoch, step and time remaining, and the run's state.
+// the loss curves, the attention replay and the results; on top Start with the number of epochs,
+// Pause (Resume) / Stop / Reset, a progress bar with epoch, step and time remaining, and the run's
+// state. The whole panel scrolls inside itself when its dock is small; when it is narrow, the
+// hyperparameters are the first tab.
 //
 // Training runs on the TrainingController's worker thread on a copy of the weights; the panel
 // only receives step reports, epoch snapshots and the final weights. When a run finishes or is
@@ -13,7 +15,7 @@
 // and vocabulary to it, and the next Start continues from its weights and optimizer state.
 //
 // objectNames: trainingPanel, startButton, pauseButton (its text is "Resume" while paused),
-// stopButton, resetButton, saveCheckpointButton, loadCheckpointButton, trainingProgress,
+// stopButton, resetButton, runEpochsSpin (beside Start: the form's epoch count), saveCheckpointButton, loadCheckpointButton, trainingProgress,
 // trainingStateLabel, trainingMessage, trainingTabs (tabs: dataset, loss, attention, results).
 #pragma once
 
@@ -33,6 +35,8 @@
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QSpinBox;
+class QSplitter;
 class QTabWidget;
 class AttentionReplay;
 class DatasetEditor;
@@ -102,6 +106,9 @@ signals:
     void checkpointLoaded(const QString& path, stepformer::Config config);
     void errorOccurred(const QString& message);
 
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+
 private:
     struct Resume {
         QString path;
@@ -117,6 +124,7 @@ private:
     void onFinished(State status, const QString& message, std::shared_ptr<stepformer::ParamSet> params,
                     std::shared_ptr<const stepformer::Optimizer> optimizer);
     void updateControls();
+    void placeSetup(bool asTab);  // the hyperparameters as a column (wide) or the first tab (narrow)
     void updateIdleProgress();
     void showMessage(const QString& text, const QString& kind);  // kind: info | ok | warn | error
 
@@ -127,8 +135,12 @@ private:
     AttentionReplay* replay_ = nullptr;
     ResultsTable* results_ = nullptr;
     QTabWidget* tabs_ = nullptr;
+    QSplitter* split_ = nullptr;
+    QWidget* setup_ = nullptr;  // the hyperparameters and the checkpoint buttons
+    int sideBySideWidth_ = 0;   // narrower, the setup is a tab
     QPushButton *start_ = nullptr, *pause_ = nullptr, *stop_ = nullptr, *reset_ = nullptr, *save_ = nullptr,
                 *load_ = nullptr;
+    QSpinBox* runEpochs_ = nullptr;  // beside Start: mirrors the form's epochs
     QProgressBar* progress_ = nullptr;
     QLabel* stateLabel_ = nullptr;
     QLabel* message_ = nullptr;

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QStyle>
 #include <QTabWidget>
 
@@ -120,7 +121,8 @@ bool TrainingPanel::start() {
                    .arg(cfg.src_vocab_size())
                    .arg(cfg.tgt_vocab_size());
     showMessage(msg.trimmed(), QStringLiteral("info"));
-    if (tabs_->currentWidget() == dataset_ || tabs_->currentWidget() == results_) tabs_->setCurrentWidget(chart_);
+    if (QWidget* shown = tabs_->currentWidget(); shown == dataset_ || shown == results_ || shown == setup_)
+        tabs_->setCurrentWidget(chart_);  // the curves of the run that starts
     return true;
 }
 
@@ -260,6 +262,7 @@ void TrainingPanel::updateControls() {
     save_->setEnabled(bool(trainedParams_));
     load_->setEnabled(!active);
     form_->setEnabled(!active);
+    runEpochs_->setEnabled(!active);
     dataset_->setEditingEnabled(!active);
     // Why Start is disabled, said where the buttons are.
     if (!active) {
