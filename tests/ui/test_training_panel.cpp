@@ -82,7 +82,9 @@ private slots:
     void checkpointRoundTripAndResume();
     void divergenceKeepsFiniteWeights();
     void resetDuringRunIsImmediate();
-    void screenshots();
+#ifdef STEPFORMER_SCREENSHOTS
+    void screenshots();  // a review tool, not a test: built as ui_shots_training_panel
+#endif
     void replayNumbersHeadsFromZeroAndLabelsThumbnails();
 };
 
@@ -542,10 +544,11 @@ void TestTrainingPanel::resetDuringRunIsImmediate() {
     QCOMPARE(p.lossChart()->pointCount(), 4);
 }
 
-// Screenshots for review: STEPFORMER_SCREENSHOT_DIR=/tmp ui_test_training_panel screenshots
+#ifdef STEPFORMER_SCREENSHOTS
+// Screenshots for review: STEPFORMER_SCREENSHOT_DIR=/tmp build/bin/ui_shots_training_panel screenshots
 void TestTrainingPanel::screenshots() {
     const QString dir = qEnvironmentVariable("STEPFORMER_SCREENSHOT_DIR");
-    if (dir.isEmpty()) QSKIP("set STEPFORMER_SCREENSHOT_DIR to write screenshots");
+    if (dir.isEmpty()) QFAIL("set STEPFORMER_SCREENSHOT_DIR to the folder for the screenshots");
     auto tabs = [](TrainingPanel& p) { return p.findChild<QTabWidget*>(QStringLiteral("trainingTabs")); };
     {
         TrainingPanel p;
@@ -620,6 +623,7 @@ void TestTrainingPanel::screenshots() {
         QVERIFY(waitForState(p, State::Stopped));
     }
 }
+#endif  // STEPFORMER_SCREENSHOTS
 
 // The replay numbers heads 0..H-1 like every other view, and its thumbnails carry the tokens.
 void TestTrainingPanel::replayNumbersHeadsFromZeroAndLabelsThumbnails() {
