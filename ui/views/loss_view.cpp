@@ -364,6 +364,13 @@ void LossView::rebuild() {
     logits_->setTooltipFunction(cellTip(false));
     probs_->setTooltipFunction(cellTip(true));
 
+    // The −log p of every counted position with as many decimals as the smallest needs, in the
+    // table and in the sums (four printed 0.0000 six times and a sum of 0.0001).
+    std::vector<double> counted;
+    for (size_t i = 0; i < nll_.size(); ++i)
+        if (targets_[i] != ignoreIndex_) counted.push_back(nll_[i]);
+    const int places = numfmt::decimalsForTerms(counted);
+
     // The table.
     table_->setRowCount(T_);
     for (int t = 0; t < T_; ++t) {
@@ -376,7 +383,7 @@ void LossView::rebuild() {
         table_->setItem(t, 3, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(zTarget_[i])));
         table_->setItem(t, 4, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(lse_[i])));
         table_->setItem(t, 5, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(p_[i])));
-        table_->setItem(t, 6, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(nll_[i])));
+        table_->setItem(t, 6, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(nll_[i], places)));
         table_->setItem(t, 7, item(ignored ? tr("ignored (ignore_index=%1)").arg(ignoreIndex_) : tr("\u2714 counted")));
         for (int c = 0; c < table_->columnCount(); ++c) {
             QTableWidgetItem* it = table_->item(t, c);
@@ -414,28 +421,28 @@ void LossView::rebuild() {
     for (int t = 0; t < T_; ++t) {
         const size_t i = size_t(b) * T_ + t;
         if (targets_[i] == ignoreIndex_) continue;
-        terms << numfmt::decimals(nll_[i]);
+        terms << numfmt::decimals(nll_[i], places);
     }
     const int ignoredHere = T_ - sentenceCount_[size_t(b)];
     QString html = tr("<b>Sentence %1:</b> &nbsp;%2 = <b>%3</b> &nbsp;<span style='color:#555'>(%4 counted%5)</span>")
                        .arg(b)
                        .arg(terms.isEmpty() ? QStringLiteral("0") : terms.join(QStringLiteral(" + ")))
-                       .arg(numfmt::decimals(sentenceSum_[size_t(b)]))
+                       .arg(numfmt::decimals(sentenceSum_[size_t(b)], places))
                        .arg(sentenceCount_[size_t(b)])
                        .arg(ignoredHere > 0 ? tr(", %1 ignored").arg(ignoredHere) : QString());
     QString mean;
     if (B_ > 1) {
         QStringList sums, counts;
         for (int s = 0; s < B_; ++s) {
-            sums << numfmt::decimals(sentenceSum_[size_t(s)]);
+            sums << numfmt::decimals(sentenceSum_[size_t(s)], places);
             counts << QString::number(sentenceCount_[size_t(s)]);
         }
         mean = tr("loss = (%1) / (%2) = %3 / %4 = <b>%5</b>")
-                   .arg(sums.join(QStringLiteral(" + ")), counts.join(QStringLiteral(" + ")), numfmt::decimals(sum_))
+                   .arg(sums.join(QStringLiteral(" + ")), counts.join(QStringLiteral(" + ")), numfmt::decimals(sum_, places))
                    .arg(count_)
-                   .arg(numfmt::decimals(mean_, 6));
+                   .arg(numfmt::decimals(mean_, std::max(6, places)));
     } else {
-        mean = tr("loss = %1 / %2 = <b>%3</b>").arg(numfmt::decimals(sum_)).arg(count_).arg(numfmt::decimals(mean_, 6));
+        mean = tr("loss = %1 / %2 = <b>%3</b>").arg(numfmt::decimals(sum_, places)).arg(count_).arg(numfmt::decimals(mean_, std::max(6, places)));
     }
     html += QStringLiteral("<br>") + tr("<b>Mean over the batch:</b> &nbsp;") + mean;
     if (!std::isnan(traceLoss_)) {

@@ -1,4 +1,5 @@
 #include "views/pe_heatmap.h"
+#include "widgets/downsample.h"
 #include "widgets/elision_log.h"
 #include "widgets/number_format.h"
 
@@ -177,29 +178,21 @@ void PeHeatmap::rebuildImage() const {
     }
 }
 
-namespace {
-
-// Area-weighted averages of `n` source values into `m` target values: weights[t] lists the
-// (source index, weight) pairs target t averages.
-std::vector<std::vector<std::pair<int, double>>> boxWeights(int n, int m) {
-    std::vector<std::vector<std::pair<int, double>>> w(size_t(std::max(m, 0)));
-    const double scale = double(n) / m;
-    for (int t = 0; t < m; ++t) {
-        const double a = t * scale, b = (t + 1) * scale;
-        for (int i = int(a); i < n && i < b; ++i) {
-            const double wt = std::min(b, i + 1.0) - std::max(a, double(i));
-            if (wt > 1e-9) w[size_t(t)].push_back({i, wt / scale});
-        }
-    }
-    return w;
-}
-
-}  // namespace
-
 QImage PeHeatmap::downsampled(QSize size) const {
     if (image_.isNull() || size.isEmpty()) return {};
     if (scaled_.size() == size && !scaledDirty_) return scaled_;
-    const auto wx = boxWeights(cols_, size.width()), wy = boxWeights(rows_, size.height());
+    // Rows and columns averaged over windows of at least two cells (downsample.h); a direction
+    // with cells of two pixels or more is sampled as it is drawn otherwise.
+    const double cpx = double(cols_) / size.width(), cpy = double(rows_) / size.height();
+    auto along = [](int n, int px, double perPixel) {
+        if (perPixel <= 0.5) {  // whole cells: the nearest
+            std::vector<std::vector<std::pair<int, double>>> w(static_cast<size_t>(px));
+            for (int p = 0; p < px; ++p) w[size_t(p)] = {{std::min(n - 1, int((p + 0.5) * perPixel)), 1.0}};
+            return w;
+        }
+        return downsample::weights(n, px, perPixel);
+    };
+    const auto wx = along(cols_, size.width(), cpx), wy = along(rows_, size.height(), cpy);
     // Rows first (each source row to the target width), then columns.
     std::vector<double> tmp(size_t(rows_) * size_t(size.width()) * 3);
     for (int r = 0; r < rows_; ++r) {

@@ -8,6 +8,7 @@
 #include <QPainter>
 #include <QScrollBar>
 
+#include "widgets/downsample.h"
 #include "widgets/elision_log.h"
 #include "widgets/static_text_cache.h"
 
@@ -167,29 +168,27 @@ void HeatmapWidget::paintCells(QPainter& p, const QFontMetrics& fm, const QRect&
 }
 
 QImage HeatmapWidget::resampledCells(const QRect& cells) const {
-    // Pixel column x of the grid covers the columns [x0, x1) in cell units; each cell adds its
-    // colour weighted by how much of the pixel it covers.
-    const QImage& src = cellImage(cells);
+    // Each pixel column of the grid averages the columns under it (downsample.h); the block of
+    // the cache image covers a window's reach beyond the visible columns.
     const int hs = horizontalScrollBar()->value();
     const int width = std::max(1, std::min(gridRect_.width(), int(std::ceil(cols_ * cellW_ - 1e-6)) - hs));
+    const auto weights = downsample::weights(cols_, width, 1.0 / cellW_, hs / cellW_);
+    int lo = cells.left(), hi = cells.right();
+    for (const auto& w : weights)
+        for (const auto& cw : w) lo = std::min(lo, cw.first), hi = std::max(hi, cw.first);
+    const QImage& src = cellImage(QRect(lo, cells.top(), hi - lo + 1, cells.height()));
     QImage out(width, cells.height(), QImage::Format_RGB32);
-    for (int x = 0; x < width; ++x) {
-        const double a = (hs + x) / cellW_, b = std::min(double(cols_), (hs + x + 1) / cellW_);
-        const int ca = std::clamp(int(a), 0, cols_ - 1), cb = std::clamp(int(std::ceil(b)) - 1, ca, cols_ - 1);
-        for (int r = 0; r < cells.height(); ++r) {
-            const auto* line = reinterpret_cast<const QRgb*>(src.constScanLine(cells.top() + r));
-            double red = 0, green = 0, blue = 0, total = 0;
-            for (int c = ca; c <= cb; ++c) {
-                const double wgt = std::min(b, c + 1.0) - std::max(a, double(c));
-                if (wgt <= 0) continue;
+    for (int r = 0; r < cells.height(); ++r) {
+        const auto* line = reinterpret_cast<const QRgb*>(src.constScanLine(cells.top() + r));
+        auto* dst = reinterpret_cast<QRgb*>(out.scanLine(r));
+        for (int x = 0; x < width; ++x) {
+            double red = 0, green = 0, blue = 0;
+            for (const auto& [c, wgt] : weights[size_t(x)]) {
                 red += wgt * qRed(line[c]);
                 green += wgt * qGreen(line[c]);
                 blue += wgt * qBlue(line[c]);
-                total += wgt;
             }
-            if (total <= 0) total = 1;
-            reinterpret_cast<QRgb*>(out.scanLine(r))[x] =
-                qRgb(int(std::lround(red / total)), int(std::lround(green / total)), int(std::lround(blue / total)));
+            dst[x] = qRgb(int(std::lround(red)), int(std::lround(green)), int(std::lround(blue)));
         }
     }
     return out;
