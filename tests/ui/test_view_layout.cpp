@@ -111,6 +111,10 @@ QStringList layoutProblems(QWidget* root) {
             if (hm->cols() <= 16 && hm->colLabelStep() > 1)
                 out << QStringLiteral("thinned column labels (%1 columns, every %2th): %3 \"%4\"")
                            .arg(hm->cols()).arg(hm->colLabelStep()).arg(where, hm->title());
+            if (hm->zoom() == 1.0 && hm->rows() <= 16 && hm->verticalScrollBar()->isVisible())
+                out << QStringLiteral("hides some of its %1 rows behind a scroll bar (%2x%3, minimum %4x%5): %6 \"%7\"")
+                           .arg(hm->rows()).arg(hm->width()).arg(hm->height())
+                           .arg(hm->minimumSizeHint().width()).arg(hm->minimumSizeHint().height()).arg(where, hm->title());
             if (hm->zoom() == 1.0 && hm->horizontalScrollBar()->isVisible())
                 out << QStringLiteral("does not fit at Fit (%1 columns of %2 px scroll sideways in %3 px; %4x%5, minimum %6x%7): %8 \"%9\"")
                            .arg(hm->cols()).arg(hm->cellWidth()).arg(hm->viewport()->width())

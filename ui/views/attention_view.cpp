@@ -60,8 +60,8 @@ AttentionView::AttentionView(QWidget* parent)
     thumbsHost_ = new QWidget;
     thumbsHost_->setObjectName(QStringLiteral("headThumbs"));
     thumbsGrid_ = new QGridLayout(thumbsHost_);
-    thumbsGrid_->setContentsMargins(0, 0, 4, 0);
-    thumbsGrid_->setSpacing(6);
+    thumbsGrid_->setContentsMargins(0, 0, 0, 0);
+    thumbsGrid_->setSpacing(4);  // two columns of heads at 1366 px
     thumbsScroll->setWidget(thumbsHost_);
     thumbsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     thumbsScroll->viewport()->installEventFilter(this);
@@ -73,7 +73,7 @@ AttentionView::AttentionView(QWidget* parent)
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 4);
     splitter->setStretchFactor(2, 3);
-    splitter->setSizes({360, 430, 340});
+    splitter->setSizes({380, 420, 320});
     messages_->setPage(splitter, QStringLiteral("noDataLabel"));
     root->addWidget(messages_, 1);
 

@@ -61,10 +61,7 @@ LossView::LossView(QWidget* parent) : StepView(parent) {
     maps->setSpacing(8);
     logits_ = view_parts::makeHeatmap<TargetHeatmap>(QStringLiteral("lossLogitsHeatmap"), page);
     probs_ = view_parts::makeHeatmap<TargetHeatmap>(QStringLiteral("lossProbsHeatmap"), page);
-    for (auto* h : {logits_, probs_}) {
-        h->setMinimumHeight(190);
-        h->setValueText(HeatmapWidget::ValueText::Always);
-    }
+    for (auto* h : {logits_, probs_}) h->setValueText(HeatmapWidget::ValueText::Always);  // tall enough: their hint
     QLabel* op = view_parts::makeOpLabel(tr("softmax\n\u2192"), 12.0, 3.0, page);
     op->setToolTip(tr("p[t, v] = exp(z[t, v]) / \u03a3\u1d64 exp(z[t, u]) along the vocabulary"));
     maps->addWidget(logits_, 1);
@@ -90,7 +87,7 @@ LossView::LossView(QWidget* parent) : StepView(parent) {
     table_->setAlternatingRowColors(false);
     table_->setShowGrid(true);
     table_->setStyleSheet(QStringLiteral("QTableWidget { gridline-color: #dddddd; }"));
-    table_->verticalHeader()->setDefaultSectionSize(26);
+    table_->verticalHeader()->setDefaultSectionSize(22);  // compact: the heatmaps above keep their rows at 1366x768
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     pageLay->addWidget(table_, 0);
@@ -253,8 +250,8 @@ void LossView::rebuild() {
 
     const QString ignoreTok = QString::fromStdString(config_.tgt_vocab.empty() ? std::string("P") : config_.pad);
     titleLabel_->setText(tr("<b>Cross-entropy loss</b> &nbsp;<tt>nn.CrossEntropyLoss(ignore_index=%1)</tt>"
-                            "<span style='color:#555'> &nbsp;\u2014 for every target position: softmax of the logits, "
-                            "the probability of the correct token, \u2212log of it; pad targets (<b>%2</b>) are ignored.</span>")
+                            "<span style='color:#555'> &nbsp;\u2014 per position: softmax of the logits, p of the correct "
+                            "token, \u2212log p; pad targets (<b>%2</b>) are ignored.</span>")
                              .arg(ignoreIndex_)
                              .arg(ignoreTok.toHtmlEscaped()));
 

@@ -96,7 +96,7 @@ void HeatmapWidget::relayout() {
     const int pad = compact_ ? 3 : 6;
     const bool legend = showLegend_ && !compact_ && !isEmpty();
     const QString mcap = maskCaption();
-    const QString colTitle = colTitle_ + QStringLiteral("  \u2192"), rowTitle = rowTitle_ + QStringLiteral("  \u2192");
+    const QString colTitle = colTitle_ + QStringLiteral("\u00a0\u00a0\u2192"), rowTitle = rowTitle_ + QStringLiteral("\u00a0\u00a0\u2192");
 
     for (int iter = 0; iter < 3; ++iter) {
         const int W = viewport()->width(), H = viewport()->height();
@@ -107,7 +107,7 @@ void HeatmapWidget::relayout() {
         colTitleH_ = (compact_ || colTitle_.isEmpty()) ? 0 : colTitleLines_ * fm.height() + 2;
         rowTitleLines_ = (compact_ || rowTitle_.isEmpty())
                              ? 1
-                             : std::min(3, wrappedLines(fm, rowTitle, H - 2 * pad - 2));
+                             : std::min(3, wrappedLines(fm, rowTitle, H - 2 * pad - titleH_ - 2));
         rowTitleW_ = (compact_ || rowTitle_.isEmpty()) ? 0 : rowTitleLines_ * fm.height() + 6;
         const int maxRow = labelExtent(true, fm);
         rowHeaderW_ = rows_ > 0 ? std::min(maxRow, rowLabelCap()) + 8 : 0;
@@ -127,15 +127,18 @@ void HeatmapWidget::relayout() {
             fitH = rows_ ? double(availH) / rows_ : 1.0;
         };
         fits(true, horizHeader);
-        const double bottomFitW = fitW;
+        const double bottomFitW = fitW, bottomFitH = fitH;
         fits(false, horizHeader);
         // Short of width but not of height: the legend goes under the cells (also when the cells
         // would be thin beside it and readable without it: a few columns in a narrow panel; not
         // for hundreds of columns, which scroll anyway and would leave the legend too short).
         // And when the cells of a few tokens would be narrower than their labels need beside it.
         const int minW = minCellWidth(fm);
+        // Not when under the cells it would leave the rows of a few tokens too low for their
+        // labels while beside them the columns have room.
         legendBottom_ = legend && ((fitW < fitH * 0.9 && (fitW >= 10.0 || (bottomFitW >= 1.5 * fitW && bottomFitW >= 8.0))) ||
                                    (fitW < minW && bottomFitW >= minW));
+        if (legendBottom_ && bottomFitH < minCellHeight(fm) && fitW >= minW && fitH >= minCellHeight(fm)) legendBottom_ = false;
         if (legendBottom_) fits(true, horizHeader);
 
         // Fit fits: below 2 px a cell is a fraction of a pixel (whole pixels above, crisp edges);
@@ -170,7 +173,11 @@ void HeatmapWidget::relayout() {
         const int headH = titleH_ + colTitleH_ + colHeaderH_;
         const int blockH = headH + std::max(gridH, legendH - capH) + (legendBottom_ ? legendBottomH : 0);
         const int ox = std::max(0, (W - 2 * pad - blockW) / 2);
-        const int oy = std::max(0, (H - 2 * pad - blockH) / 2);
+        int oy = std::max(0, (H - 2 * pad - blockH) / 2);
+        // Centred no lower than leaves the row title its length under the title (it was wrapped
+        // for the whole height).
+        if (rowTitleW_ > 0)
+            oy = rowTitleLines_ > 1 ? 0 : std::clamp(H - 2 * pad - titleH_ - fm.horizontalAdvance(rowTitle) - 4, 0, oy);
         origin_ = QPoint(pad + ox, pad + oy);
         const int gx = origin_.x() + rowTitleW_ + rowHeaderW_;
         const int gy = origin_.y() + headH;
@@ -292,7 +299,7 @@ QSize HeatmapWidget::minimumSizeHint() const {
         const int wrapW = m.width() - 2 * pad - 2;
         const int header = std::min(maxCol, colLabelCap()) + 8;  // vertical labels, the tallest case
         const int h = 2 * pad + (title_.isEmpty() ? 0 : wrappedLines(tfm, title_, wrapW) * tfm.height() + (compact_ ? 2 : 6)) +
-                      (axisTitles && !colTitle_.isEmpty() ? wrappedLines(fm, colTitle_ + QStringLiteral("  \u2192"), wrapW) * fm.height() + 2 : 0) +
+                      (axisTitles && !colTitle_.isEmpty() ? wrappedLines(fm, colTitle_ + QStringLiteral("\u00a0\u00a0\u2192"), wrapW) * fm.height() + 2 : 0) +
                       header + rows_ * minCellHeight(fm) +
                       (showLegend_ && !compact_ ? Colormap::horizontalLegendHeight(labelFont(), !maskCaption().isEmpty() && !binary_) + 8 : 0);
         m.setHeight(std::max(m.height(), h));

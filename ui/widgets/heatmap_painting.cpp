@@ -76,11 +76,11 @@ void HeatmapWidget::paintAxisTitles(QPainter& p, const QFontMetrics& fm) const {
     if (colTitleH_ > 0) {
         p.setPen(QColor(90, 90, 90));
         const QRect tr(gridRect_.left(), origin_.y() + titleH_, std::max(40, vr.width() - gridRect_.left() - pad), colTitleH_ - 2);
-        drawWrapped(p, fm, tr, pad, colTitleLines_, colTitle_ + QStringLiteral("  \u2192"));
+        drawWrapped(p, fm, tr, pad, colTitleLines_, colTitle_ + QStringLiteral("\u00a0\u00a0\u2192"));
     }
     if (rowTitleW_ > 0) {
         // Along the cells, from their top down to the bottom of the widget; moved up (as far as
-        // the top of the widget: this column is empty above the cells) or wrapped when longer.
+        // under the title: this column is empty above the cells) or wrapped when longer.
         p.save();
         p.setPen(QColor(90, 90, 90));
         const int x = origin_.x(), y = gridRect_.top();
@@ -88,8 +88,8 @@ void HeatmapWidget::paintAxisTitles(QPainter& p, const QFontMetrics& fm) const {
         p.translate(x + fm.descent() + 2, 0);
         p.rotate(90);
         const int lines = rowTitleLines_;
-        drawWrapped(p, fm, QRect(y, -lines * fm.height(), len, lines * fm.height()), pad, lines,
-                    rowTitle_ + QStringLiteral("  \u2192"));
+        drawWrapped(p, fm, QRect(y, -lines * fm.height(), len, lines * fm.height()), origin_.y() + titleH_, lines,
+                    rowTitle_ + QStringLiteral("\u00a0\u00a0\u2192"));
         p.restore();
     }
 }

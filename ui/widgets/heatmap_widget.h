@@ -135,6 +135,8 @@ public:
     // thousands of columns, each pixel column then shows the average colour of its columns).
     QSize cellSize() const { return QSize(std::max(1, int(std::lround(cellW_))), cellH_); }
     double cellWidth() const { return cellW_; }
+    // The visible part of the cells, in the viewport's coordinates.
+    QRect visibleGrid() const { return gridRect_; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
