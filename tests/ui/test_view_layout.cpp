@@ -33,7 +33,9 @@
 namespace {
 
 // Views another part of issue 14 lays out anew; they join the check when that work is merged.
-const QStringList kViewsNotYetChecked = {QStringLiteral("decode"), QStringLiteral("gradients")};
+// (The gradients view fails it today: W, ∂W and ΔW hide rows behind scroll bars and 512 columns
+// do not fit, see issue 14 item 3.)
+const QStringList kViewsNotYetChecked = {QStringLiteral("gradients")};
 
 // "peView > QSplitter > peTableHeatmap": where a widget is, by the names on its way up.
 QString pathOf(const QWidget* w, const QWidget* root) {

@@ -72,7 +72,7 @@ LossView::LossView(QWidget* parent) : StepView(parent) {
     table_ = new QTableWidget(page);
     table_->setObjectName(QStringLiteral("lossTable"));
     table_->setColumnCount(8);
-    table_->setHorizontalHeaderLabels({tr("t"), tr("decoder input"), tr("target"), tr("logit of target z\u209c"),
+    table_->setHorizontalHeaderLabels({tr("t"), tr("decoder input"), tr("target"), tr("logit z\u209c"),
                                        tr("log \u03a3 e^z"), tr("p(target)"), tr("\u2212log p(target)"), tr("in the loss?")});
     table_->horizontalHeaderItem(3)->setToolTip(tr("The target's logit: z[t, target]"));
     table_->horizontalHeaderItem(4)->setToolTip(tr("log of the softmax's denominator: log \u03a3\u1d64 exp(z[t, u])"));
