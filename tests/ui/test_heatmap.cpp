@@ -15,6 +15,7 @@
 #include <QWheelEvent>
 
 #include "widgets/colormap.h"
+#include "widgets/elision_log.h"
 #include "widgets/heatmap_widget.h"
 #include "widgets/number_format.h"
 
@@ -44,6 +45,8 @@ private slots:
     void clickEmitsCell();
     void emptyAndOddInputDoNotCrash();
     void legendIsPainted();
+    void wideMatrixIsAveragedNotSampled();
+    void fewTokensKeepEveryLabelAndTitlesWrap();
 };
 
 void TestHeatmap::colormapScales() {
@@ -267,8 +270,13 @@ void TestHeatmap::wideMatrixScrollsAndPaintsFast() {
     w.resize(900, 400);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(w.horizontalScrollBar()->maximum() > 0);  // 2 px per feature at least: scrolls
+    // Fit fits (issue 14: "Fit" kept 2 px per feature and scrolled): a feature is a fraction
+    // of a pixel, zooming in scrolls.
+    QCOMPARE(w.horizontalScrollBar()->maximum(), 0);
+    QVERIFY(w.cellWidth() < 1.0);
+    QVERIFY(w.cellRect(0, cols - 1).right() <= w.viewport()->geometry().right());
     for (int i = 0; i < 6; ++i) w.zoomIn();
+    QVERIFY(w.horizontalScrollBar()->maximum() > 0);
     QElapsedTimer t;
     t.start();
     for (int i = 0; i < 40; ++i) {
@@ -348,6 +356,57 @@ void TestHeatmap::legendIsPainted() {
         }
     QVERIFY(red);
     QVERIFY(blue);
+}
+
+// Cells under a pixel (Fit of many columns) are averaged: columns alternating +1/\u22121 read as
+// one even colour, not as stripes of red and blue.
+void TestHeatmap::wideMatrixIsAveragedNotSampled() {
+    HeatmapWidget w;
+    const int rows = 4, cols = 512;
+    std::vector<float> v(size_t(rows) * cols);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = (i % 2 == 0) ? 1.0f : -1.0f;
+    w.setMatrix(rows, cols, v);
+    w.setValueText(HeatmapWidget::ValueText::Never);
+    w.resize(500, 240);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.cellWidth() < 1.0);
+    const QImage img = grabImage(w);
+    const QRect first = w.cellRect(1, 0), last = w.cellRect(1, cols - 1);
+    const int y = first.center().y();
+    int worst = 0;
+    for (int x = first.left() + 2; x < last.left() - 2; ++x)
+        worst = std::max(worst, colorDistance(img.pixelColor(x, y), img.pixelColor(x + 1, y)));
+    QVERIFY2(worst <= 12, qPrintable(QString::number(worst)));
+}
+
+// An axis of a few tokens shows every label, and titles wrap instead of being shortened.
+void TestHeatmap::fewTokensKeepEveryLabelAndTitlesWrap() {
+    HeatmapWidget w;
+    w.setMatrix(6, 9, std::vector<float>(54, 0.5f));
+    w.setRowLabels({QStringLiteral("S"), QStringLiteral("i"), QStringLiteral("want"), QStringLiteral("a"),
+                    QStringLiteral("beer"), QStringLiteral(".")});
+    w.setColLabels({QStringLiteral("P"), QStringLiteral("i"), QStringLiteral("want"), QStringLiteral("a"), QStringLiteral("beer"),
+                    QStringLiteral("coke"), QStringLiteral("S"), QStringLiteral("E"), QStringLiteral(".")});
+    w.setTitle(QStringLiteral("softmax p over the target vocabulary (target outlined)"));
+    w.setRowAxisTitle(QStringLiteral("position t: input \u2192 target"));
+    w.setColAxisTitle(QStringLiteral("tgt_vocab \u00b7 target word"));
+    w.resize(w.minimumSizeHint());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.rowLabelStep(), 1);
+    QCOMPARE(w.colLabelStep(), 1);
+    elision_log::setRecording(true);
+    (void)w.grab();
+    const auto elided = elision_log::take();
+    elision_log::setRecording(false);
+    QStringList texts;
+    for (const auto& e : elided) texts << e.text;
+    QVERIFY2(elided.empty(), qPrintable(texts.join(QStringLiteral(" | "))));
+    // In a narrower widget the cells stay readable and scroll instead.
+    w.resize(90, 300);
+    QCOMPARE(w.colLabelStep(), 1);
+    QVERIFY(w.horizontalScrollBar()->maximum() > 0);
 }
 
 int main(int argc, char** argv) {

@@ -49,6 +49,7 @@ private slots:
     void fourDigitsValue();
     void decimals();
     void decimalsSix();
+    void decimalsForTerms();
     void plainDecimals();
     void plainDecimalsOne();
     void chartReadout();
@@ -194,6 +195,20 @@ void TestNumberFormat::decimalsSix() {
         {1e5, u"100000.000000"}, {-1e9, u"\u22121000000000.000000"}, {1e-20, u"0.000000"},
         {1e30, u"1000000000000000019884624838656.000000"}, {kNaN, u"\u2014"}, {kInf, u"inf"}, {-kInf, u"\u2212inf"},
     });
+}
+
+void TestNumberFormat::decimalsForTerms() {
+    QCOMPARE(numfmt::decimalsForTerms({}), 4);
+    QCOMPARE(numfmt::decimalsForTerms({1.8308, 0.0918, 0.0005}), 5);  // 0.00050: two digits
+    QCOMPARE(numfmt::decimalsForTerms({2.3e-5, 0.5}), 6);               // 0.000023
+    QCOMPARE(numfmt::decimalsForTerms({0.0, 1.0}), 4);                 // a 0 needs no digits
+    QCOMPARE(numfmt::decimalsForTerms({1e-20}), 9);                    // at most 9
+    QCOMPARE(numfmt::decimalsForTerms({0.5}, 6), 6);
+    // The loss of a well-trained model: six terms of about 1e-5 and their sum read true.
+    const std::vector<double> terms(6, 1.7e-5);
+    const int places = numfmt::decimalsForTerms(terms);
+    QCOMPARE(numfmt::decimals(terms[0], places), QStringLiteral("0.000017"));
+    QCOMPARE(numfmt::decimals(6 * terms[0], places), QStringLiteral("0.000102"));
 }
 
 void TestNumberFormat::plainDecimals() {

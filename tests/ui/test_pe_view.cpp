@@ -57,6 +57,7 @@ private slots:
     void sumShowsEncoderThenDecoder();
     void cellTooltipShowsTheSum();
     void grabIsNotBlank();
+    void wideTableIsAveragedNotSampled();
 };
 
 void TestPeView::objectNames() {
@@ -279,6 +280,30 @@ int main(int argc, char** argv) {
     QApplication app(argc, argv);
     TestPeView t;
     return QTest::qExec(&t, argc, argv);
+}
+
+// Issue 14: a 512-column table in a few hundred pixels showed moiré stripes (columns sampled,
+// not averaged). Columns alternating +1/−1 must come out as an even colour, not stripes.
+void TestPeView::wideTableIsAveragedNotSampled() {
+    PeHeatmap map;
+    map.setShowColorBar(false);
+    const int rows = 4, cols = 512;
+    std::vector<float> v(size_t(rows) * cols);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = (i % 2 == 0) ? 1.0f : -1.0f;
+    map.setMatrix(rows, cols, v);
+    map.setValueRange(1.0f);
+    map.resize(420, 200);
+    const QImage img = map.grab().toImage().convertToFormat(QImage::Format_RGB32);
+    const QRect cells = map.cellsRect().toAlignedRect().adjusted(3, 3, -3, -3);
+    QVERIFY(cells.width() > 200 && cells.width() < cols);
+    int worst = 0;
+    const int y = cells.center().y();
+    for (int x = cells.left(); x < cells.right(); ++x) {
+        const QColor a = img.pixelColor(x, y), b = img.pixelColor(x + 1, y);
+        worst = std::max({worst, std::abs(a.red() - b.red()), std::abs(a.green() - b.green()), std::abs(a.blue() - b.blue())});
+    }
+    // Sampled, neighbours jump between dark red and dark blue (differences over 150).
+    QVERIFY2(worst <= 12, qPrintable(QString::number(worst)));
 }
 
 #include "test_pe_view.moc"

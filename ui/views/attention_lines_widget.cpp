@@ -1,4 +1,5 @@
 #include "views/attention_lines_widget.h"
+#include "widgets/elision_log.h"
 
 #include "widgets/offthread_paint.h"
 
@@ -198,7 +199,7 @@ void AttentionLinesWidget::paintEvent(QPaintEvent*) {
         p.setFont(bf);
         p.setPen(QColor(30, 30, 30));
         p.drawText(QRect(8, y, width() - 16, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                   QFontMetrics(bf).elidedText(title_, Qt::ElideRight, width() - 16));
+                   elision_log::elidedText(p, QFontMetrics(bf), title_, Qt::ElideRight, width() - 16));
         y += fm.height() + 4;
         p.setFont(font());
     }
@@ -291,7 +292,7 @@ void AttentionLinesWidget::paintEvent(QPaintEvent*) {
         p.setFont(f);
         const bool dark = other && tint > 0.55;
         p.setPen(dark ? QColor(255, 255, 255) : QColor(20, 20, 20));
-        p.drawText(r, Qt::AlignCenter, QFontMetrics(f).elidedText(text, Qt::ElideRight, r.width() - 6));
+        p.drawText(r, Qt::AlignCenter, elision_log::elidedText(p, QFontMetrics(f), text, Qt::ElideRight, r.width() - 6));
         p.setFont(font());
         if (other) {  // the weight next to the token
             p.setPen(QColor(60, 60, 60));

@@ -5,9 +5,11 @@
 #include <QBoxLayout>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QGridLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
@@ -28,8 +30,6 @@ AttentionView::AttentionView(QWidget* parent)
     setObjectName(QStringLiteral("attentionView"));
     auto* root = makeWhitePage(6, 4);
 
-    auto* bar = new QHBoxLayout;
-    bar->setSpacing(6);
     makeBlockPickers(tr("Which attention block: the encoder's self-attention, the decoder's masked "
                         "self-attention, or the decoder\u2013encoder attention"),
                      tr("Which layer (n_layers) of the encoder or decoder"));
@@ -38,15 +38,12 @@ AttentionView::AttentionView(QWidget* parent)
     allHeadsToggle_ = new QCheckBox(tr("All heads"), this);
     allHeadsToggle_->setObjectName(QStringLiteral("allHeadsLinesToggle"));
     allHeadsToggle_->setToolTip(tr("Line view: draw every head's lines at once, one colour per head"));
-    view_parts::addLabelled(bar, tr("Block:"), blockPicker_);
-    view_parts::addLabelled(bar, tr("Layer:"), layerPicker_);
-    bar->addSpacing(8);
-    view_parts::addLabelled(bar, tr("Sentence:"), batchPicker_);
-    bar->addSpacing(8);
-    view_parts::addLabelled(bar, tr("Head:"), headPicker_);
+    QLayout* bar = view_parts::addPickerBar(root, this);
+    bar->addWidget(view_parts::labelled(tr("Block:"), blockPicker_));
+    bar->addWidget(view_parts::labelled(tr("Layer:"), layerPicker_));
+    bar->addWidget(view_parts::labelled(tr("Sentence:"), batchPicker_));
+    bar->addWidget(view_parts::labelled(tr("Head:"), headPicker_));
     bar->addWidget(allHeadsToggle_);
-    bar->addStretch(1);
-    root->addLayout(bar);
 
     titleLabel_ = view_parts::makeRichLabel(QStringLiteral("attentionTitle"), this, view_parts::Selectable::No);
     view_parts::enlargeFont(titleLabel_, 10.5, 0.0);
@@ -56,16 +53,18 @@ AttentionView::AttentionView(QWidget* parent)
     auto* splitter = new QSplitter(Qt::Horizontal, messages_);
     splitter->setObjectName(QStringLiteral("attentionSplitter"));
     splitter->setChildrenCollapsible(false);
-    auto* thumbsScroll = new QScrollArea(splitter);
+    auto* thumbsScroll = thumbsScroll_ = new QScrollArea(splitter);
     thumbsScroll->setObjectName(QStringLiteral("headThumbsScroll"));
     thumbsScroll->setWidgetResizable(true);
     thumbsScroll->setFrameShape(QFrame::NoFrame);
     thumbsHost_ = new QWidget;
     thumbsHost_->setObjectName(QStringLiteral("headThumbs"));
     thumbsGrid_ = new QGridLayout(thumbsHost_);
-    thumbsGrid_->setContentsMargins(0, 0, 4, 0);
-    thumbsGrid_->setSpacing(6);
+    thumbsGrid_->setContentsMargins(0, 0, 0, 0);
+    thumbsGrid_->setSpacing(4);  // two columns of heads at 1366 px
     thumbsScroll->setWidget(thumbsHost_);
+    thumbsScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    thumbsScroll->viewport()->installEventFilter(this);
     enlarged_ = view_parts::makeHeatmap(QStringLiteral("enlargedHeatmap"), splitter);
     lines_ = new AttentionLinesWidget(splitter);
     splitter->addWidget(thumbsScroll);
@@ -74,7 +73,7 @@ AttentionView::AttentionView(QWidget* parent)
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 4);
     splitter->setStretchFactor(2, 3);
-    splitter->setSizes({360, 430, 340});
+    splitter->setSizes({380, 420, 320});
     messages_->setPage(splitter, QStringLiteral("noDataLabel"));
     root->addWidget(messages_, 1);
 
@@ -169,16 +168,10 @@ void AttentionView::rebuild() {
         auto* t = new HeatmapWidget(thumbsHost_);
         t->setObjectName(QStringLiteral("headThumb%1").arg(h));
         t->setCompact(true);
-        t->setMinimumSize(110, 120);  // two columns of heads fit beside the enlarged one at 1440 px
         t->setValueText(HeatmapWidget::ValueText::Never);
         t->setToolTip(tr("Head %1: click to enlarge").arg(h));
         connect(t, &HeatmapWidget::clicked, this, [this, h] { setHeadIndex(h); });
         thumbs_ << t;
-    }
-    const int columns = H <= 1 ? 1 : 2;
-    for (int h = 0; h < H; ++h) {
-        thumbsGrid_->removeWidget(thumbs_[h]);
-        thumbsGrid_->addWidget(thumbs_[h], h / columns, h % columns);
     }
     headValues_.clear();
     for (int h = 0; h < H; ++h) {
@@ -186,8 +179,30 @@ void AttentionView::rebuild() {
         applyPanel(thumbs_[h], p);
         headValues_.push_back(p.m.values);
     }
+    thumbColumns_ = 0;
+    placeThumbs();
     messages_->showPage();
     updateSelection();
+}
+
+bool AttentionView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == thumbsScroll_->viewport() && event->type() == QEvent::Resize) placeThumbs();
+    return AttentionBlockView::eventFilter(watched, event);
+}
+
+void AttentionView::placeThumbs() {
+    if (thumbs_.isEmpty()) return;
+    const int spacing = thumbsGrid_->horizontalSpacing();
+    const int thumbW = thumbs_.first()->minimumSizeHint().width();
+    // One column at least, beside a vertical scroll bar.
+    thumbsScroll_->setMinimumWidth(thumbW + thumbsGrid_->contentsMargins().right() +
+                                   thumbsScroll_->verticalScrollBar()->sizeHint().width() + 2);
+    const int avail = thumbsScroll_->viewport()->width() - thumbsGrid_->contentsMargins().right();
+    const int columns = std::clamp((avail + spacing) / std::max(1, thumbW + spacing), 1, int(thumbs_.size()));
+    if (columns == thumbColumns_) return;
+    thumbColumns_ = columns;
+    for (auto* t : thumbs_) thumbsGrid_->removeWidget(t);
+    for (int h = 0; h < thumbs_.size(); ++h) thumbsGrid_->addWidget(thumbs_[h], h / columns, h % columns);
 }
 
 void AttentionView::updateSelection() {

@@ -19,6 +19,7 @@
 class QCheckBox;
 class QGridLayout;
 class QLabel;
+class QScrollArea;
 class AttentionLinesWidget;
 class HeatmapWidget;
 
@@ -47,15 +48,22 @@ public:
 signals:
     void headChanged(int h);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void rebuild() override;
     void updateSelection();
+    // The heads in as many columns as the thumbnails' width holds (never sideways scrolling).
+    void placeThumbs();
 
     QString pendingStep_;  // a step given before the trace
 
     QCheckBox* allHeadsToggle_ = nullptr;
     QLabel* titleLabel_ = nullptr;
+    QScrollArea* thumbsScroll_ = nullptr;
     QWidget* thumbsHost_ = nullptr;
+    int thumbColumns_ = 0;
     QGridLayout* thumbsGrid_ = nullptr;
     QList<HeatmapWidget*> thumbs_;
     std::vector<std::vector<float>> headValues_;  // every head's weights, for the line view

@@ -125,12 +125,9 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     crossCaption_ = makeCaption(this);
     selfAttn_ = view_parts::makeHeatmap(QStringLiteral("decodeSelfAttnHeatmap"), this);
     crossAttn_ = view_parts::makeHeatmap(QStringLiteral("decodeCrossAttnHeatmap"), this);
-    for (auto* h : {selfAttn_, crossAttn_}) {
-        // Six query rows with their token labels (none skipped) and the axis titles: the view
-        // scrolls down on a short screen rather than squeezing the attention.
-        h->setMinimumHeight(250);
-        h->setEmptyMessage(tr("Decode a sentence to see the attention."));
-    }
+    // Each heatmap's own minimum keeps every query row and its token label (few tokens keep a
+    // readable cell size), so the page fits a laptop's window without a fixed height here.
+    for (auto* h : {selfAttn_, crossAttn_}) h->setEmptyMessage(tr("Decode a sentence to see the attention."));
     selfCol->addWidget(selfCaption_);
     selfCol->addWidget(selfAttn_, 1);
     crossCol->addWidget(crossCaption_);

@@ -61,10 +61,7 @@ LossView::LossView(QWidget* parent) : StepView(parent) {
     maps->setSpacing(8);
     logits_ = view_parts::makeHeatmap<TargetHeatmap>(QStringLiteral("lossLogitsHeatmap"), page);
     probs_ = view_parts::makeHeatmap<TargetHeatmap>(QStringLiteral("lossProbsHeatmap"), page);
-    for (auto* h : {logits_, probs_}) {
-        h->setMinimumHeight(190);
-        h->setValueText(HeatmapWidget::ValueText::Always);
-    }
+    for (auto* h : {logits_, probs_}) h->setValueText(HeatmapWidget::ValueText::Always);  // tall enough: their hint
     QLabel* op = view_parts::makeOpLabel(tr("softmax\n\u2192"), 12.0, 3.0, page);
     op->setToolTip(tr("p[t, v] = exp(z[t, v]) / \u03a3\u1d64 exp(z[t, u]) along the vocabulary"));
     maps->addWidget(logits_, 1);
@@ -75,7 +72,7 @@ LossView::LossView(QWidget* parent) : StepView(parent) {
     table_ = new QTableWidget(page);
     table_->setObjectName(QStringLiteral("lossTable"));
     table_->setColumnCount(8);
-    table_->setHorizontalHeaderLabels({tr("t"), tr("decoder input"), tr("target"), tr("logit of target z\u209c"),
+    table_->setHorizontalHeaderLabels({tr("t"), tr("decoder input"), tr("target"), tr("logit z\u209c"),
                                        tr("log \u03a3 e^z"), tr("p(target)"), tr("\u2212log p(target)"), tr("in the loss?")});
     table_->horizontalHeaderItem(3)->setToolTip(tr("The target's logit: z[t, target]"));
     table_->horizontalHeaderItem(4)->setToolTip(tr("log of the softmax's denominator: log \u03a3\u1d64 exp(z[t, u])"));
@@ -90,7 +87,7 @@ LossView::LossView(QWidget* parent) : StepView(parent) {
     table_->setAlternatingRowColors(false);
     table_->setShowGrid(true);
     table_->setStyleSheet(QStringLiteral("QTableWidget { gridline-color: #dddddd; }"));
-    table_->verticalHeader()->setDefaultSectionSize(26);
+    table_->verticalHeader()->setDefaultSectionSize(22);  // compact: the heatmaps above keep their rows at 1366x768
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     pageLay->addWidget(table_, 0);
@@ -253,8 +250,8 @@ void LossView::rebuild() {
 
     const QString ignoreTok = QString::fromStdString(config_.tgt_vocab.empty() ? std::string("P") : config_.pad);
     titleLabel_->setText(tr("<b>Cross-entropy loss</b> &nbsp;<tt>nn.CrossEntropyLoss(ignore_index=%1)</tt>"
-                            "<span style='color:#555'> &nbsp;\u2014 for every target position: softmax of the logits, "
-                            "the probability of the correct token, \u2212log of it; pad targets (<b>%2</b>) are ignored.</span>")
+                            "<span style='color:#555'> &nbsp;\u2014 per position: softmax of the logits, p of the correct "
+                            "token, \u2212log p; pad targets (<b>%2</b>) are ignored.</span>")
                              .arg(ignoreIndex_)
                              .arg(ignoreTok.toHtmlEscaped()));
 
@@ -364,6 +361,13 @@ void LossView::rebuild() {
     logits_->setTooltipFunction(cellTip(false));
     probs_->setTooltipFunction(cellTip(true));
 
+    // The −log p of every counted position with as many decimals as the smallest needs, in the
+    // table and in the sums (four printed 0.0000 six times and a sum of 0.0001).
+    std::vector<double> counted;
+    for (size_t i = 0; i < nll_.size(); ++i)
+        if (targets_[i] != ignoreIndex_) counted.push_back(nll_[i]);
+    const int places = numfmt::decimalsForTerms(counted);
+
     // The table.
     table_->setRowCount(T_);
     for (int t = 0; t < T_; ++t) {
@@ -376,7 +380,7 @@ void LossView::rebuild() {
         table_->setItem(t, 3, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(zTarget_[i])));
         table_->setItem(t, 4, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(lse_[i])));
         table_->setItem(t, 5, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(p_[i])));
-        table_->setItem(t, 6, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(nll_[i])));
+        table_->setItem(t, 6, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(nll_[i], places)));
         table_->setItem(t, 7, item(ignored ? tr("ignored (ignore_index=%1)").arg(ignoreIndex_) : tr("\u2714 counted")));
         for (int c = 0; c < table_->columnCount(); ++c) {
             QTableWidgetItem* it = table_->item(t, c);
@@ -414,28 +418,28 @@ void LossView::rebuild() {
     for (int t = 0; t < T_; ++t) {
         const size_t i = size_t(b) * T_ + t;
         if (targets_[i] == ignoreIndex_) continue;
-        terms << numfmt::decimals(nll_[i]);
+        terms << numfmt::decimals(nll_[i], places);
     }
     const int ignoredHere = T_ - sentenceCount_[size_t(b)];
     QString html = tr("<b>Sentence %1:</b> &nbsp;%2 = <b>%3</b> &nbsp;<span style='color:#555'>(%4 counted%5)</span>")
                        .arg(b)
                        .arg(terms.isEmpty() ? QStringLiteral("0") : terms.join(QStringLiteral(" + ")))
-                       .arg(numfmt::decimals(sentenceSum_[size_t(b)]))
+                       .arg(numfmt::decimals(sentenceSum_[size_t(b)], places))
                        .arg(sentenceCount_[size_t(b)])
                        .arg(ignoredHere > 0 ? tr(", %1 ignored").arg(ignoredHere) : QString());
     QString mean;
     if (B_ > 1) {
         QStringList sums, counts;
         for (int s = 0; s < B_; ++s) {
-            sums << numfmt::decimals(sentenceSum_[size_t(s)]);
+            sums << numfmt::decimals(sentenceSum_[size_t(s)], places);
             counts << QString::number(sentenceCount_[size_t(s)]);
         }
         mean = tr("loss = (%1) / (%2) = %3 / %4 = <b>%5</b>")
-                   .arg(sums.join(QStringLiteral(" + ")), counts.join(QStringLiteral(" + ")), numfmt::decimals(sum_))
+                   .arg(sums.join(QStringLiteral(" + ")), counts.join(QStringLiteral(" + ")), numfmt::decimals(sum_, places))
                    .arg(count_)
-                   .arg(numfmt::decimals(mean_, 6));
+                   .arg(numfmt::decimals(mean_, std::max(6, places)));
     } else {
-        mean = tr("loss = %1 / %2 = <b>%3</b>").arg(numfmt::decimals(sum_)).arg(count_).arg(numfmt::decimals(mean_, 6));
+        mean = tr("loss = %1 / %2 = <b>%3</b>").arg(numfmt::decimals(sum_, places)).arg(count_).arg(numfmt::decimals(mean_, std::max(6, places)));
     }
     html += QStringLiteral("<br>") + tr("<b>Mean over the batch:</b> &nbsp;") + mean;
     if (!std::isnan(traceLoss_)) {

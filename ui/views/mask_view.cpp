@@ -22,8 +22,8 @@ using namespace tensorviz;
 
 namespace {
 
-QLabel* opLabel(const QString& text, QWidget* parent) {
-    QLabel* l = view_parts::makeOpLabel(text, 12.0, 2.0, parent);
+QLabel* opLabel(const QString& text, QWidget* parent, double atLeast = 12.0, double grow = 2.0) {
+    QLabel* l = view_parts::makeOpLabel(text, atLeast, grow, parent);
     l->setObjectName(QStringLiteral("opLabel"));
     l->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
     return l;
@@ -46,18 +46,14 @@ MaskView::MaskView(QWidget* parent)
     setObjectName(QStringLiteral("maskView"));
     auto* root = makeWhitePage(6, 4);
 
-    auto* bar = new QHBoxLayout;
-    bar->setSpacing(6);
     batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show"));
     makeBlockPickers(tr("The attention block whose masking is shown below"), tr("The layer whose masking is shown below"));
     headPicker_ = view_parts::makeHeadPicker(this, tr("The attention head whose scores are shown below"));
-    view_parts::addLabelled(bar, tr("Sentence:"), batchPicker_);
-    bar->addSpacing(8);
-    view_parts::addLabelled(bar, tr("Block:"), blockPicker_);
-    view_parts::addLabelled(bar, tr("Layer:"), layerPicker_);
-    view_parts::addLabelled(bar, tr("Head:"), headPicker_);
-    bar->addStretch(1);
-    root->addLayout(bar);
+    QLayout* bar = view_parts::addPickerBar(root, this);
+    bar->addWidget(view_parts::labelled(tr("Sentence:"), batchPicker_));
+    bar->addWidget(view_parts::labelled(tr("Block:"), blockPicker_));
+    bar->addWidget(view_parts::labelled(tr("Layer:"), layerPicker_));
+    bar->addWidget(view_parts::labelled(tr("Head:"), headPicker_));
 
     messages_ = new MessageStack(this);
     auto* page = new QWidget(messages_);
@@ -80,7 +76,7 @@ MaskView::MaskView(QWidget* parent)
         auto* hm = new HeatmapWidget(page);
         hm->setObjectName(slotNames[i]);
         hm->setShowLegend(false);
-        hm->setMinimumSize(120, 160);  // the five fit beside each other in a 1440 px window
+        hm->setCompact(true);  // small multiples: the five fit beside each other in a 1366 px window
         masks_ << hm;
         maskNames_ << QString();
         if (i == 1 || i == 4) masksRow->addWidget(separator(page));
@@ -98,9 +94,10 @@ MaskView::MaskView(QWidget* parent)
     masked_ = view_parts::makeHeatmap(QStringLiteral("maskedScoresHeatmap"), page);
     attn_ = view_parts::makeHeatmap(QStringLiteral("attnHeatmap"), page);
     flowRow->addWidget(scores_, 1);
-    flowRow->addWidget(opLabel(tr("masked_fill\n(mask, \u22121e9)\n\u2192"), page));
+    // Narrow (short lines, a point smaller) so that the three panels get the width at 1366 px.
+    flowRow->addWidget(opLabel(tr("masked_fill\n(mask,\n\u22121e9)\n\u2192"), page, 10.0, 0.5));
     flowRow->addWidget(masked_, 1);
-    flowRow->addWidget(opLabel(tr("softmax\n(each row)\n\u2192"), page));
+    flowRow->addWidget(opLabel(tr("softmax\n(each\nrow)\n\u2192"), page, 10.0, 0.5));
     flowRow->addWidget(attn_, 1);
     pageLay->addLayout(flowRow, 7);
 
@@ -221,8 +218,9 @@ void MaskView::rebuild() {
                                 .arg(head_)
                                 .arg(batch_)
                                 .arg(flow));
-    const QString headTag = tr("  \u00b7 head %1").arg(head_);
-    PanelSpec ps = panelFor(trace_, config_, scores, batch_, head_, tr("1. scores = QK\u1d40/\u221ad_k") + headTag);
+    // The head is named in the flow title above (in each panel's title too, they wrapped into
+    // three lines in a 1366 px window).
+    PanelSpec ps = panelFor(trace_, config_, scores, batch_, head_, tr("1. scores = QK\u1d40/\u221ad_k"));
     // Mark where the mask will hit before it does.
     if (ps.present) {
         PanelSpec pm = panelFor(trace_, config_, maskedScores, batch_, head_);
@@ -233,7 +231,7 @@ void MaskView::rebuild() {
     }
     applyPanel(scores_, ps);
     applyPanel(masked_, panelFor(trace_, config_, maskedScores, batch_, head_,
-                                 tr("2. masked scores") + headTag));
-    applyPanel(attn_, panelFor(trace_, config_, attn, batch_, head_, tr("3. attn = softmax") + headTag));
+                                 tr("2. masked scores")));
+    applyPanel(attn_, panelFor(trace_, config_, attn, batch_, head_, tr("3. attn = softmax")));
     for (auto* w : {scores_, masked_, attn_}) w->setValueText(HeatmapWidget::ValueText::Auto);
 }

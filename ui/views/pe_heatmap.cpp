@@ -1,4 +1,6 @@
 #include "views/pe_heatmap.h"
+#include "widgets/downsample.h"
+#include "widgets/elision_log.h"
 #include "widgets/number_format.h"
 
 #include <algorithm>
@@ -164,6 +166,7 @@ QColor PeHeatmap::colorFor(float v) const {
 
 void PeHeatmap::rebuildImage() const {
     imageDirty_ = false;
+    scaledDirty_ = true;
     if (rows_ == 0 || cols_ == 0) {
         image_ = QImage();
         return;
@@ -173,6 +176,50 @@ void PeHeatmap::rebuildImage() const {
         auto* line = reinterpret_cast<QRgb*>(image_.scanLine(r));
         for (int c = 0; c < cols_; ++c) line[c] = colorFor(value(r, c)).rgb();
     }
+}
+
+QImage PeHeatmap::downsampled(QSize size) const {
+    if (image_.isNull() || size.isEmpty()) return {};
+    if (scaled_.size() == size && !scaledDirty_) return scaled_;
+    // Rows and columns averaged over windows of at least two cells (downsample.h); a direction
+    // with cells of two pixels or more is sampled as it is drawn otherwise.
+    const double cpx = double(cols_) / size.width(), cpy = double(rows_) / size.height();
+    auto along = [](int n, int px, double perPixel) {
+        if (perPixel <= 0.5) {  // whole cells: the nearest
+            std::vector<std::vector<std::pair<int, double>>> w(static_cast<size_t>(px));
+            for (int p = 0; p < px; ++p) w[size_t(p)] = {{std::min(n - 1, int((p + 0.5) * perPixel)), 1.0}};
+            return w;
+        }
+        return downsample::weights(n, px, perPixel);
+    };
+    const auto wx = along(cols_, size.width(), cpx), wy = along(rows_, size.height(), cpy);
+    // Rows first (each source row to the target width), then columns.
+    std::vector<double> tmp(size_t(rows_) * size_t(size.width()) * 3);
+    for (int r = 0; r < rows_; ++r) {
+        const auto* line = reinterpret_cast<const QRgb*>(image_.constScanLine(r));
+        for (int x = 0; x < size.width(); ++x) {
+            double c[3] = {0, 0, 0};
+            for (const auto& [i, wt] : wx[size_t(x)]) {
+                c[0] += wt * qRed(line[i]);
+                c[1] += wt * qGreen(line[i]);
+                c[2] += wt * qBlue(line[i]);
+            }
+            for (int k = 0; k < 3; ++k) tmp[(size_t(r) * size_t(size.width()) + size_t(x)) * 3 + size_t(k)] = c[k];
+        }
+    }
+    scaled_ = QImage(size, QImage::Format_RGB32);
+    for (int y = 0; y < size.height(); ++y) {
+        auto* out = reinterpret_cast<QRgb*>(scaled_.scanLine(y));
+        for (int x = 0; x < size.width(); ++x) {
+            double c[3] = {0, 0, 0};
+            for (const auto& [i, wt] : wy[size_t(y)])
+                for (int k = 0; k < 3; ++k) c[k] += wt * tmp[(size_t(i) * size_t(size.width()) + size_t(x)) * 3 + size_t(k)];
+            auto ch = [](double v) { return std::clamp(int(std::lround(v)), 0, 255); };
+            out[x] = qRgb(ch(c[0]), ch(c[1]), ch(c[2]));
+        }
+    }
+    scaledDirty_ = false;
+    return scaled_;
 }
 
 QString PeHeatmap::rowLabel(int r) const {
@@ -188,10 +235,11 @@ PeHeatmap::Layout PeHeatmap::computeLayout() const {
     const QFontMetricsF fm(font());
     QRectF area = QRectF(rect()).adjusted(kMargin, kMargin, -kMargin, -kMargin);
     if (!title_.isEmpty()) {
-        // First line bold, further lines (e.g. the trace name) in the normal font.
-        QFont tf = font();
-        tf.setBold(true);
-        const qreal h = QFontMetricsF(tf).height() + fm.height() * static_cast<qreal>(title_.count(QLatin1Char('\n'))) + 2;
+        // First line bold, further lines (e.g. the trace name) in the normal font; each wraps
+        // when it is wider than the widget (never shortened).
+        qreal h = 2;
+        const QStringList lines = title_.split(QLatin1Char('\n'));
+        for (int i = 0; i < lines.size(); ++i) h += titleLineHeight(lines[i], i == 0, area.width());
         l.title = QRectF(area.left(), area.top(), area.width(), h);
         area.setTop(area.top() + h + 2);
     }
@@ -235,6 +283,17 @@ PeHeatmap::Layout PeHeatmap::computeLayout() const {
     return l;
 }
 
+qreal PeHeatmap::titleLineHeight(const QString& line, bool bold, qreal width) const {
+    QFont f = font();
+    f.setBold(bold);
+    const QFontMetricsF fm(f);
+    if (fm.horizontalAdvance(line) <= width) return fm.height();
+    // Wrapped at spaces (a trace name without any wraps anywhere).
+    const QRectF r = fm.boundingRect(QRectF(0, 0, std::max<qreal>(1, width), 1e6),
+                                     (line.contains(QLatin1Char(' ')) ? Qt::TextWordWrap : Qt::TextWrapAnywhere), line);
+    return std::max(fm.height(), r.height());
+}
+
 QRectF PeHeatmap::cellsRect() const { return computeLayout().cells; }
 
 QRectF PeHeatmap::cellRect(int row, int col) const {
@@ -273,12 +332,12 @@ void PeHeatmap::paintEvent(QPaintEvent*) {
         qreal y = l.title.top();
         for (int i = 0; i < lines.size(); ++i) {
             const QFont lf = i == 0 ? tf : font();
-            const QFontMetricsF lfm(lf);
+            const qreal h = titleLineHeight(lines[i], i == 0, l.title.width());
             p.setFont(lf);
             p.setPen(i == 0 ? textColor : palette().color(QPalette::PlaceholderText).darker(130));
-            p.drawText(QRectF(l.title.left(), y, l.title.width(), lfm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                       lfm.elidedText(lines[i], Qt::ElideMiddle, l.title.width()));
-            y += lfm.height();
+            const int wrap = lines[i].contains(QLatin1Char(' ')) ? Qt::TextWordWrap : Qt::TextWrapAnywhere;
+            p.drawText(QRectF(l.title.left(), y, l.title.width(), h), Qt::AlignLeft | Qt::AlignVCenter | wrap, lines[i]);
+            y += h;
         }
         p.setFont(font());
     }
@@ -292,7 +351,12 @@ void PeHeatmap::paintEvent(QPaintEvent*) {
     // Cells: one image pixel per cell, scaled without smoothing (sharp cell edges).
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
     if (imageDirty_) rebuildImage();
-    p.drawImage(cells, image_);
+    if (cw < 2.0 || ch < 2.0) {  // cells of about a pixel: averaged, not sampled
+        const QRect px = cells.toAlignedRect();
+        p.drawImage(px.topLeft(), downsampled(px.size()));
+    } else {
+        p.drawImage(cells, image_);
+    }
     if (cw >= 7 && ch >= 7) {
         p.setPen(QPen(QColor(255, 255, 255, 140), 1));
         for (int c = 1; c < cols_; ++c) p.drawLine(QPointF(cells.left() + c * cw, cells.top()), QPointF(cells.left() + c * cw, cells.bottom()));
@@ -309,7 +373,7 @@ void PeHeatmap::paintEvent(QPaintEvent*) {
     for (int r = 0; r < rows_; r += rowStep) {
         const QRectF lr(cells.left() - l.rowLabelW, cells.top() + r * ch + ch / 2 - fm.height() / 2, l.rowLabelW - 4,
                         fm.height());
-        p.drawText(lr, Qt::AlignRight | Qt::AlignVCenter, fm.elidedText(rowLabel(r), Qt::ElideRight, lr.width()));
+        p.drawText(lr, Qt::AlignRight | Qt::AlignVCenter, elision_log::elidedText(p, fm, rowLabel(r), Qt::ElideRight, lr.width()));
     }
     // Column labels.
     const qreal markerSpace = markers_.isEmpty() ? 0 : kMarkerH + 1;
@@ -342,7 +406,7 @@ void PeHeatmap::paintEvent(QPaintEvent*) {
     p.setPen(textColor);
     if (!colAxisTitle_.isEmpty()) {
         const QRectF r(cells.left(), cells.bottom() + 1, cells.width(), fm.height());
-        p.drawText(r, Qt::AlignCenter, fm.elidedText(colAxisTitle_, Qt::ElideRight, r.width()));
+        p.drawText(r, Qt::AlignCenter, elision_log::elidedText(p, fm, colAxisTitle_, Qt::ElideRight, r.width()));
     }
     if (!rowAxisTitle_.isEmpty()) {
         p.save();
@@ -351,7 +415,7 @@ void PeHeatmap::paintEvent(QPaintEvent*) {
         p.rotate(-90);
         const qreal w = std::max<qreal>(cells.height(), 40);
         p.drawText(QRectF(-w / 2, -fm.height() / 2, w, fm.height()), Qt::AlignCenter,
-                   fm.elidedText(rowAxisTitle_, Qt::ElideRight, w));
+                   elision_log::elidedText(p, fm, rowAxisTitle_, Qt::ElideRight, w));
         p.restore();
     }
     // Colour bar: the gradient with its end values and 0.

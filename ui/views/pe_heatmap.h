@@ -76,6 +76,11 @@ private:
     };
     Layout computeLayout() const;
     void rebuildImage() const;
+    // The height of a line of the title wrapped into `width`.
+    qreal titleLineHeight(const QString& line, bool bold, qreal width) const;
+    // The cells as drawn into a `size`-pixel rectangle: each pixel the area-weighted average of
+    // the cells it covers (a 512-wide table in 300 px shows no moiré stripes).
+    QImage downsampled(QSize size) const;
     QString rowLabel(int r) const;
     QString colLabel(int c) const;
 
@@ -91,6 +96,8 @@ private:
     QHash<int, QColor> markers_;
     mutable QImage image_;
     mutable bool imageDirty_ = false;
+    mutable QImage scaled_;  // downsampled() of image_, for its size
+    mutable bool scaledDirty_ = true;
     QPoint hover_{-1, -1};
     mutable qreal rowLabelsW_ = -1, colLabelsW_ = -1;  // widest label widths; -1 = measure again
 };

@@ -18,12 +18,9 @@ void TargetHeatmap::paintEvent(QPaintEvent* e) {
     HeatmapWidget::paintEvent(e);
     if (isEmpty() || targets_.empty()) return;
     const QPoint vp = viewport()->pos();
-    const QRect first = cellRect(0, 0).translated(-vp);
-    const QPoint origin = first.topLeft() + QPoint(horizontalScrollBar()->value(), verticalScrollBar()->value());
     const QSize cs = cellSize();
-    QRect clip(origin, QSize(cols() * cs.width() - horizontalScrollBar()->value(),
-                             rows() * cs.height() - verticalScrollBar()->value()));
-    clip = clip.intersected(viewport()->rect()).adjusted(-2, -2, 2, 2);
+    // The outlines of the visible cells only (not over the labels or the legend).
+    const QRect clip = visibleGrid().adjusted(-2, -2, 2, 2);
     QPainter p(viewport());
     p.setClipRect(clip);
     p.setRenderHint(QPainter::Antialiasing, false);

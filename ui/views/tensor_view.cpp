@@ -6,6 +6,7 @@
 #include <QBoxLayout>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QEvent>
 #include <QGridLayout>
 #include <QLabel>
 #include <QScrollArea>
@@ -94,6 +95,7 @@ TensorView::TensorView(QWidget* parent) : StepView(parent) {
     scroll_->setObjectName(QStringLiteral("tensorScroll"));
     scroll_->setWidgetResizable(true);
     scroll_->setFrameShape(QFrame::NoFrame);
+    scroll_->viewport()->installEventFilter(this);
     messages_->setPage(scroll_, QStringLiteral("noDataLabel"));
     root->addWidget(messages_, 1);
 
@@ -326,6 +328,21 @@ void TensorView::rebuild() {
     linkHeatmaps(vertical);
     structureKey_ = key;
     panelsStep_ = step_;
+    panelsLayout_ = lay;
+    panelsWide_ = vertical;
+    fitPanels();
+}
+
+bool TensorView::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == scroll_->viewport() && event->type() == QEvent::Resize) fitPanels();
+    return StepView::eventFilter(watched, event);
+}
+
+void TensorView::fitPanels() {
+    if (!panelsLayout_ || panelsWide_) return;
+    panelsLayout_->setDirection(QBoxLayout::LeftToRight);
+    const bool fits = panelsLayout_->minimumSize().width() <= scroll_->viewport()->width();
+    panelsLayout_->setDirection(fits ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
 }
 
 std::vector<PanelSpec> TensorView::gridPanels(const QString& name, int heads, QString* legendText) const {

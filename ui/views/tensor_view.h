@@ -15,10 +15,12 @@
 #include <vector>
 
 #include <QList>
+#include <QPointer>
 #include <QString>
 
 #include "views/step_view.h"
 
+class QBoxLayout;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -61,8 +63,13 @@ public slots:
     void zoomOut();
     void resetZoom();
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void rebuild();
+    // Panels side by side when they fit the width, else one under the other (never sideways).
+    void fitPanels();
     void syncPickers();
     void showMessage(const QString& text);
     void setContent(QWidget* w);
@@ -87,6 +94,8 @@ private:
     QList<HeatmapWidget*> heatmaps_;
     HeatmapWidget* output_ = nullptr;
     QLabel* gridLegend_ = nullptr;
+    QPointer<QBoxLayout> panelsLayout_;  // the panels' row (or column)
+    bool panelsWide_ = false;            // wide tensors: always one under the other
     QString structureKey_;  // the current panels' structure; equal -> refill them in place
     QString panelsStep_;    // the step they were last filled for
 };

@@ -7,6 +7,7 @@
 #include <QScrollBar>
 #include <QSpinBox>
 
+#include "widgets/flow_layout.h"
 #include "widgets/heatmap_widget.h"
 #include "widgets/wrapped_label.h"
 
@@ -51,6 +52,27 @@ void addLabelled(QBoxLayout* row, const QString& text, QWidget* buddy) {
     l->setBuddy(buddy);
     row->addWidget(l);
     row->addWidget(buddy);
+}
+
+QWidget* labelled(const QString& text, QWidget* buddy) {
+    auto* pair = new QWidget(buddy->parentWidget());
+    auto* row = new QHBoxLayout(pair);
+    row->setContentsMargins(0, 0, 0, 0);
+    row->setSpacing(4);
+    buddy->setParent(pair);
+    auto* l = new QLabel(text, pair);
+    l->setBuddy(buddy);
+    row->addWidget(l);
+    row->addWidget(buddy);
+    return pair;
+}
+
+QLayout* addPickerBar(QBoxLayout* root, QWidget* parent) {
+    auto* host = new QWidget(parent);
+    host->setObjectName(QStringLiteral("pickerBar"));
+    auto* bar = new FlowLayout(host, 12, 4);
+    root->addWidget(host);
+    return bar;
 }
 
 QSpinBox* makeHeadPicker(QWidget* parent, const QString& toolTip) {

@@ -9,6 +9,7 @@
 class HeatmapWidget;
 class QBoxLayout;
 class QLabel;
+class QLayout;
 class QSpinBox;
 class QVBoxLayout;
 class QWidget;
@@ -42,6 +43,11 @@ Heatmap* makeHeatmap(const QString& name, QWidget* parent) {
 
 // A label saying what `buddy` picks ("Sentence:"), then `buddy`, added to `row`.
 void addLabelled(QBoxLayout* row, const QString& text, QWidget* buddy);
+// The same as one widget (an item of a FlowLayout: the label never parts from its picker).
+QWidget* labelled(const QString& text, QWidget* buddy);
+// The row of a view's pickers under `parent`'s root layout: a FlowLayout that wraps onto a
+// second line in a narrow window; add widgets (labelled() pairs) to it.
+QLayout* addPickerBar(QBoxLayout* root, QWidget* parent);
 // The attention head picker ("headPicker").
 QSpinBox* makeHeadPicker(QWidget* parent, const QString& toolTip);
 

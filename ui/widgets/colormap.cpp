@@ -1,6 +1,7 @@
 #include "widgets/colormap.h"
 #include "widgets/number_format.h"
 
+#include "widgets/elision_log.h"
 #include "widgets/static_text_cache.h"
 
 #include <algorithm>
@@ -204,8 +205,8 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
             p.setPen(QColor(120, 120, 120));
             p.drawRect(swatch.adjusted(0, 0, -1, -1));
             p.setPen(QColor(40, 40, 40));
-            p.drawText(QRect(swatch.right() + 5, swatch.top() - 3, area.right() - swatch.right() - 4, barH + 6),
-                       Qt::AlignLeft | Qt::AlignVCenter, maskLine);
+            const QRect tr(swatch.right() + 5, swatch.top() - 3, area.right() - swatch.right() - 4, barH + 6);
+            p.drawText(tr, Qt::AlignLeft | Qt::AlignVCenter, elision_log::elidedText(p, fm, maskLine, Qt::ElideRight, tr.width()));
         }
         p.restore();
         return;

@@ -37,6 +37,13 @@ int niceStep(int n) {
     return s;
 }
 
+// Lines `text` takes wrapped at word boundaries into `width` (at least 1).
+int wrappedLines(const QFontMetrics& fm, const QString& text, int width) {
+    if (text.isEmpty() || fm.horizontalAdvance(text) <= width) return 1;
+    const QRect r = fm.boundingRect(QRect(0, 0, std::max(1, width), 100000), Qt::TextWordWrap, text);
+    return std::max(1, (r.height() + fm.height() - 1) / fm.height());
+}
+
 }  // namespace
 
 QFont HeatmapWidget::labelFont() const {
@@ -70,6 +77,16 @@ int HeatmapWidget::labelExtent(bool rowsSide, const QFontMetrics& fm) const {
     return cached;
 }
 
+int HeatmapWidget::minCellWidth(const QFontMetrics& fm) const {
+    // Vertical column labels are one text line apart.
+    return cols_ > 0 && cols_ <= 16 ? fm.ascent() + 1 : 0;
+}
+
+int HeatmapWidget::minCellHeight(const QFontMetrics& fm) const {
+    if (rows_ > 0 && rows_ <= 16) return fm.height() - 2;
+    return compact_ ? 3 : 4;
+}
+
 void HeatmapWidget::relayout() {
     if (inRelayout_) return;
     inRelayout_ = true;
@@ -79,14 +96,21 @@ void HeatmapWidget::relayout() {
     const int pad = compact_ ? 3 : 6;
     const bool legend = showLegend_ && !compact_ && !isEmpty();
     const QString mcap = maskCaption();
+    const QString colTitle = colTitle_ + QStringLiteral("\u00a0\u00a0\u2192"), rowTitle = rowTitle_ + QStringLiteral("\u00a0\u00a0\u2192");
 
     for (int iter = 0; iter < 3; ++iter) {
         const int W = viewport()->width(), H = viewport()->height();
-        titleH_ = title_.isEmpty() ? 0 : tfm.height() + (compact_ ? 2 : 6);
-        colTitleH_ = (compact_ || colTitle_.isEmpty()) ? 0 : fm.height() + 2;
-        rowTitleW_ = (compact_ || rowTitle_.isEmpty()) ? 0 : fm.height() + 6;
+        // Titles wrap over the whole width rather than being cut short.
+        titleLines_ = title_.isEmpty() ? 1 : std::min(3, wrappedLines(tfm, title_, W - 2 * pad - 2));
+        titleH_ = title_.isEmpty() ? 0 : titleLines_ * tfm.height() + (compact_ ? 2 : 6);
+        colTitleLines_ = (compact_ || colTitle_.isEmpty()) ? 1 : std::min(3, wrappedLines(fm, colTitle, W - 2 * pad - 2));
+        colTitleH_ = (compact_ || colTitle_.isEmpty()) ? 0 : colTitleLines_ * fm.height() + 2;
+        rowTitleLines_ = (compact_ || rowTitle_.isEmpty())
+                             ? 1
+                             : std::min(3, wrappedLines(fm, rowTitle, H - 2 * pad - titleH_ - 2));
+        rowTitleW_ = (compact_ || rowTitle_.isEmpty()) ? 0 : rowTitleLines_ * fm.height() + 6;
         const int maxRow = labelExtent(true, fm);
-        rowHeaderW_ = rows_ > 0 ? std::min(maxRow, compact_ ? 60 : 140) + 8 : 0;
+        rowHeaderW_ = rows_ > 0 ? std::min(maxRow, rowLabelCap()) + 8 : 0;
         const int maxCol = labelExtent(false, fm);
 
         const int horizHeader = fm.height() + 6;
@@ -103,33 +127,43 @@ void HeatmapWidget::relayout() {
             fitH = rows_ ? double(availH) / rows_ : 1.0;
         };
         fits(true, horizHeader);
-        const double bottomFitW = fitW;
+        const double bottomFitW = fitW, bottomFitH = fitH;
         fits(false, horizHeader);
         // Short of width but not of height: the legend goes under the cells (also when the cells
         // would be thin beside it and readable without it: a few columns in a narrow panel; not
         // for hundreds of columns, which scroll anyway and would leave the legend too short).
-        legendBottom_ = legend && fitW < fitH * 0.9 && (fitW >= 10.0 || (bottomFitW >= 1.5 * fitW && bottomFitW >= 8.0));
+        // And when the cells of a few tokens would be narrower than their labels need beside it.
+        const int minW = minCellWidth(fm);
+        // Not when under the cells it would leave the rows of a few tokens too low for their
+        // labels while beside them the columns have room.
+        legendBottom_ = legend && ((fitW < fitH * 0.9 && (fitW >= 10.0 || (bottomFitW >= 1.5 * fitW && bottomFitW >= 8.0))) ||
+                                   (fitW < minW && bottomFitW >= minW));
+        if (legendBottom_ && bottomFitH < minCellHeight(fm) && fitW >= minW && fitH >= minCellHeight(fm)) legendBottom_ = false;
         if (legendBottom_) fits(true, horizHeader);
 
-        const double fw = std::clamp(fitW, 2.0, double(kMaxFitCell));
-        double fh = std::clamp(fitH, compact_ ? 3.0 : 4.0, double(kMaxFitCell));
+        // Fit fits: below 2 px a cell is a fraction of a pixel (whole pixels above, crisp edges);
+        // an axis of a few tokens keeps every label readable (it scrolls instead).
+        const double minH = minCellHeight(fm);
+        const double fw = std::max(std::min(fitW, double(kMaxFitCell)), double(minW));
+        double fh = std::clamp(fitH, minH, std::max(minH, double(kMaxFitCell)));
         const double bw = std::min(fw, std::max(fh, 28.0));
-        cellW_ = std::clamp(int(std::floor(bw * zoom_)), 1, kMaxCell);
+        const double w = bw * zoom_;
+        cellW_ = w >= 2.0 ? std::clamp(std::floor(w), 2.0, double(kMaxCell)) : std::max(w, 0.02);
 
         colLabelsVertical_ = maxCol + 6 > cellW_;
         colHeaderH_ = horizHeader;
         colLabelStep_ = 1;
         if (colLabelsVertical_) {
-            colHeaderH_ = std::min(maxCol, compact_ ? 36 : 80) + 8;
-            colLabelStep_ = niceStep(int(std::ceil(double(fm.ascent() + 1) / cellW_)));
+            colHeaderH_ = std::min(maxCol, colLabelCap()) + 8;
+            colLabelStep_ = niceStep(int(std::ceil(double(fm.ascent() + 1) / cellW_ - 1e-9)));
             fits(legendBottom_, colHeaderH_);
-            fh = std::clamp(fitH, compact_ ? 3.0 : 4.0, double(kMaxFitCell));
+            fh = std::clamp(fitH, minH, std::max(minH, double(kMaxFitCell)));
         }
         const double bh = std::min(fh, std::max(fw, 28.0));
         cellH_ = std::clamp(int(std::floor(bh * zoom_)), 1, kMaxCell);
         rowLabelStep_ = cellH_ >= fm.height() - 2 ? 1 : niceStep(int(std::ceil(double(fm.height() - 2) / cellH_)));
 
-        const int contentW = cols_ * cellW_, contentH = rows_ * cellH_;
+        const int contentW = int(std::ceil(cols_ * cellW_ - 1e-6)), contentH = rows_ * cellH_;
         const int gridW = std::min(contentW, availW), gridH = std::min(contentH, availH);
         const int capH = legendCaption_.isEmpty() ? 0 : fm.height() + 4;
         int legendH = 0;
@@ -139,7 +173,11 @@ void HeatmapWidget::relayout() {
         const int headH = titleH_ + colTitleH_ + colHeaderH_;
         const int blockH = headH + std::max(gridH, legendH - capH) + (legendBottom_ ? legendBottomH : 0);
         const int ox = std::max(0, (W - 2 * pad - blockW) / 2);
-        const int oy = std::max(0, (H - 2 * pad - blockH) / 2);
+        int oy = std::max(0, (H - 2 * pad - blockH) / 2);
+        // Centred no lower than leaves the row title its length under the title (it was wrapped
+        // for the whole height).
+        if (rowTitleW_ > 0)
+            oy = rowTitleLines_ > 1 ? 0 : std::clamp(H - 2 * pad - titleH_ - fm.horizontalAdvance(rowTitle) - 4, 0, oy);
         origin_ = QPoint(pad + ox, pad + oy);
         const int gx = origin_.x() + rowTitleW_ + rowHeaderW_;
         const int gy = origin_.y() + headH;
@@ -157,7 +195,7 @@ void HeatmapWidget::relayout() {
 
         horizontalScrollBar()->setRange(0, std::max(0, contentW - availW));
         horizontalScrollBar()->setPageStep(availW);
-        horizontalScrollBar()->setSingleStep(std::max(cellW_, 16));
+        horizontalScrollBar()->setSingleStep(std::max(int(cellW_), 16));
         verticalScrollBar()->setRange(0, std::max(0, contentH - availH));
         verticalScrollBar()->setPageStep(availH);
         verticalScrollBar()->setSingleStep(std::max(cellH_, 16));
@@ -166,9 +204,13 @@ void HeatmapWidget::relayout() {
     inRelayout_ = false;
 }
 
+int HeatmapWidget::colX(int c) const {
+    return gridRect_.left() + int(std::lround(c * cellW_)) - horizontalScrollBar()->value();
+}
+
 QRect HeatmapWidget::cellRectViewport(int r, int c) const {
-    return QRect(gridRect_.left() + c * cellW_ - horizontalScrollBar()->value(),
-                 gridRect_.top() + r * cellH_ - verticalScrollBar()->value(), cellW_, cellH_);
+    const int x0 = colX(c);
+    return QRect(x0, gridRect_.top() + r * cellH_ - verticalScrollBar()->value(), std::max(1, colX(c + 1) - x0), cellH_);
 }
 
 QRect HeatmapWidget::cellRect(int r, int c) const {
@@ -178,7 +220,7 @@ QRect HeatmapWidget::cellRect(int r, int c) const {
 
 QPoint HeatmapWidget::cellAtViewport(const QPoint& p) const {
     if (isEmpty() || !gridRect_.contains(p)) return {-1, -1};
-    const int c = (p.x() - gridRect_.left() + horizontalScrollBar()->value()) / std::max(1, cellW_);
+    const int c = int((p.x() - gridRect_.left() + horizontalScrollBar()->value()) / cellW_);
     const int r = (p.y() - gridRect_.top() + verticalScrollBar()->value()) / std::max(1, cellH_);
     if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return {-1, -1};
     return {r, c};  // x = row, y = col
@@ -188,11 +230,12 @@ QPoint HeatmapWidget::cellAt(const QPoint& widgetPos) const { return cellAtViewp
 
 void HeatmapWidget::ensureCellVisible(int r, int c) {
     if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return;
-    const int x = c * cellW_, y = r * cellH_;
+    const int x = int(std::lround(c * cellW_)), y = r * cellH_;
+    const int w = std::max(1, int(std::lround((c + 1) * cellW_)) - x);
     auto* hb = horizontalScrollBar();
     auto* vb = verticalScrollBar();
     if (x < hb->value()) hb->setValue(x);
-    if (x + cellW_ > hb->value() + gridRect_.width()) hb->setValue(x + cellW_ - gridRect_.width());
+    if (x + w > hb->value() + gridRect_.width()) hb->setValue(x + w - gridRect_.width());
     if (y < vb->value()) vb->setValue(y);
     if (y + cellH_ > vb->value() + gridRect_.height()) vb->setValue(y + cellH_ - gridRect_.height());
 }
@@ -217,8 +260,8 @@ bool HeatmapWidget::valuesShown() const {
 
 QRect HeatmapWidget::visibleCells() const {
     const int hs = horizontalScrollBar()->value(), vs = verticalScrollBar()->value();
-    const int c0 = std::clamp(hs / cellW_, 0, cols_ - 1);
-    const int c1 = std::clamp((hs + gridRect_.width() - 1) / cellW_, 0, cols_ - 1);
+    const int c0 = std::clamp(int(hs / cellW_), 0, cols_ - 1);
+    const int c1 = std::clamp(int((hs + gridRect_.width() - 1) / cellW_), 0, cols_ - 1);
     const int r0 = std::clamp(vs / cellH_, 0, rows_ - 1);
     const int r1 = std::clamp((vs + gridRect_.height() - 1) / cellH_, 0, rows_ - 1);
     return QRect(QPoint(c0, r0), QPoint(c1, r1));
@@ -239,7 +282,30 @@ QSize HeatmapWidget::sizeHint() const {
     return {w, h};
 }
 
-QSize HeatmapWidget::minimumSizeHint() const { return compact_ ? QSize(90, 70) : QSize(180, 120); }
+QSize HeatmapWidget::minimumSizeHint() const {
+    QSize m = compact_ ? QSize(60, 60) : QSize(120, 100);
+    if (isEmpty()) return m;
+    // Room for every label of an axis of a few tokens (the cells' minimum sizes).
+    const QFontMetrics fm(labelFont());
+    const QFontMetrics tfm(titleFont());
+    const int pad = compact_ ? 3 : 6;
+    const bool axisTitles = !compact_;
+    const int rowTitleW = axisTitles && !rowTitle_.isEmpty() ? fm.height() + 6 : 0;
+    const int rowHeaderW = std::min(labelExtent(true, fm), rowLabelCap()) + 8;
+    const int maxCol = labelExtent(false, fm);
+    if (cols_ <= 16) m.setWidth(std::max(m.width(), 2 * pad + rowTitleW + rowHeaderW + cols_ * minCellWidth(fm)));
+    if (rows_ <= 16) {
+        // The titles as wrapped at the minimum width, the legend under the cells.
+        const int wrapW = m.width() - 2 * pad - 2;
+        const int header = std::min(maxCol, colLabelCap()) + 8;  // vertical labels, the tallest case
+        const int h = 2 * pad + (title_.isEmpty() ? 0 : wrappedLines(tfm, title_, wrapW) * tfm.height() + (compact_ ? 2 : 6)) +
+                      (axisTitles && !colTitle_.isEmpty() ? wrappedLines(fm, colTitle_ + QStringLiteral("\u00a0\u00a0\u2192"), wrapW) * fm.height() + 2 : 0) +
+                      header + rows_ * minCellHeight(fm) +
+                      (showLegend_ && !compact_ ? Colormap::horizontalLegendHeight(labelFont(), !maskCaption().isEmpty() && !binary_) + 8 : 0);
+        m.setHeight(std::max(m.height(), h));
+    }
+    return m;
+}
 
 // ---------------------------------------------------------------- zoom
 
@@ -256,9 +322,10 @@ void HeatmapWidget::resetZoom() { setZoom(1.0); }
 
 void HeatmapWidget::zoomAround(double newZoom, const QPoint& pos) {
     newZoom = std::clamp(newZoom, 0.05, 40.0);
-    const double cx = double(pos.x() - gridRect_.left() + horizontalScrollBar()->value()) / std::max(1, cellW_);
+    const double cx = double(pos.x() - gridRect_.left() + horizontalScrollBar()->value()) / cellW_;
     const double cy = double(pos.y() - gridRect_.top() + verticalScrollBar()->value()) / std::max(1, cellH_);
-    const int oldW = cellW_, oldH = cellH_;
+    const double oldW = cellW_;
+    const int oldH = cellH_;
     zoom_ = newZoom;
     relayout();
     if (oldW != cellW_) horizontalScrollBar()->setValue(int(std::lround(cx * cellW_)) - (pos.x() - gridRect_.left()));

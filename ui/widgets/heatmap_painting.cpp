@@ -3,11 +3,35 @@
 #include "widgets/heatmap_widget.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QPainter>
 #include <QScrollBar>
 
+#include "widgets/downsample.h"
+#include "widgets/elision_log.h"
 #include "widgets/static_text_cache.h"
+
+namespace {
+
+// `text` in `rect`: on one line from the left of `rect`, moved left as far as `minLeft` when it
+// is wider, else wrapped into `lines` lines from `minLeft` (noted as shortened when even those
+// are too few). A rotated painter's `rect` runs along the text.
+void drawWrapped(QPainter& p, const QFontMetrics& fm, QRect rect, int minLeft, int lines, const QString& text) {
+    const int w = fm.horizontalAdvance(text);
+    if (lines <= 1) {
+        const int right = rect.right() + 1;
+        rect.setLeft(std::max(minLeft, std::min(rect.left(), right - w - 2)));  // 2: rounding of advances
+        drawCachedText(p, rect, Qt::AlignLeft | Qt::AlignVCenter, text, rect.width());
+        return;
+    }
+    rect.setLeft(minLeft);
+    const QRect need = fm.boundingRect(QRect(0, 0, rect.width(), 100000), Qt::TextWordWrap, text);
+    if (need.height() > rect.height() + 1) elision_log::note(p.device(), text, text + QStringLiteral(" (clipped)"));
+    p.drawText(rect, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, text);
+}
+
+}  // namespace
 
 void HeatmapWidget::paintEvent(QPaintEvent*) {
     QPainter p(viewport());
@@ -29,7 +53,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
         const int x = isEmpty() ? pad : origin_.x();
         const int y = isEmpty() ? pad : origin_.y();
         const int w = std::max(40, vr.width() - x - pad);
-        drawCachedText(p, QRect(x, y, w, tfm.height()), Qt::AlignLeft | Qt::AlignVCenter, title_, w);
+        drawWrapped(p, tfm, QRect(x, y, w, titleLines_ * tfm.height()), pad, titleLines_, title_);
     }
     if (isEmpty()) {
         p.setFont(lf);
@@ -51,18 +75,21 @@ void HeatmapWidget::paintAxisTitles(QPainter& p, const QFontMetrics& fm) const {
     const int pad = compact_ ? 3 : 6;
     if (colTitleH_ > 0) {
         p.setPen(QColor(90, 90, 90));
-        const QRect tr(gridRect_.left(), origin_.y() + titleH_, std::max(40, vr.width() - gridRect_.left() - pad), colTitleH_);
-        drawCachedText(p, tr, Qt::AlignLeft | Qt::AlignVCenter, colTitle_ + QStringLiteral("  \u2192"), tr.width());
+        const QRect tr(gridRect_.left(), origin_.y() + titleH_, std::max(40, vr.width() - gridRect_.left() - pad), colTitleH_ - 2);
+        drawWrapped(p, fm, tr, pad, colTitleLines_, colTitle_ + QStringLiteral("\u00a0\u00a0\u2192"));
     }
     if (rowTitleW_ > 0) {
+        // Along the cells, from their top down to the bottom of the widget; moved up (as far as
+        // under the title: this column is empty above the cells) or wrapped when longer.
         p.save();
         p.setPen(QColor(90, 90, 90));
         const int x = origin_.x(), y = gridRect_.top();
-        const int len = std::max(gridRect_.height(), std::min(160, vr.height() - y - pad));
-        p.translate(x + fm.descent() + 2, y);
+        const int len = std::max(40, vr.height() - y - pad);
+        p.translate(x + fm.descent() + 2, 0);
         p.rotate(90);
-        drawCachedText(p, QRect(0, -fm.height(), len, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                       rowTitle_ + QStringLiteral("  \u2192"), len);
+        const int lines = rowTitleLines_;
+        drawWrapped(p, fm, QRect(y, -lines * fm.height(), len, lines * fm.height()), origin_.y() + titleH_, lines,
+                    rowTitle_ + QStringLiteral("\u00a0\u00a0\u2192"));
         p.restore();
     }
 }
@@ -70,20 +97,24 @@ void HeatmapWidget::paintAxisTitles(QPainter& p, const QFontMetrics& fm) const {
 // The visible block of the one-pixel-per-cell cache scaled without smoothing, then the
 // separators, the hatching of masked cells, the numbers, and the highlighted and hovered cells.
 void HeatmapWidget::paintCells(QPainter& p, const QFontMetrics& fm, const QRect& cells) const {
-    const int hs = horizontalScrollBar()->value(), vs = verticalScrollBar()->value();
+    const int vs = verticalScrollBar()->value();
     const int c0 = cells.left(), c1 = cells.right(), r0 = cells.top(), r1 = cells.bottom();
     p.save();
     p.setClipRect(gridRect_);
-    const QRect target(gridRect_.left() + c0 * cellW_ - hs, gridRect_.top() + r0 * cellH_ - vs,
-                       (c1 - c0 + 1) * cellW_, (r1 - r0 + 1) * cellH_);
+    const QRect target(colX(c0), gridRect_.top() + r0 * cellH_ - vs, colX(c1 + 1) - colX(c0), (r1 - r0 + 1) * cellH_);
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
     const QRect block(c0, r0, c1 - c0 + 1, r1 - r0 + 1);
-    p.drawImage(target, cellImage(block), block);
+    if (cellW_ < 2.0) {  // cells of a pixel or less: averaged down, never sampled (no moiré)
+        const QImage img = resampledCells(block);
+        p.drawImage(QRect(gridRect_.left(), target.top(), img.width(), target.height()), img);
+    } else {
+        p.drawImage(target, cellImage(block), block);
+    }
 
     if (cellW_ >= 8 && cellH_ >= 8) {  // thin white separators between cells
         p.setPen(QColor(255, 255, 255));
         for (int c = c0 + 1; c <= c1; ++c) {
-            const int x = gridRect_.left() + c * cellW_ - hs;
+            const int x = colX(c);
             p.drawLine(x, target.top(), x, target.bottom());
         }
         for (int r = r0 + 1; r <= r1; ++r) {
@@ -134,6 +165,33 @@ void HeatmapWidget::paintCells(QPainter& p, const QFontMetrics& fm, const QRect&
         p.drawRect(cellRectViewport(hoverR_, hoverC_).adjusted(1, 1, -1, -1));
     }
     p.restore();
+}
+
+QImage HeatmapWidget::resampledCells(const QRect& cells) const {
+    // Each pixel column of the grid averages the columns under it (downsample.h); the block of
+    // the cache image covers a window's reach beyond the visible columns.
+    const int hs = horizontalScrollBar()->value();
+    const int width = std::max(1, std::min(gridRect_.width(), int(std::ceil(cols_ * cellW_ - 1e-6)) - hs));
+    const auto weights = downsample::weights(cols_, width, 1.0 / cellW_, hs / cellW_);
+    int lo = cells.left(), hi = cells.right();
+    for (const auto& w : weights)
+        for (const auto& cw : w) lo = std::min(lo, cw.first), hi = std::max(hi, cw.first);
+    const QImage& src = cellImage(QRect(lo, cells.top(), hi - lo + 1, cells.height()));
+    QImage out(width, cells.height(), QImage::Format_RGB32);
+    for (int r = 0; r < cells.height(); ++r) {
+        const auto* line = reinterpret_cast<const QRgb*>(src.constScanLine(cells.top() + r));
+        auto* dst = reinterpret_cast<QRgb*>(out.scanLine(r));
+        for (int x = 0; x < width; ++x) {
+            double red = 0, green = 0, blue = 0;
+            for (const auto& [c, wgt] : weights[size_t(x)]) {
+                red += wgt * qRed(line[c]);
+                green += wgt * qGreen(line[c]);
+                blue += wgt * qBlue(line[c]);
+            }
+            dst[x] = qRgb(int(std::lround(red)), int(std::lround(green)), int(std::lround(blue)));
+        }
+    }
+    return out;
 }
 
 // The row and column labels of the visible cells (every rowLabelStep_-th / colLabelStep_-th, and

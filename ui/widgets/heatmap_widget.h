@@ -20,6 +20,8 @@
 // their value ("\u22121e9", "0") when the cell is big enough, and the tooltip explains them.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -126,8 +128,18 @@ public:
     // (-1, -1).
     QPoint cellAt(const QPoint& widgetPos) const;
 
+    // Every how many rows / columns a label is drawn (1: all; more when the cells are thinner
+    // than the text): the layout check fails on thinned token labels.
+    int rowLabelStep() const { return rowLabelStep_; }
+    int colLabelStep() const { return colLabelStep_; }
+
     double zoom() const { return zoom_; }
-    QSize cellSize() const { return QSize(cellW_, cellH_); }
+    // The cells' size in pixels (a cell may be narrower than a pixel: "Fit" fits hundreds or
+    // thousands of columns, each pixel column then shows the average colour of its columns).
+    QSize cellSize() const { return QSize(std::max(1, int(std::lround(cellW_))), cellH_); }
+    double cellWidth() const { return cellW_; }
+    // The visible part of the cells, in the viewport's coordinates.
+    QRect visibleGrid() const { return gridRect_; }
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -165,6 +177,14 @@ private:
     QPoint cellAtViewport(const QPoint& p) const;
     QRect cellRectViewport(int r, int c) const;
     QRect visibleCells() const;  // the cells at least partly in view (x: columns, y: rows); not when empty
+    int colX(int c) const;       // the left edge of column c in viewport coordinates
+    // The smallest cells that show every label of an axis of at most 16 entries (tokens).
+    int minCellWidth(const QFontMetrics& fm) const;
+    int minCellHeight(const QFontMetrics& fm) const;
+    int rowLabelCap() const { return compact_ ? 80 : 140; }
+    int colLabelCap() const { return compact_ ? 60 : 100; }
+    // The visible cells averaged down to one pixel column each (cells narrower than 2 px).
+    QImage resampledCells(const QRect& cells) const;
     void setHover(int r, int c);
     void zoomAround(double newZoom, const QPoint& viewportPos);
     int labelExtent(bool rows, const QFontMetrics& fm) const;  // widest label, cached
@@ -199,9 +219,12 @@ private:
 
     double zoom_ = 1.0;
     // Layout (viewport coordinates), recomputed by relayout().
-    int cellW_ = 10, cellH_ = 10;
+    double cellW_ = 10;  // whole pixels from 2 px up; a fraction below (Fit of many columns)
+    int cellH_ = 10;
     QRect gridRect_;      // visible part of the cells
     int titleH_ = 0, colTitleH_ = 0, colHeaderH_ = 0, rowHeaderW_ = 0, rowTitleW_ = 0, legendW_ = 0;
+    // Lines the title and the axis titles are wrapped into (they are never shortened).
+    int titleLines_ = 1, colTitleLines_ = 1, rowTitleLines_ = 1;
     QRect legendRect_;
     QPoint origin_;        // top-left of the title / the centred block
     bool legendBottom_ = false;

@@ -116,6 +116,17 @@ QString decimals(double v, int places) {
     return typographicLeadingMinus(QString::number(v, 'f', places));
 }
 
+int decimalsForTerms(const std::vector<double>& terms, int atLeast) {
+    int places = atLeast;
+    for (double t : terms) {
+        const double a = std::abs(t);
+        if (!std::isfinite(a) || a == 0.0) continue;
+        // Two significant digits: the first nonzero decimal and the one after it.
+        places = std::max(places, int(std::floor(-std::log10(a))) + 2);
+    }
+    return std::min(places, 9);
+}
+
 QString plainDecimals(double v, int places) { return QString::number(v, 'f', places); }
 
 QString chartReadout(double v) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include <QString>
 
@@ -44,6 +45,10 @@ QString fourDigits(double v);
 QString fourDigitsValue(double v);
 // `places` decimals, "−" for a negative and "—" for NaN: the loss view's table and sums.
 QString decimals(double v, int places = 4);
+// The decimals a sum's terms need so that each shows two significant digits (at least
+// `atLeast`, at most 9): with them "a + b = c" reads true where 4 decimals printed
+// "0.0000 + 0.0000 = 0.0001". The loss view's sum of −log p.
+int decimalsForTerms(const std::vector<double>& terms, int atLeast = 4);
 // `places` decimals as QString::number gives them ("-0.500", "nan"): the explain panel's
 // probabilities, the play speed.
 QString plainDecimals(double v, int places);

@@ -5,6 +5,8 @@
 #include <QPainter>
 #include <QStaticText>
 
+#include "widgets/elision_log.h"
+
 namespace {
 
 struct Key {
@@ -20,6 +22,7 @@ size_t qHash(const Key& k, size_t seed = 0) { return qHashMulti(seed, k.text, k.
 struct Entry {
     QStaticText text;
     QSizeF size;
+    QString shown;  // the text drawn: shorter than the key's when elided
 };
 
 // Bounded: cleared when full (the labels of a session fit many times over).
@@ -54,6 +57,7 @@ const Entry& entryFor(const Key& key, const QFont& font, const QTransform& linea
     if (cache.size() >= kMaxEntries) cache.clear();
     const QString shown = key.elideWidth > 0 ? QFontMetrics(font).elidedText(key.text, Qt::ElideRight, key.elideWidth) : key.text;
     Entry e;
+    e.shown = shown;
     e.text = QStaticText(shown);
     e.text.setTextFormat(Qt::PlainText);
     e.text.setPerformanceHint(QStaticText::AggressiveCaching);
@@ -69,11 +73,13 @@ void drawCachedText(QPainter& p, const QRect& rect, int alignment, const QString
     const QTransform& t = p.transform();
     const int rotation = rotationOf(t);
     if (rotation < 0) {  // scaled or sheared: the plain way
-        p.drawText(rect, alignment, elideWidth > 0 ? p.fontMetrics().elidedText(text, Qt::ElideRight, elideWidth) : text);
+        p.drawText(rect, alignment,
+                   elideWidth > 0 ? elision_log::elidedText(p, p.fontMetrics(), text, Qt::ElideRight, elideWidth) : text);
         return;
     }
     const Entry& e = entryFor(Key{text, fontId(p.font()), elideWidth, rotation}, p.font(),
                               QTransform(t.m11(), t.m12(), t.m21(), t.m22(), 0, 0));
+    if (elision_log::recording()) elision_log::note(p.device(), text, e.shown);
     qreal x = rect.left(), y = rect.top();
     if (alignment & Qt::AlignRight) x = rect.left() + rect.width() - e.size.width();
     else if (alignment & Qt::AlignHCenter) x = rect.left() + (rect.width() - e.size.width()) / 2;

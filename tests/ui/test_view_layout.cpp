@@ -1,0 +1,254 @@
+// The layout check (issue 14): the main window at a laptop's 1366×768 and at 1920×1080 walks the
+// forward steps (one of each role and block kind) in every central view and fails on what a
+// student cannot read: a title or label drawn shortened ("…", the elision log), text a label has
+// no room for, a heatmap that skips labels of an axis of at most 16 entries or needs sideways
+// scrolling at "Fit", a view that scrolls sideways, a widget drawn outside its parent and
+// overlapping sibling widgets. Each failure names the view, the step, the widget and the text.
+//
+// The model has the tutorial's shapes where the layout depends on them (d_model 512, d_ff 2048,
+// 8 heads, src_len 5, tgt_len 6) and one layer, so it is made in a moment (untrained: the
+// layout does not depend on what the numbers are).
+#include <QAbstractScrollArea>
+#include <QApplication>
+#include <QLabel>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSet>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "app/main_window.h"
+#include "app/session.h"
+#include "stepformer/model_io.h"
+#include "stepformer/params.h"
+#include "steps/step_model.h"
+#include "steps/step_navigator.h"
+#include "views/view_table.h"
+#include "widgets/elision_log.h"
+#include "widgets/heatmap_widget.h"
+#include "test_util.h"
+
+namespace {
+
+// Views another part of issue 14 lays out anew; they join the check when that work is merged.
+// (The gradients view fails it today: W, ∂W and ΔW hide rows behind scroll bars and 512 columns
+// do not fit, see issue 14 item 3.)
+const QStringList kViewsNotYetChecked = {QStringLiteral("gradients")};
+
+// "peView > QSplitter > peTableHeatmap": where a widget is, by the names on its way up.
+QString pathOf(const QWidget* w, const QWidget* root) {
+    QStringList parts;
+    for (; w && w != root->parentWidget(); w = w->parentWidget()) {
+        const QString name = w->objectName().isEmpty() ? QString::fromLatin1(w->metaObject()->className()) : w->objectName();
+        if (name.startsWith(QLatin1String("qt_"))) continue;  // a scroll area's inner parts
+        parts.prepend(name);
+    }
+    return parts.join(QStringLiteral(" > "));
+}
+
+bool inside(const QWidget* w, const QWidget* root) {
+    for (; w; w = w->parentWidget())
+        if (w == root) return true;
+    return false;
+}
+
+// The widget's content scrolls inside its parent (a scroll area's viewport): it may be larger.
+bool scrolledContent(const QWidget* w) {
+    const QWidget* p = w->parentWidget();
+    const auto* area = p ? qobject_cast<const QAbstractScrollArea*>(p->parentWidget()) : nullptr;
+    return area && area->viewport() == p;
+}
+
+// Which widget makes `w` as wide as it is at least: the chain of the widest minimums below it.
+QString widestMinimum(const QWidget* w, const QWidget* root) {
+    QStringList chain;
+    for (int depth = 0; w && depth < 8; ++depth) {
+        const QWidget* widest = nullptr;
+        for (const QObject* o : w->children())
+            if (auto* k = qobject_cast<const QWidget*>(o); k && k->isVisible() && !k->isWindow())
+                if (!widest || k->minimumSizeHint().width() > widest->minimumSizeHint().width()) widest = k;
+        if (!widest) break;
+        chain << QStringLiteral("%1 (%2)").arg(pathOf(widest, root).section(QStringLiteral(" > "), -1))
+                     .arg(widest->minimumSizeHint().width());
+        w = widest;
+    }
+    return chain.join(QStringLiteral(" > "));
+}
+
+QString shortText(QString t) {
+    t.replace(QLatin1Char('\n'), QLatin1Char(' '));
+    return t.size() > 90 ? t.left(87) + QStringLiteral("...") : t;
+}
+
+// What a student could not read in `root` (a view as shown now), one line each.
+QStringList layoutProblems(QWidget* root) {
+    QStringList out;
+    elision_log::take();
+    (void)root->grab();  // paints every visible widget; their elisions are noted
+    for (const auto& r : elision_log::take())
+        if (r.widget && inside(r.widget, root))
+            out << QStringLiteral("elided: %1: \"%2\" drawn as \"%3\"").arg(pathOf(r.widget, root), shortText(r.text), r.shown);
+
+    // The main window puts each view in a scroll area: the view itself must fit in it.
+    for (QWidget* a = root->parentWidget(); a; a = a->parentWidget())
+        if (auto* area = qobject_cast<QScrollArea*>(a))
+            for (QScrollBar* bar : {area->horizontalScrollBar(), area->verticalScrollBar()})
+                if (bar->isVisible())
+                    out << QStringLiteral("the view scrolls %1 (it needs %2x%3, has %4x%5; widest: %6)")
+                               .arg(bar->orientation() == Qt::Horizontal ? QStringLiteral("sideways") : QStringLiteral("up and down"))
+                               .arg(root->minimumSizeHint().width()).arg(root->minimumSizeHint().height())
+                               .arg(area->viewport()->width()).arg(area->viewport()->height())
+                               .arg(widestMinimum(root, root));
+
+    const QList<QWidget*> all = root->findChildren<QWidget*>();
+    for (QWidget* w : all) {
+        if (!w->isVisible() || w->isWindow()) continue;
+        const QString where = pathOf(w, root);
+        if (auto* hm = qobject_cast<HeatmapWidget*>(w); hm && !hm->isEmpty()) {
+            if (hm->rows() <= 16 && hm->rowLabelStep() > 1)
+                out << QStringLiteral("thinned row labels (%1 rows, every %2th): %3 \"%4\"")
+                           .arg(hm->rows()).arg(hm->rowLabelStep()).arg(where, hm->title());
+            if (hm->cols() <= 16 && hm->colLabelStep() > 1)
+                out << QStringLiteral("thinned column labels (%1 columns, every %2th): %3 \"%4\"")
+                           .arg(hm->cols()).arg(hm->colLabelStep()).arg(where, hm->title());
+            if (hm->zoom() == 1.0 && hm->rows() <= 16 && hm->verticalScrollBar()->isVisible() &&
+                hm->verticalScrollBar()->maximum() > 0)  // a bar left visible over no range hides nothing
+                out << QStringLiteral("hides some of its %1 rows behind a scroll bar (%2x%3, minimum %4x%5): %6 \"%7\"")
+                           .arg(hm->rows()).arg(hm->width()).arg(hm->height())
+                           .arg(hm->minimumSizeHint().width()).arg(hm->minimumSizeHint().height()).arg(where, hm->title());
+            if (hm->zoom() == 1.0 && hm->horizontalScrollBar()->isVisible())
+                out << QStringLiteral("does not fit at Fit (%1 columns of %2 px scroll sideways in %3 px; %4x%5, minimum %6x%7): %8 \"%9\"")
+                           .arg(hm->cols()).arg(hm->cellWidth()).arg(hm->viewport()->width())
+                           .arg(hm->width()).arg(hm->height()).arg(hm->minimumSizeHint().width()).arg(hm->minimumSizeHint().height())
+                           .arg(where, hm->title());
+        } else if (auto* area = qobject_cast<QScrollArea*>(w); area && area->horizontalScrollBar()->isVisible()) {
+            out << QStringLiteral("scrolls sideways: %1 (content %2 px in %3 px; widest: %4)")
+                       .arg(where).arg(area->widget() ? area->widget()->width() : 0).arg(area->viewport()->width())
+                       .arg(widestMinimum(area->widget(), root));
+        }
+        if (auto* label = qobject_cast<QLabel*>(w); label && !label->text().isEmpty() && label->pixmap().isNull()) {
+            const bool cut = label->wordWrap() ? label->heightForWidth(label->width()) > label->height() + 1
+                                               : label->sizeHint().width() > label->width() + 1;
+            if (cut)
+                out << QStringLiteral("label without room for its text (%1x%2, wants %3): %4 \"%5\"")
+                           .arg(label->width()).arg(label->height())
+                           .arg(label->wordWrap() ? QStringLiteral("height %1").arg(label->heightForWidth(label->width()))
+                                                  : QStringLiteral("width %1").arg(label->sizeHint().width()))
+                           .arg(where, shortText(label->text()));
+        }
+        QWidget* parent = w->parentWidget();
+        if (w != root && parent && !scrolledContent(w) && !QRect(QPoint(0, 0), parent->size()).contains(w->geometry()))
+            out << QStringLiteral("outside its parent (%1 in %2x%3): %4")
+                       .arg(QStringLiteral("%1,%2 %3x%4").arg(w->x()).arg(w->y()).arg(w->width()).arg(w->height()))
+                       .arg(parent->width()).arg(parent->height()).arg(where);
+    }
+    // Overlapping siblings.
+    for (QWidget* p : QList<QWidget*>{root} + all) {
+        if (!p->isVisible() || qobject_cast<QAbstractScrollArea*>(p)) continue;
+        QList<QWidget*> kids;
+        for (QObject* o : p->children())
+            if (auto* k = qobject_cast<QWidget*>(o); k && k->isVisible() && !k->isWindow()) kids << k;
+        for (int i = 0; i < kids.size(); ++i)
+            for (int j = i + 1; j < kids.size(); ++j)
+                if (kids[i]->geometry().intersects(kids[j]->geometry()))
+                    out << QStringLiteral("overlapping siblings: %1 and %2").arg(pathOf(kids[i], root), pathOf(kids[j], root));
+    }
+    return out;
+}
+
+}  // namespace
+
+class TestViewLayout : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void everyViewWholeAtEveryStep_data();
+    void everyViewWholeAtEveryStep();
+
+private:
+    QTemporaryDir dir_;
+    QString weights_;
+};
+
+void TestViewLayout::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+    QVERIFY(dir_.isValid());
+    qputenv("STEPFORMER_CACHE_DIR", dir_.path().toUtf8());
+    stepformer::Config c = stepformer::Config::tutorial();
+    c.n_layers = 1;
+    c.dropout = 0.0;
+    weights_ = dir_.filePath(QStringLiteral("layout.safetensors"));
+    stepformer::save_weights(weights_.toStdString(), c, stepformer::init_params(c, 7));
+    elision_log::setRecording(true);
+}
+
+void TestViewLayout::cleanupTestCase() { elision_log::setRecording(false); }
+
+void TestViewLayout::everyViewWholeAtEveryStep_data() {
+    QTest::addColumn<QSize>("size");
+    QTest::newRow("1366x768") << QSize(1366, 768);
+    QTest::newRow("1920x1080") << QSize(1920, 1080);
+}
+
+void TestViewLayout::everyViewWholeAtEveryStep() {
+    QFETCH(QSize, size);
+    MainWindow::Options o;
+    o.restoreSettings = false;
+    o.saveSettings = false;
+    o.weightsPath = weights_;
+    o.provisioning = Session::Provisioning::Synchronous;
+    o.cacheDir = dir_.path();
+    MainWindow w(o);
+    QCOMPARE(w.session()->modelState(), Session::ModelState::FromFile);
+    w.setFollowStep(false);
+    w.resize(size);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QCOMPARE(w.size(), size);
+
+    // One step of each role in each kind of block and stack (the steps of the other layers and
+    // heads are laid out alike).
+    const auto trace = w.navigator()->model()->trace();
+    QVERIFY(trace);
+    QStringList steps;
+    QSet<QString> kinds;
+    for (const QString& s : w.navigator()->model()->stepOrder()) {
+        const stepformer::TraceEntry* e = trace->find(s.toStdString());
+        if (!e) continue;
+        const QString kind = QStringLiteral("%1/%2/%3").arg(int(e->role)).arg(int(e->block.kind)).arg(int(e->block.stack));
+        if (kinds.contains(kind)) continue;
+        kinds.insert(kind);
+        steps << s;
+    }
+    QVERIFY(steps.size() > 20);
+
+    QStringList failures;
+    int checked = 0;
+    for (const ViewInfo& v : viewTable()) {
+        const QString view = QLatin1String(v.name);
+        if (kViewsNotYetChecked.contains(view)) continue;
+        QVERIFY(w.setCurrentView(view));
+        for (const QString& step : steps) {
+            QVERIFY(w.setCurrentStep(step));
+            QApplication::processEvents();  // the layout settles (a view reflows after a resize)
+            QApplication::processEvents();
+            testutil::saveShot(w, QStringLiteral("%1x%2-%3-%4.png").arg(size.width()).arg(size.height()).arg(view, step));
+            for (const QString& p : layoutProblems(w.currentViewWidget()))
+                failures << QStringLiteral("[%1 %2] %3").arg(view, step, p);
+            ++checked;
+        }
+    }
+    QVERIFY(checked > 100);
+    failures.removeDuplicates();
+    for (const QString& f : failures) qWarning("%s", qPrintable(f));
+    QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 layout problems at %2x%3, the first: %4")
+                                                .arg(failures.size()).arg(size.width()).arg(size.height())
+                                                .arg(failures.value(0))));
+}
+
+QTEST_MAIN(TestViewLayout)
+#include "test_view_layout.moc"
