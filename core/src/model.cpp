@@ -52,15 +52,34 @@ Tensor positional_table(int L, int D) {
 
 Transformer::Transformer(Config config, ParamSet params, Backend* backend)
     : config_(std::move(config)), params_(std::move(params)), backend_(backend ? backend : &default_backend()) {
+    check_params();
+}
+
+Transformer::Transformer(Config config, std::shared_ptr<const ParamSet> params, Backend* backend)
+    : config_(std::move(config)), shared_(std::move(params)), backend_(backend ? backend : &default_backend()) {
+    if (!shared_) throw WeightsError("no parameters");
+    check_params();
+}
+
+ParamSet& Transformer::params() {
+    if (shared_) {
+        params_ = *shared_;
+        shared_.reset();
+    }
+    return params_;
+}
+
+void Transformer::check_params() const {
     config_.validate();
+    const ParamSet& p = params();
     const auto specs = param_specs(config_);
-    if (params_.size() != specs.size())
-        throw WeightsError("parameter set has " + std::to_string(params_.size()) + " tensors, the config needs " +
+    if (p.size() != specs.size())
+        throw WeightsError("parameter set has " + std::to_string(p.size()) + " tensors, the config needs " +
                            std::to_string(specs.size()));
     for (size_t i = 0; i < specs.size(); ++i)
-        if (params_.name(i) != specs[i].name || params_[i].shape != specs[i].shape)
-            throw WeightsError("parameter " + std::to_string(i) + " is '" + params_.name(i) + "' " +
-                               shape_to_string(params_[i].shape) + ", expected '" + specs[i].name + "' " +
+        if (p.name(i) != specs[i].name || p[i].shape != specs[i].shape)
+            throw WeightsError("parameter " + std::to_string(i) + " is '" + p.name(i) + "' " +
+                               shape_to_string(p[i].shape) + ", expected '" + specs[i].name + "' " +
                                shape_to_string(specs[i].shape));
 }
 
@@ -230,7 +249,7 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
         for (int s = 0; s < S; ++s) tr.src_tokens.back().push_back(c.src_vocab[size_t(batch.src[size_t(b) * S + s])]);
         for (int t = 0; t < T; ++t) tr.tgt_tokens.back().push_back(c.tgt_vocab[size_t(batch.tgt[size_t(b) * T + t])]);
     }
-    ModelCtx m{c, params_, *backend_};
+    ModelCtx m{c, params(), *backend_};
     const Axis aB = ax(AxisKind::Batch, "batch_size");
     const Axis aSq = ax(AxisKind::SrcToken, "len_q"), aSk = ax(AxisKind::SrcToken, "len_k");
     const Axis aTq = ax(AxisKind::TgtToken, "len_q"), aTk = ax(AxisKind::TgtToken, "len_k");

@@ -193,14 +193,14 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
                            ParamUpdater* updater) const {
     const Config& c = config_;
     if (!tr.contains("loss")) throw std::logic_error("backward: call loss() after forward() first");
-    if (grads.size() != params_.size()) grads = ParamSet(param_specs(c));
+    if (grads.size() != params().size()) grads = ParamSet(param_specs(c));
     // Linear weights are each used once, so their kernels overwrite dW; only the accumulated
     // ones (embedding tables, LayerNorm gamma/beta) need zeroing.
     for (size_t i = 0; i < grads.size(); ++i)
         if (grads.name(i).find("_emb.") != std::string::npos || grads.name(i).find(".layer_norm.") != std::string::npos)
             grads[i].zero();
     GradState gs{tr, trace_grads, {}};
-    Ctx x{c, params_, grads, *backend_, gs, updater};
+    Ctx x{c, params(), grads, *backend_, gs, updater};
 
     const int B = batch.B, T = batch.T, V = c.tgt_vocab_size();
     const Block proj{Stack::None, BlockKind::Projection, -1};

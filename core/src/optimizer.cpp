@@ -1,6 +1,7 @@
 #include "stepformer/optimizer.h"
 
 #include <cmath>
+#include <cstdio>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -30,9 +31,55 @@ Optimizer::Optimizer(OptimizerOptions opt, const ParamSet& params) : opt_(opt) {
     opt_.validate();
     for (size_t i = 0; i < params.size(); ++i) {
         names_.push_back(params.name(i));
-        buf1_.emplace_back(params[i].shape);
-        if (opt_.kind == OptimizerKind::Adam) buf2_.emplace_back(params[i].shape);
+        shapes_.push_back(params[i].shape);
     }
+}
+
+// A spilled state: the tensors of buf1_ then those of buf2_, raw float32, in an anonymous file.
+struct Optimizer::Spill {
+    std::FILE* file = nullptr;
+    Spill() = default;
+    Spill(const Spill&) = delete;
+    Spill& operator=(const Spill&) = delete;
+    ~Spill() {
+        if (file) std::fclose(file);
+    }
+};
+
+// The zero state of a fresh optimizer is allocated when first needed: an optimizer that only
+// previews updates (the app's) never holds a copy of the model's size. A spilled one is read back.
+void Optimizer::allocate_state() const {
+    if (!buf1_.empty()) return;
+    for (const Shape& shape : shapes_) {
+        buf1_.emplace_back(shape);
+        if (opt_.kind == OptimizerKind::Adam) buf2_.emplace_back(shape);
+    }
+    if (!spill_) return;
+    std::FILE* f = spill_->file;
+    bool ok = std::fseek(f, 0, SEEK_SET) == 0;
+    for (auto* bufs : {&buf1_, &buf2_})
+        for (Tensor& t : *bufs)
+            ok = ok && std::fread(t.ptr(), sizeof(float), t.data.size(), f) == t.data.size();
+    if (!ok) {
+        buf1_.clear();
+        buf2_.clear();
+        throw std::runtime_error("optimizer state: could not read it back from its temporary file");
+    }
+    spill_.reset();
+}
+
+void Optimizer::spill_state() {
+    if (buf1_.empty()) return;  // a fresh state: zeros, nothing to keep
+    auto spill = std::make_shared<Spill>();
+    spill->file = std::tmpfile();
+    if (!spill->file) return;
+    for (const auto* bufs : {&buf1_, &buf2_})
+        for (const Tensor& t : *bufs)
+            if (std::fwrite(t.ptr(), sizeof(float), t.data.size(), spill->file) != t.data.size()) return;
+    if (std::fflush(spill->file) != 0) return;
+    spill_ = std::move(spill);
+    std::vector<Tensor>().swap(buf1_);
+    std::vector<Tensor>().swap(buf2_);
 }
 
 double Optimizer::current_lr() const {
@@ -43,6 +90,7 @@ double Optimizer::current_lr() const {
 }
 
 void Optimizer::begin_step() {
+    allocate_state();
     step_lr_ = static_cast<float>(current_lr());
     ++step_;
 }
@@ -70,7 +118,11 @@ void Optimizer::update(size_t i, Tensor& p, const Tensor& g, Backend& be) {
 }
 
 Tensor Optimizer::preview_update(size_t i, const Tensor& param, const Tensor& grad) const {
-    Tensor p = param, b1 = buf1_.at(i), b2 = opt_.kind == OptimizerKind::Adam ? buf2_.at(i) : Tensor{};
+    if (spill_) allocate_state();
+    // A fresh optimizer's state is zero (the same as an allocated one).
+    const bool fresh = buf1_.empty();
+    Tensor p = param, b1 = fresh ? Tensor(shapes_.at(i)) : buf1_.at(i),
+           b2 = opt_.kind != OptimizerKind::Adam ? Tensor{} : fresh ? Tensor(shapes_.at(i)) : buf2_.at(i);
     // The same kernels as a real step (the next one: its lr and step number), on copies of the state.
     make_cpu_backend(1)->apply_update(p.ptr(), grad.ptr(), p.size(),
                                       update_spec(static_cast<float>(current_lr()), step_ + 1, b1.ptr(), b2.ptr()));
@@ -84,6 +136,7 @@ void Optimizer::step(ParamSet& params, const ParamSet& grads, Backend& be) {
 }
 
 std::vector<std::pair<std::string, const Tensor*>> Optimizer::state_tensors() const {
+    allocate_state();
     std::vector<std::pair<std::string, const Tensor*>> out;
     for (size_t i = 0; i < names_.size(); ++i) {
         if (opt_.kind == OptimizerKind::SGD) {
@@ -129,6 +182,8 @@ void Optimizer::load_state(const std::string& json, const std::map<std::string, 
                                      ", expected " + shape_to_string(dst.shape));
         dst = *it->second;
     };
+    spill_.reset();  // replaced, not read back
+    allocate_state();
     for (size_t i = 0; i < names_.size(); ++i) {
         if (opt_.kind == OptimizerKind::SGD) {
             load("optim." + names_[i] + ".momentum_buffer", buf1_[i]);

@@ -315,11 +315,14 @@ std::vector<uint8_t> serialize(const std::vector<TensorToWrite>& tensors, const 
     // ordered_json keeps the header in writing order, which makes files easier to eyeball.
     nlohmann::ordered_json header = nlohmann::ordered_json::object();
     if (!metadata.empty()) header[kMetadataKey] = metadata;
-    std::vector<uint8_t> data;
+    // The offsets follow from the sizes, so the data is encoded once, straight into the output
+    // buffer, allocated at its final size: a model's file is written with one copy of its data
+    // in memory (not a growing buffer and then another).
+    uint64_t data_size = 0;
     for (const auto& t : tensors) {
-        const uint64_t begin = data.size();
-        encode(t, data, what);
-        header[t.name] = {{"dtype", dtype_name(t.dtype)}, {"shape", t.tensor->shape}, {"data_offsets", {begin, data.size()}}};
+        const uint64_t begin = data_size;
+        data_size += uint64_t(t.tensor->data.size()) * dtype_size(t.dtype);
+        header[t.name] = {{"dtype", dtype_name(t.dtype)}, {"shape", t.tensor->shape}, {"data_offsets", {begin, data_size}}};
     }
 
     std::string text;
@@ -331,10 +334,13 @@ std::vector<uint8_t> serialize(const std::vector<TensorToWrite>& tensors, const 
     text.append((8 - text.size() % 8) % 8, ' ');  // keeps the data section 8-byte aligned
 
     const uint64_t header_size = text.size();
-    std::vector<uint8_t> out(8 + text.size() + data.size());
+    std::vector<uint8_t> out;
+    out.reserve(8 + text.size() + data_size);
+    out.resize(8 + text.size());
     std::memcpy(out.data(), &header_size, 8);
     std::memcpy(out.data() + 8, text.data(), text.size());
-    if (!data.empty()) std::memcpy(out.data() + 8 + text.size(), data.data(), data.size());
+    for (const auto& t : tensors) encode(t, out, what);
+    if (out.size() != 8 + text.size() + data_size) fail(what, "internal error: the data does not match its offsets");
     return out;
 }
 

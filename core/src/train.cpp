@@ -41,9 +41,29 @@ static OptimizerOptions with_model_size(OptimizerOptions o, const Config& c) {
     return o;
 }
 
+// The gradients the Trainer's backward pass stores. The linear weights' updates are fused into
+// the kernels that compute their gradients without keeping them (keep_gradient false), so only
+// the accumulated ones get storage: the embedding tables and LayerNorm gamma/beta, which
+// Transformer::backward zeroes and sums into (the same rule it uses). The linear weights' entries
+// keep their shapes but hold no data: a model-sized buffer (176 MB at the tutorial's size) that
+// would only ever hold zeros.
+static ParamSet accumulated_gradients(const Config& c) {
+    std::vector<ParamSpec> specs = param_specs(c);
+    std::vector<Shape> shapes;
+    for (ParamSpec& sp : specs) {
+        shapes.push_back(sp.shape);
+        const bool accumulated = sp.name.find("_emb.") != std::string::npos || sp.name.find(".layer_norm.") != std::string::npos;
+        if (!accumulated) sp.shape = {0};
+    }
+    ParamSet grads(specs);
+    for (size_t i = 0; i < grads.size(); ++i) grads[i].shape = shapes[i];
+    return grads;
+}
+
 Trainer::Trainer(Transformer& model, std::vector<Example> data, TrainOptions opt)
     : model_(model), data_(std::move(data)), options_(opt),
-      opt_(with_model_size(opt.optimizer, model.config()), model.params()) {
+      opt_(with_model_size(opt.optimizer, model.config()), model.params()),
+      grads_(accumulated_gradients(model.config())) {
     options_.validate();
     if (data_.empty()) throw DataError("the dataset is empty");
     // Validate every example up front so a bad token is reported before any step runs.

@@ -289,3 +289,105 @@ TEST(Training, ResumeFromCheckpointContinuesExactly) {
 }
 
 }  // namespace
+
+// ----- memory: the optimizer's state on demand, and weights shared between models -----
+
+namespace {
+
+// A few Adam steps of the small model, by hand: its optimizer then has a state worth keeping.
+struct SteppedAdam {
+    Config c = Config::small();
+    Transformer model{c, init_params(c, 5)};
+    Optimizer opt{[] {
+                      OptimizerOptions o;
+                      o.kind = OptimizerKind::Adam;
+                      o.lr = 5e-3;
+                      return o;
+                  }(),
+                  model.params()};
+    Batch batch = make_training_batch(c, builtin_examples(), {0, 1});
+    void steps(int n) {
+        for (int i = 0; i < n; ++i) {
+            Trace t;
+            ParamSet g;
+            model.forward(batch, t);
+            model.loss(batch, t);
+            model.backward(batch, t, g, false);
+            opt.step(model.params(), g, model.backend());
+        }
+    }
+};
+
+std::vector<std::vector<float>> state_values(const Optimizer& o) {
+    std::vector<std::vector<float>> out;
+    for (const auto& [name, t] : o.state_tensors()) out.push_back(t->data);
+    return out;
+}
+
+}  // namespace
+
+TEST(OptimizerState, AFreshOptimizersStateIsZeroWhenAskedFor) {
+    const Config c = Config::small();
+    const ParamSet p = init_params(c, 1);
+    OptimizerOptions o;
+    o.kind = OptimizerKind::Adam;
+    const Optimizer opt(o, p);
+    const auto state = opt.state_tensors();
+    ASSERT_EQ(state.size(), 2 * p.size());
+    for (size_t i = 0; i < p.size(); ++i) {
+        EXPECT_EQ(state[2 * i].second->shape, p[i].shape) << state[2 * i].first;
+        for (float v : state[2 * i].second->data) ASSERT_EQ(v, 0.0f) << state[2 * i].first;
+        for (float v : state[2 * i + 1].second->data) ASSERT_EQ(v, 0.0f) << state[2 * i + 1].first;
+    }
+}
+
+TEST(OptimizerState, ASpilledStateComesBackExactly) {
+    SteppedAdam a, b;
+    a.steps(3);
+    b.steps(3);
+    const auto before = state_values(a.opt);
+    // The preview of the next update, before and after spilling.
+    Trace t;
+    ParamSet g;
+    a.model.forward(a.batch, t);
+    a.model.loss(a.batch, t);
+    a.model.backward(a.batch, t, g, false);
+    const Tensor preview = a.opt.preview_update(0, a.model.params()[0], g[0]);
+
+    a.opt.spill_state();
+    ASSERT_TRUE(a.opt.state_spilled()) << "std::tmpfile() failed?";
+    const Tensor spilledPreview = a.opt.preview_update(0, a.model.params()[0], g[0]);
+    EXPECT_EQ(spilledPreview.data, preview.data);
+    a.opt.spill_state();
+    EXPECT_EQ(state_values(a.opt), before);
+    EXPECT_FALSE(a.opt.state_spilled());
+
+    // Training goes on from a spilled state exactly as from one kept in memory.
+    a.opt.spill_state();
+    a.steps(2);
+    b.steps(2);
+    EXPECT_EQ(state_values(a.opt), state_values(b.opt));
+    for (size_t i = 0; i < a.model.params().size(); ++i)
+        ASSERT_EQ(a.model.params()[i].data, b.model.params()[i].data) << a.model.params().name(i);
+}
+
+TEST(TransformerSharedWeights, ASharingModelComputesTheSameAndCopiesOnlyToChange) {
+    const Config c = Config::small();
+    auto shared = std::make_shared<const ParamSet>(init_params(c, 9));
+    const Transformer owner(c, *shared);
+    Transformer sharer(c, shared);
+    const Transformer& constSharer = sharer;
+    EXPECT_EQ(&constSharer.params(), shared.get());  // no copy to read
+    const Batch b = make_training_batch(c, builtin_examples(), {0, 1});
+    Trace t1, t2;
+    owner.forward(b, t1);
+    sharer.forward(b, t2);
+    EXPECT_EQ(owner.loss(b, t1), sharer.loss(b, t2));
+    // Changing the weights detaches them: the shared ones stay as they were.
+    const float was = (*shared)[0].data[0];
+    sharer.params()[0].data[0] = was + 1.0f;
+    EXPECT_NE(&constSharer.params(), shared.get());
+    EXPECT_EQ((*shared)[0].data[0], was);
+    EXPECT_EQ(constSharer.params()[0].data[0], was + 1.0f);
+    EXPECT_THROW(Transformer(Config::tutorial(), shared), WeightsError);  // still checked against the config
+}

@@ -1,6 +1,7 @@
 // PresetTrainer: the first start's training runs on the Train dock's pipeline (a
 // TrainingController), stage by stage until the model translates the training sentences, and
-// writes the cache file; the Session trains through it.
+// writes the cache file; the Session trains through it. What a run leaves behind in memory: the
+// weights go to their new owner, the optimizer state to a temporary file or nowhere.
 #include <QtTest>
 
 #include <QApplication>
@@ -33,6 +34,8 @@ private slots:
     void aLaterStageRunsWhenTheFirstFallsShort();
     void backgroundRunsOnTheController();
     void theSessionTrainsThroughTheController();
+    void aRunHandsItsMemoryOverInsteadOfKeepingIt();
+    void trainedWeightsAreSharedWithTheSessionNotCopied();
 };
 
 void TestPresetTrainer::aStageThatTranslatesEndsTheRecipe() {
@@ -114,6 +117,64 @@ void TestPresetTrainer::theSessionTrainsThroughTheController() {
     QVERIFY(finished.wait(120000));
     QVERIFY(steps.count() >= 60);
     QCOMPARE(s.modelState(), Session::ModelState::Trained);
+}
+
+void TestPresetTrainer::aRunHandsItsMemoryOverInsteadOfKeepingIt() {
+    // The preset's training: nobody resumes it, so its optimizer state is not kept at all.
+    QTemporaryDir dir;
+    const Config c = Config::small();
+    PresetTrainer t;
+    std::vector<std::shared_ptr<const Optimizer>> presetOptimizers;
+    connect(t.controller(), &TrainingController::finished, this,
+            [&](TrainingController::State, const QString&, std::shared_ptr<ParamSet> params,
+                std::shared_ptr<const Optimizer> optimizer) {
+                QVERIFY(params);
+                presetOptimizers.push_back(std::move(optimizer));
+            });
+    t.start(c, std::make_shared<const ParamSet>(init_params(c, 7)), smallStages(60),
+            dir.filePath(QStringLiteral("small.safetensors")), true);
+    QCOMPARE(presetOptimizers.size(), size_t(1));
+    QVERIFY(!presetOptimizers.front());
+    // The controller keeps the summary, not the weights it handed over.
+    QVERIFY(t.controller()->outcome());
+    QCOMPARE(t.controller()->outcome()->stepsDone, 60);
+    QVERIFY(!t.controller()->outcome()->params);
+    QVERIFY(!t.controller()->outcome()->optimizer);
+
+    // A Train dock run keeps its optimizer state for a checkpoint, in a temporary file until asked.
+    TrainingController controller;
+    controller.setSynchronous(true);
+    controller.setAttentionSnapshots(false);
+    std::shared_ptr<const Optimizer> kept;
+    connect(&controller, &TrainingController::finished, this,
+            [&](TrainingController::State, const QString&, std::shared_ptr<ParamSet>,
+                std::shared_ptr<const Optimizer> optimizer) { kept = std::move(optimizer); });
+    TrainOptions o = preset_recipe(TrainingPreset::Small).front();
+    o.epochs = 3;
+    TrainingController::StartPoint from;
+    from.seed = 3;
+    QVERIFY(controller.start(c, from, builtin_examples(), o));
+    QCOMPARE(controller.state(), TrainingController::State::Finished);
+    QVERIFY(kept);
+    QCOMPARE(kept->step_count(), 3);
+    QVERIFY(kept->state_spilled());
+    QVERIFY(!controller.outcome()->optimizer);
+    // Read back when a checkpoint needs it: Adam's moments after three steps are not all zero.
+    bool nonZero = false;
+    for (const auto& [name, tensor] : kept->state_tensors())
+        for (float v : tensor->data) nonZero = nonZero || v != 0.0f;
+    QVERIFY(nonZero);
+    QVERIFY(!kept->state_spilled());
+}
+
+void TestPresetTrainer::trainedWeightsAreSharedWithTheSessionNotCopied() {
+    Session s;
+    s.setProvisioning(Session::Provisioning::Never);
+    const Config c = Config::small();
+    auto trained = std::make_shared<const ParamSet>(init_params(c, 11));
+    QVERIFY(s.installTrainedModel(c, trained));
+    QCOMPARE(s.params().get(), trained.get());  // the same weights, not a copy
+    QVERIFY(s.gradients());                     // and the views' trace is computed from them
 }
 
 int main(int argc, char** argv) {

@@ -6,6 +6,10 @@
 #include <QStandardPaths>
 #include <QtDebug>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include "stepformer/checkpoint.h"
 #include "stepformer/dataset.h"
 #include "stepformer/decode.h"
@@ -26,6 +30,26 @@ using ui_text::ss;
 // the training starts from.
 constexpr uint64_t kInitSeed = 7;
 
+// The app allocates and frees model-sized tensors (weights, gradients, optimizer state: 0.1 to
+// 4 MB each at the tutorial's size) as models are opened, trained and replaced. glibc's
+// allocator raises its mmap threshold to the size of the largest block freed, after which such
+// tensors come from the heap, whose freed memory stays resident (the app grew by hundreds of MB
+// per training run). A fixed threshold keeps every tensor of 1 MB or more in its own mapping,
+// returned to the system when freed; smaller ones are unaffected.
+void keepLargeTensorsOutOfTheHeap() {
+#ifdef __GLIBC__
+    static const bool once = [] { return ::mallopt(M_MMAP_THRESHOLD, 1 << 20) == 1; }();
+    (void)once;
+#endif
+}
+
+// After a model is replaced: what the heap freed goes back to the system.
+void releaseFreedMemory() {
+#ifdef __GLIBC__
+    ::malloc_trim(0);
+#endif
+}
+
 stepformer::TrainingPreset trainingPreset(Session::Preset p) {
     return p == Session::Preset::Small ? TrainingPreset::Small : TrainingPreset::Tutorial;
 }
@@ -33,6 +57,7 @@ stepformer::TrainingPreset trainingPreset(Session::Preset p) {
 }  // namespace
 
 Session::Session(QObject* parent) : QObject(parent), trainer_(new PresetTrainer(this)) {
+    keepLargeTensorsOutOfTheHeap();
     // No model until setPreset() / openWeights(): sentences given before are only validated
     // against the tutorial's vocabulary, and trace() is null.
     config_ = presetConfig(Preset::Tutorial);
@@ -232,7 +257,7 @@ bool Session::installTrainedModel(const Config& config, std::shared_ptr<const Pa
         return false;
     }
     try {
-        auto model = std::make_shared<Transformer>(config, *params);
+        auto model = std::make_shared<Transformer>(config, std::move(params));  // shared, not copied
         trainer_->cancel();
         install(config, std::move(model), ModelState::TrainedInApp, tr("Weights trained in the app (Train panel)"));
         return true;
@@ -333,6 +358,7 @@ void Session::install(Config config, std::shared_ptr<Transformer> model, ModelSt
     recomputeAfterModelChange();
     emit modelChanged();
     emit traceChanged();
+    releaseFreedMemory();  // the views have let go of the old model's trace and gradients
 }
 
 void Session::recomputeAfterModelChange() {

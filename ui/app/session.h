@@ -84,8 +84,9 @@ public:
     bool openWeights(const QString& path, const QString& configPath = {});
 
     // Installs weights trained elsewhere (the training panel) exactly like loading a file:
-    // recomputes the trace and emits modelChanged() and traceChanged(). False (and
-    // errorOccurred) when the weights do not fit the config.
+    // recomputes the trace and emits modelChanged() and traceChanged(). The model shares the
+    // weights (no copy): they must not change afterwards. False (and errorOccurred) when the
+    // weights do not fit the config.
     bool installTrainedModel(const stepformer::Config& config, std::shared_ptr<const stepformer::ParamSet> params);
 
     // Validates both sentences against the vocabularies and lengths. Valid: recomputes the trace
@@ -109,7 +110,7 @@ public:
     // then also holds the grad.* entries of the backward pass.
     std::shared_ptr<const stepformer::ParamSet> gradients() const { return grads_; }
     // A fresh SGD(lr 1e-3, momentum 0.99), the tutorial's optimizer, for previewing the update
-    // its first step would apply (null without a model).
+    // its first step would apply (null without a model; it holds no state of the model's size).
     std::shared_ptr<const stepformer::Optimizer> optimizer() const { return optimizer_; }
     // The decoder's expected output ids (B*T, row-major like projection.logits); empty when the
     // expected output cannot be derived.
@@ -149,7 +150,8 @@ private:
     void finishTraining(const PresetTrainer::Result& result);
 
     stepformer::Config config_;
-    std::shared_ptr<stepformer::Transformer> model_;
+    // Const: a model sharing trained weights must never copy them (Transformer's copy on write).
+    std::shared_ptr<const stepformer::Transformer> model_;
     std::shared_ptr<const stepformer::Trace> trace_;
     std::shared_ptr<const stepformer::ParamSet> grads_;
     std::shared_ptr<const stepformer::Optimizer> optimizer_;

@@ -61,6 +61,7 @@ struct PresetTrainer::Run {
 
 PresetTrainer::PresetTrainer(QObject* parent) : QObject(parent), controller_(new TrainingController(this)) {
     controller_->setAttentionSnapshots(false);  // nobody replays this training
+    controller_->setKeepOptimizerState(false);  // nor resumes it: its state is freed at once
     connect(controller_, &TrainingController::stepReported, this, [this](const TrainingStep& s) {
         if (run_) emit progress(run_->base + s.step, run_->total, s.loss);
     });

@@ -9,6 +9,9 @@
 
 #include <QThread>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #ifdef __linux__
 #include <cerrno>
 #include <sys/resource.h>
@@ -74,6 +77,14 @@ void lowerWorkerPriority() {
     errno = 0;
     const int nice = ::getpriority(PRIO_PROCESS, tid);
     if (errno == 0) ::setpriority(PRIO_PROCESS, tid, std::min(nice + 5, 19));
+#endif
+}
+
+// A run frees model-sized buffers (its double buffer, gradients, the replaced model) on two
+// threads; glibc keeps freed heap memory for reuse unless asked to give it back.
+void releaseFreedMemory() {
+#ifdef __GLIBC__
+    ::malloc_trim(0);
 #endif
 }
 
@@ -201,18 +212,20 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
     // same calls are direct: the job runs on the GUI thread, which must keep its priority.
     const bool synchronous = synchronous_, snapshots = snapshots_;
     const Qt::ConnectionType delivery = synchronous ? Qt::DirectConnection : Qt::QueuedConnection;
-    auto job = [this, gen, shared, config, from, data = std::move(data), options, replaySrc, replayTgt, delivery,
-                epilogue = std::move(epilogue), synchronous, snapshots]() {
+    auto job = [this, gen, shared, config, from = StartPoint(from), data = std::move(data), options, replaySrc, replayTgt, delivery,
+                epilogue = std::move(epilogue), synchronous, snapshots, keepOptimizer = keepOptimizer_]() mutable {
         if (!synchronous) lowerWorkerPriority();
         try {
             ParamSet params = from.params ? *from.params : init_params(config, from.seed);
+            from.params.reset();  // copied: the run does not keep the starting weights alive
             Transformer model(config, std::move(params));
-            Trainer trainer(model, data, options);
+            auto trainer = std::make_unique<Trainer>(model, data, options);
             if (from.optimizerJson && from.optimizerTensors) {
                 std::map<std::string, const Tensor*> tensors;
                 for (const auto& [name, t] : *from.optimizerTensors) tensors.emplace(name, &t);
-                trainer.optimizer().load_state(*from.optimizerJson, tensors);
+                trainer->optimizer().load_state(*from.optimizerJson, tensors);
             }
+            from.optimizerTensors.reset();
             const Batch replay = replayBatch(config, replaySrc, replayTgt, data);
             // Everything for the GUI goes through the mailbox; at most one delivery is queued at
             // a time, so a fast model cannot flood the event queue.
@@ -236,7 +249,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
 
             double epochLoss = 0.0;
             int epochSteps = 0;
-            const TrainResult r = trainer.run(
+            const TrainResult r = trainer->run(
                 [&](const StepReport& s) {
                     epochLoss += s.loss;
                     ++epochSteps;
@@ -263,6 +276,16 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                 },
                 &shared->control);
 
+            // The run's working memory goes before the epilogue (which may save the model): the
+            // trainer's gradients and trace, and its optimizer state unless it is kept.
+            std::shared_ptr<const Optimizer> optimizer;
+            if (keepOptimizer) {
+                // Kept for a checkpoint that may never be saved: in a temporary file until then.
+                auto kept = std::make_shared<Optimizer>(std::move(trainer->optimizer()));
+                kept->spill_state();
+                optimizer = std::move(kept);
+            }
+            trainer.reset();
             if (epilogue) epilogue(model, r.status);
             auto outcome = std::make_shared<TrainingOutcome>();
             outcome->status = int(r.status == TrainStatus::Finished  ? State::Finished
@@ -273,7 +296,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
             outcome->lastLoss = r.last_loss;
             outcome->config = config;
             outcome->params = std::make_shared<ParamSet>(std::move(model.params()));
-            outcome->optimizer = std::make_shared<const Optimizer>(std::move(trainer.optimizer()));
+            outcome->optimizer = std::move(optimizer);
             QMetaObject::invokeMethod(this, [this, gen, outcome] { deliverOutcome(gen, outcome); }, delivery);
         } catch (const std::exception& e) {
             const QString msg = qs(e.what());
@@ -360,7 +383,14 @@ void TrainingController::deliverOutcome(quint64 gen, std::shared_ptr<TrainingOut
     const State s = State(outcome->status);
     const bool changed = state_ != s;
     state_ = s;
-    emit finished(s, outcome->message, outcome->params, outcome->optimizer);
+    // The weights and optimizer state belong to finished()'s handlers from here on: the
+    // controller keeps the summary only (a handler that drops them frees them).
+    outcome_->params.reset();
+    outcome_->optimizer.reset();
+    auto params = std::move(outcome->params);
+    auto optimizer = std::move(outcome->optimizer);
+    emit finished(s, outcome->message, std::move(params), std::move(optimizer));
+    releaseFreedMemory();
     if (gen != generation_) return;
     if (changed) emit stateChanged(s);
 }

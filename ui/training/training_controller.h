@@ -1,5 +1,7 @@
 // Training in the app: runs stepformer::Trainer on a worker QThread, on a COPY of the model
 // (config + params), so the model the step-through views show is never touched mid-step.
+// The run's optimizer state, kept for a checkpoint, waits in a temporary file
+// (Optimizer::spill_state) rather than in memory.
 //
 // Everything crosses threads by value: the worker never touches a widget or this object's
 // members. It puts step reports and per-epoch attention snapshots (a forward pass of the replay
@@ -138,6 +140,9 @@ public:
     // Whether later runs take the per-epoch attention snapshots (on by default; a run nobody
     // replays saves their forward passes).
     void setAttentionSnapshots(bool on) { snapshots_ = on; }
+    // Whether later runs hand their optimizer state to finished() (on by default, for
+    // checkpoints; off, it is freed before the epilogue and finished() gets null).
+    void setKeepOptimizerState(bool on) { keepOptimizer_ = on; }
     void pause();
     void resume();
     void stop();   // asks; the state becomes Stopped when the worker has finished its step
@@ -146,7 +151,8 @@ public:
     State state() const { return state_; }
     bool isActive() const { return state_ == State::Running || state_ == State::Paused; }
     bool stopRequested() const { return stopping_; }
-    // The last step reported, and the outcome of the last finished run.
+    // The last step reported, and the outcome of the last finished run (its summary: the
+    // weights and optimizer state went to finished()'s handlers, params and optimizer are null).
     const TrainingStep& lastStep() const { return last_; }
     const TrainingOutcome* outcome() const { return outcome_ ? &*outcome_ : nullptr; }
     QString message() const { return message_; }
@@ -158,7 +164,8 @@ signals:
     // After every epoch (see snapshotStride) and once as epoch 0, before the first step.
     void epochFinished(int epoch, std::shared_ptr<const AttentionSnapshot> snapshot);
     // The run ended: status is Finished, Stopped or Diverged. params/optimizer may be null when
-    // the run failed before it had weights (then the state is Stopped and message says why).
+    // the run failed before it had weights (then the state is Stopped and message says why);
+    // optimizer is null when the state is not kept (setKeepOptimizerState).
     void finished(TrainingController::State status, const QString& message,
                   std::shared_ptr<stepformer::ParamSet> params, std::shared_ptr<const stepformer::Optimizer> optimizer);
     void errorOccurred(const QString& message);
@@ -174,6 +181,7 @@ private:
     bool stopping_ = false;
     bool synchronous_ = false;
     bool snapshots_ = true;
+    bool keepOptimizer_ = true;
     quint64 generation_ = 0;
     std::shared_ptr<Shared> shared_;  // the current run's mailbox and controls
     QList<QPointer<QThread>> threads_;

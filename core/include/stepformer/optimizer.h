@@ -56,17 +56,28 @@ public:
     // JSON description (kind, hyperparameters, step) for the checkpoint metadata.
     std::vector<std::pair<std::string, const Tensor*>> state_tensors() const;
     std::string state_json() const;
+    // Moves the state to an anonymous temporary file (std::tmpfile, gone with the last copy of
+    // this optimizer) and frees its memory, the size of the model or twice that: for an
+    // optimizer kept only in case its state is saved. The next use reads it back exactly. A
+    // state that cannot be written stays in memory.
+    void spill_state();
+    bool state_spilled() const { return bool(spill_); }
     // Restores from a checkpoint's tensors/metadata; throws std::runtime_error on mismatch.
     void load_state(const std::string& json, const std::map<std::string, const Tensor*>& tensors);
 
 private:
     WeightUpdate update_spec(float lr, int64_t step, float* buf1, float* buf2) const;
+    void allocate_state() const;  // the zero (or spilled) state, on first use
+    struct Spill;
 
     OptimizerOptions opt_;
     int64_t step_ = 0;
     float step_lr_ = 0.0f;
     std::vector<std::string> names_;
-    std::vector<Tensor> buf1_, buf2_;  // momentum | exp_avg, exp_avg_sq
+    std::vector<Shape> shapes_;
+    // momentum | exp_avg, exp_avg_sq; empty until first needed (a fresh optimizer's are zero).
+    mutable std::vector<Tensor> buf1_, buf2_;
+    mutable std::shared_ptr<Spill> spill_;  // set: the state is in this file, not in buf1_/buf2_
 };
 
 }  // namespace stepformer
