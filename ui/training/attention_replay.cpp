@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
 #include <QStyle>
 #include <QTimer>
@@ -60,7 +61,7 @@ AttentionReplay::AttentionReplay(QWidget* parent) : QWidget(parent) {
     pickers->addStretch(1);
     outer->addLayout(pickers);
 
-    auto* thumbScroll = new QScrollArea(this);
+    auto* thumbScroll = thumbScroll_ = new QScrollArea(this);
     thumbScroll->setFrameShape(QFrame::NoFrame);
     thumbScroll->setWidgetResizable(true);
     thumbScroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -332,4 +333,10 @@ void AttentionReplay::render() {
         thumbs_[i]->setTitle(tr("head %1").arg(i));
         thumbs_[i]->setSelected(i == h);
     }
+    // Thumbnails as large as their tokens need (every row and label shown, no scroll bar in them),
+    // the strip as tall as they are.
+    QSize thumb(124, 124);
+    for (HeatmapWidget* t : thumbs_) thumb = thumb.expandedTo(t->minimumSizeHint());
+    for (HeatmapWidget* t : thumbs_) t->setFixedSize(thumb);
+    thumbScroll_->setFixedHeight(thumb.height() + thumbScroll_->horizontalScrollBar()->sizeHint().height());
 }

@@ -21,6 +21,7 @@
 class QComboBox;
 class QHBoxLayout;
 class QLabel;
+class QScrollArea;
 class QSlider;
 class QTimer;
 class QToolButton;
@@ -76,6 +77,7 @@ private:
     QComboBox* blockPicker_ = nullptr;
     QComboBox* headPicker_ = nullptr;
     QWidget* thumbBox_ = nullptr;
+    QScrollArea* thumbScroll_ = nullptr;
     QHBoxLayout* thumbLayout_ = nullptr;
     QList<HeatmapWidget*> thumbs_;
     HeatmapWidget* map_ = nullptr;
