@@ -439,13 +439,13 @@ void PeHeatmap::paintEvent(QPaintEvent*) {
         p.drawRect(bar);
         QString lo, mid, hi;
         if (mode_ == ColorMode::Diverging) {
-            lo = numfmt::fourDigitsValue(-displayedAbsMax());
+            lo = numfmt::fourDigits(-displayedAbsMax());
             mid = QStringLiteral("0");
-            hi = numfmt::fourDigitsValue(displayedAbsMax());
+            hi = numfmt::fourDigits(displayedAbsMax());
         } else {
             const bool fixed = seqHi_ > seqLo_;
-            lo = numfmt::fourDigitsValue(fixed ? seqLo_ : autoLo_);
-            hi = numfmt::fourDigitsValue(fixed ? seqHi_ : autoHi_);
+            lo = numfmt::fourDigits(fixed ? seqLo_ : autoLo_);
+            hi = numfmt::fourDigits(fixed ? seqHi_ : autoHi_);
         }
         p.setPen(textColor);
         const qreal ty = bar.bottom() + 1;
@@ -468,7 +468,7 @@ bool PeHeatmap::event(QEvent* e) {
         const float v = value(cell.y(), cell.x());
         QString text = tooltipFn_ ? tooltipFn_(cell.y(), cell.x(), v) : QString();
         if (text.isEmpty())
-            text = tr("row %1, column %2: %3").arg(rowLabel(cell.y()), colLabel(cell.x()), numfmt::fourDigitsValue(v));
+            text = tr("row %1, column %2: %3").arg(rowLabel(cell.y()), colLabel(cell.x()), numfmt::fourDigits(v));
         QToolTip::showText(he->globalPos(), text, this, cellRect(cell.y(), cell.x()).toAlignedRect());
         return true;
     }

@@ -15,16 +15,25 @@ using ui_text::kMinus;
 
 QString tr(const char* text) { return QCoreApplication::translate("numfmt", text); }
 
-// "1e-07" / "-1e+09" -> "1e−7" / "−1e9"
-QString prettyNumber(QString s) {
+// Every number the UI prints ends here, so they all read alike: "1e-07" / "-1e+09" -> "1e−7" /
+// "−1e9" (no plus, no leading zeros in the exponent), the typographic minus, "NaN", "∞", and no
+// sign on a number that rounds to zero ("-0.0000" -> "0.0000").
+QString finish(QString s) {
+    const bool negative = s.startsWith(QLatin1Char('-'));
+    const QString body = negative ? s.mid(1) : s;
+    if (body.compare(QLatin1String("nan"), Qt::CaseInsensitive) == 0) return QStringLiteral("NaN");
+    if (body.compare(QLatin1String("inf"), Qt::CaseInsensitive) == 0)
+        return negative ? kMinus + QStringLiteral("\u221e") : QStringLiteral("\u221e");
     const int e = s.indexOf(QLatin1Char('e'));
     if (e >= 0) {
-        QString mant = s.left(e);
+        const QString mant = s.left(e);
         QString ex = s.mid(e + 1);
         const bool neg = ex.startsWith(QLatin1Char('-'));
         if (neg || ex.startsWith(QLatin1Char('+'))) ex.remove(0, 1);
         while (ex.size() > 1 && ex.startsWith(QLatin1Char('0'))) ex.remove(0, 1);
         s = mant + QLatin1Char('e') + (neg ? QStringLiteral("-") : QString()) + ex;
+    } else if (negative && std::all_of(body.begin(), body.end(), [](QChar c) { return c == u'0' || c == u'.'; })) {
+        s = body;
     }
     s.replace(QLatin1Char('-'), kMinus);
     return s;
@@ -32,12 +41,6 @@ QString prettyNumber(QString s) {
 
 QString parenthesizedIfNegative(double v, const QString& text) {
     return v < 0 ? QStringLiteral("(") + text + QStringLiteral(")") : text;
-}
-
-// "-0.5" -> "−0.5"; a negative exponent keeps its hyphen ("1.00e-07").
-QString typographicLeadingMinus(QString s) {
-    if (s.startsWith(QLatin1Char('-'))) s.replace(0, 1, kMinus);
-    return s;
 }
 
 }  // namespace
@@ -48,7 +51,7 @@ QString exact(double value) {
     if (std::isinf(v)) return v > 0 ? QStringLiteral("+\u221e") : kMinus + QStringLiteral("\u221e");
     char buf[64];
     const auto res = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back as v
-    return prettyNumber(QString::fromLatin1(buf, static_cast<int>(res.ptr - buf)));
+    return finish(QString::fromLatin1(buf, static_cast<int>(res.ptr - buf)));
 }
 
 QString exactOperand(double v) { return parenthesizedIfNegative(v, exact(v)); }
@@ -68,7 +71,7 @@ QString cell(double value) {
         s = QString::number(double(v), 'f', 1);
     else
         s = QString::number(double(v), 'f', 2);
-    return prettyNumber(s);
+    return finish(s);
 }
 
 QString cellOperand(double v) { return parenthesizedIfNegative(v, cell(v)); }
@@ -78,42 +81,31 @@ QString wholeCell(double v) { return QString::number(static_cast<qint64>(v)).rep
 QString colorBarTick(double v) {
     if (v == 0.0) return QStringLiteral("0");
     QString s = std::fabs(v) < 0.01 ? QString::number(v, 'e', 2) : QString::number(v, 'g', 3);
-    // 1.23e+03 -> 1.23e3, 1e-05 -> 1e-5
     const int e = s.indexOf(QLatin1Char('e'));
-    if (e >= 0) {
+    if (e >= 0 && s.left(e).contains(QLatin1Char('.'))) {  // 1.20e-05 -> 1.2e-05
         QString mant = s.left(e);
-        if (mant.contains(QLatin1Char('.'))) {
-            while (mant.endsWith(QLatin1Char('0'))) mant.chop(1);
-            if (mant.endsWith(QLatin1Char('.'))) mant.chop(1);
-        }
-        QString ex = s.mid(e + 1);
-        bool neg = ex.startsWith(QLatin1Char('-'));
-        if (ex.startsWith(QLatin1Char('+')) || neg) ex.remove(0, 1);
-        while (ex.size() > 1 && ex.startsWith(QLatin1Char('0'))) ex.remove(0, 1);
-        s = mant + QLatin1Char('e') + (neg ? QStringLiteral("-") : QString()) + ex;
+        while (mant.endsWith(QLatin1Char('0'))) mant.chop(1);
+        if (mant.endsWith(QLatin1Char('.'))) mant.chop(1);
+        s = mant + s.mid(e);
     }
-    s.replace(QLatin1Char('-'), kMinus);
-    return s;
+    return finish(s);
 }
 
 QString tensorStat(double v) {
-    if (v != 0.0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e5)) return QString::number(v, 'e', 2);
-    return QString::number(v, 'g', 4);
+    if (v != 0.0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e4)) return finish(QString::number(v, 'e', 2));
+    return finish(QString::number(v, 'g', 4));
 }
 
 QString gradientStat(double v) {
     if (!std::isfinite(v)) return QStringLiteral("\u2014");
-    return typographicLeadingMinus((v != 0.0 && (std::fabs(v) < 1e-3 || std::fabs(v) >= 1e4)) ? QString::number(v, 'e', 2)
-                                                                                               : QString::number(v, 'g', 4));
+    return tensorStat(v);
 }
 
-QString fourDigits(double v) { return QString::number(v, 'g', 4); }
-
-QString fourDigitsValue(double v) { return std::isnan(v) ? QStringLiteral("NaN") : fourDigits(v); }
+QString fourDigits(double v) { return finish(QString::number(v, 'g', 4)); }
 
 QString decimals(double v, int places) {
     if (std::isnan(v)) return QStringLiteral("\u2014");
-    return typographicLeadingMinus(QString::number(v, 'f', places));
+    return finish(QString::number(v, 'f', places));
 }
 
 int decimalsForTerms(const std::vector<double>& terms, int atLeast) {
@@ -127,19 +119,19 @@ int decimalsForTerms(const std::vector<double>& terms, int atLeast) {
     return std::min(places, 9);
 }
 
-QString plainDecimals(double v, int places) { return QString::number(v, 'f', places); }
+QString plainDecimals(double v, int places) { return finish(QString::number(v, 'f', places)); }
 
 QString chartReadout(double v) {
     if (v == 0.0) return QStringLiteral("0");
     const double a = std::abs(v);
-    if (a >= 1e-3 && a < 1e4) return QString::number(v, 'f', a >= 100 ? 1 : a >= 1 ? 4 : 5);
-    return QString::number(v, 'e', 3);
+    if (a >= 1e-3 && a < 1e4) return finish(QString::number(v, 'f', a >= 100 ? 1 : a >= 1 ? 4 : 5));
+    return finish(QString::number(v, 'e', 3));
 }
 
 QString probability(double value) {
     const float p = static_cast<float>(value);
-    if (p >= 0.001f) return QString::number(double(p), 'f', 3);
-    return QString::number(double(p), 'g', 2);
+    if (p >= 0.001f) return finish(QString::number(double(p), 'f', 3));
+    return finish(QString::number(double(p), 'g', 2));
 }
 
 QString duration(double seconds) {

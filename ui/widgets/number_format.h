@@ -1,9 +1,9 @@
 // How the UI prints numbers: one function per kind of number shown, so that a kind reads the same
 // wherever it appears and its rules live in one place. Each says where it is used.
 //
-// The minus sign: tensor values, colour-bar ticks, whole-number cells, the loss table and the
-// gradients view's figures print the typographic minus (ui_text::kMinus, "−0.42" lines up with
-// "0.42"); the rest keep QString::number's ASCII text ("-1.2e-05", "nan") as they always have.
+// Every kind reads alike: the typographic minus (ui_text::kMinus, "−0.42" lines up with "0.42"),
+// a short exponent ("1.2e−5", not "1.2e-05"), "NaN" and "∞", and no sign on a number that rounds
+// to zero. The one exception is learningRate(), which fills an editable field and so stays ASCII.
 // tests/ui/test_number_format.cpp pins every function's output.
 #pragma once
 
@@ -32,27 +32,24 @@ QString wholeCell(double v);
 
 // A colour bar's tick: "0", "0.5", "−12.3", "1.23e3", "1e−5" (three significant digits).
 QString colorBarTick(double v);
-// Four significant digits, switching to "1.23e-05" under 1e-3 and from 1e5: the explain
+// Four significant digits, switching to "1.23e−5" under 1e-3 and from 1e4: the explain
 // panel's value, min, max and mean of a tensor.
 QString tensorStat(double v);
-// The same switching from 1e4, "−" for a negative and "—" when not finite: the gradients view's
-// norms, gradients and optimizer hyperparameters.
+// tensorStat(), "—" when not finite: the gradients view's norms, gradients and optimizer
+// hyperparameters.
 QString gradientStat(double v);
-// Four significant digits as QString::number gives them: "0.7071", "1.235e+04", "nan". Positional
-// encodings, √d_k, losses of a training run.
+// Four significant digits: "0.7071", "1.235e4", "NaN". Positional encodings, √d_k, losses of a
+// training run.
 QString fourDigits(double v);
-// fourDigits() for a tensor value, NaN said as exact() says it ("NaN"): the PE heatmap.
-QString fourDigitsValue(double v);
 // `places` decimals, "−" for a negative and "—" for NaN: the loss view's table and sums.
 QString decimals(double v, int places = 4);
 // The decimals a sum's terms need so that each shows two significant digits (at least
 // `atLeast`, at most 9): with them "a + b = c" reads true where 4 decimals printed
 // "0.0000 + 0.0000 = 0.0001". The loss view's sum of −log p.
 int decimalsForTerms(const std::vector<double>& terms, int atLeast = 4);
-// `places` decimals as QString::number gives them ("-0.500", "nan"): the explain panel's
-// probabilities, the play speed.
+// `places` decimals ("−0.500", "NaN"): the explain panel's probabilities, the play speed.
 QString plainDecimals(double v, int places);
-// The loss chart's readouts (legend, hover): "2.3026", "0.00123", "123.5", "1.235e+04".
+// The loss chart's readouts (legend, hover): "2.3026", "0.00123", "123.5", "1.235e4".
 QString chartReadout(double v);
 // A probability (float): three decimals, two significant digits under 0.001: "0.123", "0.00012".
 QString probability(double p);
