@@ -76,7 +76,8 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
                                          .arg(QString::fromStdString(example)),
                                      QStringLiteral("trace name"));
     const QCommandLineOption viewOpt(QStringLiteral("view"),
-                                     QStringLiteral("Show this view: tensor|attention|masks|pe."), QStringLiteral("view"));
+                                     QStringLiteral("Show this view: %1.").arg(MainWindow::viewNames().join(QStringLiteral(", "))),
+                                     QStringLiteral("view"));
     const QCommandLineOption shotOpt(QStringLiteral("screenshot"),
                                      QStringLiteral("Render the window off-screen, save it as an image and exit."),
                                      QStringLiteral("file.png"));
