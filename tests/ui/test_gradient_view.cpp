@@ -428,6 +428,32 @@ void TestGradientView::blocksShowEachBlocksLargestEntry() {
             QCOMPARE((*p.values)[cell], best);
             QCOMPARE(v[size_t((*p.source)[cell])], best);  // the entry it names
         }
+    // Blocks across columns too (the segment scan), with ties, a segment of NaNs only and one NaN
+    // among numbers: the first largest entry of a block wins, a NaN never does.
+    const ParamBlocks wide = paramBlocks(70, 300);  // blocks of 2 rows × 5 columns
+    QCOMPARE(wide.colStep, 5);
+    std::vector<float> w(70 * 300);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = float(std::cos(double(i) * 0.37)) * float(1 + i % 13);
+    w[7] = 50.0f, w[8] = -50.0f;  // a tie in block (0, 1): the first, at column 7, wins
+    for (int c = 10; c < 15; ++c) w[size_t(c)] = w[300 + size_t(c)] = std::nanf("");  // block (0, 2): NaNs only
+    w[300 * 4 + 20] = std::nanf("");
+    const PooledValues q = poolLargest(w, wide);
+    for (int r = 0; r < wide.blockRows(); ++r)
+        for (int c = 0; c < wide.blockCols(); ++c) {
+            int64_t at = -1;
+            float bestAbs = -1.0f;
+            for (int rr = wide.firstRow(r); rr <= wide.lastRow(r); ++rr)
+                for (int cc = wide.firstCol(c); cc <= wide.lastCol(c); ++cc) {
+                    const float a = std::fabs(w[size_t(rr) * 300 + size_t(cc)]);
+                    if (a > bestAbs) bestAbs = a, at = int64_t(rr) * 300 + cc;
+                }
+            const size_t cell = size_t(r) * size_t(wide.blockCols()) + size_t(c);
+            QCOMPARE((*q.source)[cell], at);
+            if (at >= 0) QCOMPARE((*q.values)[cell], w[size_t(at)]);
+        }
+    QCOMPARE((*q.source)[1], int64_t(7));
+    QCOMPARE((*q.source)[2], int64_t(-1));
+
     QCOMPARE(blockLabels({"0", "1", "2", "3", "4"}, 2), QStringList({"0\u20131", "2\u20133", "4"}));
     QVERIFY(!paramBlocks(64, 64).pooled());
     QCOMPARE(paramBlocks(2048, 512).blockRows(), 64);

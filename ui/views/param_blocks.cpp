@@ -16,25 +16,48 @@ ParamBlocks paramBlocks(int rows, int cols, int maxRows, int maxCols) {
     return b;
 }
 
+namespace {
+
+// The largest |x| of a row segment, in eight independent lanes so that the compiler turns it into
+// vector max instructions (a plain running max is a reduction it may not reorder). NaN never wins,
+// as in the comparison below.
+float segmentMaxAbs(const float* x, int n) {
+    float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int k = 0; k < 8; ++k) lane[k] = std::max(lane[k], std::fabs(x[i + k]));
+    float m = 0.0f;
+    for (int k = 0; k < 8; ++k) m = std::max(m, lane[k]);
+    for (; i < n; ++i) m = std::max(m, std::fabs(x[i]));
+    return m;
+}
+
+}  // namespace
+
 PooledValues poolLargest(const std::vector<float>& values, const ParamBlocks& b) {
     const int R = b.blockRows(), C = b.blockCols();
     auto out = std::make_shared<std::vector<float>>(size_t(R) * size_t(C), 0.0f);
     auto src = std::make_shared<std::vector<int64_t>>(size_t(R) * size_t(C), -1);
     if (values.size() != size_t(b.rows) * size_t(b.cols)) return {out, src};
+    // A million entries per weight and three weights per step: each row segment is scanned for its
+    // largest magnitude first, and only a segment that beats its block's best so far is searched
+    // for the entry (the first of equals, as a running comparison would pick it).
     std::vector<float> best(size_t(C), -1.0f);
     for (int r = 0; r < b.rows; ++r) {
         const int br = r / b.rowStep;
         if (r % b.rowStep == 0) std::fill(best.begin(), best.end(), -1.0f);
         const float* row = values.data() + size_t(r) * size_t(b.cols);
-        for (int c = 0; c < b.cols; ++c) {
-            const int bc = c / b.colStep;
-            const float a = std::fabs(row[c]);
-            if (a > best[size_t(bc)]) {
-                best[size_t(bc)] = a;
-                const size_t cell = size_t(br) * size_t(C) + size_t(bc);
-                (*out)[cell] = row[c];
-                (*src)[cell] = int64_t(r) * b.cols + c;
-            }
+        for (int bc = 0; bc < C; ++bc) {
+            const int c0 = b.firstCol(bc), n = b.lastCol(bc) - c0 + 1;
+            const float m = segmentMaxAbs(row + c0, n);
+            if (!(m > best[size_t(bc)])) continue;
+            int c = c0;
+            while (c < c0 + n && std::fabs(row[c]) != m) ++c;
+            if (c == c0 + n) continue;  // a segment of NaNs only: m is the lanes' 0, no entry has it
+            best[size_t(bc)] = m;
+            const size_t cell = size_t(br) * size_t(C) + size_t(bc);
+            (*out)[cell] = row[c];
+            (*src)[cell] = int64_t(r) * b.cols + c;
         }
     }
     return {out, src};
