@@ -29,6 +29,7 @@
 #include "widgets/elision_log.h"
 #include "widgets/heatmap_widget.h"
 #include "test_util.h"
+#include "text_probes.h"
 
 namespace {
 
@@ -85,6 +86,7 @@ QStringList layoutProblems(QWidget* root) {
     for (const auto& r : elision_log::take())
         if (r.widget && inside(r.widget, root))
             out << QStringLiteral("elided: %1: \"%2\" drawn as \"%3\"").arg(pathOf(r.widget, root), shortText(r.text), r.shown);
+    out << testutil::clippedControlTexts(root);  // what Qt's controls and Qt Charts shorten themselves
 
     // The main window puts each view in a scroll area: the view itself must fit in it.
     for (QWidget* a = root->parentWidget(); a; a = a->parentWidget())
