@@ -1,5 +1,9 @@
 #include "cpu_backend.h"
 
+#include <map>
+#include <mutex>
+#include <stdexcept>
+
 #include <omp.h>
 
 #include <Eigen/Core>
@@ -9,8 +13,11 @@ namespace stepformer {
 namespace cpu {
 CpuBackend::CpuBackend(int threads) : threads_(threads > 0 ? threads : omp_get_num_procs()) {
     // We split work across threads ourselves (by output columns, heads, rows), so Eigen's own
-    // GEMM threading would only nest.
-    Eigen::setNbThreads(1);
+    // GEMM threading would only nest. Eigen keeps the setting in a global that its GEMMs read:
+    // set it once, so a backend made while another computes (the app makes them on several
+    // threads) does not write it under a running kernel.
+    static std::once_flag once;
+    std::call_once(once, [] { Eigen::setNbThreads(1); });
 }
 }  // namespace cpu
 
@@ -19,6 +26,50 @@ std::unique_ptr<Backend> make_cpu_backend(int threads) { return std::make_unique
 Backend& default_backend() {
     static std::unique_ptr<Backend> backend = make_cpu_backend();
     return *backend;
+}
+
+namespace {
+
+struct Registry {
+    std::mutex mu;
+    std::map<std::string, BackendFactory> factories{{"cpu", &make_cpu_backend}};
+};
+
+Registry& registry() {
+    static Registry r;
+    return r;
+}
+
+}  // namespace
+
+void register_backend(const std::string& name, BackendFactory make) {
+    if (name.empty() || !make) throw std::invalid_argument("register_backend: a backend needs a name and a factory");
+    Registry& r = registry();
+    const std::lock_guard lock(r.mu);
+    r.factories[name] = make;
+}
+
+std::vector<std::string> available_backends() {
+    Registry& r = registry();
+    const std::lock_guard lock(r.mu);
+    std::vector<std::string> names;
+    for (const auto& [name, make] : r.factories) names.push_back(name);
+    return names;
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
+    BackendFactory make = nullptr;
+    {
+        Registry& r = registry();
+        const std::lock_guard lock(r.mu);
+        if (auto it = r.factories.find(name); it != r.factories.end()) make = it->second;
+    }
+    if (!make) {
+        std::string known;
+        for (const std::string& n : available_backends()) known += (known.empty() ? "" : ", ") + n;
+        throw std::invalid_argument("unknown backend '" + name + "' (available: " + known + ")");
+    }
+    return make(threads);
 }
 
 }  // namespace stepformer

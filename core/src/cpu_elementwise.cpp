@@ -35,8 +35,8 @@ void CpuBackend::relu_backward(float* din, const float* dout, const float* out, 
     for (int64_t i = 0; i < n; ++i) din[i] = out[i] > 0.0f ? dout[i] : 0.0f;
 }
 
-float CpuBackend::cross_entropy_forward(float* losses, const float* probs, const int* targets, int N, int V,
-                                        int ignore_index, int* counted) {
+float CpuBackend::cross_entropy_forward(float* losses, int* counted, const float* probs, const int* targets, int N,
+                                        int V, int ignore_index) {
     CrossEntropy ce;
     ce.sum = cross_entropy_into(losses, probs, targets, N, V, ignore_index, &ce.counted);
     *counted = ce.counted;

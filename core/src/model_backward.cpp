@@ -193,7 +193,10 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
                            ParamUpdater* updater) const {
     const Config& c = config_;
     if (!tr.contains("loss")) throw std::logic_error("backward: call loss() after forward() first");
-    if (grads.size() != params().size()) grads = ParamSet(param_specs(c));
+    // Reused only when it is laid out as the parameters are, name by name and shape by shape: a
+    // narrower model of the same depth has as many parameters, and its gradients would be written
+    // past the end of the old buffers.
+    if (!grads.same_layout(params())) grads = ParamSet(param_specs(c));
     // Linear weights are each used once, so their kernels overwrite dW; only the accumulated
     // ones (embedding tables, LayerNorm gamma/beta) need zeroing.
     for (size_t i = 0; i < grads.size(); ++i)

@@ -117,15 +117,14 @@ void Optimizer::update(size_t i, Tensor& p, const Tensor& g, Backend& be) {
     be.apply_update(p.ptr(), g.ptr(), p.size(), weight_update(i));
 }
 
-Tensor Optimizer::preview_update(size_t i, const Tensor& param, const Tensor& grad) const {
+Tensor Optimizer::preview_update(size_t i, const Tensor& param, const Tensor& grad, Backend& be) const {
     if (spill_) allocate_state();
     // A fresh optimizer's state is zero (the same as an allocated one).
     const bool fresh = buf1_.empty();
     Tensor p = param, b1 = fresh ? Tensor(shapes_.at(i)) : buf1_.at(i),
            b2 = opt_.kind != OptimizerKind::Adam ? Tensor{} : fresh ? Tensor(shapes_.at(i)) : buf2_.at(i);
     // The same kernels as a real step (the next one: its lr and step number), on copies of the state.
-    make_cpu_backend(1)->apply_update(p.ptr(), grad.ptr(), p.size(),
-                                      update_spec(static_cast<float>(current_lr()), step_ + 1, b1.ptr(), b2.ptr()));
+    be.apply_update(p.ptr(), grad.ptr(), p.size(), update_spec(static_cast<float>(current_lr()), step_ + 1, b1.ptr(), b2.ptr()));
     for (size_t k = 0; k < p.data.size(); ++k) p.data[k] -= param.data[k];
     return p;
 }

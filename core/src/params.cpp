@@ -87,6 +87,13 @@ int64_t ParamSet::total_elements() const {
     return n;
 }
 
+bool ParamSet::same_layout(const ParamSet& other) const {
+    if (items_.size() != other.items_.size()) return false;
+    for (size_t i = 0; i < items_.size(); ++i)
+        if (items_[i].first != other.items_[i].first || items_[i].second.shape != other.items_[i].second.shape) return false;
+    return true;
+}
+
 void ParamSet::zero() {
     for (auto& [name, t] : items_) t.zero();
 }

@@ -527,7 +527,7 @@ TEST_P(KernelGrad, CrossEntropyThroughSoftmaxWithIgnoredRows) {
     int counted = -1;
     auto objective = [&] {
         fwd->softmax_forward(probs.data(), logits.data(), N, V);
-        return double(fwd->cross_entropy_forward(losses.data(), probs.data(), targets.data(), N, V, ignore, &counted));
+        return double(fwd->cross_entropy_forward(losses.data(), &counted, probs.data(), targets.data(), N, V, ignore));
     };
     EXPECT_TRUE(forward_agrees(objective, probs));
     const double loss = objective();
@@ -553,7 +553,7 @@ TEST_P(KernelGrad, CrossEntropyThroughSoftmaxWithIgnoredRows) {
 
     // every row ignored: loss 0, nothing counted, zero gradient
     std::vector<int> all_pad(size_t(N), ignore);
-    EXPECT_EQ(be->cross_entropy_forward(losses.data(), probs.data(), all_pad.data(), N, V, ignore, &counted), 0.0f);
+    EXPECT_EQ(be->cross_entropy_forward(losses.data(), &counted, probs.data(), all_pad.data(), N, V, ignore), 0.0f);
     EXPECT_EQ(counted, 0);
     be->cross_entropy_backward(dlogits.data(), probs.data(), all_pad.data(), N, V, ignore, 0);
     for (float g : dlogits) ASSERT_EQ(g, 0.0f);

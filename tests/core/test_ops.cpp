@@ -3,7 +3,9 @@
 // attention kernels, the loss, batching with different padding, and greedy decoding's stops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <numeric>
 
 #include "stepformer/backend.h"
@@ -165,7 +167,7 @@ TEST_P(Ops, CrossEntropyIsMeanNegativeLogOfTheTargetOverCountedRows) {
     const std::vector<int> targets{2, 0, 1};
     Vec losses(3, -1.0f);
     int counted = -1;
-    const float mean = be->cross_entropy_forward(losses.data(), probs.data(), targets.data(), 3, 3, 0, &counted);
+    const float mean = be->cross_entropy_forward(losses.data(), &counted, probs.data(), targets.data(), 3, 3, 0);
     EXPECT_EQ(counted, 2);
     EXPECT_FLOAT_EQ(losses[0], std::log(2.0f));
     EXPECT_EQ(losses[1], 0.0f);
@@ -177,7 +179,7 @@ TEST_P(Ops, CrossEntropyIsMeanNegativeLogOfTheTargetOverCountedRows) {
     // an underflowed probability gives a large finite loss, not inf
     const Vec zero{0.0f, 1.0f};
     const std::vector<int> t0{0};
-    EXPECT_TRUE(std::isfinite(be->cross_entropy_forward(losses.data(), zero.data(), t0.data(), 1, 2, -100, &counted)));
+    EXPECT_TRUE(std::isfinite(be->cross_entropy_forward(losses.data(), &counted, zero.data(), t0.data(), 1, 2, -100)));
     EXPECT_GT(losses[0], 80.0f);
 }
 
@@ -302,6 +304,56 @@ TEST(ModelShapes, HeadsTimesDkNeedNotEqualDModel) {
     EXPECT_GT(model.backend().sum_squares(grads.at("encoder.layers.0.enc_self_attn.W_Q.weight").ptr(), 120), 0.0);
     for (const auto& e : t.entries())
         for (float v : e.value.data) ASSERT_TRUE(std::isfinite(v)) << e.name;
+}
+
+// A gradient set from a wider model of the same depth has as many parameters but larger ones:
+// backward must make a new one rather than write the narrower model's gradients into it.
+TEST(ModelShapes, BackwardReplacesGradientsOfAnotherShape) {
+    Config wide = small_config(2), narrow = small_config(2);
+    narrow.d_model = 8;
+    narrow.d_k = narrow.d_v = 4;
+    narrow.n_heads = 2;
+    narrow.d_ff = 12;
+    Transformer w(wide, init_params(wide, 3)), n(narrow, init_params(narrow, 3));
+    const Batch batch = make_training_batch(narrow, builtin_examples(), {0, 1});
+    Trace tw, tn, fresh_trace;
+    w.forward(batch, tw);
+    w.loss(batch, tw);
+    ParamSet grads;
+    w.backward(batch, tw, grads);
+    ASSERT_EQ(grads.size(), n.params().size());  // the same count: the case the old check missed
+    ASSERT_FALSE(grads.same_layout(n.params()));
+
+    n.forward(batch, tn);
+    n.loss(batch, tn);
+    n.backward(batch, tn, grads);
+    ASSERT_TRUE(grads.same_layout(n.params()));
+    ParamSet fresh;
+    n.forward(batch, fresh_trace);
+    n.loss(batch, fresh_trace);
+    n.backward(batch, fresh_trace, fresh);
+    for (size_t i = 0; i < fresh.size(); ++i) EXPECT_EQ(grads[i].data, fresh[i].data) << fresh.name(i);
+}
+
+TEST(BackendRegistry, CpuIsRegisteredAndUnknownNamesAreNamed) {
+    const std::vector<std::string> names = available_backends();
+    ASSERT_NE(std::find(names.begin(), names.end(), "cpu"), names.end());
+    auto be = make_backend("cpu", 2);
+    ASSERT_TRUE(be);
+    EXPECT_EQ(be->name(), "cpu");
+    EXPECT_EQ(be->threads(), 2);
+    try {
+        make_backend("tpu");
+        FAIL() << "an unknown backend was made";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("'tpu'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("cpu"), std::string::npos) << e.what();
+    }
+    // A registered backend is listed and made by its name.
+    register_backend("cpu-single", [](int) { return make_cpu_backend(1); });
+    const std::vector<std::string> after = available_backends();
+    EXPECT_NE(std::find(after.begin(), after.end(), "cpu-single"), after.end());
+    EXPECT_EQ(make_backend("cpu-single", 4)->threads(), 1);
 }
 
 TEST(ModelShapes, BatchRowsAreIndependentOfEachOthersPadding) {

@@ -3,15 +3,23 @@
 // present; another backend must produce the same numbers (tests compare against the CPU).
 //
 // Conventions (llm.c's): outputs first, then saved values, then inputs, then weights, then
-// dimensions. Every buffer is row-major float32. Gradients are prefixed `d`. Backward
-// kernels ACCUMULATE into weight gradients (dW +=) and overwrite input gradients unless
-// `accumulate` says otherwise.
+// dimensions. Every buffer is row-major float32. Gradients are prefixed `d`. Whether a backward
+// kernel overwrites its gradients or adds to them differs by kernel, and each one's comment says
+// which: a linear layer's dW is overwritten or accumulated as its caller asks (the model
+// overwrites: each linear weight is used once per pass), an embedding table's and LayerNorm's
+// parameter gradients are accumulated (the caller zeroes them first), input gradients are
+// overwritten unless `accumulate_dx` says otherwise.
+//
+// Thread safety: a Backend keeps no state that a kernel call changes, so one object may run
+// kernels from several threads at once (the GUI thread, QtConcurrent tasks and the training
+// thread do) as long as the calls write different buffers. Making a backend is thread-safe.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace stepformer {
 
@@ -108,10 +116,11 @@ public:
     virtual void relu_forward(float* out, const float* in, int64_t n) = 0;
     virtual void relu_backward(float* din, const float* dout, const float* out, int64_t n) = 0;
 
-    // Cross-entropy with ignore_index: losses (N) = -log probs[target] (0 where target == ignore).
-    // Returns the mean over the counted rows (0 when none) and writes their number.
-    virtual float cross_entropy_forward(float* losses, const float* probs, const int* targets, int N, int V,
-                                        int ignore_index, int* counted) = 0;
+    // Cross-entropy with ignore_index: losses (N) = -log probs[target] (0 where target == ignore),
+    // counted = the number of rows whose target is not ignored. Returns the mean over them (0
+    // when none).
+    virtual float cross_entropy_forward(float* losses, int* counted, const float* probs, const int* targets, int N,
+                                        int V, int ignore_index) = 0;
     // dlogits (N, V) = (probs - onehot) / counted for counted rows, 0 elsewhere
     virtual void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
                                         int ignore_index, int counted) = 0;
@@ -126,7 +135,15 @@ public:
 
 // The CPU reference backend; `threads` <= 0 means all cores.
 std::unique_ptr<Backend> make_cpu_backend(int threads = 0);
-// The process-wide default backend (CPU unless another was installed).
+// The process-wide default backend: the CPU backend with all cores.
 Backend& default_backend();
+
+// The registry: every backend this build can make, by name ("cpu" always; a GPU backend adds
+// itself where it is built). make_backend throws std::invalid_argument for a name not
+// registered, naming the ones that are.
+using BackendFactory = std::unique_ptr<Backend> (*)(int threads);
+void register_backend(const std::string& name, BackendFactory make);
+std::vector<std::string> available_backends();
+std::unique_ptr<Backend> make_backend(const std::string& name, int threads = 0);
 
 }  // namespace stepformer

@@ -49,8 +49,9 @@ public:
     WeightUpdate weight_update(size_t index);
 
     // What the next step would add to parameter `index` (new value - old value) for this
-    // gradient, without changing any state: the GUI shows it beside the gradient.
-    Tensor preview_update(size_t index, const Tensor& param, const Tensor& grad) const;
+    // gradient, without changing any state: the GUI shows it beside the gradient. The same kernel
+    // as the step itself, on `be`.
+    Tensor preview_update(size_t index, const Tensor& param, const Tensor& grad, Backend& be = default_backend()) const;
 
     // State as tensors named optim.<param>.momentum_buffer / .exp_avg / .exp_avg_sq, and a
     // JSON description (kind, hyperparameters, step) for the checkpoint metadata.

@@ -43,6 +43,8 @@ public:
     Tensor& operator[](size_t i) { return items_[i].second; }
     const Tensor& operator[](size_t i) const { return items_[i].second; }
     int64_t total_elements() const;
+    // The same names with the same shapes, in the same order.
+    bool same_layout(const ParamSet& other) const;
     void zero();
 
 private:
