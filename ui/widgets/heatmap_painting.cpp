@@ -148,16 +148,21 @@ void HeatmapWidget::paintCells(QPainter& p, const QFontMetrics& fm, const QRect&
         }
     }
     if (hlRow_ >= 0 || hlCol_ >= 0) {
-        p.setPen(QPen(QColor(255, 140, 0), 3));
+        // A bright amber core between two dark edges: readable on a projector over pale cells
+        // (the dark edges), over dark blue and red (the amber), and no colour of the colour
+        // maps. At least 7 px across, so a column a pixel wide (Fit of 2048) still shows.
         p.setBrush(Qt::NoBrush);
-        if (hlRow_ >= 0) {
-            const QRect a = cellRectViewport(hlRow_, 0), b = cellRectViewport(hlRow_, cols_ - 1);
-            p.drawRect(QRect(a.topLeft(), b.bottomRight()).adjusted(1, 1, -1, -1));
-        }
-        if (hlCol_ >= 0) {
-            const QRect a = cellRectViewport(0, hlCol_), b = cellRectViewport(rows_ - 1, hlCol_);
-            p.drawRect(QRect(a.topLeft(), b.bottomRight()).adjusted(1, 1, -1, -1));
-        }
+        const auto band = [&p](QRect r) {
+            if (r.width() < 7) r = QRect(r.center().x() - 3, r.top(), 7, r.height());
+            if (r.height() < 7) r = QRect(r.left(), r.center().y() - 3, r.width(), 7);
+            r.adjust(2, 2, -2, -2);
+            p.setPen(QPen(QColor(20, 20, 20), 5, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+            p.drawRect(r);
+            p.setPen(QPen(QColor(255, 184, 0), 2.5, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+            p.drawRect(r);
+        };
+        if (hlRow_ >= 0) band(cellRectViewport(hlRow_, 0).united(cellRectViewport(hlRow_, cols_ - 1)));
+        if (hlCol_ >= 0) band(cellRectViewport(0, hlCol_).united(cellRectViewport(rows_ - 1, hlCol_)));
     }
     if (hoverR_ >= 0 && hoverC_ >= 0) {
         p.setPen(QPen(QColor(20, 20, 20), 2));
