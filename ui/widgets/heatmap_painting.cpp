@@ -167,7 +167,9 @@ void HeatmapWidget::paintCells(QPainter& p, const QFontMetrics& fm, const QRect&
     if (hoverR_ >= 0 && hoverC_ >= 0) {
         p.setPen(QPen(QColor(20, 20, 20), 2));
         p.setBrush(Qt::NoBrush);
-        p.drawRect(cellRectViewport(hoverR_, hoverC_).adjusted(1, 1, -1, -1));
+        QRect r = cellRectViewport(hoverR_, hoverC_);
+        if (r.width() < 5) r = QRect(r.center().x() - 2, r.top(), 5, r.height());  // a cell of a pixel or two
+        p.drawRect(r.adjusted(1, 1, -1, -1));
     }
     p.restore();
 }
@@ -200,7 +202,7 @@ QImage HeatmapWidget::resampledCells(const QRect& cells) const {
 }
 
 // The row and column labels of the visible cells (every rowLabelStep_-th / colLabelStep_-th, and
-// the hovered cell's in bold).
+// the hovered cell's; the hovered and outlined ones in bold).
 void HeatmapWidget::paintAxisLabels(QPainter& p, const QFont& lf, const QRect& cells) const {
     const QFontMetrics fm(lf);
     QFont bold = lf;
@@ -215,8 +217,9 @@ void HeatmapWidget::paintAxisLabels(QPainter& p, const QFont& lf, const QRect& c
         const int cy = cr.center().y();
         const QRect lr(gridRect_.left() - rowHeaderW_, cy - fm.height() / 2, rowHeaderW_ - 6, fm.height());
         const QString label = r < rowLabels_.size() ? rowLabels_[r] : QString::number(r);
-        p.setFont(r == hoverR_ ? bold : lf);
-        p.setPen(r == hoverR_ ? QColor(0, 0, 0) : QColor(55, 55, 55));
+        const bool strong = r == hoverR_ || r == hlRow_;  // the hovered or outlined row
+        p.setFont(strong ? bold : lf);
+        p.setPen(strong ? QColor(0, 0, 0) : QColor(55, 55, 55));
         drawCachedText(p, lr, Qt::AlignRight | Qt::AlignVCenter, label, lr.width());
     }
     p.restore();
@@ -229,8 +232,9 @@ void HeatmapWidget::paintAxisLabels(QPainter& p, const QFont& lf, const QRect& c
         if (c % colLabelStep_ != 0 && c != hoverC_) continue;
         const QRect cr = cellRectViewport(0, c);
         const QString label = c < colLabels_.size() ? colLabels_[c] : QString::number(c);
-        p.setFont(c == hoverC_ ? bold : lf);
-        p.setPen(c == hoverC_ ? QColor(0, 0, 0) : QColor(55, 55, 55));
+        const bool strong = c == hoverC_ || c == hlCol_;
+        p.setFont(strong ? bold : lf);
+        p.setPen(strong ? QColor(0, 0, 0) : QColor(55, 55, 55));
         if (!colLabelsVertical_) {
             drawCachedText(p, QRect(cr.left() - 20, gridRect_.top() - colHeaderH_, cr.width() + 40, colHeaderH_ - 4),
                            Qt::AlignHCenter | Qt::AlignBottom, label);
