@@ -79,41 +79,69 @@ Cell outlined(const HeatmapWidget* hm) { return Cell{hm->highlightedRow(), hm->h
     return {};
 }
 
-// Every step of `tr`: hover the last cell of the output (and the last cell of each operand),
-// and every outline is inside its panel; steps whose operands follow the output somewhere
-// outline something. Returns what failed.
+// Whether an outlined token label can be the hovered cell's: one of its tokens (numbered axes,
+// features and positions, are not compared: the PE table's position 4 is the token at 4).
+bool sameLabel(const QString& outlinedLabel, const QString& hoveredRowLabel, const QString& hoveredColLabel) {
+    const auto number = [](const QString& s) {
+        bool ok = false;
+        s.toInt(&ok);
+        return ok;
+    };
+    bool compared = false;
+    for (const QString& h : {hoveredRowLabel, hoveredColLabel}) {
+        if (outlinedLabel.isEmpty() || h.isEmpty() || number(outlinedLabel) || number(h)) continue;
+        if (outlinedLabel == h) return true;
+        compared = true;
+    }
+    return !compared;
+}
+
+// Hovers cell `rc` of `hovered` (a panel of the step `tv` shows) and checks every outline: inside
+// its panel, naming the hovered cell's token or index, none on the hovered panel, all gone after
+// leaving. Returns whether the outlines reached another panel.
+bool checkHover(TensorView& tv, const QString& step, HeatmapWidget* hovered, Cell rc, QStringList& failures) {
+    Cell got;
+    const QString moved = hover(hovered, rc.row, rc.col, &got);
+    if (!moved.isEmpty()) failures << step + QStringLiteral(": ") + moved;
+    const QString hr = hovered->rowLabels().value(got.row), hc = hovered->colLabels().value(got.col);
+    bool any = false;
+    for (const HeatmapWidget* hm : tv.heatmaps()) {
+        const Cell o = outlined(hm);
+        if (o.row >= hm->rows() || o.col >= hm->cols())
+            failures << QStringLiteral("%1: %2 outlined (%3, %4) of %5x%6")
+                            .arg(step, hm->title())
+                            .arg(o.row)
+                            .arg(o.col)
+                            .arg(hm->rows())
+                            .arg(hm->cols());
+        for (const QString& l : {o.row >= 0 ? hm->rowLabels().value(o.row) : QString(),
+                                 o.col >= 0 ? hm->colLabels().value(o.col) : QString()})
+            if (!sameLabel(l, hr, hc))
+                failures << QStringLiteral("%1: %2 outlines '%3' for cell '%4', '%5' of %6").arg(step, hm->title(), l, hr, hc, hovered->title());
+        if (hm == hovered && (o.row >= 0 || o.col >= 0)) failures << step + QStringLiteral(": the hovered panel is outlined");
+        any = any || o.row >= 0 || o.col >= 0;
+    }
+    leave(hovered);
+    const QString cleared = expectNoOutlines(tv);
+    if (!cleared.isEmpty()) failures << step + QStringLiteral(": ") + cleared;
+    return any;
+}
+
+// Every step of `tr`, every panel: the last cell and one of the first column hovered (in a
+// square attention matrix the last row's and column's tokens are the same), checkHover on each.
+// `*linkedSteps`: the steps whose output outlined something. Returns what failed.
 [[nodiscard]] QString walkAllSteps(TensorView& tv, const Trace& tr, int* linkedSteps) {
     QStringList failures;
     *linkedSteps = 0;
     for (const TraceEntry& e : tr.entries()) {
-        tv.setStep(QString::fromStdString(e.name));
-        const auto hms = tv.heatmaps();
-        if (hms.isEmpty()) continue;
-        HeatmapWidget* out = tv.outputHeatmap();
-        for (HeatmapWidget* hovered : hms) {
+        const QString step = QString::fromStdString(e.name);
+        tv.setStep(step);
+        for (HeatmapWidget* hovered : tv.heatmaps()) {
             if (hovered->isEmpty()) continue;
-            const int r = hovered->rows() - 1, c = hovered->cols() - 1;
-            Cell got;
-            const QString moved = hover(hovered, r, c, &got);
-            if (!moved.isEmpty()) failures << QString::fromStdString(e.name) + QStringLiteral(": ") + moved;
             bool any = false;
-            for (const HeatmapWidget* hm : hms) {
-                const Cell o = outlined(hm);
-                if (o.row >= hm->rows() || o.col >= hm->cols())
-                    failures << QStringLiteral("%1: %2 outlined (%3, %4) of %5x%6")
-                                    .arg(QString::fromStdString(e.name), hm->title())
-                                    .arg(o.row)
-                                    .arg(o.col)
-                                    .arg(hm->rows())
-                                    .arg(hm->cols());
-                if (hm == hovered && (o.row >= 0 || o.col >= 0))
-                    failures << QString::fromStdString(e.name) + QStringLiteral(": the hovered panel is outlined");
-                any = any || o.row >= 0 || o.col >= 0;
-            }
-            if (hovered == out && any) ++*linkedSteps;
-            leave(hovered);
-            const QString cleared = expectNoOutlines(tv);
-            if (!cleared.isEmpty()) failures << QString::fromStdString(e.name) + QStringLiteral(": ") + cleared;
+            for (const Cell rc : {Cell{hovered->rows() - 1, hovered->cols() - 1}, Cell{hovered->rows() / 3, 0}})
+                any = checkHover(tv, step, hovered, rc, failures) || any;
+            if (hovered == tv.outputHeatmap() && any) ++*linkedSteps;
         }
     }
     return failures.mid(0, 8).join(QStringLiteral("\n"));
