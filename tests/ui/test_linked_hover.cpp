@@ -12,6 +12,8 @@
 #include "stepformer/dataset.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
+#include "views/attention_lines_widget.h"
+#include "views/attention_view.h"
 #include "views/linked_hover.h"
 #include "views/tensor_view.h"
 #include "widgets/heatmap_widget.h"
@@ -422,6 +424,26 @@ void TestLinkedHover::screenshots() {
     QCOMPARE(outlined(wide.heatmaps()[0]), got);
     QCOMPARE(outlined(wide.heatmaps()[1]), got);
     testutil::saveShot(wide, QStringLiteral("linked_hover_ffn_residual_tutorial.png"));
+    leave(wide.outputHeatmap());
+    wide.setStep(kLayer + QStringLiteral("pos_ffn.hidden"));  // 512 -> 2048 features
+    VERIFY_HELPER(hover(wide.outputHeatmap(), 3, 1500, &got));
+    QCOMPARE(outlined(wide.heatmaps()[0]), (Cell{got.row, -1}));
+    testutil::saveShot(wide, QStringLiteral("linked_hover_ffn_hidden_tutorial.png"));
+
+    // The attention view's own use of the outline: a key token hovered in the line view
+    // outlines its column of the enlarged matrix.
+    AttentionView av;
+    av.setTrace(trace_, cfg_);
+    av.setStep(kLayer + QStringLiteral("enc_self_attn.attn"));
+    av.resize(1366, 768);
+    av.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&av));
+    auto* lines = av.findChild<AttentionLinesWidget*>();
+    auto* enlarged = av.findChild<HeatmapWidget*>(QStringLiteral("enlargedHeatmap"));
+    QVERIFY(lines && enlarged);
+    emit lines->tokenHovered(false, 2);
+    QCOMPARE(outlined(enlarged), (Cell{-1, 2}));
+    testutil::saveShot(av, QStringLiteral("linked_hover_attention_view.png"));
 }
 
 QTEST_MAIN(TestLinkedHover)
