@@ -119,7 +119,8 @@ bool checkHover(TensorView& tv, const QString& step, HeatmapWidget* hovered, Cel
         for (const QString& l : {o.row >= 0 ? hm->rowLabels().value(o.row) : QString(),
                                  o.col >= 0 ? hm->colLabels().value(o.col) : QString()})
             if (!sameLabel(l, hr, hc))
-                failures << QStringLiteral("%1: %2 outlines '%3' for cell '%4', '%5' of %6").arg(step, hm->title(), l, hr, hc, hovered->title());
+                failures << QStringLiteral("%1: %2 outlines '%3' for cell '%4', '%5' of %6")
+                                .arg(step, hm->title(), l, hr, hc, hovered->title());
         if (hm == hovered && (o.row >= 0 || o.col >= 0)) failures << step + QStringLiteral(": the hovered panel is outlined");
         any = any || o.row >= 0 || o.col >= 0;
     }

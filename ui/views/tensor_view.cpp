@@ -265,21 +265,21 @@ void TensorView::rebuild() {
             }
             if (gridLegend_) gridLegend_->setText(legendText);
             output_ = heatmaps_.value(std::clamp(head_, 0, H - 1));
-            updateHoverLinks(panels, true);
+            updateHoverLinks({}, true);
             return;
         }
         heatmaps_.clear();
         setContent(buildHeadGrid(panels, legendText));
         structureKey_ = key;
-        updateHoverLinks(panels, true);
+        updateHoverLinks({}, true);
         return;
     }
 
     const StepPieces sp = stepPieces(trace_, config_, step_, batch_, head_);
     formulaLabel_->setText(sp.formula);
-    std::vector<PanelSpec> shown;  // the panels, for the hover links
+    std::vector<const PanelSpec*> shown;  // the panels, for the hover links
     for (const auto& pc : sp.pieces)
-        if (!pc.isOp) shown.push_back(pc.panel);
+        if (!pc.isOp) shown.push_back(&pc.panel);
     bool vertical = false;
     // The panels' structure (operators and sizes), not the step: the next step often has the
     // same one (Q, K, V; the two Add & Norms), and refilling widgets is cheaper than making them.
@@ -433,7 +433,7 @@ void TensorView::watchHover(HeatmapWidget* hm) {
     connect(hm, &HeatmapWidget::cellHovered, this, [this, hm](int r, int c) { onPanelHovered(hm, r, c); });
 }
 
-void TensorView::updateHoverLinks(const std::vector<PanelSpec>& panels, bool grid) {
+void TensorView::updateHoverLinks(const std::vector<const PanelSpec*>& panels, bool grid) {
     using linked_hover::Link;
     hoverGrid_ = grid;
     hoverLinks_.assign(size_t(heatmaps_.size()), Link{});
@@ -441,9 +441,9 @@ void TensorView::updateHoverLinks(const std::vector<PanelSpec>& panels, bool gri
     // The output is the last panel, and it must be the step itself; operands are linked by
     // what their entry is to it (an operand panel not among its inputs links nothing).
     const auto* out = trace_->find(step_.toStdString());
-    if (!out || panels.back().traceName != step_) return;
+    if (!out || panels.back()->traceName != step_) return;
     for (size_t i = 0; i + 1 < panels.size(); ++i) {
-        const PanelSpec& p = panels[i];
+        const PanelSpec& p = *panels[i];
         const auto* operand = p.present ? trace_->find(p.traceName.toStdString()) : nullptr;
         if (!operand) continue;
         const Link l = linked_hover::panelLink(*trace_, *out, *operand);
@@ -464,14 +464,16 @@ void TensorView::onPanelHovered(HeatmapWidget* hm, int r, int c) {
     }
     if (hoverGrid_) {  // every head has the same shape: the same (query, key) cell in each
         const linked_hover::Link same{linked_hover::From::OutRow, linked_hover::From::OutCol};
-        for (auto* w : heatmaps_) outline(w, w == hm ? Cell{} : linked_hover::operandCell(same, Cell{r, c}, w->rows(), w->cols()));
+        for (auto* w : heatmaps_)
+            outline(w, w == hm ? Cell{} : linked_hover::operandCell(same, Cell{r, c}, w->rows(), w->cols()));
         return;
     }
     const int outIndex = int(heatmaps_.size()) - 1;
     HeatmapWidget* out = heatmaps_[outIndex];
     // The output cell as far as the hovered panel says (an operand's row may fix only its row).
-    const Cell o = index == outIndex ? Cell{r, c}
-                                     : linked_hover::outputCell(hoverLinks_[size_t(index)], Cell{r, c}, out->rows(), out->cols());
+    const Cell o = index == outIndex
+                       ? Cell{r, c}
+                       : linked_hover::outputCell(hoverLinks_[size_t(index)], Cell{r, c}, out->rows(), out->cols());
     for (int i = 0; i < heatmaps_.size(); ++i) {
         HeatmapWidget* w = heatmaps_[i];
         if (i == index)

@@ -85,7 +85,7 @@ private:
     void linkHeatmaps(bool scrollTogether);
     // Linked hover: the operand panels' links to the output (the last heatmap), recomputed
     // whenever the panels are filled, and the outlines for a hovered cell of heatmap `hm`.
-    void updateHoverLinks(const std::vector<tensorviz::PanelSpec>& panels, bool grid);
+    void updateHoverLinks(const std::vector<const tensorviz::PanelSpec*>& panels, bool grid);
     void onPanelHovered(HeatmapWidget* hm, int r, int c);
     void watchHover(HeatmapWidget* hm);
 

@@ -244,7 +244,8 @@ void HeatmapWidget::paintAxisLabels(QPainter& p, const QFont& lf, const QRect& c
         const int w = std::min(bfm.horizontalAdvance(label) + 4, colHeaderH_ - 4);
         if (!colLabelsVertical_) {
             const QRect lr(cr.left() - 20, gridRect_.top() - colHeaderH_, cr.width() + 40, colHeaderH_ - 4);
-            if (backed) p.fillRect(QRect(cr.center().x() - w / 2, lr.bottom() - bfm.height(), w, bfm.height() + 1), QColor(255, 255, 255));
+            if (backed)
+                p.fillRect(QRect(cr.center().x() - w / 2, lr.bottom() - bfm.height(), w, bfm.height() + 1), QColor(255, 255, 255));
             drawCachedText(p, lr, Qt::AlignHCenter | Qt::AlignBottom, label);
         } else {
             p.save();
