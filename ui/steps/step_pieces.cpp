@@ -58,6 +58,7 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
     auto transposeLast = [&](const QString& title) {
         PanelSpec& p = out.pieces.back().panel;
         p.m = transposed(p.m);
+        p.transposed = !p.transposed;
         p.title = title;
         auto inner = p.tooltip;
         if (inner) p.tooltip = [inner](int r, int c) { return inner(c, r); };

@@ -207,6 +207,7 @@ void TensorView::rebuild() {
     syncPickers();
     auto message = [this](const QString& text) {
         heatmaps_.clear();
+        hoverLinks_.clear();
         output_ = nullptr;
         gridLegend_ = nullptr;
         structureKey_.clear();
@@ -264,16 +265,21 @@ void TensorView::rebuild() {
             }
             if (gridLegend_) gridLegend_->setText(legendText);
             output_ = heatmaps_.value(std::clamp(head_, 0, H - 1));
+            updateHoverLinks({}, true);
             return;
         }
         heatmaps_.clear();
         setContent(buildHeadGrid(panels, legendText));
         structureKey_ = key;
+        updateHoverLinks({}, true);
         return;
     }
 
     const StepPieces sp = stepPieces(trace_, config_, step_, batch_, head_);
     formulaLabel_->setText(sp.formula);
+    std::vector<const PanelSpec*> shown;  // the panels, for the hover links
+    for (const auto& pc : sp.pieces)
+        if (!pc.isOp) shown.push_back(&pc.panel);
     bool vertical = false;
     // The panels' structure (operators and sizes), not the step: the next step often has the
     // same one (Q, K, V; the two Add & Norms), and refilling widgets is cheaper than making them.
@@ -300,6 +306,7 @@ void TensorView::rebuild() {
             }
             panelsStep_ = step_;
         }
+        updateHoverLinks(shown, false);
         return;
     }
 
@@ -321,6 +328,7 @@ void TensorView::rebuild() {
         applyPanel(hm, pc.panel);
         lay->addWidget(hm, stretchFor(hm, vertical, index == panels));
         heatmaps_ << hm;
+        watchHover(hm);
     }
     output_ = heatmaps_.isEmpty() ? nullptr : heatmaps_.last();
     if (output_) output_->setObjectName(QStringLiteral("outputHeatmap"));
@@ -330,6 +338,7 @@ void TensorView::rebuild() {
     panelsStep_ = step_;
     panelsLayout_ = lay;
     panelsWide_ = vertical;
+    updateHoverLinks(shown, false);
     fitPanels();
 }
 
@@ -397,6 +406,7 @@ QWidget* TensorView::buildHeadGrid(const std::vector<PanelSpec>& panels, const Q
         connect(hm, &HeatmapWidget::clicked, this, [this, h] { setHeadIndex(h); });
         grid->addWidget(hm, h / columns, h % columns);
         heatmaps_ << hm;
+        watchHover(hm);
     }
     // One legend for the whole grid, in words.
     gridLegend_ = new QLabel(legendText, w);
@@ -416,5 +426,61 @@ void TensorView::linkHeatmaps(bool scrollTogether) {
             if (scrollTogether && a->cols() == b->cols())
                 connect(a->horizontalScrollBar(), &QScrollBar::valueChanged, b->horizontalScrollBar(), &QScrollBar::setValue);
         }
+    }
+}
+
+void TensorView::watchHover(HeatmapWidget* hm) {
+    connect(hm, &HeatmapWidget::cellHovered, this, [this, hm](int r, int c) { onPanelHovered(hm, r, c); });
+}
+
+void TensorView::updateHoverLinks(const std::vector<const PanelSpec*>& panels, bool grid) {
+    using linked_hover::Link;
+    hoverGrid_ = grid;
+    hoverLinks_.assign(size_t(heatmaps_.size()), Link{});
+    if (grid || !trace_ || panels.size() != size_t(heatmaps_.size()) || panels.empty()) return;
+    // The output is the last panel, and it must be the step itself; operands are linked by
+    // what their entry is to it (an operand panel not among its inputs links nothing).
+    const auto* out = trace_->find(step_.toStdString());
+    if (!out || panels.back()->traceName != step_) return;
+    for (size_t i = 0; i + 1 < panels.size(); ++i) {
+        const PanelSpec& p = *panels[i];
+        const auto* operand = p.present ? trace_->find(p.traceName.toStdString()) : nullptr;
+        if (!operand) continue;
+        const Link l = linked_hover::panelLink(*trace_, *out, *operand);
+        hoverLinks_[i] = p.transposed ? linked_hover::transposed(l) : l;
+    }
+}
+
+void TensorView::onPanelHovered(HeatmapWidget* hm, int r, int c) {
+    using linked_hover::Cell;
+    const int index = int(heatmaps_.indexOf(hm));
+    const auto outline = [](HeatmapWidget* w, Cell cell) {
+        w->setHighlightedRow(cell.row);
+        w->setHighlightedCol(cell.col);
+    };
+    if (index < 0 || r < 0 || c < 0 || hoverLinks_.size() != size_t(heatmaps_.size())) {
+        for (auto* w : heatmaps_) outline(w, Cell{});
+        return;
+    }
+    if (hoverGrid_) {  // every head has the same shape: the same (query, key) cell in each
+        const linked_hover::Link same{linked_hover::From::OutRow, linked_hover::From::OutCol};
+        for (auto* w : heatmaps_)
+            outline(w, w == hm ? Cell{} : linked_hover::operandCell(same, Cell{r, c}, w->rows(), w->cols()));
+        return;
+    }
+    const int outIndex = int(heatmaps_.size()) - 1;
+    HeatmapWidget* out = heatmaps_[outIndex];
+    // The output cell as far as the hovered panel says (an operand's row may fix only its row).
+    const Cell o = index == outIndex
+                       ? Cell{r, c}
+                       : linked_hover::outputCell(hoverLinks_[size_t(index)], Cell{r, c}, out->rows(), out->cols());
+    for (int i = 0; i < heatmaps_.size(); ++i) {
+        HeatmapWidget* w = heatmaps_[i];
+        if (i == index)
+            outline(w, Cell{});  // the hovered panel has its own hover box
+        else if (i == outIndex)
+            outline(w, o);
+        else
+            outline(w, linked_hover::operandCell(hoverLinks_[size_t(i)], o, w->rows(), w->cols()));
     }
 }

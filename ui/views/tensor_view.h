@@ -9,6 +9,12 @@
 // "headGridToggle" (QCheckBox: all heads of the step tensor as a grid), "zoomInButton",
 // "zoomOutButton", "zoomFitButton". Labels: "stepTitle", "formulaLabel", "noDataLabel".
 // A step that is not in the trace (or no trace at all) shows a friendly message instead.
+//
+// Linked hover (views/linked_hover.h): pointing at a cell of the output outlines the rows and
+// columns of the operands it came from (Q's row and K\u1d40's column for a score, the softmax's
+// input row, the same cell of both summands); pointing at an operand outlines the output's row
+// or column it feeds. In the head grid a cell outlines the same cell in every head. Leaving
+// the cells clears every outline.
 #pragma once
 
 #include <memory>
@@ -18,6 +24,7 @@
 #include <QPointer>
 #include <QString>
 
+#include "views/linked_hover.h"
 #include "views/step_view.h"
 
 class QBoxLayout;
@@ -76,6 +83,11 @@ private:
     std::vector<tensorviz::PanelSpec> gridPanels(const QString& name, int heads, QString* legendText) const;
     QWidget* buildHeadGrid(const std::vector<tensorviz::PanelSpec>& panels, const QString& legendText);
     void linkHeatmaps(bool scrollTogether);
+    // Linked hover: the operand panels' links to the output (the last heatmap), recomputed
+    // whenever the panels are filled, and the outlines for a hovered cell of heatmap `hm`.
+    void updateHoverLinks(const std::vector<const tensorviz::PanelSpec*>& panels, bool grid);
+    void onPanelHovered(HeatmapWidget* hm, int r, int c);
+    void watchHover(HeatmapWidget* hm);
 
     int batch_ = 0;
     int head_ = 0;
@@ -98,4 +110,6 @@ private:
     bool panelsWide_ = false;            // wide tensors: always one under the other
     QString structureKey_;  // the current panels' structure; equal -> refill them in place
     QString panelsStep_;    // the step they were last filled for
+    std::vector<linked_hover::Link> hoverLinks_;  // per heatmap (the output's: unused)
+    bool hoverGrid_ = false;                      // the head grid: the same cell in every head
 };

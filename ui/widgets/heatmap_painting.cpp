@@ -148,21 +148,28 @@ void HeatmapWidget::paintCells(QPainter& p, const QFontMetrics& fm, const QRect&
         }
     }
     if (hlRow_ >= 0 || hlCol_ >= 0) {
-        p.setPen(QPen(QColor(255, 140, 0), 3));
+        // A bright amber core between two dark edges: readable on a projector over pale cells
+        // (the dark edges), over dark blue and red (the amber), and no colour of the colour
+        // maps. At least 7 px across, so a column a pixel wide (Fit of 2048) still shows.
         p.setBrush(Qt::NoBrush);
-        if (hlRow_ >= 0) {
-            const QRect a = cellRectViewport(hlRow_, 0), b = cellRectViewport(hlRow_, cols_ - 1);
-            p.drawRect(QRect(a.topLeft(), b.bottomRight()).adjusted(1, 1, -1, -1));
-        }
-        if (hlCol_ >= 0) {
-            const QRect a = cellRectViewport(0, hlCol_), b = cellRectViewport(rows_ - 1, hlCol_);
-            p.drawRect(QRect(a.topLeft(), b.bottomRight()).adjusted(1, 1, -1, -1));
-        }
+        const auto band = [&p](QRect r) {
+            if (r.width() < 7) r = QRect(r.center().x() - 3, r.top(), 7, r.height());
+            if (r.height() < 7) r = QRect(r.left(), r.center().y() - 3, r.width(), 7);
+            r.adjust(2, 2, -2, -2);
+            p.setPen(QPen(QColor(20, 20, 20), 5, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+            p.drawRect(r);
+            p.setPen(QPen(QColor(255, 184, 0), 2.5, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+            p.drawRect(r);
+        };
+        if (hlRow_ >= 0) band(cellRectViewport(hlRow_, 0).united(cellRectViewport(hlRow_, cols_ - 1)));
+        if (hlCol_ >= 0) band(cellRectViewport(0, hlCol_).united(cellRectViewport(rows_ - 1, hlCol_)));
     }
     if (hoverR_ >= 0 && hoverC_ >= 0) {
         p.setPen(QPen(QColor(20, 20, 20), 2));
         p.setBrush(Qt::NoBrush);
-        p.drawRect(cellRectViewport(hoverR_, hoverC_).adjusted(1, 1, -1, -1));
+        QRect r = cellRectViewport(hoverR_, hoverC_);
+        if (r.width() < 5) r = QRect(r.center().x() - 2, r.top(), 5, r.height());  // a cell of a pixel or two
+        p.drawRect(r.adjusted(1, 1, -1, -1));
     }
     p.restore();
 }
@@ -194,50 +201,66 @@ QImage HeatmapWidget::resampledCells(const QRect& cells) const {
     return out;
 }
 
-// The row and column labels of the visible cells (every rowLabelStep_-th / colLabelStep_-th, and
-// the hovered cell's in bold).
+// The row and column labels of the visible cells: every rowLabelStep_-th / colLabelStep_-th, and
+// the hovered cell's and the outlined row's / column's in bold.
 void HeatmapWidget::paintAxisLabels(QPainter& p, const QFont& lf, const QRect& cells) const {
     const QFontMetrics fm(lf);
     QFont bold = lf;
     bold.setBold(true);
 
-    // Row labels.
+    const QFontMetrics bfm(bold);
+
+    // Row labels. The hovered and outlined rows' labels are drawn last, over a white backing,
+    // when they fall between the labelled ones (thinned labels would overlap them).
     p.save();
     p.setClipRect(QRect(0, gridRect_.top() - 2, gridRect_.left(), gridRect_.height() + 4));
-    for (int r = cells.top(); r <= cells.bottom(); ++r) {
-        if (r % rowLabelStep_ != 0 && r != hoverR_) continue;
+    const auto rowLabel = [&](int r, bool backed) {
         const QRect cr = cellRectViewport(r, 0);
         const int cy = cr.center().y();
         const QRect lr(gridRect_.left() - rowHeaderW_, cy - fm.height() / 2, rowHeaderW_ - 6, fm.height());
         const QString label = r < rowLabels_.size() ? rowLabels_[r] : QString::number(r);
-        p.setFont(r == hoverR_ ? bold : lf);
-        p.setPen(r == hoverR_ ? QColor(0, 0, 0) : QColor(55, 55, 55));
+        const bool strong = r == hoverR_ || r == hlRow_;  // the hovered or outlined row
+        p.setFont(strong && bfm.horizontalAdvance(label) <= lr.width() ? bold : lf);  // bold where it fits
+        p.setPen(strong ? QColor(0, 0, 0) : QColor(55, 55, 55));
+        if (backed) p.fillRect(lr, QColor(255, 255, 255));
         drawCachedText(p, lr, Qt::AlignRight | Qt::AlignVCenter, label, lr.width());
-    }
+    };
+    for (int r = cells.top(); r <= cells.bottom(); ++r)
+        if (r % rowLabelStep_ == 0) rowLabel(r, false);
+    for (int r : {hlRow_, hoverR_})
+        if (r >= cells.top() && r <= cells.bottom() && r % rowLabelStep_ != 0) rowLabel(r, true);
     p.restore();
 
-    // Column labels.
+    // Column labels (the same for the hovered and outlined columns).
     p.save();
     p.setClipRect(QRect(gridRect_.left() - fm.height(), gridRect_.top() - colHeaderH_, gridRect_.width() + 2 * fm.height(),
                         colHeaderH_));
-    for (int c = cells.left(); c <= cells.right(); ++c) {
-        if (c % colLabelStep_ != 0 && c != hoverC_) continue;
+    const auto colLabel = [&](int c, bool backed) {
         const QRect cr = cellRectViewport(0, c);
         const QString label = c < colLabels_.size() ? colLabels_[c] : QString::number(c);
-        p.setFont(c == hoverC_ ? bold : lf);
-        p.setPen(c == hoverC_ ? QColor(0, 0, 0) : QColor(55, 55, 55));
+        const bool strong = c == hoverC_ || c == hlCol_;
+        p.setFont(strong && (!colLabelsVertical_ || bfm.horizontalAdvance(label) <= colHeaderH_ - 6) ? bold : lf);
+        p.setPen(strong ? QColor(0, 0, 0) : QColor(55, 55, 55));
+        const int w = std::min(bfm.horizontalAdvance(label) + 4, colHeaderH_ - 4);
         if (!colLabelsVertical_) {
-            drawCachedText(p, QRect(cr.left() - 20, gridRect_.top() - colHeaderH_, cr.width() + 40, colHeaderH_ - 4),
-                           Qt::AlignHCenter | Qt::AlignBottom, label);
+            const QRect lr(cr.left() - 20, gridRect_.top() - colHeaderH_, cr.width() + 40, colHeaderH_ - 4);
+            if (backed)
+                p.fillRect(QRect(cr.center().x() - w / 2, lr.bottom() - bfm.height(), w, bfm.height() + 1), QColor(255, 255, 255));
+            drawCachedText(p, lr, Qt::AlignHCenter | Qt::AlignBottom, label);
         } else {
             p.save();
             p.translate(cr.center().x(), gridRect_.top() - 4);
             p.rotate(-90);
+            if (backed) p.fillRect(QRect(-2, -bfm.height() / 2 - 1, w, bfm.height() + 2), QColor(255, 255, 255));
             drawCachedText(p, QRect(0, -fm.height() / 2, colHeaderH_ - 6, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                            label, colHeaderH_ - 6);
             p.restore();
         }
-    }
+    };
+    for (int c = cells.left(); c <= cells.right(); ++c)
+        if (c % colLabelStep_ == 0) colLabel(c, false);
+    for (int c : {hlCol_, hoverC_})
+        if (c >= cells.left() && c <= cells.right() && c % colLabelStep_ != 0) colLabel(c, true);
     p.restore();
 }
 
