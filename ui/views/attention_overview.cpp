@@ -7,11 +7,14 @@
 #include <QFontMetrics>
 #include <QGridLayout>
 #include <QLabel>
+#include <QPainter>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QTimer>
 
 #include "steps/step_panels.h"
 #include "steps/tensor_slice.h"
+#include "widgets/colormap.h"
 #include "widgets/heatmap_widget.h"
 #include "widgets/number_format.h"
 
@@ -27,7 +30,7 @@ constexpr int kLabelGap = 8;
 constexpr int kRowLabelCap = 80;
 constexpr int kColLabelCap = 60;
 constexpr int kMaxToken = 40;  // px per token: larger says nothing more
-constexpr int kMeanGap = 8;    // sets the mean column apart from the heads
+constexpr int kMeanGap = 6;    // sets the mean column apart from the heads
 
 QFont cellLabelFont(const QWidget* cell) {
     QFont f = cell->font();
@@ -46,6 +49,66 @@ QStringList blanks(int n) { return QStringList(std::max(0, n), QString()); }
 
 }  // namespace
 
+// The cells' one colour scale (0..1, as the enlarged head's legend) and the masked swatch.
+class AttentionOverview::Legend : public QWidget {
+public:
+    explicit Legend(QWidget* parent) : QWidget(parent), cmap_(Colormap::Kind::Sequential, 0.0f, 1.0f) {
+        setObjectName(QStringLiteral("overviewLegend"));
+        setToolTip(AttentionOverview::tr("Every cell's colour scale: the attention weight from 0 to 1; hatched = masked"));
+        setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
+    }
+    QSize sizeHint() const override { return {420, Colormap::horizontalLegendHeight(font()) + 2}; }
+    QSize minimumSizeHint() const override { return sizeHint(); }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter p(this);
+        cmap_.paintLegend(p, rect().adjusted(0, 0, -1, 0), font(), AttentionOverview::tr("weight"),
+                          AttentionOverview::tr("masked"), Qt::Horizontal);
+    }
+
+private:
+    Colormap cmap_;
+};
+
+// "layer N" turned up the side of its row, like an axis title: a column of horizontal labels
+// took the width a laptop's screen needs for the eight heads and the mean.
+class AttentionOverview::LayerLabel : public QWidget {
+public:
+    LayerLabel(const QString& text, QWidget* parent) : QWidget(parent), text_(text) {
+        setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
+    }
+    QString text() const { return text_; }
+    QSize sizeHint() const override {
+        const QFontMetrics fm(font());
+        return {fm.height() + 4, fm.horizontalAdvance(text_) + 8 + topMargin_};
+    }
+    QSize minimumSizeHint() const override { return sizeHint(); }
+    // The rows' cells start below their column labels: the text is centred on the cells.
+    void setTopMargin(int m) {
+        if (m == topMargin_) return;
+        topMargin_ = m;
+        updateGeometry();
+        update();
+    }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter p(this);
+        p.setPen(palette().color(QPalette::WindowText));
+        const QRect area(0, topMargin_, width(), height() - topMargin_);
+        p.translate(area.center());
+        p.rotate(-90);
+        const QFontMetrics fm(font());
+        const int w = fm.horizontalAdvance(text_);
+        p.drawText(QRect(-w / 2 - 2, -fm.height() / 2, w + 4, fm.height()), Qt::AlignCenter, text_);
+    }
+
+private:
+    QString text_;
+    int topMargin_ = 0;
+};
+
 AttentionOverview::AttentionOverview(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("attentionOverview"));
     setToolTip(tr("Every layer (rows) and head (columns) of this attention block, and the mean of the heads: "
@@ -63,7 +126,8 @@ AttentionOverview::AttentionOverview(QWidget* parent) : QWidget(parent) {
     outer->setContentsMargins(0, 0, 0, 0);
     auto* centred = new QHBoxLayout;
     grid_ = new QGridLayout;
-    grid_->setSpacing(3);
+    grid_->setHorizontalSpacing(0);  // the cells' own padding and label room part them
+    grid_->setVerticalSpacing(2);
     centred->addStretch(1);
     centred->addLayout(grid_);
     centred->addStretch(1);
@@ -112,6 +176,8 @@ void AttentionOverview::ensureGrid(int layers, int heads) {
     rows_.clear();
     qDeleteAll(headLabels_);
     headLabels_.clear();
+    delete legend_;
+    legend_ = nullptr;
     heads_ = heads;
     if (layers == 0) return;
     for (int h = 0; h <= heads; ++h) {
@@ -132,10 +198,9 @@ void AttentionOverview::ensureGrid(int layers, int heads) {
     grid_->setColumnMinimumWidth(heads + 1, kMeanGap);
     for (int layer = 0; layer < layers; ++layer) {
         Row r;
-        r.label = new QLabel(tr("layer %1").arg(layer), host_);
+        r.label = new LayerLabel(tr("layer %1").arg(layer), host_);
         r.label->setObjectName(QStringLiteral("overviewLayerLabel_%1").arg(layer));
         r.label->setToolTip(tr("Layer %1 (numbered from 0)").arg(layer));
-        r.label->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
         grid_->addWidget(r.label, layer + 1, 0);
         for (int h = 0; h < heads; ++h) {
             r.cells << makeCell(layer, h);
@@ -144,6 +209,15 @@ void AttentionOverview::ensureGrid(int layers, int heads) {
         r.cells << makeCell(layer, -1);
         grid_->addWidget(r.cells.last(), layer + 1, heads + 2);
         rows_.push_back(r);
+    }
+    legend_ = new Legend(host_);
+    grid_->addWidget(legend_, layers + 1, 1, 1, heads + 2, Qt::AlignLeft | Qt::AlignTop);
+    legend_->show();
+    // Shown now, not when the layout gets round to it (the view may be on screen already).
+    for (QLabel* l : headLabels_) l->show();
+    for (Row& r : rows_) {
+        r.label->show();
+        for (HeatmapWidget* c : r.cells) c->show();
     }
 }
 
@@ -221,6 +295,25 @@ int AttentionOverview::setAttention(std::shared_ptr<const stepformer::Trace> tra
 void AttentionOverview::setSelected(int layer, int head) {
     for (int l = 0; l < layerCount(); ++l)
         for (int h = 0; h < heads_; ++h) rows_[size_t(l)].cells[h]->setSelected(l == layer && h == head);
+    if (layer != selectedLayer_) {
+        selectedLayer_ = layer;
+        scrollToSelected();
+    }
+}
+
+void AttentionOverview::scrollToSelected() {
+    // Once the grid has its new sizes (after this event): the chosen layer's row in view.
+    if (scrollPending_) return;
+    scrollPending_ = true;
+    QTimer::singleShot(0, this, [this] {
+        scrollPending_ = false;
+        if (selectedLayer_ <= 0 || selectedLayer_ >= layerCount()) {
+            scroll_->verticalScrollBar()->setValue(0);
+            return;
+        }
+        host_->layout()->activate();
+        scroll_->ensureWidgetVisible(rows_[size_t(selectedLayer_)].cells.first(), 0, 4);
+    });
 }
 
 void AttentionOverview::highlightRow(int r) {
@@ -244,21 +337,23 @@ void AttentionOverview::placeCells() {
     const int queryW = std::min(widest(fm, rows_[0].cells[0]->rowLabels()), kRowLabelCap);
     const int keyW = std::min(widest(fm, rows_[0].cells[0]->colLabels()), kColLabelCap);
     const int plainHeader = fm.height() + 6;  // the column labels' line, empty below the top row
-    const int sp = grid_->spacing();
+    const int sp = grid_->horizontalSpacing(), vsp = grid_->verticalSpacing();
     int labelW = 0;
     for (const Row& r : rows_) labelW = std::max(labelW, r.label->sizeHint().width());
     const int headerH = headLabels_.first()->sizeHint().height();
+    const int legendH = legend_->sizeHint().height() + 4;
 
     // Cells of t px per token: widths and heights, the top row with its key tokens above.
     const auto cellW = [&](int t) { return 2 * kPad + kLabelGap + keys_ * t; };
     const auto topHeader = [&](int t) { return keyW + 6 > t ? keyW + kLabelGap : plainHeader; };
     const auto cellH = [&](int t) { return 2 * kPad + plainHeader + queries_ * t; };
     const auto totalW = [&](int t) { return labelW + queryW + C * cellW(t) + (C + 1) * sp + kMeanGap + sp; };
-    const auto totalH = [&](int t) { return headerH + sp + L * (cellH(t) + sp) + topHeader(t) - plainHeader; };
+    const auto totalH = [&](int t) { return headerH + vsp + L * (cellH(t) + vsp) + topHeader(t) - plainHeader + legendH; };
 
-    const int vbar = scroll_->verticalScrollBar()->sizeHint().width();
-    const int availW = scroll_->width() - vbar - 2;  // the bar's room kept: no width change when it comes
     const int availH = scroll_->height() - 2;
+    // Layers that do not fit at the smallest cells scroll down: the bar's width is kept for them.
+    const int vbar = totalH(minTok) > availH ? scroll_->verticalScrollBar()->sizeHint().width() : 0;
+    const int availW = scroll_->width() - vbar - 2;
     int t = minTok;
     while (t < kMaxToken && totalW(t + 1) <= availW && totalH(t + 1) <= availH) ++t;
     // When the layers do not fit in the height anyway, the width decides (they scroll).
@@ -274,8 +369,9 @@ void AttentionOverview::placeCells() {
             w->setFixedSize(QSize(wd, h).expandedTo(w->minimumSizeHint()));
         }
         // "layer N" beside the cells' rows, not their column labels.
-        rows_[size_t(l)].label->setContentsMargins(0, kPad + (l == 0 ? topHeader(t) : plainHeader), 0, 0);
+        rows_[size_t(l)].label->setTopMargin(kPad + (l == 0 ? topHeader(t) : plainHeader));
     }
+    scrollToSelected();
     // "head 0" over its cells, not over the query tokens.
     headLabels_.first()->setContentsMargins(queryW + kLabelGap, 0, 0, 0);
 }

@@ -14,7 +14,8 @@
 // never below what their labels need); more layers than fit scroll vertically, never sideways.
 //
 // ObjectNames: "attentionOverview", cells "overviewCell_<layer>_<head>" and "overviewMean_<layer>",
-// headers "overviewLayerLabel_<layer>", "overviewHeadLabel_<head>", "overviewMeanLabel".
+// headers "overviewLayerLabel_<layer>", "overviewHeadLabel_<head>", "overviewMeanLabel", the
+// colour scale under the grid "overviewLegend".
 #pragma once
 
 #include <memory>
@@ -59,13 +60,16 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    class LayerLabel;
+    class Legend;
     struct Row {
-        QLabel* label = nullptr;
+        LayerLabel* label = nullptr;
         QList<HeatmapWidget*> cells;  // heads, then the mean
     };
     void ensureGrid(int layers, int heads);
     HeatmapWidget* makeCell(int layer, int head);
     void highlightRow(int r);
+    void scrollToSelected();
     // Fixes every cell's size to the viewport's width and height (see the header comment).
     void placeCells();
 
@@ -73,8 +77,11 @@ private:
     QWidget* host_ = nullptr;
     QGridLayout* grid_ = nullptr;
     QList<QLabel*> headLabels_;  // heads, then "mean"
+    Legend* legend_ = nullptr;
     std::vector<Row> rows_;
     int heads_ = 0;
     int queries_ = 0, keys_ = 0;
     int hlRow_ = -1;
+    int selectedLayer_ = -1;
+    bool scrollPending_ = false;
 };
