@@ -6,6 +6,7 @@
 #include <QEvent>
 #include <QFontMetrics>
 #include <QGridLayout>
+#include <QBoxLayout>
 #include <QLabel>
 #include <QPainter>
 #include <QScrollArea>
@@ -115,6 +116,14 @@ AttentionOverview::AttentionOverview(QWidget* parent) : QWidget(parent) {
                   "hover a cell for its weight, click one to enlarge it"));
     auto* root = new QVBoxLayout(this);
     root->setContentsMargins(0, 0, 0, 0);
+    root->setSpacing(1);
+    // The heads' names stay above the columns while the layers scroll under them.
+    header_ = new QWidget(this);
+    header_->setObjectName(QStringLiteral("overviewHeader"));
+    headerBox_ = new QHBoxLayout(header_);
+    headerBox_->setContentsMargins(0, 0, 0, 0);
+    headerBox_->setSpacing(0);
+    root->addWidget(header_);
     scroll_ = new QScrollArea(this);
     scroll_->setObjectName(QStringLiteral("attentionOverviewScroll"));
     scroll_->setFrameShape(QFrame::NoFrame);
@@ -135,7 +144,11 @@ AttentionOverview::AttentionOverview(QWidget* parent) : QWidget(parent) {
     outer->addStretch(1);
     scroll_->setWidget(host_);
     scroll_->installEventFilter(this);
-    root->addWidget(scroll_);
+    root->addWidget(scroll_, 1);
+    // The header is centred over the cells: beside the scroll bar when there is one.
+    connect(scroll_->verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
+        headerBox_->setContentsMargins(0, 0, max > 0 ? scroll_->verticalScrollBar()->sizeHint().width() : 0, 0);
+    });
 }
 
 AttentionOverview::~AttentionOverview() = default;
@@ -174,14 +187,27 @@ void AttentionOverview::ensureGrid(int layers, int heads) {
         qDeleteAll(r.cells);
     }
     rows_.clear();
-    qDeleteAll(headLabels_);
+    while (QLayoutItem* item = headerBox_->takeAt(0)) {
+        delete item->widget();
+        delete item;
+    }
     headLabels_.clear();
+    cornerSpace_ = nullptr;
     delete legend_;
     legend_ = nullptr;
     heads_ = heads;
     if (layers == 0) return;
+    headerBox_->addStretch(1);
+    cornerSpace_ = new QSpacerItem(0, 0, QSizePolicy::Fixed, QSizePolicy::Minimum);  // over the layer labels
+    headerBox_->addSpacerItem(cornerSpace_);
     for (int h = 0; h <= heads; ++h) {
-        auto* l = new QLabel(h < heads ? tr("head %1").arg(h) : tr("mean"), host_);
+        // A box as wide as the column holds the name (a QLabel of a fixed width would keep the
+        // size it asked for first).
+        auto* box = new QWidget(header_);
+        box->setObjectName(h < heads ? QStringLiteral("overviewHeadColumn_%1").arg(h) : QStringLiteral("overviewMeanColumn"));
+        auto* inBox = new QHBoxLayout(box);
+        inBox->setContentsMargins(0, 0, 0, 0);
+        auto* l = new QLabel(h < heads ? tr("head %1").arg(h) : tr("mean"), box);
         l->setObjectName(h < heads ? QStringLiteral("overviewHeadLabel_%1").arg(h) : QStringLiteral("overviewMeanLabel"));
         l->setToolTip(h < heads ? tr("Attention head %1 of every layer").arg(h)
                                 : tr("The mean of the heads' weights in every layer (rows still sum to 1)"));
@@ -191,30 +217,35 @@ void AttentionOverview::ensureGrid(int layers, int heads) {
             f.setItalic(true);
             l->setFont(f);
         }
-        // Column h + 1; the mean after a gap column.
-        grid_->addWidget(l, 0, h < heads ? h + 1 : heads + 2);
+        inBox->addWidget(l);
+        if (h == heads) headerBox_->addSpacing(kMeanGap);  // the mean set apart, as its cells
+        headerBox_->addWidget(box);
         headLabels_ << l;
     }
+    headerBox_->addStretch(1);
     grid_->setColumnMinimumWidth(heads + 1, kMeanGap);
     for (int layer = 0; layer < layers; ++layer) {
         Row r;
         r.label = new LayerLabel(tr("layer %1").arg(layer), host_);
         r.label->setObjectName(QStringLiteral("overviewLayerLabel_%1").arg(layer));
         r.label->setToolTip(tr("Layer %1 (numbered from 0)").arg(layer));
-        grid_->addWidget(r.label, layer + 1, 0);
+        grid_->addWidget(r.label, layer, 0);
         for (int h = 0; h < heads; ++h) {
             r.cells << makeCell(layer, h);
-            grid_->addWidget(r.cells.last(), layer + 1, h + 1);
+            grid_->addWidget(r.cells.last(), layer, h + 1);
         }
         r.cells << makeCell(layer, -1);
-        grid_->addWidget(r.cells.last(), layer + 1, heads + 2);
+        grid_->addWidget(r.cells.last(), layer, heads + 2);
         rows_.push_back(r);
     }
     legend_ = new Legend(host_);
-    grid_->addWidget(legend_, layers + 1, 1, 1, heads + 2, Qt::AlignLeft | Qt::AlignTop);
+    grid_->addWidget(legend_, layers, 1, 1, heads + 2, Qt::AlignLeft | Qt::AlignTop);
     legend_->show();
     // Shown now, not when the layout gets round to it (the view may be on screen already).
-    for (QLabel* l : headLabels_) l->show();
+    for (QLabel* l : headLabels_) {
+        l->parentWidget()->show();
+        l->show();
+    }
     for (Row& r : rows_) {
         r.label->show();
         for (HeatmapWidget* c : r.cells) c->show();
@@ -340,7 +371,6 @@ void AttentionOverview::placeCells() {
     const int sp = grid_->horizontalSpacing(), vsp = grid_->verticalSpacing();
     int labelW = 0;
     for (const Row& r : rows_) labelW = std::max(labelW, r.label->sizeHint().width());
-    const int headerH = headLabels_.first()->sizeHint().height();
     const int legendH = legend_->sizeHint().height() + 4;
 
     // Cells of t px per token: widths and heights, the top row with its key tokens above.
@@ -348,7 +378,7 @@ void AttentionOverview::placeCells() {
     const auto topHeader = [&](int t) { return keyW + 6 > t ? keyW + kLabelGap : plainHeader; };
     const auto cellH = [&](int t) { return 2 * kPad + plainHeader + queries_ * t; };
     const auto totalW = [&](int t) { return labelW + queryW + C * cellW(t) + (C + 1) * sp + kMeanGap + sp; };
-    const auto totalH = [&](int t) { return headerH + vsp + L * (cellH(t) + vsp) + topHeader(t) - plainHeader + legendH; };
+    const auto totalH = [&](int t) { return L * (cellH(t) + vsp) + topHeader(t) - plainHeader + legendH; };
 
     const int availH = scroll_->height() - 2;
     // Layers that do not fit at the smallest cells scroll down: the bar's width is kept for them.
@@ -372,6 +402,13 @@ void AttentionOverview::placeCells() {
         rows_[size_t(l)].label->setTopMargin(kPad + (l == 0 ? topHeader(t) : plainHeader));
     }
     scrollToSelected();
-    // "head 0" over its cells, not over the query tokens.
-    headLabels_.first()->setContentsMargins(queryW + kLabelGap, 0, 0, 0);
+    // The header's columns as wide as the cells'; "head 0" over its cells, not the query tokens.
+    cornerSpace_->changeSize(labelW, 0, QSizePolicy::Fixed, QSizePolicy::Minimum);
+    for (int c = 0; c < C; ++c) {
+        const QSize cs = rows_[0].cells[c]->minimumSize();  // the fixed size just set
+        QWidget* box = headLabels_[c]->parentWidget();
+        box->setFixedWidth(cs.width());
+        box->layout()->setContentsMargins(kLabelGap + (c == 0 ? queryW : 0), 0, 0, 0);
+    }
+    headerBox_->invalidate();
 }

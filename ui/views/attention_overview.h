@@ -28,7 +28,9 @@
 #include "stepformer/trace.h"
 
 class QGridLayout;
+class QHBoxLayout;
 class QLabel;
+class QSpacerItem;
 class QScrollArea;
 class HeatmapWidget;
 
@@ -76,6 +78,9 @@ private:
     QScrollArea* scroll_ = nullptr;
     QWidget* host_ = nullptr;
     QGridLayout* grid_ = nullptr;
+    QWidget* header_ = nullptr;  // the heads' names, outside the scrolling grid
+    QHBoxLayout* headerBox_ = nullptr;
+    QSpacerItem* cornerSpace_ = nullptr;
     QList<QLabel*> headLabels_;  // heads, then "mean"
     Legend* legend_ = nullptr;
     std::vector<Row> rows_;
