@@ -6,6 +6,7 @@
 #include <memory>
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -148,7 +149,10 @@ void TestAttentionOverview::gridHasEveryLayerAndHeadOfEachBlock() {
             QCOMPARE(mean->colorAt(0, 0), ov->cell(l, 0)->colormap().color(mean->value(0, 0)));
         }
         // Every cell is at least as large as its labels need: none thinned, none scrolled.
+        QCoreApplication::processEvents();  // the grid lays the cells out at their sizes
         for (auto* hm : ov->findChildren<HeatmapWidget*>()) {
+            QVERIFY2(hm->width() >= hm->minimumSizeHint().width() && hm->height() >= hm->minimumSizeHint().height(),
+                     qPrintable(hm->objectName()));
             QCOMPARE(hm->rowLabelStep(), 1);
             QCOMPARE(hm->colLabelStep(), 1);
         }
