@@ -25,6 +25,7 @@
 #include "app/session.h"
 #include "steps/step_model.h"
 #include "steps/step_navigator.h"
+#include "views/attention_view.h"
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
 #include "stepformer/version.h"
@@ -53,6 +54,7 @@ struct Args {
     MainWindow::Options opts;
     QString step, view, source, target, shotPath;
     QStringList docks;  // --dock: docks to open (e.g. train)
+    std::optional<AttentionView::Mode> attentionMode;  // --attention-mode
     bool haveSource = false, haveTarget = false;
     QSize shotSize{1440, 900};
     bool screenshot() const { return !shotPath.isEmpty(); }
@@ -101,7 +103,13 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
     const QCommandLineOption dockOpt(QStringLiteral("dock"),
                                      QStringLiteral("Open this dock too: train (repeat the option for more)."),
                                      QStringLiteral("dock"));
-    parser.addOptions({stepOpt, viewOpt, shotOpt, sizeOpt, presetOpt, weightsOpt, noTrainOpt, srcOpt, tgtOpt, dockOpt});
+    const QCommandLineOption attentionModeOpt(
+        QStringLiteral("attention-mode"),
+        QStringLiteral("The attention view's mode: one (one layer's heads, one enlarged) or all (every layer x every "
+                       "head). Default: the one used last, or one with --screenshot."),
+        QStringLiteral("one|all"));
+    parser.addOptions({stepOpt, viewOpt, shotOpt, sizeOpt, presetOpt, weightsOpt, noTrainOpt, srcOpt, tgtOpt, dockOpt,
+                       attentionModeOpt});
     parser.process(pre);  // --help, --version and unknown options end here
     if (!parser.positionalArguments().isEmpty())
         return fail(QStringLiteral("unexpected argument '%1' (see --help)").arg(parser.positionalArguments().first()));
@@ -127,6 +135,11 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
         if (d.trimmed().toLower() != QLatin1String("train"))
             return fail(QStringLiteral("unknown dock '%1' (use train)").arg(d));
         a.docks << QStringLiteral("train");
+    }
+    if (parser.isSet(attentionModeOpt)) {
+        a.attentionMode = AttentionView::modeFromKey(parser.value(attentionModeOpt));
+        if (!a.attentionMode)
+            return fail(QStringLiteral("unknown attention mode '%1' (use one or all)").arg(parser.value(attentionModeOpt)));
     }
     a.step = parser.value(stepOpt);
     a.haveSource = parser.isSet(srcOpt);
@@ -234,6 +247,10 @@ int main(int argc, char** argv) {
         return fail(unknownStepMessage(args.step, w.navigator()->model()->stepOrder(),
                                        w.navigator()->model()->trace().get()));
     if (!args.view.isEmpty()) w.setCurrentView(args.view);
+    // A screenshot does not depend on the mode remembered from the last run.
+    if (auto* attention = qobject_cast<AttentionView*>(w.viewWidget(QStringLiteral("attention"))))
+        if (args.attentionMode || args.screenshot())
+            attention->setMode(args.attentionMode.value_or(AttentionView::Mode::OneLayer));
 
     if (!args.screenshot()) {
         w.show();

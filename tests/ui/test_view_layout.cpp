@@ -7,7 +7,8 @@
 //
 // The model has the tutorial's shapes where the layout depends on them (d_model 512, d_ff 2048,
 // 8 heads, src_len 5, tgt_len 6) and one layer, so it is made in a moment (untrained: the
-// layout does not depend on what the numbers are).
+// layout does not depend on what the numbers are). The attention view is walked in both its
+// modes; its "All layers" grid is also checked with the tutorial's six layers.
 #include <QAbstractScrollArea>
 #include <QApplication>
 #include <QLabel>
@@ -25,6 +26,8 @@
 #include "stepformer/params.h"
 #include "steps/step_model.h"
 #include "steps/step_navigator.h"
+#include "views/attention_overview.h"
+#include "views/attention_view.h"
 #include "views/view_table.h"
 #include "widgets/elision_log.h"
 #include "widgets/heatmap_widget.h"
@@ -164,10 +167,13 @@ private slots:
     void cleanupTestCase();
     void everyViewWholeAtEveryStep_data();
     void everyViewWholeAtEveryStep();
+    void attentionOverviewOfSixLayers_data();
+    void attentionOverviewOfSixLayers();
 
 private:
     QTemporaryDir dir_;
     QString weights_;
+    QString sixLayers_;  // the tutorial's model itself (untrained)
 };
 
 void TestViewLayout::initTestCase() {
@@ -180,6 +186,10 @@ void TestViewLayout::initTestCase() {
     c.dropout = 0.0;
     weights_ = dir_.filePath(QStringLiteral("layout.safetensors"));
     stepformer::save_weights(weights_.toStdString(), c, stepformer::init_params(c, 7));
+    const stepformer::Config six = stepformer::Config::tutorial();
+    QCOMPARE(six.n_layers, 6);
+    sixLayers_ = dir_.filePath(QStringLiteral("six.safetensors"));
+    stepformer::save_weights(sixLayers_.toStdString(), six, stepformer::init_params(six, 7));
     elision_log::setRecording(true);
 }
 
@@ -226,19 +236,71 @@ void TestViewLayout::everyViewWholeAtEveryStep() {
     QStringList failures;
     int checked = 0;
     for (const ViewInfo& v : viewTable()) {
-        const QString view = QLatin1String(v.name);
+        QString view = QLatin1String(v.name);
         QVERIFY(w.setCurrentView(view));
-        for (const QString& step : steps) {
-            QVERIFY(w.setCurrentStep(step));
-            QApplication::processEvents();  // the layout settles (a view reflows after a resize)
-            QApplication::processEvents();
-            testutil::saveShot(w, QStringLiteral("%1x%2-%3-%4.png").arg(size.width()).arg(size.height()).arg(view, step));
-            for (const QString& p : layoutProblems(w.currentViewWidget()))
-                failures << QStringLiteral("[%1 %2] %3").arg(view, step, p);
-            ++checked;
+        auto* attention = qobject_cast<AttentionView*>(w.currentViewWidget());
+        // The attention view in both modes: its own layer, then every layer at once.
+        for (const auto mode : {AttentionView::Mode::OneLayer, AttentionView::Mode::AllLayers}) {
+            if (!attention && mode != AttentionView::Mode::OneLayer) continue;
+            if (attention) {
+                attention->setMode(mode);
+                view = QLatin1String(v.name) + QStringLiteral("/") + AttentionView::modeKey(mode);
+            }
+            for (const QString& step : steps) {
+                QVERIFY(w.setCurrentStep(step));
+                QApplication::processEvents();  // the layout settles (a view reflows after a resize)
+                QApplication::processEvents();
+                testutil::saveShot(w, QStringLiteral("%1x%2-%3-%4.png").arg(size.width()).arg(size.height()).arg(QString(view).replace(QLatin1Char('/'), QLatin1Char('-')), step));
+                for (const QString& p : layoutProblems(w.currentViewWidget()))
+                    failures << QStringLiteral("[%1 %2] %3").arg(view, step, p);
+                ++checked;
+            }
         }
+        if (attention) attention->setMode(AttentionView::Mode::OneLayer);
     }
     QVERIFY(checked > 100);
+    failures.removeDuplicates();
+    for (const QString& f : failures) qWarning("%s", qPrintable(f));
+    QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 layout problems at %2x%3, the first: %4")
+                                                .arg(failures.size()).arg(size.width()).arg(size.height())
+                                                .arg(failures.value(0))));
+}
+
+void TestViewLayout::attentionOverviewOfSixLayers_data() { everyViewWholeAtEveryStep_data(); }
+
+// The tutorial's 6 layers x 8 heads (+ the mean) of each attention block at once: whole at a
+// laptop's size (scrolling down where the layers do not fit, never sideways).
+void TestViewLayout::attentionOverviewOfSixLayers() {
+    QFETCH(QSize, size);
+    MainWindow::Options o;
+    o.restoreSettings = false;
+    o.saveSettings = false;
+    o.weightsPath = sixLayers_;
+    o.provisioning = Session::Provisioning::Synchronous;
+    o.cacheDir = dir_.path();
+    MainWindow w(o);
+    QCOMPARE(w.session()->modelState(), Session::ModelState::FromFile);
+    w.setFollowStep(false);
+    w.resize(size);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.setCurrentView(QStringLiteral("attention")));
+    auto* attention = qobject_cast<AttentionView*>(w.currentViewWidget());
+    QVERIFY(attention);
+    attention->setMode(AttentionView::Mode::AllLayers);
+    QStringList failures;
+    for (const char* step : {"encoder.layers.0.enc_self_attn.attn", "decoder.layers.3.dec_self_attn.attn",
+                             "decoder.layers.5.dec_enc_attn.attn"}) {
+        QVERIFY(w.setCurrentStep(QLatin1String(step)));
+        QApplication::processEvents();
+        QApplication::processEvents();
+        QCOMPARE(attention->shownStep(), QLatin1String(step));
+        QCOMPARE(attention->overview()->layerCount(), 6);
+        QCOMPARE(attention->overview()->headCount(), 8);
+        testutil::saveShot(w, QStringLiteral("%1x%2-attention-all-six-%3.png").arg(size.width()).arg(size.height()).arg(QLatin1String(step)));
+        for (const QString& p : layoutProblems(w.currentViewWidget()))
+            failures << QStringLiteral("[attention/all %1] %2").arg(QLatin1String(step), p);
+    }
     failures.removeDuplicates();
     for (const QString& f : failures) qWarning("%s", qPrintable(f));
     QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 layout problems at %2x%3, the first: %4")

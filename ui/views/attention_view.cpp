@@ -9,12 +9,15 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QScrollArea>
+#include <QRegularExpression>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QSplitter>
 
 #include "views/attention_lines_widget.h"
+#include "views/attention_overview.h"
 #include "views/message_stack.h"
 #include "views/view_parts.h"
 #include "widgets/wrapped_label.h"
@@ -25,6 +28,17 @@
 
 using namespace tensorviz;
 
+QString AttentionView::modeSettingsKey() { return QStringLiteral("view/attentionMode"); }
+
+QString AttentionView::modeKey(Mode m) { return m == Mode::AllLayers ? QStringLiteral("all") : QStringLiteral("one"); }
+
+std::optional<AttentionView::Mode> AttentionView::modeFromKey(const QString& key) {
+    const QString k = key.trimmed().toLower();
+    if (k == QLatin1String("one")) return Mode::OneLayer;
+    if (k == QLatin1String("all")) return Mode::AllLayers;
+    return std::nullopt;
+}
+
 AttentionView::AttentionView(QWidget* parent)
     : AttentionBlockView({stepformer::Stack::Encoder, stepformer::BlockKind::SelfAttention, 0}, parent) {
     setObjectName(QStringLiteral("attentionView"));
@@ -33,12 +47,19 @@ AttentionView::AttentionView(QWidget* parent)
     makeBlockPickers(tr("Which attention block: the encoder's self-attention, the decoder's masked "
                         "self-attention, or the decoder\u2013encoder attention"),
                      tr("Which layer (n_layers) of the encoder or decoder"));
+    modeSwitch_ = new QComboBox(this);
+    modeSwitch_->setObjectName(QStringLiteral("attentionModeSwitch"));
+    modeSwitch_->addItem(tr("One layer"), int(Mode::OneLayer));
+    modeSwitch_->addItem(tr("All layers"), int(Mode::AllLayers));
+    modeSwitch_->setToolTip(tr("One layer: its heads, one enlarged, and the lines between the tokens.\n"
+                               "All layers: every layer \u00d7 every head of the block at once (click a cell to enlarge it)."));
     batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show"));
     headPicker_ = view_parts::makeHeadPicker(this, tr("The enlarged head (or click one of the small heatmaps)"));
     allHeadsToggle_ = new QCheckBox(tr("All heads"), this);
     allHeadsToggle_->setObjectName(QStringLiteral("allHeadsLinesToggle"));
     allHeadsToggle_->setToolTip(tr("Line view: draw every head's lines at once, one colour per head"));
     QLayout* bar = view_parts::addPickerBar(root, this);
+    bar->addWidget(view_parts::labelled(tr("Show:"), modeSwitch_));
     bar->addWidget(view_parts::labelled(tr("Block:"), blockPicker_));
     bar->addWidget(view_parts::labelled(tr("Layer:"), layerPicker_));
     bar->addWidget(view_parts::labelled(tr("Sentence:"), batchPicker_));
@@ -50,7 +71,13 @@ AttentionView::AttentionView(QWidget* parent)
     root->addWidget(titleLabel_);
 
     messages_ = new MessageStack(this);
-    auto* splitter = new QSplitter(Qt::Horizontal, messages_);
+    // The two modes' pages in one box, one of them hidden: the hidden one asks for no room.
+    auto* modes = new QWidget(messages_);
+    modes->setObjectName(QStringLiteral("attentionModes"));
+    auto* modesBox = new QVBoxLayout(modes);
+    modesBox->setContentsMargins(0, 0, 0, 0);
+    auto* splitter = new QSplitter(Qt::Horizontal, modes);
+    oneLayerPage_ = splitter;
     splitter->setObjectName(QStringLiteral("attentionSplitter"));
     splitter->setChildrenCollapsible(false);
     auto* thumbsScroll = thumbsScroll_ = new QScrollArea(splitter);
@@ -74,9 +101,17 @@ AttentionView::AttentionView(QWidget* parent)
     splitter->setStretchFactor(1, 4);
     splitter->setStretchFactor(2, 3);
     splitter->setSizes({380, 420, 320});
-    messages_->setPage(splitter, QStringLiteral("noDataLabel"));
+    overview_ = new AttentionOverview(modes);
+    modesBox->addWidget(splitter);
+    modesBox->addWidget(overview_);
+    messages_->setPage(modes, QStringLiteral("noDataLabel"));
     root->addWidget(messages_, 1);
 
+    onPicked(modeSwitch_, [this](int i) {
+        setMode(Mode(modeSwitch_->itemData(i).toInt()));
+        QSettings().setValue(modeSettingsKey(), modeKey(mode_));
+    });
+    connect(overview_, &AttentionOverview::cellActivated, this, &AttentionView::enlarge);
     onPicked(batchPicker_, [this](int i) { setBatchIndex(i); });
     onPicked(headPicker_, [this](int h) { setHeadIndex(h); });
     connect(allHeadsToggle_, &QCheckBox::toggled, this, [this] { updateSelection(); });
@@ -93,10 +128,42 @@ AttentionView::AttentionView(QWidget* parent)
         enlarged_->setHighlightedCol(-1);
     });
 
+    mode_ = modeFromKey(QSettings().value(modeSettingsKey()).toString()).value_or(Mode::OneLayer);
+    showMode();
     rebuild();
 }
 
 AttentionView::~AttentionView() = default;
+
+void AttentionView::setMode(Mode m) {
+    if (m == mode_) return;
+    mode_ = m;
+    showMode();
+    rebuild();
+}
+
+void AttentionView::showMode() {
+    const bool all = mode_ == Mode::AllLayers;
+    {
+        const QSignalBlocker block(modeSwitch_);
+        modeSwitch_->setCurrentIndex(modeSwitch_->findData(int(mode_)));
+    }
+    allHeadsToggle_->setVisible(!all);  // the lines are the one layer's
+    oneLayerPage_->setVisible(!all);
+    overview_->setVisible(all);
+}
+
+void AttentionView::enlarge(int layer, int head) {
+    if (head >= 0) head_ = head;
+    mode_ = Mode::OneLayer;
+    QSettings().setValue(modeSettingsKey(), modeKey(mode_));
+    showMode();
+    if (layer != block_.layer)
+        setBlock(blockKind(), layer);  // rebuilds, and says which entry is shown now
+    else
+        rebuild();
+    emit headChanged(head_);
+}
 
 void AttentionView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     StepView::setTrace(std::move(trace), config);
@@ -125,7 +192,7 @@ QString AttentionView::currentTensorName() const {
 }
 
 void AttentionView::setHeadIndex(int h) {
-    h = std::clamp(h, 0, std::max(0, int(thumbs_.size()) - 1));
+    h = std::clamp(h, 0, headPicker_->maximum());
     if (h == head_) return;
     head_ = h;
     updateSelection();
@@ -144,6 +211,7 @@ void AttentionView::rebuild() {
                                              .arg(blockTitle(block_.kind))
                                              .arg(block_.layer));
         for (auto* t : thumbs_) t->clear();
+        overview_->setAttention(nullptr, config_, block_.stack, block_.kind, batch_);
         enlarged_->clear();
         lines_->clear();
         headValues_.clear();
@@ -151,6 +219,10 @@ void AttentionView::rebuild() {
     }
     const int H = headCount(*e);
     head_ = std::clamp(head_, 0, H - 1);
+    if (mode_ == Mode::AllLayers) {
+        rebuildOverview();
+        return;
+    }
     titleLabel_->setText(tr("<b>Layer %1 \u00b7 %2</b> \u2014 <tt>%3.attn</tt>, sentence %4. Each row is a query, each column a "
                             "key; every row sums to 1. Click a head to enlarge it; hover a token on the right to see its lines.")
                              .arg(block_.layer)
@@ -205,7 +277,27 @@ void AttentionView::placeThumbs() {
     for (int h = 0; h < thumbs_.size(); ++h) thumbsGrid_->addWidget(thumbs_[h], h / columns, h % columns);
 }
 
+void AttentionView::rebuildOverview() {
+    // The block's entries of every layer, e.g. "decoder.layers.*.dec_enc_attn.attn".
+    QString entries = currentTensorName();
+    entries.replace(QRegularExpression(QStringLiteral("\\.layers\\.\\d+\\.")), QStringLiteral(".layers.*."));
+    titleLabel_->setText(tr("<b>All layers \u00b7 %1</b> \u2014 <tt>%2</tt>, sentence %3: a row per layer, a column per "
+                            "head and their mean (each cell: queries \u00d7 keys). Click a cell to enlarge it.")
+                             .arg(blockTitle(block_.kind), entries.toHtmlEscaped())
+                             .arg(batch_));
+    overview_->setAttention(trace_, config_, block_.stack, block_.kind, batch_);
+    messages_->showPage();
+    updateSelection();
+}
+
 void AttentionView::updateSelection() {
+    if (mode_ == Mode::AllLayers) {
+        overview_->setSelected(block_.layer, head_);
+        const bool blocked = headPicker_->blockSignals(true);
+        headPicker_->setValue(head_);
+        headPicker_->blockSignals(blocked);
+        return;
+    }
     if (!trace_ || thumbs_.isEmpty() || messages_->showsMessage()) return;
     for (int h = 0; h < thumbs_.size(); ++h) thumbs_[h]->setSelected(h == head_);
     PanelSpec p = panelFor(trace_, config_, currentTensorName(), batch_, head_,
