@@ -2,7 +2,9 @@
 #include "widgets/text_util.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <limits>
 #include <mutex>
 #include <utility>
@@ -19,6 +21,7 @@
 #include <unistd.h>
 #endif
 
+#include "stepformer/dataset.h"
 #include "stepformer/model.h"
 #include "stepformer/trace_graph.h"
 
@@ -68,6 +71,25 @@ std::shared_ptr<const AttentionSnapshot> takeSnapshot(const Transformer& model, 
     return snap;
 }
 
+// The forward pass (and the loss, when the target gives an expected output) of one sentence
+// pair, as the Session computes its trace, without the backward pass. Null when the sentences do
+// not fit the run's vocabulary.
+std::shared_ptr<const Trace> liveForward(const Transformer& model, const std::string& src, const std::string& tgt) {
+    try {
+        const Config& c = model.config();
+        const std::string expected = c.eos_id() >= 0 ? dec_output_for(tgt, c) : std::string();
+        std::vector<std::string> out;
+        if (!expected.empty()) out.push_back(expected);
+        const Batch batch = make_batch(c, {src}, {tgt}, out);
+        auto t = std::make_shared<Trace>();
+        model.forward(batch, *t);  // eval mode: no dropout
+        if (!out.empty()) model.loss(batch, *t);
+        return t;
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
 // The worker (and the OpenMP threads it starts, which inherit it) yields to the GUI thread when
 // the CPUs are busy: a few points of niceness, which cost nothing on an otherwise idle machine.
 // (QThread::LowPriority has no effect for Linux's default scheduler.)
@@ -107,6 +129,24 @@ struct TrainingController::Shared {
     };
     std::vector<Item> pending;
     bool flushPosted = false;
+    // The newest live trace not yet delivered (an older one is dropped: it is stale).
+    std::shared_ptr<const LiveTrace> liveTrace;
+
+    // Set by the GUI thread at any time (under mu); a change wakes a paced wait.
+    std::condition_variable cv;
+    int paceMs = 0;
+    bool liveOn = false;
+    int liveIntervalMs = kDefaultLiveIntervalMs;
+    std::string liveSrc, liveTgt;
+
+    template <typename F>
+    void update(F&& change) {
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            change();
+        }
+        cv.notify_all();
+    }
 };
 
 int TrainingController::snapshotStride(int epochs) { return std::max(1, (epochs + kMaxSnapshots - 1) / kMaxSnapshots); }
@@ -114,6 +154,7 @@ int TrainingController::snapshotStride(int epochs) { return std::max(1, (epochs 
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {
     qRegisterMetaType<TrainingStep>();
     qRegisterMetaType<std::shared_ptr<const AttentionSnapshot>>();
+    qRegisterMetaType<std::shared_ptr<const LiveTrace>>();
     qRegisterMetaType<std::shared_ptr<stepformer::ParamSet>>();
     qRegisterMetaType<std::shared_ptr<const stepformer::ParamSet>>();
     qRegisterMetaType<std::shared_ptr<const stepformer::Optimizer>>();
@@ -124,6 +165,7 @@ TrainingController::~TrainingController() {
     if (shared_) {
         shared_->control.request_stop();
         shared_->control.resume();
+        shared_->update([] {});  // out of a paced wait
     }
     // The only place that waits for a worker: it finishes its current step and returns.
     for (const QPointer<QThread>& t : threads_) {
@@ -148,6 +190,35 @@ QString TrainingController::stateName(State s) {
 void TrainingController::setReplaySentence(const QString& source, const QString& decoderInput) {
     replaySrc_ = source.simplified();
     replayTgt_ = decoderInput.simplified();
+}
+
+void TrainingController::setPace(int msPerStep) {
+    paceMs_ = std::max(0, msPerStep);
+    if (shared_) shared_->update([s = shared_.get(), ms = paceMs_] { s->paceMs = ms; });
+}
+
+void TrainingController::setLiveTraces(bool on) {
+    live_ = on;
+    if (shared_) shared_->update([s = shared_.get(), on] {
+        s->liveOn = on;
+        if (!on) s->liveTrace.reset();  // none arrives after this
+    });
+}
+
+void TrainingController::setLiveInput(const QString& source, const QString& target) {
+    liveSrc_ = source.simplified();
+    liveTgt_ = target.simplified();
+    if (shared_)
+        shared_->update([s = shared_.get(), src = ss(liveSrc_), tgt = ss(liveTgt_)] {
+            s->liveSrc = src;
+            s->liveTgt = tgt;
+            s->liveTrace.reset();  // of the old sentences
+        });
+}
+
+void TrainingController::setLiveInterval(int ms) {
+    liveIntervalMs_ = std::max(1, ms);
+    if (shared_) shared_->update([s = shared_.get(), ms = liveIntervalMs_] { s->liveIntervalMs = ms; });
 }
 
 void TrainingController::setState(State s) {
@@ -198,6 +269,11 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
     ++generation_;
     const quint64 gen = generation_;
     shared_ = std::make_shared<Shared>();
+    shared_->paceMs = paceMs_;
+    shared_->liveOn = live_;
+    shared_->liveIntervalMs = liveIntervalMs_;
+    shared_->liveSrc = ss(liveSrc_);
+    shared_->liveTgt = ss(liveTgt_);
     auto shared = shared_;
     stopping_ = false;
     outcome_.reset();
@@ -247,6 +323,55 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
             };
             snapshot(0, std::numeric_limits<double>::quiet_NaN());
 
+            // Live traces: at most one a step and one every liveIntervalMs of wall time.
+            using Clock = std::chrono::steady_clock;
+            // The first step's may go at once: the views turn live as the run starts.
+            Clock::time_point lastLive = Clock::now() - std::chrono::hours(1);
+            auto maybeLive = [&](const TrainingStep& at) {
+                std::string src, tgt;
+                {
+                    std::lock_guard<std::mutex> lock(shared->mu);
+                    if (!shared->liveOn ||
+                        Clock::now() - lastLive < std::chrono::milliseconds(shared->liveIntervalMs))
+                        return;
+                    src = shared->liveSrc;
+                    tgt = shared->liveTgt;
+                }
+                lastLive = Clock::now();
+                auto trace = liveForward(model, src, tgt);
+                if (!trace) return;
+                auto live = std::make_shared<LiveTrace>();
+                live->trace = std::move(trace);
+                live->config = config;
+                live->source = qs(src);
+                live->target = qs(tgt);
+                live->step = at;
+                bool notify = false;
+                {
+                    std::lock_guard<std::mutex> lock(shared->mu);
+                    // Dropped when the sentences or the switch changed meanwhile.
+                    if (!shared->liveOn || shared->liveSrc != src || shared->liveTgt != tgt) return;
+                    shared->liveTrace = std::move(live);
+                    if (!shared->flushPosted) notify = shared->flushPosted = true;
+                }
+                if (notify) QMetaObject::invokeMethod(this, [this, gen] { deliverPending(gen); }, delivery);
+            };
+            // The pace: the step that just ended took at least paceMs since the last one did
+            // (none after the last step). Stop and reset end the wait at once; a pace change
+            // applies to it.
+            Clock::time_point stepStart = Clock::now();
+            auto pace = [&](const TrainingStep& at) {
+                if (at.step < at.stepsTotal) {
+                    std::unique_lock<std::mutex> lock(shared->mu);
+                    while (shared->paceMs > 0 && !shared->control.stop_requested()) {
+                        const auto until = stepStart + std::chrono::milliseconds(shared->paceMs);
+                        if (Clock::now() >= until) break;
+                        shared->cv.wait_until(lock, until);
+                    }
+                }
+                stepStart = Clock::now();
+            };
+
             double epochLoss = 0.0;
             int epochSteps = 0;
             const TrainResult r = trainer->run(
@@ -264,7 +389,10 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                     t.gradNorm = s.grad_norm;
                     t.lr = s.lr;
                     t.elapsedS = s.elapsed_s;
+                    const TrainingStep at = t;
                     post(std::move(item));
+                    maybeLive(at);
+                    pace(at);
                 },
                 [&](int epoch) {
                     // A forward pass of the replay sentence after the epoch (every stride-th
@@ -338,10 +466,14 @@ void TrainingController::stop() {
     if (!isActive() || !shared_) return;
     stopping_ = true;
     shared_->control.request_stop();
+    shared_->update([] {});  // out of a paced wait at once
 }
 
 void TrainingController::reset() {
-    if (shared_) shared_->control.request_stop();  // the abandoned worker ends after its step
+    if (shared_) {
+        shared_->control.request_stop();  // the abandoned worker ends after its step
+        shared_->update([] {});
+    }
     shared_.reset();
     ++generation_;  // and whatever it still posts is dropped
     stopping_ = false;
@@ -354,9 +486,11 @@ void TrainingController::reset() {
 void TrainingController::deliverPending(quint64 gen) {
     if (gen != generation_ || !shared_) return;
     std::vector<Shared::Item> items;
+    std::shared_ptr<const LiveTrace> live;
     {
         std::lock_guard<std::mutex> lock(shared_->mu);
         items.swap(shared_->pending);
+        live.swap(shared_->liveTrace);
         shared_->flushPosted = false;
     }
     for (Shared::Item& it : items) {
@@ -369,6 +503,8 @@ void TrainingController::deliverPending(quint64 gen) {
         }
         if (gen != generation_) return;  // a slot reset the controller
     }
+    // After the steps it followed; not once the run was asked to stop (its outcome comes next).
+    if (live && live_ && !stopping_) emit liveTraceReady(std::move(live));
 }
 
 void TrainingController::deliverOutcome(quint64 gen, std::shared_ptr<TrainingOutcome> outcome) {

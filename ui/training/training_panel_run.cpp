@@ -280,10 +280,12 @@ void TrainingPanel::updateIdleProgress() {
     const int perEpoch = o.batch_size > 0 ? (n + o.batch_size - 1) / o.batch_size : 0;
     progress_->setRange(0, 1);
     progress_->setValue(0);
-    progress_->setFormat(n > 0 ? tr("%1 epochs × %2 steps of %3 sentences = %4 steps")
+    const int batch = std::min(n, std::max(1, o.batch_size));
+    const QString steps = perEpoch == 1 ? tr("1 step") : tr("%1 steps").arg(perEpoch);
+    progress_->setFormat(n > 0 ? tr("%1 epochs × %2 of %3 sentences = %4 steps")
                                      .arg(o.epochs)
-                                     .arg(perEpoch)
-                                     .arg(std::min(n, std::max(1, o.batch_size)))
+                                     .arg(steps)
+                                     .arg(batch)
                                      .arg(o.epochs * perEpoch)
                                : tr("No data"));
 }
