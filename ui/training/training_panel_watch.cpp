@@ -30,7 +30,7 @@ TrainingPanel::Pace TrainingPanel::defaultPace(HyperparameterForm::Preset p) {
 void TrainingPanel::buildWatchControls(QWidget* parent) {
     paceCombo_ = new QComboBox(parent);
     paceCombo_->setObjectName(QStringLiteral("paceCombo"));
-    paceCombo_->addItem(tr("Watch"), int(Pace::Watch));
+    paceCombo_->addItem(tr("Watch (%1 steps/s)").arg(1000 / kWatchPaceMs), int(Pace::Watch));
     paceCombo_->addItem(tr("Full speed"), int(Pace::FullSpeed));
     paceCombo_->setToolTip(
         tr("<p><b>Watch</b>: each optimizer step takes at least %1 s (%2 steps a second), so the loss curve, the "
