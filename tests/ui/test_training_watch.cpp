@@ -250,10 +250,19 @@ void TestTrainingWatch::mainWindowShowsLiveTracesThenTheModel() {
     QVERIFY(liveLabel->isHidden());
     const auto trained = session->trace();
 
-    // A run abandoned by Reset: back to the model's own trace.
+    // A run abandoned by Reset: back to the model's own trace. Meanwhile another view and step,
+    // picked while live, stay through the next live trace.
     QVERIFY(p->start());
     QVERIFY(liveChanged.wait(20000));
     QVERIFY(session->isLive());
+    const QString attn = QStringLiteral("decoder.layers.1.dec_enc_attn.attn");
+    QVERIFY(w.setCurrentView(QStringLiteral("attention")));
+    QVERIFY(w.setCurrentStep(attn));
+    QVERIFY(liveChanged.wait(20000));
+    QCOMPARE(w.currentStep(), attn);
+    QCOMPARE(w.currentViewName(), QStringLiteral("attention"));
+    QTest::qWait(50);
+    testutil::saveShot(w, QStringLiteral("watch_live_attention_1366.png"));
     p->reset();
     QVERIFY(!session->isLive());
     QCOMPARE(session->trace(), trained);
