@@ -2,7 +2,8 @@
 // at least its steps' paced time), Stop and a pace change act at once in the middle of a paced
 // wait, live traces of the app's sentences arrive during a run with new values each time (and
 // none when the toggle is off), the tutorial's preset defaults to Watch, and in the main window
-// the views show the live trace (status "live: ...") and go back to the model's after the run.
+// the views show the live trace (status "live: ...") and go back to the model's after the run,
+// on Reset, in the backward direction (a run computes no backward pass) and when toggled off.
 #include <memory>
 
 #include <QApplication>
@@ -268,9 +269,24 @@ void TestTrainingWatch::mainWindowShowsLiveTracesThenTheModel() {
     QCOMPARE(session->trace(), trained);
     QVERIFY(liveLabel->isHidden());
 
-    // Toggled off during a run: the views go back at once and stay.
+    // The backward pass, which a run does not compute: the views go back to the model's trace
+    // and say why while the run goes on; forward again, they are live again.
+    p->setPace(Pace::Watch);
     QVERIFY(p->start());
     QVERIFY(liveChanged.wait(20000));
+    QSignalSpy posted(p, &TrainingPanel::liveTraceReady);
+    w.directionAction()->trigger();
+    QVERIFY(w.navigator()->isBackward());
+    QVERIFY(!session->isLive());
+    QVERIFY(posted.wait(20000));
+    QVERIFY(!session->isLive());
+    QCOMPARE(liveLabel->text(), QStringLiteral("training: views not live"));
+    w.directionAction()->trigger();
+    QVERIFY(!w.navigator()->isBackward());
+    QVERIFY(liveChanged.wait(20000));
+    QVERIFY(session->isLive());
+
+    // Toggled off during a run: the views go back at once and stay.
     w.findChild<QCheckBox*>(QStringLiteral("liveViewsToggle"))->click();
     QVERIFY(!session->isLive());
     const int before = liveChanged.count();
