@@ -186,6 +186,17 @@ void MainWindow::connectSession() {
             [this] { trainingPanel_->setReferenceConfig(session_->config(), tr("the current model's")); });
     connect(session_, &Session::inputAccepted, this,
             [this] { trainingPanel_->setReplaySentence(session_->source(), session_->target()); });
+    // Live views: the run computes the shown sentences' forward pass on its weights now and then.
+    connect(session_, &Session::liveTraceChanged, this, &MainWindow::onLiveTraceChanged);
+    connect(trainingPanel_, &TrainingPanel::liveTraceReady, this, &MainWindow::onLiveTrace);
+    connect(trainingPanel_, &TrainingPanel::liveViewsToggled, this, [this](bool on) {
+        if (!on) endLiveTrace();
+    });
+    // A run that ends hands its weights over first (modelTrained, which ends the live trace);
+    // one that diverged, stopped before its first step or was reset goes back to the model's.
+    connect(trainingPanel_, &TrainingPanel::stateChanged, this, [this](TrainingController::State s) {
+        if (s != TrainingController::State::Running && s != TrainingController::State::Paused) endLiveTrace();
+    });
     connect(trainingPanel_, &TrainingPanel::stateChanged, this, &MainWindow::updateSaveTrainedAction);
     connect(trainingPanel_, &TrainingPanel::checkpointSaved, this, &MainWindow::updateSaveTrainedAction);
     connect(trainingPanel_, &TrainingPanel::errorOccurred, this,
@@ -228,6 +239,7 @@ void MainWindow::updateSaveTrainedAction() {
 }
 
 void MainWindow::setBackwardDirection(bool on) {
+    if (on && session_->isLive()) endLiveTrace();  // a live trace has no backward pass
     if (on != navigator_->isBackward() && !navigator_->setBackward(on)) {
         if (isVisible())
             statusBar()->showMessage(tr("No backward pass: the loss needs a target that starts with %1.")
@@ -304,6 +316,8 @@ QString MainWindow::viewForStep(const QString& traceName) const {
 
 void MainWindow::onTraceChanged() {
     const auto trace = session_->trace();
+    if (!session_->isLive()) status_->showLive({});
+    trainingPanel_->setLiveInput(session_->source(), session_->target());
     if (!trace) return;
     appliedSteps_.clear();  // every view must take the new trace's step again
     const auto& cfg = session_->config();
@@ -315,6 +329,46 @@ void MainWindow::onTraceChanged() {
     navigator_->setTrace(trace);  // emits stepChanged: the views follow
     if (directionAct_->isChecked() != navigator_->isBackward()) setBackwardDirection(navigator_->isBackward());
     onInputAccepted();            // the expected output and the loss of the new trace
+}
+
+void MainWindow::onLiveTrace(const std::shared_ptr<const LiveTrace>& live) {
+    if (!live || !trainingPanel_->isTraining()) return;
+    const TrainingStep& st = live->step;
+    QString why;
+    if (navigator_->isBackward())
+        why = tr("The views keep the shown model: a run computes no backward pass (switch to the forward pass "
+                 "to watch it).");
+    else if (!session_->showLiveTrace(live->trace, live->config, live->source, live->target))
+        why = tr("The views keep the shown model: the run trains a model of another size or vocabulary.");
+    if (!why.isEmpty()) {
+        status_->showLive(tr("training: views not live"), why);
+        return;
+    }
+    status_->showLive(tr("live: epoch %1, step %2/%3").arg(st.epoch).arg(st.step).arg(st.stepsTotal),
+                      tr("The views show the forward pass of these sentences on the weights being trained, after "
+                         "step %1 (loss of that step %2). When the run ends the views take its weights; Reset "
+                         "goes back to the model shown before.")
+                          .arg(st.step)
+                          .arg(numfmt::plainDecimals(st.loss, 4)));
+}
+
+void MainWindow::onLiveTraceChanged() {
+    const auto trace = session_->trace();
+    if (!trace) return;
+    // As on an input change, without rebuilding the navigator (same steps, new values): every
+    // view takes the trace, the visible one its current step again.
+    appliedSteps_.clear();
+    const auto& cfg = session_->config();
+    for (StepView* v : views_) v->setTrace(trace, cfg);
+    diagram_->setTrace(trace, cfg);
+    explain_->setTrace(trace, cfg);
+    onStepChanged(currentStep());
+    onInputAccepted();  // the loss of the live trace
+}
+
+void MainWindow::endLiveTrace() {
+    status_->showLive({});
+    session_->clearLiveTrace();  // traceChanged: the model's own trace again
 }
 
 // Only the visible view follows the step; a view catches up when it is shown. Rebuilding every

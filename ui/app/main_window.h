@@ -28,6 +28,7 @@ class TrainingPanel;
 class ExplainPanel;
 class InputBar;
 class ModelChooser;
+struct LiveTrace;
 class StatusBar;
 class StepNavigator;
 class StepView;
@@ -107,6 +108,11 @@ private:
     void connectSession();
 
     void onTraceChanged();
+    // Live traces from the Train panel (issue 14): the views take the trace as on an input
+    // change, the current step stays, the status bar says "live: epoch …".
+    void onLiveTrace(const std::shared_ptr<const LiveTrace>& live);
+    void onLiveTraceChanged();
+    void endLiveTrace();
     void onStepChanged(const QString& traceName);
     void applyStepToView(const QString& view, const QString& traceName);
     void onModelChanged();

@@ -320,6 +320,7 @@ bool Session::recompute(const QString& source, const QString& target, QString* e
             model_->backward(batch, *t, *grads, true);
         }
         trace_ = std::move(t);
+        liveTrace_.reset();  // of other sentences or another model
         grads_ = std::move(grads);
         targetIds_ = out.empty() ? std::vector<int>{} : batch.out;
         source_ = source;
@@ -378,6 +379,7 @@ void Session::recomputeAfterModelChange() {
         }
     }
     trace_ = std::make_shared<Trace>();  // nothing fits: an empty trace rather than a stale one
+    liveTrace_.reset();
     grads_.reset();
     targetIds_.clear();
     emit errorOccurred(tr("No sentence fits this model's vocabulary: %1").arg(err));
@@ -406,6 +408,30 @@ QString Session::translate(const QString& source, QString* error) const {
         if (error) *error = qs(e.what());
         return {};
     }
+}
+
+// ----- live traces from the Train panel -----------------------------------------------------
+
+bool Session::showLiveTrace(std::shared_ptr<const Trace> trace, const Config& config, const QString& source,
+                            const QString& target) {
+    // The views read the trace with the session's config: the run's model must be this one's
+    // shape, with its vocabulary and lengths, and the trace of the sentences shown.
+    if (!trace || !model_ || source.simplified() != source_.simplified() ||
+        target.simplified() != target_.simplified())
+        return false;
+    if (!config.same_architecture(config_) || config.src_len != config_.src_len || config.tgt_len != config_.tgt_len ||
+        config.pad != config_.pad || config.bos != config_.bos || config.eos != config_.eos ||
+        config.learn_layer_norm != config_.learn_layer_norm)
+        return false;
+    liveTrace_ = std::move(trace);
+    emit liveTraceChanged();
+    return true;
+}
+
+void Session::clearLiveTrace() {
+    if (!liveTrace_) return;
+    liveTrace_.reset();
+    emit traceChanged();
 }
 
 // ----- training -----------------------------------------------------------------------------

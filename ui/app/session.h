@@ -102,7 +102,19 @@ public:
     // Checks one sentence without changing anything; empty string when valid.
     QString validateSentence(const QString& sentence, bool isSource) const;
 
-    std::shared_ptr<const stepformer::Trace> trace() const { return trace_; }
+    // The live trace while one is shown (below), else the model's.
+    std::shared_ptr<const stepformer::Trace> trace() const { return liveTrace_ ? liveTrace_ : trace_; }
+
+    // Live traces from a training run (issue 14): the forward pass (and loss) of the current
+    // sentences on the weights being trained, computed by the run. trace() returns it while it
+    // is shown; the model, its gradients and optimizer stay the session's. Accepted (true, and
+    // liveTraceChanged()) only for the current sentences and a model of the same architecture,
+    // vocabulary and lengths; a new model or new sentences end it.
+    bool showLiveTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config,
+                       const QString& source, const QString& target);
+    // Back to the model's own trace: traceChanged() when a live one was shown.
+    void clearLiveTrace();
+    bool isLive() const { return bool(liveTrace_); }
     std::shared_ptr<const stepformer::Transformer> model() const { return model_; }
     // The model's weights (null without a model).
     std::shared_ptr<const stepformer::ParamSet> params() const;
@@ -130,6 +142,7 @@ public:
 
 signals:
     void traceChanged();
+    void liveTraceChanged();  // showLiveTrace() installed a new live trace
     void inputRejected(const QString& message);
     void inputAccepted();
     // The Session replaced the sentences itself (a new vocabulary did not accept the old ones).
@@ -153,6 +166,7 @@ private:
     // Const: a model sharing trained weights must never copy them (Transformer's copy on write).
     std::shared_ptr<const stepformer::Transformer> model_;
     std::shared_ptr<const stepformer::Trace> trace_;
+    std::shared_ptr<const stepformer::Trace> liveTrace_;  // from a training run, while shown
     std::shared_ptr<const stepformer::ParamSet> grads_;
     std::shared_ptr<const stepformer::Optimizer> optimizer_;
     std::vector<int> targetIds_;

@@ -28,6 +28,12 @@ StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
     stepLabel_->setMinimumWidth(stepLabel_->fontMetrics().horizontalAdvance(
         QStringLiteral("Step 888/888 · %1 · [8, 8, 8, 8]").arg(longStep)));
 
+    liveLabel_ = new QLabel(this);
+    liveLabel_->setObjectName(QStringLiteral("liveLabel"));
+    liveLabel_->setStyleSheet(QStringLiteral("QLabel { background: #dbe9fb; color: #1f4f8f; border-radius: 8px;"
+                                             " padding: 1px 8px; font-weight: 600; }"));
+    liveLabel_->setVisible(false);
+
     trainingBox_ = new QWidget(this);
     trainingBox_->setObjectName(QStringLiteral("trainingBox"));
     auto* lay = new QHBoxLayout(trainingBox_);
@@ -57,6 +63,7 @@ StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
 
     addWidget(modelLabel_, 1);
     addPermanentWidget(trainingBox_);
+    addPermanentWidget(liveLabel_);
     addPermanentWidget(stepLabel_);
 
     connect(session_, &Session::trainingStarted, this, &StatusBar::onTrainingStarted);
@@ -125,3 +132,11 @@ void StatusBar::onTrainingEnded() {
     trainingBox_->setVisible(false);
     cancelTraining_->setEnabled(false);
 }
+
+void StatusBar::showLive(const QString& text, const QString& tip) {
+    liveLabel_->setText(text);
+    liveLabel_->setToolTip(tip);
+    liveLabel_->setVisible(!text.isEmpty());
+}
+
+QString StatusBar::liveText() const { return liveLabel_->isHidden() ? QString() : liveLabel_->text(); }

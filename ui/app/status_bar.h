@@ -30,6 +30,10 @@ public:
     // The message's first line here, all of it in a warning box over the window (errorMessageBox;
     // it replaces the previous one, and opens only when the window is shown).
     void showError(const QString& title, const QString& message);
+    // While the views show a live trace from the Train panel: "live: epoch 12, step 12/30" in a
+    // chip (liveLabel) with `tip` as its tooltip; empty text hides it.
+    void showLive(const QString& text, const QString& tip = {});
+    QString liveText() const;
 
 private:
     void onTrainingStarted(int total);
@@ -40,6 +44,7 @@ private:
     QAction* cancelTraining_ = nullptr;
     QLabel* modelLabel_ = nullptr;
     QLabel* stepLabel_ = nullptr;
+    QLabel* liveLabel_ = nullptr;
     QWidget* trainingBox_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* lossLabel_ = nullptr;

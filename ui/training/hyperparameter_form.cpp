@@ -217,6 +217,7 @@ void HyperparameterForm::applyPreset(Preset p) {
     setTrainOptions(preset_recipe(corePreset(p)).front());
     updating_ = false;
     onEdited();
+    emit presetApplied(p);
 }
 
 HyperparameterForm::Preset HyperparameterForm::preset() const {

@@ -68,6 +68,8 @@ public:
 signals:
     void changed();
     void validityChanged(bool valid);
+    // applyPreset() set a preset's values (the training panel picks its pace from it).
+    void presetApplied(HyperparameterForm::Preset p);
 
 private:
     void onEdited();

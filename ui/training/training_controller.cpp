@@ -1,8 +1,11 @@
 #include "training/training_controller.h"
+#include "training/training_traces.h"
 #include "widgets/text_util.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <limits>
 #include <mutex>
 #include <utility>
@@ -19,8 +22,8 @@
 #include <unistd.h>
 #endif
 
+#include "stepformer/dataset.h"
 #include "stepformer/model.h"
-#include "stepformer/trace_graph.h"
 
 using namespace stepformer;
 
@@ -28,45 +31,9 @@ namespace {
 
 using ui_text::qs;
 using ui_text::ss;
-
-// The replay batch: the chosen sentence, or the first example when it does not fit the vocabulary.
-Batch replayBatch(const Config& c, const std::string& src, const std::string& tgt, const std::vector<Example>& data) {
-    try {
-        return make_batch(c, {src}, {tgt});
-    } catch (const std::exception&) {
-        return make_batch(c, {data.front().enc_input}, {data.front().dec_input});
-    }
-}
-
-std::shared_ptr<const AttentionSnapshot> takeSnapshot(const Transformer& model, const Batch& batch, int epoch,
-                                                      double meanLoss) {
-    Trace trace;
-    model.forward(batch, trace);  // eval mode: no dropout
-    auto snap = std::make_shared<AttentionSnapshot>();
-    snap->epoch = epoch;
-    snap->meanLoss = meanLoss;
-    const Config& c = model.config();
-    snap->pad = qs(c.pad);
-    if (!trace.src_tokens.empty())
-        for (const auto& t : trace.src_tokens.front()) snap->srcTokens << qs(t);
-    if (!trace.tgt_tokens.empty())
-        for (const auto& t : trace.tgt_tokens.front()) snap->tgtTokens << qs(t);
-    // Every attention block's weights: the output of its softmax.
-    for (const Block& b : graph::attention_blocks(trace)) {
-        const TraceEntry* e = graph::find(trace, b, Role::Softmax);
-        if (!e || e->value.rank() != 4) continue;
-        AttentionBlockMap m;
-        m.kind = b.kind;
-        m.layer = b.layer;
-        m.heads = int(e->value.dim(1));
-        m.rows = int(e->value.dim(2));
-        m.cols = int(e->value.dim(3));
-        const size_t n = size_t(m.heads) * size_t(m.rows) * size_t(m.cols);
-        m.values.assign(e->value.data.begin(), e->value.data.begin() + long(n));  // batch entry 0
-        snap->blocks.push_back(std::move(m));
-    }
-    return snap;
-}
+using training_traces::liveForward;
+using training_traces::replayBatch;
+using training_traces::takeSnapshot;
 
 // The worker (and the OpenMP threads it starts, which inherit it) yields to the GUI thread when
 // the CPUs are busy: a few points of niceness, which cost nothing on an otherwise idle machine.
@@ -90,12 +57,6 @@ void releaseFreedMemory() {
 
 }  // namespace
 
-const AttentionBlockMap* AttentionSnapshot::find(stepformer::BlockKind kind, int layer) const {
-    for (const auto& b : blocks)
-        if (b.kind == kind && b.layer == layer) return &b;
-    return nullptr;
-}
-
 // The mailbox between the worker and the GUI thread, and the run's controls.
 struct TrainingController::Shared {
     TrainControl control;
@@ -107,6 +68,24 @@ struct TrainingController::Shared {
     };
     std::vector<Item> pending;
     bool flushPosted = false;
+    // The newest live trace not yet delivered (an older one is dropped: it is stale).
+    std::shared_ptr<const LiveTrace> liveTrace;
+
+    // Set by the GUI thread at any time (under mu); a change wakes a paced wait.
+    std::condition_variable cv;
+    int paceMs = 0;
+    bool liveOn = false;
+    int liveIntervalMs = kDefaultLiveIntervalMs;
+    std::string liveSrc, liveTgt;
+
+    template <typename F>
+    void update(F&& change) {
+        {
+            std::lock_guard<std::mutex> lock(mu);
+            change();
+        }
+        cv.notify_all();
+    }
 };
 
 int TrainingController::snapshotStride(int epochs) { return std::max(1, (epochs + kMaxSnapshots - 1) / kMaxSnapshots); }
@@ -114,6 +93,7 @@ int TrainingController::snapshotStride(int epochs) { return std::max(1, (epochs 
 TrainingController::TrainingController(QObject* parent) : QObject(parent) {
     qRegisterMetaType<TrainingStep>();
     qRegisterMetaType<std::shared_ptr<const AttentionSnapshot>>();
+    qRegisterMetaType<std::shared_ptr<const LiveTrace>>();
     qRegisterMetaType<std::shared_ptr<stepformer::ParamSet>>();
     qRegisterMetaType<std::shared_ptr<const stepformer::ParamSet>>();
     qRegisterMetaType<std::shared_ptr<const stepformer::Optimizer>>();
@@ -124,6 +104,7 @@ TrainingController::~TrainingController() {
     if (shared_) {
         shared_->control.request_stop();
         shared_->control.resume();
+        shared_->update([] {});  // out of a paced wait
     }
     // The only place that waits for a worker: it finishes its current step and returns.
     for (const QPointer<QThread>& t : threads_) {
@@ -148,6 +129,35 @@ QString TrainingController::stateName(State s) {
 void TrainingController::setReplaySentence(const QString& source, const QString& decoderInput) {
     replaySrc_ = source.simplified();
     replayTgt_ = decoderInput.simplified();
+}
+
+void TrainingController::setPace(int msPerStep) {
+    paceMs_ = std::max(0, msPerStep);
+    if (shared_) shared_->update([s = shared_.get(), ms = paceMs_] { s->paceMs = ms; });
+}
+
+void TrainingController::setLiveTraces(bool on) {
+    live_ = on;
+    if (shared_) shared_->update([s = shared_.get(), on] {
+        s->liveOn = on;
+        if (!on) s->liveTrace.reset();  // none arrives after this
+    });
+}
+
+void TrainingController::setLiveInput(const QString& source, const QString& target) {
+    liveSrc_ = source.simplified();
+    liveTgt_ = target.simplified();
+    if (shared_)
+        shared_->update([s = shared_.get(), src = ss(liveSrc_), tgt = ss(liveTgt_)] {
+            s->liveSrc = src;
+            s->liveTgt = tgt;
+            s->liveTrace.reset();  // of the old sentences
+        });
+}
+
+void TrainingController::setLiveInterval(int ms) {
+    liveIntervalMs_ = std::max(1, ms);
+    if (shared_) shared_->update([s = shared_.get(), ms = liveIntervalMs_] { s->liveIntervalMs = ms; });
 }
 
 void TrainingController::setState(State s) {
@@ -198,6 +208,11 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
     ++generation_;
     const quint64 gen = generation_;
     shared_ = std::make_shared<Shared>();
+    shared_->paceMs = paceMs_;
+    shared_->liveOn = live_;
+    shared_->liveIntervalMs = liveIntervalMs_;
+    shared_->liveSrc = ss(liveSrc_);
+    shared_->liveTgt = ss(liveTgt_);
     auto shared = shared_;
     stopping_ = false;
     outcome_.reset();
@@ -247,6 +262,56 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
             };
             snapshot(0, std::numeric_limits<double>::quiet_NaN());
 
+            // Live traces: at most one a step and one every liveIntervalMs of wall time.
+            using Clock = std::chrono::steady_clock;
+            // The first step's may go at once: the views turn live as the run starts.
+            Clock::time_point lastLive = Clock::now() - std::chrono::hours(1);
+            auto maybeLive = [&](const TrainingStep& at) {
+                std::string src, tgt;
+                {
+                    std::lock_guard<std::mutex> lock(shared->mu);
+                    if (!shared->liveOn ||
+                        Clock::now() - lastLive < std::chrono::milliseconds(shared->liveIntervalMs))
+                        return;
+                    src = shared->liveSrc;
+                    tgt = shared->liveTgt;
+                }
+                lastLive = Clock::now();
+                auto trace = liveForward(model, src, tgt);
+                if (!trace) return;
+                auto live = std::make_shared<LiveTrace>();
+                live->trace = std::move(trace);
+                live->config = config;
+                live->source = qs(src);
+                live->target = qs(tgt);
+                live->step = at;
+                bool notify = false;
+                {
+                    std::lock_guard<std::mutex> lock(shared->mu);
+                    // Dropped when the sentences or the switch changed meanwhile.
+                    if (!shared->liveOn || shared->liveSrc != src || shared->liveTgt != tgt) return;
+                    shared->liveTrace = std::move(live);
+                    if (!shared->flushPosted) notify = shared->flushPosted = true;
+                }
+                if (notify) QMetaObject::invokeMethod(this, [this, gen] { deliverPending(gen); }, delivery);
+            };
+            // The pace: the step that just ended took at least paceMs since the last one did
+            // (none after the last step). Stop and reset end the wait at once; a pace change
+            // applies to it.
+            Clock::time_point stepStart = Clock::now();
+            auto pace = [&](const TrainingStep& at) {
+                // A synchronous run blocks its caller until done: never paced.
+                if (!synchronous && at.step < at.stepsTotal) {
+                    std::unique_lock<std::mutex> lock(shared->mu);
+                    while (shared->paceMs > 0 && !shared->control.stop_requested()) {
+                        const auto until = stepStart + std::chrono::milliseconds(shared->paceMs);
+                        if (Clock::now() >= until) break;
+                        shared->cv.wait_until(lock, until);
+                    }
+                }
+                stepStart = Clock::now();
+            };
+
             double epochLoss = 0.0;
             int epochSteps = 0;
             const TrainResult r = trainer->run(
@@ -264,7 +329,10 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                     t.gradNorm = s.grad_norm;
                     t.lr = s.lr;
                     t.elapsedS = s.elapsed_s;
+                    const TrainingStep at = t;
                     post(std::move(item));
+                    maybeLive(at);
+                    pace(at);
                 },
                 [&](int epoch) {
                     // A forward pass of the replay sentence after the epoch (every stride-th
@@ -338,10 +406,14 @@ void TrainingController::stop() {
     if (!isActive() || !shared_) return;
     stopping_ = true;
     shared_->control.request_stop();
+    shared_->update([] {});  // out of a paced wait at once
 }
 
 void TrainingController::reset() {
-    if (shared_) shared_->control.request_stop();  // the abandoned worker ends after its step
+    if (shared_) {
+        shared_->control.request_stop();  // the abandoned worker ends after its step
+        shared_->update([] {});
+    }
     shared_.reset();
     ++generation_;  // and whatever it still posts is dropped
     stopping_ = false;
@@ -354,9 +426,11 @@ void TrainingController::reset() {
 void TrainingController::deliverPending(quint64 gen) {
     if (gen != generation_ || !shared_) return;
     std::vector<Shared::Item> items;
+    std::shared_ptr<const LiveTrace> live;
     {
         std::lock_guard<std::mutex> lock(shared_->mu);
         items.swap(shared_->pending);
+        live.swap(shared_->liveTrace);
         shared_->flushPosted = false;
     }
     for (Shared::Item& it : items) {
@@ -369,6 +443,8 @@ void TrainingController::deliverPending(quint64 gen) {
         }
         if (gen != generation_) return;  // a slot reset the controller
     }
+    // After the steps it followed; not once the run was asked to stop (its outcome comes next).
+    if (live && live_ && !stopping_) emit liveTraceReady(std::move(live));
 }
 
 void TrainingController::deliverOutcome(quint64 gen, std::shared_ptr<TrainingOutcome> outcome) {

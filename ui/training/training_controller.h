@@ -17,6 +17,15 @@
 //
 // States: Idle -> Running <-> Paused -> Finished | Stopped | Diverged; reset() -> Idle.
 // Pausing takes effect between two optimizer steps (TrainControl::checkpoint).
+//
+// Watching a run (issue 14): a pace (setPace) makes each optimizer step take at least that long,
+// so a student can follow the curves; the worker waits on a condition variable that pause,
+// stop, reset and a pace change wake, never in a sleep. Live traces (setLiveTraces): at most
+// every liveInterval() of wall time, and at most once a step, the worker runs a forward pass
+// (with the loss) of the live input on its model and posts it through the mailbox; only the
+// newest one waits there, an older one not yet delivered is dropped. Both are off by default
+// (the first start's preset training runs at full speed and computes no traces); the CLI's
+// Trainer knows nothing of them.
 #pragma once
 
 #include <functional>
@@ -87,8 +96,17 @@ struct TrainingOutcome {
     std::shared_ptr<const stepformer::Optimizer> optimizer;  // its state, for checkpoints
 };
 
+// A forward pass of the live input on the run's model between two steps.
+struct LiveTrace {
+    std::shared_ptr<const stepformer::Trace> trace;  // forward (and loss, when the target allows)
+    stepformer::Config config;                       // the run's
+    QString source, target;                          // the sentences it is of
+    TrainingStep step;                               // the step after which it was taken
+};
+
 Q_DECLARE_METATYPE(TrainingStep)
 Q_DECLARE_METATYPE(std::shared_ptr<const AttentionSnapshot>)
+Q_DECLARE_METATYPE(std::shared_ptr<const LiveTrace>)
 
 class TrainingController : public QObject {
     Q_OBJECT
@@ -143,6 +161,18 @@ public:
     // Whether later runs hand their optimizer state to finished() (on by default, for
     // checkpoints; off, it is freed before the epilogue and finished() gets null).
     void setKeepOptimizerState(bool on) { keepOptimizer_ = on; }
+    // The least wall time an optimizer step takes, in ms (0: full speed, the default). Takes
+    // effect at once, also in the middle of a run's wait.
+    void setPace(int msPerStep);
+    int pace() const { return paceMs_; }
+    // Live traces of the sentences (see above); on/off takes effect at once. Off by default.
+    void setLiveTraces(bool on);
+    bool liveTraces() const { return live_; }
+    void setLiveInput(const QString& source, const QString& target);
+    void setLiveInterval(int ms);
+    int liveInterval() const { return liveIntervalMs_; }
+    static constexpr int kDefaultLiveIntervalMs = 400;
+
     void pause();
     void resume();
     void stop();   // asks; the state becomes Stopped when the worker has finished its step
@@ -169,6 +199,8 @@ signals:
     void finished(TrainingController::State status, const QString& message,
                   std::shared_ptr<stepformer::ParamSet> params, std::shared_ptr<const stepformer::Optimizer> optimizer);
     void errorOccurred(const QString& message);
+    // A live trace (setLiveTraces), after the step reports that came before it.
+    void liveTraceReady(std::shared_ptr<const LiveTrace> live);
 
 private:
     struct Shared;
@@ -182,6 +214,11 @@ private:
     bool synchronous_ = false;
     bool snapshots_ = true;
     bool keepOptimizer_ = true;
+    int paceMs_ = 0;
+    bool live_ = false;
+    int liveIntervalMs_ = kDefaultLiveIntervalMs;
+    QString liveSrc_ = QStringLiteral("ich mochte ein bier P");
+    QString liveTgt_ = QStringLiteral("S i want a beer .");
     quint64 generation_ = 0;
     std::shared_ptr<Shared> shared_;  // the current run's mailbox and controls
     QList<QPointer<QThread>> threads_;

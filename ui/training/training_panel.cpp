@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QProgressBar>
@@ -22,6 +24,7 @@
 #include "training/hyperparameter_form.h"
 #include "training/loss_chart.h"
 #include "training/results_table.h"
+#include "widgets/flow_layout.h"
 
 using namespace stepformer;
 
@@ -46,13 +49,15 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     outer->setSpacing(6);
 
     // --- the controls ---
-    auto* bar = new QHBoxLayout;
-    bar->setSpacing(6);
+    // Two rows: the buttons (wrapping where the dock is narrow), then the progress bar across
+    // the panel, so its summary ("30 epochs × 1 step of 2 sentences = 30 steps") is never cut.
+    auto* buttons = new QWidget(content);
+    auto* bar = new FlowLayout(buttons, 6, 4);
+    bar->setContentsMargins(0, 0, 0, 0);
     auto mk = [&](QPushButton*& b, const QString& text, const char* name, QStyle::StandardPixmap icon, const QString& tip) {
-        b = new QPushButton(style()->standardIcon(icon), text, this);
+        b = new QPushButton(style()->standardIcon(icon), text, buttons);
         b->setObjectName(QString::fromLatin1(name));
         b->setToolTip(tip);
-        bar->addWidget(b);
     };
     mk(start_, tr("Start"), "startButton", QStyle::SP_MediaPlay,
        tr("Train a fresh model with these hyperparameters on the dataset (on a copy: the views keep their model "
@@ -66,24 +71,29 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     sf.setBold(true);
     start_->setFont(sf);
     // The run's length beside Start: the form's epoch count, mirrored (the form is a long scroll).
-    runEpochs_ = new QSpinBox(this);
+    runEpochs_ = new QSpinBox(buttons);
     runEpochs_->setObjectName(QStringLiteral("runEpochsSpin"));
     runEpochs_->setRange(1, 100000);
     runEpochs_->setToolTip(tr("Passes over the dataset (the same as \"epochs\" in the form)."));
     runEpochs_->setSuffix(tr(" epochs"));
-    bar->insertWidget(1, runEpochs_);
-    bar->addSpacing(8);
+    buildWatchControls(buttons);  // paceCombo, liveViewsToggle
+    const QList<QWidget*> row{start_, runEpochs_, paceCombo_, pause_, stop_, reset_, liveToggle_};
+    for (QWidget* w : row) bar->addWidget(w);
+    outer->addWidget(buttons);
+
+    auto* progressRow = new QHBoxLayout;
+    progressRow->setSpacing(6);
     progress_ = new QProgressBar(this);
     progress_->setObjectName(QStringLiteral("trainingProgress"));
     progress_->setTextVisible(true);
     progress_->setMinimumWidth(120);
-    bar->addWidget(progress_, 1);
+    progressRow->addWidget(progress_, 1);
     stateLabel_ = new QLabel(this);
     stateLabel_->setObjectName(QStringLiteral("trainingStateLabel"));
     stateLabel_->setAlignment(Qt::AlignCenter);
     stateLabel_->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("Finished")) + 28);
-    bar->addWidget(stateLabel_);
-    outer->addLayout(bar);
+    progressRow->addWidget(stateLabel_);
+    outer->addLayout(progressRow);
 
     message_ = new QLabel(this);
     message_->setObjectName(QStringLiteral("trainingMessage"));
@@ -169,6 +179,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
         updateIdleProgress();
     });
     connect(dataset_, &DatasetEditor::errorOccurred, this, &TrainingPanel::errorOccurred);
+    connectWatchControls();
 
     connect(controller_, &TrainingController::stateChanged, this, &TrainingPanel::onStateChanged);
     connect(controller_, &TrainingController::started, this, &TrainingPanel::onStarted);
@@ -176,6 +187,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     connect(controller_, &TrainingController::epochFinished, this,
             [this](int, std::shared_ptr<const AttentionSnapshot> s) { replay_->addSnapshot(std::move(s)); });
     connect(controller_, &TrainingController::finished, this, &TrainingPanel::onFinished);
+    connect(controller_, &TrainingController::liveTraceReady, this, &TrainingPanel::liveTraceReady);
     connect(controller_, &TrainingController::errorOccurred, this, [this](const QString& msg) {
         showMessage(msg, QStringLiteral("error"));
         emit errorOccurred(msg);

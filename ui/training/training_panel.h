@@ -14,7 +14,10 @@
 // (core save_checkpoint, atomic); loadCheckpointForResume() reads one, fixes the architecture
 // and vocabulary to it, and the next Start continues from its weights and optimizer state.
 //
-// objectNames: trainingPanel, startButton, pauseButton (its text is "Resume" while paused),
+// Watching a run: paceCombo beside Start (Watch: at least kWatchPaceMs a step; Full speed) and
+// liveViewsToggle (the run posts live traces of the app's sentences: liveTraceReady).
+//
+// objectNames: trainingPanel, startButton, paceCombo, liveViewsToggle, pauseButton (its text is "Resume" while paused),
 // stopButton, resetButton, runEpochsSpin (beside Start: the form's epoch count), saveCheckpointButton, loadCheckpointButton, trainingProgress,
 // trainingStateLabel, trainingMessage, trainingTabs (tabs: dataset, loss, attention, results).
 #pragma once
@@ -30,8 +33,11 @@
 #include "stepformer/config.h"
 #include "stepformer/optimizer.h"
 #include "stepformer/params.h"
+#include "training/hyperparameter_form.h"
 #include "training/training_controller.h"
 
+class QCheckBox;
+class QComboBox;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -40,7 +46,6 @@ class QSplitter;
 class QTabWidget;
 class AttentionReplay;
 class DatasetEditor;
-class HyperparameterForm;
 class LossChart;
 class ResultsTable;
 
@@ -86,6 +91,20 @@ public:
     bool loadCheckpointForResume(const QString& path, QString* error = nullptr);
     bool isResuming() const { return resume_.has_value(); }
 
+    // The pace of a run (paceCombo). Choosing a preset in the form sets its default pace; a
+    // choice in the combo is remembered (QSettings training/pace). Applies at once, mid-run too.
+    enum class Pace { Watch, FullSpeed };
+    Q_ENUM(Pace)
+    static constexpr int kWatchPaceMs = 500;  // 2 steps a second: the tutorial's 30 steps in 15 s
+    static Pace defaultPace(HyperparameterForm::Preset p);
+    void setPace(Pace p);
+    Pace pace() const;
+    // Live traces for the step-through views (liveViewsToggle, QSettings training/liveViews, on
+    // by default) of the sentences given here (the app's Sentences bar).
+    void setLiveViews(bool on);
+    bool liveViews() const;
+    void setLiveInput(const QString& source, const QString& target);
+
 public slots:
     bool start();
     void pause();
@@ -105,6 +124,9 @@ signals:
     void checkpointSaved(const QString& path);
     void checkpointLoaded(const QString& path, stepformer::Config config);
     void errorOccurred(const QString& message);
+    // While a run is active with live views on: a trace of the live input on its current weights.
+    void liveTraceReady(std::shared_ptr<const LiveTrace> live);
+    void liveViewsToggled(bool on);
 
 protected:
     void resizeEvent(QResizeEvent* e) override;
@@ -124,6 +146,8 @@ private:
     void onFinished(State status, const QString& message, std::shared_ptr<stepformer::ParamSet> params,
                     std::shared_ptr<const stepformer::Optimizer> optimizer);
     void updateControls();
+    void buildWatchControls(QWidget* parent);
+    void connectWatchControls();
     void placeSetup(bool asTab);  // the hyperparameters as a column (wide) or the first tab (narrow)
     void updateIdleProgress();
     void showMessage(const QString& text, const QString& kind);  // kind: info | ok | warn | error
@@ -141,6 +165,8 @@ private:
     QPushButton *start_ = nullptr, *pause_ = nullptr, *stop_ = nullptr, *reset_ = nullptr, *save_ = nullptr,
                 *load_ = nullptr;
     QSpinBox* runEpochs_ = nullptr;  // beside Start: mirrors the form's epochs
+    QComboBox* paceCombo_ = nullptr;
+    QCheckBox* liveToggle_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* stateLabel_ = nullptr;
     QLabel* message_ = nullptr;

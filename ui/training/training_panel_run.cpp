@@ -3,6 +3,8 @@
 #include "training/training_panel.h"
 #include "widgets/text_util.h"
 
+#include <algorithm>
+
 #include <QFileInfo>
 #include <QLabel>
 #include <QProgressBar>
@@ -170,7 +172,8 @@ void TrainingPanel::onStep(const TrainingStep& s) {
     const int total = s.stepsTotal > 0 ? s.stepsTotal : stepsTotal_;
     progress_->setRange(0, std::max(1, total));
     progress_->setValue(s.step);
-    const double left = secondsPerStep_ * double(total - s.step);
+    // A paced run takes at least the pace a step (the first step's time does not include it).
+    const double left = std::max(secondsPerStep_, controller_->pace() / 1000.0) * double(total - s.step);
     progress_->setFormat(tr("Epoch %1 / %2 · step %3 / %4 · %5 left")
                              .arg(s.epoch)
                              .arg(epochs_ > 0 ? epochs_ : (s.stepsPerEpoch > 0 ? total / s.stepsPerEpoch : 0))
@@ -280,10 +283,12 @@ void TrainingPanel::updateIdleProgress() {
     const int perEpoch = o.batch_size > 0 ? (n + o.batch_size - 1) / o.batch_size : 0;
     progress_->setRange(0, 1);
     progress_->setValue(0);
-    progress_->setFormat(n > 0 ? tr("%1 epochs × %2 steps of %3 sentences = %4 steps")
+    const int batch = std::min(n, std::max(1, o.batch_size));
+    const QString steps = perEpoch == 1 ? tr("1 step") : tr("%1 steps").arg(perEpoch);
+    progress_->setFormat(n > 0 ? tr("%1 epochs × %2 of %3 sentences = %4 steps")
                                      .arg(o.epochs)
-                                     .arg(perEpoch)
-                                     .arg(std::min(n, std::max(1, o.batch_size)))
+                                     .arg(steps)
+                                     .arg(batch)
                                      .arg(o.epochs * perEpoch)
                                : tr("No data"));
 }
