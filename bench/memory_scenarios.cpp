@@ -182,6 +182,10 @@ int main(int argc, char** argv) {
         TrainingPanel* panel = w.trainingPanel();
         w.trainingDock()->show();
         settle(300);
+        // Memory, not watching: full speed (the tutorial's preset would pace it at 2 steps a
+        // second), with the live views on as a student has them.
+        panel->setPace(TrainingPanel::Pace::FullSpeed);
+        panel->setLiveViews(true);
         stepformer::TrainOptions t = panel->hyperparameters()->trainOptions();
         t.epochs = parser.value(epochsOpt).toInt();
         panel->hyperparameters()->setTrainOptions(t);
