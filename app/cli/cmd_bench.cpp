@@ -49,8 +49,8 @@ int run_bench(const BenchArgs& a) {
     Trace trace;
     ParamSet grads;
     Optimizer opt(OptimizerOptions{}, model.params());
-    std::printf("threads: %d, model: d_model %d, %d layers, batch %d x length %d/%d, %.1f M parameters\n",
-                model.backend().threads(), c.d_model, c.n_layers, B, c.src_len, c.tgt_len,
+    std::printf("backend: %s, model: d_model %d, %d layers, batch %d x length %d/%d, %.1f M parameters\n",
+                model.backend().describe().c_str(), c.d_model, c.n_layers, B, c.src_len, c.tgt_len,
                 model.params().total_elements() / 1e6);
     const double fwd = median_ms(a.iters, [&] { model.forward(batch, trace); });
     std::printf("forward with full trace:                   %8.2f ms\n", fwd);

@@ -19,6 +19,9 @@ CpuBackend::CpuBackend(int threads) : threads_(threads > 0 ? threads : omp_get_n
     static std::once_flag once;
     std::call_once(once, [] { Eigen::setNbThreads(1); });
 }
+std::string CpuBackend::describe() const {
+    return "cpu, " + std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads");
+}
 }  // namespace cpu
 
 std::unique_ptr<Backend> make_cpu_backend(int threads) { return std::make_unique<cpu::CpuBackend>(threads); }

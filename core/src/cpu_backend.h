@@ -23,7 +23,8 @@ class CpuBackend final : public Backend {
 public:
     explicit CpuBackend(int threads);
     std::string name() const override { return "cpu"; }
-    int threads() const override { return threads_; }
+    std::string describe() const override;
+    int threads() const { return threads_; }
 
     void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) override;
     void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I, int O,
@@ -60,6 +61,13 @@ public:
                                 int ignore_index) override;
     void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
                                 int ignore_index, int counted) override;
+    void pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) override;
+    void subsequence_mask(float* mask, int B, int T) override;
+    void mask_or(float* out, const float* a, const float* b, int64_t n) override;
+    void positional_table(float* pe, int L, int D) override;
+    void dropout_mask(float* keep, int64_t n, float p, uint64_t seed, uint64_t offset) override;
+    void mul_forward(float* out, const float* a, const float* b, int64_t n) override;
+    void fill(float* x, int64_t n, float value) override;
     void sgd_step(float* param, float* momentum_buf, const float* grad, int64_t n, float lr, float momentum) override;
     void adam_step(float* param, float* m, float* v, const float* grad, int64_t n, float lr, float beta1, float beta2,
                    float eps, int64_t step) override;

@@ -3,6 +3,8 @@
 #include "stepformer/model.h"
 
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 
 #include "model_internal.h"
@@ -38,25 +40,39 @@ Batch make_batch(const Config& c, const std::vector<std::string>& src, const std
 
 Tensor positional_table(int L, int D) {
     Tensor pe({L, D});  // (L, D)
-    const float k = -std::log(10000.0f) / static_cast<float>(D);
-    for (int i = 0; 2 * i < D; ++i) {
-        const float div_term = std::exp(static_cast<float>(2 * i) * k);
-        for (int pos = 0; pos < L; ++pos) {
-            const float angle = static_cast<float>(pos) * div_term;
-            pe.data[size_t(pos) * D + 2 * i] = std::sin(angle);
-            if (2 * i + 1 < D) pe.data[size_t(pos) * D + 2 * i + 1] = std::cos(angle);
-        }
-    }
+    default_backend().positional_table(pe.ptr(), L, D);
     return pe;
 }
 
+// The positional tables a model has made, one per length: the table depends on (L, d_model) only,
+// so a forward pass copies it instead of computing L × d_model sines and cosines again. Shared by
+// copies of the model (they have the same d_model) and guarded: forward() is const and may run
+// on several threads.
+struct Transformer::PeCache {
+    std::mutex mu;
+    std::map<int, Tensor> tables;  // by length; (L, d_model) each
+};
+
+Tensor Transformer::pe_table(int L) const {
+    const std::lock_guard lock(pe_cache_->mu);
+    auto it = pe_cache_->tables.find(L);
+    if (it == pe_cache_->tables.end()) {
+        Tensor pe({L, config_.d_model});  // (L, D)
+        backend_->positional_table(pe.ptr(), L, config_.d_model);
+        it = pe_cache_->tables.emplace(L, std::move(pe)).first;
+    }
+    return it->second;
+}
+
 Transformer::Transformer(Config config, ParamSet params, Backend* backend)
-    : config_(std::move(config)), params_(std::move(params)), backend_(backend ? backend : &default_backend()) {
+    : config_(std::move(config)), params_(std::move(params)), backend_(backend ? backend : &default_backend()),
+      pe_cache_(std::make_shared<PeCache>()) {
     check_params();
 }
 
 Transformer::Transformer(Config config, std::shared_ptr<const ParamSet> params, Backend* backend)
-    : config_(std::move(config)), shared_(std::move(params)), backend_(backend ? backend : &default_backend()) {
+    : config_(std::move(config)), shared_(std::move(params)), backend_(backend ? backend : &default_backend()),
+      pe_cache_(std::make_shared<PeCache>()) {
     if (!shared_) throw WeightsError("no parameters");
     check_params();
 }
@@ -88,20 +104,9 @@ namespace detail {
 Axis ax(AxisKind k, const char* name) { return Axis{k, name}; }
 
 // pad mask (B, Lq, Lk): key position is the pad id 0 -- get_attn_pad_mask
-Tensor pad_mask(const std::vector<int>& seq_k, int B, int Lq, int Lk) {
+Tensor pad_mask(Backend& be, const std::vector<int>& seq_k, int B, int Lq, int Lk) {
     Tensor m({B, Lq, Lk});
-    for (int b = 0; b < B; ++b)
-        for (int q = 0; q < Lq; ++q)
-            for (int k = 0; k < Lk; ++k) m.data[(size_t(b) * Lq + q) * Lk + k] = seq_k[size_t(b) * Lk + k] == 0 ? 1.0f : 0.0f;
-    return m;
-}
-
-// subsequence mask (B, T, T): 1 above the diagonal -- get_attn_subsequence_mask
-Tensor subsequence_mask(int B, int T) {
-    Tensor m({B, T, T});
-    for (int b = 0; b < B; ++b)
-        for (int q = 0; q < T; ++q)
-            for (int k = q + 1; k < T; ++k) m.data[(size_t(b) * T + q) * T + k] = 1.0f;
+    be.pad_mask(m.ptr(), seq_k.data(), B, Lq, Lk, 0);
     return m;
 }
 
@@ -199,7 +204,7 @@ void ffn_forward(const ModelCtx& m, Trace& tr, const Block& blk, const std::stri
 
 // Embedding + positional encoding (+ dropout in training) of one stack.
 void embed_forward(const ModelCtx& m, Trace& tr, Stack stack, const std::vector<int>& ids, int B, int L, AxisKind tk,
-                   const ForwardOptions& opt) {
+                   const ForwardOptions& opt, const Tensor& pe_table) {
     Backend& be = m.be;
     const int D = m.c.d_model;
     const Block blk{stack, BlockKind::Input, -1};
@@ -207,16 +212,15 @@ void embed_forward(const ModelCtx& m, Trace& tr, Stack stack, const std::vector<
                       pe_name = names::entry(blk, "pos_emb.pe");
     Tensor e({B, L, D});
     be.embedding_forward(e.ptr(), ids.data(), m.w(table), B * L, D);
-    Tensor pe = positional_table(L, D);
+    Tensor pe = pe_table;  // (L, D)
     Tensor out({B, L, D});
     const bool drop = opt.train && m.c.dropout > 0.0;
     Tensor keep;
     if (drop) {
-        if (!opt.rng) throw std::logic_error("forward: dropout in training needs a random generator");
         keep = Tensor({B, L, D});
-        const float p = static_cast<float>(m.c.dropout), scale = 1.0f / (1.0f - p);
-        std::uniform_real_distribution<float> u(0.0f, 1.0f);
-        for (float& k : keep.data) k = u(*opt.rng) < p ? 0.0f : scale;
+        // Two masks per step, one per stack: the stream (seed, 2 * step + stack).
+        const uint64_t offset = 2 * opt.step + (stack == Stack::Decoder ? 1 : 0);
+        be.dropout_mask(keep.ptr(), keep.size(), static_cast<float>(m.c.dropout), opt.seed, offset);
     }
     be.positional_forward(out.ptr(), e.ptr(), pe.ptr(), drop ? keep.ptr() : nullptr, B, L, D);
     const Axis aB = ax(AxisKind::Batch, "batch_size"), aL = ax(tk, stack == Stack::Encoder ? "src_len" : "tgt_len"),
@@ -256,9 +260,9 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
 
     // Encoder
     const Block enc_in{Stack::Encoder, BlockKind::Input, -1}, dec_in{Stack::Decoder, BlockKind::Input, -1};
-    embed_forward(m, tr, Stack::Encoder, batch.src, B, S, AxisKind::SrcToken, opt);
+    embed_forward(m, tr, Stack::Encoder, batch.src, B, S, AxisKind::SrcToken, opt, pe_table(S));
     const std::string enc_mask = names::entry(enc_in, "self_attn_mask");
-    tr.add(enc_mask, Node{Role::PadMask, Op::TokenMask, enc_in, {}}, {aB, aSq, aSk}, pad_mask(batch.src, B, S, S), true);
+    tr.add(enc_mask, Node{Role::PadMask, Op::TokenMask, enc_in, {}}, {aB, aSq, aSk}, pad_mask(*backend_, batch.src, B, S, S), true);
     std::string x = names::stack_input(Stack::Encoder);
     for (int i = 0; i < c.n_layers; ++i) {
         const Block attn{Stack::Encoder, BlockKind::SelfAttention, i}, ffn{Stack::Encoder, BlockKind::FeedForward, i};
@@ -269,11 +273,11 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
     const std::string enc_out = x;
 
     // Decoder
-    embed_forward(m, tr, Stack::Decoder, batch.tgt, B, T, AxisKind::TgtToken, opt);
-    Tensor pad = pad_mask(batch.tgt, B, T, T);
-    Tensor sub = subsequence_mask(B, T);
-    Tensor both({B, T, T});
-    for (size_t i = 0; i < both.data.size(); ++i) both.data[i] = (pad.data[i] + sub.data[i]) > 0.0f ? 1.0f : 0.0f;
+    embed_forward(m, tr, Stack::Decoder, batch.tgt, B, T, AxisKind::TgtToken, opt, pe_table(T));
+    Tensor pad = pad_mask(*backend_, batch.tgt, B, T, T);  // (B, T, T)
+    Tensor sub({B, T, T}), both({B, T, T});
+    backend_->subsequence_mask(sub.ptr(), B, T);
+    backend_->mask_or(both.ptr(), pad.ptr(), sub.ptr(), both.size());
     const std::string pad_name = names::entry(dec_in, "self_attn_pad_mask"),
                       sub_name = names::entry(dec_in, "self_attn_subsequence_mask"),
                       self_mask = names::entry(dec_in, "self_attn_mask"), cross_mask = names::entry(dec_in, "enc_attn_mask");
@@ -281,7 +285,7 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
     tr.add(sub_name, Node{Role::SubsequenceMask, Op::TokenMask, dec_in, {}}, {aB, aTq, aTk}, std::move(sub), true);
     tr.add(self_mask, Node{Role::CombinedMask, Op::MaskOr, dec_in, {pad_name, sub_name}}, {aB, aTq, aTk}, std::move(both),
            true);
-    tr.add(cross_mask, Node{Role::PadMask, Op::TokenMask, dec_in, {}}, {aB, aTq, aSk}, pad_mask(batch.src, B, T, S), true);
+    tr.add(cross_mask, Node{Role::PadMask, Op::TokenMask, dec_in, {}}, {aB, aTq, aSk}, pad_mask(*backend_, batch.src, B, T, S), true);
     x = names::stack_input(Stack::Decoder);
     for (int i = 0; i < c.n_layers; ++i) {
         const Block self{Stack::Decoder, BlockKind::MaskedSelfAttention, i},

@@ -180,7 +180,7 @@ void embed_backward(Ctx& x, Stack stack, const std::vector<int>& ids) {
     Tensor demb = x.gs.g(in);
     x.gs.finish(in);
     if (auto it = tr.saved.find(names::entry(Block{stack, BlockKind::Input, -1}, "dropout_keep")); it != tr.saved.end())
-        for (size_t i = 0; i < demb.data.size(); ++i) demb.data[i] *= it->second.data[i];
+        x.be.mul_forward(demb.ptr(), demb.ptr(), it->second.ptr(), demb.size());
     const int N = static_cast<int>(demb.dim(0) * demb.dim(1));
     x.be.embedding_backward(x.dw(table), demb.ptr(), ids.data(), N, x.c.d_model);
     x.ready(table);
@@ -198,10 +198,10 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     // past the end of the old buffers.
     if (!grads.same_layout(params())) grads = ParamSet(param_specs(c));
     // Linear weights are each used once, so their kernels overwrite dW; only the accumulated
-    // ones (embedding tables, LayerNorm gamma/beta) need zeroing.
+    // ones (ParamSpec::grad_accumulates: embedding tables, LayerNorm gamma/beta) need zeroing.
+    const std::vector<ParamSpec> specs = param_specs(c);
     for (size_t i = 0; i < grads.size(); ++i)
-        if (grads.name(i).find("_emb.") != std::string::npos || grads.name(i).find(".layer_norm.") != std::string::npos)
-            grads[i].zero();
+        if (specs[i].grad_accumulates) backend_->fill(grads[i].ptr(), grads[i].size(), 0.0f);
     GradState gs{tr, trace_grads, {}};
     Ctx x{c, params(), grads, *backend_, gs, updater};
 

@@ -15,8 +15,8 @@ namespace stepformer {
 static void add_layer_norm(std::vector<ParamSpec>& s, const Block& b, const Config& c) {
     using I = ParamSpec::Init;
     if (!c.learn_layer_norm) return;
-    s.push_back({names::param(b, "layer_norm.weight"), {c.d_model}, I::Ones, 0, true});
-    s.push_back({names::param(b, "layer_norm.bias"), {c.d_model}, I::Zeros, 0, true});
+    s.push_back({names::param(b, "layer_norm.weight"), {c.d_model}, I::Ones, 0, true, true});
+    s.push_back({names::param(b, "layer_norm.bias"), {c.d_model}, I::Zeros, 0, true, true});
 }
 
 static void add_attention(std::vector<ParamSpec>& s, const Block& b, const Config& c) {
@@ -39,12 +39,12 @@ static void add_ffn(std::vector<ParamSpec>& s, const Block& b, const Config& c) 
 std::vector<ParamSpec> param_specs(const Config& c) {
     using I = ParamSpec::Init;
     std::vector<ParamSpec> s;
-    s.push_back({names::embedding_table(Stack::Encoder), {c.src_vocab_size(), c.d_model}, I::Normal});
+    s.push_back({names::embedding_table(Stack::Encoder), {c.src_vocab_size(), c.d_model}, I::Normal, 0, false, true});
     for (int i = 0; i < c.n_layers; ++i) {
         add_attention(s, Block{Stack::Encoder, BlockKind::SelfAttention, i}, c);
         add_ffn(s, Block{Stack::Encoder, BlockKind::FeedForward, i}, c);
     }
-    s.push_back({names::embedding_table(Stack::Decoder), {c.tgt_vocab_size(), c.d_model}, I::Normal});
+    s.push_back({names::embedding_table(Stack::Decoder), {c.tgt_vocab_size(), c.d_model}, I::Normal, 0, false, true});
     for (int i = 0; i < c.n_layers; ++i) {
         add_attention(s, Block{Stack::Decoder, BlockKind::MaskedSelfAttention, i}, c);
         add_attention(s, Block{Stack::Decoder, BlockKind::CrossAttention, i}, c);

@@ -172,7 +172,8 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
                 make_training_batch(model_.config(), data_, std::vector<size_t>(order.begin() + long(lo), order.begin() + long(hi)));
             ForwardOptions fo;
             fo.train = true;
-            fo.rng = &rng;
+            fo.seed = options_.seed;
+            fo.step = uint64_t(step);  // this step's dropout masks: (seed, step) alone decide them
             model_.forward(batch, trace_, fo);
             const double loss = model_.loss(batch, trace_);
             ++step;

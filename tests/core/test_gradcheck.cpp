@@ -137,7 +137,7 @@ protected:
         for (size_t i = 0; i < out.size(); ++i)
             if (!(std::abs(got[i] - out[i]) <= 1e-5 * (1.0 + std::abs(out[i]))))
                 return ::testing::AssertionFailure() << "forward output [" << i << "]: " << got[i] << " with "
-                                                     << be->threads() << " threads vs " << out[i];
+                                                     << be->describe() << " vs " << out[i];
         if (!(std::abs(l_be - l_ref) <= 1e-5 * (1.0 + std::abs(l_ref))))
             return ::testing::AssertionFailure() << "objective " << l_be << " vs " << l_ref;
         return ::testing::AssertionSuccess();
@@ -562,8 +562,8 @@ TEST_P(KernelGrad, CrossEntropyThroughSoftmaxWithIgnoredRows) {
 // The parallel split must not change results: 1 and 2 threads agree on large sizes.
 TEST(KernelThreads, OneAndTwoThreadsAgree) {
     auto b1 = make_cpu_backend(1), b2 = make_cpu_backend(2);
-    ASSERT_EQ(b1->threads(), 1);
-    ASSERT_EQ(b2->threads(), 2);
+    ASSERT_EQ(b1->describe(), "cpu, 1 thread");
+    ASSERT_EQ(b2->describe(), "cpu, 2 threads");
     const int N = 16, I = 61, O = 75;
     Vec x = randn(size_t(N) * I, 1), W = randn(size_t(O) * I, 2), dy = randn(size_t(N) * O, 3);
     Vec y1(dy.size()), y2(dy.size());
@@ -687,17 +687,17 @@ INSTANTIATE_TEST_SUITE_P(Cpu, ModelGrad, ::testing::Combine(::testing::Values(1,
                          });
 
 // With dropout active (training), the same mask must be drawn for every evaluation: each forward
-// gets a generator seeded alike. The gradient reaching the embedding tables is scaled by the mask.
+// has the same seed and step. The gradient reaching the embedding tables is scaled by the mask.
 TEST(ModelGradDropout, EmbeddingAndFirstLayerGradientsUnderDropout) {
     Config c = tiny_config();
     c.dropout = 0.4;
     Transformer model(c, init_params(c, 9));
     const Batch batch = tiny_batch(c);
     auto forward = [&](Trace& t) {
-        std::mt19937_64 rng(1234);
         ForwardOptions fo;
         fo.train = true;
-        fo.rng = &rng;
+        fo.seed = 1234;
+        fo.step = 7;
         model.forward(batch, t, fo);
         return model.loss(batch, t);
     };

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <numeric>
 
+#include "../../core/src/philox.h"
 #include "stepformer/backend.h"
 #include "stepformer/dataset.h"
 #include "stepformer/decode.h"
@@ -341,7 +342,7 @@ TEST(BackendRegistry, CpuIsRegisteredAndUnknownNamesAreNamed) {
     auto be = make_backend("cpu", 2);
     ASSERT_TRUE(be);
     EXPECT_EQ(be->name(), "cpu");
-    EXPECT_EQ(be->threads(), 2);
+    EXPECT_EQ(be->describe(), "cpu, 2 threads");
     try {
         make_backend("tpu");
         FAIL() << "an unknown backend was made";
@@ -353,7 +354,7 @@ TEST(BackendRegistry, CpuIsRegisteredAndUnknownNamesAreNamed) {
     register_backend("cpu-single", [](int) { return make_cpu_backend(1); });
     const std::vector<std::string> after = available_backends();
     EXPECT_NE(std::find(after.begin(), after.end(), "cpu-single"), after.end());
-    EXPECT_EQ(make_backend("cpu-single", 4)->threads(), 1);
+    EXPECT_EQ(make_backend("cpu-single", 4)->describe(), "cpu, 1 thread");
 }
 
 TEST(ModelShapes, BatchRowsAreIndependentOfEachOthersPadding) {
@@ -466,3 +467,36 @@ TEST(GreedyDecode, WithoutKeepStepsRecordsNoSteps) {
 }
 
 }  // namespace
+
+// Philox4x32-10 against the known-answer vectors of its authors' Random123 (kat_vectors), so
+// that a GPU kernel written from the same paper can be checked against these numbers too.
+
+TEST(Philox, KnownAnswers) {
+    using philox::philox4x32_10;
+    EXPECT_EQ(philox4x32_10({0, 0, 0, 0}, {0, 0}), (philox::Block{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}));
+    EXPECT_EQ(philox4x32_10({0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, {0xffffffffu, 0xffffffffu}),
+              (philox::Block{0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu}));
+    EXPECT_EQ(philox4x32_10({0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}, {0xa4093822u, 0x299f31d0u}),
+              (philox::Block{0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u}));
+}
+
+TEST(Philox, DropoutMaskKeepsAboutOneMinusPAndScales) {
+    auto be = make_cpu_backend(2);
+    std::vector<float> keep(100003);
+    be->dropout_mask(keep.data(), int64_t(keep.size()), 0.3f, 42, 5);
+    int64_t dropped = 0;
+    for (float k : keep) {
+        ASSERT_TRUE(k == 0.0f || k == 1.0f / 0.7f) << k;
+        dropped += k == 0.0f;
+    }
+    // Binomial(100003, 0.3): the standard deviation is ~145; 5 of them either side.
+    EXPECT_NEAR(double(dropped), 0.3 * 100003, 725.0);
+    // Element i depends on (seed, offset, i) only: a prefix of a longer mask is the shorter mask.
+    std::vector<float> shorter(17);
+    be->dropout_mask(shorter.data(), 17, 0.3f, 42, 5);
+    EXPECT_TRUE(std::equal(shorter.begin(), shorter.end(), keep.begin()));
+    auto single = make_cpu_backend(1);
+    std::vector<float> again(keep.size());
+    single->dropout_mask(again.data(), int64_t(again.size()), 0.3f, 42, 5);
+    EXPECT_EQ(again, keep);  // and not on the number of threads
+}

@@ -43,7 +43,9 @@ class Backend {
 public:
     virtual ~Backend() = default;
     virtual std::string name() const = 0;
-    virtual int threads() const = 0;
+    // What computes, for people: "cpu, 2 threads", "gpu, NVIDIA H100 …". (How a backend divides
+    // its work, threads or workgroups, is its own business, not the interface's.)
+    virtual std::string describe() const = 0;
 
     // Linear without bias, PyTorch layout: y = x W^T.
     // y (N, O); x (N, I); W (O, I)
@@ -124,6 +126,26 @@ public:
     // dlogits (N, V) = (probs - onehot) / counted for counted rows, 0 elsewhere
     virtual void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
                                         int ignore_index, int counted) = 0;
+
+    // ----- What the model needs besides its layers, made where the kernels run (on a GPU, the
+    // device), so that no host loop sits between two kernels.
+
+    // mask (B, Lq, Lk) = 1 where the key's id in ids_k (B, Lk) is pad_id, else 0 (get_attn_pad_mask)
+    virtual void pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) = 0;
+    // mask (B, T, T) = 1 above the diagonal, else 0 (get_attn_subsequence_mask)
+    virtual void subsequence_mask(float* mask, int B, int T) = 0;
+    // out (n) = a + b > 0 ? 1 : 0 (torch.gt(pad + subsequence, 0))
+    virtual void mask_or(float* out, const float* a, const float* b, int64_t n) = 0;
+    // pe (L, D): the tutorial's sinusoid table, in float32 as its PositionalEncoding computes it
+    virtual void positional_table(float* pe, int L, int D) = 0;
+    // keep (n) = 0 with probability p, else 1 / (1 - p). Element i is decided by word i of the
+    // Philox4x32-10 stream for (seed, offset) (philox.h), so every backend draws the same mask for
+    // the same seed and offset.
+    virtual void dropout_mask(float* keep, int64_t n, float p, uint64_t seed, uint64_t offset) = 0;
+    // out (n) = a * b: dropout's backward (the gradient times the kept mask)
+    virtual void mul_forward(float* out, const float* a, const float* b, int64_t n) = 0;
+    // x (n) = value: zeroing the accumulated gradients
+    virtual void fill(float* x, int64_t n, float value) = 0;
 
     // Optimizer updates (in place), as torch.optim does them.
     virtual void sgd_step(float* param, float* momentum_buf, const float* grad, int64_t n, float lr, float momentum) = 0;

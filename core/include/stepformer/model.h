@@ -53,8 +53,11 @@ public:
 };
 
 struct ForwardOptions {
-    bool train = false;                // dropout active
-    std::mt19937_64* rng = nullptr;    // required when train and dropout > 0
+    bool train = false;  // dropout active
+    // Dropout's masks are a function of (seed, step) and nothing else (Backend::dropout_mask): the
+    // same seed and step draw the same masks on every backend and every run.
+    uint64_t seed = 0;
+    uint64_t step = 0;
 };
 
 class Transformer {
@@ -85,11 +88,14 @@ public:
 
 private:
     void check_params() const;  // throws WeightsError unless they fit the config
+    Tensor pe_table(int L) const;  // (L, d_model), made once per length
 
+    struct PeCache;
     Config config_;
     ParamSet params_;
     std::shared_ptr<const ParamSet> shared_;  // set: the weights, instead of params_
     Backend* backend_;
+    std::shared_ptr<PeCache> pe_cache_;
 };
 
 }  // namespace stepformer

@@ -24,6 +24,10 @@ struct ParamSpec {
     enum class Init { Normal, Uniform, Ones, Zeros } init;
     int fan_in = 0;
     bool optional_in_file = false;  // learned LayerNorm gamma/beta: a file may lack them (then 1/0)
+    // Its gradient is summed over several kernel calls (an embedding table's rows, LayerNorm's
+    // gamma/beta over positions), so the backward pass zeroes it first; a linear weight's is
+    // written once by its one kernel.
+    bool grad_accumulates = false;
 };
 
 // The parameter list of the model for `c`, in state_dict order.
