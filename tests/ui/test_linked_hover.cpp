@@ -166,6 +166,7 @@ private slots:
     void everyStepInRange();
     void everyStepInRangeTutorialSize();
     void highlightIsPainted();
+    void stackedPanelsLineUpTheirColumns();
     void screenshots();
 
 private:
@@ -396,6 +397,36 @@ void TestLinkedHover::highlightIsPainted() {
     QVERIFY2(amber > row.width(), qPrintable(QStringLiteral("%1 amber pixels along a %2 px row").arg(amber).arg(row.width())));
     q->setHighlightedRow(-1);
     QCOMPARE(q->grab().toImage(), before);
+}
+
+// Stacked wide panels over the same 512 features: column c is at one x in each (their colour bars
+// have labels of different widths, "−0.889" and "−3.98", which made the cells of one narrower), so
+// the outline in an operand sits right above the hovered cell.
+void TestLinkedHover::stackedPanelsLineUpTheirColumns() {
+    const Config tut = Config::tutorial();
+    const Transformer model(tut, init_params(tut, 3));
+    TensorView tv;
+    tv.setTrace(traceOf(model, tut), tut);
+    tv.resize(1366, 768);
+    tv.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tv));
+    for (const QString leaf : {QStringLiteral("enc_self_attn.residual"), QStringLiteral("pos_ffn.residual")}) {
+        tv.setStep(kLayer + leaf);
+        QApplication::processEvents();
+        const QList<HeatmapWidget*> hms = tv.heatmaps();
+        QVERIFY(hms.size() >= 2);
+        const HeatmapWidget* out = tv.outputHeatmap();
+        QCOMPARE(out->cols(), tut.d_model);
+        for (const HeatmapWidget* h : hms) {
+            if (h == out || h->cols() != out->cols()) continue;
+            for (int c : {0, 1, 255, out->cols() - 1}) {
+                const int xo = out->mapTo(&tv, out->cellRect(0, c).topLeft()).x();
+                const int xh = h->mapTo(&tv, h->cellRect(0, c).topLeft()).x();
+                QVERIFY2(xo == xh && out->cellRect(0, c).width() == h->cellRect(0, c).width(),
+                         qPrintable(QStringLiteral("%1, column %2: x %3 in %4, x %5 in the output").arg(leaf).arg(c).arg(xh).arg(h->title()).arg(xo)));
+            }
+        }
+    }
 }
 
 void TestLinkedHover::screenshots() {

@@ -9,6 +9,7 @@
 #include <QEvent>
 #include <QGridLayout>
 #include <QLabel>
+#include <QMap>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSignalBlocker>
@@ -427,6 +428,24 @@ void TensorView::linkHeatmaps(bool scrollTogether) {
                 connect(a->horizontalScrollBar(), &QScrollBar::valueChanged, b->horizontalScrollBar(), &QScrollBar::setValue);
         }
     }
+    if (!scrollTogether) return;
+    for (auto* h : heatmaps_) connect(h, &HeatmapWidget::sidesChanged, this, &TensorView::alignStackedColumns);
+    alignStackedColumns();
+}
+
+void TensorView::alignStackedColumns() {
+    // Panels one above the other over the same columns get the widest row labels and legend of
+    // them all, so that their cells are equally wide and column c is at one x in each.
+    QMap<int, QPair<int, int>> sides;  // columns -> (left, right)
+    QMap<int, int> count;
+    for (auto* h : heatmaps_) {
+        auto& s = sides[h->cols()];
+        s.first = std::max(s.first, h->naturalLeftSide());
+        s.second = std::max(s.second, h->naturalRightSide());
+        ++count[h->cols()];
+    }
+    for (auto* h : heatmaps_)
+        if (count.value(h->cols()) > 1) h->setMinimumSides(sides[h->cols()].first, sides[h->cols()].second);
 }
 
 void TensorView::watchHover(HeatmapWidget* hm) {

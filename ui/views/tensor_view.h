@@ -83,6 +83,7 @@ private:
     std::vector<tensorviz::PanelSpec> gridPanels(const QString& name, int heads, QString* legendText) const;
     QWidget* buildHeadGrid(const std::vector<tensorviz::PanelSpec>& panels, const QString& legendText);
     void linkHeatmaps(bool scrollTogether);
+    void alignStackedColumns();
     // Linked hover: the operand panels' links to the output (the last heatmap), recomputed
     // whenever the panels are filled, and the outlines for a hovered cell of heatmap `hm`.
     void updateHoverLinks(const std::vector<const tensorviz::PanelSpec*>& panels, bool grid);

@@ -98,6 +98,7 @@ void HeatmapWidget::relayout() {
     const QString mcap = maskCaption();
     const QString colTitle = colTitle_ + QStringLiteral("\u00a0\u00a0\u2192"), rowTitle = rowTitle_ + QStringLiteral("\u00a0\u00a0\u2192");
 
+    int naturalLeft = 0, naturalRight = 0;
     for (int iter = 0; iter < 3; ++iter) {
         const int W = viewport()->width(), H = viewport()->height();
         // Titles wrap over the whole width rather than being cut short.
@@ -111,12 +112,15 @@ void HeatmapWidget::relayout() {
         rowTitleW_ = (compact_ || rowTitle_.isEmpty()) ? 0 : rowTitleLines_ * fm.height() + 6;
         const int maxRow = labelExtent(true, fm);
         rowHeaderW_ = rows_ > 0 ? std::min(maxRow, rowLabelCap()) + 8 : 0;
+        naturalLeft = rowTitleW_ + rowHeaderW_;
+        rowHeaderW_ += std::max(0, minLeft_ - naturalLeft);  // room left of the labels
         const int maxCol = labelExtent(false, fm);
 
         const int horizHeader = fm.height() + 6;
-        const int legendRightW = !legend ? 0
-                                 : binary_ ? fm.horizontalAdvance(tr("1 = masked")) + 16 + 8 + 14
-                                           : cmap_.legendWidth(lf, legendCaption_, mcap) + 14;
+        naturalRight = !legend ? 0
+                       : binary_ ? fm.horizontalAdvance(tr("1 = masked")) + 16 + 8 + 14
+                                 : cmap_.legendWidth(lf, legendCaption_, mcap) + 14;
+        const int legendRightW = std::max(naturalRight, legend ? minRight_ : 0);
         const int legendBottomH = legend ? Colormap::horizontalLegendHeight(lf, !mcap.isEmpty() && !binary_) + 8 : 0;
         int availW = 1, availH = 1;
         double fitW = 1.0, fitH = 1.0;
@@ -202,6 +206,19 @@ void HeatmapWidget::relayout() {
         if (viewport()->width() == W && viewport()->height() == H) break;
     }
     inRelayout_ = false;
+    if (naturalLeft != naturalLeft_ || naturalRight != naturalRight_) {
+        naturalLeft_ = naturalLeft;
+        naturalRight_ = naturalRight;
+        emit sidesChanged();
+    }
+}
+
+void HeatmapWidget::setMinimumSides(int left, int right) {
+    if (left == minLeft_ && right == minRight_) return;
+    minLeft_ = left;
+    minRight_ = right;
+    relayout();
+    viewport()->update();
 }
 
 int HeatmapWidget::colX(int c) const {

@@ -99,6 +99,13 @@ public:
     void setHighlightedCol(int c);
     int highlightedRow() const { return hlRow_; }
     int highlightedCol() const { return hlCol_; }
+    // What the row title and labels left of the cells and the legend right of them take (px), as
+    // the last layout found them; and a floor for each. Panels stacked over the same columns set
+    // the largest on all of them, so that their cells have one width and column c lies at one x
+    // in every panel (what a linked hover outlines, one above the other).
+    int naturalLeftSide() const { return naturalLeft_; }
+    int naturalRightSide() const { return naturalRight_; }
+    void setMinimumSides(int left, int right);
 
     int rows() const { return rows_; }
     int cols() const { return cols_; }
@@ -155,6 +162,7 @@ signals:
     void cellHovered(int r, int c);  // (-1, -1) when the mouse leaves the cells
     void clicked();                  // anywhere in the widget (small multiples)
     void zoomChanged(double zoom);
+    void sidesChanged();  // naturalLeftSide() or naturalRightSide() changed
 
 protected:
     void paintEvent(QPaintEvent* e) override;
@@ -236,6 +244,8 @@ private:
     bool inRelayout_ = false;
     int batchDepth_ = 0;  // Batch
     bool colorsPending_ = false, layoutPending_ = false;
+
+    int minLeft_ = 0, minRight_ = 0, naturalLeft_ = 0, naturalRight_ = 0;
 
     int hoverR_ = -1, hoverC_ = -1;
     int hlRow_ = -1, hlCol_ = -1;
