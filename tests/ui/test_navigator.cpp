@@ -19,6 +19,7 @@
 #include "steps/step_model.h"
 #include "steps/step_navigator.h"
 #include "stepformer/model.h"
+#include "test_util.h"
 
 using stepformer::Trace;
 
@@ -66,6 +67,7 @@ private slots:
     void everyStepKindHasAnExplanation();
     void inputBarFlagsUnknownWords();
     void sessionRecomputesAndRejects();
+    void sessionTakesAPrecomputedPassOfItsSentences();
     void sessionTrainsInBackgroundAndCaches();
     void sessionOpensTutorialStateDict();
 
@@ -373,6 +375,32 @@ void TestNavigator::sessionRecomputesAndRejects() {
     QVERIFY(s.expectedOutput().isEmpty());
     QVERIFY(s.validateSentence(QStringLiteral("ich xyz"), true).contains(QStringLiteral("xyz")));
     QVERIFY(s.validateSentence(QStringLiteral("S i"), false).isEmpty());
+}
+
+// Trained weights arrive with their pass of the shown sentences, computed on the training worker:
+// the Session shows that one (no second forward and backward pass on the GUI thread); a pass of
+// other sentences is not shown, the shown ones are computed.
+void TestNavigator::sessionTakesAPrecomputedPassOfItsSentences() {
+    const testutil::TrainedSmall& t = testutil::trainedSmall();
+    auto params = std::shared_ptr<const stepformer::ParamSet>(t.model, &t.model->params());
+    Session s;
+    s.setProvisioning(Session::Provisioning::Never);
+    s.setPreset(Session::Preset::Small);
+    auto mine = std::make_shared<const SentencePass>(Session::computePass(*t.model, t.config, s.source(), s.target()));
+    QVERIFY(mine->trace && mine->trace->contains("loss") && mine->grads);
+    QVERIFY(s.installTrainedModel(t.config, params, mine));
+    QCOMPARE(s.modelState(), Session::ModelState::TrainedInApp);
+    QCOMPARE(s.trace().get(), mine->trace.get());  // shown as is
+    QCOMPARE(s.gradients().get(), mine->grads.get());
+    QCOMPARE(s.expectedOutput(), mine->expected);
+
+    auto other = std::make_shared<const SentencePass>(
+        Session::computePass(*t.model, t.config, QStringLiteral("ich mochte ein cola"), QStringLiteral("S i want a coke")));
+    QVERIFY(s.installTrainedModel(t.config, params, other));
+    QVERIFY(s.trace().get() != other->trace.get());
+    QCOMPARE(s.source(), QStringLiteral("ich mochte ein bier P"));
+    // What it computed itself is what the pass had: the same weights, the same sentences.
+    QCOMPARE(s.trace()->at("projection.logits").value.data, mine->trace->at("projection.logits").value.data);
 }
 
 void TestNavigator::sessionTrainsInBackgroundAndCaches() {

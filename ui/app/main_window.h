@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 
 #include <QHash>
@@ -101,6 +102,11 @@ protected:
     void showEvent(QShowEvent* e) override;
 
 private:
+    // What a training run's epilogue computed for the Session, handed from its worker.
+    struct TrainedPassSlot {
+        std::mutex mu;
+        std::shared_ptr<const SentencePass> pass;
+    };
     void buildViews();
     void buildDocks();
     void buildActions();  // and connects them

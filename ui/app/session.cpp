@@ -251,7 +251,8 @@ bool Session::openWeights(const QString& path, const QString& configPath) {
     }
 }
 
-bool Session::installTrainedModel(const Config& config, std::shared_ptr<const ParamSet> params) {
+bool Session::installTrainedModel(const Config& config, std::shared_ptr<const ParamSet> params,
+                                  std::shared_ptr<const SentencePass> pass) {
     if (!params) {
         emit errorOccurred(tr("The trained model has no weights."));
         return false;
@@ -259,7 +260,9 @@ bool Session::installTrainedModel(const Config& config, std::shared_ptr<const Pa
     try {
         auto model = std::make_shared<Transformer>(config, std::move(params));  // shared, not copied
         trainer_->cancel();
+        precomputed_ = pass && pass->trace ? std::move(pass) : nullptr;
         install(config, std::move(model), ModelState::TrainedInApp, tr("Weights trained in the app (Train panel)"));
+        precomputed_.reset();  // not of the sentences shown after all
         return true;
     } catch (const std::exception& e) {
         emit errorOccurred(tr("Could not use the trained weights: %1").arg(qs(e.what())));
@@ -299,33 +302,22 @@ bool Session::recompute(const QString& source, const QString& target, QString* e
         }
     }
     try {
-        // Without an eos in the vocabulary there is no expected output to compare with.
-        const std::string expected = config_.eos_id() >= 0 ? dec_output_for(ss(target), config_) : std::string();
-        std::vector<std::string> out;
-        if (!expected.empty()) out.push_back(expected);
-        Batch batch = make_batch(config_, {ss(source)}, {ss(target)}, out);
+        if (precomputed_ && precomputed_->source == source && precomputed_->target == target) {
+            adopt(*precomputed_);  // computed by the training run, off this thread
+            precomputed_.reset();
+            return true;
+        }
         if (!model_) {  // validated; the trace comes with the model
+            const std::string expected = config_.eos_id() >= 0 ? dec_output_for(ss(target), config_) : std::string();
+            std::vector<std::string> out;
+            if (!expected.empty()) out.push_back(expected);
+            (void)make_batch(config_, {ss(source)}, {ss(target)}, out);
             source_ = source;
             target_ = target;
             expected_ = qs(expected);
             return true;
         }
-        auto t = std::make_shared<Trace>();
-        model_->forward(batch, *t);
-        std::shared_ptr<ParamSet> grads;
-        if (!out.empty()) {
-            model_->loss(batch, *t);
-            // The backward pass too, so the trace holds grad.* and the parameter gradients.
-            grads = std::make_shared<ParamSet>(param_specs(config_));
-            model_->backward(batch, *t, *grads, true);
-        }
-        trace_ = std::move(t);
-        liveTrace_.reset();  // of other sentences or another model
-        grads_ = std::move(grads);
-        targetIds_ = out.empty() ? std::vector<int>{} : batch.out;
-        source_ = source;
-        target_ = target;
-        expected_ = qs(expected);
+        adopt(computePass(*model_, config_, source, target));
         return true;
     } catch (const ConfigError& e) {
         *error = qs(e.what());
@@ -333,6 +325,41 @@ bool Session::recompute(const QString& source, const QString& target, QString* e
         *error = tr("The forward pass failed: %1").arg(qs(e.what()));
     }
     return false;
+}
+
+SentencePass Session::computePass(const Transformer& model, const Config& config, const QString& source,
+                                  const QString& target) {
+    SentencePass p;
+    p.source = source;
+    p.target = target;
+    // Without an eos in the vocabulary there is no expected output to compare with.
+    const std::string expected = config.eos_id() >= 0 ? dec_output_for(ss(target), config) : std::string();
+    p.expected = qs(expected);
+    std::vector<std::string> out;
+    if (!expected.empty()) out.push_back(expected);
+    Batch batch = make_batch(config, {ss(source)}, {ss(target)}, out);
+    auto t = std::make_shared<Trace>();
+    model.forward(batch, *t);
+    if (!out.empty()) {
+        model.loss(batch, *t);
+        // The backward pass too, so the trace holds grad.* and the parameter gradients.
+        auto grads = std::make_shared<ParamSet>(param_specs(config));
+        model.backward(batch, *t, *grads, true);
+        p.grads = std::move(grads);
+        p.targetIds = batch.out;
+    }
+    p.trace = std::move(t);
+    return p;
+}
+
+void Session::adopt(const SentencePass& pass) {
+    trace_ = pass.trace;
+    liveTrace_.reset();  // of other sentences or another model
+    grads_ = pass.grads;
+    targetIds_ = pass.targetIds;
+    source_ = pass.source;
+    target_ = pass.target;
+    expected_ = pass.expected;
 }
 
 bool Session::setSentences(const QString& source, const QString& target) {

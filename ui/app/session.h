@@ -30,6 +30,15 @@ class ParamSet;
 class Optimizer;
 }  // namespace stepformer
 
+// What Session::computePass computes for one sentence pair.
+struct SentencePass {
+    QString source, target;
+    QString expected;  // the decoder's expected output, empty when it cannot be derived
+    std::shared_ptr<const stepformer::Trace> trace;
+    std::shared_ptr<const stepformer::ParamSet> grads;  // null without an expected output
+    std::vector<int> targetIds;
+};
+
 class Session : public QObject {
     Q_OBJECT
 public:
@@ -87,7 +96,17 @@ public:
     // recomputes the trace and emits modelChanged() and traceChanged(). The model shares the
     // weights (no copy): they must not change afterwards. False (and errorOccurred) when the
     // weights do not fit the config.
-    bool installTrainedModel(const stepformer::Config& config, std::shared_ptr<const stepformer::ParamSet> params);
+    // `pass`, when it is of the current sentences on these weights (computed off the GUI thread by
+    // the run that made them, computePass), is shown as is instead of being computed again here.
+    bool installTrainedModel(const stepformer::Config& config, std::shared_ptr<const stepformer::ParamSet> params,
+                             std::shared_ptr<const struct SentencePass> pass = {});
+
+    // One sentence pair on a model: the traced forward pass and, when the target's expected output
+    // can be derived, the loss and the backward pass (grad.* and the parameter gradients). Only
+    // reads the model, so any thread may call it; throws (ConfigError for a sentence the model's
+    // vocabulary or lengths do not take).
+    static SentencePass computePass(const stepformer::Transformer& model, const stepformer::Config& config,
+                                    const QString& source, const QString& target);
 
     // Validates both sentences against the vocabularies and lengths. Valid: recomputes the trace
     // (with the loss when the expected output can be derived from the target) and emits
@@ -158,6 +177,7 @@ signals:
 private:
     void install(stepformer::Config config, std::shared_ptr<stepformer::Transformer> model, ModelState state,
                  QString description);
+    void adopt(const SentencePass& pass);
     bool recompute(const QString& source, const QString& target, QString* error);
     void recomputeAfterModelChange();
     void finishTraining(const PresetTrainer::Result& result);
@@ -176,6 +196,7 @@ private:
     Preset preset_ = Preset::Tutorial;
     Provisioning provisioning_ = Provisioning::Background;
     ModelState state_ = ModelState::Untrained;
+    std::shared_ptr<const SentencePass> precomputed_;  // installTrainedModel's pass, for its install
 
     // Cancelled on every model switch, so a stale training's results never arrive.
     PresetTrainer* trainer_ = nullptr;

@@ -73,6 +73,10 @@ public:
 
     // The replay sentence of the attention snapshots (default: the tutorial's first sentence).
     void setReplaySentence(const QString& source, const QString& decoderInput);
+    // Work on a run's trained model on the worker, before modelTrained() (the main window
+    // computes the shown sentences' pass there, so taking the weights does not stall the GUI).
+    // Given to the runs started after it is set.
+    void setRunEpilogue(TrainingController::Epilogue epilogue) { epilogue_ = std::move(epilogue); }
     // The configuration of the model the app shows: dataset rows using tokens it lacks are
     // flagged. While a checkpoint is loaded for resuming its vocabulary rules; this one applies
     // again after Reset.
@@ -140,6 +144,7 @@ private:
         std::shared_ptr<const std::map<std::string, stepformer::Tensor>> optimizerTensors;
     };
 
+    TrainingController::Epilogue epilogue_;
     void onStateChanged(State s);
     void onStarted(int stepsTotal, int epochs, int stepsPerEpoch);
     void onStep(const TrainingStep& s);

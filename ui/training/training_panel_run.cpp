@@ -109,7 +109,7 @@ bool TrainingPanel::start() {
     lastElapsed_ = 0.0;
     pausedSinceStep_ = false;
     QString error;
-    if (!controller_->start(cfg, from, runData_, options, &error)) {
+    if (!controller_->start(cfg, from, runData_, options, &error, epilogue_)) {
         showMessage(tr("Cannot start — %1").arg(error), QStringLiteral("error"));
         updateControls();
         return false;
