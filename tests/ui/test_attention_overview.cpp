@@ -201,10 +201,21 @@ void TestAttentionOverview::tokenLabelsAreTheSentencesWords() {
         av->setStep(QString::fromLatin1(b.prefix).arg(0) + QStringLiteral(".attn"));
         av->setBatchIndex(0);
         AttentionOverview* ov = av->overview();
-        // Queries down the first column of every layer, keys along the top row of every head.
+        // Queries down the first column of every layer; the keys over every column of cells, in
+        // the header, which stays in view when the layers scroll.
         for (int l = 0; l < ov->layerCount(); ++l) QCOMPARE(ov->cell(l, 0)->rowLabels(), words(b.queries));
-        for (int h = 0; h < ov->headCount(); ++h) QCOMPARE(ov->cell(0, h)->colLabels(), words(b.keys));
-        QCOMPARE(ov->meanCell(0)->colLabels(), words(b.keys));
+        QCOMPARE(ov->keyLabels(), words(b.keys));
+        for (int h = 0; h < ov->headCount(); ++h) {
+            auto* strip = ov->findChild<QWidget*>(QStringLiteral("overviewKeys_%1").arg(h));
+            QVERIFY(strip && strip->isVisible() && strip->height() > 0);
+            // Over its own column of cells.
+            const QRect cells = ov->cell(0, h)->geometry();
+            const int mid = strip->mapTo(ov, strip->rect().center()).x();
+            QVERIFY2(mid > ov->cell(0, h)->mapTo(ov, QPoint(0, 0)).x() &&
+                         mid < ov->cell(0, h)->mapTo(ov, QPoint(cells.width(), 0)).x(),
+                     qPrintable(QStringLiteral("head %1's keys at x %2").arg(h).arg(mid)));
+        }
+        QVERIFY(ov->findChild<QWidget*>(QStringLiteral("overviewKeys_mean"))->isVisible());
         // The cells' tooltips name the words too (also where the axis is not labelled).
         QVERIFY2(ov->cell(1, 2)->tooltipText(1, 0).contains(words(b.keys)[0]), qPrintable(ov->cell(1, 2)->tooltipText(1, 0)));
     }
@@ -212,7 +223,7 @@ void TestAttentionOverview::tokenLabelsAreTheSentencesWords() {
     av->setStep(QStringLiteral("encoder.layers.0.enc_self_attn.attn"));
     av->findChild<QComboBox*>(QStringLiteral("batchPicker"))->setCurrentIndex(1);
     QCOMPARE(av->overview()->cell(2, 0)->rowLabels()[3], QStringLiteral("cola"));
-    QCOMPARE(av->overview()->cell(0, 3)->colLabels()[3], QStringLiteral("cola"));
+    QCOMPARE(av->overview()->keyLabels()[3], QStringLiteral("cola"));
 }
 
 void TestAttentionOverview::clickEnlargesTheCell() {

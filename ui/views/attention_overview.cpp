@@ -110,6 +110,47 @@ private:
     int topMargin_ = 0;
 };
 
+// The key tokens over one column of cells, in the header (so they stay in view while the layers
+// scroll): each written at its token's x in the top row's cell, upright when it fits the token's
+// width, else turned, as the cell itself would write them.
+class AttentionOverview::KeyStrip : public QWidget {
+public:
+    KeyStrip(AttentionOverview* owner, int column, QWidget* parent) : QWidget(parent), owner_(owner), column_(column) {
+        setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
+    }
+    void setVertical(bool v) { vertical_ = v; }
+
+protected:
+    void paintEvent(QPaintEvent*) override {
+        if (owner_->rows_.empty() || column_ >= owner_->rows_[0].cells.size()) return;
+        const HeatmapWidget* cell = owner_->rows_[0].cells[column_];
+        QPainter p(this);
+        p.setFont(cellLabelFont(cell));
+        p.setPen(palette().color(QPalette::WindowText));
+        const QFontMetrics fm(p.font());
+        const QStringList& keys = owner_->keyLabels_;
+        for (int k = 0; k < keys.size() && k < cell->cols(); ++k) {
+            const QRect r = cell->cellRect(0, k);
+            const int x = mapFromGlobal(cell->mapToGlobal(r.topLeft())).x();
+            const QString t = fm.elidedText(keys[k], Qt::ElideRight, kColLabelCap);
+            if (!vertical_) {
+                p.drawText(QRect(x, 0, r.width(), height() - 2), Qt::AlignHCenter | Qt::AlignBottom, t);
+                continue;
+            }
+            p.save();
+            p.translate(x + r.width() / 2 + fm.ascent() / 2 - 1, height() - 3);
+            p.rotate(-90);
+            p.drawText(0, 0, t);
+            p.restore();
+        }
+    }
+
+private:
+    AttentionOverview* owner_;
+    int column_;
+    bool vertical_ = true;
+};
+
 AttentionOverview::AttentionOverview(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("attentionOverview"));
     setToolTip(tr("Every layer (rows) and head (columns) of this attention block, and the mean of the heads: "
@@ -192,6 +233,7 @@ void AttentionOverview::ensureGrid(int layers, int heads) {
         delete item;
     }
     headLabels_.clear();
+    keyStrips_.clear();
     cornerSpace_ = nullptr;
     delete legend_;
     legend_ = nullptr;
@@ -205,8 +247,9 @@ void AttentionOverview::ensureGrid(int layers, int heads) {
         // size it asked for first).
         auto* box = new QWidget(header_);
         box->setObjectName(h < heads ? QStringLiteral("overviewHeadColumn_%1").arg(h) : QStringLiteral("overviewMeanColumn"));
-        auto* inBox = new QHBoxLayout(box);
+        auto* inBox = new QVBoxLayout(box);
         inBox->setContentsMargins(0, 0, 0, 0);
+        inBox->setSpacing(0);
         auto* l = new QLabel(h < heads ? tr("head %1").arg(h) : tr("mean"), box);
         l->setObjectName(h < heads ? QStringLiteral("overviewHeadLabel_%1").arg(h) : QStringLiteral("overviewMeanLabel"));
         l->setToolTip(h < heads ? tr("Attention head %1 of every layer").arg(h)
@@ -218,9 +261,14 @@ void AttentionOverview::ensureGrid(int layers, int heads) {
             l->setFont(f);
         }
         inBox->addWidget(l);
+        auto* keys = new KeyStrip(this, h, box);
+        keys->setObjectName(h < heads ? QStringLiteral("overviewKeys_%1").arg(h) : QStringLiteral("overviewKeys_mean"));
+        keys->setToolTip(tr("The key tokens: each column of the cells below is one of them"));
+        inBox->addWidget(keys);
         if (h == heads) headerBox_->addSpacing(kMeanGap);  // the mean set apart, as its cells
         headerBox_->addWidget(box);
         headLabels_ << l;
+        keyStrips_ << keys;
     }
     headerBox_->addStretch(1);
     grid_->setColumnMinimumWidth(heads + 1, kMeanGap);
@@ -236,6 +284,8 @@ void AttentionOverview::ensureGrid(int layers, int heads) {
         }
         r.cells << makeCell(layer, -1);
         grid_->addWidget(r.cells.last(), layer, heads + 2);
+        if (layer == 0)
+            for (HeatmapWidget* c : r.cells) c->installEventFilter(this);
         rows_.push_back(r);
     }
     legend_ = new Legend(host_);
@@ -309,13 +359,14 @@ int AttentionOverview::setAttention(std::shared_ptr<const stepformer::Trace> tra
             return s;
         };
         ps.push_back(std::move(mp));
-        // Shared axes: the query tokens label the first column's rows, the key tokens the top
-        // row's columns; the other cells are the same words (the tooltips still name them).
+        // Shared axes: the query tokens label the first column's rows, the key tokens stand in
+        // the header over every column (KeyStrip); the tooltips still name both.
+        keyLabels_ = ks;
         for (int h = 0; h <= heads; ++h) {
             PanelSpec& p = ps[size_t(h)];
             p.title.clear();
             if (h != 0) p.m.rowLabels = blanks(p.m.rows);
-            if (l != 0) p.m.colLabels = blanks(p.m.cols);
+            p.m.colLabels = blanks(p.m.cols);
             applyPanel(row.cells[h], p);
         }
     }
@@ -356,6 +407,10 @@ void AttentionOverview::highlightRow(int r) {
 
 bool AttentionOverview::eventFilter(QObject* watched, QEvent* event) {
     if (watched == scroll_ && event->type() == QEvent::Resize) placeCells();
+    // The key strips write over the top row's cells wherever those are.
+    if ((event->type() == QEvent::Move || event->type() == QEvent::Resize) && !rows_.empty() &&
+        rows_[0].cells.contains(static_cast<HeatmapWidget*>(watched)))
+        for (KeyStrip* k : keyStrips_) k->update();
     return QWidget::eventFilter(watched, event);
 }
 
@@ -366,21 +421,25 @@ void AttentionOverview::placeCells() {
     // The smallest token cell that shows every label of a few tokens (the heatmap's own minimum).
     const int minTok = std::max(fm.ascent() + 1, fm.height() - 2);
     const int queryW = std::min(widest(fm, rows_[0].cells[0]->rowLabels()), kRowLabelCap);
-    const int keyW = std::min(widest(fm, rows_[0].cells[0]->colLabels()), kColLabelCap);
+    const int keyW = std::min(widest(fm, keyLabels_), kColLabelCap);
     const int plainHeader = fm.height() + 6;  // the column labels' line, empty below the top row
     const int sp = grid_->horizontalSpacing(), vsp = grid_->verticalSpacing();
     int labelW = 0;
     for (const Row& r : rows_) labelW = std::max(labelW, r.label->sizeHint().width());
     const int legendH = legend_->sizeHint().height() + 4;
 
-    // Cells of t px per token: widths and heights, the top row with its key tokens above.
+    // Cells of t px per token: widths and heights; the key tokens above them in the header.
     const auto cellW = [&](int t) { return 2 * kPad + kLabelGap + keys_ * t; };
-    const auto topHeader = [&](int t) { return keyW + 6 > t ? keyW + kLabelGap : plainHeader; };
+    const auto keysVertical = [&](int t) { return keyW + 6 > t; };
+    const auto keysH = [&](int t) { return keysVertical(t) ? keyW + 6 : fm.height() + 4; };
     const auto cellH = [&](int t) { return 2 * kPad + plainHeader + queries_ * t; };
     const auto totalW = [&](int t) { return labelW + queryW + C * cellW(t) + (C + 1) * sp + kMeanGap + sp; };
-    const auto totalH = [&](int t) { return L * (cellH(t) + vsp) + topHeader(t) - plainHeader + legendH; };
+    const auto totalH = [&](int t) { return L * (cellH(t) + vsp) + legendH; };
 
-    const int availH = scroll_->height() - 2;
+    // The strip's height comes out of the scroll area's (it is above it): taken as for the
+    // smallest cells, whose keys are turned when any are.
+    const int stripNow = keyStrips_.isEmpty() ? 0 : keyStrips_[0]->height();
+    const int availH = scroll_->height() + stripNow - keysH(minTok) - 2;
     // Layers that do not fit at the smallest cells scroll down: the bar's width is kept for them.
     const int vbar = totalH(minTok) > availH ? scroll_->verticalScrollBar()->sizeHint().width() : 0;
     const int availW = scroll_->width() - vbar - 2;
@@ -392,14 +451,14 @@ void AttentionOverview::placeCells() {
     scroll_->setMinimumWidth(totalW(minTok) + vbar + 2);
 
     for (int l = 0; l < L; ++l) {
-        const int h = cellH(t) + (l == 0 ? topHeader(t) - plainHeader : 0);
+        const int h = cellH(t);
         for (int c = 0; c < C; ++c) {
             HeatmapWidget* w = rows_[size_t(l)].cells[c];
             const int wd = cellW(t) + (c == 0 ? queryW : 0);
             w->setFixedSize(QSize(wd, h).expandedTo(w->minimumSizeHint()));
         }
         // "layer N" beside the cells' rows, not their column labels.
-        rows_[size_t(l)].label->setTopMargin(kPad + (l == 0 ? topHeader(t) : plainHeader));
+        rows_[size_t(l)].label->setTopMargin(kPad + plainHeader);
     }
     scrollToSelected();
     // The header's columns as wide as the cells'; "head 0" over its cells, not the query tokens.
@@ -409,6 +468,9 @@ void AttentionOverview::placeCells() {
         QWidget* box = headLabels_[c]->parentWidget();
         box->setFixedWidth(cs.width());
         box->layout()->setContentsMargins(kLabelGap + (c == 0 ? queryW : 0), 0, 0, 0);
+        keyStrips_[c]->setVertical(keysVertical(t));
+        keyStrips_[c]->setFixedHeight(keysH(t));
+        keyStrips_[c]->update();
     }
     headerBox_->invalidate();
 }

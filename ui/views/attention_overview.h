@@ -6,7 +6,8 @@
 // A grid: one row per layer ("layer N" on the left), one column per head ("head h" on top) and a
 // last column with the mean of the heads ("mean"). Each cell is a compact HeatmapWidget of that
 // head's [len_q, len_k] weights on the shared 0..1 scale; the query tokens label the rows of the
-// first column, the key tokens the columns of the top row (the other cells share those axes).
+// first column; the key tokens stand above each column of cells in the header, which stays in view
+// while the layers scroll under it (the cells share those axes).
 // Hovering a cell gives its exact weight (the heatmap's tooltip) and outlines that query's row in
 // every cell; clicking one asks to enlarge it (cellActivated).
 //
@@ -14,8 +15,9 @@
 // never below what their labels need); more layers than fit scroll vertically, never sideways.
 //
 // ObjectNames: "attentionOverview", cells "overviewCell_<layer>_<head>" and "overviewMean_<layer>",
-// headers "overviewLayerLabel_<layer>", "overviewHeadLabel_<head>", "overviewMeanLabel", the
-// colour scale under the grid "overviewLegend".
+// headers "overviewLayerLabel_<layer>", "overviewHeadLabel_<head>", "overviewMeanLabel", the key
+// tokens over each column "overviewKeys_<head>" (the mean's: "overviewKeys_mean"), the colour
+// scale under the grid "overviewLegend".
 #pragma once
 
 #include <memory>
@@ -53,6 +55,8 @@ public:
     HeatmapWidget* meanCell(int layer) const;
     // The query row outlined in every cell (the hovered query; -1 = none).
     int highlightedRow() const { return hlRow_; }
+    // The key tokens the header writes over every column of cells.
+    QStringList keyLabels() const { return keyLabels_; }
 
 signals:
     // A click on a cell: its layer and head, or head -1 for the mean of the heads.
@@ -64,6 +68,7 @@ protected:
 private:
     class LayerLabel;
     class Legend;
+    class KeyStrip;
     struct Row {
         LayerLabel* label = nullptr;
         QList<HeatmapWidget*> cells;  // heads, then the mean
@@ -82,6 +87,8 @@ private:
     QHBoxLayout* headerBox_ = nullptr;
     QSpacerItem* cornerSpace_ = nullptr;
     QList<QLabel*> headLabels_;  // heads, then "mean"
+    QList<KeyStrip*> keyStrips_;  // under them: the key tokens over each column's cells
+    QStringList keyLabels_;
     Legend* legend_ = nullptr;
     std::vector<Row> rows_;
     int heads_ = 0;
