@@ -28,6 +28,10 @@
 
 #include "copy_backend.h"
 #include "stepformer/backend.h"
+#include "stepformer/dataset.h"
+#include "stepformer/model.h"
+#include "stepformer/params.h"
+#include "stepformer/train.h"
 
 using namespace stepformer;
 
@@ -713,6 +717,49 @@ TEST_P(BackendOps, ApplyUpdate) {
                 EXPECT_TRUE(exact("param (kept: the update went to out)", a.W, W0));
             }
         }
+}
+
+// ---------------------------------------------------------------- the whole model
+
+// Training with what the goldens leave out (their models have no dropout): dropout's masks
+// (dropout_mask, positional_forward with keep, mul_forward), learned LayerNorm, both
+// optimizers. A few steps on this backend against the same on the single-threaded CPU backend.
+TEST_P(BackendOps, TrainingWithDropoutMatchesTheCpu) {
+    for (OptimizerKind kind : {OptimizerKind::SGD, OptimizerKind::Adam}) {
+        const bool adam = kind == OptimizerKind::Adam;
+        SCOPED_TRACE(std::string("training (small, dropout 0.1, learned LayerNorm, ") + (adam ? "Adam" : "SGD") +
+                     ") on " + GetParam());
+        Config c = Config::small();
+        c.dropout = 0.1;
+        c.learn_layer_norm = true;
+        TrainOptions to;
+        to.epochs = 4;
+        to.batch_size = 2;
+        to.seed = 5;
+        to.optimizer.kind = kind;
+        to.optimizer.lr = adam ? 5e-3 : 0.05;
+        to.optimizer.momentum = adam ? 0.0 : 0.9;
+        auto train = [&](Backend& backend, std::vector<double>& losses) {
+            auto model = std::make_unique<Transformer>(c, init_params(c, 9), &backend);
+            Trainer trainer(*model, builtin_examples(), to);
+            const TrainResult r = trainer.run([&](const StepReport& s) { losses.push_back(s.loss); });
+            EXPECT_EQ(r.status, TrainStatus::Finished) << r.message;
+            return model;
+        };
+        std::vector<double> losses, losses_ref;
+        const auto model = train(*be, losses);
+        const auto model_ref = train(*ref, losses_ref);
+        ASSERT_EQ(losses.size(), losses_ref.size());
+        ASSERT_GT(losses.size(), 3u);
+        for (size_t i = 0; i < losses.size(); ++i) {
+            EXPECT_TRUE(near_scalar("loss", losses[i], losses_ref[i], 1e-4)) << "step " << i + 1;
+        }
+        for (size_t i = 0; i < model->params().size(); ++i) {
+            const auto& p = model->params()[i].data;
+            const auto& q = model_ref->params()[i].data;
+            EXPECT_TRUE(near(model->params().name(i).c_str(), Vec(p.begin(), p.end()), Vec(q.begin(), q.end()), 1e-4));
+        }
+    }
 }
 
 TEST_P(BackendOps, NameAndDescription) {
