@@ -241,8 +241,9 @@ TEST_P(BackendOps, LinearBackwardUpdate) {
                     Vec dW = nan_vec(nw), dW_ref = dW;
                     UpdState a = upd_state(nw, c), r = upd_state(nw, c);
                     const Vec W0 = a.W;
-                    const double ss = be->linear_backward_update(dx.data(), null_dw ? nullptr : dW.data(), dy.data(),
-                                                                 x.data(), a.W.data(), s.N, s.I, s.O, acc_dx, a.spec(c));
+                    const double ss =
+                        be->linear_backward_update(dx.data(), null_dw ? nullptr : dW.data(), dy.data(), x.data(),
+                                                   a.W.data(), s.N, s.I, s.O, acc_dx, a.spec(c));
                     const double ss_ref =
                         ref->linear_backward_update(dx_ref.data(), null_dw ? nullptr : dW_ref.data(), dy.data(),
                                                     x.data(), r.W.data(), s.N, s.I, s.O, acc_dx, r.spec(c));
@@ -306,7 +307,8 @@ TEST_P(BackendOps, Embedding) {
 // ---------------------------------------------------------------- heads
 
 TEST_P(BackendOps, SplitAndMergeHeads) {
-    for (auto [B, L, H, d] : std::vector<std::array<int, 4>>{{1, 1, 1, 1}, {2, 3, 4, 7}, {3, 7, 2, 65}, {1, 63, 8, 3}}) {
+    for (auto [B, L, H, d] :
+         std::vector<std::array<int, 4>>{{1, 1, 1, 1}, {2, 3, 4, 7}, {3, 7, 2, 65}, {1, 63, 8, 3}}) {
         const std::string shp = shape({{"B", B}, {"L", L}, {"H", H}, {"d", d}});
         const size_t n = size_t(B) * L * H * d;
         const Vec x = rnd(n, 18);
@@ -505,7 +507,8 @@ TEST_P(BackendOps, Relu) {
 TEST_P(BackendOps, LayerNorm) {
     for (auto [rows, cols] : std::vector<std::array<int, 2>>{{1, 1}, {3, 7}, {7, 63}, {2, 65}, {5, 129}, {20, 512}})
         for (int affine = 0; affine < 2; ++affine) {
-            const std::string shp = shape({{"rows", rows}, {"cols", cols}}) + (affine ? " gamma/beta" : " no gamma/beta");
+            const std::string shp =
+                shape({{"rows", rows}, {"cols", cols}}) + (affine ? " gamma/beta" : " no gamma/beta");
             const size_t n = size_t(rows) * cols;
             const Vec in = rnd(n, 38, -2.0f, 3.0f), gamma = rnd(size_t(cols), 39, 0.5f, 1.5f),
                       beta = rnd(size_t(cols), 40);
