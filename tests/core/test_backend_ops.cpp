@@ -129,7 +129,8 @@ std::string shape(std::initializer_list<std::pair<const char*, int64_t>> dims) {
 class BackendOps : public ::testing::TestWithParam<std::string> {
 protected:
     void SetUp() override {
-        be = make_backend(GetParam(), 2);
+        // 3 threads: an odd split of the odd sizes, for the kernels that divide their work
+        be = make_backend(GetParam(), 3);
         ref = make_cpu_backend(1);
     }
     // Names the kernel under test (checked against the coverage table) for the messages.
@@ -278,8 +279,8 @@ TEST_P(BackendOps, LinearBackwardUpdate) {
 // ---------------------------------------------------------------- embedding
 
 TEST_P(BackendOps, Embedding) {
-    for (int N : {1, 7, 63, 65})
-        for (int D : {1, 3, 64, 129}) {
+    for (int N : {1, 7, 63, 65, 257})
+        for (int D : {1, 3, 64, 129, 513}) {
             const std::string shp = shape({{"N", N}, {"D", D}, {"V", 11}});
             const int V = 11;
             const Vec table = rnd(size_t(V) * D, 14);
@@ -308,7 +309,7 @@ TEST_P(BackendOps, Embedding) {
 
 TEST_P(BackendOps, SplitAndMergeHeads) {
     for (auto [B, L, H, d] :
-         std::vector<std::array<int, 4>>{{1, 1, 1, 1}, {2, 3, 4, 7}, {3, 7, 2, 65}, {1, 63, 8, 3}}) {
+         std::vector<std::array<int, 4>>{{1, 1, 1, 1}, {2, 3, 4, 7}, {3, 7, 2, 65}, {1, 63, 8, 3}, {3, 65, 8, 33}}) {
         const std::string shp = shape({{"B", B}, {"L", L}, {"H", H}, {"d", d}});
         const size_t n = size_t(B) * L * H * d;
         const Vec x = rnd(n, 18);
@@ -337,7 +338,8 @@ struct AttnShape {
     int G, Lq, Lk, d;
 };
 const std::vector<AttnShape> kAttnShapes = {{1, 1, 1, 1},   {3, 7, 5, 3},    {2, 63, 65, 7},
-                                            {1, 129, 3, 64}, {4, 10, 10, 64}, {2, 3, 129, 65}};
+                                            {1, 129, 3, 64}, {4, 10, 10, 64}, {2, 3, 129, 65},
+                                            {3, 65, 63, 33}};  // the last one large enough to run threaded
 std::string attn_str(const AttnShape& s, const char* dname) {
     return shape({{"G", s.G}, {"Lq", s.Lq}, {"Lk", s.Lk}, {dname, s.d}});
 }
@@ -391,7 +393,8 @@ TEST_P(BackendOps, AttnContext) {
 
 TEST_P(BackendOps, MaskFill) {
     for (auto [B, H, Lq, Lk] :
-         std::vector<std::array<int, 4>>{{1, 1, 1, 1}, {2, 3, 7, 5}, {1, 8, 10, 10}, {3, 2, 63, 65}, {1, 1, 3, 129}}) {
+         std::vector<std::array<int, 4>>{
+             {1, 1, 1, 1}, {2, 3, 7, 5}, {1, 8, 10, 10}, {3, 2, 63, 65}, {1, 1, 3, 129}, {3, 4, 65, 129}}) {
         const std::string shp = shape({{"B", B}, {"H", H}, {"Lq", Lq}, {"Lk", Lk}});
         const size_t n = size_t(B) * H * Lq * Lk;
         const Vec mask = rnd_mask(B, Lq, Lk, 25), in = rnd(n, 26);
@@ -413,7 +416,8 @@ TEST_P(BackendOps, MaskFill) {
 }
 
 TEST_P(BackendOps, Softmax) {
-    for (auto [rows, cols] : std::vector<std::array<int, 2>>{{1, 1}, {3, 7}, {7, 63}, {5, 65}, {2, 129}, {40, 10}}) {
+    for (auto [rows, cols] :
+         std::vector<std::array<int, 2>>{{1, 1}, {3, 7}, {7, 63}, {5, 65}, {2, 129}, {40, 10}, {129, 513}}) {
         const std::string shp = shape({{"rows", rows}, {"cols", cols}});
         const size_t n = size_t(rows) * cols;
         // scores as the model has them: some entries masked to -1e9, the last row all masked
@@ -441,7 +445,8 @@ TEST_P(BackendOps, Softmax) {
 
 // ---------------------------------------------------------------- element-wise
 
-const std::vector<int64_t> kLengths = {1, 3, 7, 63, 65, 129, 4097};
+// 70001: above the CPU backend's threshold for splitting work across threads
+const std::vector<int64_t> kLengths = {1, 3, 7, 63, 65, 129, 4097, 70001};
 
 TEST_P(BackendOps, AddForward) {
     for (int64_t n : kLengths) {
@@ -466,7 +471,8 @@ TEST_P(BackendOps, MulForward) {
 }
 
 TEST_P(BackendOps, PositionalForward) {
-    for (auto [B, L, D] : std::vector<std::array<int, 3>>{{1, 1, 1}, {2, 7, 3}, {3, 10, 64}, {1, 65, 129}, {2, 63, 7}})
+    for (auto [B, L, D] :
+         std::vector<std::array<int, 3>>{{1, 1, 1}, {2, 7, 3}, {3, 10, 64}, {1, 65, 129}, {2, 63, 7}, {3, 65, 513}})
         for (int with_keep = 0; with_keep < 2; ++with_keep) {
             TRACE("positional_forward", shape({{"B", B}, {"L", L}, {"D", D}}) + (with_keep ? " keep" : " keep=null"));
             const size_t n = size_t(B) * L * D;
@@ -548,7 +554,7 @@ TEST_P(BackendOps, LayerNorm) {
 
 TEST_P(BackendOps, CrossEntropy) {
     const int ignore = 0;
-    for (auto [N, V] : std::vector<std::array<int, 2>>{{1, 1}, {1, 3}, {3, 7}, {7, 63}, {10, 65}, {5, 129}})
+    for (auto [N, V] : std::vector<std::array<int, 2>>{{1, 1}, {1, 3}, {3, 7}, {7, 63}, {10, 65}, {5, 129}, {129, 513}})
         for (int all_ignored = 0; all_ignored < 2; ++all_ignored) {
             const std::string shp = shape({{"N", N}, {"V", V}}) + (all_ignored ? " all rows ignored" : " some ignored");
             // probs: a softmax of random logits
