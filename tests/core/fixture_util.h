@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -38,10 +39,12 @@ inline Inputs inputs(const std::string& case_name) {
 }
 
 // max |a-b| / max(|b|_inf, floor): relative to the tensor's scale, so values near zero in a
-// large tensor don't dominate.
+// large tensor don't dominate. A NaN on either side is an infinite error (std::max would
+// otherwise drop it: max(x, NaN) is x).
 inline double rel_error(const stepformer::Tensor& a, const stepformer::Tensor& b, double floor = 1e-6) {
     double max_diff = 0.0, scale = floor;
     for (size_t i = 0; i < a.data.size(); ++i) {
+        if (std::isnan(a.data[i]) || std::isnan(b.data[i])) return std::numeric_limits<double>::infinity();
         max_diff = std::max(max_diff, std::abs(double(a.data[i]) - double(b.data[i])));
         scale = std::max(scale, std::abs(double(b.data[i])));
     }

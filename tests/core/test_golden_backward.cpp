@@ -1,5 +1,9 @@
 // The backward pass against PyTorch: the loss, every parameter gradient and every traced
-// intermediate's gradient (grad.<name>).
+// intermediate's gradient (grad.<name>), on every registered backend (copy_backend.h).
+#include <memory>
+#include <tuple>
+
+#include "copy_backend.h"
 #include "fixture_util.h"
 #include "stepformer/model_io.h"
 
@@ -7,17 +11,21 @@ using namespace stepformer;
 
 namespace {
 
-class GoldenBackward : public ::testing::TestWithParam<std::string> {};
+// (fixture case, backend name)
+class GoldenBackward : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
 TEST_P(GoldenBackward, LossAndAllGradientsMatchPyTorch) {
-    const std::string c = GetParam();
+    const auto& [c, backend_name] = GetParam();
+    SCOPED_TRACE(c + " on " + backend_name);
+    const std::unique_ptr<Backend> backend = make_backend(backend_name);
     ModelSource src;
     src.config_path = fixtures::path(c + ".config.json");
     src.weights_path = fixtures::path(c + ".weights.safetensors");
     LoadedModel lm = load_model(src);
     const auto in = fixtures::inputs(c);
     const Batch batch = make_batch(lm.config, in.src, in.tgt, in.out);
-    Transformer model(lm.config, std::move(lm.params));
+    Transformer model(lm.config, std::move(lm.params), backend.get());
+    ASSERT_EQ(model.backend().name(), backend_name);
     Trace trace;
     model.forward(batch, trace);
     model.loss(batch, trace);
@@ -47,6 +55,11 @@ TEST_P(GoldenBackward, LossAndAllGradientsMatchPyTorch) {
     EXPECT_GT(traced_seen, 50u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenBackward, ::testing::Values("tiny", "small"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenBackward,
+                         ::testing::Combine(::testing::Values("tiny", "small"),
+                                            ::testing::ValuesIn(stepformer::testing::registered_backends())),
+                         [](const auto& i) {
+                             return std::get<0>(i.param) + "_" + stepformer::testing::test_name(std::get<1>(i.param));
+                         });
 
 }  // namespace

@@ -1,4 +1,9 @@
-// The forward trace against PyTorch: every tensor the reference recorded must match.
+// The forward trace against PyTorch: every tensor the reference recorded must match, on every
+// registered backend (copy_backend.h).
+#include <memory>
+#include <tuple>
+
+#include "copy_backend.h"
 #include "fixture_util.h"
 #include "stepformer/model_io.h"
 
@@ -6,17 +11,21 @@ using namespace stepformer;
 
 namespace {
 
-class GoldenForward : public ::testing::TestWithParam<std::string> {};
+// (fixture case, backend name)
+class GoldenForward : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
 
 TEST_P(GoldenForward, EveryTraceTensorMatchesPyTorch) {
-    const std::string c = GetParam();
+    const auto& [c, backend_name] = GetParam();
+    SCOPED_TRACE(c + " on " + backend_name);
+    const std::unique_ptr<Backend> backend = make_backend(backend_name);
     ModelSource src;
     src.config_path = fixtures::path(c + ".config.json");
     src.weights_path = fixtures::path(c + ".weights.safetensors");
     LoadedModel lm = load_model(src);
     const auto in = fixtures::inputs(c);
     const Batch batch = make_batch(lm.config, in.src, in.tgt, in.out);
-    Transformer model(lm.config, std::move(lm.params));
+    Transformer model(lm.config, std::move(lm.params), backend.get());
+    ASSERT_EQ(model.backend().name(), backend_name);
     Trace trace;
     model.forward(batch, trace);
     model.loss(batch, trace);
@@ -37,7 +46,12 @@ TEST_P(GoldenForward, EveryTraceTensorMatchesPyTorch) {
     EXPECT_EQ(compared, trace.size());
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenForward, ::testing::Values("tiny", "small", "tutorial_state_dict"));
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenForward,
+                         ::testing::Combine(::testing::Values("tiny", "small", "tutorial_state_dict"),
+                                            ::testing::ValuesIn(stepformer::testing::registered_backends())),
+                         [](const auto& i) {
+                             return std::get<0>(i.param) + "_" + stepformer::testing::test_name(std::get<1>(i.param));
+                         });
 
 TEST(GoldenForward, TraceOrderIsComputationOrder) {
     Config c = Config::small();

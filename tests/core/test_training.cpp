@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "copy_backend.h"
 #include "fixture_util.h"
 #include "stepformer/checkpoint.h"
 #include "stepformer/decode.h"
@@ -21,13 +22,16 @@ std::vector<Example> fixture_examples(const std::string& c) {
     return ex;
 }
 
-void check_against_torch(const std::string& losses_file, OptimizerOptions oo) {
+void check_against_torch(const std::string& losses_file, OptimizerOptions oo, const std::string& backend_name) {
+    SCOPED_TRACE(losses_file + " on " + backend_name);
+    const std::unique_ptr<Backend> backend = make_backend(backend_name);
     const auto ref = fixtures::read_json(losses_file);
     ModelSource src;
     src.config_path = fixtures::path("sgd.config.json");
     src.weights_path = fixtures::path("sgd.weights.safetensors");
     LoadedModel lm = load_model(src);
-    Transformer model(lm.config, std::move(lm.params));
+    Transformer model(lm.config, std::move(lm.params), backend.get());  // the Trainer steps on the model's backend
+    ASSERT_EQ(model.backend().name(), backend_name);
     TrainOptions to;
     to.epochs = ref.at("steps").get<int>();
     to.batch_size = 1000;  // the whole file as one batch, as the reference did
@@ -51,33 +55,39 @@ void check_against_torch(const std::string& losses_file, OptimizerOptions oo) {
     }
 }
 
-TEST(TrainingGolden, ThirtySgdStepsMatchTorch) {
+// The 30-step goldens on every registered backend (copy_backend.h); the parameter is its name.
+class TrainingGolden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(TrainingGolden, ThirtySgdStepsMatchTorch) {
     OptimizerOptions o;
     o.kind = OptimizerKind::SGD;
     o.lr = 0.05;
     o.momentum = 0.99;
-    check_against_torch("sgd.losses.json", o);
+    check_against_torch("sgd.losses.json", o, GetParam());
 }
 
-TEST(TrainingGolden, ThirtyAdamStepsMatchTorch) {
+TEST_P(TrainingGolden, ThirtyAdamStepsMatchTorch) {
     OptimizerOptions o;
     o.kind = OptimizerKind::Adam;
     o.lr = 1e-3;
-    check_against_torch("adam.losses.json", o);
+    check_against_torch("adam.losses.json", o, GetParam());
 }
+
 
 // Seed 001's own training loop on its own model code (tests/reference/make_fixtures.py,
 // tutorial_recipe_case), at d_model 128 (1 layer): SGD lr 1e-3 momentum 0.99, both sentences as one batch,
 // 30 epochs, dropout 0, LayerNorm gamma = 1 / beta = 0 never trained. Every epoch's loss and
 // the greedy translations after training.
-TEST(TrainingGolden, TheTutorialsRecipeForThirtyEpochsMatchesTheTutorialProgram) {
+// On every registered backend, as the 30-step goldens above.
+TEST_P(TrainingGolden, TheTutorialsRecipeForThirtyEpochsMatchesTheTutorialProgram) {
+    const std::unique_ptr<Backend> backend = make_backend(GetParam());
     const auto ref = fixtures::read_json("recipe.losses.json");
     ModelSource src;
     src.weights_path = fixtures::path(ref.at("init").get<std::string>());
     LoadedModel lm = load_model(src);
     ASSERT_FALSE(lm.config.learn_layer_norm);
     ASSERT_EQ(lm.config.dropout, 0.0);
-    Transformer model(lm.config, std::move(lm.params));
+    Transformer model(lm.config, std::move(lm.params), backend.get());
     TrainOptions to;
     to.epochs = ref.at("epochs").get<int>();
     to.batch_size = 2;
@@ -105,6 +115,9 @@ TEST(TrainingGolden, TheTutorialsRecipeForThirtyEpochsMatchesTheTutorialProgram)
     for (size_t i = 0; i < in.src.size(); ++i)
         EXPECT_EQ(greedy_decode(model, in.src[i]).text, translations[i]) << in.src[i];
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, TrainingGolden, ::testing::ValuesIn(stepformer::testing::registered_backends()),
+                         [](const auto& i) { return stepformer::testing::test_name(i.param); });
 
 // Fixed LayerNorm leaves no trace in what training makes: no parameters, no gradients, no
 // optimizer state, nothing in the checkpoint.

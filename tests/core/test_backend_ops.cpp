@@ -1,0 +1,822 @@
+// Every kernel of the Backend interface on every registered backend, against a fresh
+// single-threaded CPU backend, in the spirit of ggml's test-backend-ops: random (seeded)
+// inputs, shapes with odd sizes (1, 3, 7, 63, 65, 129) in the dimensions a kernel splits its
+// work by, masks with fully masked rows, accumulate flags both ways, null optional arguments.
+//
+// The backends are the registry's (available_backends()), "cpu-copy" (copy_backend.h)
+// registered first: "cpu" checks the threaded CPU kernels against the single-threaded ones,
+// "cpu-copy" checks that the interface works for a backend whose memory is not the caller's,
+// and a GPU backend that registers itself is checked by the same tests.
+//
+// Tolerance: |got - want| <= 1e-5 * (1 + |want|) element by element, and bit-exact for what has
+// one right answer (masks, fill, embedding, dropout, head reshapes). Every failure names the
+// kernel, the backend and the shape.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "copy_backend.h"
+#include "stepformer/backend.h"
+#include "stepformer/dataset.h"
+#include "stepformer/model.h"
+#include "stepformer/params.h"
+#include "stepformer/train.h"
+
+using namespace stepformer;
+
+namespace {
+
+// The kernels these tests cover, one name each: every virtual kernel of Backend (not name() and
+// describe()) and the non-virtual apply_update. When a kernel is added to backend.h, add its
+// name here, bump kKernelCount, and add a TEST_P that calls it on every backend (with
+// `kernel("its_name")` so the table and the tests stay tied); AllKernelsAreCovered reads
+// backend.h and fails until then.
+constexpr size_t kKernelCount = 34;
+const std::vector<std::string>& covered_kernels() {
+    static const std::vector<std::string> k = {
+        "linear_forward",       "linear_backward",       "linear_backward_update", "apply_update",
+        "embedding_forward",    "embedding_backward",    "split_heads",            "merge_heads",
+        "attn_scores_forward",  "attn_scores_backward",  "mask_fill_forward",      "mask_fill_backward",
+        "softmax_forward",      "softmax_backward",      "attn_context_forward",   "attn_context_backward",
+        "add_forward",          "positional_forward",    "layernorm_forward",      "layernorm_backward",
+        "relu_forward",         "relu_backward",         "cross_entropy_forward",  "cross_entropy_backward",
+        "pad_mask",             "subsequence_mask",      "mask_or",                "positional_table",
+        "dropout_mask",         "mul_forward",           "fill",                   "sgd_step",
+        "adam_step",            "sum_squares",
+    };
+    return k;
+}
+
+using Vec = std::vector<float>;
+const float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+Vec rnd(size_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+    std::mt19937 g(seed);
+    std::uniform_real_distribution<float> d(lo, hi);
+    Vec v(n);
+    for (auto& x : v) x = d(g);
+    return v;
+}
+std::vector<int> rnd_ints(size_t n, uint32_t seed, int lo, int hi) {
+    std::mt19937 g(seed);
+    std::uniform_int_distribution<int> d(lo, hi);
+    std::vector<int> v(n);
+    for (auto& x : v) x = d(g);
+    return v;
+}
+// Random 0/1 mask (B, Lq, Lk), the last query row of every batch fully masked.
+Vec rnd_mask(int B, int Lq, int Lk, uint32_t seed) {
+    std::mt19937 g(seed);
+    std::bernoulli_distribution d(0.3);
+    Vec m(size_t(B) * Lq * Lk);
+    for (auto& x : m) x = d(g) ? 1.0f : 0.0f;
+    for (int b = 0; b < B; ++b)
+        for (int k = 0; k < Lk; ++k) m[(size_t(b) * Lq + Lq - 1) * Lk + k] = 1.0f;
+    return m;
+}
+Vec nan_vec(size_t n) { return Vec(n, kNaN); }
+
+// Element-wise |got - want| <= tol (1 + |want|); a NaN anywhere fails.
+::testing::AssertionResult near(const char* what, const Vec& got, const Vec& want, double tol = 1e-5) {
+    if (got.size() != want.size())
+        return ::testing::AssertionFailure() << what << ": size " << got.size() << " vs " << want.size();
+    for (size_t i = 0; i < got.size(); ++i) {
+        const double g = got[i], w = want[i];
+        if (std::isnan(g) || std::isnan(w) || !(std::abs(g - w) <= tol * (1.0 + std::abs(w))))
+            return ::testing::AssertionFailure()
+                   << what << "[" << i << "] = " << g << ", the CPU reference gives " << w << " (tolerance " << tol
+                   << " * (1 + |ref|))";
+    }
+    return ::testing::AssertionSuccess();
+}
+template <class T>
+::testing::AssertionResult exact(const char* what, const std::vector<T>& got, const std::vector<T>& want) {
+    if (got.size() != want.size())
+        return ::testing::AssertionFailure() << what << ": size " << got.size() << " vs " << want.size();
+    for (size_t i = 0; i < got.size(); ++i)
+        if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0)
+            return ::testing::AssertionFailure()
+                   << what << "[" << i << "] = " << got[i] << ", the CPU reference gives " << want[i] << " (exact)";
+    return ::testing::AssertionSuccess();
+}
+::testing::AssertionResult near_scalar(const char* what, double got, double want, double tol = 1e-5) {
+    if (std::isnan(got) || std::isnan(want) || !(std::abs(got - want) <= tol * (1.0 + std::abs(want))))
+        return ::testing::AssertionFailure() << what << " = " << got << ", the CPU reference gives " << want;
+    return ::testing::AssertionSuccess();
+}
+
+std::string shape(std::initializer_list<std::pair<const char*, int64_t>> dims) {
+    std::ostringstream s;
+    bool first = true;
+    for (const auto& [n, v] : dims) {
+        s << (first ? "" : " ") << n << "=" << v;
+        first = false;
+    }
+    return s.str();
+}
+
+class BackendOps : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override {
+        // 3 threads: an odd split of the odd sizes, for the kernels that divide their work
+        be = make_backend(GetParam(), 3);
+        ref = make_cpu_backend(1);
+    }
+    // Names the kernel under test (checked against the coverage table) for the messages.
+    std::string kernel(const std::string& k) const {
+        EXPECT_NE(std::find(covered_kernels().begin(), covered_kernels().end(), k), covered_kernels().end())
+            << k << " is not in covered_kernels()";
+        return k + " on " + GetParam();
+    }
+    std::unique_ptr<Backend> be, ref;
+};
+
+#define TRACE(k, shp) SCOPED_TRACE(kernel(k) + ", " + (shp))
+
+// ---------------------------------------------------------------- linear
+
+struct LinShape {
+    int N, I, O;
+};
+const std::vector<LinShape> kLinShapes = {{1, 1, 1}, {3, 7, 5}, {7, 63, 65}, {10, 129, 3}, {65, 64, 129}, {1, 65, 63}};
+std::string lin_str(const LinShape& s) { return shape({{"N", s.N}, {"I", s.I}, {"O", s.O}}); }
+
+TEST_P(BackendOps, LinearForward) {
+    for (const auto& s : kLinShapes) {
+        TRACE("linear_forward", lin_str(s));
+        const Vec x = rnd(size_t(s.N) * s.I, 1), W = rnd(size_t(s.O) * s.I, 2);
+        Vec y = nan_vec(size_t(s.N) * s.O), want = y;
+        be->linear_forward(y.data(), x.data(), W.data(), s.N, s.I, s.O);
+        ref->linear_forward(want.data(), x.data(), W.data(), s.N, s.I, s.O);
+        EXPECT_TRUE(near("y", y, want));
+    }
+}
+
+TEST_P(BackendOps, LinearBackward) {
+    for (const auto& s : kLinShapes)
+        for (int acc_dx = 0; acc_dx < 2; ++acc_dx)
+            for (int acc_dw = 0; acc_dw < 2; ++acc_dw)
+                for (int null_dx = 0; null_dx < 2; ++null_dx)
+                    for (int null_dw = 0; null_dw < 2; ++null_dw) {
+                        TRACE("linear_backward", lin_str(s) + " accumulate_dx=" + std::to_string(acc_dx) +
+                                                     " accumulate_dw=" + std::to_string(acc_dw) +
+                                                     (null_dx ? " dx=null" : "") + (null_dw ? " dW=null" : ""));
+                        const Vec x = rnd(size_t(s.N) * s.I, 3), W = rnd(size_t(s.O) * s.I, 4),
+                                  dy = rnd(size_t(s.N) * s.O, 5);
+                        // an overwritten gradient starts as NaN: a kernel that reads it fails
+                        Vec dx = acc_dx ? rnd(size_t(s.N) * s.I, 6) : nan_vec(size_t(s.N) * s.I), dx_ref = dx;
+                        Vec dW = acc_dw ? rnd(size_t(s.O) * s.I, 7) : nan_vec(size_t(s.O) * s.I), dW_ref = dW;
+                        be->linear_backward(null_dx ? nullptr : dx.data(), null_dw ? nullptr : dW.data(), dy.data(),
+                                            x.data(), W.data(), s.N, s.I, s.O, acc_dx, acc_dw);
+                        ref->linear_backward(null_dx ? nullptr : dx_ref.data(), null_dw ? nullptr : dW_ref.data(),
+                                             dy.data(), x.data(), W.data(), s.N, s.I, s.O, acc_dx, acc_dw);
+                        if (!null_dx) {
+                            EXPECT_TRUE(near("dx", dx, dx_ref));
+                        }
+                        if (!null_dw) {
+                            EXPECT_TRUE(near("dW", dW, dW_ref));
+                        }
+                    }
+}
+
+struct UpdCase {
+    const char* name;
+    WeightUpdate::Kind kind;
+    float momentum;
+    bool to_out;
+};
+const std::vector<UpdCase> kUpdCases = {{"SGD momentum 0", WeightUpdate::Kind::SGD, 0.0f, false},
+                                        {"SGD momentum 0.9", WeightUpdate::Kind::SGD, 0.9f, false},
+                                        {"SGD momentum 0.9 into out", WeightUpdate::Kind::SGD, 0.9f, true},
+                                        {"Adam in place", WeightUpdate::Kind::Adam, 0.0f, false},
+                                        {"Adam into out", WeightUpdate::Kind::Adam, 0.0f, true}};
+
+// A weight's optimizer state and where its update goes, for one backend's run.
+struct UpdState {
+    Vec W, buf1, buf2, out;
+    WeightUpdate spec(const UpdCase& c) {
+        WeightUpdate u;
+        u.kind = c.kind;
+        u.buf1 = buf1.data();
+        u.buf2 = c.kind == WeightUpdate::Kind::Adam ? buf2.data() : nullptr;
+        u.lr = c.kind == WeightUpdate::Kind::Adam ? 1e-2f : 0.05f;
+        u.momentum = c.momentum;
+        u.beta1 = 0.9f;
+        u.beta2 = 0.98f;
+        u.eps = 1e-9f;
+        u.step = 3;
+        u.out = c.to_out ? out.data() : nullptr;
+        return u;
+    }
+};
+UpdState upd_state(size_t n, const UpdCase& c) {
+    UpdState s;
+    s.W = rnd(n, 11);
+    s.buf1 = rnd(n, 12, -0.1f, 0.1f);
+    s.buf2 = rnd(n, 13, 0.0f, 0.01f);  // exp_avg_sq >= 0
+    s.out = c.to_out ? nan_vec(n) : Vec();
+    return s;
+}
+
+TEST_P(BackendOps, LinearBackwardUpdate) {
+    for (const auto& s : kLinShapes)
+        for (const auto& c : kUpdCases)
+            for (int acc_dx = 0; acc_dx < 2; ++acc_dx)
+                for (int null_dw = 0; null_dw < 2; ++null_dw) {
+                    TRACE("linear_backward_update", lin_str(s) + " " + c.name + " accumulate_dx=" +
+                                                        std::to_string(acc_dx) + (null_dw ? " dW=null" : ""));
+                    const size_t nw = size_t(s.O) * s.I;
+                    const Vec x = rnd(size_t(s.N) * s.I, 8), dy = rnd(size_t(s.N) * s.O, 9);
+                    Vec dx = acc_dx ? rnd(size_t(s.N) * s.I, 10) : nan_vec(size_t(s.N) * s.I), dx_ref = dx;
+                    Vec dW = nan_vec(nw), dW_ref = dW;
+                    UpdState a = upd_state(nw, c), r = upd_state(nw, c);
+                    const Vec W0 = a.W;
+                    const double ss =
+                        be->linear_backward_update(dx.data(), null_dw ? nullptr : dW.data(), dy.data(), x.data(),
+                                                   a.W.data(), s.N, s.I, s.O, acc_dx, a.spec(c));
+                    const double ss_ref =
+                        ref->linear_backward_update(dx_ref.data(), null_dw ? nullptr : dW_ref.data(), dy.data(),
+                                                    x.data(), r.W.data(), s.N, s.I, s.O, acc_dx, r.spec(c));
+                    EXPECT_TRUE(near_scalar("sum(dW^2)", ss, ss_ref));
+                    EXPECT_TRUE(near("dx", dx, dx_ref));
+                    if (!null_dw) {
+                        EXPECT_TRUE(near("dW", dW, dW_ref));
+                    }
+                    EXPECT_TRUE(near("W", a.W, r.W));
+                    EXPECT_TRUE(near("buf1", a.buf1, r.buf1));
+                    if (c.kind == WeightUpdate::Kind::Adam) {
+                        EXPECT_TRUE(near("buf2", a.buf2, r.buf2));
+                    }
+                    if (c.to_out) {
+                        EXPECT_TRUE(near("out", a.out, r.out));
+                        EXPECT_TRUE(exact("W (kept: the update went to out)", a.W, W0));
+                    }
+
+                    // and it is linear_backward (dW overwritten) followed by apply_update, on this backend
+                    UpdState b = upd_state(nw, c);
+                    Vec g = nan_vec(nw);
+                    be->linear_backward(nullptr, g.data(), dy.data(), x.data(), b.W.data(), s.N, s.I, s.O, false,
+                                        false);
+                    be->apply_update(b.W.data(), g.data(), int64_t(nw), b.spec(c));
+                    EXPECT_TRUE(near("W vs linear_backward + apply_update", c.to_out ? a.out : a.W,
+                                     c.to_out ? b.out : b.W));
+                    EXPECT_TRUE(near("buf1 vs linear_backward + apply_update", a.buf1, b.buf1));
+                    EXPECT_TRUE(near_scalar("sum(dW^2) vs sum_squares", ss, be->sum_squares(g.data(), int64_t(nw))));
+                }
+}
+
+// ---------------------------------------------------------------- embedding
+
+TEST_P(BackendOps, Embedding) {
+    for (int N : {1, 7, 63, 65, 257})
+        for (int D : {1, 3, 64, 129, 513}) {
+            const std::string shp = shape({{"N", N}, {"D", D}, {"V", 11}});
+            const int V = 11;
+            const Vec table = rnd(size_t(V) * D, 14);
+            std::vector<int> ids = rnd_ints(size_t(N), 15, 0, V - 1);  // repeats (N > V) and, at N = 1, one row
+            ids[0] = 4;
+            if (N > 1) ids[N - 1] = 4;  // a repeated id in every case with more than one row
+            {
+                TRACE("embedding_forward", shp);
+                Vec out = nan_vec(size_t(N) * D), want = out;
+                be->embedding_forward(out.data(), ids.data(), table.data(), N, D);
+                ref->embedding_forward(want.data(), ids.data(), table.data(), N, D);
+                EXPECT_TRUE(exact("out", out, want));
+            }
+            {
+                TRACE("embedding_backward", shp);
+                const Vec dout = rnd(size_t(N) * D, 16);
+                Vec dtable = rnd(size_t(V) * D, 17), want = dtable;  // accumulated into
+                be->embedding_backward(dtable.data(), dout.data(), ids.data(), N, D);
+                ref->embedding_backward(want.data(), dout.data(), ids.data(), N, D);
+                EXPECT_TRUE(exact("dtable", dtable, want));
+            }
+        }
+}
+
+// ---------------------------------------------------------------- heads
+
+TEST_P(BackendOps, SplitAndMergeHeads) {
+    for (auto [B, L, H, d] :
+         std::vector<std::array<int, 4>>{{1, 1, 1, 1}, {2, 3, 4, 7}, {3, 7, 2, 65}, {1, 63, 8, 3}, {3, 65, 8, 33}}) {
+        const std::string shp = shape({{"B", B}, {"L", L}, {"H", H}, {"d", d}});
+        const size_t n = size_t(B) * L * H * d;
+        const Vec x = rnd(n, 18);
+        Vec split = nan_vec(n), split_ref = split, merged = nan_vec(n), merged_ref = merged;
+        {
+            TRACE("split_heads", shp);
+            be->split_heads(split.data(), x.data(), B, L, H, d);
+            ref->split_heads(split_ref.data(), x.data(), B, L, H, d);
+            EXPECT_TRUE(exact("out", split, split_ref));
+        }
+        {
+            TRACE("merge_heads", shp);
+            be->merge_heads(merged.data(), x.data(), B, L, H, d);
+            ref->merge_heads(merged_ref.data(), x.data(), B, L, H, d);
+            EXPECT_TRUE(exact("out", merged, merged_ref));
+            Vec back = nan_vec(n);
+            be->merge_heads(back.data(), split.data(), B, L, H, d);
+            EXPECT_TRUE(exact("merge(split(x))", back, x));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- attention
+
+struct AttnShape {
+    int G, Lq, Lk, d;
+};
+const std::vector<AttnShape> kAttnShapes = {{1, 1, 1, 1},   {3, 7, 5, 3},    {2, 63, 65, 7},
+                                            {1, 129, 3, 64}, {4, 10, 10, 64}, {2, 3, 129, 65},
+                                            {3, 65, 63, 33}};  // the last one large enough to run threaded
+std::string attn_str(const AttnShape& s, const char* dname) {
+    return shape({{"G", s.G}, {"Lq", s.Lq}, {"Lk", s.Lk}, {dname, s.d}});
+}
+
+TEST_P(BackendOps, AttnScores) {
+    for (const auto& s : kAttnShapes) {
+        const float scale = 1.0f / std::sqrt(float(s.d));
+        const Vec Q = rnd(size_t(s.G) * s.Lq * s.d, 19), K = rnd(size_t(s.G) * s.Lk * s.d, 20);
+        {
+            TRACE("attn_scores_forward", attn_str(s, "dk"));
+            Vec sc = nan_vec(size_t(s.G) * s.Lq * s.Lk), want = sc;
+            be->attn_scores_forward(sc.data(), Q.data(), K.data(), s.G, s.Lq, s.Lk, s.d, scale);
+            ref->attn_scores_forward(want.data(), Q.data(), K.data(), s.G, s.Lq, s.Lk, s.d, scale);
+            EXPECT_TRUE(near("scores", sc, want));
+        }
+        {
+            TRACE("attn_scores_backward", attn_str(s, "dk"));
+            const Vec ds = rnd(size_t(s.G) * s.Lq * s.Lk, 21);
+            Vec dQ = nan_vec(Q.size()), dK = nan_vec(K.size()), dQ_ref = dQ, dK_ref = dK;
+            be->attn_scores_backward(dQ.data(), dK.data(), ds.data(), Q.data(), K.data(), s.G, s.Lq, s.Lk, s.d, scale);
+            ref->attn_scores_backward(dQ_ref.data(), dK_ref.data(), ds.data(), Q.data(), K.data(), s.G, s.Lq, s.Lk,
+                                      s.d, scale);
+            EXPECT_TRUE(near("dQ", dQ, dQ_ref));
+            EXPECT_TRUE(near("dK", dK, dK_ref));
+        }
+    }
+}
+
+TEST_P(BackendOps, AttnContext) {
+    for (const auto& s : kAttnShapes) {
+        const Vec attn = rnd(size_t(s.G) * s.Lq * s.Lk, 22, 0.0f, 1.0f), V = rnd(size_t(s.G) * s.Lk * s.d, 23);
+        {
+            TRACE("attn_context_forward", attn_str(s, "dv"));
+            Vec ctx = nan_vec(size_t(s.G) * s.Lq * s.d), want = ctx;
+            be->attn_context_forward(ctx.data(), attn.data(), V.data(), s.G, s.Lq, s.Lk, s.d);
+            ref->attn_context_forward(want.data(), attn.data(), V.data(), s.G, s.Lq, s.Lk, s.d);
+            EXPECT_TRUE(near("context", ctx, want));
+        }
+        {
+            TRACE("attn_context_backward", attn_str(s, "dv"));
+            const Vec dctx = rnd(size_t(s.G) * s.Lq * s.d, 24);
+            Vec da = nan_vec(attn.size()), dV = nan_vec(V.size()), da_ref = da, dV_ref = dV;
+            be->attn_context_backward(da.data(), dV.data(), dctx.data(), attn.data(), V.data(), s.G, s.Lq, s.Lk, s.d);
+            ref->attn_context_backward(da_ref.data(), dV_ref.data(), dctx.data(), attn.data(), V.data(), s.G, s.Lq,
+                                       s.Lk, s.d);
+            EXPECT_TRUE(near("dattn", da, da_ref));
+            EXPECT_TRUE(near("dV", dV, dV_ref));
+        }
+    }
+}
+
+TEST_P(BackendOps, MaskFill) {
+    for (auto [B, H, Lq, Lk] :
+         std::vector<std::array<int, 4>>{
+             {1, 1, 1, 1}, {2, 3, 7, 5}, {1, 8, 10, 10}, {3, 2, 63, 65}, {1, 1, 3, 129}, {3, 4, 65, 129}}) {
+        const std::string shp = shape({{"B", B}, {"H", H}, {"Lq", Lq}, {"Lk", Lk}});
+        const size_t n = size_t(B) * H * Lq * Lk;
+        const Vec mask = rnd_mask(B, Lq, Lk, 25), in = rnd(n, 26);
+        {
+            TRACE("mask_fill_forward", shp + " (last query row fully masked)");
+            Vec out = nan_vec(n), want = out;
+            be->mask_fill_forward(out.data(), in.data(), mask.data(), B, H, Lq, Lk, -1e9f);
+            ref->mask_fill_forward(want.data(), in.data(), mask.data(), B, H, Lq, Lk, -1e9f);
+            EXPECT_TRUE(exact("out", out, want));
+        }
+        {
+            TRACE("mask_fill_backward", shp + " (last query row fully masked)");
+            Vec din = nan_vec(n), want = din;
+            be->mask_fill_backward(din.data(), in.data(), mask.data(), B, H, Lq, Lk);
+            ref->mask_fill_backward(want.data(), in.data(), mask.data(), B, H, Lq, Lk);
+            EXPECT_TRUE(exact("din", din, want));
+        }
+    }
+}
+
+TEST_P(BackendOps, Softmax) {
+    for (auto [rows, cols] :
+         std::vector<std::array<int, 2>>{{1, 1}, {3, 7}, {7, 63}, {5, 65}, {2, 129}, {40, 10}, {129, 513}}) {
+        const std::string shp = shape({{"rows", rows}, {"cols", cols}});
+        const size_t n = size_t(rows) * cols;
+        // scores as the model has them: some entries masked to -1e9, the last row all masked
+        Vec in = rnd(n, 27, -4.0f, 4.0f);
+        const Vec mask = rnd_mask(1, rows, cols, 28);
+        for (size_t i = 0; i < n; ++i)
+            if (mask[i] != 0.0f) in[i] = -1e9f;
+        Vec out = nan_vec(n), out_ref = out;
+        {
+            TRACE("softmax_forward", shp + " (-1e9 entries, last row all -1e9)");
+            be->softmax_forward(out.data(), in.data(), rows, cols);
+            ref->softmax_forward(out_ref.data(), in.data(), rows, cols);
+            EXPECT_TRUE(near("out", out, out_ref));
+        }
+        {
+            TRACE("softmax_backward", shp + " (-1e9 entries, last row all -1e9)");
+            const Vec dout = rnd(n, 29);
+            Vec din = nan_vec(n), want = din;
+            be->softmax_backward(din.data(), dout.data(), out_ref.data(), rows, cols);
+            ref->softmax_backward(want.data(), dout.data(), out_ref.data(), rows, cols);
+            EXPECT_TRUE(near("din", din, want));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- element-wise
+
+// 70001: above the CPU backend's threshold for splitting work across threads
+const std::vector<int64_t> kLengths = {1, 3, 7, 63, 65, 129, 4097, 70001};
+
+TEST_P(BackendOps, AddForward) {
+    for (int64_t n : kLengths) {
+        TRACE("add_forward", shape({{"n", n}}));
+        const Vec a = rnd(size_t(n), 30), b = rnd(size_t(n), 31);
+        Vec out = nan_vec(size_t(n)), want = out;
+        be->add_forward(out.data(), a.data(), b.data(), n);
+        ref->add_forward(want.data(), a.data(), b.data(), n);
+        EXPECT_TRUE(near("out", out, want));
+    }
+}
+
+TEST_P(BackendOps, MulForward) {
+    for (int64_t n : kLengths) {
+        TRACE("mul_forward", shape({{"n", n}}));
+        const Vec a = rnd(size_t(n), 32), b = rnd(size_t(n), 33);
+        Vec out = nan_vec(size_t(n)), want = out;
+        be->mul_forward(out.data(), a.data(), b.data(), n);
+        ref->mul_forward(want.data(), a.data(), b.data(), n);
+        EXPECT_TRUE(near("out", out, want));
+    }
+}
+
+TEST_P(BackendOps, PositionalForward) {
+    for (auto [B, L, D] :
+         std::vector<std::array<int, 3>>{{1, 1, 1}, {2, 7, 3}, {3, 10, 64}, {1, 65, 129}, {2, 63, 7}, {3, 65, 513}})
+        for (int with_keep = 0; with_keep < 2; ++with_keep) {
+            TRACE("positional_forward", shape({{"B", B}, {"L", L}, {"D", D}}) + (with_keep ? " keep" : " keep=null"));
+            const size_t n = size_t(B) * L * D;
+            const Vec in = rnd(n, 34), pe = rnd(size_t(L) * D, 35);
+            Vec keep(n);
+            ref->dropout_mask(keep.data(), int64_t(n), 0.25f, 7, 1);
+            Vec out = nan_vec(n), want = out;
+            be->positional_forward(out.data(), in.data(), pe.data(), with_keep ? keep.data() : nullptr, B, L, D);
+            ref->positional_forward(want.data(), in.data(), pe.data(), with_keep ? keep.data() : nullptr, B, L, D);
+            EXPECT_TRUE(near("out", out, want));
+        }
+}
+
+TEST_P(BackendOps, Relu) {
+    for (int64_t n : kLengths) {
+        Vec in = rnd(size_t(n), 36);
+        in[0] = 0.0f;  // the kink
+        Vec out = nan_vec(size_t(n)), out_ref = out;
+        {
+            TRACE("relu_forward", shape({{"n", n}}));
+            be->relu_forward(out.data(), in.data(), n);
+            ref->relu_forward(out_ref.data(), in.data(), n);
+            EXPECT_TRUE(near("out", out, out_ref));
+        }
+        {
+            TRACE("relu_backward", shape({{"n", n}}));
+            const Vec dout = rnd(size_t(n), 37);
+            Vec din = nan_vec(size_t(n)), want = din;
+            be->relu_backward(din.data(), dout.data(), out_ref.data(), n);
+            ref->relu_backward(want.data(), dout.data(), out_ref.data(), n);
+            EXPECT_TRUE(near("din", din, want));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- LayerNorm
+
+TEST_P(BackendOps, LayerNorm) {
+    for (auto [rows, cols] : std::vector<std::array<int, 2>>{{1, 1}, {3, 7}, {7, 63}, {2, 65}, {5, 129}, {20, 512}})
+        for (int affine = 0; affine < 2; ++affine) {
+            const std::string shp =
+                shape({{"rows", rows}, {"cols", cols}}) + (affine ? " gamma/beta" : " no gamma/beta");
+            const size_t n = size_t(rows) * cols;
+            const Vec in = rnd(n, 38, -2.0f, 3.0f), gamma = rnd(size_t(cols), 39, 0.5f, 1.5f),
+                      beta = rnd(size_t(cols), 40);
+            const float* g = affine ? gamma.data() : nullptr;
+            const float* b = affine ? beta.data() : nullptr;
+            Vec out = nan_vec(n), mean = nan_vec(size_t(rows)), rstd = mean, out_ref = out, mean_ref = mean,
+                rstd_ref = mean;
+            {
+                TRACE("layernorm_forward", shp);
+                be->layernorm_forward(out.data(), mean.data(), rstd.data(), in.data(), g, b, rows, cols, 1e-5f);
+                ref->layernorm_forward(out_ref.data(), mean_ref.data(), rstd_ref.data(), in.data(), g, b, rows, cols,
+                                       1e-5f);
+                EXPECT_TRUE(near("out", out, out_ref));
+                EXPECT_TRUE(near("mean", mean, mean_ref));
+                EXPECT_TRUE(near("rstd", rstd, rstd_ref));
+            }
+            {
+                TRACE("layernorm_backward", shp);
+                const Vec dout = rnd(n, 41);
+                Vec din = nan_vec(n), din_ref = din;
+                Vec dg = rnd(size_t(cols), 42), db = rnd(size_t(cols), 43), dg_ref = dg, db_ref = db;  // accumulated
+                be->layernorm_backward(din.data(), affine ? dg.data() : nullptr, affine ? db.data() : nullptr,
+                                       dout.data(), in.data(), mean_ref.data(), rstd_ref.data(), g, rows, cols);
+                ref->layernorm_backward(din_ref.data(), affine ? dg_ref.data() : nullptr,
+                                        affine ? db_ref.data() : nullptr, dout.data(), in.data(), mean_ref.data(),
+                                        rstd_ref.data(), g, rows, cols);
+                EXPECT_TRUE(near("din", din, din_ref));
+                if (affine) {
+                    EXPECT_TRUE(near("dgamma", dg, dg_ref));
+                    EXPECT_TRUE(near("dbeta", db, db_ref));
+                }
+            }
+        }
+}
+
+// ---------------------------------------------------------------- cross-entropy
+
+TEST_P(BackendOps, CrossEntropy) {
+    const int ignore = 0;
+    for (auto [N, V] : std::vector<std::array<int, 2>>{{1, 1}, {1, 3}, {3, 7}, {7, 63}, {10, 65}, {5, 129}, {129, 513}})
+        for (int all_ignored = 0; all_ignored < 2; ++all_ignored) {
+            const std::string shp = shape({{"N", N}, {"V", V}}) + (all_ignored ? " all rows ignored" : " some ignored");
+            // probs: a softmax of random logits
+            Vec logits = rnd(size_t(N) * V, 44, -3.0f, 3.0f), probs(logits.size());
+            ref->softmax_forward(probs.data(), logits.data(), N, V);
+            std::vector<int> targets = rnd_ints(size_t(N), 45, 0, V - 1);
+            if (all_ignored)
+                std::fill(targets.begin(), targets.end(), ignore);
+            else if (N > 1) {
+                targets[0] = ignore;
+                targets[N - 1] = V - 1;
+            }
+            Vec losses = nan_vec(size_t(N)), losses_ref = losses;
+            int counted = -1, counted_ref = -2;
+            {
+                TRACE("cross_entropy_forward", shp);
+                const float m = be->cross_entropy_forward(losses.data(), &counted, probs.data(), targets.data(), N, V,
+                                                          ignore);
+                const float m_ref = ref->cross_entropy_forward(losses_ref.data(), &counted_ref, probs.data(),
+                                                               targets.data(), N, V, ignore);
+                EXPECT_TRUE(near("losses", losses, losses_ref));
+                EXPECT_EQ(counted, counted_ref);
+                EXPECT_TRUE(near_scalar("mean loss", m, m_ref));
+                if (all_ignored) {
+                    EXPECT_EQ(counted, 0);
+                    EXPECT_EQ(m, 0.0f);
+                }
+            }
+            {
+                TRACE("cross_entropy_backward", shp);
+                Vec d = nan_vec(probs.size()), want = d;
+                be->cross_entropy_backward(d.data(), probs.data(), targets.data(), N, V, ignore, counted_ref);
+                ref->cross_entropy_backward(want.data(), probs.data(), targets.data(), N, V, ignore, counted_ref);
+                EXPECT_TRUE(near("dlogits", d, want));
+                if (all_ignored) {
+                    EXPECT_TRUE(exact("dlogits (all ignored)", d, Vec(d.size(), 0.0f)));
+                }
+            }
+        }
+}
+
+// ---------------------------------------------------------------- masks, tables, dropout, fill
+
+TEST_P(BackendOps, PadMask) {
+    for (auto [B, Lq, Lk] : std::vector<std::array<int, 3>>{{1, 1, 1}, {2, 3, 7}, {3, 65, 63}, {1, 7, 129}}) {
+        TRACE("pad_mask", shape({{"B", B}, {"Lq", Lq}, {"Lk", Lk}}) + " (last batch all padding)");
+        std::vector<int> ids = rnd_ints(size_t(B) * Lk, 46, 0, 3);
+        for (int k = 0; k < Lk; ++k) ids[size_t(B - 1) * Lk + k] = 0;
+        Vec m = nan_vec(size_t(B) * Lq * Lk), want = m;
+        be->pad_mask(m.data(), ids.data(), B, Lq, Lk, 0);
+        ref->pad_mask(want.data(), ids.data(), B, Lq, Lk, 0);
+        EXPECT_TRUE(exact("mask", m, want));
+    }
+}
+
+TEST_P(BackendOps, SubsequenceMask) {
+    for (auto [B, T] : std::vector<std::array<int, 2>>{{1, 1}, {2, 7}, {3, 65}, {1, 129}}) {
+        TRACE("subsequence_mask", shape({{"B", B}, {"T", T}}));
+        Vec m = nan_vec(size_t(B) * T * T), want = m;
+        be->subsequence_mask(m.data(), B, T);
+        ref->subsequence_mask(want.data(), B, T);
+        EXPECT_TRUE(exact("mask", m, want));
+    }
+}
+
+TEST_P(BackendOps, MaskOr) {
+    for (int64_t n : kLengths) {
+        TRACE("mask_or", shape({{"n", n}}));
+        const Vec a = rnd_mask(1, 1, int(n), 47), b = rnd_mask(1, 2, int(n), 48);  // b: 0/1, first row random
+        Vec a2 = a;
+        for (size_t i = 0; i < a2.size(); i += 2) a2[i] = 0.0f;  // both 0, one 1, both 1 all occur
+        Vec out = nan_vec(size_t(n)), want = out;
+        be->mask_or(out.data(), a2.data(), b.data(), n);
+        ref->mask_or(want.data(), a2.data(), b.data(), n);
+        EXPECT_TRUE(exact("out", out, want));
+    }
+}
+
+TEST_P(BackendOps, PositionalTable) {
+    for (auto [L, D] : std::vector<std::array<int, 2>>{{1, 1}, {7, 3}, {10, 64}, {65, 129}, {129, 512}}) {
+        TRACE("positional_table", shape({{"L", L}, {"D", D}}));
+        Vec pe = nan_vec(size_t(L) * D), want = pe;
+        be->positional_table(pe.data(), L, D);
+        ref->positional_table(want.data(), L, D);
+        EXPECT_TRUE(near("pe", pe, want));
+    }
+}
+
+TEST_P(BackendOps, DropoutMask) {
+    for (int64_t n : kLengths)
+        for (float p : {0.0f, 0.1f, 0.5f}) {
+            TRACE("dropout_mask", shape({{"n", n}}) + " p=" + std::to_string(p));
+            Vec keep = nan_vec(size_t(n)), want = keep, other = keep;
+            be->dropout_mask(keep.data(), n, p, 1234, 5);
+            ref->dropout_mask(want.data(), n, p, 1234, 5);
+            EXPECT_TRUE(exact("keep (same seed and offset)", keep, want));
+            for (float k : keep) EXPECT_TRUE(k == 0.0f || k == 1.0f / (1.0f - p)) << k;
+            be->dropout_mask(other.data(), n, p, 1234, 6);
+            if (p > 0.0f && n >= 63) {
+                EXPECT_NE(other, keep) << "a different offset draws a different mask";
+            }
+        }
+}
+
+TEST_P(BackendOps, Fill) {
+    for (int64_t n : kLengths)
+        for (float v : {0.0f, -1.5f}) {
+            TRACE("fill", shape({{"n", n}}) + " value=" + std::to_string(v));
+            Vec x = nan_vec(size_t(n));
+            be->fill(x.data(), n, v);
+            EXPECT_TRUE(exact("x", x, Vec(size_t(n), v)));
+        }
+}
+
+// ---------------------------------------------------------------- optimizers
+
+TEST_P(BackendOps, SgdStep) {
+    for (int64_t n : kLengths)
+        for (float momentum : {0.0f, 0.9f}) {
+            TRACE("sgd_step", shape({{"n", n}}) + " momentum=" + std::to_string(momentum));
+            const Vec grad = rnd(size_t(n), 49);
+            Vec p = rnd(size_t(n), 50), buf = rnd(size_t(n), 51, -0.1f, 0.1f), p_ref = p, buf_ref = buf;
+            be->sgd_step(p.data(), buf.data(), grad.data(), n, 0.05f, momentum);
+            ref->sgd_step(p_ref.data(), buf_ref.data(), grad.data(), n, 0.05f, momentum);
+            EXPECT_TRUE(near("param", p, p_ref));
+            EXPECT_TRUE(near("momentum_buf", buf, buf_ref));
+        }
+}
+
+TEST_P(BackendOps, AdamStep) {
+    for (int64_t n : kLengths)
+        for (int64_t step : {1, 7}) {
+            TRACE("adam_step", shape({{"n", n}}) + " step=" + std::to_string(step));
+            const Vec grad = rnd(size_t(n), 52);
+            Vec p = rnd(size_t(n), 53), m = rnd(size_t(n), 54, -0.1f, 0.1f), v = rnd(size_t(n), 55, 0.0f, 0.01f);
+            Vec p_ref = p, m_ref = m, v_ref = v;
+            be->adam_step(p.data(), m.data(), v.data(), grad.data(), n, 1e-3f, 0.9f, 0.98f, 1e-9f, step);
+            ref->adam_step(p_ref.data(), m_ref.data(), v_ref.data(), grad.data(), n, 1e-3f, 0.9f, 0.98f, 1e-9f, step);
+            EXPECT_TRUE(near("param", p, p_ref));
+            EXPECT_TRUE(near("m", m, m_ref));
+            EXPECT_TRUE(near("v", v, v_ref));
+        }
+}
+
+TEST_P(BackendOps, SumSquares) {
+    for (int64_t n : {int64_t(1), int64_t(3), int64_t(7), int64_t(63), int64_t(65), int64_t(129), int64_t(100003)}) {
+        TRACE("sum_squares", shape({{"n", n}}));
+        const Vec x = rnd(size_t(n), 56, -3.0f, 3.0f);
+        EXPECT_TRUE(near_scalar("sum", be->sum_squares(x.data(), n), ref->sum_squares(x.data(), n), 1e-6));
+    }
+}
+
+TEST_P(BackendOps, ApplyUpdate) {
+    for (int64_t n : kLengths)
+        for (const auto& c : kUpdCases) {
+            TRACE("apply_update", shape({{"n", n}}) + " " + c.name);
+            const Vec grad = rnd(size_t(n), 57);
+            UpdState a = upd_state(size_t(n), c), r = upd_state(size_t(n), c);
+            const Vec W0 = a.W;
+            be->apply_update(a.W.data(), grad.data(), n, a.spec(c));
+            ref->apply_update(r.W.data(), grad.data(), n, r.spec(c));
+            EXPECT_TRUE(near("param", a.W, r.W));
+            EXPECT_TRUE(near("buf1", a.buf1, r.buf1));
+            if (c.kind == WeightUpdate::Kind::Adam) {
+                EXPECT_TRUE(near("buf2", a.buf2, r.buf2));
+            }
+            if (c.to_out) {
+                EXPECT_TRUE(near("out", a.out, r.out));
+                EXPECT_TRUE(exact("param (kept: the update went to out)", a.W, W0));
+            }
+        }
+}
+
+// ---------------------------------------------------------------- the whole model
+
+// Training with what the goldens leave out (their models have no dropout): dropout's masks
+// (dropout_mask, positional_forward with keep, mul_forward), learned LayerNorm, both
+// optimizers. A few steps on this backend against the same on the single-threaded CPU backend.
+TEST_P(BackendOps, TrainingWithDropoutMatchesTheCpu) {
+    for (OptimizerKind kind : {OptimizerKind::SGD, OptimizerKind::Adam}) {
+        const bool adam = kind == OptimizerKind::Adam;
+        SCOPED_TRACE(std::string("training (small, dropout 0.1, learned LayerNorm, ") + (adam ? "Adam" : "SGD") +
+                     ") on " + GetParam());
+        Config c = Config::small();
+        c.dropout = 0.1;
+        c.learn_layer_norm = true;
+        TrainOptions to;
+        to.epochs = 4;
+        to.batch_size = 2;
+        to.seed = 5;
+        to.optimizer.kind = kind;
+        to.optimizer.lr = adam ? 5e-3 : 0.05;
+        to.optimizer.momentum = adam ? 0.0 : 0.9;
+        auto train = [&](Backend& backend, std::vector<double>& losses) {
+            auto model = std::make_unique<Transformer>(c, init_params(c, 9), &backend);
+            Trainer trainer(*model, builtin_examples(), to);
+            const TrainResult r = trainer.run([&](const StepReport& s) { losses.push_back(s.loss); });
+            EXPECT_EQ(r.status, TrainStatus::Finished) << r.message;
+            return model;
+        };
+        std::vector<double> losses, losses_ref;
+        const auto model = train(*be, losses);
+        const auto model_ref = train(*ref, losses_ref);
+        ASSERT_EQ(losses.size(), losses_ref.size());
+        ASSERT_GT(losses.size(), 3u);
+        for (size_t i = 0; i < losses.size(); ++i) {
+            EXPECT_TRUE(near_scalar("loss", losses[i], losses_ref[i], 1e-4)) << "step " << i + 1;
+        }
+        for (size_t i = 0; i < model->params().size(); ++i) {
+            const auto& p = model->params()[i].data;
+            const auto& q = model_ref->params()[i].data;
+            EXPECT_TRUE(near(model->params().name(i).c_str(), Vec(p.begin(), p.end()), Vec(q.begin(), q.end()), 1e-4));
+        }
+    }
+}
+
+TEST_P(BackendOps, NameAndDescription) {
+    EXPECT_EQ(be->name(), GetParam());
+    EXPECT_FALSE(be->describe().empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, BackendOps, ::testing::ValuesIn(stepformer::testing::registered_backends()),
+                         [](const ::testing::TestParamInfo<std::string>& i) {
+                             return stepformer::testing::test_name(i.param);
+                         });
+
+// ---------------------------------------------------------------- the list is complete
+
+// The kernels backend.h declares: every `virtual ... name(` but name(), describe() and the
+// destructor, and the non-virtual apply_update.
+std::set<std::string> kernels_in_header() {
+    std::ifstream f(STEPFORMER_BACKEND_HEADER);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    const std::string text = ss.str();
+    std::set<std::string> names;
+    const std::regex virt(R"(virtual\s+[\w:<>\s\*&]*?\b(\w+)\s*\()");
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), virt); it != std::sregex_iterator(); ++it)
+        names.insert((*it)[1].str());
+    names.erase("name");
+    names.erase("describe");
+    if (text.find("void apply_update(") != std::string::npos) names.insert("apply_update");
+    return names;
+}
+
+TEST(BackendOpsCoverage, AllKernelsAreCovered) {
+    const auto& table = covered_kernels();
+    const std::set<std::string> unique(table.begin(), table.end());
+    EXPECT_EQ(unique.size(), table.size()) << "a kernel is listed twice";
+    EXPECT_EQ(table.size(), kKernelCount);
+    const std::set<std::string> declared = kernels_in_header();
+    ASSERT_FALSE(declared.empty()) << "could not read " << STEPFORMER_BACKEND_HEADER;
+    for (const auto& k : declared) EXPECT_TRUE(unique.count(k)) << k << " is declared in backend.h but not tested here";
+    for (const auto& k : unique) EXPECT_TRUE(declared.count(k)) << k << " is tested here but not in backend.h";
+    EXPECT_EQ(declared.size(), kKernelCount);
+}
+
+TEST(BackendOpsCoverage, TheCopyBackendIsRegisteredBesideTheCpu) {
+    const auto names = stepformer::testing::registered_backends();
+    EXPECT_NE(std::find(names.begin(), names.end(), "cpu"), names.end());
+    EXPECT_NE(std::find(names.begin(), names.end(), "cpu-copy"), names.end());
+    EXPECT_EQ(make_backend("cpu-copy", 1)->name(), "cpu-copy");
+}
+
+}  // namespace
