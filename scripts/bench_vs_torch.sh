@@ -1,13 +1,19 @@
 #!/bin/sh
 # Runs the C++ Google Benchmarks and the same work in PyTorch (Debian's python3-torch, 2 threads)
 # back to back and prints the ratios. Usage: scripts/bench_vs_torch.sh [--quick] [build-dir]
+# Needs `apt-get install python3-torch libopenblas0-openmp`: without an OpenBLAS, Debian's PyTorch
+# runs on the reference BLAS, several times slower than it can be.
 set -eu
 QUICK=""
 if [ "${1:-}" = "--quick" ]; then QUICK="--quick"; shift; fi
 BUILD="${1:-build}"
 OUT="$(mktemp -d)"
 "$BUILD/bin/stepformer_bench" --benchmark_format=json > "$OUT/cpp.json"
-/usr/bin/python3 "$(dirname "$0")/../bench/torch_bench.py" $QUICK --threads 2 > "$OUT/torch.jsonl"
+# PyTorch's OpenMP threads (and an OpenMP OpenBLAS's) spin while they wait by default; on two
+# cores they then starve each other: one run measured the tutorial's step at a median of 350-480
+# ms that way and 122 ms with passive waiting (min 118). PyTorch is given its better setting.
+OMP_WAIT_POLICY=PASSIVE /usr/bin/python3 "$(dirname "$0")/../bench/torch_bench.py" $QUICK --threads 2 > "$OUT/torch.jsonl"
+grep -v '^{' "$OUT/torch.jsonl" || true  # torch's BLAS: the library it loaded
 /usr/bin/python3 - "$OUT/cpp.json" "$OUT/torch.jsonl" <<'PY'
 import json, sys
 cpp = {b["name"].split("/")[0]: b for b in json.load(open(sys.argv[1]))["benchmarks"]}
