@@ -1,5 +1,6 @@
 // The CPU backend's kernels for what the model needs besides its layers: masks, the positional
 // table, dropout's mask and backward, filling.
+#include <algorithm>
 #include <cmath>
 
 #include "cpu_backend.h"
@@ -55,5 +56,16 @@ void CpuBackend::mul_forward(float* out, const float* a, const float* b, int64_t
 }
 
 void CpuBackend::fill(float* x, int64_t n, float value) { std::fill(x, x + n, value); }
+
+void CpuBackend::apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) {
+    if (upd.out && upd.out != param) {
+        std::copy(param, param + n, upd.out);
+        param = upd.out;
+    }
+    if (upd.kind == WeightUpdate::Kind::SGD)
+        sgd_step(param, upd.buf1, grad, n, upd.lr, upd.momentum);
+    else
+        adam_step(param, upd.buf1, upd.buf2, grad, n, upd.lr, upd.beta1, upd.beta2, upd.eps, upd.step);
+}
 
 }  // namespace stepformer::cpu

@@ -434,6 +434,23 @@ public:
         cpu_->adam_step(p, dm, dv, g, n, lr, beta1, beta2, eps, step);
         c.done();
     }
+    void apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) override {
+        Call c("apply_update");
+        WeightUpdate u = upd;
+        float* p;
+        if (upd.out && upd.out != param) {
+            p = const_cast<float*>(c.in("param", static_cast<const float*>(param), z(n)));  // stays as it was
+            u.out = c.out("upd.out", upd.out, z(n));
+        } else {
+            p = c.inout("param", param, z(n));
+            u.out = upd.out ? p : nullptr;
+        }
+        u.buf1 = c.inout("upd.buf1", upd.buf1, z(n));
+        u.buf2 = c.inout("upd.buf2", upd.buf2, z(n));
+        const float* g = c.in("grad", grad, z(n));
+        cpu_->apply_update(p, g, n, u);
+        c.done();
+    }
     double sum_squares(const float* x, int64_t n) override {
         Call c("sum_squares");
         const float* dx = c.in("x", x, z(n));

@@ -58,17 +58,11 @@ public:
     // sgd_step/adam_step would; dW may be null (the gradient is then not kept). Returns sum(dW^2).
     virtual double linear_backward_update(float* dx, float* dW, const float* dy, const float* x, float* W, int N,
                                           int I, int O, bool accumulate_dx, const WeightUpdate& upd) = 0;
-    // sgd_step or adam_step as `upd` says, for parameters outside linear layers.
-    void apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) {
-        if (upd.out && upd.out != param) {
-            std::copy(param, param + n, upd.out);
-            param = upd.out;
-        }
-        if (upd.kind == WeightUpdate::Kind::SGD)
-            sgd_step(param, upd.buf1, grad, n, upd.lr, upd.momentum);
-        else
-            adam_step(param, upd.buf1, upd.buf2, grad, n, upd.lr, upd.beta1, upd.beta2, upd.eps, upd.step);
-    }
+    // sgd_step or adam_step as `upd` says, for parameters outside linear layers (and the
+    // optimizer's preview). With upd.out (not param), the updated values go there and param stays
+    // as it was (the Trainer's double buffer): a kernel, so that the copy happens where the
+    // numbers live.
+    virtual void apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) = 0;
 
     // out (N, D) = table[ids]; dtable (V, D) += scatter of dout
     virtual void embedding_forward(float* out, const int* ids, const float* table, int N, int D) = 0;
