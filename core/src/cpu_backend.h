@@ -31,8 +31,8 @@ public:
                          bool accumulate_dx, bool accumulate_dw = true) override;
     double linear_backward_update(float* dx, float* dW, const float* dy, const float* x, float* W, int N, int I, int O,
                                   bool accumulate_dx, const WeightUpdate& upd) override;
-    void embedding_forward(float* out, const int* ids, const float* table, int N, int D) override;
-    void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int D) override;
+    void embedding_forward(float* out, const int* ids, const float* table, int N, int V, int D) override;
+    void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int V, int D) override;
     void split_heads(float* out, const float* in, int B, int L, int H, int d) override;
     void merge_heads(float* out, const float* in, int B, int L, int H, int d) override;
     void attn_scores_forward(float* scores, const float* Q, const float* K, int G, int Lq, int Lk, int dk,

@@ -111,11 +111,11 @@ void CpuBackend::linear_backward(float* dx, float* dW, const float* dy, const fl
     }
 }
 
-void CpuBackend::embedding_forward(float* out, const int* ids, const float* table, int N, int D) {
+void CpuBackend::embedding_forward(float* out, const int* ids, const float* table, int N, int /*V*/, int D) {
     for (int n = 0; n < N; ++n) std::memcpy(out + int64_t(n) * D, table + int64_t(ids[n]) * D, sizeof(float) * D);
 }
 
-void CpuBackend::embedding_backward(float* dtable, const float* dout, const int* ids, int N, int D) {
+void CpuBackend::embedding_backward(float* dtable, const float* dout, const int* ids, int N, int /*V*/, int D) {
     for (int n = 0; n < N; ++n) {
         float* row = dtable + int64_t(ids[n]) * D;
         const float* g = dout + int64_t(n) * D;

@@ -211,7 +211,8 @@ void embed_forward(const ModelCtx& m, Trace& tr, Stack stack, const std::vector<
     const std::string table = names::embedding_table(stack), emb = names::embedding_out(stack),
                       pe_name = names::entry(blk, "pos_emb.pe");
     Tensor e({B, L, D});
-    be.embedding_forward(e.ptr(), ids.data(), m.w(table), B * L, D);
+    const int V = static_cast<int>(m.p.at(table).dim(0));
+    be.embedding_forward(e.ptr(), ids.data(), m.w(table), B * L, V, D);
     Tensor pe = pe_table;  // (L, D)
     Tensor out({B, L, D});
     const bool drop = opt.train && m.c.dropout > 0.0;

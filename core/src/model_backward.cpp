@@ -182,7 +182,8 @@ void embed_backward(Ctx& x, Stack stack, const std::vector<int>& ids) {
     if (auto it = tr.saved.find(names::entry(Block{stack, BlockKind::Input, -1}, "dropout_keep")); it != tr.saved.end())
         x.be.mul_forward(demb.ptr(), demb.ptr(), it->second.ptr(), demb.size());
     const int N = static_cast<int>(demb.dim(0) * demb.dim(1));
-    x.be.embedding_backward(x.dw(table), demb.ptr(), ids.data(), N, x.c.d_model);
+    const int V = static_cast<int>(x.grads.at(table).dim(0));
+    x.be.embedding_backward(x.dw(table), demb.ptr(), ids.data(), N, V, x.c.d_model);
     x.ready(table);
     x.gs.put_and_finish(names::embedding_out(stack), std::move(demb));
 }

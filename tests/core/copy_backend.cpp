@@ -174,20 +174,20 @@ public:
         return ss;
     }
 
-    void embedding_forward(float* out, const int* ids, const float* table, int N, int D) override {
+    void embedding_forward(float* out, const int* ids, const float* table, int N, int V, int D) override {
         Call c("embedding_forward");
         float* dout = c.out("out", out, z(N) * D);
         const int* dids = c.in("ids", ids, z(N));
-        const float* dtable = c.in("table", table, rows_used(ids, N) * D);
-        cpu_->embedding_forward(dout, dids, dtable, N, D);
+        const float* dtable = c.in("table", table, z(V) * D);
+        cpu_->embedding_forward(dout, dids, dtable, N, V, D);
         c.done();
     }
-    void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int D) override {
+    void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int V, int D) override {
         Call c("embedding_backward");
-        float* ddtable = c.inout("dtable", dtable, rows_used(ids, N) * D);  // accumulated
+        float* ddtable = c.inout("dtable", dtable, z(V) * D);  // accumulated
         const float* ddout = c.in("dout", dout, z(N) * D);
         const int* dids = c.in("ids", ids, z(N));
-        cpu_->embedding_backward(ddtable, ddout, dids, N, D);
+        cpu_->embedding_backward(ddtable, ddout, dids, N, V, D);
         c.done();
     }
 
@@ -460,14 +460,6 @@ public:
     }
 
 private:
-    // An embedding table's size is not an argument: the rows the ids reach are the ones a
-    // device copy needs.
-    static size_t rows_used(const int* ids, int N) {
-        int top = -1;
-        for (int i = 0; i < N; ++i) top = std::max(top, ids[i]);
-        return size_t(top + 1);
-    }
-
     std::unique_ptr<Backend> cpu_;
 };
 

@@ -290,16 +290,16 @@ TEST_P(BackendOps, Embedding) {
             {
                 TRACE("embedding_forward", shp);
                 Vec out = nan_vec(size_t(N) * D), want = out;
-                be->embedding_forward(out.data(), ids.data(), table.data(), N, D);
-                ref->embedding_forward(want.data(), ids.data(), table.data(), N, D);
+                be->embedding_forward(out.data(), ids.data(), table.data(), N, V, D);
+                ref->embedding_forward(want.data(), ids.data(), table.data(), N, V, D);
                 EXPECT_TRUE(exact("out", out, want));
             }
             {
                 TRACE("embedding_backward", shp);
                 const Vec dout = rnd(size_t(N) * D, 16);
                 Vec dtable = rnd(size_t(V) * D, 17), want = dtable;  // accumulated into
-                be->embedding_backward(dtable.data(), dout.data(), ids.data(), N, D);
-                ref->embedding_backward(want.data(), dout.data(), ids.data(), N, D);
+                be->embedding_backward(dtable.data(), dout.data(), ids.data(), N, V, D);
+                ref->embedding_backward(want.data(), dout.data(), ids.data(), N, V, D);
                 EXPECT_TRUE(exact("dtable", dtable, want));
             }
         }

@@ -283,13 +283,13 @@ TEST_P(KernelGrad, EmbeddingWithRepeatedIds) {
     const int N = static_cast<int>(ids.size());
     Vec table = randn(size_t(V) * D, 1), R = randn(size_t(N) * D, 2), out(size_t(N) * D);
     auto objective = [&] {
-        fwd->embedding_forward(out.data(), ids.data(), table.data(), N, D);
+        fwd->embedding_forward(out.data(), ids.data(), table.data(), N, V, D);
         return dot(out, R);
     };
     EXPECT_TRUE(forward_agrees(objective, out));
     const Vec d0 = randn(table.size(), 3);
     Vec dtable = d0;
-    be->embedding_backward(dtable.data(), R.data(), ids.data(), N, D);
+    be->embedding_backward(dtable.data(), R.data(), ids.data(), N, V, D);
     Vec g(table.size());
     for (size_t i = 0; i < g.size(); ++i) g[i] = dtable[i] - d0[i];
     EXPECT_TRUE(

@@ -45,7 +45,7 @@ TEST_P(Ops, EmbeddingCopiesRows) {
     const Vec table{0, 0, 1, 2, 3, 4};  // 3 rows of 2
     const std::vector<int> ids{2, 0, 2, 1};
     Vec out(8);
-    be->embedding_forward(out.data(), ids.data(), table.data(), 4, 2);
+    be->embedding_forward(out.data(), ids.data(), table.data(), 4, 3, 2);
     EXPECT_EQ(out, (Vec{3, 4, 0, 0, 3, 4, 1, 2}));
 }
 

@@ -64,9 +64,10 @@ public:
     // numbers live.
     virtual void apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) = 0;
 
-    // out (N, D) = table[ids]; dtable (V, D) += scatter of dout
-    virtual void embedding_forward(float* out, const int* ids, const float* table, int N, int D) = 0;
-    virtual void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int D) = 0;
+    // out (N, D) = table[ids]; dtable (V, D) += scatter of dout. Every id is in [0, V) (the model
+    // checks); V sizes the table for a backend that keeps it in its own memory.
+    virtual void embedding_forward(float* out, const int* ids, const float* table, int N, int V, int D) = 0;
+    virtual void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int V, int D) = 0;
 
     // (B, L, H*d) -> (B, H, L, d) and back; the backward of one is the other.
     virtual void split_heads(float* out, const float* in, int B, int L, int H, int d) = 0;
