@@ -29,8 +29,11 @@ public:
     void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) override;
     void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I, int O,
                          bool accumulate_dx, bool accumulate_dw = true) override;
-    double linear_backward_update(float* dx, float* dW, const float* dy, const float* x, float* W, int N, int I, int O,
-                                  bool accumulate_dx, const WeightUpdate& upd) override;
+    void linear_backward_update(float* dx, float* dW, double* dW_sum_squares, const float* dy, const float* x, float* W,
+                                int N, int I, int O, bool accumulate_dx, const WeightUpdate& upd) override {
+        const double s = linear_backward_update_sum(dx, dW, dy, x, W, N, I, O, accumulate_dx, upd);
+        if (dW_sum_squares) *dW_sum_squares += s;
+    }
     void embedding_forward(float* out, const int* ids, const float* table, int N, int V, int D) override;
     void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int V, int D) override;
     void split_heads(float* out, const float* in, int B, int L, int H, int d) override;
@@ -57,8 +60,8 @@ public:
                             const float* mean, const float* rstd, const float* gamma, int rows, int cols) override;
     void relu_forward(float* out, const float* in, int64_t n) override;
     void relu_backward(float* din, const float* dout, const float* out, int64_t n) override;
-    float cross_entropy_forward(float* losses, int* counted, const float* probs, const int* targets, int N, int V,
-                                int ignore_index) override;
+    void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
+                               int V, int ignore_index) override;
     void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
                                 int ignore_index, int counted) override;
     void pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) override;
@@ -72,12 +75,17 @@ public:
     void sgd_step(float* param, float* momentum_buf, const float* grad, int64_t n, float lr, float momentum) override;
     void adam_step(float* param, float* m, float* v, const float* grad, int64_t n, float lr, float beta1, float beta2,
                    float eps, int64_t step) override;
-    double sum_squares(const float* x, int64_t n) override;
+    void sum_squares(double* acc, const float* x, int64_t n) override { *acc += sum_squares_of(x, n); }
+    // The CPU computes as it is called: every result is in place when a kernel returns.
+    void sync() override {}
 
     // Threads to use for `work` multiply-adds (1 when small).
     int threads_for(int64_t work) const { return work < kParallelFlops ? 1 : threads_; }
 
 private:
+    double linear_backward_update_sum(float* dx, float* dW, const float* dy, const float* x, float* W, int N, int I,
+                                      int O, bool accumulate_dx, const WeightUpdate& upd);
+    double sum_squares_of(const float* x, int64_t n) const;
     int threads_;
 };
 

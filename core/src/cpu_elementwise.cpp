@@ -35,12 +35,12 @@ void CpuBackend::relu_backward(float* din, const float* dout, const float* out, 
     for (int64_t i = 0; i < n; ++i) din[i] = out[i] > 0.0f ? dout[i] : 0.0f;
 }
 
-float CpuBackend::cross_entropy_forward(float* losses, int* counted, const float* probs, const int* targets, int N,
-                                        int V, int ignore_index) {
+void CpuBackend::cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets,
+                                       int N, int V, int ignore_index) {
     CrossEntropy ce;
     ce.sum = cross_entropy_into(losses, probs, targets, N, V, ignore_index, &ce.counted);
     *counted = ce.counted;
-    return ce.loss();
+    *mean = ce.loss();
 }
 
 void CpuBackend::cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
@@ -79,7 +79,7 @@ void CpuBackend::adam_step(float* param, float* m, float* v, const float* grad, 
     }
 }
 
-double CpuBackend::sum_squares(const float* x, int64_t n) {
+double CpuBackend::sum_squares_of(const float* x, int64_t n) const {
     const int parts = threads_for(n);
     double total = 0.0;
 #pragma omp parallel for num_threads(parts) reduction(+ : total) schedule(static)

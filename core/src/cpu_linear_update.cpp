@@ -83,8 +83,8 @@ void update_block(float* W, int64_t off, const float* g, int64_t n, const Weight
 
 }  // namespace
 
-double CpuBackend::linear_backward_update(float* dx, float* dW, const float* dy, const float* x, float* W, int N,
-                                          int I, int O, bool accumulate_dx, const WeightUpdate& upd) {
+double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float* dy, const float* x, float* W, int N,
+                                              int I, int O, bool accumulate_dx, const WeightUpdate& upd) {
     const AdamScalars adam = upd.kind == WeightUpdate::Kind::Adam
                                  ? adam_scalars(upd.lr, upd.beta1, upd.beta2, upd.eps, upd.step)
                                  : AdamScalars{};

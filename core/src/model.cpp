@@ -322,8 +322,9 @@ float Transformer::loss(const Batch& batch, Trace& tr) const {
                       per_token_name = names::entry(blk, "per_token");
     Tensor per_token({batch.B, batch.T});
     int counted = 0;
-    const float mean =
-        backend_->cross_entropy_forward(per_token.ptr(), &counted, tr.at(probs).value.ptr(), batch.out.data(), N, V, 0);
+    float mean = 0.0f;
+    backend_->cross_entropy_forward(per_token.ptr(), &mean, &counted, tr.at(probs).value.ptr(), batch.out.data(), N, V, 0);
+    backend_->sync();  // the forward pass's one synchronisation: its loss is read here
     const Axis aB = detail::ax(AxisKind::Batch, "batch_size"), aT = detail::ax(AxisKind::TgtToken, "tgt_len");
     tr.add(per_token_name, Node{Role::LossPerToken, Op::CrossEntropy, blk, {probs}}, {aB, aT}, std::move(per_token));
     tr.add(names::entry(blk, ""), Node{Role::Loss, Op::Mean, blk, {per_token_name}}, {},

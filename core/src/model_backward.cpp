@@ -65,8 +65,7 @@ struct Ctx {
             return;
         }
         float* dW = f->keep_gradient ? grads[i].ptr() : nullptr;
-        const double sq = be.linear_backward_update(dx, dW, dy, x, f->weight, N, I, O, acc_dx, f->update);
-        updater->fused_done(i, sq);
+        be.linear_backward_update(dx, dW, f->grad_sum_squares, dy, x, f->weight, N, I, O, acc_dx, f->update);
     }
 };
 

@@ -93,15 +93,15 @@ public:
         fused_.weight = params_[i].ptr();
         fused_.keep_gradient = keep_grads_;
         fused_.update = spec(i);
+        fused_.grad_sum_squares = &sum_squares_;  // every gradient adds into one scalar, read after the sync
         return &fused_;
     }
-    void fused_done(size_t, double sq) override { sum_squares_ += sq; }
     void ready(size_t i) override {
         ++visited_;
-        sum_squares_ += be_.sum_squares(grads_[i].ptr(), grads_[i].size());
+        be_.sum_squares(&sum_squares_, grads_[i].ptr(), grads_[i].size());
         be_.apply_update(params_[i].ptr(), grads_[i].ptr(), params_[i].size(), spec(i));
     }
-    double grad_norm() const { return std::sqrt(sum_squares_); }
+    double grad_norm() const { return std::sqrt(sum_squares_); }  // after Backend::sync()
     size_t visited() const { return visited_; }
 
 private:
@@ -127,6 +127,7 @@ double backward_and_update(Transformer& model, const Batch& batch, Trace& trace,
     opt.begin_step();
     OptimizerUpdater updater(opt, model.params(), grads, model.backend(), keep_grads, out);
     model.backward(batch, trace, grads, true, &updater);
+    model.backend().sync();  // the backward pass's one synchronisation: the gradient norm is read here
     // Every parameter must have been updated (written to `out`), or the swap would bring back stale ones.
     if (updater.visited() != model.params().size())
         throw std::logic_error("backward: " + std::to_string(updater.visited()) + " of " +

@@ -21,15 +21,15 @@ constexpr size_t kGuard = 16;
 
 template <class T>
 T garbage() {
-    if constexpr (std::is_same_v<T, float>)
-        return std::numeric_limits<float>::quiet_NaN();
+    if constexpr (std::is_floating_point_v<T>)
+        return std::numeric_limits<T>::quiet_NaN();
     else
         return T(INT_MIN + 7);
 }
 template <class T>
 T sentinel() {
-    if constexpr (std::is_same_v<T, float>)
-        return -7.77e33f;
+    if constexpr (std::is_floating_point_v<T>)
+        return T(-7.77e33f);
     else
         return T(0x5eadbeef);
 }
@@ -150,8 +150,8 @@ public:
         cpu_->linear_backward(ddx, ddW, ddy, dxx, dWW, N, I, O, accumulate_dx, accumulate_dw);
         c.done();
     }
-    double linear_backward_update(float* dx, float* dW, const float* dy, const float* x, float* W, int N, int I, int O,
-                                  bool accumulate_dx, const WeightUpdate& upd) override {
+    void linear_backward_update(float* dx, float* dW, double* dW_sum_squares, const float* dy, const float* x, float* W,
+                                int N, int I, int O, bool accumulate_dx, const WeightUpdate& upd) override {
         Call c("linear_backward_update");
         const size_t nw = z(O) * I;
         float* ddx = c.out("dx", dx, z(N) * I, accumulate_dx);
@@ -169,9 +169,9 @@ public:
         }
         u.buf1 = c.inout("upd.buf1", upd.buf1, nw);
         u.buf2 = c.inout("upd.buf2", upd.buf2, nw);
-        const double ss = cpu_->linear_backward_update(ddx, ddW, ddy, dxx, dWW, N, I, O, accumulate_dx, u);
+        double* ss = c.inout("dW_sum_squares", dW_sum_squares, 1);  // accumulated
+        cpu_->linear_backward_update(ddx, ddW, ss, ddy, dxx, dWW, N, I, O, accumulate_dx, u);
         c.done();
-        return ss;
     }
 
     void embedding_forward(float* out, const int* ids, const float* table, int N, int V, int D) override {
@@ -347,16 +347,16 @@ public:
         c.done();
     }
 
-    float cross_entropy_forward(float* losses, int* counted, const float* probs, const int* targets, int N, int V,
-                                int ignore_index) override {
+    void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
+                               int V, int ignore_index) override {
         Call c("cross_entropy_forward");
         float* l = c.out("losses", losses, z(N));
+        float* m = c.out("mean", mean, 1);
         int* cnt = c.out("counted", counted, 1);
         const float* p = c.in("probs", probs, z(N) * V);
         const int* t = c.in("targets", targets, z(N));
-        const float mean = cpu_->cross_entropy_forward(l, cnt, p, t, N, V, ignore_index);
+        cpu_->cross_entropy_forward(l, m, cnt, p, t, N, V, ignore_index);
         c.done();
-        return mean;
     }
     void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V, int ignore_index,
                                 int counted) override {
@@ -451,13 +451,14 @@ public:
         cpu_->apply_update(p, g, n, u);
         c.done();
     }
-    double sum_squares(const float* x, int64_t n) override {
+    void sum_squares(double* acc, const float* x, int64_t n) override {
         Call c("sum_squares");
+        double* a = c.inout("acc", acc, 1);  // accumulated
         const float* dx = c.in("x", x, z(n));
-        const double s = cpu_->sum_squares(dx, n);
+        cpu_->sum_squares(a, dx, n);
         c.done();
-        return s;
     }
+    void sync() override { cpu_->sync(); }
 
 private:
     std::unique_ptr<Backend> cpu_;

@@ -42,7 +42,7 @@ namespace {
 // name here, bump kKernelCount, and add a TEST_P that calls it on every backend (with
 // `kernel("its_name")` so the table and the tests stay tied); AllKernelsAreCovered reads
 // backend.h and fails until then.
-constexpr size_t kKernelCount = 34;
+constexpr size_t kKernelCount = 35;
 const std::vector<std::string>& covered_kernels() {
     static const std::vector<std::string> k = {
         "linear_forward",       "linear_backward",       "linear_backward_update", "apply_update",
@@ -53,7 +53,7 @@ const std::vector<std::string>& covered_kernels() {
         "relu_forward",         "relu_backward",         "cross_entropy_forward",  "cross_entropy_backward",
         "pad_mask",             "subsequence_mask",      "mask_or",                "positional_table",
         "dropout_mask",         "mul_forward",           "fill",                   "sgd_step",
-        "adam_step",            "sum_squares",
+        "adam_step",            "sum_squares",           "sync",
     };
     return k;
 }
@@ -242,12 +242,13 @@ TEST_P(BackendOps, LinearBackwardUpdate) {
                     Vec dW = nan_vec(nw), dW_ref = dW;
                     UpdState a = upd_state(nw, c), r = upd_state(nw, c);
                     const Vec W0 = a.W;
-                    const double ss =
-                        be->linear_backward_update(dx.data(), null_dw ? nullptr : dW.data(), dy.data(), x.data(),
-                                                   a.W.data(), s.N, s.I, s.O, acc_dx, a.spec(c));
-                    const double ss_ref =
-                        ref->linear_backward_update(dx_ref.data(), null_dw ? nullptr : dW_ref.data(), dy.data(),
-                                                    x.data(), r.W.data(), s.N, s.I, s.O, acc_dx, r.spec(c));
+                    double ss = 0.25, ss_ref = 0.25;  // added to, not overwritten
+                    be->linear_backward_update(dx.data(), null_dw ? nullptr : dW.data(), &ss, dy.data(), x.data(),
+                                               a.W.data(), s.N, s.I, s.O, acc_dx, a.spec(c));
+                    ref->linear_backward_update(dx_ref.data(), null_dw ? nullptr : dW_ref.data(), &ss_ref, dy.data(),
+                                                x.data(), r.W.data(), s.N, s.I, s.O, acc_dx, r.spec(c));
+                    be->sync();
+                    ref->sync();
                     EXPECT_TRUE(near_scalar("sum(dW^2)", ss, ss_ref));
                     EXPECT_TRUE(near("dx", dx, dx_ref));
                     if (!null_dw) {
@@ -272,7 +273,7 @@ TEST_P(BackendOps, LinearBackwardUpdate) {
                     EXPECT_TRUE(near("W vs linear_backward + apply_update", c.to_out ? a.out : a.W,
                                      c.to_out ? b.out : b.W));
                     EXPECT_TRUE(near("buf1 vs linear_backward + apply_update", a.buf1, b.buf1));
-                    EXPECT_TRUE(near_scalar("sum(dW^2) vs sum_squares", ss, be->sum_squares(g.data(), int64_t(nw))));
+                    EXPECT_TRUE(near_scalar("sum(dW^2) vs sum_squares", ss - 0.25, be->sum_squares_now(g.data(), int64_t(nw))));
                 }
 }
 
@@ -571,10 +572,12 @@ TEST_P(BackendOps, CrossEntropy) {
             int counted = -1, counted_ref = -2;
             {
                 TRACE("cross_entropy_forward", shp);
-                const float m = be->cross_entropy_forward(losses.data(), &counted, probs.data(), targets.data(), N, V,
-                                                          ignore);
-                const float m_ref = ref->cross_entropy_forward(losses_ref.data(), &counted_ref, probs.data(),
-                                                               targets.data(), N, V, ignore);
+                float m = -1.0f, m_ref = -2.0f;
+                be->cross_entropy_forward(losses.data(), &m, &counted, probs.data(), targets.data(), N, V, ignore);
+                ref->cross_entropy_forward(losses_ref.data(), &m_ref, &counted_ref, probs.data(), targets.data(), N, V,
+                                           ignore);
+                be->sync();
+                ref->sync();
                 EXPECT_TRUE(near("losses", losses, losses_ref));
                 EXPECT_EQ(counted, counted_ref);
                 EXPECT_TRUE(near_scalar("mean loss", m, m_ref));
@@ -703,8 +706,49 @@ TEST_P(BackendOps, SumSquares) {
     for (int64_t n : {int64_t(1), int64_t(3), int64_t(7), int64_t(63), int64_t(65), int64_t(129), int64_t(100003)}) {
         TRACE("sum_squares", shape({{"n", n}}));
         const Vec x = rnd(size_t(n), 56, -3.0f, 3.0f);
-        EXPECT_TRUE(near_scalar("sum", be->sum_squares(x.data(), n), ref->sum_squares(x.data(), n), 1e-6));
+        EXPECT_TRUE(near_scalar("sum", be->sum_squares_now(x.data(), n), ref->sum_squares_now(x.data(), n), 1e-6));
+        double acc = 2.0;  // sum_squares adds to what is there
+        be->sum_squares(&acc, x.data(), n);
+        be->sync();
+        EXPECT_TRUE(near_scalar("2 + sum", acc, 2.0 + ref->sum_squares_now(x.data(), n), 1e-6));
     }
+}
+
+// The scalars a training step produces (each weight's sum of squared gradients, the loss) are
+// written by kernels that may not have run yet when they return; after sync() they are all in
+// place and equal the CPU's.
+TEST_P(BackendOps, SyncCollectsTheScalars) {
+    TRACE("sync", "a gradient norm over 3 weights and a loss");
+    const int N = 7, I = 65, O = 63, V = 11;
+    const Vec x = rnd(size_t(N) * I, 60), dy = rnd(size_t(N) * O, 61), probs_raw = rnd(size_t(N) * V, 62, 0.01f, 1.0f);
+    std::vector<Vec> W(3, rnd(size_t(O) * I, 63));
+    std::vector<Vec> buf(3, Vec(size_t(O) * I, 0.0f));
+    double norm = 0.0, norm_ref = 0.0;
+    for (int k = 0; k < 3; ++k) {
+        WeightUpdate u;
+        u.kind = WeightUpdate::Kind::SGD;
+        u.lr = 0.01f;
+        u.momentum = 0.9f;
+        u.buf1 = buf[size_t(k)].data();
+        Vec dx(size_t(N) * I);
+        be->linear_backward_update(dx.data(), nullptr, &norm, dy.data(), x.data(), W[size_t(k)].data(), N, I, O, false, u);
+        Vec g(size_t(O) * I);
+        ref->linear_backward(nullptr, g.data(), dy.data(), x.data(), W[size_t(k)].data(), N, I, O, false, false);
+        norm_ref += ref->sum_squares_now(g.data(), int64_t(g.size()));
+    }
+    Vec probs(probs_raw.size());
+    Vec losses(static_cast<size_t>(N));
+    ref->softmax_forward(probs.data(), probs_raw.data(), N, V);
+    const std::vector<int> targets = rnd_ints(size_t(N), 64, 0, V - 1);
+    float mean = -1.0f, mean_ref = -2.0f;
+    int counted = -1, counted_ref = -2;
+    be->cross_entropy_forward(losses.data(), &mean, &counted, probs.data(), targets.data(), N, V, 0);
+    be->sync();
+    ref->cross_entropy_forward(losses.data(), &mean_ref, &counted_ref, probs.data(), targets.data(), N, V, 0);
+    ref->sync();
+    EXPECT_TRUE(near_scalar("sum of squares over the weights", norm, norm_ref));
+    EXPECT_TRUE(near_scalar("mean loss", mean, mean_ref));
+    EXPECT_EQ(counted, counted_ref);
 }
 
 TEST_P(BackendOps, ApplyUpdate) {

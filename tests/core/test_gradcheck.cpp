@@ -251,9 +251,11 @@ TEST_P(KernelGrad, LinearBackwardFusedWithUpdate) {
                     WeightUpdate uf = u;
                     uf.buf1 = b1.data();
                     uf.buf2 = kind == WeightUpdate::Kind::Adam ? b2.data() : nullptr;
-                    const double sq = be->linear_backward_update(dx.data(), keep_dW ? dW.data() : nullptr, dy.data(),
-                                                                 x.data(), W.data(), N, I, O, acc_dx, uf);
-                    const double sq_ref = be->sum_squares(dW_ref.data(), int64_t(nw));
+                    double sq = 0.0;
+                    be->linear_backward_update(dx.data(), keep_dW ? dW.data() : nullptr, &sq, dy.data(), x.data(),
+                                               W.data(), N, I, O, acc_dx, uf);
+                    be->sync();
+                    const double sq_ref = be->sum_squares_now(dW_ref.data(), int64_t(nw));
                     EXPECT_NEAR(sq, sq_ref, 1e-5 * sq_ref);
                     auto near = [](const char* what, const Vec& got, const Vec& want, double tol) {
                         for (size_t i = 0; i < got.size(); ++i)
@@ -527,7 +529,10 @@ TEST_P(KernelGrad, CrossEntropyThroughSoftmaxWithIgnoredRows) {
     int counted = -1;
     auto objective = [&] {
         fwd->softmax_forward(probs.data(), logits.data(), N, V);
-        return double(fwd->cross_entropy_forward(losses.data(), &counted, probs.data(), targets.data(), N, V, ignore));
+        float mean = 0.0f;
+        fwd->cross_entropy_forward(losses.data(), &mean, &counted, probs.data(), targets.data(), N, V, ignore);
+        fwd->sync();
+        return double(mean);
     };
     EXPECT_TRUE(forward_agrees(objective, probs));
     const double loss = objective();
@@ -553,7 +558,10 @@ TEST_P(KernelGrad, CrossEntropyThroughSoftmaxWithIgnoredRows) {
 
     // every row ignored: loss 0, nothing counted, zero gradient
     std::vector<int> all_pad(size_t(N), ignore);
-    EXPECT_EQ(be->cross_entropy_forward(losses.data(), &counted, probs.data(), all_pad.data(), N, V, ignore), 0.0f);
+    float all_pad_mean = -1.0f;
+    be->cross_entropy_forward(losses.data(), &all_pad_mean, &counted, probs.data(), all_pad.data(), N, V, ignore);
+    be->sync();
+    EXPECT_EQ(all_pad_mean, 0.0f);
     EXPECT_EQ(counted, 0);
     be->cross_entropy_backward(dlogits.data(), probs.data(), all_pad.data(), N, V, ignore, 0);
     for (float g : dlogits) ASSERT_EQ(g, 0.0f);
@@ -580,9 +588,9 @@ TEST(KernelThreads, OneAndTwoThreadsAgree) {
     b1->softmax_forward(p1.data(), s.data(), 240, 70);
     b2->softmax_forward(p2.data(), s.data(), 240, 70);
     EXPECT_EQ(p1, p2);
-    EXPECT_EQ(b1->sum_squares(s.data(), int64_t(s.size())) > 0, true);
-    EXPECT_NEAR(b1->sum_squares(s.data(), int64_t(s.size())), b2->sum_squares(s.data(), int64_t(s.size())),
-                1e-9 * b1->sum_squares(s.data(), int64_t(s.size())));
+    const double s1 = b1->sum_squares_now(s.data(), int64_t(s.size()));
+    EXPECT_GT(s1, 0.0);
+    EXPECT_NEAR(s1, b2->sum_squares_now(s.data(), int64_t(s.size())), 1e-9 * s1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Cpu, KernelGrad,
@@ -862,7 +870,8 @@ TEST(OptimizerFused, TrainStepEqualsBackwardThenStep) {
             const double loss_plain = plain.loss(batch, tp);
             plain.backward(batch, tp, gp, true);
             double sq = 0.0;
-            for (size_t i = 0; i < gp.size(); ++i) sq += plain.backend().sum_squares(gp[i].ptr(), gp[i].size());
+            for (size_t i = 0; i < gp.size(); ++i) plain.backend().sum_squares(&sq, gp[i].ptr(), gp[i].size());
+            plain.backend().sync();
             opt_plain.step(plain.params(), gp, plain.backend());
             if (s == 1) {
                 EXPECT_EQ(loss_fused, loss_plain);  // same weights, same forward

@@ -55,9 +55,10 @@ public:
                                  int O, bool accumulate_dx, bool accumulate_dw = true) = 0;
 
     // linear_backward with dW overwritten, then W updated in place by `upd` exactly as
-    // sgd_step/adam_step would; dW may be null (the gradient is then not kept). Returns sum(dW^2).
-    virtual double linear_backward_update(float* dx, float* dW, const float* dy, const float* x, float* W, int N,
-                                          int I, int O, bool accumulate_dx, const WeightUpdate& upd) = 0;
+    // sgd_step/adam_step would; dW may be null (the gradient is then not kept). Adds sum(dW^2) to
+    // *dW_sum_squares (may be null), valid after sync().
+    virtual void linear_backward_update(float* dx, float* dW, double* dW_sum_squares, const float* dy, const float* x,
+                                        float* W, int N, int I, int O, bool accumulate_dx, const WeightUpdate& upd) = 0;
     // sgd_step or adam_step as `upd` says, for parameters outside linear layers (and the
     // optimizer's preview). With upd.out (not param), the updated values go there and param stays
     // as it was (the Trainer's double buffer): a kernel, so that the copy happens where the
@@ -114,10 +115,10 @@ public:
     virtual void relu_backward(float* din, const float* dout, const float* out, int64_t n) = 0;
 
     // Cross-entropy with ignore_index: losses (N) = -log probs[target] (0 where target == ignore),
-    // counted = the number of rows whose target is not ignored. Returns the mean over them (0
-    // when none).
-    virtual float cross_entropy_forward(float* losses, int* counted, const float* probs, const int* targets, int N,
-                                        int V, int ignore_index) = 0;
+    // counted = the number of rows whose target is not ignored, mean = the mean loss over them (0
+    // when none). mean and counted are valid after sync().
+    virtual void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets,
+                                       int N, int V, int ignore_index) = 0;
     // dlogits (N, V) = (probs - onehot) / counted for counted rows, 0 elsewhere
     virtual void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
                                         int ignore_index, int counted) = 0;
@@ -147,7 +148,22 @@ public:
     virtual void adam_step(float* param, float* m, float* v, const float* grad, int64_t n, float lr, float beta1,
                            float beta2, float eps, int64_t step) = 0;
     // sum of squares, accumulated in double
-    virtual double sum_squares(const float* x, int64_t n) = 0;
+    virtual void sum_squares(double* acc, const float* x, int64_t n) = 0;  // *acc += sum(x^2), after sync()
+
+    // ----- Time. A backend may run kernels asynchronously (a GPU queues them). sync() returns
+    // when every kernel called so far has finished, its buffers written and the scalars it was
+    // given (a loss, a gradient's sum of squares) in place: a training step collects its scalars
+    // and reads them after one sync, not after every kernel.
+    virtual void sync() = 0;
+
+    // One scalar at once, for a caller that wants one number now (a test, a one-off figure): a
+    // synchronisation of its own.
+    double sum_squares_now(const float* x, int64_t n) {
+        double s = 0.0;
+        sum_squares(&s, x, n);
+        sync();
+        return s;
+    }
 };
 
 // The CPU reference backend; `threads` <= 0 means all cores.

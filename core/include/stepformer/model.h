@@ -41,13 +41,12 @@ public:
         float* weight = nullptr;     // the parameter's storage, updated in place
         bool keep_gradient = true;   // false: the gradient is not stored in `grads` (less memory traffic)
         WeightUpdate update;
+        double* grad_sum_squares = nullptr;  // the kernel adds sum(dW^2) here (valid after Backend::sync)
     };
     virtual ~ParamUpdater() = default;
     // A linear layer's weight: the update to apply in the same pass that computes its gradient
     // (Backend::linear_backward_update), or nullptr for ready() after the gradient is computed.
     virtual const Fused* fused_update(size_t param_index) = 0;
-    // After a fused update: the sum of squares of the gradient it applied.
-    virtual void fused_done(size_t param_index, double grad_sum_squares) = 0;
     // Any other parameter: its gradient is final.
     virtual void ready(size_t param_index) = 0;
 };
