@@ -310,7 +310,7 @@ void AttentionReplay::render() {
     const int last = snaps_.back()->epoch;
     QString el = s->epoch == 0 ? tr("epoch 0 / %1 · initial weights").arg(last)
                                : tr("epoch %1 / %2").arg(s->epoch).arg(last);
-    if (std::isfinite(s->meanLoss)) el += tr(" · mean loss %1").arg(numfmt::fourDigits(s->meanLoss));
+    if (std::isfinite(s->meanLoss)) el += tr(" · mean loss %1").arg(numfmt::chartReadout(s->meanLoss));
     epochLabel_->setText(el);
     const AttentionBlockMap* m = s->find(kind_, layer_);
     if (!m || m->heads == 0) {

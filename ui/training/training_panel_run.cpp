@@ -195,7 +195,7 @@ void TrainingPanel::onFinished(State status, const QString& message, std::shared
         text = tr("Finished %1 steps in %2; last loss %3.")
                    .arg(steps)
                    .arg(numfmt::duration(last.elapsedS))
-                   .arg(numfmt::fourDigits(out ? out->lastLoss : last.loss));
+                   .arg(numfmt::chartReadout(out ? out->lastLoss : last.loss));
     } else if (status == State::Stopped) {
         text = steps > 0 ? tr("Stopped after %1 steps; the weights so far are kept.").arg(steps)
                          : tr("Stopped before the first step.");

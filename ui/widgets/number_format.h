@@ -38,8 +38,7 @@ QString tensorStat(double v);
 // tensorStat(), "—" when not finite: the gradients view's norms, gradients and optimizer
 // hyperparameters.
 QString gradientStat(double v);
-// Four significant digits: "0.7071", "1.235e4", "NaN". Positional encodings, √d_k, losses of a
-// training run.
+// Four significant digits: "0.7071", "1.235e4", "NaN". Positional encodings, √d_k.
 QString fourDigits(double v);
 // `places` decimals, "−" for a negative and "—" for NaN: the loss view's table and sums.
 QString decimals(double v, int places = 4);
@@ -49,7 +48,8 @@ QString decimals(double v, int places = 4);
 int decimalsForTerms(const std::vector<double>& terms, int atLeast = 4);
 // `places` decimals ("−0.500", "NaN"): the explain panel's probabilities, the play speed.
 QString plainDecimals(double v, int places);
-// The loss chart's readouts (legend, hover): "2.3026", "0.00123", "123.5", "1.235e4".
+// A training run's losses, as the loss chart's readouts (legend, hover), the run's summary and
+// the attention replay say them: "2.3026", "0.00123", "123.5", "1.235e4".
 QString chartReadout(double v);
 // A probability (float): three decimals, two significant digits under 0.001: "0.123", "0.00012".
 QString probability(double p);
