@@ -1,5 +1,7 @@
 #include "stepformer/config.h"
 
+#include <cmath>
+
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -106,10 +108,13 @@ static T get_key(const nlohmann::json& j, const char* key) {
 static int get_int(const nlohmann::json& j, const char* key) {
     if (!j.contains(key)) throw ConfigError(std::string("config: missing key '") + key + "'");
     const auto& v = j.at(key);
-    if (!v.is_number_integer() && !(v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<long long>(v.get<double>()))))
+    if (!v.is_number()) throw ConfigError(std::string("config: key '") + key + "' must be an integer, got " + v.dump());
+    // The range first: a number too large for any integer type (JSON has no limit; the parser
+    // makes it a double) must not reach an integer conversion, which would be undefined.
+    const double d = v.get<double>();
+    if (!(std::fabs(d) <= 1e9)) throw ConfigError(std::string("config: key '") + key + "' is out of range: " + v.dump());
+    if (v.is_number_float() && d != std::floor(d))
         throw ConfigError(std::string("config: key '") + key + "' must be an integer, got " + v.dump());
-    double d = v.get<double>();
-    if (d > 1e9 || d < -1e9) throw ConfigError(std::string("config: key '") + key + "' is out of range: " + v.dump());
     return static_cast<int>(d);
 }
 
@@ -140,7 +145,7 @@ Config config_from_json_text(const std::string& text, const std::string& what) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
         throw ConfigError(what + ": not valid JSON (" + e.what() + ")");
     }
     try {

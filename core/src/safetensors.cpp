@@ -109,7 +109,7 @@ json parse_header_json(std::string_view text, const std::string& what) {
     json header;
     try {
         header = json::parse(text.begin(), text.end(), note_keys);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
         fail(what, std::string("header is not valid JSON: ") + e.what());
     }
     if (!header.is_object()) fail(what, std::string("header is not a JSON object but a JSON ") + header.type_name());

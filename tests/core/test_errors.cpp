@@ -145,6 +145,32 @@ TEST(ConfigErrors, ZeroNegativeAndHugeSizes) {
     j = good_config();
     j["d_model"] = 1e12;
     EXPECT_TRUE(mentions(config_error(j), {"'d_model'", "out of range"}));
+    // Beyond any integer type (found by fuzzing: the old check converted it first, undefined).
+    for (double huge : {4.4e68, -1e300, 9.3e18}) {
+        j["d_model"] = huge;
+        EXPECT_TRUE(mentions(config_error(j), {"'d_model'", "out of range"})) << huge;
+    }
+    j = good_config();
+    j["d_k"] = 0;
+    std::string text = j.dump();
+    ASSERT_NE(text.find("\"d_k\":0"), std::string::npos) << text;
+    text.replace(text.find("\"d_k\":0"), 7, "\"d_k\":444444444444444444444444444444444444444444444444448");
+    try {
+        config_from_json_text(text, "huge.json");
+        ADD_FAILURE() << "a 51-digit d_k was accepted";
+    } catch (const ConfigError& e) {
+        EXPECT_TRUE(mentions(e.what(), {"'d_k'", "out of range"})) << e.what();
+    }
+    // A number no double holds is the JSON parser's out_of_range, not its parse_error (found by
+    // fuzzing: it escaped as an nlohmann exception): still a ConfigError naming the file.
+    text = j.dump();
+    text.replace(text.find("\"d_k\":0"), 7, "\"d_k\":1e400");
+    try {
+        config_from_json_text(text, "overflow.json");
+        ADD_FAILURE() << "1e400 was accepted";
+    } catch (const ConfigError& e) {
+        EXPECT_TRUE(mentions(e.what(), {"overflow.json", "not valid JSON"})) << e.what();
+    }
     j = good_config();
     j["layer_norm_eps"] = 0.0;
     EXPECT_TRUE(mentions(config_error(j), {"'layer_norm_eps' must be in (0, 1]"}));

@@ -252,6 +252,9 @@ std::vector<BadFile> bad_files() {
         {"not_json", make_file("{not json"), {"not valid JSON"}},
         {"invalid_utf8", make_file("{\"w\xff\": 1}"), {"not valid JSON"}},
         {"empty_header", make_file(""), {"not valid JSON"}},
+        // a number no double holds: the JSON parser's out_of_range, found by fuzzing
+        {"number_overflow", make_file(R"({"w": {"dtype": "F32", "shape": [1e400], "data_offsets": [0, 4]}})"),
+         {"not valid JSON"}},
         {"not_object", make_file("[1, 2]"), {"not a JSON object", "array"}},
         {"entry_not_object", with_entry("3"), {"'w'", "entry must be an object"}},
         {"missing_dtype", with_entry(R"({"shape": [2], "data_offsets": [0, 8]})"), {"'w'", "missing \"dtype\""}},
