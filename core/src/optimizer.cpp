@@ -169,7 +169,19 @@ void Optimizer::load_state(const std::string& json, const std::map<std::string, 
     } catch (const std::exception& e) {
         throw std::runtime_error(std::string("optimizer state: not valid JSON (") + e.what() + ")");
     }
-    const std::string kind = j.value("kind", "");
+    // A checkpoint is a file from outside: every field checked, every problem a runtime_error
+    // that says which (the JSON library's own exceptions name no file and no field).
+    if (!j.is_object()) throw std::runtime_error(std::string("optimizer state: not a JSON object but ") + j.type_name());
+    std::string kind;
+    int64_t step = 0;
+    try {
+        kind = j.value("kind", "");
+        step = j.value("step", int64_t{0});
+    } catch (const nlohmann::json::exception&) {
+        throw std::runtime_error("optimizer state: \"kind\" must be a string and \"step\" a whole number (" + j.dump() + ")");
+    }
+    // Adam's bias corrections divide by 1 - beta^step: a negative count would make them 0 or negative.
+    if (step < 0) throw std::runtime_error("optimizer state: step " + std::to_string(step) + " is negative");
     if (optimizer_from_name(kind) != opt_.kind)
         throw std::runtime_error("the checkpoint's optimizer state is for " + kind + ", but training uses " +
                                  optimizer_name(opt_.kind));
@@ -191,7 +203,7 @@ void Optimizer::load_state(const std::string& json, const std::map<std::string, 
             load("optim." + names_[i] + ".exp_avg_sq", buf2_[i]);
         }
     }
-    step_ = j.value("step", int64_t{0});
+    step_ = step;
 }
 
 }  // namespace stepformer

@@ -733,6 +733,15 @@ TEST_F(CheckpointErrors, ConfigMismatchAndOptimizerMismatch) {
     EXPECT_TRUE(mentions(m, {"missing tensor 'optim.encoder.src_emb.weight.momentum_buffer'"}));
     m = error_of<std::runtime_error>([&] { sgd2.load_state("{not json", {}); });
     EXPECT_TRUE(mentions(m, {"not valid JSON"}));
+    // Well-formed JSON of the wrong shape: a runtime_error saying what, not the JSON library's
+    m = error_of<std::runtime_error>([&] { sgd2.load_state("[1, 2]", {}); });
+    EXPECT_TRUE(mentions(m, {"optimizer state", "not a JSON object", "array"}));
+    m = error_of<std::runtime_error>([&] { sgd2.load_state(R"({"kind": 3})", {}); });
+    EXPECT_TRUE(mentions(m, {"optimizer state", "\"kind\" must be a string"}));
+    m = error_of<std::runtime_error>([&] { sgd2.load_state(R"({"kind": "sgd", "step": "ten"})", {}); });
+    EXPECT_TRUE(mentions(m, {"\"step\" a whole number"}));
+    m = error_of<std::runtime_error>([&] { sgd2.load_state(R"({"kind": "sgd", "step": -3})", {}); });
+    EXPECT_TRUE(mentions(m, {"step -3 is negative"}));
 }
 
 // ---------------------------------------------------------------------------
