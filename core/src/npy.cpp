@@ -250,6 +250,10 @@ Tensor read_npy(const std::string& path) {
     } catch (const std::runtime_error& e) {
         throw NpyError(e.what());
     }
+    return parse_npy(bytes, path);
+}
+
+Tensor parse_npy(const std::vector<uint8_t>& bytes, const std::string& path) {
     const auto [header_text, data_start] = locate_header(bytes, path);
     const NpyHeader header = HeaderParser(header_text, path).parse();
     const size_t element_size = element_size_of(header.descr, path);

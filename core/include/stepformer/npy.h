@@ -1,8 +1,10 @@
 // Export of tensors for outside tools: NumPy .npy files (np.load reads them) and CSV.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "stepformer/tensor.h"
 
@@ -20,6 +22,8 @@ void write_npy(const std::string& path, const Tensor& t);
 // Anything else (other dtypes, big-endian, Fortran order, truncated data) is an
 // NpyError naming the file and the problem.
 Tensor read_npy(const std::string& path);
+// The same from the file's bytes; `path` names it in the messages.
+Tensor parse_npy(const std::vector<uint8_t>& bytes, const std::string& path);
 
 // 1-D: one line. 2-D: one line per row. Rank >= 3: the leading dimensions are
 // flattened into rows, preceded by a "# shape [a, b, c]" comment line. A scalar is
