@@ -422,7 +422,7 @@ void AttentionOverview::placeCells() {
     const int minTok = std::max(fm.ascent() + 1, fm.height() - 2);
     const int queryW = std::min(widest(fm, rows_[0].cells[0]->rowLabels()), kRowLabelCap);
     const int keyW = std::min(widest(fm, keyLabels_), kColLabelCap);
-    const int plainHeader = fm.height() + 6;  // the column labels' line, empty below the top row
+    const int plainHeader = fm.height() + 6;  // a line of upright key tokens in the header
     const int sp = grid_->horizontalSpacing(), vsp = grid_->verticalSpacing();
     int labelW = 0;
     for (const Row& r : rows_) labelW = std::max(labelW, r.label->sizeHint().width());
@@ -431,8 +431,8 @@ void AttentionOverview::placeCells() {
     // Cells of t px per token: widths and heights; the key tokens above them in the header.
     const auto cellW = [&](int t) { return 2 * kPad + kLabelGap + keys_ * t; };
     const auto keysVertical = [&](int t) { return keyW + 6 > t; };
-    const auto keysH = [&](int t) { return keysVertical(t) ? keyW + 6 : fm.height() + 4; };
-    const auto cellH = [&](int t) { return 2 * kPad + plainHeader + queries_ * t; };
+    const auto keysH = [&](int t) { return keysVertical(t) ? keyW + 6 : plainHeader; };
+    const auto cellH = [&](int t) { return 2 * kPad + queries_ * t; };  // its column labels are the header's
     const auto totalW = [&](int t) { return labelW + queryW + C * cellW(t) + (C + 1) * sp + kMeanGap + sp; };
     const auto totalH = [&](int t) { return L * (cellH(t) + vsp) + legendH; };
 
@@ -458,7 +458,7 @@ void AttentionOverview::placeCells() {
             w->setFixedSize(QSize(wd, h).expandedTo(w->minimumSizeHint()));
         }
         // "layer N" beside the cells' rows, not their column labels.
-        rows_[size_t(l)].label->setTopMargin(kPad + plainHeader);
+        rows_[size_t(l)].label->setTopMargin(kPad);
     }
     scrollToSelected();
     // The header's columns as wide as the cells'; "head 0" over its cells, not the query tokens.

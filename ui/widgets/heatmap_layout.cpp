@@ -116,7 +116,11 @@ void HeatmapWidget::relayout() {
         rowHeaderW_ += std::max(0, minLeft_ - naturalLeft);  // room left of the labels
         const int maxCol = labelExtent(false, fm);
 
-        const int horizHeader = fm.height() + 6;
+        // Column labels given and every one blank (small multiples that share the axis of a
+        // neighbour): no line is kept for them.
+        const bool blankCols = !colLabels_.isEmpty() &&
+                               std::all_of(colLabels_.begin(), colLabels_.end(), [](const QString& l) { return l.isEmpty(); });
+        const int horizHeader = blankCols ? 0 : fm.height() + 6;
         naturalRight = !legend ? 0
                        : binary_ ? fm.horizontalAdvance(tr("1 = masked")) + 16 + 8 + 14
                                  : cmap_.legendWidth(lf, legendCaption_, mcap) + 14;
