@@ -18,7 +18,7 @@ for t in config dataset npy safetensors; do
     mkdir -p "$work"
     cp -n "$ROOT/tests/fuzz/corpus/$t/"* "$work/" 2>/dev/null || true
     echo "== fuzz_$t for $SECONDS_EACH s"
-    "$BUILD/bin/fuzz_$t" -max_total_time="$SECONDS_EACH" -max_len=4096 -rss_limit_mb=2048 -timeout=10 \
+    "$BUILD/bin/fuzz_$t" -max_total_time="$SECONDS_EACH" -max_len=8192 -rss_limit_mb=2048 -timeout=10 \
         -artifact_prefix="$BUILD/findings/$t-" "$work" 2>&1 | tail -n 4 || status=1
 done
 ls "$BUILD/findings"
