@@ -6,6 +6,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "model_internal.h"
 #include "stepformer/trace_names.h"
@@ -85,9 +86,9 @@ ParamSet& Transformer::params() {
     return params_;
 }
 
-void Transformer::check_params() const {
+void Transformer::check_params() {
     config_.validate();
-    const ParamSet& p = params();
+    const ParamSet& p = std::as_const(*this).params();  // the const one: shared weights stay shared
     const auto specs = param_specs(config_);
     if (p.size() != specs.size())
         throw WeightsError("parameter set has " + std::to_string(p.size()) + " tensors, the config needs " +
@@ -97,6 +98,8 @@ void Transformer::check_params() const {
             throw WeightsError("parameter " + std::to_string(i) + " is '" + p.name(i) + "' " +
                                shape_to_string(p[i].shape) + ", expected '" + specs[i].name + "' " +
                                shape_to_string(specs[i].shape));
+    grad_accumulates_.clear();
+    for (const ParamSpec& s : specs) grad_accumulates_.push_back(s.grad_accumulates);
 }
 
 namespace detail {

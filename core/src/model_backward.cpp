@@ -199,9 +199,8 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     if (!grads.same_layout(params())) grads = ParamSet(param_specs(c));
     // Linear weights are each used once, so their kernels overwrite dW; only the accumulated
     // ones (ParamSpec::grad_accumulates: embedding tables, LayerNorm gamma/beta) need zeroing.
-    const std::vector<ParamSpec> specs = param_specs(c);
     for (size_t i = 0; i < grads.size(); ++i)
-        if (specs[i].grad_accumulates) backend_->fill(grads[i].ptr(), grads[i].size(), 0.0f);
+        if (grad_accumulates_[i]) backend_->fill(grads[i].ptr(), grads[i].size(), 0.0f);
     GradState gs{tr, trace_grads, {}};
     Ctx x{c, params(), grads, *backend_, gs, updater};
 

@@ -33,6 +33,7 @@
 #include "stepformer/config.h"
 #include "training/training_controller.h"
 #include "training/training_panel.h"
+#include "test_util.h"
 
 using namespace stepformer;
 using State = TrainingController::State;
@@ -41,23 +42,8 @@ namespace {
 
 QPushButton* button(TrainingPanel& p, const char* name) { return p.findChild<QPushButton*>(QString::fromLatin1(name)); }
 
-// Small model, `epochs` epochs of batch size 1 (two steps an epoch on the tutorial's sentences).
-void smallRun(TrainingPanel& p, int epochs, int batch = 1) {
-    p.hyperparameters()->applyPreset(HyperparameterForm::Preset::Small);
-    TrainOptions o = p.hyperparameters()->trainOptions();
-    o.epochs = epochs;
-    o.batch_size = batch;
-    p.hyperparameters()->setTrainOptions(o);
-}
-
-bool waitForState(TrainingPanel& p, State s, int timeoutMs = 60000) {
-    if (p.state() == s) return true;
-    QSignalSpy spy(p.controller(), &TrainingController::stateChanged);
-    QElapsedTimer t;
-    t.start();
-    while (p.state() != s && t.elapsed() < timeoutMs) spy.wait(std::max<int>(1, timeoutMs - int(t.elapsed())));
-    return p.state() == s;
-}
+using testutil::smallRun;
+using testutil::waitForState;
 
 bool allFinite(const ParamSet& ps) {
     for (size_t i = 0; i < ps.size(); ++i)

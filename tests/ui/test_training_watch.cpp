@@ -35,23 +35,8 @@ using Pace = TrainingPanel::Pace;
 
 namespace {
 
-// The small model, `epochs` epochs of batch size 1: two steps an epoch on the tutorial's sentences.
-void smallRun(TrainingPanel& p, int epochs) {
-    p.hyperparameters()->applyPreset(HyperparameterForm::Preset::Small);
-    TrainOptions o = p.hyperparameters()->trainOptions();
-    o.epochs = epochs;
-    o.batch_size = 1;
-    p.hyperparameters()->setTrainOptions(o);
-}
-
-bool waitForState(TrainingPanel& p, State s, int timeoutMs = 60000) {
-    if (p.state() == s) return true;
-    QSignalSpy spy(p.controller(), &TrainingController::stateChanged);
-    QElapsedTimer t;
-    t.start();
-    while (p.state() != s && t.elapsed() < timeoutMs) spy.wait(std::max<int>(1, timeoutMs - int(t.elapsed())));
-    return p.state() == s;
-}
+using testutil::smallRun;
+using testutil::waitForState;
 
 std::vector<float> logitsOf(const std::shared_ptr<const LiveTrace>& live) {
     const TraceEntry* e = live && live->trace ? live->trace->find("projection.logits") : nullptr;

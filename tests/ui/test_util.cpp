@@ -1,13 +1,17 @@
 #include "test_util.h"
 
+#include <QElapsedTimer>
 #include <QImage>
 #include <QSet>
+#include <QSignalSpy>
 #include <QWidget>
 #include <QtGlobal>
 
 #include "stepformer/dataset.h"
 #include "stepformer/params.h"
 #include "stepformer/train.h"
+#include "training/hyperparameter_form.h"
+#include "training/training_panel.h"
 
 using namespace stepformer;
 
@@ -44,6 +48,23 @@ int distinctColors(const QImage& img, int step) {
 void saveShot(QWidget& w, const QString& name) {
     const QString dir = qEnvironmentVariable("STEPFORMER_SCREENSHOT_DIR");
     if (!dir.isEmpty()) w.grab().save(dir + QLatin1Char('/') + name);
+}
+
+void smallRun(TrainingPanel& p, int epochs, int batch) {
+    p.hyperparameters()->applyPreset(HyperparameterForm::Preset::Small);
+    stepformer::TrainOptions o = p.hyperparameters()->trainOptions();
+    o.epochs = epochs;
+    o.batch_size = batch;
+    p.hyperparameters()->setTrainOptions(o);
+}
+
+bool waitForState(TrainingPanel& p, TrainingController::State s, int timeoutMs) {
+    if (p.state() == s) return true;
+    QSignalSpy spy(p.controller(), &TrainingController::stateChanged);
+    QElapsedTimer t;
+    t.start();
+    while (p.state() != s && t.elapsed() < timeoutMs) spy.wait(std::max<int>(1, timeoutMs - int(t.elapsed())));
+    return p.state() == s;
 }
 
 }  // namespace testutil

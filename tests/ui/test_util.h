@@ -8,9 +8,11 @@
 
 #include "stepformer/model.h"
 #include "stepformer/optimizer.h"
+#include "training/training_controller.h"
 
 class QImage;
 class QWidget;
+class TrainingPanel;
 
 namespace testutil {
 
@@ -30,6 +32,13 @@ int distinctColors(const QImage& img, int step = 2);
 
 // Saves a grab of `w` as `name` under $STEPFORMER_SCREENSHOT_DIR when that is set.
 void saveShot(QWidget& w, const QString& name);
+
+// The Train dock set to the small preset, `epochs` epochs of batch size `batch` (batch 1: two
+// steps an epoch on the tutorial's sentences).
+void smallRun(TrainingPanel& p, int epochs, int batch = 1);
+// Waits on the panel's controller's stateChanged until the panel is in state `s`; false when
+// `timeoutMs` passed first.
+bool waitForState(TrainingPanel& p, TrainingController::State s, int timeoutMs = 60000);
 
 }  // namespace testutil
 

@@ -171,6 +171,11 @@ private slots:
     void attentionOverviewOfSixLayers();
 
 private:
+    // A window on `weights` that neither reads nor writes settings and opens the file at once.
+    MainWindow::Options windowOptions(const QString& weights) const;
+    // Shows `w` at `size` with Follow Step off (the views stay as the test sets them).
+    [[nodiscard]] static QString showAt(MainWindow& w, QSize size);
+
     QTemporaryDir dir_;
     QString weights_;
     QString sixLayers_;  // the tutorial's model itself (untrained)
@@ -195,6 +200,25 @@ void TestViewLayout::initTestCase() {
 
 void TestViewLayout::cleanupTestCase() { elision_log::setRecording(false); }
 
+MainWindow::Options TestViewLayout::windowOptions(const QString& weights) const {
+    MainWindow::Options o;
+    o.restoreSettings = false;
+    o.saveSettings = false;
+    o.weightsPath = weights;
+    o.provisioning = Session::Provisioning::Synchronous;
+    o.cacheDir = dir_.path();
+    return o;
+}
+
+QString TestViewLayout::showAt(MainWindow& w, QSize size) {
+    if (w.session()->modelState() != Session::ModelState::FromFile) return QStringLiteral("the weights file did not open");
+    w.setFollowStep(false);
+    w.resize(size);
+    w.show();
+    if (!QTest::qWaitForWindowExposed(&w)) return QStringLiteral("the window was not exposed");
+    return {};
+}
+
 void TestViewLayout::everyViewWholeAtEveryStep_data() {
     QTest::addColumn<QSize>("size");
     QTest::newRow("1366x768") << QSize(1366, 768);
@@ -203,18 +227,8 @@ void TestViewLayout::everyViewWholeAtEveryStep_data() {
 
 void TestViewLayout::everyViewWholeAtEveryStep() {
     QFETCH(QSize, size);
-    MainWindow::Options o;
-    o.restoreSettings = false;
-    o.saveSettings = false;
-    o.weightsPath = weights_;
-    o.provisioning = Session::Provisioning::Synchronous;
-    o.cacheDir = dir_.path();
-    MainWindow w(o);
-    QCOMPARE(w.session()->modelState(), Session::ModelState::FromFile);
-    w.setFollowStep(false);
-    w.resize(size);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    MainWindow w(windowOptions(weights_));
+    VERIFY_HELPER(showAt(w, size));
     QCOMPARE(w.size(), size);
 
     // One step of each role in each kind of block and stack (the steps of the other layers and
@@ -272,18 +286,8 @@ void TestViewLayout::attentionOverviewOfSixLayers_data() { everyViewWholeAtEvery
 // laptop's size (scrolling down where the layers do not fit, never sideways).
 void TestViewLayout::attentionOverviewOfSixLayers() {
     QFETCH(QSize, size);
-    MainWindow::Options o;
-    o.restoreSettings = false;
-    o.saveSettings = false;
-    o.weightsPath = sixLayers_;
-    o.provisioning = Session::Provisioning::Synchronous;
-    o.cacheDir = dir_.path();
-    MainWindow w(o);
-    QCOMPARE(w.session()->modelState(), Session::ModelState::FromFile);
-    w.setFollowStep(false);
-    w.resize(size);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    MainWindow w(windowOptions(sixLayers_));
+    VERIFY_HELPER(showAt(w, size));
     QVERIFY(w.setCurrentView(QStringLiteral("attention")));
     auto* attention = qobject_cast<AttentionView*>(w.currentViewWidget());
     QVERIFY(attention);

@@ -86,7 +86,8 @@ public:
                   ParamUpdater* updater = nullptr) const;
 
 private:
-    void check_params() const;  // throws WeightsError unless they fit the config
+    // Throws WeightsError unless they fit the config; notes which gradients accumulate.
+    void check_params();
     Tensor pe_table(int L) const;  // (L, d_model), made once per length
 
     struct PeCache;
@@ -95,6 +96,7 @@ private:
     std::shared_ptr<const ParamSet> shared_;  // set: the weights, instead of params_
     Backend* backend_;
     std::shared_ptr<PeCache> pe_cache_;
+    std::vector<bool> grad_accumulates_;  // ParamSpec::grad_accumulates, parameter by parameter
 };
 
 }  // namespace stepformer
