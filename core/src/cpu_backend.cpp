@@ -1,6 +1,8 @@
 #include "cpu_backend.h"
 
+#include <cstring>
 #include <map>
+#include <new>
 #include <mutex>
 #include <stdexcept>
 
@@ -23,6 +25,18 @@ std::string CpuBackend::describe() const {
     return "cpu, " + std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads");
 }
 }  // namespace cpu
+
+// The host's memory: what every backend whose kernels run on the caller's memory inherits.
+void* Backend::alloc(size_t bytes) { return ::operator new(bytes ? bytes : 1, std::align_val_t(64)); }
+void Backend::release(void* p) {
+    if (p) ::operator delete(p, std::align_val_t(64));
+}
+void Backend::upload(void* dst, const void* src, size_t bytes) {
+    if (bytes) std::memcpy(dst, src, bytes);
+}
+void Backend::download(void* dst, const void* src, size_t bytes) {
+    if (bytes) std::memcpy(dst, src, bytes);
+}
 
 std::unique_ptr<Backend> make_cpu_backend(int threads) { return std::make_unique<cpu::CpuBackend>(threads); }
 

@@ -71,6 +71,7 @@ public:
     void dropout_mask(float* keep, int64_t n, float p, uint64_t seed, uint64_t offset) override;
     void mul_forward(float* out, const float* a, const float* b, int64_t n) override;
     void fill(float* x, int64_t n, float value) override;
+    void copy(float* out, const float* in, int64_t n) override;
     void apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) override;
     void sgd_step(float* param, float* momentum_buf, const float* grad, int64_t n, float lr, float momentum) override;
     void adam_step(float* param, float* m, float* v, const float* grad, int64_t n, float lr, float beta1, float beta2,

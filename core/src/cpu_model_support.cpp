@@ -1,7 +1,8 @@
 // The CPU backend's kernels for what the model needs besides its layers: masks, the positional
-// table, dropout's mask and backward, filling.
+// table, dropout's mask and backward, filling and copying.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "cpu_backend.h"
 #include "philox.h"
@@ -56,6 +57,10 @@ void CpuBackend::mul_forward(float* out, const float* a, const float* b, int64_t
 }
 
 void CpuBackend::fill(float* x, int64_t n, float value) { std::fill(x, x + n, value); }
+
+void CpuBackend::copy(float* out, const float* in, int64_t n) {
+    if (n > 0) std::memcpy(out, in, size_t(n) * sizeof(float));
+}
 
 void CpuBackend::apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) {
     if (upd.out && upd.out != param) {

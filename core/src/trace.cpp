@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "stepformer/staging.h"
 #include "stepformer/trace_names.h"
 
 namespace stepformer {
@@ -152,6 +153,12 @@ void Trace::clear() {
     src_tokens.clear();
     tgt_tokens.clear();
     saved.clear();
+    staging_.p.reset();
+}
+
+Staging& Trace::staging(Backend& be) {
+    if (!staging_.p || &staging_.p->backend() != &be) staging_.p = std::make_shared<Staging>(be);
+    return *staging_.p;
 }
 
 }  // namespace stepformer

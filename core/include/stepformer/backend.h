@@ -10,12 +10,22 @@
 // parameter gradients are accumulated (the caller zeroes them first), input gradients are
 // overwritten unless `accumulate_dx` says otherwise.
 //
+// Memory: a kernel's float* and int* arguments are addresses in the backend's memory. For the
+// CPU backend (host_memory()) that is the caller's memory, any host pointer will do and nothing
+// is copied; another backend's addresses come from its alloc() alone and host data crosses with
+// upload()/download(). Staging (staging.h) does that bookkeeping for a pass, and is free on the
+// CPU. Scalar results (a loss, a sum of squares) are the exception: they are host pointers,
+// written by sync().
+//
 // Thread safety: a Backend keeps no state that a kernel call changes, so one object may run
 // kernels from several threads at once (the GUI thread, QtConcurrent tasks and the training
 // thread do) as long as the calls write different buffers. Making a backend is thread-safe.
+// (A backend with a queue keeps one per thread, so that one thread's sync() waits for its own
+// kernels.)
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -142,6 +152,8 @@ public:
     virtual void mul_forward(float* out, const float* a, const float* b, int64_t n) = 0;
     // x (n) = value: zeroing the accumulated gradients
     virtual void fill(float* x, int64_t n, float value) = 0;
+    // out (n) = in: a gradient that flows on unchanged into two places (a residual sum's inputs)
+    virtual void copy(float* out, const float* in, int64_t n) = 0;
 
     // Optimizer updates (in place), as torch.optim does them.
     virtual void sgd_step(float* param, float* momentum_buf, const float* grad, int64_t n, float lr, float momentum) = 0;
@@ -149,6 +161,17 @@ public:
                            float beta2, float eps, int64_t step) = 0;
     // sum of squares, accumulated in double
     virtual void sum_squares(double* acc, const float* x, int64_t n) = 0;  // *acc += sum(x^2), after sync()
+
+    // ----- Memory (see the top of this file). The defaults are the host's: aligned new and delete,
+    // memcpy. alloc gives `bytes` of uninitialised memory, 64-byte aligned (throws
+    // std::bad_alloc); release gives it back (null: nothing). upload is queued in order with the
+    // kernels: the host source may change as soon as it returns. download waits for the kernels
+    // queued before it, then copies.
+    virtual bool host_memory() const { return true; }
+    virtual void* alloc(size_t bytes);
+    virtual void release(void* p);
+    virtual void upload(void* dst, const void* src, size_t bytes);
+    virtual void download(void* dst, const void* src, size_t bytes);
 
     // ----- Time. A backend may run kernels asynchronously (a GPU queues them). sync() returns
     // when every kernel called so far has finished, its buffers written and the scalars it was

@@ -15,6 +15,11 @@
 #include "stepformer/tensor.h"
 
 namespace stepformer {
+class Backend;
+class Staging;
+}  // namespace stepformer
+
+namespace stepformer {
 
 enum class AxisKind {
     Batch,     // sentence in the batch
@@ -141,7 +146,26 @@ public:
     // statistics, merged heads, dropout masks). Not dumped, not shown.
     std::unordered_map<std::string, Tensor> saved;
 
+    // Where the backend that computed this trace keeps its tensors (staging.h): made by the
+    // forward pass, used again by loss() and backward() so that they read the forward's tensors
+    // where they already are. Cleared with the trace; a copy of the trace starts without one
+    // (its tensors live elsewhere), and the host values are complete either way.
+    Staging& staging(Backend& be);
+
 private:
+    // Copies as empty: a staging is found by host addresses, and a copy's are not the original's.
+    struct StagingSlot {
+        std::shared_ptr<Staging> p;
+        StagingSlot() = default;
+        StagingSlot(const StagingSlot&) {}
+        StagingSlot& operator=(const StagingSlot&) {
+            p.reset();
+            return *this;
+        }
+        StagingSlot(StagingSlot&&) = default;
+        StagingSlot& operator=(StagingSlot&&) = default;
+    };
+
     void index_graph(size_t i);
 
     std::deque<TraceEntry> entries_;
@@ -150,6 +174,7 @@ private:
     std::vector<Block> blocks_;
     int layer_count_[3] = {0, 0, 0};
     std::unordered_map<std::string, std::vector<size_t>> consumers_;  // input name -> forward entries
+    StagingSlot staging_;
 };
 
 }  // namespace stepformer

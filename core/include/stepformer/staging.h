@@ -1,0 +1,83 @@
+// Host tensors seen from a backend's memory, for one pass: which host storage has a copy in the
+// backend's memory, whether the host or the device copy is newer, and what to copy back at the
+// end. OpenMP's "present table" (target data map to/from/alloc) for the Backend interface.
+//
+// On a backend that computes in host memory (Backend::host_memory(), the CPU) every call returns
+// the host pointer it was given and finish() is one sync(): a pass written against Staging costs
+// the CPU nothing. On any other backend:
+//   in()      data the host made (weights, token ids, optimizer state): uploaded on first use,
+//             then the device copy is reused for the rest of the staging's life;
+//   out()     a kernel writes it: device memory, copied back to the host tensor at finish();
+//   inout()   a kernel reads and writes it (accumulates into it, updates it in place);
+//   zeros()   out(), filled with 0 on the device (the host tensor is zeros already);
+//   scratch() a kernel writes it and later kernels read it, but the host never does (a
+//             temporary that dies before finish()): never copied back;
+//   forget()  the host tensor is going away before finish(): do not copy it back.
+// Every tensor a pass makes is declared with out(), zeros() or scratch() before a kernel reads
+// it, and outlives finish() unless it is scratch or forgotten: storage is found by its host
+// address, and a tensor freed and made again at the same address must be declared again.
+// Token ids are uploaded on every in() (they are small, and a batch's storage is often reused).
+//
+// Not thread-safe: one pass, one thread. The backend must outlive it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "stepformer/backend.h"
+#include "stepformer/tensor.h"
+
+namespace stepformer {
+
+class Staging {
+public:
+    explicit Staging(Backend& be);
+    ~Staging();
+    Staging(const Staging&) = delete;
+    Staging& operator=(const Staging&) = delete;
+
+    Backend& backend() const { return be_; }
+    // The backend computes in host memory: nothing is staged.
+    bool passthrough() const { return pass_; }
+
+    const float* in(const Tensor& t) { return pass_ ? t.ptr() : in(t.ptr(), t.size()); }
+    const float* in(const float* host, int64_t n);
+    const int* in(const std::vector<int>& ids);
+    float* out(Tensor& t) { return pass_ ? t.ptr() : out(t.ptr(), t.size()); }
+    float* out(float* host, int64_t n);
+    float* inout(Tensor& t) { return pass_ ? t.ptr() : inout(t.ptr(), t.size()); }
+    float* inout(float* host, int64_t n);
+    float* zeros(Tensor& t);
+    float* scratch(Tensor& t);
+    void forget(const Tensor& t);
+
+    // Waits for the backend (one Backend::sync()), then copies every out/inout tensor back to the
+    // host. The device copies stay and equal the host ones: a later pass in the same staging (the
+    // backward after the forward) reads them without uploading again.
+    void finish();
+
+    // What the staging holds in the backend's memory (0 on a passthrough backend).
+    size_t device_bytes() const;
+
+private:
+    struct Entry {
+        void* dev = nullptr;
+        size_t capacity = 0;  // bytes allocated
+        size_t bytes = 0;     // bytes in use
+        bool copy_back = false;
+    };
+    Entry& place(const void* host, size_t bytes, bool keep_contents);
+    template <class T>
+    T* dev(Entry& e) {
+        return static_cast<T*>(e.dev);
+    }
+
+    Backend& be_;
+    bool pass_;
+    std::unordered_map<const void*, Entry> map_;
+    std::vector<void*> ids_;  // the token-id uploads, released with the staging
+};
+
+}  // namespace stepformer

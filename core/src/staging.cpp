@@ -1,0 +1,102 @@
+#include "stepformer/staging.h"
+
+#include <stdexcept>
+
+namespace stepformer {
+
+Staging::Staging(Backend& be) : be_(be), pass_(be.host_memory()) {}
+
+Staging::~Staging() {
+    // Kernels may still be queued on these buffers.
+    if (!map_.empty() || !ids_.empty()) be_.sync();
+    for (auto& [host, e] : map_) be_.release(e.dev);
+    for (void* p : ids_) be_.release(p);
+}
+
+// The device storage of host storage `host`, at least `bytes` big. A new or too small one is
+// allocated; with keep_contents, the host's contents are uploaded into a new one.
+Staging::Entry& Staging::place(const void* host, size_t bytes, bool keep_contents) {
+    Entry& e = map_[host];
+    if (e.dev && e.capacity >= bytes) {
+        e.bytes = std::max(e.bytes, bytes);
+        return e;
+    }
+    if (e.dev && e.copy_back)
+        throw std::logic_error("Staging: a tensor grew while its device copy was newer than the host's");
+    be_.release(e.dev);
+    e = Entry{};
+    e.dev = be_.alloc(bytes);
+    e.capacity = e.bytes = bytes;
+    if (keep_contents && bytes) be_.upload(e.dev, host, bytes);
+    return e;
+}
+
+const float* Staging::in(const float* host, int64_t n) {
+    if (pass_ || !host) return host;
+    return dev<float>(place(host, size_t(n) * sizeof(float), true));
+}
+
+const int* Staging::in(const std::vector<int>& ids) {
+    if (pass_ || ids.empty()) return ids.data();
+    const size_t bytes = ids.size() * sizeof(int);
+    void* d = be_.alloc(bytes);
+    ids_.push_back(d);
+    be_.upload(d, ids.data(), bytes);
+    return static_cast<const int*>(d);
+}
+
+float* Staging::out(float* host, int64_t n) {
+    if (pass_ || !host) return host;
+    const size_t bytes = size_t(n) * sizeof(float);
+    auto it = map_.find(host);
+    // Declared afresh: whatever was staged at this address before belongs to another tensor.
+    if (it != map_.end()) it->second.copy_back = false, it->second.bytes = 0;
+    Entry& e = place(host, bytes, false);
+    e.bytes = bytes;
+    e.copy_back = true;
+    return dev<float>(e);
+}
+
+float* Staging::inout(float* host, int64_t n) {
+    if (pass_ || !host) return host;
+    Entry& e = place(host, size_t(n) * sizeof(float), true);
+    e.copy_back = true;
+    return dev<float>(e);
+}
+
+float* Staging::zeros(Tensor& t) {
+    if (pass_) return t.ptr();  // a fresh Tensor is zeros
+    float* d = out(t);
+    if (d) be_.fill(d, t.size(), 0.0f);
+    return d;
+}
+
+float* Staging::scratch(Tensor& t) {
+    if (pass_) return t.ptr();
+    float* d = out(t);
+    if (d) map_.at(t.ptr()).copy_back = false;
+    return d;
+}
+
+void Staging::forget(const Tensor& t) {
+    if (pass_) return;
+    if (auto it = map_.find(t.ptr()); it != map_.end()) it->second.copy_back = false;
+}
+
+void Staging::finish() {
+    be_.sync();
+    if (pass_) return;
+    for (auto& [host, e] : map_)
+        if (e.copy_back) {
+            be_.download(const_cast<void*>(host), e.dev, e.bytes);
+            e.copy_back = false;
+        }
+}
+
+size_t Staging::device_bytes() const {
+    size_t n = 0;
+    for (const auto& [host, e] : map_) n += e.capacity;
+    return n;
+}
+
+}  // namespace stepformer
