@@ -59,7 +59,9 @@ Tensor Transformer::pe_table(int L) const {
     auto it = pe_cache_->tables.find(L);
     if (it == pe_cache_->tables.end()) {
         Tensor pe({L, config_.d_model});  // (L, D)
-        backend_->positional_table(pe.ptr(), L, config_.d_model);
+        Staging st(*backend_);
+        backend_->positional_table(st.out(pe), L, config_.d_model);
+        st.finish();
         it = pe_cache_->tables.emplace(L, std::move(pe)).first;
     }
     return it->second;
@@ -107,10 +109,10 @@ namespace detail {
 Axis ax(AxisKind k, const char* name) { return Axis{k, name}; }
 
 // pad mask (B, Lq, Lk): key position is the pad id 0 -- get_attn_pad_mask
-Tensor pad_mask(Backend& be, const std::vector<int>& seq_k, int B, int Lq, int Lk) {
-    Tensor m({B, Lq, Lk});
-    be.pad_mask(m.ptr(), seq_k.data(), B, Lq, Lk, 0);
-    return m;
+Tensor pad_mask(const ModelCtx& m, const std::vector<int>& seq_k, int B, int Lq, int Lk) {
+    Tensor mask({B, Lq, Lk});
+    m.be.pad_mask(m.st.out(mask), m.st.in(seq_k), B, Lq, Lk, 0);
+    return mask;
 }
 
 // One MultiHeadAttention block: Q from entry xq (B, Lq, D), K and V from entry xkv (B, Lk, D),
@@ -118,6 +120,7 @@ Tensor pad_mask(Backend& be, const std::vector<int>& seq_k, int B, int Lq, int L
 void attention_forward(const ModelCtx& m, Trace& tr, const Block& blk, const std::string& xq, const std::string& xkv,
                        const std::string& mask, AxisKind qk, AxisKind kk) {
     Backend& be = m.be;
+    Staging& st = m.st;
     const Config& c = m.c;
     const Tensor& Xq = tr.at(xq).value;    // (B, Lq, D)
     const Tensor& Xkv = tr.at(xkv).value;  // (B, Lk, D)
@@ -130,31 +133,32 @@ void attention_forward(const ModelCtx& m, Trace& tr, const Block& blk, const std
                       wv = names::param(blk, "W_V.weight"), wfc = names::param(blk, "fc.weight");
 
     Tensor tmp_q({B, Lq, H * dk}), tmp_k({B, Lk, H * dk}), tmp_v({B, Lk, H * dv});
-    be.linear_forward(tmp_q.ptr(), Xq.ptr(), m.w(wq), B * Lq, D, H * dk);
-    be.linear_forward(tmp_k.ptr(), Xkv.ptr(), m.w(wk), B * Lk, D, H * dk);
-    be.linear_forward(tmp_v.ptr(), Xkv.ptr(), m.w(wv), B * Lk, D, H * dv);
+    be.linear_forward(st.scratch(tmp_q), st.in(Xq), m.w(wq), B * Lq, D, H * dk);
+    be.linear_forward(st.scratch(tmp_k), st.in(Xkv), m.w(wk), B * Lk, D, H * dk);
+    be.linear_forward(st.scratch(tmp_v), st.in(Xkv), m.w(wv), B * Lk, D, H * dv);
     Tensor Q({B, H, Lq, dk}), K({B, H, Lk, dk}), V({B, H, Lk, dv});
-    be.split_heads(Q.ptr(), tmp_q.ptr(), B, Lq, H, dk);
-    be.split_heads(K.ptr(), tmp_k.ptr(), B, Lk, H, dk);
-    be.split_heads(V.ptr(), tmp_v.ptr(), B, Lk, H, dv);
+    be.split_heads(st.out(Q), st.in(tmp_q), B, Lq, H, dk);
+    be.split_heads(st.out(K), st.in(tmp_k), B, Lk, H, dk);
+    be.split_heads(st.out(V), st.in(tmp_v), B, Lk, H, dv);
 
     Tensor scores({B, H, Lq, Lk});
-    be.attn_scores_forward(scores.ptr(), Q.ptr(), K.ptr(), B * H, Lq, Lk, dk, 1.0f / std::sqrt(static_cast<float>(dk)));
+    be.attn_scores_forward(st.out(scores), st.in(Q), st.in(K), B * H, Lq, Lk, dk,
+                           1.0f / std::sqrt(static_cast<float>(dk)));
     Tensor masked({B, H, Lq, Lk});
-    be.mask_fill_forward(masked.ptr(), scores.ptr(), tr.at(mask).value.ptr(), B, H, Lq, Lk, -1e9f);
+    be.mask_fill_forward(st.out(masked), st.in(scores), st.in(tr.at(mask).value), B, H, Lq, Lk, -1e9f);
     Tensor attn({B, H, Lq, Lk});
-    be.softmax_forward(attn.ptr(), masked.ptr(), B * H * Lq, Lk);
+    be.softmax_forward(st.out(attn), st.in(masked), B * H * Lq, Lk);
     Tensor context({B, H, Lq, dv});
-    be.attn_context_forward(context.ptr(), attn.ptr(), V.ptr(), B * H, Lq, Lk, dv);
+    be.attn_context_forward(st.out(context), st.in(attn), st.in(V), B * H, Lq, Lk, dv);
 
     Tensor merged({B, Lq, H * dv});  // context.transpose(1, 2).reshape(B, Lq, H*dv)
-    be.merge_heads(merged.ptr(), context.ptr(), B, Lq, H, dv);
+    be.merge_heads(st.out(merged), st.in(context), B, Lq, H, dv);
     Tensor fc_out({B, Lq, D});
-    be.linear_forward(fc_out.ptr(), merged.ptr(), m.w(wfc), B * Lq, H * dv, D);
+    be.linear_forward(st.out(fc_out), st.in(merged), m.w(wfc), B * Lq, H * dv, D);
     Tensor residual({B, Lq, D});
-    be.add_forward(residual.ptr(), fc_out.ptr(), Xq.ptr(), residual.size());
+    be.add_forward(st.out(residual), st.in(fc_out), st.in(Xq), residual.size());
     Tensor out({B, Lq, D}), mean({B * Lq}), rstd({B * Lq});
-    be.layernorm_forward(out.ptr(), mean.ptr(), rstd.ptr(), residual.ptr(), m.norm_w(blk, "weight"),
+    be.layernorm_forward(st.out(out), st.out(mean), st.out(rstd), st.in(residual), m.norm_w(blk, "weight"),
                          m.norm_w(blk, "bias"), B * Lq, D, static_cast<float>(c.layer_norm_eps));
 
     const Axis aF = ax(AxisKind::Feature, "d_k"), aV = ax(AxisKind::Feature, "d_v"),
@@ -180,18 +184,19 @@ void attention_forward(const ModelCtx& m, Trace& tr, const Block& blk, const std
 // One PoswiseFeedForwardNet block reading entry `in` (B, L, D).
 void ffn_forward(const ModelCtx& m, Trace& tr, const Block& blk, const std::string& in, AxisKind tk) {
     Backend& be = m.be;
+    Staging& st = m.st;
     const Config& c = m.c;
     const Tensor& X = tr.at(in).value;  // (B, L, D)
     const int B = static_cast<int>(X.dim(0)), L = static_cast<int>(X.dim(1)), D = c.d_model;
     const auto F = [&](std::string_view leaf) { return names::entry(blk, leaf); };
     const std::string w0 = names::param(blk, "fc.0.weight"), w2 = names::param(blk, "fc.2.weight");
     Tensor hidden({B, L, c.d_ff}), relu({B, L, c.d_ff}), fc_out({B, L, D}), residual({B, L, D});
-    be.linear_forward(hidden.ptr(), X.ptr(), m.w(w0), B * L, D, c.d_ff);
-    be.relu_forward(relu.ptr(), hidden.ptr(), relu.size());
-    be.linear_forward(fc_out.ptr(), relu.ptr(), m.w(w2), B * L, c.d_ff, D);
-    be.add_forward(residual.ptr(), fc_out.ptr(), X.ptr(), residual.size());
+    be.linear_forward(st.out(hidden), st.in(X), m.w(w0), B * L, D, c.d_ff);
+    be.relu_forward(st.out(relu), st.in(hidden), relu.size());
+    be.linear_forward(st.out(fc_out), st.in(relu), m.w(w2), B * L, c.d_ff, D);
+    be.add_forward(st.out(residual), st.in(fc_out), st.in(X), residual.size());
     Tensor out({B, L, D}), mean({B * L}), rstd({B * L});
-    be.layernorm_forward(out.ptr(), mean.ptr(), rstd.ptr(), residual.ptr(), m.norm_w(blk, "weight"),
+    be.layernorm_forward(st.out(out), st.out(mean), st.out(rstd), st.in(residual), m.norm_w(blk, "weight"),
                          m.norm_w(blk, "bias"), B * L, D, static_cast<float>(c.layer_norm_eps));
     const Axis aB = ax(AxisKind::Batch, "batch_size"), aL = ax(tk, "seq_len"), aD = ax(AxisKind::Feature, "d_model"),
                aF = ax(AxisKind::Feature, "d_ff");
@@ -209,13 +214,14 @@ void ffn_forward(const ModelCtx& m, Trace& tr, const Block& blk, const std::stri
 void embed_forward(const ModelCtx& m, Trace& tr, Stack stack, const std::vector<int>& ids, int B, int L, AxisKind tk,
                    const ForwardOptions& opt, const Tensor& pe_table) {
     Backend& be = m.be;
+    Staging& st = m.st;
     const int D = m.c.d_model;
     const Block blk{stack, BlockKind::Input, -1};
     const std::string table = names::embedding_table(stack), emb = names::embedding_out(stack),
                       pe_name = names::entry(blk, "pos_emb.pe");
     Tensor e({B, L, D});
     const int V = static_cast<int>(m.p.at(table).dim(0));
-    be.embedding_forward(e.ptr(), ids.data(), m.w(table), B * L, V, D);
+    be.embedding_forward(st.out(e), st.in(ids), m.w(table), B * L, V, D);
     Tensor pe = pe_table;  // (L, D)
     Tensor out({B, L, D});
     const bool drop = opt.train && m.c.dropout > 0.0;
@@ -224,9 +230,9 @@ void embed_forward(const ModelCtx& m, Trace& tr, Stack stack, const std::vector<
         keep = Tensor({B, L, D});
         // Two masks per step, one per stack: the stream (seed, 2 * step + stack).
         const uint64_t offset = 2 * opt.step + (stack == Stack::Decoder ? 1 : 0);
-        be.dropout_mask(keep.ptr(), keep.size(), static_cast<float>(m.c.dropout), opt.seed, offset);
+        be.dropout_mask(st.out(keep), keep.size(), static_cast<float>(m.c.dropout), opt.seed, offset);
     }
-    be.positional_forward(out.ptr(), e.ptr(), pe.ptr(), drop ? keep.ptr() : nullptr, B, L, D);
+    be.positional_forward(st.out(out), st.in(e), st.in(pe), drop ? st.in(keep) : nullptr, B, L, D);
     const Axis aB = ax(AxisKind::Batch, "batch_size"), aL = ax(tk, stack == Stack::Encoder ? "src_len" : "tgt_len"),
                aD = ax(AxisKind::Feature, "d_model");
     tr.add(emb, Node{Role::Embedding, Op::Embedding, blk, {table}}, {aB, aL, aD}, std::move(e));
@@ -257,7 +263,8 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
         for (int s = 0; s < S; ++s) tr.src_tokens.back().push_back(c.src_vocab[size_t(batch.src[size_t(b) * S + s])]);
         for (int t = 0; t < T; ++t) tr.tgt_tokens.back().push_back(c.tgt_vocab[size_t(batch.tgt[size_t(b) * T + t])]);
     }
-    ModelCtx m{c, params(), *backend_};
+    Staging& st = tr.staging(*backend_);  // after clear(): a fresh one
+    ModelCtx m{c, params(), *backend_, st};
     const Axis aB = ax(AxisKind::Batch, "batch_size");
     const Axis aSq = ax(AxisKind::SrcToken, "len_q"), aSk = ax(AxisKind::SrcToken, "len_k");
     const Axis aTq = ax(AxisKind::TgtToken, "len_q"), aTk = ax(AxisKind::TgtToken, "len_k");
@@ -266,7 +273,7 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
     const Block enc_in{Stack::Encoder, BlockKind::Input, -1}, dec_in{Stack::Decoder, BlockKind::Input, -1};
     embed_forward(m, tr, Stack::Encoder, batch.src, B, S, AxisKind::SrcToken, opt, pe_table(S));
     const std::string enc_mask = names::entry(enc_in, "self_attn_mask");
-    tr.add(enc_mask, Node{Role::PadMask, Op::TokenMask, enc_in, {}}, {aB, aSq, aSk}, pad_mask(*backend_, batch.src, B, S, S), true);
+    tr.add(enc_mask, Node{Role::PadMask, Op::TokenMask, enc_in, {}}, {aB, aSq, aSk}, pad_mask(m, batch.src, B, S, S), true);
     std::string x = names::stack_input(Stack::Encoder);
     for (int i = 0; i < c.n_layers; ++i) {
         const Block attn{Stack::Encoder, BlockKind::SelfAttention, i}, ffn{Stack::Encoder, BlockKind::FeedForward, i};
@@ -278,10 +285,10 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
 
     // Decoder
     embed_forward(m, tr, Stack::Decoder, batch.tgt, B, T, AxisKind::TgtToken, opt, pe_table(T));
-    Tensor pad = pad_mask(*backend_, batch.tgt, B, T, T);  // (B, T, T)
+    Tensor pad = pad_mask(m, batch.tgt, B, T, T);  // (B, T, T)
     Tensor sub({B, T, T}), both({B, T, T});
-    backend_->subsequence_mask(sub.ptr(), B, T);
-    backend_->mask_or(both.ptr(), pad.ptr(), sub.ptr(), both.size());
+    backend_->subsequence_mask(st.out(sub), B, T);
+    backend_->mask_or(st.out(both), st.in(pad), st.in(sub), both.size());
     const std::string pad_name = names::entry(dec_in, "self_attn_pad_mask"),
                       sub_name = names::entry(dec_in, "self_attn_subsequence_mask"),
                       self_mask = names::entry(dec_in, "self_attn_mask"), cross_mask = names::entry(dec_in, "enc_attn_mask");
@@ -289,7 +296,7 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
     tr.add(sub_name, Node{Role::SubsequenceMask, Op::TokenMask, dec_in, {}}, {aB, aTq, aTk}, std::move(sub), true);
     tr.add(self_mask, Node{Role::CombinedMask, Op::MaskOr, dec_in, {pad_name, sub_name}}, {aB, aTq, aTk}, std::move(both),
            true);
-    tr.add(cross_mask, Node{Role::PadMask, Op::TokenMask, dec_in, {}}, {aB, aTq, aSk}, pad_mask(*backend_, batch.src, B, T, S), true);
+    tr.add(cross_mask, Node{Role::PadMask, Op::TokenMask, dec_in, {}}, {aB, aTq, aSk}, pad_mask(m, batch.src, B, T, S), true);
     x = names::stack_input(Stack::Decoder);
     for (int i = 0; i < c.n_layers; ++i) {
         const Block self{Stack::Decoder, BlockKind::MaskedSelfAttention, i},
@@ -306,12 +313,13 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
     const Block proj{Stack::None, BlockKind::Projection, -1};
     const std::string wp = names::param(proj, "weight"), logits_name = names::entry(proj, "logits");
     Tensor logits({B, T, V}), probs({B, T, V});
-    backend_->linear_forward(logits.ptr(), tr.at(x).value.ptr(), m.w(wp), B * T, c.d_model, V);
-    backend_->softmax_forward(probs.ptr(), logits.ptr(), B * T, V);
+    backend_->linear_forward(st.out(logits), st.in(tr.at(x).value), m.w(wp), B * T, c.d_model, V);
+    backend_->softmax_forward(st.out(probs), st.in(logits), B * T, V);
     const Axis aT = ax(AxisKind::TgtToken, "tgt_len"), aV = ax(AxisKind::Vocab, "tgt_vocab_size");
     tr.add(logits_name, Node{Role::Logits, Op::Linear, proj, {x, wp}}, {aB, aT, aV}, std::move(logits));
     tr.add(names::entry(proj, "probs"), Node{Role::Probs, Op::Softmax, proj, {logits_name}}, {aB, aT, aV},
            std::move(probs));
+    if (opt.finish) st.finish();  // the pass's one synchronisation: its tensors are on the host from here
 }
 
 float Transformer::loss(const Batch& batch, Trace& tr) const {
@@ -326,8 +334,10 @@ float Transformer::loss(const Batch& batch, Trace& tr) const {
     Tensor per_token({batch.B, batch.T});
     int counted = 0;
     float mean = 0.0f;
-    backend_->cross_entropy_forward(per_token.ptr(), &mean, &counted, tr.at(probs).value.ptr(), batch.out.data(), N, V, 0);
-    backend_->sync();  // the forward pass's one synchronisation: its loss is read here
+    Staging& st = tr.staging(*backend_);
+    backend_->cross_entropy_forward(st.out(per_token), &mean, &counted, st.in(tr.at(probs).value), st.in(batch.out), N, V,
+                                    0);
+    st.finish();  // the loss is read here (and, after forward(finish = false), the forward's tensors arrive)
     const Axis aB = detail::ax(AxisKind::Batch, "batch_size"), aT = detail::ax(AxisKind::TgtToken, "tgt_len");
     tr.add(per_token_name, Node{Role::LossPerToken, Op::CrossEntropy, blk, {probs}}, {aB, aT}, std::move(per_token));
     tr.add(names::entry(blk, ""), Node{Role::Loss, Op::Mean, blk, {per_token_name}}, {},

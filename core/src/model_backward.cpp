@@ -12,6 +12,7 @@ namespace {
 
 struct GradState {
     Trace& tr;
+    Staging& st;
     bool record;
     std::unordered_map<std::string, Tensor> pending;
 
@@ -19,8 +20,12 @@ struct GradState {
     Tensor& g(const std::string& name) {
         auto it = pending.find(name);
         if (it != pending.end()) return it->second;
-        return pending.emplace(name, Tensor(tr.at(name).value.shape)).first->second;
+        Tensor& t = pending.emplace(name, Tensor(tr.at(name).value.shape)).first->second;
+        st.zeros(t);
+        return t;
     }
+    // g(name) where the backend computes, to read and add into.
+    float* gd(const std::string& name) { return st.inout(g(name)); }
     // Every consumer has contributed: record the gradient (or drop it).
     void finish(const std::string& name) {
         auto it = pending.find(name);
@@ -30,6 +35,8 @@ struct GradState {
             std::vector<Axis> axes = e.axes;
             tr.add(names::grad(name), Node{Role::Gradient, Op::Gradient, e.block, {name}}, std::move(axes),
                    std::move(it->second));
+        } else {
+            st.forget(it->second);
         }
         pending.erase(it);
     }
@@ -40,19 +47,23 @@ struct GradState {
     }
 };
 
+// Kernel addresses come from the staging the forward pass made (Trace::staging).
 struct Ctx {
     const Config& c;
     const ParamSet& p;
     ParamSet& grads;
     Backend& be;
+    Staging& st;
     GradState& gs;
     ParamUpdater* updater;
-    const float* w(const std::string& n) const { return p.at(n).ptr(); }
-    float* dw(const std::string& n) { return grads.at(n).ptr(); }
+    const float* w(const std::string& n) const { return st.in(p.at(n)); }
+    float* dw(const std::string& n) { return st.inout(grads.at(n)); }
+    const float* in(const std::string& entry) const { return st.in(gs.tr.at(entry).value); }
+    const float* saved(const std::string& name) const { return st.in(gs.tr.saved.at(name)); }
     // The backward pass has made its last use of parameter n: its gradient is final and the
     // weight itself is no longer read, so an optimizer may update it now (while it is in cache).
     void ready(const std::string& n) const {
-        if (updater) updater->ready(p.index_of(n));
+        if (updater) updater->ready(p.index_of(n), st);
     }
     // Backward of the linear layer with weight n (its last use): dx (N, I) = or += dy W and
     // dW = dy^T x, with the optimizer's update fused in when there is one.
@@ -60,12 +71,13 @@ struct Ctx {
         const size_t i = p.index_of(n);
         const ParamUpdater::Fused* f = updater ? updater->fused_update(i) : nullptr;
         if (!f) {
-            be.linear_backward(dx, grads[i].ptr(), dy, x, p[i].ptr(), N, I, O, acc_dx, false);
+            be.linear_backward(dx, st.out(grads[i]), dy, x, st.in(p[i]), N, I, O, acc_dx, false);
             ready(n);
             return;
         }
-        float* dW = f->keep_gradient ? grads[i].ptr() : nullptr;
-        be.linear_backward_update(dx, dW, f->grad_sum_squares, dy, x, f->weight, N, I, O, acc_dx, f->update);
+        float* dW = f->keep_gradient ? st.out(grads[i]) : nullptr;
+        const StagedUpdate u = stage_update(st, f->weight, p[i].size(), f->update);
+        be.linear_backward_update(dx, dW, f->grad_sum_squares, dy, x, u.weight, N, I, O, acc_dx, u.update);
     }
 };
 
@@ -74,13 +86,11 @@ Tensor layernorm_backward(Ctx& x, const Block& blk, int rows) {
     const Trace& tr = x.gs.tr;
     const auto P = [&](std::string_view leaf) { return names::entry(blk, leaf); };
     const std::string gamma = names::param(blk, "layer_norm.weight"), beta = names::param(blk, "layer_norm.bias");
-    const Tensor& residual = tr.at(P("residual")).value;
-    Tensor dres(residual.shape);
+    Tensor dres(tr.at(P("residual")).value.shape);
     const bool learned = x.c.learn_layer_norm;  // else gamma = 1, beta = 0: nothing to differentiate
-    x.be.layernorm_backward(dres.ptr(), learned ? x.dw(gamma) : nullptr,
-                            learned ? x.dw(beta) : nullptr, x.gs.g(P("out")).ptr(),
-                            residual.ptr(), tr.saved.at(P("ln_mean")).ptr(), tr.saved.at(P("ln_rstd")).ptr(), learned ? x.w(gamma) : nullptr,
-                            rows, x.c.d_model);
+    x.be.layernorm_backward(x.st.out(dres), learned ? x.dw(gamma) : nullptr, learned ? x.dw(beta) : nullptr,
+                            x.gs.gd(P("out")), x.in(P("residual")), x.saved(P("ln_mean")), x.saved(P("ln_rstd")),
+                            learned ? x.w(gamma) : nullptr, rows, x.c.d_model);
     if (learned) {
         x.ready(gamma);
         x.ready(beta);
@@ -96,6 +106,7 @@ void attention_backward(Ctx& x, const Block& blk) {
     const std::string xq = tr.at(P("Q")).inputs.at(0), xkv = tr.at(P("K")).inputs.at(0),
                       mask = tr.at(P("masked_scores")).inputs.at(1);
     Backend& be = x.be;
+    Staging& st = x.st;
     const Tensor& Xq = tr.at(xq).value;    // (B, Lq, D)
     const Tensor& Xkv = tr.at(xkv).value;  // (B, Lk, D)
     const int B = static_cast<int>(Xq.dim(0)), Lq = static_cast<int>(Xq.dim(1)), Lk = static_cast<int>(Xkv.dim(1));
@@ -106,43 +117,46 @@ void attention_backward(Ctx& x, const Block& blk) {
     x.gs.finish(P("out"));
     // residual = fc_out + xq: both receive dres
     {
-        Tensor& dxq = x.gs.g(xq);
-        be.add_forward(dxq.ptr(), dxq.ptr(), dres.ptr(), dxq.size());
+        float* dxq = x.gs.gd(xq);
+        be.add_forward(dxq, dxq, st.in(dres), dres.size());
     }
-    Tensor dfc = dres;
+    Tensor dfc(dres.shape);
+    be.copy(st.out(dfc), st.in(dres), dres.size());
     x.gs.put_and_finish(P("residual"), std::move(dres));
 
     Tensor dmerged({B, Lq, H * dv});
-    x.linear(names::param(blk, "fc.weight"), dmerged.ptr(), dfc.ptr(), tr.saved.at(P("merged")).ptr(), B * Lq, H * dv, D, false);
+    x.linear(names::param(blk, "fc.weight"), st.scratch(dmerged), st.in(dfc), x.saved(P("merged")), B * Lq, H * dv, D,
+             false);
     x.gs.put_and_finish(P("fc_out"), std::move(dfc));
     Tensor dcontext({B, H, Lq, dv});
-    be.split_heads(dcontext.ptr(), dmerged.ptr(), B, Lq, H, dv);
+    be.split_heads(st.out(dcontext), st.in(dmerged), B, Lq, H, dv);
 
     Tensor dattn({B, H, Lq, Lk}), dV({B, H, Lk, dv});
-    be.attn_context_backward(dattn.ptr(), dV.ptr(), dcontext.ptr(), tr.at(P("attn")).value.ptr(),
-                             tr.at(P("V")).value.ptr(), B * H, Lq, Lk, dv);
+    be.attn_context_backward(st.out(dattn), st.out(dV), st.in(dcontext), x.in(P("attn")), x.in(P("V")), B * H, Lq, Lk,
+                             dv);
     x.gs.put_and_finish(P("context"), std::move(dcontext));
     Tensor dmasked({B, H, Lq, Lk});
-    be.softmax_backward(dmasked.ptr(), dattn.ptr(), tr.at(P("attn")).value.ptr(), B * H * Lq, Lk);
+    be.softmax_backward(st.out(dmasked), st.in(dattn), x.in(P("attn")), B * H * Lq, Lk);
     x.gs.put_and_finish(P("attn"), std::move(dattn));
     Tensor dscores({B, H, Lq, Lk});
-    be.mask_fill_backward(dscores.ptr(), dmasked.ptr(), tr.at(mask).value.ptr(), B, H, Lq, Lk);
+    be.mask_fill_backward(st.out(dscores), st.in(dmasked), x.in(mask), B, H, Lq, Lk);
     x.gs.put_and_finish(P("masked_scores"), std::move(dmasked));
     Tensor dQ({B, H, Lq, dk}), dK({B, H, Lk, dk});
-    be.attn_scores_backward(dQ.ptr(), dK.ptr(), dscores.ptr(), tr.at(P("Q")).value.ptr(), tr.at(P("K")).value.ptr(),
-                            B * H, Lq, Lk, dk, scale);
+    be.attn_scores_backward(st.out(dQ), st.out(dK), st.in(dscores), x.in(P("Q")), x.in(P("K")), B * H, Lq, Lk, dk,
+                            scale);
     x.gs.put_and_finish(P("scores"), std::move(dscores));
 
     // Back through the head split and the three projections.
     Tensor tmp({B, std::max(Lq, Lk), H * std::max(dk, dv)});
-    be.merge_heads(tmp.ptr(), dV.ptr(), B, Lk, H, dv);
-    x.linear(names::param(blk, "W_V.weight"), x.gs.g(xkv).ptr(), tmp.ptr(), Xkv.ptr(), B * Lk, D, H * dv, true);
+    float* dtmp = st.scratch(tmp);
+    be.merge_heads(dtmp, st.in(dV), B, Lk, H, dv);
+    x.linear(names::param(blk, "W_V.weight"), x.gs.gd(xkv), dtmp, st.in(Xkv), B * Lk, D, H * dv, true);
     x.gs.put_and_finish(P("V"), std::move(dV));
-    be.merge_heads(tmp.ptr(), dK.ptr(), B, Lk, H, dk);
-    x.linear(names::param(blk, "W_K.weight"), x.gs.g(xkv).ptr(), tmp.ptr(), Xkv.ptr(), B * Lk, D, H * dk, true);
+    be.merge_heads(dtmp, st.in(dK), B, Lk, H, dk);
+    x.linear(names::param(blk, "W_K.weight"), x.gs.gd(xkv), dtmp, st.in(Xkv), B * Lk, D, H * dk, true);
     x.gs.put_and_finish(P("K"), std::move(dK));
-    be.merge_heads(tmp.ptr(), dQ.ptr(), B, Lq, H, dk);
-    x.linear(names::param(blk, "W_Q.weight"), x.gs.g(xq).ptr(), tmp.ptr(), Xq.ptr(), B * Lq, D, H * dk, true);
+    be.merge_heads(dtmp, st.in(dQ), B, Lq, H, dk);
+    x.linear(names::param(blk, "W_Q.weight"), x.gs.gd(xq), dtmp, st.in(Xq), B * Lq, D, H * dk, true);
     x.gs.put_and_finish(P("Q"), std::move(dQ));
 }
 
@@ -151,24 +165,26 @@ void ffn_backward(Ctx& x, const Block& blk) {
     const auto F = [&](std::string_view leaf) { return names::entry(blk, leaf); };
     const std::string in = tr.at(F("hidden")).inputs.at(0);
     Backend& be = x.be;
+    Staging& st = x.st;
     const Tensor& X = tr.at(in).value;  // (B, L, D)
     const int N = static_cast<int>(X.dim(0) * X.dim(1)), D = x.c.d_model, Dff = x.c.d_ff;
 
     Tensor dres = layernorm_backward(x, blk, N);
     x.gs.finish(F("out"));
     {
-        Tensor& dx = x.gs.g(in);
-        be.add_forward(dx.ptr(), dx.ptr(), dres.ptr(), dx.size());
+        float* dx = x.gs.gd(in);
+        be.add_forward(dx, dx, st.in(dres), dres.size());
     }
-    Tensor dfc = dres;
+    Tensor dfc(dres.shape);
+    be.copy(st.out(dfc), st.in(dres), dres.size());
     x.gs.put_and_finish(F("residual"), std::move(dres));
     Tensor drelu(tr.at(F("relu")).value.shape);  // (B, L, d_ff)
-    x.linear(names::param(blk, "fc.2.weight"), drelu.ptr(), dfc.ptr(), tr.at(F("relu")).value.ptr(), N, Dff, D, false);
+    x.linear(names::param(blk, "fc.2.weight"), st.out(drelu), st.in(dfc), x.in(F("relu")), N, Dff, D, false);
     x.gs.put_and_finish(F("fc_out"), std::move(dfc));
     Tensor dhidden(drelu.shape);
-    be.relu_backward(dhidden.ptr(), drelu.ptr(), tr.at(F("relu")).value.ptr(), dhidden.size());
+    be.relu_backward(st.out(dhidden), st.in(drelu), x.in(F("relu")), dhidden.size());
     x.gs.put_and_finish(F("relu"), std::move(drelu));
-    x.linear(names::param(blk, "fc.0.weight"), x.gs.g(in).ptr(), dhidden.ptr(), X.ptr(), N, D, Dff, true);
+    x.linear(names::param(blk, "fc.0.weight"), x.gs.gd(in), st.in(dhidden), st.in(X), N, D, Dff, true);
     x.gs.put_and_finish(F("hidden"), std::move(dhidden));
 }
 
@@ -176,13 +192,17 @@ void ffn_backward(Ctx& x, const Block& blk) {
 void embed_backward(Ctx& x, Stack stack, const std::vector<int>& ids) {
     Trace& tr = x.gs.tr;
     const std::string in = names::stack_input(stack), table = names::embedding_table(stack);
-    Tensor demb = x.gs.g(in);
+    Staging& st = x.st;
+    Tensor demb(x.gs.g(in).shape);
+    x.be.copy(st.out(demb), x.gs.gd(in), demb.size());
     x.gs.finish(in);
-    if (auto it = tr.saved.find(names::entry(Block{stack, BlockKind::Input, -1}, "dropout_keep")); it != tr.saved.end())
-        x.be.mul_forward(demb.ptr(), demb.ptr(), it->second.ptr(), demb.size());
+    if (auto it = tr.saved.find(names::entry(Block{stack, BlockKind::Input, -1}, "dropout_keep")); it != tr.saved.end()) {
+        float* d = st.inout(demb);
+        x.be.mul_forward(d, d, st.in(it->second), demb.size());
+    }
     const int N = static_cast<int>(demb.dim(0) * demb.dim(1));
     const int V = static_cast<int>(x.grads.at(table).dim(0));
-    x.be.embedding_backward(x.dw(table), demb.ptr(), ids.data(), N, V, x.c.d_model);
+    x.be.embedding_backward(x.dw(table), st.in(demb), st.in(ids), N, V, x.c.d_model);
     x.ready(table);
     x.gs.put_and_finish(names::embedding_out(stack), std::move(demb));
 }
@@ -199,10 +219,11 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     if (!grads.same_layout(params())) grads = ParamSet(param_specs(c));
     // Linear weights are each used once, so their kernels overwrite dW; only the accumulated
     // ones (ParamSpec::grad_accumulates: embedding tables, LayerNorm gamma/beta) need zeroing.
+    Staging& st = tr.staging(*backend_);
     for (size_t i = 0; i < grads.size(); ++i)
-        if (grad_accumulates_[i]) backend_->fill(grads[i].ptr(), grads[i].size(), 0.0f);
-    GradState gs{tr, trace_grads, {}};
-    Ctx x{c, params(), grads, *backend_, gs, updater};
+        if (grad_accumulates_[i]) backend_->fill(st.out(grads[i]), grads[i].size(), 0.0f);
+    GradState gs{tr, st, trace_grads, {}};
+    Ctx x{c, params(), grads, *backend_, st, gs, updater};
 
     const int B = batch.B, T = batch.T, V = c.tgt_vocab_size();
     const Block proj{Stack::None, BlockKind::Projection, -1};
@@ -210,10 +231,9 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     const int counted = static_cast<int>(tr.saved.at(names::entry(Block{Stack::None, BlockKind::Loss, -1}, "counted")).data[0]);
     // CrossEntropyLoss(ignore_index=0) straight to the logits.
     Tensor dlogits({B, T, V});
-    backend_->cross_entropy_backward(dlogits.ptr(), tr.at(probs).value.ptr(), batch.out.data(), B * T, V, 0, counted);
+    backend_->cross_entropy_backward(st.out(dlogits), x.in(probs), st.in(batch.out), B * T, V, 0, counted);
     const std::string dec_out = tr.at(logits).inputs.at(0);
-    x.linear(names::param(proj, "weight"), gs.g(dec_out).ptr(), dlogits.ptr(), tr.at(dec_out).value.ptr(), B * T,
-             c.d_model, V, true);
+    x.linear(names::param(proj, "weight"), gs.gd(dec_out), st.in(dlogits), x.in(dec_out), B * T, c.d_model, V, true);
     gs.put_and_finish(logits, std::move(dlogits));
 
     for (int i = c.n_layers - 1; i >= 0; --i) {
@@ -228,6 +248,7 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
         attention_backward(x, Block{Stack::Encoder, BlockKind::SelfAttention, i});
     }
     embed_backward(x, Stack::Encoder, batch.src);
+    st.finish();  // the backward pass's one synchronisation: gradients and the updater's scalars are in
 }
 
 }  // namespace stepformer

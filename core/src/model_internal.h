@@ -5,15 +5,19 @@
 #include <vector>
 
 #include "stepformer/model.h"
+#include "stepformer/staging.h"
 #include "stepformer/trace_names.h"
 
 namespace stepformer::detail {
 
+// Kernel addresses come from the pass's staging: a trace entry's value, a weight, a token id
+// array, each where the backend computes (the host storage itself on the CPU).
 struct ModelCtx {
     const Config& c;
     const ParamSet& p;
     Backend& be;
-    const float* w(const std::string& name) const { return p.at(name).ptr(); }
+    Staging& st;
+    const float* w(const std::string& name) const { return st.in(p.at(name)); }
     // LayerNorm gamma or beta of a block; nullptr (1 or 0) when the config does not learn them.
     const float* norm_w(const Block& b, const char* which) const {
         return c.learn_layer_norm ? w(names::param(b, std::string("layer_norm.") + which)) : nullptr;

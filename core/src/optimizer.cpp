@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stepformer/staging.h"
+
 namespace stepformer {
 
 void OptimizerOptions::validate() const {
@@ -114,7 +116,14 @@ WeightUpdate Optimizer::weight_update(size_t i) {
 }
 
 void Optimizer::update(size_t i, Tensor& p, const Tensor& g, Backend& be) {
-    be.apply_update(p.ptr(), g.ptr(), p.size(), weight_update(i));
+    Staging st(be);
+    update(i, p, g, be, st);
+    st.finish();
+}
+
+void Optimizer::update(size_t i, Tensor& p, const Tensor& g, Backend& be, Staging& st) {
+    const StagedUpdate u = stage_update(st, p.ptr(), p.size(), weight_update(i));
+    be.apply_update(u.weight, st.in(g), p.size(), u.update);
 }
 
 Tensor Optimizer::preview_update(size_t i, const Tensor& param, const Tensor& grad, Backend& be) const {
@@ -124,14 +133,20 @@ Tensor Optimizer::preview_update(size_t i, const Tensor& param, const Tensor& gr
     Tensor p = param, b1 = fresh ? Tensor(shapes_.at(i)) : buf1_.at(i),
            b2 = opt_.kind != OptimizerKind::Adam ? Tensor{} : fresh ? Tensor(shapes_.at(i)) : buf2_.at(i);
     // The same kernels as a real step (the next one: its lr and step number), on copies of the state.
-    be.apply_update(p.ptr(), grad.ptr(), p.size(), update_spec(static_cast<float>(current_lr()), step_ + 1, b1.ptr(), b2.ptr()));
+    Staging st(be);
+    const StagedUpdate u =
+        stage_update(st, p.ptr(), p.size(), update_spec(static_cast<float>(current_lr()), step_ + 1, b1.ptr(), b2.ptr()));
+    be.apply_update(u.weight, st.in(grad), p.size(), u.update);
+    st.finish();
     for (size_t k = 0; k < p.data.size(); ++k) p.data[k] -= param.data[k];
     return p;
 }
 
 void Optimizer::step(ParamSet& params, const ParamSet& grads, Backend& be) {
     begin_step();
-    for (size_t i = 0; i < params.size(); ++i) update(i, params[i], grads[i], be);
+    Staging st(be);
+    for (size_t i = 0; i < params.size(); ++i) update(i, params[i], grads[i], be, st);
+    st.finish();
 }
 
 std::vector<std::pair<std::string, const Tensor*>> Optimizer::state_tensors() const {

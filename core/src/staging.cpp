@@ -99,4 +99,18 @@ size_t Staging::device_bytes() const {
     return n;
 }
 
+StagedUpdate stage_update(Staging& st, float* weight, int64_t n, const WeightUpdate& upd) {
+    StagedUpdate s{nullptr, upd};
+    s.update.buf1 = st.inout(upd.buf1, n);
+    s.update.buf2 = st.inout(upd.buf2, n);
+    if (upd.out && upd.out != weight) {
+        s.weight = const_cast<float*>(st.in(weight, n));  // the kernel leaves it as it is
+        s.update.out = st.out(upd.out, n);
+    } else {
+        s.weight = st.inout(weight, n);
+        s.update.out = upd.out ? s.weight : nullptr;
+    }
+    return s;
+}
+
 }  // namespace stepformer

@@ -52,8 +52,7 @@ static ParamSet accumulated_gradients(const Config& c) {
     std::vector<Shape> shapes;
     for (ParamSpec& sp : specs) {
         shapes.push_back(sp.shape);
-        const bool accumulated = sp.name.find("_emb.") != std::string::npos || sp.name.find(".layer_norm.") != std::string::npos;
-        if (!accumulated) sp.shape = {0};
+        if (!sp.grad_accumulates) sp.shape = {0};
     }
     ParamSet grads(specs);
     for (size_t i = 0; i < grads.size(); ++i) grads[i].shape = shapes[i];
@@ -96,10 +95,12 @@ public:
         fused_.grad_sum_squares = &sum_squares_;  // every gradient adds into one scalar, read after the sync
         return &fused_;
     }
-    void ready(size_t i) override {
+    void ready(size_t i, Staging& st) override {
         ++visited_;
-        be_.sum_squares(&sum_squares_, grads_[i].ptr(), grads_[i].size());
-        be_.apply_update(params_[i].ptr(), grads_[i].ptr(), params_[i].size(), spec(i));
+        const float* g = st.in(grads_[i]);  // computed in this pass: already where the backend computes
+        be_.sum_squares(&sum_squares_, g, grads_[i].size());
+        const StagedUpdate u = stage_update(st, params_[i].ptr(), params_[i].size(), spec(i));
+        be_.apply_update(u.weight, g, params_[i].size(), u.update);
     }
     double grad_norm() const { return std::sqrt(sum_squares_); }  // after Backend::sync()
     size_t visited() const { return visited_; }
@@ -126,8 +127,7 @@ double backward_and_update(Transformer& model, const Batch& batch, Trace& trace,
                            bool keep_grads, ParamSet* out = nullptr) {
     opt.begin_step();
     OptimizerUpdater updater(opt, model.params(), grads, model.backend(), keep_grads, out);
-    model.backward(batch, trace, grads, true, &updater);
-    model.backend().sync();  // the backward pass's one synchronisation: the gradient norm is read here
+    model.backward(batch, trace, grads, true, &updater);  // synchronises once: the gradient norm is in
     // Every parameter must have been updated (written to `out`), or the swap would bring back stale ones.
     if (updater.visited() != model.params().size())
         throw std::logic_error("backward: " + std::to_string(updater.visited()) + " of " +
@@ -138,7 +138,9 @@ double backward_and_update(Transformer& model, const Batch& batch, Trace& trace,
 
 double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
                   double* grad_norm, bool keep_param_grads) {
-    model.forward(batch, trace);
+    ForwardOptions fo;
+    fo.finish = false;  // loss() synchronises for both
+    model.forward(batch, trace, fo);
     const double loss = model.loss(batch, trace);
     const double norm = backward_and_update(model, batch, trace, grads, opt, keep_param_grads);
     if (grad_norm) *grad_norm = norm;
@@ -175,6 +177,7 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
             fo.train = true;
             fo.seed = options_.seed;
             fo.step = uint64_t(step);  // this step's dropout masks: (seed, step) alone decide them
+            fo.finish = false;         // loss() synchronises for both
             model_.forward(batch, trace_, fo);
             const double loss = model_.loss(batch, trace_);
             ++step;

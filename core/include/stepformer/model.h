@@ -12,6 +12,7 @@
 #include "stepformer/backend.h"
 #include "stepformer/config.h"
 #include "stepformer/params.h"
+#include "stepformer/staging.h"
 #include "stepformer/trace.h"
 
 namespace stepformer {
@@ -38,7 +39,7 @@ Tensor positional_table(int L, int D);
 class ParamUpdater {
 public:
     struct Fused {
-        float* weight = nullptr;     // the parameter's storage, updated in place
+        float* weight = nullptr;     // the parameter's host storage, updated in place (or into update.out)
         bool keep_gradient = true;   // false: the gradient is not stored in `grads` (less memory traffic)
         WeightUpdate update;
         double* grad_sum_squares = nullptr;  // the kernel adds sum(dW^2) here (valid after Backend::sync)
@@ -47,8 +48,9 @@ public:
     // A linear layer's weight: the update to apply in the same pass that computes its gradient
     // (Backend::linear_backward_update), or nullptr for ready() after the gradient is computed.
     virtual const Fused* fused_update(size_t param_index) = 0;
-    // Any other parameter: its gradient is final.
-    virtual void ready(size_t param_index) = 0;
+    // Any other parameter: its gradient is final. Kernels on it take their addresses from `st`,
+    // the pass's staging (staging.h).
+    virtual void ready(size_t param_index, Staging& st) = 0;
 };
 
 struct ForwardOptions {
@@ -57,6 +59,10 @@ struct ForwardOptions {
     // same seed and step draw the same masks on every backend and every run.
     uint64_t seed = 0;
     uint64_t step = 0;
+    // Synchronise at the end, so that the trace is on the host when forward() returns. false: the
+    // caller reads the trace only after loss(), whose synchronisation brings the forward's tensors
+    // too (a training step waits once for forward and loss, not twice).
+    bool finish = true;
 };
 
 class Transformer {

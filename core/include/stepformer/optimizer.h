@@ -13,6 +13,8 @@
 
 namespace stepformer {
 
+class Staging;
+
 enum class OptimizerKind { SGD, Adam };
 
 struct OptimizerOptions {
@@ -44,6 +46,8 @@ public:
     // weight_update() inside a kernel, as Transformer::backward's ParamUpdater does).
     void begin_step();
     void update(size_t index, Tensor& param, const Tensor& grad, Backend& be);
+    // The same inside a pass: addresses from `st`, copied back at its finish().
+    void update(size_t index, Tensor& param, const Tensor& grad, Backend& be, Staging& st);
     // This step's update of parameter `index` as a kernel argument (Backend::linear_backward_update
     // applies it while computing the gradient); valid after begin_step().
     WeightUpdate weight_update(size_t index);

@@ -80,4 +80,13 @@ private:
     std::vector<void*> ids_;  // the token-id uploads, released with the staging
 };
 
+// An optimizer update of one weight (n elements) with its arguments in the backend's memory: the
+// optimizer state read and written; the weight read and written in place, or only read when the
+// update goes to upd.out (which is then written). Both copied back at finish().
+struct StagedUpdate {
+    float* weight;
+    WeightUpdate update;
+};
+StagedUpdate stage_update(Staging& st, float* weight, int64_t n, const WeightUpdate& upd);
+
 }  // namespace stepformer
