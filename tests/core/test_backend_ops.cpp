@@ -6,11 +6,13 @@
 // The backends are the registry's (available_backends()), "cpu-copy" (copy_backend.h)
 // registered first: "cpu" checks the threaded CPU kernels against the single-threaded ones,
 // "cpu-copy" checks that the interface works for a backend whose memory is not the caller's,
-// and a GPU backend that registers itself is checked by the same tests.
+// and a GPU backend that registers itself is checked by the same tests. Every kernel call on the
+// backend under test passes addresses in that backend's memory, staged as the model stages them
+// (staging.h); the Memory and Staging tests check that machinery itself.
 //
 // Tolerance: |got - want| <= 1e-5 * (1 + |want|) element by element, and bit-exact for what has
-// one right answer (masks, fill, embedding, dropout, head reshapes). Every failure names the
-// kernel, the backend and the shape.
+// one right answer (masks, fill, copy, embedding, dropout, head reshapes, memory round trips).
+// Every failure names the kernel, the backend and the shape.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,6 +33,7 @@
 #include "stepformer/dataset.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
+#include "stepformer/staging.h"
 #include "stepformer/train.h"
 
 using namespace stepformer;
@@ -42,7 +45,7 @@ namespace {
 // name here, bump kKernelCount, and add a TEST_P that calls it on every backend (with
 // `kernel("its_name")` so the table and the tests stay tied); AllKernelsAreCovered reads
 // backend.h and fails until then.
-constexpr size_t kKernelCount = 35;
+constexpr size_t kKernelCount = 41;
 const std::vector<std::string>& covered_kernels() {
     static const std::vector<std::string> k = {
         "linear_forward",       "linear_backward",       "linear_backward_update", "apply_update",
@@ -52,8 +55,10 @@ const std::vector<std::string>& covered_kernels() {
         "add_forward",          "positional_forward",    "layernorm_forward",      "layernorm_backward",
         "relu_forward",         "relu_backward",         "cross_entropy_forward",  "cross_entropy_backward",
         "pad_mask",             "subsequence_mask",      "mask_or",                "positional_table",
-        "dropout_mask",         "mul_forward",           "fill",                   "sgd_step",
-        "adam_step",            "sum_squares",           "sync",
+        "dropout_mask",         "mul_forward",           "fill",                   "copy",
+        "sgd_step",             "adam_step",             "sum_squares",            "sync",
+        "host_memory",          "alloc",                 "release",                "upload",
+        "download",
     };
     return k;
 }
@@ -126,6 +131,21 @@ std::string shape(std::initializer_list<std::pair<const char*, int64_t>> dims) {
     return s.str();
 }
 
+// A kernel's arguments in the backend's memory, as the model passes them: every call on the
+// backend under test goes through one of these (ref, the single-threaded CPU, takes host
+// pointers), and finish() brings the outputs back before the test reads them. A backend may
+// queue its kernels, so nothing is read on the host before finish(). Storage is found by host
+// address: a Vec written by two kernels in one staging is declared (out/inout) before each.
+struct VecStaging : Staging {
+    using Staging::Staging;
+    using Staging::in;
+    using Staging::inout;
+    using Staging::out;
+    const float* in(const Vec& v) { return in(v.data(), int64_t(v.size())); }
+    float* out(Vec& v) { return out(v.data(), int64_t(v.size())); }
+    float* inout(Vec& v) { return inout(v.data(), int64_t(v.size())); }
+};
+
 class BackendOps : public ::testing::TestWithParam<std::string> {
 protected:
     void SetUp() override {
@@ -157,7 +177,9 @@ TEST_P(BackendOps, LinearForward) {
         TRACE("linear_forward", lin_str(s));
         const Vec x = rnd(size_t(s.N) * s.I, 1), W = rnd(size_t(s.O) * s.I, 2);
         Vec y = nan_vec(size_t(s.N) * s.O), want = y;
-        be->linear_forward(y.data(), x.data(), W.data(), s.N, s.I, s.O);
+        VecStaging st(*be);
+        be->linear_forward(st.out(y), st.in(x), st.in(W), s.N, s.I, s.O);
+        st.finish();
         ref->linear_forward(want.data(), x.data(), W.data(), s.N, s.I, s.O);
         EXPECT_TRUE(near("y", y, want));
     }
@@ -177,8 +199,12 @@ TEST_P(BackendOps, LinearBackward) {
                         // an overwritten gradient starts as NaN: a kernel that reads it fails
                         Vec dx = acc_dx ? rnd(size_t(s.N) * s.I, 6) : nan_vec(size_t(s.N) * s.I), dx_ref = dx;
                         Vec dW = acc_dw ? rnd(size_t(s.O) * s.I, 7) : nan_vec(size_t(s.O) * s.I), dW_ref = dW;
-                        be->linear_backward(null_dx ? nullptr : dx.data(), null_dw ? nullptr : dW.data(), dy.data(),
-                                            x.data(), W.data(), s.N, s.I, s.O, acc_dx, acc_dw);
+                        VecStaging st(*be);
+                        // an accumulated gradient is read: inout; an overwritten one: out
+                        float* ddx = null_dx ? nullptr : acc_dx ? st.inout(dx) : st.out(dx);
+                        float* ddW = null_dw ? nullptr : acc_dw ? st.inout(dW) : st.out(dW);
+                        be->linear_backward(ddx, ddW, st.in(dy), st.in(x), st.in(W), s.N, s.I, s.O, acc_dx, acc_dw);
+                        st.finish();
                         ref->linear_backward(null_dx ? nullptr : dx_ref.data(), null_dw ? nullptr : dW_ref.data(),
                                              dy.data(), x.data(), W.data(), s.N, s.I, s.O, acc_dx, acc_dw);
                         if (!null_dx) {
@@ -219,6 +245,15 @@ struct UpdState {
         u.out = c.to_out ? out.data() : nullptr;
         return u;
     }
+    // The same in the backend's memory: the state is updated in place, and out is written
+    // (declared inout all the same: a backend that skips an element keeps the NaN there).
+    WeightUpdate spec(const UpdCase& c, VecStaging& st) {
+        WeightUpdate u = spec(c);
+        u.buf1 = st.inout(buf1);
+        u.buf2 = u.buf2 ? st.inout(buf2) : nullptr;
+        u.out = u.out ? st.inout(out) : nullptr;
+        return u;
+    }
 };
 UpdState upd_state(size_t n, const UpdCase& c) {
     UpdState s;
@@ -243,11 +278,15 @@ TEST_P(BackendOps, LinearBackwardUpdate) {
                     UpdState a = upd_state(nw, c), r = upd_state(nw, c);
                     const Vec W0 = a.W;
                     double ss = 0.25, ss_ref = 0.25;  // added to, not overwritten
-                    be->linear_backward_update(dx.data(), null_dw ? nullptr : dW.data(), &ss, dy.data(), x.data(),
-                                               a.W.data(), s.N, s.I, s.O, acc_dx, a.spec(c));
+                    {
+                        VecStaging st(*be);  // ss: a host pointer, as every scalar result is
+                        be->linear_backward_update(acc_dx ? st.inout(dx) : st.out(dx), null_dw ? nullptr : st.out(dW),
+                                                   &ss, st.in(dy), st.in(x), st.inout(a.W), s.N, s.I, s.O, acc_dx,
+                                                   a.spec(c, st));
+                        st.finish();
+                    }
                     ref->linear_backward_update(dx_ref.data(), null_dw ? nullptr : dW_ref.data(), &ss_ref, dy.data(),
                                                 x.data(), r.W.data(), s.N, s.I, s.O, acc_dx, r.spec(c));
-                    be->sync();
                     ref->sync();
                     EXPECT_TRUE(near_scalar("sum(dW^2)", ss, ss_ref));
                     EXPECT_TRUE(near("dx", dx, dx_ref));
@@ -267,13 +306,16 @@ TEST_P(BackendOps, LinearBackwardUpdate) {
                     // and it is linear_backward (dW overwritten) followed by apply_update, on this backend
                     UpdState b = upd_state(nw, c);
                     Vec g = nan_vec(nw);
-                    be->linear_backward(nullptr, g.data(), dy.data(), x.data(), b.W.data(), s.N, s.I, s.O, false,
-                                        false);
-                    be->apply_update(b.W.data(), g.data(), int64_t(nw), b.spec(c));
+                    VecStaging st(*be);  // one pass: g stays in the backend's memory between the kernels
+                    float* dg = st.out(g);
+                    be->linear_backward(nullptr, dg, st.in(dy), st.in(x), st.in(b.W), s.N, s.I, s.O, false, false);
+                    be->apply_update(st.inout(b.W), dg, int64_t(nw), b.spec(c, st));
+                    const double g_ss = be->sum_squares_now(dg, int64_t(nw));
+                    st.finish();
                     EXPECT_TRUE(near("W vs linear_backward + apply_update", c.to_out ? a.out : a.W,
                                      c.to_out ? b.out : b.W));
                     EXPECT_TRUE(near("buf1 vs linear_backward + apply_update", a.buf1, b.buf1));
-                    EXPECT_TRUE(near_scalar("sum(dW^2) vs sum_squares", ss - 0.25, be->sum_squares_now(g.data(), int64_t(nw))));
+                    EXPECT_TRUE(near_scalar("sum(dW^2) vs sum_squares", ss - 0.25, g_ss));
                 }
 }
 
@@ -291,7 +333,9 @@ TEST_P(BackendOps, Embedding) {
             {
                 TRACE("embedding_forward", shp);
                 Vec out = nan_vec(size_t(N) * D), want = out;
-                be->embedding_forward(out.data(), ids.data(), table.data(), N, V, D);
+                VecStaging st(*be);
+                be->embedding_forward(st.out(out), st.in(ids), st.in(table), N, V, D);
+                st.finish();
                 ref->embedding_forward(want.data(), ids.data(), table.data(), N, V, D);
                 EXPECT_TRUE(exact("out", out, want));
             }
@@ -299,7 +343,9 @@ TEST_P(BackendOps, Embedding) {
                 TRACE("embedding_backward", shp);
                 const Vec dout = rnd(size_t(N) * D, 16);
                 Vec dtable = rnd(size_t(V) * D, 17), want = dtable;  // accumulated into
-                be->embedding_backward(dtable.data(), dout.data(), ids.data(), N, V, D);
+                VecStaging st(*be);
+                be->embedding_backward(st.inout(dtable), st.in(dout), st.in(ids), N, V, D);
+                st.finish();
                 ref->embedding_backward(want.data(), dout.data(), ids.data(), N, V, D);
                 EXPECT_TRUE(exact("dtable", dtable, want));
             }
@@ -317,17 +363,23 @@ TEST_P(BackendOps, SplitAndMergeHeads) {
         Vec split = nan_vec(n), split_ref = split, merged = nan_vec(n), merged_ref = merged;
         {
             TRACE("split_heads", shp);
-            be->split_heads(split.data(), x.data(), B, L, H, d);
+            VecStaging st(*be);
+            be->split_heads(st.out(split), st.in(x), B, L, H, d);
+            st.finish();
             ref->split_heads(split_ref.data(), x.data(), B, L, H, d);
             EXPECT_TRUE(exact("out", split, split_ref));
         }
         {
             TRACE("merge_heads", shp);
-            be->merge_heads(merged.data(), x.data(), B, L, H, d);
+            VecStaging st(*be);
+            be->merge_heads(st.out(merged), st.in(x), B, L, H, d);
+            st.finish();
             ref->merge_heads(merged_ref.data(), x.data(), B, L, H, d);
             EXPECT_TRUE(exact("out", merged, merged_ref));
             Vec back = nan_vec(n);
-            be->merge_heads(back.data(), split.data(), B, L, H, d);
+            VecStaging st2(*be);
+            be->merge_heads(st2.out(back), st2.in(split), B, L, H, d);
+            st2.finish();
             EXPECT_TRUE(exact("merge(split(x))", back, x));
         }
     }
@@ -352,7 +404,9 @@ TEST_P(BackendOps, AttnScores) {
         {
             TRACE("attn_scores_forward", attn_str(s, "dk"));
             Vec sc = nan_vec(size_t(s.G) * s.Lq * s.Lk), want = sc;
-            be->attn_scores_forward(sc.data(), Q.data(), K.data(), s.G, s.Lq, s.Lk, s.d, scale);
+            VecStaging st(*be);
+            be->attn_scores_forward(st.out(sc), st.in(Q), st.in(K), s.G, s.Lq, s.Lk, s.d, scale);
+            st.finish();
             ref->attn_scores_forward(want.data(), Q.data(), K.data(), s.G, s.Lq, s.Lk, s.d, scale);
             EXPECT_TRUE(near("scores", sc, want));
         }
@@ -360,7 +414,10 @@ TEST_P(BackendOps, AttnScores) {
             TRACE("attn_scores_backward", attn_str(s, "dk"));
             const Vec ds = rnd(size_t(s.G) * s.Lq * s.Lk, 21);
             Vec dQ = nan_vec(Q.size()), dK = nan_vec(K.size()), dQ_ref = dQ, dK_ref = dK;
-            be->attn_scores_backward(dQ.data(), dK.data(), ds.data(), Q.data(), K.data(), s.G, s.Lq, s.Lk, s.d, scale);
+            VecStaging st(*be);
+            be->attn_scores_backward(st.out(dQ), st.out(dK), st.in(ds), st.in(Q), st.in(K), s.G, s.Lq, s.Lk, s.d,
+                                     scale);
+            st.finish();
             ref->attn_scores_backward(dQ_ref.data(), dK_ref.data(), ds.data(), Q.data(), K.data(), s.G, s.Lq, s.Lk,
                                       s.d, scale);
             EXPECT_TRUE(near("dQ", dQ, dQ_ref));
@@ -375,7 +432,9 @@ TEST_P(BackendOps, AttnContext) {
         {
             TRACE("attn_context_forward", attn_str(s, "dv"));
             Vec ctx = nan_vec(size_t(s.G) * s.Lq * s.d), want = ctx;
-            be->attn_context_forward(ctx.data(), attn.data(), V.data(), s.G, s.Lq, s.Lk, s.d);
+            VecStaging st(*be);
+            be->attn_context_forward(st.out(ctx), st.in(attn), st.in(V), s.G, s.Lq, s.Lk, s.d);
+            st.finish();
             ref->attn_context_forward(want.data(), attn.data(), V.data(), s.G, s.Lq, s.Lk, s.d);
             EXPECT_TRUE(near("context", ctx, want));
         }
@@ -383,7 +442,10 @@ TEST_P(BackendOps, AttnContext) {
             TRACE("attn_context_backward", attn_str(s, "dv"));
             const Vec dctx = rnd(size_t(s.G) * s.Lq * s.d, 24);
             Vec da = nan_vec(attn.size()), dV = nan_vec(V.size()), da_ref = da, dV_ref = dV;
-            be->attn_context_backward(da.data(), dV.data(), dctx.data(), attn.data(), V.data(), s.G, s.Lq, s.Lk, s.d);
+            VecStaging st(*be);
+            be->attn_context_backward(st.out(da), st.out(dV), st.in(dctx), st.in(attn), st.in(V), s.G, s.Lq, s.Lk,
+                                      s.d);
+            st.finish();
             ref->attn_context_backward(da_ref.data(), dV_ref.data(), dctx.data(), attn.data(), V.data(), s.G, s.Lq,
                                        s.Lk, s.d);
             EXPECT_TRUE(near("dattn", da, da_ref));
@@ -402,14 +464,18 @@ TEST_P(BackendOps, MaskFill) {
         {
             TRACE("mask_fill_forward", shp + " (last query row fully masked)");
             Vec out = nan_vec(n), want = out;
-            be->mask_fill_forward(out.data(), in.data(), mask.data(), B, H, Lq, Lk, -1e9f);
+            VecStaging st(*be);
+            be->mask_fill_forward(st.out(out), st.in(in), st.in(mask), B, H, Lq, Lk, -1e9f);
+            st.finish();
             ref->mask_fill_forward(want.data(), in.data(), mask.data(), B, H, Lq, Lk, -1e9f);
             EXPECT_TRUE(exact("out", out, want));
         }
         {
             TRACE("mask_fill_backward", shp + " (last query row fully masked)");
             Vec din = nan_vec(n), want = din;
-            be->mask_fill_backward(din.data(), in.data(), mask.data(), B, H, Lq, Lk);
+            VecStaging st(*be);
+            be->mask_fill_backward(st.out(din), st.in(in), st.in(mask), B, H, Lq, Lk);
+            st.finish();
             ref->mask_fill_backward(want.data(), in.data(), mask.data(), B, H, Lq, Lk);
             EXPECT_TRUE(exact("din", din, want));
         }
@@ -429,7 +495,9 @@ TEST_P(BackendOps, Softmax) {
         Vec out = nan_vec(n), out_ref = out;
         {
             TRACE("softmax_forward", shp + " (-1e9 entries, last row all -1e9)");
-            be->softmax_forward(out.data(), in.data(), rows, cols);
+            VecStaging st(*be);
+            be->softmax_forward(st.out(out), st.in(in), rows, cols);
+            st.finish();
             ref->softmax_forward(out_ref.data(), in.data(), rows, cols);
             EXPECT_TRUE(near("out", out, out_ref));
         }
@@ -437,7 +505,9 @@ TEST_P(BackendOps, Softmax) {
             TRACE("softmax_backward", shp + " (-1e9 entries, last row all -1e9)");
             const Vec dout = rnd(n, 29);
             Vec din = nan_vec(n), want = din;
-            be->softmax_backward(din.data(), dout.data(), out_ref.data(), rows, cols);
+            VecStaging st(*be);
+            be->softmax_backward(st.out(din), st.in(dout), st.in(out_ref), rows, cols);
+            st.finish();
             ref->softmax_backward(want.data(), dout.data(), out_ref.data(), rows, cols);
             EXPECT_TRUE(near("din", din, want));
         }
@@ -454,7 +524,9 @@ TEST_P(BackendOps, AddForward) {
         TRACE("add_forward", shape({{"n", n}}));
         const Vec a = rnd(size_t(n), 30), b = rnd(size_t(n), 31);
         Vec out = nan_vec(size_t(n)), want = out;
-        be->add_forward(out.data(), a.data(), b.data(), n);
+        VecStaging st(*be);
+        be->add_forward(st.out(out), st.in(a), st.in(b), n);
+        st.finish();
         ref->add_forward(want.data(), a.data(), b.data(), n);
         EXPECT_TRUE(near("out", out, want));
     }
@@ -465,7 +537,9 @@ TEST_P(BackendOps, MulForward) {
         TRACE("mul_forward", shape({{"n", n}}));
         const Vec a = rnd(size_t(n), 32), b = rnd(size_t(n), 33);
         Vec out = nan_vec(size_t(n)), want = out;
-        be->mul_forward(out.data(), a.data(), b.data(), n);
+        VecStaging st(*be);
+        be->mul_forward(st.out(out), st.in(a), st.in(b), n);
+        st.finish();
         ref->mul_forward(want.data(), a.data(), b.data(), n);
         EXPECT_TRUE(near("out", out, want));
     }
@@ -481,7 +555,9 @@ TEST_P(BackendOps, PositionalForward) {
             Vec keep(n);
             ref->dropout_mask(keep.data(), int64_t(n), 0.25f, 7, 1);
             Vec out = nan_vec(n), want = out;
-            be->positional_forward(out.data(), in.data(), pe.data(), with_keep ? keep.data() : nullptr, B, L, D);
+            VecStaging st(*be);
+            be->positional_forward(st.out(out), st.in(in), st.in(pe), with_keep ? st.in(keep) : nullptr, B, L, D);
+            st.finish();
             ref->positional_forward(want.data(), in.data(), pe.data(), with_keep ? keep.data() : nullptr, B, L, D);
             EXPECT_TRUE(near("out", out, want));
         }
@@ -494,7 +570,9 @@ TEST_P(BackendOps, Relu) {
         Vec out = nan_vec(size_t(n)), out_ref = out;
         {
             TRACE("relu_forward", shape({{"n", n}}));
-            be->relu_forward(out.data(), in.data(), n);
+            VecStaging st(*be);
+            be->relu_forward(st.out(out), st.in(in), n);
+            st.finish();
             ref->relu_forward(out_ref.data(), in.data(), n);
             EXPECT_TRUE(near("out", out, out_ref));
         }
@@ -502,7 +580,9 @@ TEST_P(BackendOps, Relu) {
             TRACE("relu_backward", shape({{"n", n}}));
             const Vec dout = rnd(size_t(n), 37);
             Vec din = nan_vec(size_t(n)), want = din;
-            be->relu_backward(din.data(), dout.data(), out_ref.data(), n);
+            VecStaging st(*be);
+            be->relu_backward(st.out(din), st.in(dout), st.in(out_ref), n);
+            st.finish();
             ref->relu_backward(want.data(), dout.data(), out_ref.data(), n);
             EXPECT_TRUE(near("din", din, want));
         }
@@ -525,7 +605,10 @@ TEST_P(BackendOps, LayerNorm) {
                 rstd_ref = mean;
             {
                 TRACE("layernorm_forward", shp);
-                be->layernorm_forward(out.data(), mean.data(), rstd.data(), in.data(), g, b, rows, cols, 1e-5f);
+                VecStaging st(*be);
+                be->layernorm_forward(st.out(out), st.out(mean), st.out(rstd), st.in(in), affine ? st.in(gamma) : nullptr,
+                                      affine ? st.in(beta) : nullptr, rows, cols, 1e-5f);
+                st.finish();
                 ref->layernorm_forward(out_ref.data(), mean_ref.data(), rstd_ref.data(), in.data(), g, b, rows, cols,
                                        1e-5f);
                 EXPECT_TRUE(near("out", out, out_ref));
@@ -537,8 +620,11 @@ TEST_P(BackendOps, LayerNorm) {
                 const Vec dout = rnd(n, 41);
                 Vec din = nan_vec(n), din_ref = din;
                 Vec dg = rnd(size_t(cols), 42), db = rnd(size_t(cols), 43), dg_ref = dg, db_ref = db;  // accumulated
-                be->layernorm_backward(din.data(), affine ? dg.data() : nullptr, affine ? db.data() : nullptr,
-                                       dout.data(), in.data(), mean_ref.data(), rstd_ref.data(), g, rows, cols);
+                VecStaging st(*be);
+                be->layernorm_backward(st.out(din), affine ? st.inout(dg) : nullptr, affine ? st.inout(db) : nullptr,
+                                       st.in(dout), st.in(in), st.in(mean_ref), st.in(rstd_ref),
+                                       affine ? st.in(gamma) : nullptr, rows, cols);
+                st.finish();
                 ref->layernorm_backward(din_ref.data(), affine ? dg_ref.data() : nullptr,
                                         affine ? db_ref.data() : nullptr, dout.data(), in.data(), mean_ref.data(),
                                         rstd_ref.data(), g, rows, cols);
@@ -573,10 +659,11 @@ TEST_P(BackendOps, CrossEntropy) {
             {
                 TRACE("cross_entropy_forward", shp);
                 float m = -1.0f, m_ref = -2.0f;
-                be->cross_entropy_forward(losses.data(), &m, &counted, probs.data(), targets.data(), N, V, ignore);
+                VecStaging st(*be);  // m and counted: host pointers, as every scalar result is
+                be->cross_entropy_forward(st.out(losses), &m, &counted, st.in(probs), st.in(targets), N, V, ignore);
+                st.finish();
                 ref->cross_entropy_forward(losses_ref.data(), &m_ref, &counted_ref, probs.data(), targets.data(), N, V,
                                            ignore);
-                be->sync();
                 ref->sync();
                 EXPECT_TRUE(near("losses", losses, losses_ref));
                 EXPECT_EQ(counted, counted_ref);
@@ -589,7 +676,9 @@ TEST_P(BackendOps, CrossEntropy) {
             {
                 TRACE("cross_entropy_backward", shp);
                 Vec d = nan_vec(probs.size()), want = d;
-                be->cross_entropy_backward(d.data(), probs.data(), targets.data(), N, V, ignore, counted_ref);
+                VecStaging st(*be);
+                be->cross_entropy_backward(st.out(d), st.in(probs), st.in(targets), N, V, ignore, counted_ref);
+                st.finish();
                 ref->cross_entropy_backward(want.data(), probs.data(), targets.data(), N, V, ignore, counted_ref);
                 EXPECT_TRUE(near("dlogits", d, want));
                 if (all_ignored) {
@@ -607,7 +696,9 @@ TEST_P(BackendOps, PadMask) {
         std::vector<int> ids = rnd_ints(size_t(B) * Lk, 46, 0, 3);
         for (int k = 0; k < Lk; ++k) ids[size_t(B - 1) * Lk + k] = 0;
         Vec m = nan_vec(size_t(B) * Lq * Lk), want = m;
-        be->pad_mask(m.data(), ids.data(), B, Lq, Lk, 0);
+        VecStaging st(*be);
+        be->pad_mask(st.out(m), st.in(ids), B, Lq, Lk, 0);
+        st.finish();
         ref->pad_mask(want.data(), ids.data(), B, Lq, Lk, 0);
         EXPECT_TRUE(exact("mask", m, want));
     }
@@ -617,7 +708,9 @@ TEST_P(BackendOps, SubsequenceMask) {
     for (auto [B, T] : std::vector<std::array<int, 2>>{{1, 1}, {2, 7}, {3, 65}, {1, 129}}) {
         TRACE("subsequence_mask", shape({{"B", B}, {"T", T}}));
         Vec m = nan_vec(size_t(B) * T * T), want = m;
-        be->subsequence_mask(m.data(), B, T);
+        VecStaging st(*be);
+        be->subsequence_mask(st.out(m), B, T);
+        st.finish();
         ref->subsequence_mask(want.data(), B, T);
         EXPECT_TRUE(exact("mask", m, want));
     }
@@ -630,7 +723,9 @@ TEST_P(BackendOps, MaskOr) {
         Vec a2 = a;
         for (size_t i = 0; i < a2.size(); i += 2) a2[i] = 0.0f;  // both 0, one 1, both 1 all occur
         Vec out = nan_vec(size_t(n)), want = out;
-        be->mask_or(out.data(), a2.data(), b.data(), n);
+        VecStaging st(*be);
+        be->mask_or(st.out(out), st.in(a2), st.in(b), n);
+        st.finish();
         ref->mask_or(want.data(), a2.data(), b.data(), n);
         EXPECT_TRUE(exact("out", out, want));
     }
@@ -640,7 +735,9 @@ TEST_P(BackendOps, PositionalTable) {
     for (auto [L, D] : std::vector<std::array<int, 2>>{{1, 1}, {7, 3}, {10, 64}, {65, 129}, {129, 512}}) {
         TRACE("positional_table", shape({{"L", L}, {"D", D}}));
         Vec pe = nan_vec(size_t(L) * D), want = pe;
-        be->positional_table(pe.data(), L, D);
+        VecStaging st(*be);
+        be->positional_table(st.out(pe), L, D);
+        st.finish();
         ref->positional_table(want.data(), L, D);
         EXPECT_TRUE(near("pe", pe, want));
     }
@@ -651,11 +748,17 @@ TEST_P(BackendOps, DropoutMask) {
         for (float p : {0.0f, 0.1f, 0.5f}) {
             TRACE("dropout_mask", shape({{"n", n}}) + " p=" + std::to_string(p));
             Vec keep = nan_vec(size_t(n)), want = keep, other = keep;
-            be->dropout_mask(keep.data(), n, p, 1234, 5);
+            {
+                VecStaging st(*be);
+                be->dropout_mask(st.out(keep), n, p, 1234, 5);
+                st.finish();
+            }
             ref->dropout_mask(want.data(), n, p, 1234, 5);
             EXPECT_TRUE(exact("keep (same seed and offset)", keep, want));
             for (float k : keep) EXPECT_TRUE(k == 0.0f || k == 1.0f / (1.0f - p)) << k;
-            be->dropout_mask(other.data(), n, p, 1234, 6);
+            VecStaging st(*be);
+            be->dropout_mask(st.out(other), n, p, 1234, 6);
+            st.finish();
             if (p > 0.0f && n >= 63) {
                 EXPECT_NE(other, keep) << "a different offset draws a different mask";
             }
@@ -667,9 +770,36 @@ TEST_P(BackendOps, Fill) {
         for (float v : {0.0f, -1.5f}) {
             TRACE("fill", shape({{"n", n}}) + " value=" + std::to_string(v));
             Vec x = nan_vec(size_t(n));
-            be->fill(x.data(), n, v);
+            VecStaging st(*be);
+            be->fill(st.out(x), n, v);
+            st.finish();
             EXPECT_TRUE(exact("x", x, Vec(size_t(n), v)));
         }
+}
+
+TEST_P(BackendOps, Copy) {
+    for (int64_t n : {0, 1, 3, 7, 63, 65, 129, 4097, 70001}) {
+        TRACE("copy", shape({{"n", n}}));
+        Vec in = rnd(size_t(n), 58, -1e3f, 1e3f);
+        // values an arithmetic copy (x * 1, x + 0) would change: -0, infinities, a denormal
+        const std::array<float, 4> odd = {-0.0f, std::numeric_limits<float>::infinity(),
+                                          -std::numeric_limits<float>::infinity(),
+                                          std::numeric_limits<float>::denorm_min()};
+        for (size_t i = 0; i < odd.size() && i < in.size(); ++i) in[i] = odd[i];
+        Vec out = nan_vec(size_t(n)), want = out, in_after = nan_vec(size_t(n));
+        {
+            VecStaging st(*be);
+            const float* din = st.in(in);
+            be->copy(st.out(out), din, n);
+            // the input as the backend holds it after the kernel (download waits for it)
+            if (n) be->download(in_after.data(), din, size_t(n) * sizeof(float));
+            st.finish();
+        }
+        ref->copy(want.data(), in.data(), n);
+        EXPECT_TRUE(exact("out", out, want));
+        EXPECT_TRUE(exact("out (the input's bits)", out, in));
+        EXPECT_TRUE(exact("in (unchanged by the kernel)", in_after, in));
+    }
 }
 
 // ---------------------------------------------------------------- optimizers
@@ -680,7 +810,9 @@ TEST_P(BackendOps, SgdStep) {
             TRACE("sgd_step", shape({{"n", n}}) + " momentum=" + std::to_string(momentum));
             const Vec grad = rnd(size_t(n), 49);
             Vec p = rnd(size_t(n), 50), buf = rnd(size_t(n), 51, -0.1f, 0.1f), p_ref = p, buf_ref = buf;
-            be->sgd_step(p.data(), buf.data(), grad.data(), n, 0.05f, momentum);
+            VecStaging st(*be);
+            be->sgd_step(st.inout(p), st.inout(buf), st.in(grad), n, 0.05f, momentum);
+            st.finish();
             ref->sgd_step(p_ref.data(), buf_ref.data(), grad.data(), n, 0.05f, momentum);
             EXPECT_TRUE(near("param", p, p_ref));
             EXPECT_TRUE(near("momentum_buf", buf, buf_ref));
@@ -694,7 +826,9 @@ TEST_P(BackendOps, AdamStep) {
             const Vec grad = rnd(size_t(n), 52);
             Vec p = rnd(size_t(n), 53), m = rnd(size_t(n), 54, -0.1f, 0.1f), v = rnd(size_t(n), 55, 0.0f, 0.01f);
             Vec p_ref = p, m_ref = m, v_ref = v;
-            be->adam_step(p.data(), m.data(), v.data(), grad.data(), n, 1e-3f, 0.9f, 0.98f, 1e-9f, step);
+            VecStaging st(*be);
+            be->adam_step(st.inout(p), st.inout(m), st.inout(v), st.in(grad), n, 1e-3f, 0.9f, 0.98f, 1e-9f, step);
+            st.finish();
             ref->adam_step(p_ref.data(), m_ref.data(), v_ref.data(), grad.data(), n, 1e-3f, 0.9f, 0.98f, 1e-9f, step);
             EXPECT_TRUE(near("param", p, p_ref));
             EXPECT_TRUE(near("m", m, m_ref));
@@ -706,9 +840,11 @@ TEST_P(BackendOps, SumSquares) {
     for (int64_t n : {int64_t(1), int64_t(3), int64_t(7), int64_t(63), int64_t(65), int64_t(129), int64_t(100003)}) {
         TRACE("sum_squares", shape({{"n", n}}));
         const Vec x = rnd(size_t(n), 56, -3.0f, 3.0f);
-        EXPECT_TRUE(near_scalar("sum", be->sum_squares_now(x.data(), n), ref->sum_squares_now(x.data(), n), 1e-6));
+        VecStaging st(*be);  // x in the backend's memory; the sums: host pointers
+        const float* dx = st.in(x);
+        EXPECT_TRUE(near_scalar("sum", be->sum_squares_now(dx, n), ref->sum_squares_now(x.data(), n), 1e-6));
         double acc = 2.0;  // sum_squares adds to what is there
-        be->sum_squares(&acc, x.data(), n);
+        be->sum_squares(&acc, dx, n);
         be->sync();
         EXPECT_TRUE(near_scalar("2 + sum", acc, 2.0 + ref->sum_squares_now(x.data(), n), 1e-6));
     }
@@ -724,14 +860,17 @@ TEST_P(BackendOps, SyncCollectsTheScalars) {
     std::vector<Vec> W(3, rnd(size_t(O) * I, 63));
     std::vector<Vec> buf(3, Vec(size_t(O) * I, 0.0f));
     double norm = 0.0, norm_ref = 0.0;
+    // One staging for the whole step, finished once: until then the kernels may not have run.
+    VecStaging st(*be);
+    Vec dx(size_t(N) * I);  // outlives the staging's finish(), which copies it back
     for (int k = 0; k < 3; ++k) {
         WeightUpdate u;
         u.kind = WeightUpdate::Kind::SGD;
         u.lr = 0.01f;
         u.momentum = 0.9f;
-        u.buf1 = buf[size_t(k)].data();
-        Vec dx(size_t(N) * I);
-        be->linear_backward_update(dx.data(), nullptr, &norm, dy.data(), x.data(), W[size_t(k)].data(), N, I, O, false, u);
+        u.buf1 = st.inout(buf[size_t(k)]);
+        be->linear_backward_update(st.out(dx), nullptr, &norm, st.in(dy), st.in(x), st.inout(W[size_t(k)]), N, I, O,
+                                   false, u);
         Vec g(size_t(O) * I);
         ref->linear_backward(nullptr, g.data(), dy.data(), x.data(), W[size_t(k)].data(), N, I, O, false, false);
         norm_ref += ref->sum_squares_now(g.data(), int64_t(g.size()));
@@ -742,8 +881,8 @@ TEST_P(BackendOps, SyncCollectsTheScalars) {
     const std::vector<int> targets = rnd_ints(size_t(N), 64, 0, V - 1);
     float mean = -1.0f, mean_ref = -2.0f;
     int counted = -1, counted_ref = -2;
-    be->cross_entropy_forward(losses.data(), &mean, &counted, probs.data(), targets.data(), N, V, 0);
-    be->sync();
+    be->cross_entropy_forward(st.out(losses), &mean, &counted, st.in(probs), st.in(targets), N, V, 0);
+    st.finish();
     ref->cross_entropy_forward(losses.data(), &mean_ref, &counted_ref, probs.data(), targets.data(), N, V, 0);
     ref->sync();
     EXPECT_TRUE(near_scalar("sum of squares over the weights", norm, norm_ref));
@@ -758,7 +897,9 @@ TEST_P(BackendOps, ApplyUpdate) {
             const Vec grad = rnd(size_t(n), 57);
             UpdState a = upd_state(size_t(n), c), r = upd_state(size_t(n), c);
             const Vec W0 = a.W;
-            be->apply_update(a.W.data(), grad.data(), n, a.spec(c));
+            VecStaging st(*be);
+            be->apply_update(st.inout(a.W), st.in(grad), n, a.spec(c, st));
+            st.finish();
             ref->apply_update(r.W.data(), grad.data(), n, r.spec(c));
             EXPECT_TRUE(near("param", a.W, r.W));
             EXPECT_TRUE(near("buf1", a.buf1, r.buf1));
@@ -770,6 +911,224 @@ TEST_P(BackendOps, ApplyUpdate) {
                 EXPECT_TRUE(exact("param (kept: the update went to out)", a.W, W0));
             }
         }
+}
+
+// ---------------------------------------------------------------- memory
+
+// The memory section, by hand: what Staging is built on.
+TEST_P(BackendOps, Memory) {
+    for (size_t bytes : {size_t(1), size_t(3), size_t(65), size_t(129), size_t(4097)}) {
+        TRACE("alloc", shape({{"bytes", int64_t(bytes)}}) + " byte round trip");
+        std::vector<unsigned char> src(bytes), back(bytes, 0xee);
+        std::mt19937 g(static_cast<uint32_t>(bytes));
+        for (auto& c : src) c = static_cast<unsigned char>(g());
+        void* d = be->alloc(bytes);
+        ASSERT_NE(d, nullptr);
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(d) % 64, 0u) << "alloc's memory is 64-byte aligned";
+        be->upload(d, src.data(), bytes);
+        be->download(back.data(), d, bytes);
+        EXPECT_EQ(back, src);
+        be->release(d);
+    }
+    for (int64_t n : {1, 3, 65, 129, 4097}) {
+        TRACE("upload", shape({{"n", n}}) + " float and int round trips");
+        TRACE("download", shape({{"n", n}}));
+        const size_t fb = size_t(n) * sizeof(float), ib = size_t(n) * sizeof(int);
+        Vec f = rnd(size_t(n), 70);
+        std::vector<int> ids = rnd_ints(size_t(n), 71, std::numeric_limits<int>::min(), std::numeric_limits<int>::max());
+        const Vec f0 = f;
+        const std::vector<int> ids0 = ids;
+        void* df = be->alloc(fb);
+        void* di = be->alloc(ib);
+        be->upload(df, f.data(), fb);
+        be->upload(di, ids.data(), ib);
+        // the host source may change as soon as upload returns
+        std::fill(f.begin(), f.end(), kNaN);
+        std::fill(ids.begin(), ids.end(), -1);
+        Vec f_back = nan_vec(size_t(n));
+        std::vector<int> ids_back(size_t(n), -2);
+        be->download(f_back.data(), df, fb);
+        be->download(ids_back.data(), di, ib);
+        EXPECT_TRUE(exact("float", f_back, f0));
+        EXPECT_TRUE(exact("int", ids_back, ids0));
+        be->release(df);
+        be->release(di);
+    }
+    {
+        TRACE("release", "release(nullptr), alloc(0)");
+        be->release(nullptr);
+        be->release(be->alloc(0));
+        be->sync();
+    }
+    for (int64_t n : {1, 65, 4097}) {
+        TRACE("download", "add_forward and embedding_forward on alloc'd memory, " + shape({{"n", n}}));
+        const size_t bytes = size_t(n) * sizeof(float);
+        const Vec a = rnd(size_t(n), 72), a2 = rnd(size_t(n), 73), b = rnd(size_t(n), 74);
+        auto* da = static_cast<float*>(be->alloc(bytes));
+        auto* db = static_cast<float*>(be->alloc(bytes));
+        auto* dout = static_cast<float*>(be->alloc(bytes));
+        auto* dout2 = static_cast<float*>(be->alloc(bytes));
+        be->upload(da, a.data(), bytes);
+        be->upload(db, b.data(), bytes);
+        be->add_forward(dout, da, db, n);
+        // queued after the first kernel, in order: that kernel still reads a, the next one a2
+        be->upload(da, a2.data(), bytes);
+        be->add_forward(dout2, da, db, n);
+        Vec out = nan_vec(size_t(n)), out2 = out, want = out, want2 = out;
+        be->download(out.data(), dout, bytes);  // waits for the kernels queued before it
+        be->download(out2.data(), dout2, bytes);
+        ref->add_forward(want.data(), a.data(), b.data(), n);
+        ref->add_forward(want2.data(), a2.data(), b.data(), n);
+        EXPECT_TRUE(near("a + b", out, want));
+        EXPECT_TRUE(near("a2 + b (uploaded between the kernels)", out2, want2));
+        for (float* p : {da, db, dout, dout2}) be->release(p);
+
+        // int data: token ids
+        const int V = 7, D = 3;
+        const std::vector<int> ids = rnd_ints(size_t(n), 75, 0, V - 1);
+        const Vec table = rnd(size_t(V) * D, 76);
+        auto* dids = static_cast<int*>(be->alloc(ids.size() * sizeof(int)));
+        auto* dtable = static_cast<float*>(be->alloc(table.size() * sizeof(float)));
+        auto* demb = static_cast<float*>(be->alloc(size_t(n) * D * sizeof(float)));
+        be->upload(dids, ids.data(), ids.size() * sizeof(int));
+        be->upload(dtable, table.data(), table.size() * sizeof(float));
+        be->embedding_forward(demb, dids, dtable, int(n), V, D);
+        Vec emb = nan_vec(size_t(n) * D), emb_ref = emb;
+        be->download(emb.data(), demb, emb.size() * sizeof(float));
+        ref->embedding_forward(emb_ref.data(), ids.data(), table.data(), int(n), V, D);
+        EXPECT_TRUE(exact("embedding", emb, emb_ref));
+        be->release(dids);
+        be->release(dtable);
+        be->release(demb);
+    }
+    {
+        TRACE("host_memory", std::string("host_memory() = ") + (be->host_memory() ? "true" : "false"));
+        EXPECT_EQ(Staging(*be).passthrough(), be->host_memory());
+        if (be->host_memory()) {
+            // a host pointer is an address in the backend's memory, and alloc's memory is the host's
+            const Vec a = rnd(65, 77), b = rnd(65, 78);
+            Vec out = nan_vec(65), want = out;
+            be->add_forward(out.data(), a.data(), b.data(), 65);
+            be->sync();
+            ref->add_forward(want.data(), a.data(), b.data(), 65);
+            EXPECT_TRUE(near("add_forward on host pointers", out, want));
+            auto* d = static_cast<float*>(be->alloc(a.size() * sizeof(float)));
+            be->upload(d, a.data(), a.size() * sizeof(float));
+            be->sync();
+            EXPECT_TRUE(exact("alloc'd memory read on the host", Vec(d, d + a.size()), a));
+            be->release(d);
+        }
+    }
+}
+
+// Staging's semantics on this backend (staging.h): what the model's passes rely on.
+TEST_P(BackendOps, Staging) {
+    const bool host = be->host_memory();
+    const int64_t n = 129;
+    const Vec a = rnd(size_t(n), 80), b = rnd(size_t(n), 81);
+    Vec sum_ref(static_cast<size_t>(n)), sum2_ref(static_cast<size_t>(n));
+    ref->add_forward(sum_ref.data(), a.data(), b.data(), n);
+    ref->add_forward(sum2_ref.data(), sum_ref.data(), b.data(), n);
+    {
+        TRACE("add_forward", "Staging: in(), out() copied back at finish(), finish() twice, device_bytes()");
+        Tensor ta({n}, a), tb({n}, b), out({n}, kNaN);
+        Staging st(*be);
+        EXPECT_EQ(st.passthrough(), host);
+        EXPECT_EQ(st.device_bytes(), 0u);
+        be->add_forward(st.out(out), st.in(ta), st.in(tb), n);
+        if (!host) {
+            // the kernel wrote the backend's memory; the host tensor waits for finish()
+            EXPECT_TRUE(std::all_of(out.data.begin(), out.data.end(), [](float x) { return std::isnan(x); }))
+                << "the host tensor changed before finish()";
+        }
+        st.finish();
+        EXPECT_TRUE(near("out after finish()", out.data, sum_ref));
+        if (host) {
+            EXPECT_EQ(st.device_bytes(), 0u);
+        } else {
+            EXPECT_GE(st.device_bytes(), 3 * size_t(n) * sizeof(float));
+        }
+        st.finish();  // no kernel since: harmless
+        EXPECT_TRUE(near("out after a second finish()", out.data, sum_ref));
+        // the device copies stay after finish(): a later pass in the same staging reads them
+        Tensor out2({n}, kNaN);
+        be->add_forward(st.out(out2), st.in(out), st.in(tb), n);
+        st.finish();
+        EXPECT_TRUE(near("a kernel after finish() on the staged result", out2.data, sum2_ref));
+        EXPECT_TRUE(near("out (unchanged)", out.data, sum_ref));
+    }
+    const int N = 65, V = 7, D = 33;
+    const std::vector<int> ids = rnd_ints(size_t(N), 82, 0, V - 1);
+    const Vec dout = rnd(size_t(N) * D, 83);
+    {
+        TRACE("embedding_backward", "Staging: inout() accumulates into the host's values");
+        Tensor table({V, D}, rnd(size_t(V) * D, 84));
+        Vec want = table.data;
+        Staging st(*be);
+        be->embedding_backward(st.inout(table), st.in(dout.data(), int64_t(dout.size())), st.in(ids), N, V, D);
+        st.finish();
+        ref->embedding_backward(want.data(), dout.data(), ids.data(), N, V, D);
+        EXPECT_TRUE(exact("dtable", table.data, want));
+    }
+    {
+        TRACE("embedding_backward", "Staging: zeros() is zeros in the backend's memory");
+        Tensor table({V, D});  // zeros, as zeros() assumes
+        Vec want(table.data.size(), 0.0f);
+        ref->embedding_backward(want.data(), dout.data(), ids.data(), N, V, D);
+        Staging st(*be);
+        if (!host) {
+            // device storage at this address that holds something else already
+            be->fill(st.scratch(table), table.size(), 9.0f);
+        }
+        be->embedding_backward(st.zeros(table), st.in(dout.data(), int64_t(dout.size())), st.in(ids), N, V, D);
+        st.finish();
+        EXPECT_TRUE(exact("dtable", table.data, want));
+    }
+    {
+        TRACE("fill", "Staging: scratch() is not copied back");
+        Tensor s({n}), out({n}, kNaN);  // s: zeros
+        Staging st(*be);
+        float* ds = st.scratch(s);
+        be->fill(ds, n, 3.0f);
+        be->add_forward(st.out(out), ds, st.in(a.data(), n), n);  // a later kernel reads it
+        st.finish();
+        Vec want(static_cast<size_t>(n));
+        const Vec threes(size_t(n), 3.0f);
+        ref->add_forward(want.data(), threes.data(), a.data(), n);
+        EXPECT_TRUE(near("a kernel reading the scratch", out.data, want));
+        // on a host_memory backend the scratch is the host storage itself
+        EXPECT_TRUE(exact("the scratch's host tensor", s.data, host ? threes : Vec(size_t(n), 0.0f)));
+    }
+    {
+        TRACE("fill", "Staging: forget() prevents the copy back");
+        Tensor f({n});
+        auto gone = std::make_unique<Tensor>(Shape{n});
+        Staging st(*be);
+        be->fill(st.out(f), n, 2.0f);
+        be->fill(st.out(*gone), n, 4.0f);
+        st.forget(f);
+        st.forget(*gone);
+        be->sync();    // (a host_memory backend writes the host tensor itself)
+        gone.reset();  // the host tensor goes away before finish(), which must not write it
+        st.finish();
+        EXPECT_TRUE(exact("a forgotten tensor", f.data, Vec(size_t(n), host ? 2.0f : 0.0f)));
+    }
+    {
+        TRACE("embedding_forward", "Staging: token ids uploaded on every in(), their storage reused");
+        std::vector<int> batch = ids;
+        const Vec table = rnd(size_t(V) * D, 85);
+        Vec first = nan_vec(size_t(N) * D), second = first, want1 = first, want2 = first;
+        VecStaging st(*be);
+        const float* dt = st.in(table);
+        be->embedding_forward(st.out(first), st.in(batch), dt, N, V, D);
+        ref->embedding_forward(want1.data(), batch.data(), table.data(), N, V, D);
+        for (int& i : batch) i = (i + 1) % V;  // the next batch, in the same storage
+        be->embedding_forward(st.out(second), st.in(batch), dt, N, V, D);
+        ref->embedding_forward(want2.data(), batch.data(), table.data(), N, V, D);
+        st.finish();
+        EXPECT_TRUE(exact("first batch", first, want1));
+        EXPECT_TRUE(exact("second batch", second, want2));
+    }
 }
 
 // ---------------------------------------------------------------- the whole model
