@@ -14,6 +14,8 @@
 
 #include "copy_backend.h"
 #include "stepformer/backend.h"
+#include "stepformer/staging.h"
+#include "stepformer/tensor.h"
 
 using namespace stepformer;
 using stepformer::testing::device_live_bytes;
@@ -234,4 +236,26 @@ TEST(DeviceBackend, QueuesArePerThread) {
     be->sync();
     EXPECT_EQ(mine, 14.0);
     be->release(x);
+}
+
+TEST(DeviceBackend, StagingMovesAPassThroughIt) {
+    auto be = device();
+    Tensor x({2, 2}, std::vector<float>{1, -2, 3, -4}), y({2, 2});
+    double ss = 0.0;
+    {
+        Staging st(*be);
+        EXPECT_FALSE(st.passthrough());
+        float* dy = st.out(y);
+        be->relu_forward(dy, st.in(x), 4);
+        be->sum_squares(&ss, dy, 4);
+        expect_logic_error([&] { be->relu_forward(dy, x.ptr(), 4); }, "argument in is not in the backend's memory");
+        EXPECT_EQ(y.data, (std::vector<float>{0, 0, 0, 0}));  // nothing copied back yet
+        reset_device_sync_waits(*be);
+        st.finish();
+        EXPECT_EQ(device_sync_waits(*be), 1u);
+        EXPECT_GT(device_live_bytes(*be), 0u);
+    }
+    EXPECT_EQ(y.data, (std::vector<float>{1, 0, 3, 0}));
+    EXPECT_EQ(ss, 10.0);
+    EXPECT_EQ(device_live_bytes(*be), 0u);  // the staging released what it held
 }
