@@ -1,17 +1,29 @@
-// A test-only backend, "cpu-copy": every kernel forwards to a CPU backend, but through a copy,
-// as a backend whose memory is not the caller's (a GPU's) would run it. Inputs are copied into
-// fresh scratch buffers; outputs are computed into scratch buffers pre-filled with NaN (or, for
-// the arguments a kernel accumulates into or updates in place, with their current contents)
-// and copied back. Each scratch buffer has guard zones on both sides that are checked after the
-// kernel: a kernel that writes outside its buffer throws std::logic_error naming it.
+// Two test-only backends that compute with the CPU backend but treat the interface's arguments
+// as a GPU backend must, so that the backend-parametrised tests catch what only a GPU would show.
 //
-// So a kernel that reads its output before writing it, writes an output only partly, relies on
-// two arguments aliasing, or touches memory past a buffer's end gives different numbers (or an
-// exception) on "cpu-copy" than on "cpu", and the backend-parametrised tests see it. It is the
-// stand-in for a GPU backend until one exists, and the reference for how one must treat the
-// interface's arguments.
+// "cpu-copy": every kernel forwards to a CPU backend, but through a copy, as a backend whose
+// memory is not the caller's would run it. Inputs are copied into fresh scratch buffers; outputs
+// are computed into scratch buffers pre-filled with NaN (or, for the arguments a kernel
+// accumulates into or updates in place, with their current contents) and copied back. Each
+// scratch buffer has guard zones on both sides that are checked after the kernel: a kernel that
+// writes outside its buffer throws std::logic_error naming it. So a kernel that reads its output
+// before writing it, writes an output only partly, relies on two arguments aliasing, or touches
+// memory past a buffer's end gives different numbers (or an exception) on "cpu-copy" than on
+// "cpu". Its memory is still the host's (host_memory()): the model's host pointers are fine.
+//
+// "cpu-device": the stand-in for a GPU as the model sees one. host_memory() is false; kernel
+// addresses must come from its alloc(), which keeps a table of live allocations (with guard zones
+// either side, checked at release() and sync()), and a kernel given a host pointer, or a range
+// that runs past its allocation, throws std::logic_error naming the kernel and the argument (the
+// scalar results, a loss or a sum of squares, are host pointers by contract). Kernels and
+// uploads are checked when called and queued, one queue per calling thread; the queue runs, on a
+// "cpu-copy" backend so that its checks apply too, at that thread's next sync() or download()
+// (or release(), which waits for the thread's kernels as cudaFree does). So scalar results
+// appear only after sync(), a pass that forgets to stage a tensor fails at the kernel that uses
+// it, and device_sync_waits() counts how often a caller waited for the device.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,17 +32,28 @@
 
 namespace stepformer::testing {
 
-// The backend's name in the registry.
+// The backends' names in the registry.
 inline constexpr const char* kCopyBackendName = "cpu-copy";
+inline constexpr const char* kDeviceBackendName = "cpu-device";
 
 std::unique_ptr<Backend> make_copy_backend(int threads);
+std::unique_ptr<Backend> make_device_backend(int threads);
 
-// Registers "cpu-copy" (once; later calls do nothing). Called by the tests that enumerate the
-// registered backends, before they do.
+// A "cpu-device" backend's synchronisations that found queued work (a sync(), download() or
+// release() of the calling thread with kernels or uploads still queued), since it was made or
+// reset. Throws std::invalid_argument for any other backend.
+size_t device_sync_waits(const Backend& be);
+void reset_device_sync_waits(Backend& be);
+// A "cpu-device" backend's bytes allocated and not released: 0 after a pass that leaks nothing.
+// Throws std::invalid_argument for any other backend.
+size_t device_live_bytes(const Backend& be);
+
+// Registers "cpu-copy" and "cpu-device" (once; later calls do nothing). Called by the tests that
+// enumerate the registered backends, before they do.
 void register_copy_backend();
 
-// Every registered backend's name, "cpu-copy" included: what the backend-parametrised tests
-// instantiate over (a GPU backend that registers itself joins them).
+// Every registered backend's name, "cpu-copy" and "cpu-device" included: what the
+// backend-parametrised tests instantiate over (a GPU backend that registers itself joins them).
 std::vector<std::string> registered_backends();
 
 // A backend's name as a GoogleTest parameter name ("cpu-copy" -> "cpu_copy": gtest names are
