@@ -132,14 +132,16 @@ void attention_forward(const ModelCtx& m, Trace& tr, const Block& blk, const std
     const std::string wq = names::param(blk, "W_Q.weight"), wk = names::param(blk, "W_K.weight"),
                       wv = names::param(blk, "W_V.weight"), wfc = names::param(blk, "fc.weight");
 
-    Tensor tmp_q({B, Lq, H * dk}), tmp_k({B, Lk, H * dk}), tmp_v({B, Lk, H * dv});
-    be.linear_forward(st.scratch(tmp_q), st.in(Xq), m.w(wq), B * Lq, D, H * dk);
-    be.linear_forward(st.scratch(tmp_k), st.in(Xkv), m.w(wk), B * Lk, D, H * dk);
-    be.linear_forward(st.scratch(tmp_v), st.in(Xkv), m.w(wv), B * Lk, D, H * dv);
+    // The projections before the head split: (B, Lq, H*dk), (B, Lk, H*dk), (B, Lk, H*dv)
+    const Staging::Temp tmp_q = st.temp(int64_t(B) * Lq * H * dk), tmp_k = st.temp(int64_t(B) * Lk * H * dk),
+                        tmp_v = st.temp(int64_t(B) * Lk * H * dv);
+    be.linear_forward(tmp_q.get(), st.in(Xq), m.w(wq), B * Lq, D, H * dk);
+    be.linear_forward(tmp_k.get(), st.in(Xkv), m.w(wk), B * Lk, D, H * dk);
+    be.linear_forward(tmp_v.get(), st.in(Xkv), m.w(wv), B * Lk, D, H * dv);
     Tensor Q({B, H, Lq, dk}), K({B, H, Lk, dk}), V({B, H, Lk, dv});
-    be.split_heads(st.out(Q), st.in(tmp_q), B, Lq, H, dk);
-    be.split_heads(st.out(K), st.in(tmp_k), B, Lk, H, dk);
-    be.split_heads(st.out(V), st.in(tmp_v), B, Lk, H, dv);
+    be.split_heads(st.out(Q), tmp_q.get(), B, Lq, H, dk);
+    be.split_heads(st.out(K), tmp_k.get(), B, Lk, H, dk);
+    be.split_heads(st.out(V), tmp_v.get(), B, Lk, H, dv);
 
     Tensor scores({B, H, Lq, Lk});
     be.attn_scores_forward(st.out(scores), st.in(Q), st.in(K), B * H, Lq, Lk, dk,

@@ -124,12 +124,11 @@ void attention_backward(Ctx& x, const Block& blk) {
     be.copy(st.out(dfc), st.in(dres), dres.size());
     x.gs.put_and_finish(P("residual"), std::move(dres));
 
-    Tensor dmerged({B, Lq, H * dv});
-    x.linear(names::param(blk, "fc.weight"), st.scratch(dmerged), st.in(dfc), x.saved(P("merged")), B * Lq, H * dv, D,
-             false);
+    const Staging::Temp dmerged = st.temp(int64_t(B) * Lq * H * dv);  // (B, Lq, H*dv)
+    x.linear(names::param(blk, "fc.weight"), dmerged.get(), st.in(dfc), x.saved(P("merged")), B * Lq, H * dv, D, false);
     x.gs.put_and_finish(P("fc_out"), std::move(dfc));
     Tensor dcontext({B, H, Lq, dv});
-    be.split_heads(st.out(dcontext), st.in(dmerged), B, Lq, H, dv);
+    be.split_heads(st.out(dcontext), dmerged.get(), B, Lq, H, dv);
 
     Tensor dattn({B, H, Lq, Lk}), dV({B, H, Lk, dv});
     be.attn_context_backward(st.out(dattn), st.out(dV), st.in(dcontext), x.in(P("attn")), x.in(P("V")), B * H, Lq, Lk,
@@ -147,8 +146,8 @@ void attention_backward(Ctx& x, const Block& blk) {
     x.gs.put_and_finish(P("scores"), std::move(dscores));
 
     // Back through the head split and the three projections.
-    Tensor tmp({B, std::max(Lq, Lk), H * std::max(dk, dv)});
-    float* dtmp = st.scratch(tmp);
+    const Staging::Temp tmp = st.temp(int64_t(B) * std::max(Lq, Lk) * H * std::max(dk, dv));  // (B, L, H*d)
+    float* dtmp = tmp.get();
     be.merge_heads(dtmp, st.in(dV), B, Lk, H, dv);
     x.linear(names::param(blk, "W_V.weight"), x.gs.gd(xkv), dtmp, st.in(Xkv), B * Lk, D, H * dv, true);
     x.gs.put_and_finish(P("V"), std::move(dV));

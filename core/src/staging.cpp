@@ -1,5 +1,6 @@
 #include "stepformer/staging.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace stepformer {
@@ -8,9 +9,30 @@ Staging::Staging(Backend& be) : be_(be), pass_(be.host_memory()) {}
 
 Staging::~Staging() {
     // Kernels may still be queued on these buffers.
-    if (!map_.empty() || !ids_.empty()) be_.sync();
+    if (!map_.empty() || !ids_.empty() || !spare_.empty()) be_.sync();
     for (auto& [host, e] : map_) be_.release(e.dev);
     for (void* p : ids_) be_.release(p);
+    for (const Block& b : spare_) be_.release(b.p);
+}
+
+Staging::Temp::~Temp() {
+    // Back to the staging for the next temp(): a kernel queued after this reads or writes it only
+    // after the kernels queued before (the queue is in order), so it needs no wait.
+    if (p_) st_->spare_.push_back(Block{p_, bytes_});
+}
+
+Staging::Temp Staging::temp(int64_t n) {
+    const size_t bytes = size_t(std::max<int64_t>(n, 1)) * sizeof(float);
+    // The smallest spare block that fits.
+    size_t best = spare_.size();
+    for (size_t i = 0; i < spare_.size(); ++i)
+        if (spare_[i].bytes >= bytes && (best == spare_.size() || spare_[i].bytes < spare_[best].bytes)) best = i;
+    if (best < spare_.size()) {
+        const Block b = spare_[best];
+        spare_.erase(spare_.begin() + long(best));
+        return Temp(this, b.p, b.bytes);
+    }
+    return Temp(this, be_.alloc(bytes), bytes);
 }
 
 // The device storage of host storage `host`, at least `bytes` big. A new or too small one is
@@ -71,16 +93,14 @@ float* Staging::zeros(Tensor& t) {
     return d;
 }
 
-float* Staging::scratch(Tensor& t) {
-    if (pass_) return t.ptr();
-    float* d = out(t);
-    if (d) map_.at(t.ptr()).copy_back = false;
-    return d;
-}
-
 void Staging::forget(const Tensor& t) {
     if (pass_) return;
-    if (auto it = map_.find(t.ptr()); it != map_.end()) it->second.copy_back = false;
+    // Out of the table, so that the address is free for whatever the host puts there next; the
+    // memory may still be in use by queued kernels, and goes to the spares.
+    if (auto it = map_.find(t.ptr()); it != map_.end()) {
+        spare_.push_back(Block{it->second.dev, it->second.capacity});
+        map_.erase(it);
+    }
 }
 
 void Staging::finish() {
@@ -94,8 +114,10 @@ void Staging::finish() {
 }
 
 size_t Staging::device_bytes() const {
+    if (pass_) return 0;
     size_t n = 0;
     for (const auto& [host, e] : map_) n += e.capacity;
+    for (const Block& b : spare_) n += b.bytes;
     return n;
 }
 

@@ -468,13 +468,6 @@ public:
         cpu_->apply_update(p, g, n, u);
         c.done();
     }
-    void copy(float* out, const float* in, int64_t n) override {
-        Call c("copy");
-        float* o = c.out("out", out, z(n));
-        const float* i = c.in("in", in, z(n));
-        cpu_->copy(o, i, n);
-        c.done();
-    }
     void sum_squares(double* acc, const float* x, int64_t n) override {
         Call c("sum_squares");
         double* a = c.inout("acc", acc, 1);  // accumulated

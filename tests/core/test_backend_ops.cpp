@@ -1078,26 +1078,51 @@ TEST_P(BackendOps, Staging) {
         Staging st(*be);
         if (!host) {
             // device storage at this address that holds something else already
-            be->fill(st.scratch(table), table.size(), 9.0f);
+            be->fill(st.out(table), table.size(), 9.0f);
         }
         be->embedding_backward(st.zeros(table), st.in(dout.data(), int64_t(dout.size())), st.in(ids), N, V, D);
         st.finish();
         EXPECT_TRUE(exact("dtable", table.data, want));
     }
     {
-        TRACE("fill", "Staging: scratch() is not copied back");
-        Tensor s({n}), out({n}, kNaN);  // s: zeros
+        TRACE("fill", "Staging: temp() is backend memory that later kernels read, lent again when returned");
+        Tensor out({n}, kNaN);
         Staging st(*be);
-        float* ds = st.scratch(s);
-        be->fill(ds, n, 3.0f);
-        be->add_forward(st.out(out), ds, st.in(a.data(), n), n);  // a later kernel reads it
+        size_t lent = 0;
+        {
+            const Staging::Temp t = st.temp(n);
+            be->fill(t.get(), n, 3.0f);
+            be->add_forward(st.out(out), t.get(), st.in(a.data(), n), n);  // a later kernel reads it
+            lent = st.device_bytes();
+        }
+        {
+            const Staging::Temp again = st.temp(n - 1);  // fits in the returned one
+            be->fill(again.get(), n - 1, 5.0f);
+            EXPECT_EQ(st.device_bytes(), lent) << "a returned temp is lent again, not allocated anew";
+        }
         st.finish();
         Vec want(static_cast<size_t>(n));
         const Vec threes(size_t(n), 3.0f);
         ref->add_forward(want.data(), threes.data(), a.data(), n);
-        EXPECT_TRUE(near("a kernel reading the scratch", out.data, want));
-        // on a host_memory backend the scratch is the host storage itself
-        EXPECT_TRUE(exact("the scratch's host tensor", s.data, host ? threes : Vec(size_t(n), 0.0f)));
+        EXPECT_TRUE(near("a kernel reading the temp", out.data, want));
+    }
+    {
+        TRACE("fill", "Staging: a forgotten tensor's address is free for the next host tensor");
+        auto gone = std::make_unique<Tensor>(Shape{n});
+        const float* addr = gone->ptr();
+        Staging st(*be);
+        be->fill(st.out(*gone), n, 4.0f);
+        st.forget(*gone);
+        gone.reset();
+        // host data made next, at the same address when the allocator gives it back
+        auto next = std::make_unique<Tensor>(Shape{n}, 6.0f);
+        Vec got = nan_vec(size_t(n)), want(static_cast<size_t>(n));
+        be->add_forward(st.out(got.data(), n), st.in(*next), st.in(a.data(), n), n);
+        st.finish();
+        const Vec sixes(size_t(n), 6.0f);
+        ref->add_forward(want.data(), sixes.data(), a.data(), n);
+        EXPECT_TRUE(near(next->ptr() == addr ? "the next tensor, at the forgotten one's address" : "the next tensor", got,
+                         want));
     }
     {
         TRACE("fill", "Staging: forget() prevents the copy back");

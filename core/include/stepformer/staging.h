@@ -10,13 +10,13 @@
 //   out()     a kernel writes it: device memory, copied back to the host tensor at finish();
 //   inout()   a kernel reads and writes it (accumulates into it, updates it in place);
 //   zeros()   out(), filled with 0 on the device (the host tensor is zeros already);
-//   scratch() a kernel writes it and later kernels read it, but the host never does (a
-//             temporary that dies before finish()): never copied back;
 //   forget()  the host tensor is going away before finish(): do not copy it back.
-// Every tensor a pass makes is declared with out(), zeros() or scratch() before a kernel reads
-// it, and outlives finish() unless it is scratch or forgotten: storage is found by its host
-// address, and a tensor freed and made again at the same address must be declared again.
-// Token ids are uploaded on every in() (they are small, and a batch's storage is often reused).
+// A temporary that only kernels read (a head split's input, say) has no host tensor at all:
+// temp() lends backend memory until its handle goes, then keeps it for the next temp().
+// Storage is found by its host address, so a tensor the pass makes is declared (out, zeros)
+// before a kernel reads it, and is either kept until finish() or forgotten: then no address is
+// ever taken for another tensor's while the staging lives. Token ids are uploaded on every in()
+// (they are small, and a batch's storage is often reused).
 //
 // Not thread-safe: one pass, one thread. The backend must outlive it.
 #pragma once
@@ -50,8 +50,24 @@ public:
     float* inout(Tensor& t) { return pass_ ? t.ptr() : inout(t.ptr(), t.size()); }
     float* inout(float* host, int64_t n);
     float* zeros(Tensor& t);
-    float* scratch(Tensor& t);
     void forget(const Tensor& t);
+
+    // Backend memory for n floats, uninitialised, lent until the handle goes.
+    class Temp {
+    public:
+        Temp(Temp&& o) noexcept : st_(o.st_), p_(o.p_), bytes_(o.bytes_) { o.p_ = nullptr; }
+        Temp& operator=(Temp&&) = delete;
+        ~Temp();
+        float* get() const { return static_cast<float*>(p_); }
+
+    private:
+        friend class Staging;
+        Temp(Staging* st, void* p, size_t bytes) : st_(st), p_(p), bytes_(bytes) {}
+        Staging* st_;
+        void* p_;
+        size_t bytes_;
+    };
+    Temp temp(int64_t n);
 
     // Waits for the backend (one Backend::sync()), then copies every out/inout tensor back to the
     // host. The device copies stay and equal the host ones: a later pass in the same staging (the
@@ -74,10 +90,15 @@ private:
         return static_cast<T*>(e.dev);
     }
 
+    struct Block {
+        void* p;
+        size_t bytes;
+    };
     Backend& be_;
     bool pass_;
     std::unordered_map<const void*, Entry> map_;
-    std::vector<void*> ids_;  // the token-id uploads, released with the staging
+    std::vector<void*> ids_;    // the token-id uploads, released with the staging
+    std::vector<Block> spare_;  // returned temps and forgotten tensors' memory, for the next temp()
 };
 
 // An optimizer update of one weight (n elements) with its arguments in the backend's memory: the

@@ -1,0 +1,125 @@
+// The model on "cpu-device" (copy_backend.h), the stand-in for a GPU: how often a pass waits for
+// the device, and that a pass's device memory goes with its trace. The numbers themselves are
+// the goldens' business (they run on every registered backend).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "copy_backend.h"
+#include "fixture_util.h"
+#include "stepformer/model_io.h"
+#include "stepformer/optimizer.h"
+#include "stepformer/train.h"
+
+using namespace stepformer;
+using stepformer::testing::device_live_bytes;
+using stepformer::testing::device_sync_waits;
+using stepformer::testing::reset_device_sync_waits;
+
+namespace {
+
+struct DeviceModel {
+    std::unique_ptr<Backend> be = stepformer::testing::make_device_backend(2);
+    std::unique_ptr<Transformer> model;
+    std::vector<Example> examples;
+    Batch batch;
+
+    DeviceModel() {
+        ModelSource src;
+        src.config_path = fixtures::path("sgd.config.json");
+        src.weights_path = fixtures::path("sgd.weights.safetensors");
+        LoadedModel lm = load_model(src);
+        model = std::make_unique<Transformer>(lm.config, std::move(lm.params), be.get());
+        const auto in = fixtures::inputs("sgd");
+        for (size_t i = 0; i < in.src.size(); ++i) examples.push_back({in.src[i], in.tgt[i], in.out[i]});
+        std::vector<size_t> all(examples.size());
+        for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+        batch = make_training_batch(model->config(), examples, all);
+        Trace warm;  // the positional tables (one wait per length, once per model)
+        model->forward(batch, warm);
+        reset_device_sync_waits(*be);
+    }
+};
+
+TEST(DeviceModel, AForwardPassWaitsOnce) {
+    DeviceModel d;
+    Trace tr;
+    d.model->forward(d.batch, tr);
+    EXPECT_EQ(device_sync_waits(*d.be), 1u);
+    // and its values are on the host: not the NaN of unwritten device memory
+    for (const TraceEntry& e : tr.entries())
+        for (float v : e.value.data) ASSERT_FALSE(std::isnan(v)) << e.name;
+}
+
+TEST(DeviceModel, ForwardAndLossWaitOnceTogether) {
+    DeviceModel d;
+    Trace tr;
+    ForwardOptions fo;
+    fo.finish = false;
+    d.model->forward(d.batch, tr, fo);
+    EXPECT_EQ(device_sync_waits(*d.be), 0u) << "the forward pass was asked not to wait";
+    const float loss = d.model->loss(d.batch, tr);
+    EXPECT_EQ(device_sync_waits(*d.be), 1u);
+    EXPECT_TRUE(std::isfinite(loss));
+    for (const TraceEntry& e : tr.entries())
+        for (float v : e.value.data) ASSERT_FALSE(std::isnan(v)) << e.name << " did not come back with the loss";
+}
+
+TEST(DeviceModel, ATrainingStepWaitsTwice) {
+    DeviceModel d;
+    OptimizerOptions oo;
+    oo.kind = OptimizerKind::Adam;
+    oo.lr = 1e-3;
+    Optimizer opt(oo, d.model->params());
+    Trace tr;
+    ParamSet grads;
+    for (int step = 1; step <= 3; ++step) {
+        reset_device_sync_waits(*d.be);
+        train_step(*d.model, d.batch, tr, grads, opt);
+        EXPECT_EQ(device_sync_waits(*d.be), 2u) << "step " << step << ": forward with loss, then backward";
+    }
+}
+
+TEST(DeviceModel, TheTrainerWaitsTwicePerStep) {
+    DeviceModel d;
+    TrainOptions to;
+    to.epochs = 4;
+    to.batch_size = 1000;  // one step per epoch
+    to.shuffle = false;
+    to.optimizer.kind = OptimizerKind::SGD;
+    to.optimizer.lr = 0.05;
+    to.optimizer.momentum = 0.9;
+    Trainer trainer(*d.model, d.examples, to);
+    reset_device_sync_waits(*d.be);
+    const TrainResult r = trainer.run();
+    ASSERT_EQ(r.status, TrainStatus::Finished) << r.message;
+    EXPECT_EQ(r.steps_done, 4);
+    EXPECT_EQ(device_sync_waits(*d.be), 8u);
+}
+
+TEST(DeviceModel, APassesDeviceMemoryGoesWithItsTrace) {
+    DeviceModel d;
+    const size_t before = device_live_bytes(*d.be);
+    Trace tr;
+    ParamSet grads;
+    d.model->forward(d.batch, tr);
+    d.model->loss(d.batch, tr);
+    d.model->backward(d.batch, tr, grads);
+    const size_t during = device_live_bytes(*d.be);
+    EXPECT_GT(during, before) << "the trace keeps its tensors in the backend's memory for the backward pass";
+    tr.clear();
+    EXPECT_EQ(device_live_bytes(*d.be), before);
+}
+
+TEST(DeviceModel, RepeatedPassesDoNotGrowDeviceMemory) {
+    DeviceModel d;
+    Trace tr;
+    d.model->forward(d.batch, tr);
+    const size_t first = device_live_bytes(*d.be);
+    for (int i = 0; i < 200; ++i) d.model->forward(d.batch, tr);
+    EXPECT_EQ(device_live_bytes(*d.be), first);
+}
+
+}  // namespace
