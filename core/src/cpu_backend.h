@@ -63,7 +63,8 @@ public:
     void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
                                int V, int ignore_index) override;
     void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
-                                int ignore_index, int counted) override;
+                                int ignore_index) override;
+    void all_finite(float* flag, const float* x, int64_t n) override;
     void pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) override;
     void subsequence_mask(float* mask, int B, int T) override;
     void mask_or(float* out, const float* a, const float* b, int64_t n) override;

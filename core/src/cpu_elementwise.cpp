@@ -39,12 +39,14 @@ void CpuBackend::cross_entropy_forward(float* losses, float* mean, int* counted,
                                        int N, int V, int ignore_index) {
     CrossEntropy ce;
     ce.sum = cross_entropy_into(losses, probs, targets, N, V, ignore_index, &ce.counted);
-    *counted = ce.counted;
+    if (counted) *counted = ce.counted;
     *mean = ce.loss();
 }
 
 void CpuBackend::cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
-                                        int ignore_index, int counted) {
+                                        int ignore_index) {
+    int counted = 0;
+    for (int n = 0; n < N; ++n) counted += targets[n] != ignore_index;
     const float scale = counted ? 1.0f / static_cast<float>(counted) : 0.0f;
     for (int n = 0; n < N; ++n) {
         float* d = dlogits + int64_t(n) * V;
@@ -56,6 +58,12 @@ void CpuBackend::cross_entropy_backward(float* dlogits, const float* probs, cons
         for (int v = 0; v < V; ++v) d[v] = p[v] * scale;
         d[targets[n]] -= scale;
     }
+}
+
+void CpuBackend::all_finite(float* flag, const float* x, int64_t n) {
+    bool finite = true;
+    for (int64_t i = 0; i < n && finite; ++i) finite = std::isfinite(x[i]);
+    *flag = finite ? 1.0f : 0.0f;
 }
 
 // torch.optim.SGD (dampening 0, no Nesterov, no weight decay): buf = momentum*buf + g; p -= lr*buf.

@@ -91,6 +91,7 @@ double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float*
     const int64_t n = int64_t(O) * I;
     const int parts = threads_for(int64_t(N) * n);
     double total = 0.0;
+    const bool apply = !upd.apply_if || *upd.apply_if != 0.0f;
 
     if (N > kStreamingMaxTokens) {
         std::vector<float> own;
@@ -101,7 +102,7 @@ double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float*
         for (int p = 0; p < parts; ++p) {
             const int64_t b = n * p / parts, e = n * (p + 1) / parts;
             total += sum_squares_range(g + b, e - b);
-            update_block(W, b, g + b, e - b, upd, adam);
+            if (apply) update_block(W, b, g + b, e - b, upd, adam);
         }
         return total;
     }
@@ -125,7 +126,7 @@ double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float*
             float* Wr = W + int64_t(o) * I;
             total += rows == kUpdateRows ? rows_backward<kUpdateRows>(g, dxp, dy, x, Wr, N, I, O, o)
                                          : rows_backward<1>(g, dxp, dy, x, Wr, N, I, O, o);
-            update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, adam);
+            if (apply) update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, adam);
             if (dW) stream_copy(dW + int64_t(o) * I, g, int64_t(rows) * I);  // measured ~8% faster than stores
             o += rows;
         }

@@ -63,6 +63,7 @@ void CpuBackend::copy(float* out, const float* in, int64_t n) {
 }
 
 void CpuBackend::apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) {
+    if (upd.apply_if && *upd.apply_if == 0.0f) return;
     if (upd.out && upd.out != param) {
         std::copy(param, param + n, upd.out);
         param = upd.out;

@@ -325,6 +325,12 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
 }
 
 float Transformer::loss(const Batch& batch, Trace& tr) const {
+    queue_loss(batch, tr);
+    tr.staging(*backend_).finish();  // the loss is read here (and, after forward(finish = false), the forward's tensors arrive)
+    return tr.at(names::entry(Block{Stack::None, BlockKind::Loss, -1}, "")).value.data[0];
+}
+
+void Transformer::queue_loss(const Batch& batch, Trace& tr) const {
     if (batch.out.size() != size_t(batch.B) * batch.T)
         throw std::invalid_argument("loss: the batch has no expected outputs (dec_output)");
     const int V = config_.tgt_vocab_size(), N = batch.B * batch.T;
@@ -333,19 +339,18 @@ float Transformer::loss(const Batch& batch, Trace& tr) const {
     const Block blk{Stack::None, BlockKind::Loss, -1};
     const std::string probs = names::entry(Block{Stack::None, BlockKind::Projection, -1}, "probs"),
                       per_token_name = names::entry(blk, "per_token");
-    Tensor per_token({batch.B, batch.T});
-    int counted = 0;
-    float mean = 0.0f;
-    Staging& st = tr.staging(*backend_);
-    backend_->cross_entropy_forward(st.out(per_token), &mean, &counted, st.in(tr.at(probs).value), st.in(batch.out), N, V,
-                                    0);
-    st.finish();  // the loss is read here (and, after forward(finish = false), the forward's tensors arrive)
     const Axis aB = detail::ax(AxisKind::Batch, "batch_size"), aT = detail::ax(AxisKind::TgtToken, "tgt_len");
-    tr.add(per_token_name, Node{Role::LossPerToken, Op::CrossEntropy, blk, {probs}}, {aB, aT}, std::move(per_token));
-    tr.add(names::entry(blk, ""), Node{Role::Loss, Op::Mean, blk, {per_token_name}}, {},
-           Tensor(Shape{}, std::vector<float>{mean}));
-    tr.saved[names::entry(blk, "counted")] = Tensor(Shape{}, std::vector<float>{static_cast<float>(counted)});
-    return mean;
+    // The entries first: the kernel writes into them (the mean at the next synchronisation).
+    Tensor& per_token = tr.add(per_token_name, Node{Role::LossPerToken, Op::CrossEntropy, blk, {probs}}, {aB, aT},
+                               Tensor({batch.B, batch.T}))
+                            .value;
+    Tensor& mean = tr.add(names::entry(blk, ""), Node{Role::Loss, Op::Mean, blk, {per_token_name}}, {}, Tensor(Shape{}))
+                       .value;
+    Tensor& finite = tr.saved[names::entry(blk, "finite")] = Tensor(Shape{1});
+    Staging& st = tr.staging(*backend_);
+    float* dper_token = st.out(per_token);
+    backend_->cross_entropy_forward(dper_token, mean.ptr(), nullptr, st.in(tr.at(probs).value), st.in(batch.out), N, V, 0);
+    backend_->all_finite(st.out(finite), dper_token, per_token.size());  // the mean is finite when every loss is
 }
 
 }  // namespace stepformer

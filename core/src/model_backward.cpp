@@ -227,10 +227,9 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     const int B = batch.B, T = batch.T, V = c.tgt_vocab_size();
     const Block proj{Stack::None, BlockKind::Projection, -1};
     const std::string logits = names::entry(proj, "logits"), probs = names::entry(proj, "probs");
-    const int counted = static_cast<int>(tr.saved.at(names::entry(Block{Stack::None, BlockKind::Loss, -1}, "counted")).data[0]);
     // CrossEntropyLoss(ignore_index=0) straight to the logits.
     Tensor dlogits({B, T, V});
-    backend_->cross_entropy_backward(st.out(dlogits), x.in(probs), st.in(batch.out), B * T, V, 0, counted);
+    backend_->cross_entropy_backward(st.out(dlogits), x.in(probs), st.in(batch.out), B * T, V, 0);
     const std::string dec_out = tr.at(logits).inputs.at(0);
     x.linear(names::param(proj, "weight"), gs.gd(dec_out), st.in(dlogits), x.in(dec_out), B * T, c.d_model, V, true);
     gs.put_and_finish(logits, std::move(dlogits));

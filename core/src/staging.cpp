@@ -125,9 +125,11 @@ StagedUpdate stage_update(Staging& st, float* weight, int64_t n, const WeightUpd
     StagedUpdate s{nullptr, upd};
     s.update.buf1 = st.inout(upd.buf1, n);
     s.update.buf2 = st.inout(upd.buf2, n);
+    s.update.apply_if = st.in(upd.apply_if, 1);
     if (upd.out && upd.out != weight) {
         s.weight = const_cast<float*>(st.in(weight, n));  // the kernel leaves it as it is
-        s.update.out = st.out(upd.out, n);
+        // A guarded update may write nothing: then `out` must come back as it was.
+        s.update.out = upd.apply_if ? st.inout(upd.out, n) : st.out(upd.out, n);
     } else {
         s.weight = st.inout(weight, n);
         s.update.out = upd.out ? s.weight : nullptr;

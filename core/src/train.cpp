@@ -85,8 +85,9 @@ namespace {
 // the norm on the way. With `out`, the updated weights go there and `params` stays as it was.
 class OptimizerUpdater final : public ParamUpdater {
 public:
-    OptimizerUpdater(Optimizer& opt, ParamSet& params, ParamSet& grads, Backend& be, bool keep_grads, ParamSet* out)
-        : opt_(opt), params_(params), grads_(grads), be_(be), keep_grads_(keep_grads), out_(out) {}
+    OptimizerUpdater(Optimizer& opt, ParamSet& params, ParamSet& grads, Backend& be, bool keep_grads, ParamSet* out,
+                     const float* apply_if)
+        : opt_(opt), params_(params), grads_(grads), be_(be), keep_grads_(keep_grads), out_(out), apply_if_(apply_if) {}
     const Fused* fused_update(size_t i) override {
         ++visited_;
         fused_.weight = params_[i].ptr();
@@ -109,6 +110,7 @@ private:
     WeightUpdate spec(size_t i) {
         WeightUpdate u = opt_.weight_update(i);
         if (out_) u.out = (*out_)[i].ptr();
+        u.apply_if = apply_if_;
         return u;
     }
     Optimizer& opt_;
@@ -117,16 +119,19 @@ private:
     Backend& be_;
     bool keep_grads_;
     ParamSet* out_;
+    const float* apply_if_;
     Fused fused_;
     double sum_squares_ = 0.0;
     size_t visited_ = 0;
 };
 
-// Backward with the optimizer step fused in; returns the gradient norm.
+// Backward with the optimizer step fused in; returns the gradient norm. With apply_if (the host
+// tensor of a flag in the trace), the updates are made only where the flag is non-zero.
 double backward_and_update(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
-                           bool keep_grads, ParamSet* out = nullptr) {
+                           bool keep_grads, ParamSet* out = nullptr, const Tensor* apply_if = nullptr) {
     opt.begin_step();
-    OptimizerUpdater updater(opt, model.params(), grads, model.backend(), keep_grads, out);
+    OptimizerUpdater updater(opt, model.params(), grads, model.backend(), keep_grads, out,
+                             apply_if ? apply_if->ptr() : nullptr);
     model.backward(batch, trace, grads, true, &updater);  // synchronises once: the gradient norm is in
     // Every parameter must have been updated (written to `out`), or the swap would bring back stale ones.
     if (updater.visited() != model.params().size())
@@ -139,10 +144,11 @@ double backward_and_update(Transformer& model, const Batch& batch, Trace& trace,
 double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
                   double* grad_norm, bool keep_param_grads) {
     ForwardOptions fo;
-    fo.finish = false;  // loss() synchronises for both
+    fo.finish = false;  // the backward pass synchronises for all three
     model.forward(batch, trace, fo);
-    const double loss = model.loss(batch, trace);
+    model.queue_loss(batch, trace);
     const double norm = backward_and_update(model, batch, trace, grads, opt, keep_param_grads);
+    const double loss = trace.at("loss").value.data[0];
     if (grad_norm) *grad_norm = norm;
     return loss;
 }
@@ -177,13 +183,16 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
             fo.train = true;
             fo.seed = options_.seed;
             fo.step = uint64_t(step);  // this step's dropout masks: (seed, step) alone decide them
-            fo.finish = false;         // loss() synchronises for both
+            fo.finish = false;         // the step's one synchronisation is the backward pass's
             model_.forward(batch, trace_, fo);
-            const double loss = model_.loss(batch, trace_);
+            model_.queue_loss(batch, trace_);
             ++step;
             const double lr = opt_.current_lr();
-            double gnorm = 0.0;
-            if (std::isfinite(loss)) gnorm = backward_and_update(model_, batch, trace_, grads_, opt_, false, &previous);
+            // The updates go to `previous` only when the loss is finite (on the device, without
+            // waiting for the loss): after a bad loss it still holds the weights before this step's.
+            const double gnorm = backward_and_update(model_, batch, trace_, grads_, opt_, false, &previous,
+                                                     &trace_.saved.at("loss.finite"));
+            const double loss = trace_.at("loss").value.data[0];
             if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
                 // A bad loss: the last step's weights produced it, so go back one more (as before);
                 // a bad gradient: its update went to `previous` only, the current weights are good.

@@ -171,13 +171,14 @@ public:
         float* dWW;
         if (upd.out && upd.out != W) {
             dWW = const_cast<float*>(c.in("W", static_cast<const float*>(W), nw));  // stays as it was
-            u.out = c.out("upd.out", upd.out, nw);
+            u.out = c.out("upd.out", upd.out, nw, upd.apply_if != nullptr);  // a guarded update may keep it
         } else {
             dWW = c.inout("W", W, nw);
             u.out = upd.out ? dWW : nullptr;
         }
         u.buf1 = c.inout("upd.buf1", upd.buf1, nw);
         u.buf2 = c.inout("upd.buf2", upd.buf2, nw);
+        u.apply_if = c.in("upd.apply_if", upd.apply_if, 1);
         double* ss = c.inout("dW_sum_squares", dW_sum_squares, 1);  // accumulated
         cpu_->linear_backward_update(ddx, ddW, ss, ddy, dxx, dWW, N, I, O, accumulate_dx, u);
         c.done();
@@ -367,13 +368,20 @@ public:
         cpu_->cross_entropy_forward(l, m, cnt, p, t, N, V, ignore_index);
         c.done();
     }
-    void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V, int ignore_index,
-                                int counted) override {
+    void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                int ignore_index) override {
         Call c("cross_entropy_backward");
         float* dl = c.out("dlogits", dlogits, z(N) * V);
         const float* p = c.in("probs", probs, z(N) * V);
         const int* t = c.in("targets", targets, z(N));
-        cpu_->cross_entropy_backward(dl, p, t, N, V, ignore_index, counted);
+        cpu_->cross_entropy_backward(dl, p, t, N, V, ignore_index);
+        c.done();
+    }
+    void all_finite(float* flag, const float* x, int64_t n) override {
+        Call c("all_finite");
+        float* f = c.out("flag", flag, 1);
+        const float* dx = c.in("x", x, z(n));
+        cpu_->all_finite(f, dx, n);
         c.done();
     }
 
@@ -457,13 +465,14 @@ public:
         float* p;
         if (upd.out && upd.out != param) {
             p = const_cast<float*>(c.in("param", static_cast<const float*>(param), z(n)));  // stays as it was
-            u.out = c.out("upd.out", upd.out, z(n));
+            u.out = c.out("upd.out", upd.out, z(n), upd.apply_if != nullptr);  // a guarded update may keep it
         } else {
             p = c.inout("param", param, z(n));
             u.out = upd.out ? p : nullptr;
         }
         u.buf1 = c.inout("upd.buf1", upd.buf1, z(n));
         u.buf2 = c.inout("upd.buf2", upd.buf2, z(n));
+        u.apply_if = c.in("upd.apply_if", upd.apply_if, 1);
         const float* g = c.in("grad", grad, z(n));
         cpu_->apply_update(p, g, n, u);
         c.done();
@@ -612,7 +621,8 @@ public:
         check("linear_backward_update",
               {opt("dx", dx, z(N) * I), opt("dW", dW, nw), need("dy", dy, z(N) * O), need("x", x, z(N) * I),
                need("W", W, nw), opt("upd.out", upd.out, nw), need("upd.buf1", upd.buf1, nw),
-               upd.kind == WeightUpdate::Kind::Adam ? need("upd.buf2", upd.buf2, nw) : opt("upd.buf2", upd.buf2, nw)});
+               upd.kind == WeightUpdate::Kind::Adam ? need("upd.buf2", upd.buf2, nw) : opt("upd.buf2", upd.buf2, nw),
+               opt("upd.apply_if", upd.apply_if, 1)});
         later([=, this] {
             inner_.linear_backward_update(dx, dW, dW_sum_squares, dy, x, W, N, I, O, accumulate_dx, upd);
         });
@@ -622,7 +632,8 @@ public:
               {need("param", param, z(n)), need("grad", grad, z(n)), opt("upd.out", upd.out, z(n)),
                need("upd.buf1", upd.buf1, z(n)),
                upd.kind == WeightUpdate::Kind::Adam ? need("upd.buf2", upd.buf2, z(n))
-                                                    : opt("upd.buf2", upd.buf2, z(n))});
+                                                    : opt("upd.buf2", upd.buf2, z(n)),
+               opt("upd.apply_if", upd.apply_if, 1)});
         later([=, this] { inner_.apply_update(param, grad, n, upd); });
     }
 
@@ -742,11 +753,15 @@ public:
               {need("losses", losses, z(N)), need("probs", probs, z(N) * V), need("targets", targets, z(N))});
         later([=, this] { inner_.cross_entropy_forward(losses, mean, counted, probs, targets, N, V, ignore_index); });
     }
-    void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V, int ignore_index,
-                                int counted) override {
+    void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                int ignore_index) override {
         check("cross_entropy_backward",
               {need("dlogits", dlogits, z(N) * V), need("probs", probs, z(N) * V), need("targets", targets, z(N))});
-        later([=, this] { inner_.cross_entropy_backward(dlogits, probs, targets, N, V, ignore_index, counted); });
+        later([=, this] { inner_.cross_entropy_backward(dlogits, probs, targets, N, V, ignore_index); });
+    }
+    void all_finite(float* flag, const float* x, int64_t n) override {
+        check("all_finite", {need("flag", flag, 1), need("x", x, z(n))});
+        later([=, this] { inner_.all_finite(flag, x, n); });
     }
 
     void pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) override {

@@ -45,7 +45,7 @@ namespace {
 // name here, bump kKernelCount, and add a TEST_P that calls it on every backend (with
 // `kernel("its_name")` so the table and the tests stay tied); AllKernelsAreCovered reads
 // backend.h and fails until then.
-constexpr size_t kKernelCount = 41;
+constexpr size_t kKernelCount = 42;
 const std::vector<std::string>& covered_kernels() {
     static const std::vector<std::string> k = {
         "linear_forward",       "linear_backward",       "linear_backward_update", "apply_update",
@@ -54,6 +54,7 @@ const std::vector<std::string>& covered_kernels() {
         "softmax_forward",      "softmax_backward",      "attn_context_forward",   "attn_context_backward",
         "add_forward",          "positional_forward",    "layernorm_forward",      "layernorm_backward",
         "relu_forward",         "relu_backward",         "cross_entropy_forward",  "cross_entropy_backward",
+        "all_finite",
         "pad_mask",             "subsequence_mask",      "mask_or",                "positional_table",
         "dropout_mask",         "mul_forward",           "fill",                   "copy",
         "sgd_step",             "adam_step",             "sum_squares",            "sync",
@@ -677,9 +678,9 @@ TEST_P(BackendOps, CrossEntropy) {
                 TRACE("cross_entropy_backward", shp);
                 Vec d = nan_vec(probs.size()), want = d;
                 VecStaging st(*be);
-                be->cross_entropy_backward(st.out(d), st.in(probs), st.in(targets), N, V, ignore, counted_ref);
+                be->cross_entropy_backward(st.out(d), st.in(probs), st.in(targets), N, V, ignore);
                 st.finish();
-                ref->cross_entropy_backward(want.data(), probs.data(), targets.data(), N, V, ignore, counted_ref);
+                ref->cross_entropy_backward(want.data(), probs.data(), targets.data(), N, V, ignore);
                 EXPECT_TRUE(near("dlogits", d, want));
                 if (all_ignored) {
                     EXPECT_TRUE(exact("dlogits (all ignored)", d, Vec(d.size(), 0.0f)));
@@ -909,6 +910,87 @@ TEST_P(BackendOps, ApplyUpdate) {
             if (c.to_out) {
                 EXPECT_TRUE(near("out", a.out, r.out));
                 EXPECT_TRUE(exact("param (kept: the update went to out)", a.W, W0));
+            }
+        }
+}
+
+// all_finite and the updates it guards (WeightUpdate::apply_if): the Trainer's step that changes
+// nothing when its loss is not finite.
+TEST_P(BackendOps, AllFinite) {
+    const float inf = std::numeric_limits<float>::infinity();
+    for (int64_t n : {int64_t(0), int64_t(1), int64_t(7), int64_t(65), int64_t(4099)})
+        for (int where = -1; where < 3; ++where)
+            for (float bad : {kNaN, inf, -inf}) {
+                if (n == 0 && where >= 0) continue;
+                TRACE("all_finite", shape({{"n", n}}) + (where < 0 ? " all finite" : " one non-finite at " +
+                                                                          std::to_string(where) + "/3 of the way"));
+                Vec x = rnd(size_t(n), 90, -1e30f, 1e30f);
+                if (where >= 0) x[size_t(n - 1) * size_t(where) / 2] = bad;
+                Vec flag = {kNaN}, want = {kNaN};
+                VecStaging st(*be);
+                be->all_finite(st.out(flag), st.in(x), n);
+                st.finish();
+                ref->all_finite(want.data(), x.data(), n);
+                EXPECT_TRUE(exact("flag", flag, want));
+                EXPECT_EQ(flag[0], where < 0 ? 1.0f : 0.0f);
+                if (where < 0) break;  // the bad value does not matter
+            }
+}
+
+TEST_P(BackendOps, UpdatesGuardedByAFlag) {
+    const LinShape s{7, 63, 65};
+    const size_t nw = size_t(s.O) * s.I;
+    const Vec x = rnd(size_t(s.N) * s.I, 91), dy = rnd(size_t(s.N) * s.O, 92), grad = rnd(nw, 93);
+    for (const auto& c : kUpdCases)
+        for (float flag : {0.0f, 1.0f}) {
+            const std::string what = c.name + std::string(flag != 0.0f ? ", flag 1: updated" : ", flag 0: unchanged");
+            Vec f = {flag};
+            {
+                TRACE("linear_backward_update", lin_str(s) + " " + what);
+                UpdState a = upd_state(nw, c), r = upd_state(nw, c);
+                if (c.to_out) a.out = r.out = rnd(nw, 94);  // values a skipped update must leave there
+                const UpdState before = a;
+                Vec dx = nan_vec(size_t(s.N) * s.I), dx_ref = dx, dW = nan_vec(nw), dW_ref = dW;
+                double ss = 0.0, ss_ref = 0.0;
+                VecStaging st(*be);
+                WeightUpdate u = a.spec(c, st);
+                u.apply_if = st.in(f);
+                be->linear_backward_update(st.out(dx), st.out(dW), &ss, st.in(dy), st.in(x), st.inout(a.W), s.N, s.I,
+                                           s.O, false, u);
+                st.finish();
+                // the reference: the same kernel unguarded, or nothing at all
+                ref->linear_backward_update(dx_ref.data(), dW_ref.data(), &ss_ref, dy.data(), x.data(), r.W.data(), s.N,
+                                            s.I, s.O, false, r.spec(c));
+                EXPECT_TRUE(near("dx (computed either way)", dx, dx_ref));
+                EXPECT_TRUE(near("dW (computed either way)", dW, dW_ref));
+                EXPECT_TRUE(near_scalar("sum(dW^2) (either way)", ss, ss_ref));
+                const UpdState& want = flag != 0.0f ? r : before;
+                EXPECT_TRUE(near("W", a.W, want.W));
+                EXPECT_TRUE(near("buf1", a.buf1, want.buf1));
+                if (c.kind == WeightUpdate::Kind::Adam) {
+                    EXPECT_TRUE(near("buf2", a.buf2, want.buf2));
+                }
+                if (c.to_out) {
+                    EXPECT_TRUE(exact("out", a.out, flag != 0.0f ? r.out : before.out));
+                }
+            }
+            {
+                TRACE("apply_update", shape({{"n", int64_t(nw)}}) + " " + what);
+                UpdState a = upd_state(nw, c), r = upd_state(nw, c);
+                if (c.to_out) a.out = r.out = rnd(nw, 95);
+                const UpdState before = a;
+                VecStaging st(*be);
+                WeightUpdate u = a.spec(c, st);
+                u.apply_if = st.in(f);
+                be->apply_update(st.inout(a.W), st.in(grad), int64_t(nw), u);
+                st.finish();
+                ref->apply_update(r.W.data(), grad.data(), int64_t(nw), r.spec(c));
+                const UpdState& want = flag != 0.0f ? r : before;
+                EXPECT_TRUE(near("param", a.W, want.W));
+                EXPECT_TRUE(near("buf1", a.buf1, want.buf1));
+                if (c.to_out) {
+                    EXPECT_TRUE(exact("out", a.out, flag != 0.0f ? r.out : before.out));
+                }
             }
         }
 }

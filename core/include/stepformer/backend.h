@@ -47,6 +47,12 @@ struct WeightUpdate {
     int64_t step = 0;      // Adam: this step's number (1-based), for the bias corrections
     float* out = nullptr;  // where the updated weight goes; null: in place. (The Trainer writes
                            // into a second buffer so the weights before the step stay intact.)
+    // A flag in the backend's memory (one float, written by an earlier kernel such as
+    // all_finite): the update is made only when it is non-zero; when it is zero nothing is written,
+    // not the weight, not `out`, not the optimizer state (the gradient still is). Null: always.
+    // The Trainer's: a step whose loss is not finite changes nothing, and it learns so at the
+    // step's one synchronisation instead of waiting for the loss before the backward pass.
+    const float* apply_if = nullptr;
 };
 
 class Backend {
@@ -126,12 +132,15 @@ public:
 
     // Cross-entropy with ignore_index: losses (N) = -log probs[target] (0 where target == ignore),
     // counted = the number of rows whose target is not ignored, mean = the mean loss over them (0
-    // when none). mean and counted are valid after sync().
+    // when none). mean and counted are host scalars, valid after sync(); counted may be null.
     virtual void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets,
                                        int N, int V, int ignore_index) = 0;
-    // dlogits (N, V) = (probs - onehot) / counted for counted rows, 0 elsewhere
+    // dlogits (N, V) = (probs - onehot) / counted for counted rows, 0 elsewhere; the kernel counts
+    // the rows itself, so the backward pass needs no number from the forward's synchronisation.
     virtual void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
-                                        int ignore_index, int counted) = 0;
+                                        int ignore_index) = 0;
+    // flag (1) = 1 when every x is finite, else 0 (the guard of WeightUpdate::apply_if)
+    virtual void all_finite(float* flag, const float* x, int64_t n) = 0;
 
     // ----- What the model needs besides its layers, made where the kernels run (on a GPU, the
     // device), so that no host loop sits between two kernels.

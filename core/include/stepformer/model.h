@@ -84,6 +84,10 @@ public:
 
     // Appends loss.per_token (B, T) and loss () to a forward trace; needs batch.out. Returns the loss.
     float loss(const Batch& batch, Trace& trace) const;
+    // The same without waiting: the entries' values, and the flag trace.saved["loss.finite"] (1
+    // when the loss is finite; WeightUpdate::apply_if), arrive at the pass's next synchronisation,
+    // which backward() makes. How a training step waits once.
+    void queue_loss(const Batch& batch, Trace& trace) const;
 
     // Backward from the loss: zeroes and fills `grads` (same layout as params) and, when
     // `trace_grads`, appends grad.<name> for every intermediate that has a gradient, in the

@@ -103,7 +103,8 @@ private:
 
 // An optimizer update of one weight (n elements) with its arguments in the backend's memory: the
 // optimizer state read and written; the weight read and written in place, or only read when the
-// update goes to upd.out (which is then written). Both copied back at finish().
+// update goes to upd.out (which is then written, or kept as it was when upd.apply_if says no).
+// Copied back at finish().
 struct StagedUpdate {
     float* weight;
     WeightUpdate update;
