@@ -1,6 +1,7 @@
 #include "stepformer/staging.h"
 
 #include <algorithm>
+#include <new>
 #include <stdexcept>
 
 namespace stepformer {
@@ -8,6 +9,11 @@ namespace stepformer {
 Staging::Staging(Backend& be) : be_(be), pass_(be.host_memory()) {}
 
 Staging::~Staging() {
+    if (pass_) {
+        // Host memory, given back without the backend: a trace may outlive it (a static one at exit).
+        for (const Block& b : spare_) ::operator delete(b.p, std::align_val_t(64));
+        return;
+    }
     // Kernels may still be queued on these buffers.
     if (!map_.empty() || !ids_.empty() || !spare_.empty()) be_.sync();
     for (auto& [host, e] : map_) be_.release(e.dev);
@@ -32,7 +38,7 @@ Staging::Temp Staging::temp(int64_t n) {
         spare_.erase(spare_.begin() + long(best));
         return Temp(this, b.p, b.bytes);
     }
-    return Temp(this, be_.alloc(bytes), bytes);
+    return Temp(this, pass_ ? ::operator new(bytes, std::align_val_t(64)) : be_.alloc(bytes), bytes);
 }
 
 // The device storage of host storage `host`, at least `bytes` big. A new or too small one is

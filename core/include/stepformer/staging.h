@@ -18,7 +18,8 @@
 // ever taken for another tensor's while the staging lives. Token ids are uploaded on every in()
 // (they are small, and a batch's storage is often reused).
 //
-// Not thread-safe: one pass, one thread. The backend must outlive it.
+// Not thread-safe: one pass, one thread. The backend must outlive a staging that is not a
+// passthrough (one on the CPU keeps nothing of the backend's).
 #pragma once
 
 #include <cstddef>
