@@ -10,6 +10,11 @@
 
 #include <Eigen/Core>
 
+#ifdef STEPFORMER_HAVE_VULKAN
+#include "vulkan/vk_backend.h"
+#include "vulkan/vk_context.h"
+#endif
+
 namespace stepformer {
 
 namespace cpu {
@@ -47,9 +52,20 @@ Backend& default_backend() {
 
 namespace {
 
+#ifdef STEPFORMER_HAVE_VULKAN
+std::unique_ptr<Backend> make_gpu_backend(int threads) { return vk::make_vulkan_backend(-1, threads); }
+#endif
+
 struct Registry {
     std::mutex mu;
     std::map<std::string, BackendFactory> factories{{"cpu", &make_cpu_backend}};
+    Registry() {
+#ifdef STEPFORMER_HAVE_VULKAN
+        // "gpu" where this machine has a usable Vulkan device (lavapipe counts: it runs the same
+        // shaders on the CPU, which is how CI tests them).
+        if (vk::best_device(vk::list_devices()) >= 0) factories["gpu"] = &make_gpu_backend;
+#endif
+    }
 };
 
 Registry& registry() {

@@ -1,0 +1,401 @@
+#include "vulkan/vk_backend.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "vulkan/vk_context.h"
+
+namespace stepformer::vk {
+namespace {
+
+// elementwise.comp's ops
+enum class Elementwise : uint32_t { Fill = 0, Copy = 1, Add = 2, Mul = 3, Relu = 4, ReluBackward = 5, MaskOr = 6 };
+
+struct ElementwiseArgs {
+    VkDeviceAddress out, a, b;
+    uint32_t n, op;
+    float value;
+};
+struct LinearArgs {
+    VkDeviceAddress y, x, W;
+    uint32_t N, I, O;
+};
+struct SoftmaxArgs {
+    VkDeviceAddress out, in;
+    uint32_t rows, cols;
+};
+
+class VulkanBackend final : public Backend {
+public:
+    VulkanBackend(int device_index, int threads) : ctx_(device_index), cpu_(make_cpu_backend(threads)) {
+        VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+        pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+        pci.queueFamilyIndex = ctx_.queue_family();
+        check(vkCreateCommandPool(ctx_.device(), &pci, nullptr, &pool_), "vkCreateCommandPool");
+        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        ai.commandPool = pool_;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        check(vkAllocateCommandBuffers(ctx_.device(), &ai, &cb_), "vkAllocateCommandBuffers");
+        VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+        check(vkCreateFence(ctx_.device(), &fci, nullptr, &fence_), "vkCreateFence");
+    }
+    ~VulkanBackend() override {
+        try {
+            sync();
+        } catch (...) {
+        }
+        for (auto& [base, a] : allocs_) destroy(a);
+        vkDestroyFence(ctx_.device(), fence_, nullptr);
+        vkDestroyCommandPool(ctx_.device(), pool_, nullptr);
+    }
+
+    std::string name() const override { return "gpu"; }
+    std::string describe() const override { return "gpu, " + ctx_.info().name + " (Vulkan)"; }
+
+    // ----- memory
+    bool host_memory() const override { return false; }
+    void* alloc(size_t bytes) override {
+        const std::lock_guard lock(mu_);
+        Alloc a = make(std::max<size_t>(bytes, 4));
+        allocs_[reinterpret_cast<uintptr_t>(a.mapped)] = a;
+        return a.mapped;
+    }
+    void release(void* p) override {
+        if (!p) return;
+        const std::lock_guard lock(mu_);
+        auto it = allocs_.find(reinterpret_cast<uintptr_t>(p));
+        if (it == allocs_.end()) throw std::logic_error("gpu: release of memory the backend did not allocate");
+        if (recording_)
+            retired_.push_back(it->second);  // queued kernels may still use it
+        else
+            destroy(it->second);
+        allocs_.erase(it);
+    }
+    void upload(void* dst, const void* src, size_t bytes) override {
+        if (!bytes) return;
+        const std::lock_guard lock(mu_);
+        const Span d = find(dst, bytes, "upload");
+        if (!recording_) {
+            std::memcpy(dst, src, bytes);
+            return;
+        }
+        // In order with the queued kernels: through a staging buffer and a recorded copy.
+        Alloc s = make(bytes);
+        std::memcpy(s.mapped, src, bytes);
+        retired_.push_back(s);
+        const VkBufferCopy region{0, d.offset, bytes};
+        vkCmdCopyBuffer(cb_, s.buffer, d.alloc->buffer, 1, &region);
+        barrier();
+    }
+    void download(void* dst, const void* src, size_t bytes) override {
+        if (!bytes) return;
+        const std::lock_guard lock(mu_);
+        find(src, bytes, "download");
+        flush();
+        std::memcpy(dst, src, bytes);
+    }
+    void sync() override {
+        const std::lock_guard lock(mu_);
+        flush();
+    }
+
+    // ----- kernels that run as shaders
+    void fill(float* x, int64_t n, float value) override { elementwise(Elementwise::Fill, x, nullptr, nullptr, n, value); }
+    void copy(float* out, const float* in, int64_t n) override { elementwise(Elementwise::Copy, out, in, nullptr, n); }
+    void add_forward(float* out, const float* a, const float* b, int64_t n) override {
+        elementwise(Elementwise::Add, out, a, b, n);
+    }
+    void mul_forward(float* out, const float* a, const float* b, int64_t n) override {
+        elementwise(Elementwise::Mul, out, a, b, n);
+    }
+    void relu_forward(float* out, const float* in, int64_t n) override { elementwise(Elementwise::Relu, out, in, nullptr, n); }
+    void relu_backward(float* din, const float* dout, const float* out, int64_t n) override {
+        elementwise(Elementwise::ReluBackward, din, dout, out, n);
+    }
+    void mask_or(float* out, const float* a, const float* b, int64_t n) override {
+        elementwise(Elementwise::MaskOr, out, a, b, n);
+    }
+    void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) override {
+        if (N <= 0 || O <= 0) return;
+        const std::lock_guard lock(mu_);
+        const LinearArgs args{addr(y, size_t(N) * O, "linear_forward y"), addr(x, size_t(N) * I, "linear_forward x"),
+                              addr(W, size_t(O) * I, "linear_forward W"), uint32_t(N), uint32_t(I), uint32_t(O)};
+        dispatch("linear_forward", &args, sizeof args, (uint32_t(O) + 15) / 16, (uint32_t(N) + 15) / 16);
+    }
+    void softmax_forward(float* out, const float* in, int rows, int cols) override {
+        if (rows <= 0 || cols <= 0) return;
+        const std::lock_guard lock(mu_);
+        const size_t n = size_t(rows) * cols;
+        const SoftmaxArgs args{addr(out, n, "softmax_forward out"), addr(in, n, "softmax_forward in"), uint32_t(rows),
+                               uint32_t(cols)};
+        dispatch("softmax_forward", &args, sizeof args, (uint32_t(rows) + 63) / 64, 1);
+    }
+
+    // ----- kernels that run the CPU's code on the mapped memory, after the queue (see the header)
+    void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I, int O,
+                         bool accumulate_dx, bool accumulate_dw) override {
+        host();
+        cpu_->linear_backward(dx, dW, dy, x, W, N, I, O, accumulate_dx, accumulate_dw);
+    }
+    void linear_backward_update(float* dx, float* dW, double* dW_sum_squares, const float* dy, const float* x, float* W,
+                                int N, int I, int O, bool accumulate_dx, const WeightUpdate& upd) override {
+        host();
+        cpu_->linear_backward_update(dx, dW, dW_sum_squares, dy, x, W, N, I, O, accumulate_dx, upd);
+    }
+    void apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) override {
+        host();
+        cpu_->apply_update(param, grad, n, upd);
+    }
+    void embedding_forward(float* out, const int* ids, const float* table, int N, int V, int D) override {
+        host();
+        cpu_->embedding_forward(out, ids, table, N, V, D);
+    }
+    void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int V, int D) override {
+        host();
+        cpu_->embedding_backward(dtable, dout, ids, N, V, D);
+    }
+    void split_heads(float* out, const float* in, int B, int L, int H, int d) override {
+        host();
+        cpu_->split_heads(out, in, B, L, H, d);
+    }
+    void merge_heads(float* out, const float* in, int B, int L, int H, int d) override {
+        host();
+        cpu_->merge_heads(out, in, B, L, H, d);
+    }
+    void attn_scores_forward(float* scores, const float* Q, const float* K, int G, int Lq, int Lk, int dk,
+                             float scale) override {
+        host();
+        cpu_->attn_scores_forward(scores, Q, K, G, Lq, Lk, dk, scale);
+    }
+    void attn_scores_backward(float* dQ, float* dK, const float* dscores, const float* Q, const float* K, int G, int Lq,
+                              int Lk, int dk, float scale) override {
+        host();
+        cpu_->attn_scores_backward(dQ, dK, dscores, Q, K, G, Lq, Lk, dk, scale);
+    }
+    void mask_fill_forward(float* out, const float* in, const float* mask, int B, int H, int Lq, int Lk,
+                           float value) override {
+        host();
+        cpu_->mask_fill_forward(out, in, mask, B, H, Lq, Lk, value);
+    }
+    void mask_fill_backward(float* din, const float* dout, const float* mask, int B, int H, int Lq, int Lk) override {
+        host();
+        cpu_->mask_fill_backward(din, dout, mask, B, H, Lq, Lk);
+    }
+    void softmax_backward(float* din, const float* dout, const float* out, int rows, int cols) override {
+        host();
+        cpu_->softmax_backward(din, dout, out, rows, cols);
+    }
+    void attn_context_forward(float* context, const float* attn, const float* V, int G, int Lq, int Lk,
+                              int dv) override {
+        host();
+        cpu_->attn_context_forward(context, attn, V, G, Lq, Lk, dv);
+    }
+    void attn_context_backward(float* dattn, float* dV, const float* dcontext, const float* attn, const float* V, int G,
+                               int Lq, int Lk, int dv) override {
+        host();
+        cpu_->attn_context_backward(dattn, dV, dcontext, attn, V, G, Lq, Lk, dv);
+    }
+    void positional_forward(float* out, const float* in, const float* pe, const float* keep, int B, int L,
+                            int D) override {
+        host();
+        cpu_->positional_forward(out, in, pe, keep, B, L, D);
+    }
+    void layernorm_forward(float* out, float* mean, float* rstd, const float* in, const float* gamma, const float* beta,
+                           int rows, int cols, float eps) override {
+        host();
+        cpu_->layernorm_forward(out, mean, rstd, in, gamma, beta, rows, cols, eps);
+    }
+    void layernorm_backward(float* din, float* dgamma, float* dbeta, const float* dout, const float* in,
+                            const float* mean, const float* rstd, const float* gamma, int rows, int cols) override {
+        host();
+        cpu_->layernorm_backward(din, dgamma, dbeta, dout, in, mean, rstd, gamma, rows, cols);
+    }
+    void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
+                               int V, int ignore_index) override {
+        host();
+        cpu_->cross_entropy_forward(losses, mean, counted, probs, targets, N, V, ignore_index);
+    }
+    void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                int ignore_index) override {
+        host();
+        cpu_->cross_entropy_backward(dlogits, probs, targets, N, V, ignore_index);
+    }
+    void all_finite(float* flag, const float* x, int64_t n) override {
+        host();
+        cpu_->all_finite(flag, x, n);
+    }
+    void pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) override {
+        host();
+        cpu_->pad_mask(mask, ids_k, B, Lq, Lk, pad_id);
+    }
+    void subsequence_mask(float* mask, int B, int T) override {
+        host();
+        cpu_->subsequence_mask(mask, B, T);
+    }
+    void positional_table(float* pe, int L, int D) override {
+        host();
+        cpu_->positional_table(pe, L, D);
+    }
+    void dropout_mask(float* keep, int64_t n, float p, uint64_t seed, uint64_t offset) override {
+        host();
+        cpu_->dropout_mask(keep, n, p, seed, offset);
+    }
+    void sgd_step(float* param, float* momentum_buf, const float* grad, int64_t n, float lr, float momentum) override {
+        host();
+        cpu_->sgd_step(param, momentum_buf, grad, n, lr, momentum);
+    }
+    void adam_step(float* param, float* m, float* v, const float* grad, int64_t n, float lr, float beta1, float beta2,
+                   float eps, int64_t step) override {
+        host();
+        cpu_->adam_step(param, m, v, grad, n, lr, beta1, beta2, eps, step);
+    }
+    void sum_squares(double* acc, const float* x, int64_t n) override {
+        host();
+        cpu_->sum_squares(acc, x, n);
+    }
+
+private:
+    struct Alloc {
+        VkBuffer buffer = VK_NULL_HANDLE;
+        VkDeviceMemory memory = VK_NULL_HANDLE;
+        void* mapped = nullptr;
+        size_t bytes = 0;
+        VkDeviceAddress address = 0;
+    };
+    struct Span {
+        const Alloc* alloc;
+        size_t offset;
+    };
+
+    Alloc make(size_t bytes) {
+        Alloc a;
+        a.bytes = bytes;
+        VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+        bci.size = bytes;
+        bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+        bci.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+        check(vkCreateBuffer(ctx_.device(), &bci, nullptr, &a.buffer), "vkCreateBuffer");
+        VkMemoryRequirements req{};
+        vkGetBufferMemoryRequirements(ctx_.device(), a.buffer, &req);
+        VkMemoryAllocateFlagsInfo flags{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO};
+        flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+        VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+        mai.pNext = &flags;
+        mai.allocationSize = req.size;
+        mai.memoryTypeIndex = ctx_.host_memory_type();
+        if (VkResult r = vkAllocateMemory(ctx_.device(), &mai, nullptr, &a.memory); r != VK_SUCCESS) {
+            vkDestroyBuffer(ctx_.device(), a.buffer, nullptr);
+            throw std::bad_alloc();
+        }
+        check(vkBindBufferMemory(ctx_.device(), a.buffer, a.memory, 0), "vkBindBufferMemory");
+        check(vkMapMemory(ctx_.device(), a.memory, 0, VK_WHOLE_SIZE, 0, &a.mapped), "vkMapMemory");
+        VkBufferDeviceAddressInfo bai{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+        bai.buffer = a.buffer;
+        a.address = vkGetBufferDeviceAddress(ctx_.device(), &bai);
+        return a;
+    }
+    void destroy(const Alloc& a) {
+        vkDestroyBuffer(ctx_.device(), a.buffer, nullptr);
+        vkFreeMemory(ctx_.device(), a.memory, nullptr);
+    }
+    // The allocation holding [p, p + bytes), or a logic_error naming the call.
+    Span find(const void* p, size_t bytes, const char* what) const {
+        const auto u = reinterpret_cast<uintptr_t>(p);
+        auto it = allocs_.upper_bound(u);
+        if (it == allocs_.begin()) throw std::logic_error(std::string("gpu: ") + what + " is not in the backend's memory");
+        --it;
+        const size_t off = size_t(u - it->first);
+        if (off + bytes > it->second.bytes)
+            throw std::logic_error(std::string("gpu: ") + what + " is not in the backend's memory or runs past its allocation");
+        return Span{&it->second, off};
+    }
+    VkDeviceAddress addr(const void* p, size_t floats, const char* what) const {
+        if (!p) return 0;
+        const Span s = find(p, floats * sizeof(float), what);
+        return s.alloc->address + s.offset;
+    }
+    void begin() {
+        if (recording_) return;
+        VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        check(vkBeginCommandBuffer(cb_, &bi), "vkBeginCommandBuffer");
+        recording_ = true;
+    }
+    // Every command sees what the commands before it wrote (kernels are small; ordering is simple).
+    void barrier() {
+        VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+        mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+        mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                           VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
+        vkCmdPipelineBarrier(cb_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                             VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
+                                 VK_PIPELINE_STAGE_HOST_BIT,
+                             0, 1, &mb, 0, nullptr, 0, nullptr);
+    }
+    void dispatch(const char* shader, const void* args, uint32_t bytes, uint32_t gx, uint32_t gy) {
+        VkPipeline p = ctx_.pipeline(shader, bytes);
+        begin();
+        vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p);
+        vkCmdPushConstants(cb_, ctx_.layout(shader), VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, args);
+        vkCmdDispatch(cb_, gx, gy, 1);
+        barrier();
+    }
+    void elementwise(Elementwise op, float* out, const float* a, const float* b, int64_t n, float value = 0.0f) {
+        if (n <= 0) return;
+        if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
+        const std::lock_guard lock(mu_);
+        const ElementwiseArgs args{addr(out, size_t(n), "an output"), addr(a, size_t(n), "an input"),
+                                   addr(b, size_t(n), "an input"), uint32_t(n), uint32_t(op), value};
+        const uint32_t groups = uint32_t(std::min<int64_t>((n + 255) / 256, 65535));
+        dispatch("elementwise", &args, sizeof args, groups, 1);
+    }
+    // Submits what is recorded and waits for it. mu_ held.
+    void flush() {
+        if (recording_) {
+            check(vkEndCommandBuffer(cb_), "vkEndCommandBuffer");
+            recording_ = false;
+            VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+            si.commandBufferCount = 1;
+            si.pCommandBuffers = &cb_;
+            check(vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
+            check(vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+            check(vkResetFences(ctx_.device(), 1, &fence_), "vkResetFences");
+            check(vkResetCommandBuffer(cb_, 0), "vkResetCommandBuffer");
+        }
+        for (const Alloc& a : retired_) destroy(a);
+        retired_.clear();
+    }
+    // Before a kernel the CPU runs on the mapped memory: the queued ones have finished.
+    void host() {
+        const std::lock_guard lock(mu_);
+        flush();
+    }
+
+    Context ctx_;
+    std::unique_ptr<Backend> cpu_;
+    std::mutex mu_;  // one queue and one command buffer for every thread (the first step's simplicity)
+    VkCommandPool pool_ = VK_NULL_HANDLE;
+    VkCommandBuffer cb_ = VK_NULL_HANDLE;
+    VkFence fence_ = VK_NULL_HANDLE;
+    bool recording_ = false;
+    std::map<uintptr_t, Alloc> allocs_;  // by mapped address
+    std::vector<Alloc> retired_;         // released while kernels were queued, and upload staging
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_vulkan_backend(int device_index, int cpu_threads) {
+    if (device_index < 0) {
+        device_index = best_device(list_devices());
+        if (device_index < 0) throw std::runtime_error("no usable Vulkan device");
+    }
+    return std::make_unique<VulkanBackend>(device_index, cpu_threads);
+}
+
+}  // namespace stepformer::vk

@@ -1,0 +1,66 @@
+// A Vulkan device for compute: instance, the chosen physical device, a logical device with one
+// compute queue, and the compute pipelines made from the embedded shaders (spirv.h), each made
+// once and kept. Kernel arguments travel as buffer device addresses in push constants, so a
+// pipeline needs no descriptor sets.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace stepformer::vk {
+
+struct DeviceInfo {
+    std::string name;  // "llvmpipe (LLVM 15.0.6, 256 bits)", "NVIDIA H100 80GB HBM3"
+    std::string type;  // "discrete", "integrated", "virtual", "cpu", "other"
+    uint32_t api = 0;  // VK_MAKE_API_VERSION
+    bool usable = false;
+    std::string why;  // what is missing, when not usable
+};
+
+// The Vulkan devices this machine has; empty when there is no Vulkan loader or driver.
+std::vector<DeviceInfo> list_devices();
+// The index into list_devices() of the device "gpu" takes: a discrete GPU, else an integrated
+// or virtual one, else a CPU device (lavapipe); -1 when none is usable.
+int best_device(const std::vector<DeviceInfo>& devices);
+
+class Context {
+public:
+    explicit Context(int device_index);  // throws std::runtime_error naming what failed
+    ~Context();
+    Context(const Context&) = delete;
+    Context& operator=(const Context&) = delete;
+
+    VkDevice device() const { return device_; }
+    VkQueue queue() const { return queue_; }
+    uint32_t queue_family() const { return family_; }
+    uint32_t host_memory_type() const { return host_type_; }  // host-visible, host-coherent
+    const DeviceInfo& info() const { return info_; }
+
+    // The compute pipeline of shader `name`, with `push_bytes` of push constants.
+    VkPipeline pipeline(const std::string& name, uint32_t push_bytes);
+    VkPipelineLayout layout(const std::string& name) const { return pipelines_.at(name).layout; }
+
+private:
+    struct Pipeline {
+        VkPipelineLayout layout = VK_NULL_HANDLE;
+        VkPipeline pipeline = VK_NULL_HANDLE;
+    };
+    VkInstance instance_ = VK_NULL_HANDLE;
+    VkPhysicalDevice phys_ = VK_NULL_HANDLE;
+    VkDevice device_ = VK_NULL_HANDLE;
+    VkQueue queue_ = VK_NULL_HANDLE;
+    uint32_t family_ = 0, host_type_ = 0;
+    DeviceInfo info_;
+    std::mutex mu_;
+    std::map<std::string, Pipeline> pipelines_;
+};
+
+// Throws std::runtime_error("<what>: <VkResult>") unless r is VK_SUCCESS.
+void check(VkResult r, const char* what);
+
+}  // namespace stepformer::vk
