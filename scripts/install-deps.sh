@@ -6,6 +6,7 @@ PKGS="cmake g++ make pkg-config
 qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-charts-dev qt6-svg-dev qt6-tools-dev qt6-tools-dev-tools
 qt6-l10n-tools libgl-dev libxkbcommon-x11-0 qt6-qpa-plugins
 libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
+libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers
 fonts-dejavu-core"
 if [ "${1:-}" = "--gui-extras" ]; then PKGS="$PKGS fonts-noto-cjk"; fi
 MISSING=""

@@ -1,6 +1,7 @@
 #include "vulkan/vk_context.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -15,21 +16,89 @@ void check(VkResult r, const char* what) {
 
 namespace {
 
+std::mutex& messengers_mu() {
+    static std::mutex mu;
+    return mu;
+}
+std::map<VkInstance, VkDebugUtilsMessengerEXT>& messengers() {
+    static std::map<VkInstance, VkDebugUtilsMessengerEXT> m;
+    return m;
+}
+
+bool validating() {
+    const char* v = std::getenv("STEPFORMER_VK_VALIDATION");
+    return v && std::strcmp(v, "1") == 0;
+}
+
+// Any message of the validation layer is a defect: say it and stop (the tests run with it on).
+VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
+                                                     VkDebugUtilsMessageTypeFlagsEXT,
+                                                     const VkDebugUtilsMessengerCallbackDataEXT* data, void*) {
+    std::fprintf(stderr, "Vulkan validation: %s\n", data && data->pMessage ? data->pMessage : "(no message)");
+    std::abort();
+}
+
+// STEPFORMER_VK_VALIDATION=1: the Khronos validation layer, its warnings and errors fatal (the
+// messenger rides on the create info, so instance creation and destruction are checked too).
 VkInstance make_instance() {
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
     app.pApplicationName = "stepformer";
     app.apiVersion = VK_API_VERSION_1_2;
     VkInstanceCreateInfo ci{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     ci.pApplicationInfo = &app;
-    // STEPFORMER_VK_VALIDATION=1: the Khronos validation layer, where it is installed.
     const char* layer = "VK_LAYER_KHRONOS_validation";
-    if (const char* v = std::getenv("STEPFORMER_VK_VALIDATION"); v && std::strcmp(v, "1") == 0) {
+    const char* ext = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    VkDebugUtilsMessengerCreateInfoEXT messenger{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+    messenger.messageSeverity =
+        VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+    messenger.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT;
+    messenger.pfnUserCallback = &on_validation_message;
+    if (validating()) {
         ci.enabledLayerCount = 1;
         ci.ppEnabledLayerNames = &layer;
+        ci.enabledExtensionCount = 1;
+        ci.ppEnabledExtensionNames = &ext;
+        ci.pNext = &messenger;
     }
     VkInstance inst = VK_NULL_HANDLE;
-    if (vkCreateInstance(&ci, nullptr, &inst) != VK_SUCCESS) return VK_NULL_HANDLE;
+    if (vkCreateInstance(&ci, nullptr, &inst) != VK_SUCCESS) {
+        if (validating()) {
+            std::fprintf(stderr, "STEPFORMER_VK_VALIDATION=1 but the validation layer could not be loaded "
+                                 "(apt-get install vulkan-validationlayers)\n");
+            std::abort();
+        }
+        return VK_NULL_HANDLE;
+    }
+    if (validating()) {
+        // The one on the create info covers only vkCreateInstance and vkDestroyInstance.
+        auto create = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+            vkGetInstanceProcAddr(inst, "vkCreateDebugUtilsMessengerEXT"));
+        VkDebugUtilsMessengerEXT m = VK_NULL_HANDLE;
+        if (!create || create(inst, &messenger, nullptr, &m) != VK_SUCCESS) {
+            std::fprintf(stderr, "STEPFORMER_VK_VALIDATION=1 but no debug messenger could be made\n");
+            std::abort();
+        }
+        const std::lock_guard lock(messengers_mu());
+        messengers()[inst] = m;
+    }
     return inst;
+}
+
+void destroy_instance(VkInstance inst) {
+    VkDebugUtilsMessengerEXT m = VK_NULL_HANDLE;
+    {
+        const std::lock_guard lock(messengers_mu());
+        if (auto it = messengers().find(inst); it != messengers().end()) {
+            m = it->second;
+            messengers().erase(it);
+        }
+    }
+    if (m) {
+        auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+            vkGetInstanceProcAddr(inst, "vkDestroyDebugUtilsMessengerEXT"));
+        if (destroy) destroy(inst, m, nullptr);
+    }
+    vkDestroyInstance(inst, nullptr);
 }
 
 const char* type_name(VkPhysicalDeviceType t) {
@@ -90,7 +159,7 @@ std::vector<DeviceInfo> list_devices() {
     if (!inst) return {};
     std::vector<DeviceInfo> out;
     for (VkPhysicalDevice d : physical_devices(inst)) out.push_back(describe(d));
-    vkDestroyInstance(inst, nullptr);
+    destroy_instance(inst);
     return out;
 }
 
@@ -140,7 +209,7 @@ Context::Context(int device_index) {
         if (host_type_ == UINT32_MAX) throw std::runtime_error("the Vulkan device has no host-visible memory");
     } catch (...) {
         if (device_) vkDestroyDevice(device_, nullptr);
-        vkDestroyInstance(instance_, nullptr);
+        destroy_instance(instance_);
         throw;
     }
 }
@@ -152,7 +221,7 @@ Context::~Context() {
         vkDestroyPipelineLayout(device_, p.layout, nullptr);
     }
     vkDestroyDevice(device_, nullptr);
-    vkDestroyInstance(instance_, nullptr);
+    destroy_instance(instance_);
 }
 
 VkPipeline Context::pipeline(const std::string& name, uint32_t push_bytes) {
