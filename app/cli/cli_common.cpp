@@ -1,12 +1,38 @@
 #include "cli_common.h"
 
+#include "stepformer/devices.h"
+
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <stdexcept>
 #include <cstdio>
 #include <iostream>
 
 namespace cli {
 
+void BackendOption::add_to(CLI::App& cmd) {
+    const char* env = std::getenv("STEPFORMER_BACKEND");
+    choice = env && *env ? env : "cpu";
+    cmd.add_option("--backend", choice, "what computes: cpu, gpu (Vulkan) or auto (a GPU when there is one); "
+                                        "default $STEPFORMER_BACKEND, else cpu")
+        ->check(CLI::IsMember({"cpu", "gpu", "auto"}));
+}
+
+stepformer::Backend* BackendOption::get() const {
+    static std::unique_ptr<stepformer::Backend> made;
+    if (!made) {
+        if (choice != "cpu" && choice != "gpu" && choice != "auto")
+            throw std::invalid_argument("STEPFORMER_BACKEND='" + choice + "': use cpu, gpu or auto");
+        std::string note;
+        made = stepformer::choose_backend(choice, 0, &note);
+        if (!note.empty()) std::fprintf(stderr, "stepformer-cli: %s\n", note.c_str());
+    }
+    return made.get();
+}
+
 void ModelOptions::add_to(CLI::App& cmd, const char* weights_flag) {
+    backend.add_to(cmd);
     cmd.add_option("--config", config, "model config (JSON); default: the weights' own, else the tutorial's")
         ->check(CLI::ExistingFile);
     cmd.add_option(weights_flag, weights, "weights (safetensors, the tutorial's state_dict names)")

@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "stepformer/backend.h"
 #include "stepformer/model_io.h"
 
 namespace cli {
@@ -18,10 +19,21 @@ void add_train_command(CLI::App& app, Action& run);
 void add_translate_command(CLI::App& app, Action& run);
 void add_bench_command(CLI::App& app, Action& run);
 
-// --config / --weights / --seed as one group.
+// --backend cpu|gpu|auto (default: $STEPFORMER_BACKEND, else cpu) on a command that computes.
+struct BackendOption {
+    std::string choice;
+    void add_to(CLI::App& cmd);
+    // The chosen backend, made once and kept for the process; "auto" without a GPU says on stderr
+    // that the CPU computes. --backend gpu without a device throws stepformer::BackendUnavailable
+    // (exit code 2).
+    stepformer::Backend* get() const;
+};
+
+// --config / --weights / --seed as one group, and the backend that computes.
 struct ModelOptions {
     std::string config, weights;
     uint64_t seed = 0;
+    BackendOption backend;
     void add_to(CLI::App& cmd, const char* weights_flag = "--weights");
     stepformer::ModelSource source() const;
     // load_model(source()), saying on stderr what the user should know: an assumed config, warnings.

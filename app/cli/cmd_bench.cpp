@@ -39,12 +39,13 @@ double peak_rss_mb() {
 struct BenchArgs {
     int iters = 10;
     bool large = false;
+    BackendOption backend;
 };
 
 int run_bench(const BenchArgs& a) {
     const Config c = a.large ? synthetic_config(Config::tutorial(), 1000, 64, 64) : Config::tutorial();
     const int B = a.large ? 32 : 2;
-    Transformer model(c, init_params(c, 0));
+    Transformer model(c, init_params(c, 0), a.backend.get());
     const Batch batch = random_batch(c, B, c.src_len, c.tgt_len, 1);
     Trace trace;
     ParamSet grads;
@@ -69,6 +70,7 @@ void add_bench_command(CLI::App& app, Action& run) {
     auto a = std::make_shared<BenchArgs>();
     cmd->add_option("--iters", a->iters, "timed iterations (median reported)")->check(CLI::Range(1, 10000));
     cmd->add_flag("--large", a->large, "batch 32 x length 64 with 1000-word vocabularies instead");
+    a->backend.add_to(*cmd);
     cmd->callback([&run, a] { run = [a] { return run_bench(*a); }; });
 }
 

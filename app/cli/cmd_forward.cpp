@@ -27,7 +27,7 @@ int run_forward(const ForwardArgs& a) {
         throw ConfigError("give as many --tgt as --src (got " + std::to_string(src.size()) + " and " +
                           std::to_string(tgt.size()) + ")");
     const Batch batch = make_batch(lm.config, src, tgt);
-    Transformer model(lm.config, std::move(lm.params));
+    Transformer model(lm.config, std::move(lm.params), a.model.backend.get());
     Trace trace;
     model.forward(batch, trace);
     if (!a.dump.empty()) {

@@ -1,36 +1,70 @@
-// `stepformer-cli info W.safetensors`: tensors, shapes, dtypes and the config a file carries.
+// `stepformer-cli info W.safetensors`: tensors, shapes, dtypes and the config a file carries;
+// `stepformer-cli info --devices`: the GPUs the Vulkan backend can use.
 #include <cstdio>
 
 #include "cli_common.h"
+#include "stepformer/devices.h"
 #include "stepformer/safetensors.h"
 
 namespace cli {
 
+namespace {
+
+int print_devices() {
+    if (!stepformer::gpu_backend_built()) {
+        std::printf("this build has no GPU backend (it needs libvulkan-dev and glslc when built); the CPU computes\n");
+        return 0;
+    }
+    const auto devs = stepformer::gpu_devices();
+    if (devs.empty()) {
+        std::printf("no Vulkan devices (no Vulkan driver on this machine); the CPU computes\n");
+        return 0;
+    }
+    std::printf("Vulkan devices:\n");
+    for (size_t i = 0; i < devs.size(); ++i)
+        std::printf("  %zu: %s (%s)%s%s\n", i, devs[i].name.c_str(), devs[i].type.c_str(),
+                    devs[i].usable ? "" : ", cannot be used: ", devs[i].usable ? "" : devs[i].why.c_str());
+    return 0;
+}
+
+int print_file(const std::string& file) {
+    const auto f = stepformer::read_safetensors(file);
+    const std::string* path = &file;
+    int64_t total = 0;
+    std::printf("%s: %zu tensors\n", path->c_str(), f.tensors.size());
+    for (const auto& t : f.tensors) {
+        std::printf("  %-55s %-5s %s\n", t.name.c_str(), stepformer::dtype_name(t.dtype).c_str(),
+                    stepformer::shape_to_string(t.shape).c_str());
+        total += stepformer::numel(t.shape);
+    }
+    std::printf("total elements: %lld\n", static_cast<long long>(total));
+    for (const auto& [k, v] : f.metadata) {
+        if (k == "stepformer.config") {
+            const auto c = stepformer::config_from_json_text(v, "config in the metadata");
+            std::printf("config (%s):\n%s\n", k.c_str(), stepformer::config_to_json_text(c, 2).c_str());
+        } else {
+            std::printf("metadata %s = %s\n", k.c_str(), v.size() > 200 ? (v.substr(0, 200) + "...").c_str() : v.c_str());
+        }
+    }
+    return 0;
+}
+
+}  // namespace
+
+
 void add_info_command(CLI::App& app, Action& run) {
-    auto* cmd = app.add_subcommand("info", "list the tensors, shapes and config of a safetensors file");
+    auto* cmd = app.add_subcommand("info", "list the tensors, shapes and config of a safetensors file, or the GPUs");
     auto path = std::make_shared<std::string>();
-    cmd->add_option("file", *path, "safetensors file")->required()->check(CLI::ExistingFile);
-    cmd->callback([&run, path] {
-        run = [path] {
-            const auto f = stepformer::read_safetensors(*path);
-            int64_t total = 0;
-            std::printf("%s: %zu tensors\n", path->c_str(), f.tensors.size());
-            for (const auto& t : f.tensors) {
-                std::printf("  %-55s %-5s %s\n", t.name.c_str(), stepformer::dtype_name(t.dtype).c_str(),
-                            stepformer::shape_to_string(t.shape).c_str());
-                total += stepformer::numel(t.shape);
-            }
-            std::printf("total elements: %lld\n", static_cast<long long>(total));
-            for (const auto& [k, v] : f.metadata) {
-                if (k == "stepformer.config") {
-                    const auto c = stepformer::config_from_json_text(v, "config in the metadata");
-                    std::printf("config (%s):\n%s\n", k.c_str(), stepformer::config_to_json_text(c, 2).c_str());
-                } else {
-                    std::printf("metadata %s = %s\n", k.c_str(), v.size() > 200 ? (v.substr(0, 200) + "...").c_str() : v.c_str());
-                }
-            }
-            return 0;
-        };
+    auto devices = std::make_shared<bool>(false);
+    cmd->add_option("file", *path, "safetensors file")->check(CLI::ExistingFile);
+    cmd->add_flag("--devices", *devices, "list the GPUs (Vulkan devices) --backend gpu can use");
+    cmd->callback([&run, path, devices] {
+        if (*devices) {
+            run = [] { return print_devices(); };
+            return;
+        }
+        if (path->empty()) throw CLI::ValidationError("info", "give a safetensors file, or --devices");
+        run = [path] { return print_file(*path); };
     });
 }
 

@@ -50,7 +50,7 @@ int run_grad(const GradArgs& a) {
     std::vector<size_t> all(data.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
     const Batch batch = make_training_batch(lm.config, data, all);
-    Transformer model(lm.config, std::move(lm.params));
+    Transformer model(lm.config, std::move(lm.params), a.model.backend.get());
     Trace trace;
     model.forward(batch, trace);
     const float loss = model.loss(batch, trace);
@@ -110,7 +110,7 @@ int run_train(const TrainArgs& a) {
     std::printf("training on %zu sentences: %d epochs, batch %d, %s lr %g, dropout %g%s%s\n", data.size(), a.epochs,
                 a.batch_size, a.optimizer.c_str(), a.lr, lm.config.dropout, to.shuffle ? ", shuffled" : "",
                 lm.config.learn_layer_norm ? ", learned LayerNorm" : "");
-    Transformer model(lm.config, std::move(lm.params));
+    Transformer model(lm.config, std::move(lm.params), a.model.backend.get());
     Trainer trainer(model, data, to);
     if (ck) {
         restore_optimizer(*ck, trainer.optimizer());
@@ -155,7 +155,7 @@ struct TranslateArgs {
 
 int run_translate(const TranslateArgs& a) {
     LoadedModel lm = a.model.load();
-    Transformer model(lm.config, std::move(lm.params));
+    Transformer model(lm.config, std::move(lm.params), a.model.backend.get());
     std::vector<std::string> src = a.src;
     if (src.empty()) src = {"ich mochte ein bier P", "ich mochte ein cola P"};
     for (const auto& s : src) {

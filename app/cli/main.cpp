@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli_common.h"
+#include "stepformer/devices.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"Stepformer command line: run, inspect, train and translate the tutorial's Transformer"};
@@ -25,6 +26,9 @@ int main(int argc, char** argv) {
     }
     try {
         return run ? run() : 0;
+    } catch (const stepformer::BackendUnavailable& e) {
+        std::cerr << "error: " << e.what() << "\n";
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "error: " << e.what() << "\n";
         return 1;

@@ -14,6 +14,7 @@
 #include "stepformer/checkpoint.h"
 #include "stepformer/dataset.h"
 #include "stepformer/decode.h"
+#include "stepformer/devices.h"
 #include "stepformer/model_io.h"
 #include "stepformer/safetensors.h"
 #include "stepformer/train.h"
@@ -576,3 +577,78 @@ TEST(CliTranslate, AModelTrainedInProcessTranslatesBothSentences) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------
+// --backend and info --devices
+
+namespace {
+bool have_gpu() {
+    for (const auto& d : stepformer::gpu_devices())
+        if (d.usable) return true;
+    return false;
+}
+}  // namespace
+
+TEST(CliBackend, InfoListsTheDevices) {
+    const Result r = cli({"info", "--devices"});
+    ASSERT_EQ(r.rc, 0) << r.err;
+    if (!stepformer::gpu_backend_built()) {
+        EXPECT_HAS(r.out, "no GPU backend");
+        return;
+    }
+    const auto devs = stepformer::gpu_devices();
+    if (devs.empty()) EXPECT_HAS(r.out, "no Vulkan devices");
+    for (const auto& d : devs) EXPECT_HAS(r.out, d.name);
+}
+
+TEST(CliBackend, InfoWithoutAFileOrDevicesIsAnError) {
+    const Result r = cli({"info"});
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_HAS(r.err, "give a safetensors file, or --devices");
+}
+
+TEST(CliBackend, AnUnknownBackendIsNamed) {
+    const Result r = cli({"translate", "--backend", "tpu"});
+    EXPECT_EQ(r.rc, 1);
+    EXPECT_HAS(r.err, "--backend");
+    setenv("STEPFORMER_BACKEND", "tpu", 1);
+    const Result e = cli({"translate"});
+    unsetenv("STEPFORMER_BACKEND");
+    EXPECT_EQ(e.rc, 1);
+    EXPECT_HAS(e.err, "STEPFORMER_BACKEND='tpu': use cpu, gpu or auto");
+}
+
+// The same forward dump on the GPU as on the CPU, to the tolerance the kernel tests allow; or,
+// without a device, exit code 2 and why.
+TEST(CliBackend, TheGpuComputesTheSameForwardPassOrSaysWhyNot) {
+    TempDir dir;
+    const std::string on_cpu = dir.file("cpu.safetensors"), on_gpu = dir.file("gpu.safetensors");
+    const Result c = cli({"forward", "--backend", "cpu", "--dump", on_cpu});
+    ASSERT_EQ(c.rc, 0) << c.err;
+    const Result g = cli({"forward", "--backend", "gpu", "--dump", on_gpu});
+    if (!have_gpu()) {
+        EXPECT_EQ(g.rc, 2) << g.err;
+        EXPECT_HAS(g.err, "--backend gpu: ");
+        return;
+    }
+    ASSERT_EQ(g.rc, 0) << g.err;
+    const auto a = stepformer::read_safetensors(on_cpu), b = stepformer::read_safetensors(on_gpu);
+    ASSERT_EQ(a.tensors.size(), b.tensors.size());
+    for (const auto& t : a.tensors) {
+        const auto* u = b.find(t.name);
+        ASSERT_NE(u, nullptr) << t.name;
+        EXPECT_TRUE(fixtures::close(t.name, u->value, t.value, 1e-5));
+    }
+}
+
+TEST(CliBackend, GpuWithoutADriverExitsWithTwo) {
+    setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
+    const Result r = cli({"forward", "--backend", "gpu"});
+    const Result a = cli({"translate", "--backend", "auto"});
+    unsetenv("VK_ICD_FILENAMES");
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_HAS(r.err, stepformer::gpu_backend_built() ? "--backend gpu: no Vulkan device or driver on this machine"
+                                                      : "--backend gpu: this build has no GPU backend");
+    EXPECT_EQ(a.rc, 0) << a.err;
+    EXPECT_HAS(a.err, "computing on the CPU");
+}

@@ -1,0 +1,50 @@
+#include "stepformer/devices.h"
+
+#ifdef STEPFORMER_HAVE_VULKAN
+#include "vulkan/vk_backend.h"
+#include "vulkan/vk_context.h"
+#endif
+
+namespace stepformer {
+
+bool gpu_backend_built() {
+#ifdef STEPFORMER_HAVE_VULKAN
+    return true;
+#else
+    return false;
+#endif
+}
+
+std::vector<ComputeDevice> gpu_devices() {
+    std::vector<ComputeDevice> out;
+#ifdef STEPFORMER_HAVE_VULKAN
+    for (const vk::DeviceInfo& d : vk::list_devices()) out.push_back({d.name, d.type, d.usable, d.why});
+#endif
+    return out;
+}
+
+std::unique_ptr<Backend> choose_backend(const std::string& choice, int threads, std::string* note) {
+    if (choice == "cpu") return make_cpu_backend(threads);
+    if (choice != "gpu" && choice != "auto")
+        throw std::invalid_argument("unknown backend '" + choice + "' (use cpu, gpu or auto)");
+#ifdef STEPFORMER_HAVE_VULKAN
+    const std::vector<vk::DeviceInfo> devices = vk::list_devices();
+    int pick = vk::best_device(devices);
+    // auto leaves a CPU device (lavapipe) alone: the CPU backend is the faster way to use the CPU.
+    std::string why = devices.empty() ? "no Vulkan device or driver on this machine" : "no usable Vulkan GPU";
+    if (choice == "auto" && pick >= 0 && devices[size_t(pick)].type == "cpu") {
+        why = "the only Vulkan device, " + devices[size_t(pick)].name + ", runs on the CPU (ask for it with --backend gpu)";
+        pick = -1;
+    }
+    if (pick >= 0) return vk::make_vulkan_backend(pick, threads);
+    for (const auto& d : devices)
+        if (!d.usable) why += "; " + d.name + ": " + d.why;
+#else
+    const std::string why = "this build has no GPU backend (it needs libvulkan-dev and glslc when built)";
+#endif
+    if (choice == "gpu") throw BackendUnavailable("--backend gpu: " + why);
+    if (note) *note = "computing on the CPU: " + why;
+    return make_cpu_backend(threads);
+}
+
+}  // namespace stepformer
