@@ -16,13 +16,15 @@ void check(VkResult r, const char* what) {
 
 namespace {
 
+// Never destroyed: a backend kept in a static (the CLI's) is destroyed at exit, maybe after
+// these would have been.
 std::mutex& messengers_mu() {
-    static std::mutex mu;
-    return mu;
+    static auto* mu = new std::mutex;
+    return *mu;
 }
 std::map<VkInstance, VkDebugUtilsMessengerEXT>& messengers() {
-    static std::map<VkInstance, VkDebugUtilsMessengerEXT> m;
-    return m;
+    static auto* m = new std::map<VkInstance, VkDebugUtilsMessengerEXT>;
+    return *m;
 }
 
 bool validating() {
@@ -62,12 +64,15 @@ VkInstance make_instance() {
     }
     VkInstance inst = VK_NULL_HANDLE;
     if (vkCreateInstance(&ci, nullptr, &inst) != VK_SUCCESS) {
-        if (validating()) {
-            std::fprintf(stderr, "STEPFORMER_VK_VALIDATION=1 but the validation layer could not be loaded "
-                                 "(apt-get install vulkan-validationlayers)\n");
-            std::abort();
-        }
-        return VK_NULL_HANDLE;
+        if (!validating()) return VK_NULL_HANDLE;  // no loader or no driver: no devices
+        // Without the layer: if that works, the layer is what is missing.
+        VkInstanceCreateInfo plain{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+        plain.pApplicationInfo = &app;
+        if (vkCreateInstance(&plain, nullptr, &inst) != VK_SUCCESS) return VK_NULL_HANDLE;
+        vkDestroyInstance(inst, nullptr);
+        std::fprintf(stderr, "STEPFORMER_VK_VALIDATION=1 but the validation layer could not be loaded "
+                             "(apt-get install vulkan-validationlayers)\n");
+        std::abort();
     }
     if (validating()) {
         // The one on the create info covers only vkCreateInstance and vkDestroyInstance.
