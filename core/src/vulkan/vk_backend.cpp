@@ -28,6 +28,27 @@ struct SoftmaxArgs {
     VkDeviceAddress out, in;
     uint32_t rows, cols;
 };
+// gather.comp's ops
+enum class Gather : uint32_t { Embedding = 0, SplitHeads = 1, MergeHeads = 2, Positional = 3, MaskFill = 4, PadMask = 5,
+                               SubsequenceMask = 6 };
+struct GatherArgs {
+    VkDeviceAddress out, a, b, c;
+    uint32_t d0, d1, d2, d3;
+    uint32_t n, op;
+    float value;
+    int32_t ival;
+};
+struct MatmulArgs {
+    VkDeviceAddress C, A, B;
+    uint32_t G, M, N, K;
+    uint32_t b_transposed;
+    float scale;
+};
+struct LayerNormArgs {
+    VkDeviceAddress out, mean, rstd, in, gamma, beta;
+    uint32_t rows, cols;
+    float eps;
+};
 
 class VulkanBackend final : public Backend {
 public:
@@ -152,25 +173,27 @@ public:
         cpu_->apply_update(param, grad, n, upd);
     }
     void embedding_forward(float* out, const int* ids, const float* table, int N, int V, int D) override {
-        host();
-        cpu_->embedding_forward(out, ids, table, N, V, D);
+        const std::lock_guard lock(mu_);
+        GatherArgs g{};
+        g.out = addr(out, size_t(N) * D, "embedding_forward out");
+        g.a = addr(ids, size_t(N), "embedding_forward ids");
+        g.b = addr(table, size_t(V) * D, "embedding_forward table");
+        g.d0 = uint32_t(D);
+        gather(Gather::Embedding, g, int64_t(N) * D);
     }
     void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int V, int D) override {
         host();
         cpu_->embedding_backward(dtable, dout, ids, N, V, D);
     }
     void split_heads(float* out, const float* in, int B, int L, int H, int d) override {
-        host();
-        cpu_->split_heads(out, in, B, L, H, d);
+        heads(Gather::SplitHeads, out, in, B, L, H, d);
     }
     void merge_heads(float* out, const float* in, int B, int L, int H, int d) override {
-        host();
-        cpu_->merge_heads(out, in, B, L, H, d);
+        heads(Gather::MergeHeads, out, in, B, L, H, d);
     }
     void attn_scores_forward(float* scores, const float* Q, const float* K, int G, int Lq, int Lk, int dk,
                              float scale) override {
-        host();
-        cpu_->attn_scores_forward(scores, Q, K, G, Lq, Lk, dk, scale);
+        matmul(scores, Q, K, G, Lq, Lk, dk, true, scale, "attn_scores_forward");
     }
     void attn_scores_backward(float* dQ, float* dK, const float* dscores, const float* Q, const float* K, int G, int Lq,
                               int Lk, int dk, float scale) override {
@@ -179,8 +202,15 @@ public:
     }
     void mask_fill_forward(float* out, const float* in, const float* mask, int B, int H, int Lq, int Lk,
                            float value) override {
-        host();
-        cpu_->mask_fill_forward(out, in, mask, B, H, Lq, Lk, value);
+        const std::lock_guard lock(mu_);
+        const size_t n = size_t(B) * H * Lq * Lk;
+        GatherArgs g{};
+        g.out = addr(out, n, "mask_fill_forward out");
+        g.a = addr(in, n, "mask_fill_forward in");
+        g.b = addr(mask, size_t(B) * Lq * Lk, "mask_fill_forward mask");
+        g.d0 = uint32_t(B), g.d1 = uint32_t(H), g.d2 = uint32_t(Lq), g.d3 = uint32_t(Lk);
+        g.value = value;
+        gather(Gather::MaskFill, g, int64_t(n));
     }
     void mask_fill_backward(float* din, const float* dout, const float* mask, int B, int H, int Lq, int Lk) override {
         host();
@@ -192,8 +222,7 @@ public:
     }
     void attn_context_forward(float* context, const float* attn, const float* V, int G, int Lq, int Lk,
                               int dv) override {
-        host();
-        cpu_->attn_context_forward(context, attn, V, G, Lq, Lk, dv);
+        matmul(context, attn, V, G, Lq, dv, Lk, false, 1.0f, "attn_context_forward");
     }
     void attn_context_backward(float* dattn, float* dV, const float* dcontext, const float* attn, const float* V, int G,
                                int Lq, int Lk, int dv) override {
@@ -202,13 +231,26 @@ public:
     }
     void positional_forward(float* out, const float* in, const float* pe, const float* keep, int B, int L,
                             int D) override {
-        host();
-        cpu_->positional_forward(out, in, pe, keep, B, L, D);
+        const std::lock_guard lock(mu_);
+        const size_t n = size_t(B) * L * D;
+        GatherArgs g{};
+        g.out = addr(out, n, "positional_forward out");
+        g.a = addr(in, n, "positional_forward in");
+        g.b = addr(pe, size_t(L) * D, "positional_forward pe");
+        g.c = addr(keep, n, "positional_forward keep");
+        g.d0 = uint32_t(L), g.d1 = uint32_t(D);
+        gather(Gather::Positional, g, int64_t(n));
     }
     void layernorm_forward(float* out, float* mean, float* rstd, const float* in, const float* gamma, const float* beta,
                            int rows, int cols, float eps) override {
-        host();
-        cpu_->layernorm_forward(out, mean, rstd, in, gamma, beta, rows, cols, eps);
+        if (rows <= 0 || cols <= 0) return;
+        const std::lock_guard lock(mu_);
+        const size_t n = size_t(rows) * cols;
+        const LayerNormArgs args{addr(out, n, "layernorm_forward out"), addr(mean, size_t(rows), "layernorm_forward mean"),
+                                 addr(rstd, size_t(rows), "layernorm_forward rstd"), addr(in, n, "layernorm_forward in"),
+                                 addr(gamma, size_t(cols), "layernorm_forward gamma"),
+                                 addr(beta, size_t(cols), "layernorm_forward beta"), uint32_t(rows), uint32_t(cols), eps};
+        dispatch("layernorm_forward", &args, sizeof args, (uint32_t(rows) + 63) / 64, 1);
     }
     void layernorm_backward(float* din, float* dgamma, float* dbeta, const float* dout, const float* in,
                             const float* mean, const float* rstd, const float* gamma, int rows, int cols) override {
@@ -230,12 +272,20 @@ public:
         cpu_->all_finite(flag, x, n);
     }
     void pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) override {
-        host();
-        cpu_->pad_mask(mask, ids_k, B, Lq, Lk, pad_id);
+        const std::lock_guard lock(mu_);
+        GatherArgs g{};
+        g.out = addr(mask, size_t(B) * Lq * Lk, "pad_mask mask");
+        g.a = addr(ids_k, size_t(B) * Lk, "pad_mask ids_k");
+        g.d0 = uint32_t(B), g.d1 = uint32_t(Lq), g.d2 = uint32_t(Lk);
+        g.ival = pad_id;
+        gather(Gather::PadMask, g, int64_t(B) * Lq * Lk);
     }
     void subsequence_mask(float* mask, int B, int T) override {
-        host();
-        cpu_->subsequence_mask(mask, B, T);
+        const std::lock_guard lock(mu_);
+        GatherArgs g{};
+        g.out = addr(mask, size_t(B) * T * T, "subsequence_mask mask");
+        g.d0 = uint32_t(T);
+        gather(Gather::SubsequenceMask, g, int64_t(B) * T * T);
     }
     void positional_table(float* pe, int L, int D) override {
         host();
@@ -338,12 +388,12 @@ private:
                                  VK_PIPELINE_STAGE_HOST_BIT,
                              0, 1, &mb, 0, nullptr, 0, nullptr);
     }
-    void dispatch(const char* shader, const void* args, uint32_t bytes, uint32_t gx, uint32_t gy) {
+    void dispatch(const char* shader, const void* args, uint32_t bytes, uint32_t gx, uint32_t gy, uint32_t gz = 1) {
         VkPipeline p = ctx_.pipeline(shader, bytes);
         begin();
         vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p);
         vkCmdPushConstants(cb_, ctx_.layout(shader), VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, args);
-        vkCmdDispatch(cb_, gx, gy, 1);
+        vkCmdDispatch(cb_, gx, gy, gz);
         barrier();
     }
     void elementwise(Elementwise op, float* out, const float* a, const float* b, int64_t n, float value = 0.0f) {
@@ -354,6 +404,33 @@ private:
                                    addr(b, size_t(n), "an input"), uint32_t(n), uint32_t(op), value};
         const uint32_t groups = uint32_t(std::min<int64_t>((n + 255) / 256, 65535));
         dispatch("elementwise", &args, sizeof args, groups, 1);
+    }
+    // mu_ held.
+    void gather(Gather op, GatherArgs g, int64_t n) {
+        if (n <= 0) return;
+        if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
+        g.n = uint32_t(n);
+        g.op = uint32_t(op);
+        dispatch("gather", &g, sizeof g, uint32_t(std::min<int64_t>((n + 255) / 256, 65535)), 1);
+    }
+    void heads(Gather op, float* out, const float* in, int B, int L, int H, int d) {
+        const std::lock_guard lock(mu_);
+        const size_t n = size_t(B) * L * H * d;
+        GatherArgs g{};
+        g.out = addr(out, n, "heads out");
+        g.a = addr(in, n, "heads in");
+        g.d0 = uint32_t(B), g.d1 = uint32_t(L), g.d2 = uint32_t(H), g.d3 = uint32_t(d);
+        gather(op, g, int64_t(n));
+    }
+    // C (G, M, N) = scale * A (G, M, K) B, B (G, N, K) when transposed, else (G, K, N)
+    void matmul(float* C, const float* A, const float* B, int G, int M, int N, int K, bool b_transposed, float scale,
+                const char* what) {
+        if (G <= 0 || M <= 0 || N <= 0) return;
+        const std::lock_guard lock(mu_);
+        const MatmulArgs args{addr(C, size_t(G) * M * N, what), addr(A, size_t(G) * M * K, what),
+                              addr(B, size_t(G) * N * K, what), uint32_t(G), uint32_t(M), uint32_t(N), uint32_t(K),
+                              b_transposed ? 1u : 0u, scale};
+        dispatch("batched_matmul", &args, sizeof args, (uint32_t(N) + 15) / 16, (uint32_t(M) + 15) / 16, uint32_t(G));
     }
     // Submits what is recorded and waits for it. mu_ held.
     void flush() {
