@@ -30,7 +30,7 @@ struct SoftmaxArgs {
 };
 // gather.comp's ops
 enum class Gather : uint32_t { Embedding = 0, SplitHeads = 1, MergeHeads = 2, Positional = 3, MaskFill = 4, PadMask = 5,
-                               SubsequenceMask = 6 };
+                               SubsequenceMask = 6, MaskFillBackward = 7 };
 struct GatherArgs {
     VkDeviceAddress out, a, b, c;
     uint32_t d0, d1, d2, d3;
@@ -41,8 +41,21 @@ struct GatherArgs {
 struct MatmulArgs {
     VkDeviceAddress C, A, B;
     uint32_t G, M, N, K;
-    uint32_t b_transposed;
+    uint32_t a_transposed, b_transposed, accumulate;
     float scale;
+};
+// rows.comp's ops and arguments
+enum class Rows : uint32_t { SoftmaxBackward = 0, LayerNormBackward = 1, CrossEntropyBackward = 2 };
+struct RowsArgs {
+    VkDeviceAddress out, a, b, c, d, e;
+    uint32_t rows, cols, op;
+    int32_t ival;
+};
+// columns.comp's
+enum class Columns : uint32_t { LayerNorm = 0, Embedding = 1 };
+struct ColumnsArgs {
+    VkDeviceAddress out1, out2, a, b, c, d;
+    uint32_t rows, cols, n, op;
 };
 struct LayerNormArgs {
     VkDeviceAddress out, mean, rstd, in, gamma, beta;
@@ -160,8 +173,9 @@ public:
     // ----- kernels that run the CPU's code on the mapped memory, after the queue (see the header)
     void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I, int O,
                          bool accumulate_dx, bool accumulate_dw) override {
-        host();
-        cpu_->linear_backward(dx, dW, dy, x, W, N, I, O, accumulate_dx, accumulate_dw);
+        // dx (N, I) = dy (N, O) W (O, I); dW (O, I) = dy^T x
+        if (dx) matmul(dx, dy, W, 1, N, I, O, false, false, accumulate_dx, 1.0f, "linear_backward dx");
+        if (dW) matmul(dW, dy, x, 1, O, I, N, true, false, accumulate_dw, 1.0f, "linear_backward dW");
     }
     void linear_backward_update(float* dx, float* dW, double* dW_sum_squares, const float* dy, const float* x, float* W,
                                 int N, int I, int O, bool accumulate_dx, const WeightUpdate& upd) override {
@@ -182,8 +196,14 @@ public:
         gather(Gather::Embedding, g, int64_t(N) * D);
     }
     void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int V, int D) override {
-        host();
-        cpu_->embedding_backward(dtable, dout, ids, N, V, D);
+        if (V <= 0 || D <= 0) return;
+        const std::lock_guard lock(mu_);
+        const int64_t n = int64_t(V) * D;
+        if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
+        ColumnsArgs c{addr(dtable, size_t(n), "embedding_backward dtable"), 0,
+                      addr(dout, size_t(N) * D, "embedding_backward dout"), addr(ids, size_t(N), "embedding_backward ids"),
+                      0, 0, uint32_t(N), uint32_t(D), uint32_t(n), uint32_t(Columns::Embedding)};
+        dispatch("columns", &c, sizeof c, uint32_t((n + 63) / 64), 1);
     }
     void split_heads(float* out, const float* in, int B, int L, int H, int d) override {
         heads(Gather::SplitHeads, out, in, B, L, H, d);
@@ -193,12 +213,13 @@ public:
     }
     void attn_scores_forward(float* scores, const float* Q, const float* K, int G, int Lq, int Lk, int dk,
                              float scale) override {
-        matmul(scores, Q, K, G, Lq, Lk, dk, true, scale, "attn_scores_forward");
+        matmul(scores, Q, K, G, Lq, Lk, dk, false, true, false, scale, "attn_scores_forward");
     }
     void attn_scores_backward(float* dQ, float* dK, const float* dscores, const float* Q, const float* K, int G, int Lq,
                               int Lk, int dk, float scale) override {
-        host();
-        cpu_->attn_scores_backward(dQ, dK, dscores, Q, K, G, Lq, Lk, dk, scale);
+        // dQ (G, Lq, dk) = scale dS K; dK (G, Lk, dk) = scale dS^T Q
+        matmul(dQ, dscores, K, G, Lq, dk, Lk, false, false, false, scale, "attn_scores_backward dQ");
+        matmul(dK, dscores, Q, G, Lk, dk, Lq, true, false, false, scale, "attn_scores_backward dK");
     }
     void mask_fill_forward(float* out, const float* in, const float* mask, int B, int H, int Lq, int Lk,
                            float value) override {
@@ -213,21 +234,34 @@ public:
         gather(Gather::MaskFill, g, int64_t(n));
     }
     void mask_fill_backward(float* din, const float* dout, const float* mask, int B, int H, int Lq, int Lk) override {
-        host();
-        cpu_->mask_fill_backward(din, dout, mask, B, H, Lq, Lk);
+        const std::lock_guard lock(mu_);
+        const size_t n = size_t(B) * H * Lq * Lk;
+        GatherArgs g{};
+        g.out = addr(din, n, "mask_fill_backward din");
+        g.a = addr(dout, n, "mask_fill_backward dout");
+        g.b = addr(mask, size_t(B) * Lq * Lk, "mask_fill_backward mask");
+        g.d0 = uint32_t(B), g.d1 = uint32_t(H), g.d2 = uint32_t(Lq), g.d3 = uint32_t(Lk);
+        gather(Gather::MaskFillBackward, g, int64_t(n));
     }
     void softmax_backward(float* din, const float* dout, const float* out, int rows, int cols) override {
-        host();
-        cpu_->softmax_backward(din, dout, out, rows, cols);
+        if (rows <= 0 || cols <= 0) return;
+        const std::lock_guard lock(mu_);
+        const size_t n = size_t(rows) * cols;
+        RowsArgs r{};
+        r.out = addr(din, n, "softmax_backward din");
+        r.a = addr(dout, n, "softmax_backward dout");
+        r.b = addr(out, n, "softmax_backward out");
+        rows_kernel(Rows::SoftmaxBackward, r, rows, cols);
     }
     void attn_context_forward(float* context, const float* attn, const float* V, int G, int Lq, int Lk,
                               int dv) override {
-        matmul(context, attn, V, G, Lq, dv, Lk, false, 1.0f, "attn_context_forward");
+        matmul(context, attn, V, G, Lq, dv, Lk, false, false, false, 1.0f, "attn_context_forward");
     }
     void attn_context_backward(float* dattn, float* dV, const float* dcontext, const float* attn, const float* V, int G,
                                int Lq, int Lk, int dv) override {
-        host();
-        cpu_->attn_context_backward(dattn, dV, dcontext, attn, V, G, Lq, Lk, dv);
+        // dattn (G, Lq, Lk) = dC V^T; dV (G, Lk, dv) = attn^T dC
+        matmul(dattn, dcontext, V, G, Lq, Lk, dv, false, true, false, 1.0f, "attn_context_backward dattn");
+        matmul(dV, attn, dcontext, G, Lk, dv, Lq, true, false, false, 1.0f, "attn_context_backward dV");
     }
     void positional_forward(float* out, const float* in, const float* pe, const float* keep, int B, int L,
                             int D) override {
@@ -254,8 +288,22 @@ public:
     }
     void layernorm_backward(float* din, float* dgamma, float* dbeta, const float* dout, const float* in,
                             const float* mean, const float* rstd, const float* gamma, int rows, int cols) override {
-        host();
-        cpu_->layernorm_backward(din, dgamma, dbeta, dout, in, mean, rstd, gamma, rows, cols);
+        if (rows <= 0 || cols <= 0) return;
+        const std::lock_guard lock(mu_);
+        const size_t n = size_t(rows) * cols;
+        RowsArgs r{};
+        r.out = addr(din, n, "layernorm_backward din");
+        r.a = addr(dout, n, "layernorm_backward dout");
+        r.b = addr(in, n, "layernorm_backward in");
+        r.c = addr(mean, size_t(rows), "layernorm_backward mean");
+        r.d = addr(rstd, size_t(rows), "layernorm_backward rstd");
+        r.e = addr(gamma, size_t(cols), "layernorm_backward gamma");
+        rows_kernel(Rows::LayerNormBackward, r, rows, cols);
+        if (!dgamma) return;
+        ColumnsArgs c{addr(dgamma, size_t(cols), "layernorm_backward dgamma"),
+                      addr(dbeta, size_t(cols), "layernorm_backward dbeta"), r.a, r.b, r.c, r.d,
+                      uint32_t(rows), uint32_t(cols), uint32_t(cols), uint32_t(Columns::LayerNorm)};
+        dispatch("columns", &c, sizeof c, (uint32_t(cols) + 63) / 64, 1);
     }
     void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
                                int V, int ignore_index) override {
@@ -264,8 +312,14 @@ public:
     }
     void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
                                 int ignore_index) override {
-        host();
-        cpu_->cross_entropy_backward(dlogits, probs, targets, N, V, ignore_index);
+        if (N <= 0 || V <= 0) return;
+        const std::lock_guard lock(mu_);
+        RowsArgs r{};
+        r.out = addr(dlogits, size_t(N) * V, "cross_entropy_backward dlogits");
+        r.a = addr(probs, size_t(N) * V, "cross_entropy_backward probs");
+        r.b = addr(targets, size_t(N), "cross_entropy_backward targets");
+        r.ival = ignore_index;
+        rows_kernel(Rows::CrossEntropyBackward, r, N, V);
     }
     void all_finite(float* flag, const float* x, int64_t n) override {
         host();
@@ -422,15 +476,22 @@ private:
         g.d0 = uint32_t(B), g.d1 = uint32_t(L), g.d2 = uint32_t(H), g.d3 = uint32_t(d);
         gather(op, g, int64_t(n));
     }
-    // C (G, M, N) = scale * A (G, M, K) B, B (G, N, K) when transposed, else (G, K, N)
-    void matmul(float* C, const float* A, const float* B, int G, int M, int N, int K, bool b_transposed, float scale,
-                const char* what) {
+    // C (G, M, N) = scale * A B (+ C when accumulating); A (G, M, K), or (G, K, M) when a_transposed;
+    // B (G, K, N), or (G, N, K) when b_transposed
+    void matmul(float* C, const float* A, const float* B, int G, int M, int N, int K, bool a_transposed,
+                bool b_transposed, bool accumulate, float scale, const char* what) {
         if (G <= 0 || M <= 0 || N <= 0) return;
         const std::lock_guard lock(mu_);
         const MatmulArgs args{addr(C, size_t(G) * M * N, what), addr(A, size_t(G) * M * K, what),
                               addr(B, size_t(G) * N * K, what), uint32_t(G), uint32_t(M), uint32_t(N), uint32_t(K),
-                              b_transposed ? 1u : 0u, scale};
+                              a_transposed ? 1u : 0u, b_transposed ? 1u : 0u, accumulate ? 1u : 0u, scale};
         dispatch("batched_matmul", &args, sizeof args, (uint32_t(N) + 15) / 16, (uint32_t(M) + 15) / 16, uint32_t(G));
+    }
+    void rows_kernel(Rows op, RowsArgs r, int rows, int cols) {
+        r.rows = uint32_t(rows);
+        r.cols = uint32_t(cols);
+        r.op = uint32_t(op);
+        dispatch("rows", &r, sizeof r, (uint32_t(rows) + 63) / 64, 1);
     }
     // Submits what is recorded and waits for it. mu_ held.
     void flush() {

@@ -1,5 +1,6 @@
-// C[g] (M, N) = scale * A[g] (M, K) B[g], B[g] given as (N, K) (transposed: Q K^T) or (K, N)
-// (attn V); g over G slices. One invocation per output, a 16 x 16 tile per workgroup.
+// C[g] (M, N) = scale * A[g] B[g] (+ C[g] when accumulating), g over G slices. A[g] is (M, K), or
+// (K, M) when a_transposed (dW = dy^T x); B[g] is (K, N), or (N, K) when b_transposed (Q K^T).
+// One invocation per output, a 16 x 16 tile per workgroup.
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -12,18 +13,19 @@ layout(push_constant) uniform Args {
     Floats A;
     Floats B;
     uint G, M, N, K;
-    uint b_transposed;
+    uint a_transposed, b_transposed, accumulate;
     float scale;
 } p;
 
 void main() {
     const uint j = gl_GlobalInvocationID.x, i = gl_GlobalInvocationID.y, g = gl_GlobalInvocationID.z;
     if (j >= p.N || i >= p.M || g >= p.G) return;
-    const uint a0 = (g * p.M + i) * p.K, b0 = g * p.N * p.K;
+    const uint a0 = g * p.M * p.K, b0 = g * p.N * p.K;
+    // element strides of A along k and of B along k
+    const uint ai = p.a_transposed != 0u ? i : i * p.K, ak = p.a_transposed != 0u ? p.M : 1u;
+    const uint bj = p.b_transposed != 0u ? j * p.K : j, bk = p.b_transposed != 0u ? 1u : p.N;
     float s = 0.0;
-    if (p.b_transposed != 0u)
-        for (uint k = 0; k < p.K; ++k) s += p.A.v[a0 + k] * p.B.v[b0 + j * p.K + k];
-    else
-        for (uint k = 0; k < p.K; ++k) s += p.A.v[a0 + k] * p.B.v[b0 + k * p.N + j];
-    p.C.v[(g * p.M + i) * p.N + j] = s * p.scale;
+    for (uint k = 0; k < p.K; ++k) s += p.A.v[a0 + ai + k * ak] * p.B.v[b0 + bj + k * bk];
+    const uint c = (g * p.M + i) * p.N + j;
+    p.C.v[c] = p.accumulate != 0u ? p.C.v[c] + s * p.scale : s * p.scale;
 }

@@ -1,6 +1,6 @@
 // The kernels that move or pick values, one invocation per output element: embedding lookup,
 // head split and merge, positional add (with dropout's kept mask), mask fill, and the pad and
-// subsequence masks. The op is a push constant (vk_backend.cpp's Gather).
+// subsequence masks, and mask fill's backward. The op is a push constant (vk_backend.cpp's Gather).
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -42,6 +42,10 @@ float gather(uint i) {
         case 4u: {  // mask fill: out (B, H, Lq, Lk) = mask (B, Lq, Lk) != 0 ? value : a; b: mask; d0..d3 = B, H, Lq, Lk
             const uint k = i % p.d3, q = (i / p.d3) % p.d2, bb = i / (p.d3 * p.d2 * p.d1);
             return Floats(p.b).v[(bb * p.d2 + q) * p.d3 + k] != 0.0 ? p.value : Floats(p.a).v[i];
+        }
+        case 7u: {  // mask fill backward: out = mask != 0 ? 0 : a; as case 4
+            const uint k = i % p.d3, q = (i / p.d3) % p.d2, bb = i / (p.d3 * p.d2 * p.d1);
+            return Floats(p.b).v[(bb * p.d2 + q) * p.d3 + k] != 0.0 ? 0.0 : Floats(p.a).v[i];
         }
         case 5u: {  // pad mask: out (B, Lq, Lk) = ids_k (B, Lk) == pad; a: ids; d0..d2 = B, Lq, Lk
             const uint k = i % p.d2, bb = i / (p.d2 * p.d1);

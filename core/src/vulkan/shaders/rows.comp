@@ -1,0 +1,55 @@
+// Per-row backward kernels, one invocation per row: softmax's, LayerNorm's input gradient,
+// cross-entropy's logit gradient. The op is a push constant (vk_backend.cpp's Rows).
+#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+layout(local_size_x = 64) in;
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Ints { int v[]; };
+
+layout(push_constant) uniform Args {
+    Floats out_;
+    uint64_t a, b, c, d, e;  // inputs, by op
+    uint rows, cols;
+    uint op;
+    int ival;
+} p;
+
+void main() {
+    const uint r = gl_GlobalInvocationID.x;
+    if (r >= p.rows) return;
+    const uint base = r * p.cols;
+    if (p.op == 0u) {  // softmax backward: din = y (dy - sum(dy y)); a: dout, b: out
+        float s = 0.0;
+        for (uint c = 0; c < p.cols; ++c) s += Floats(p.a).v[base + c] * Floats(p.b).v[base + c];
+        for (uint c = 0; c < p.cols; ++c)
+            p.out_.v[base + c] = Floats(p.b).v[base + c] * (Floats(p.a).v[base + c] - s);
+    } else if (p.op == 1u) {  // LayerNorm: din = rstd (g - mean(g) - xhat mean(g xhat)); a: dout, b: in, c: mean, d: rstd, e: gamma or 0
+        const float m = Floats(p.c).v[r], rs = Floats(p.d).v[r];
+        float sg = 0.0, sgx = 0.0;
+        for (uint c = 0; c < p.cols; ++c) {
+            const float xhat = (Floats(p.b).v[base + c] - m) * rs;
+            const float g = p.e != 0ul ? Floats(p.a).v[base + c] * Floats(p.e).v[c] : Floats(p.a).v[base + c];
+            sg += g;
+            sgx += g * xhat;
+        }
+        const float mg = sg / float(p.cols), mgx = sgx / float(p.cols);
+        for (uint c = 0; c < p.cols; ++c) {
+            const float xhat = (Floats(p.b).v[base + c] - m) * rs;
+            const float g = p.e != 0ul ? Floats(p.a).v[base + c] * Floats(p.e).v[c] : Floats(p.a).v[base + c];
+            p.out_.v[base + c] = rs * (g - mg - xhat * mgx);
+        }
+    } else {  // cross-entropy: dlogits = (probs - onehot) / counted, 0 for ignored rows; a: probs, b: targets
+        const int t = Ints(p.b).v[r];
+        if (t == p.ival) {
+            for (uint c = 0; c < p.cols; ++c) p.out_.v[base + c] = 0.0;
+            return;
+        }
+        uint counted = 0u;
+        for (uint k = 0; k < p.rows; ++k) counted += Ints(p.b).v[k] != p.ival ? 1u : 0u;
+        const float scale = 1.0 / float(counted);
+        for (uint c = 0; c < p.cols; ++c) p.out_.v[base + c] = Floats(p.a).v[base + c] * scale;
+        p.out_.v[base + uint(t)] -= scale;
+    }
+}
