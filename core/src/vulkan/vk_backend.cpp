@@ -1,12 +1,16 @@
 #include "vulkan/vk_backend.h"
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <optional>
 #include <cstring>
 #include <map>
 #include <mutex>
 #include <stdexcept>
 #include <vector>
 
+#include "stepformer/loss.h"
 #include "vulkan/vk_context.h"
 
 namespace stepformer::vk {
@@ -45,11 +49,22 @@ struct MatmulArgs {
     float scale;
 };
 // rows.comp's ops and arguments
-enum class Rows : uint32_t { SoftmaxBackward = 0, LayerNormBackward = 1, CrossEntropyBackward = 2 };
+enum class Rows : uint32_t { SoftmaxBackward = 0, LayerNormBackward = 1, CrossEntropyBackward = 2, CrossEntropy = 3 };
 struct RowsArgs {
     VkDeviceAddress out, a, b, c, d, e;
     uint32_t rows, cols, op;
     int32_t ival;
+    float value;
+};
+struct UpdateArgs {
+    VkDeviceAddress param, out, buf1, buf2, grad, apply_if;
+    uint32_t n, adam;
+    float lr, momentum;
+    float beta1, beta2, eps, step_size, bc2_sqrt;
+};
+struct ReduceArgs {
+    VkDeviceAddress out, x;
+    uint32_t n, op;  // 0: sum of squares, 1: all finite
 };
 // columns.comp's
 enum class Columns : uint32_t { LayerNorm = 0, Embedding = 1 };
@@ -179,12 +194,41 @@ public:
     }
     void linear_backward_update(float* dx, float* dW, double* dW_sum_squares, const float* dy, const float* x, float* W,
                                 int N, int I, int O, bool accumulate_dx, const WeightUpdate& upd) override {
-        host();
-        cpu_->linear_backward_update(dx, dW, dW_sum_squares, dy, x, W, N, I, O, accumulate_dx, upd);
+        // dx with the weight before its update, then the gradient (into a temporary when it is not
+        // kept), its sum of squares, and the update.
+        const int64_t n = int64_t(O) * I;
+        if (dx) matmul(dx, dy, W, 1, N, I, O, false, false, accumulate_dx, 1.0f, "linear_backward_update dx");
+        float* g = dW ? dW : static_cast<float*>(alloc(size_t(n) * sizeof(float)));
+        matmul(g, dy, x, 1, O, I, N, true, false, false, 1.0f, "linear_backward_update dW");
+        if (dW_sum_squares) sum_squares(dW_sum_squares, g, n);
+        apply_update(W, g, n, upd);
+        if (!dW) release(g);  // after the queued kernels that use it
     }
     void apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) override {
-        host();
-        cpu_->apply_update(param, grad, n, upd);
+        if (n <= 0) return;
+        if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
+        const std::lock_guard lock(mu_);
+        const size_t z = size_t(n);
+        UpdateArgs u{};
+        u.param = addr(param, z, "update param");
+        u.out = upd.out ? addr(upd.out, z, "update upd.out") : u.param;
+        u.buf1 = addr(upd.buf1, z, "update upd.buf1");
+        u.buf2 = addr(upd.buf2, z, "update upd.buf2");
+        u.grad = addr(grad, z, "update grad");
+        u.apply_if = addr(upd.apply_if, 1, "update upd.apply_if");
+        u.n = uint32_t(n);
+        u.adam = upd.kind == WeightUpdate::Kind::Adam ? 1u : 0u;
+        u.lr = upd.lr;
+        u.momentum = upd.momentum;
+        if (u.adam) {
+            // adam_scalars' arithmetic, in double as the CPU's
+            const double bc1 = 1.0 - std::pow(double(upd.beta1), double(upd.step));
+            const double bc2 = 1.0 - std::pow(double(upd.beta2), double(upd.step));
+            u.beta1 = upd.beta1, u.beta2 = upd.beta2, u.eps = upd.eps;
+            u.step_size = static_cast<float>(upd.lr / bc1);
+            u.bc2_sqrt = static_cast<float>(std::sqrt(bc2));
+        }
+        dispatch("update", &u, sizeof u, uint32_t(std::min<int64_t>((n + 255) / 256, 65535)), 1);
     }
     void embedding_forward(float* out, const int* ids, const float* table, int N, int V, int D) override {
         const std::lock_guard lock(mu_);
@@ -307,8 +351,29 @@ public:
     }
     void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
                                int V, int ignore_index) override {
-        host();
-        cpu_->cross_entropy_forward(losses, mean, counted, probs, targets, N, V, ignore_index);
+        const std::lock_guard lock(mu_);
+        if (N > 0) {
+            RowsArgs r{};
+            r.out = addr(losses, size_t(N), "cross_entropy_forward losses");
+            r.a = addr(probs, size_t(N) * V, "cross_entropy_forward probs");
+            r.b = addr(targets, size_t(N), "cross_entropy_forward targets");
+            r.ival = ignore_index;
+            r.value = token_loss(0.0f);
+            rows_kernel(Rows::CrossEntropy, r, N, V);
+        }
+        // The mean as the CPU takes it (double sum over the counted rows), read from the mapped
+        // losses once the queue has run: a scalar result, valid after sync().
+        after_.push_back([=] {
+            double sum = 0.0;
+            int count = 0;
+            for (int i = 0; i < N; ++i)
+                if (targets[i] != ignore_index) sum += losses[i], ++count;
+            CrossEntropy ce;
+            ce.sum = sum;
+            ce.counted = count;
+            *mean = ce.loss();
+            if (counted) *counted = count;
+        });
     }
     void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
                                 int ignore_index) override {
@@ -322,8 +387,10 @@ public:
         rows_kernel(Rows::CrossEntropyBackward, r, N, V);
     }
     void all_finite(float* flag, const float* x, int64_t n) override {
-        host();
-        cpu_->all_finite(flag, x, n);
+        if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
+        const std::lock_guard lock(mu_);
+        const ReduceArgs r{addr(flag, 1, "all_finite flag"), addr(x, size_t(n), "all_finite x"), uint32_t(std::max<int64_t>(n, 0)), 1u};
+        dispatch("reduce", &r, sizeof r, 1, 1);
     }
     void pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) override {
         const std::lock_guard lock(mu_);
@@ -350,17 +417,32 @@ public:
         cpu_->dropout_mask(keep, n, p, seed, offset);
     }
     void sgd_step(float* param, float* momentum_buf, const float* grad, int64_t n, float lr, float momentum) override {
-        host();
-        cpu_->sgd_step(param, momentum_buf, grad, n, lr, momentum);
+        WeightUpdate u;
+        u.kind = WeightUpdate::Kind::SGD;
+        u.buf1 = momentum_buf;
+        u.lr = lr;
+        u.momentum = momentum;
+        apply_update(param, grad, n, u);
     }
     void adam_step(float* param, float* m, float* v, const float* grad, int64_t n, float lr, float beta1, float beta2,
                    float eps, int64_t step) override {
-        host();
-        cpu_->adam_step(param, m, v, grad, n, lr, beta1, beta2, eps, step);
+        WeightUpdate u;
+        u.kind = WeightUpdate::Kind::Adam;
+        u.buf1 = m;
+        u.buf2 = v;
+        u.lr = lr;
+        u.beta1 = beta1, u.beta2 = beta2, u.eps = eps;
+        u.step = step;
+        apply_update(param, grad, n, u);
     }
     void sum_squares(double* acc, const float* x, int64_t n) override {
-        host();
-        cpu_->sum_squares(acc, x, n);
+        if (n <= 0) return;
+        if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
+        const std::lock_guard lock(mu_);
+        float* slot = scalar_slot();
+        const ReduceArgs r{addr(slot, 1, "sum_squares slot"), addr(x, size_t(n), "sum_squares x"), uint32_t(n), 0u};
+        dispatch("reduce", &r, sizeof r, 1, 1);
+        after_.push_back([acc, slot] { *acc += double(*slot); });
     }
 
 private:
@@ -493,7 +575,13 @@ private:
         r.op = uint32_t(op);
         dispatch("rows", &r, sizeof r, (uint32_t(rows) + 63) / 64, 1);
     }
-    // Submits what is recorded and waits for it. mu_ held.
+    // A float in the backend's memory for one scalar result, valid until the next flush. mu_ held.
+    float* scalar_slot() {
+        if (!scalars_) scalars_ = make(kScalarSlots * sizeof(float)), allocs_[reinterpret_cast<uintptr_t>(scalars_->mapped)] = *scalars_;
+        if (scalars_used_ == kScalarSlots) flush();
+        return static_cast<float*>(scalars_->mapped) + scalars_used_++;
+    }
+    // Submits what is recorded and waits for it, then hands the scalar results out. mu_ held.
     void flush() {
         if (recording_) {
             check(vkEndCommandBuffer(cb_), "vkEndCommandBuffer");
@@ -506,6 +594,10 @@ private:
             check(vkResetFences(ctx_.device(), 1, &fence_), "vkResetFences");
             check(vkResetCommandBuffer(cb_, 0), "vkResetCommandBuffer");
         }
+        // The scalar results first: they read memory that may have been released meanwhile.
+        for (auto& f : after_) f();
+        after_.clear();
+        scalars_used_ = 0;
         for (const Alloc& a : retired_) destroy(a);
         retired_.clear();
     }
@@ -524,6 +616,10 @@ private:
     bool recording_ = false;
     std::map<uintptr_t, Alloc> allocs_;  // by mapped address
     std::vector<Alloc> retired_;         // released while kernels were queued, and upload staging
+    static constexpr size_t kScalarSlots = 4096;
+    std::optional<Alloc> scalars_;            // slots for scalar results (in allocs_, freed with them)
+    size_t scalars_used_ = 0;
+    std::vector<std::function<void()>> after_;  // scalar results to hand out after the next flush
 };
 
 }  // namespace

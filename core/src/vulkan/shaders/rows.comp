@@ -1,5 +1,5 @@
-// Per-row backward kernels, one invocation per row: softmax's, LayerNorm's input gradient,
-// cross-entropy's logit gradient. The op is a push constant (vk_backend.cpp's Rows).
+// Per-row kernels, one invocation per row: softmax's backward, LayerNorm's input gradient,
+// cross-entropy's per-row loss and its logit gradient. The op is a push constant (vk_backend.cpp's Rows).
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -14,6 +14,7 @@ layout(push_constant) uniform Args {
     uint rows, cols;
     uint op;
     int ival;
+    float value;
 } p;
 
 void main() {
@@ -40,6 +41,12 @@ void main() {
             const float g = p.e != 0ul ? Floats(p.a).v[base + c] * Floats(p.e).v[c] : Floats(p.a).v[base + c];
             p.out_.v[base + c] = rs * (g - mg - xhat * mgx);
         }
+    } else if (p.op == 3u) {  // cross-entropy forward: losses (rows) = -log probs[target], 0 where ignored
+        const int t = Ints(p.b).v[r];
+        // token_loss's clamp: below the smallest normal float (which a GPU may flush to 0) the loss
+        // of the clamp, `value`, computed by the CPU's code
+        const float q = Floats(p.a).v[base + uint(t)];
+        p.out_.v[r] = t == p.ival ? 0.0 : (q >= 1.17549435e-38 ? -log(q) : p.value);
     } else {  // cross-entropy: dlogits = (probs - onehot) / counted, 0 for ignored rows; a: probs, b: targets
         const int t = Ints(p.b).v[r];
         if (t == p.ival) {

@@ -1,0 +1,41 @@
+// Reductions to one value, one workgroup: the sum of squares of x (compensated, so that float
+// gives what the CPU's double sum gives to about 1e-7) into a scalar slot the backend reads after
+// the queue, or whether every x is finite (all_finite's flag).
+#version 460
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+layout(local_size_x = 256) in;
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
+
+layout(push_constant) uniform Args {
+    Floats out_;
+    Floats x;
+    uint n, op;  // 0: sum of squares, 1: all finite
+} p;
+
+shared float partial[256];
+
+void main() {
+    const uint t = gl_LocalInvocationID.x;
+    float s = 0.0, c = 0.0;  // Kahan
+    bool finite = true;
+    for (uint i = t; i < p.n; i += 256u) {
+        const float v = p.x.v[i];
+        if (p.op == 0u) {
+            precise float y = v * v - c;
+            precise float u = s + y;
+            c = (u - s) - y;
+            s = u;
+        } else if (isnan(v) || isinf(v)) {
+            finite = false;
+        }
+    }
+    partial[t] = p.op == 0u ? s : (finite ? 1.0 : 0.0);
+    barrier();
+    for (uint half_ = 128u; half_ > 0u; half_ >>= 1) {
+        if (t < half_) partial[t] = p.op == 0u ? partial[t] + partial[t + half_] : min(partial[t], partial[t + half_]);
+        barrier();
+    }
+    if (t == 0u) p.out_.v[0] = partial[0];
+}
