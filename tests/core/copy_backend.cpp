@@ -532,6 +532,7 @@ public:
         return std::string(kDeviceBackendName) + " (" + inner_.cpu_describe() + ", own memory, deferred)";
     }
 
+    size_t memory_in_use() const override { return live_bytes(); }
     size_t sync_waits() const { return waits_.load(); }
     void reset_sync_waits() { waits_.store(0); }
     size_t live_bytes() const {

@@ -45,7 +45,7 @@ namespace {
 // name here, bump kKernelCount, and add a TEST_P that calls it on every backend (with
 // `kernel("its_name")` so the table and the tests stay tied); AllKernelsAreCovered reads
 // backend.h and fails until then.
-constexpr size_t kKernelCount = 42;
+constexpr size_t kKernelCount = 43;
 const std::vector<std::string>& covered_kernels() {
     static const std::vector<std::string> k = {
         "linear_forward",       "linear_backward",       "linear_backward_update", "apply_update",
@@ -59,7 +59,7 @@ const std::vector<std::string>& covered_kernels() {
         "dropout_mask",         "mul_forward",           "fill",                   "copy",
         "sgd_step",             "adam_step",             "sum_squares",            "sync",
         "host_memory",          "alloc",                 "release",                "upload",
-        "download",
+        "download",             "memory_in_use",
     };
     return k;
 }
@@ -1001,16 +1001,23 @@ TEST_P(BackendOps, UpdatesGuardedByAFlag) {
 TEST_P(BackendOps, Memory) {
     for (size_t bytes : {size_t(1), size_t(3), size_t(65), size_t(129), size_t(4097)}) {
         TRACE("alloc", shape({{"bytes", int64_t(bytes)}}) + " byte round trip");
+        TRACE("memory_in_use", "counts what alloc gives until release");
         std::vector<unsigned char> src(bytes), back(bytes, 0xee);
         std::mt19937 g(static_cast<uint32_t>(bytes));
         for (auto& c : src) c = static_cast<unsigned char>(g());
+        const size_t in_use = be->memory_in_use();
         void* d = be->alloc(bytes);
+        if (be->host_memory())
+            EXPECT_EQ(be->memory_in_use(), 0u) << "a host-memory backend does not count the host's";
+        else
+            EXPECT_GE(be->memory_in_use(), in_use + bytes);
         ASSERT_NE(d, nullptr);
         EXPECT_EQ(reinterpret_cast<uintptr_t>(d) % 64, 0u) << "alloc's memory is 64-byte aligned";
         be->upload(d, src.data(), bytes);
         be->download(back.data(), d, bytes);
         EXPECT_EQ(back, src);
         be->release(d);
+        EXPECT_EQ(be->memory_in_use(), in_use);
     }
     for (int64_t n : {1, 3, 65, 129, 4097}) {
         TRACE("upload", shape({{"n", n}}) + " float and int round trips");

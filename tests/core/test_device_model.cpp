@@ -154,3 +154,43 @@ TEST(DeviceModel, RepeatedPassesDoNotGrowDeviceMemory) {
 }
 
 }  // namespace
+
+// Every backend with memory of its own (cpu-device, and gpu where there is a device): a pass's
+// memory goes with its trace and model, and 1000 passes do not grow it.
+class OwnMemory : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OwnMemory, AThousandPassesDoNotGrowItAndAModelChangeGivesItAllBack) {
+    const std::unique_ptr<Backend> be = make_backend(GetParam(), 2);
+    ASSERT_FALSE(be->host_memory());
+    const size_t before = be->memory_in_use();
+    {
+        ModelSource src;
+        src.config_path = fixtures::path("sgd.config.json");
+        src.weights_path = fixtures::path("sgd.weights.safetensors");
+        LoadedModel lm = load_model(src);
+        Transformer model(lm.config, std::move(lm.params), be.get());
+        const auto in = fixtures::inputs("sgd");
+        const Batch batch = make_batch(model.config(), in.src, in.tgt, in.out);
+        Trace tr;
+        model.forward(batch, tr);
+        const size_t first = be->memory_in_use();
+        EXPECT_GT(first, before);
+        for (int i = 1; i < 1000; ++i) model.forward(batch, tr);
+        EXPECT_EQ(be->memory_in_use(), first) << "after 1000 forward passes";
+        ParamSet grads;
+        model.loss(batch, tr);
+        model.backward(batch, tr, grads);
+    }
+    be->sync();
+    EXPECT_LE(be->memory_in_use(), before + 4096 * sizeof(float)) << "only the backend's own scalar slots may stay";
+}
+
+std::vector<std::string> own_memory_backends() {
+    std::vector<std::string> out;
+    for (const std::string& n : stepformer::testing::registered_backends())
+        if (!make_backend(n, 1)->host_memory()) out.push_back(n);
+    return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, OwnMemory, ::testing::ValuesIn(own_memory_backends()),
+                         [](const auto& i) { return stepformer::testing::test_name(i.param); });

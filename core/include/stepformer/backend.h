@@ -181,6 +181,9 @@ public:
     virtual void release(void* p);
     virtual void upload(void* dst, const void* src, size_t bytes);
     virtual void download(void* dst, const void* src, size_t bytes);
+    // Bytes of the backend's own memory allocated and not released, for leak checks and the
+    // user; 0 for a backend that computes in host memory (it does not count the host's).
+    virtual size_t memory_in_use() const { return 0; }
 
     // ----- Time. A backend may run kernels asynchronously (a GPU queues them). sync() returns
     // when every kernel called so far has finished, its buffers written and the scalars it was

@@ -152,6 +152,12 @@ public:
         const std::lock_guard lock(mu_);
         flush();
     }
+    size_t memory_in_use() const override {
+        const std::lock_guard lock(mu_);
+        size_t n = 0;
+        for (const auto& [base, a] : allocs_) n += a.bytes;
+        return n;
+    }
 
     // ----- kernels that run as shaders
     void fill(float* x, int64_t n, float value) override { elementwise(Elementwise::Fill, x, nullptr, nullptr, n, value); }
@@ -609,7 +615,7 @@ private:
 
     Context ctx_;
     std::unique_ptr<Backend> cpu_;
-    std::mutex mu_;  // one queue and one command buffer for every thread (the first step's simplicity)
+    mutable std::mutex mu_;  // one queue and one command buffer for every thread (the first step's simplicity)
     VkCommandPool pool_ = VK_NULL_HANDLE;
     VkCommandBuffer cb_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
