@@ -4,11 +4,9 @@
 // buffer and submitted at sync() (or when a download needs their results); uploads into memory
 // that queued kernels may still use are recorded as copies, in order.
 //
-// First step of the backend: the forward pass's kernels run as shaders (all but the positional
-// table, made once per length, dropout's mask and the loss), and the element-wise ones of the
-// backward pass; every other kernel runs the CPU backend's code on the mapped memory after
-// waiting for the queue. So the whole interface works and is tested on every device (lavapipe in CI), and the
-// kernels move to shaders one by one.
+// Every kernel runs as a shader but two, which run the CPU backend's code on the mapped memory
+// after waiting for the queue: the positional table (made once per length) and dropout's mask.
+// Scalar results are handed to their host pointers after the queue has run.
 #pragma once
 
 #include <memory>
