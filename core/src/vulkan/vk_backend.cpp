@@ -273,25 +273,10 @@ public:
     }
     void mask_fill_forward(float* out, const float* in, const float* mask, int B, int H, int Lq, int Lk,
                            float value) override {
-        const std::lock_guard lock(mu_);
-        const size_t n = size_t(B) * H * Lq * Lk;
-        GatherArgs g{};
-        g.out = addr(out, n, "mask_fill_forward out");
-        g.a = addr(in, n, "mask_fill_forward in");
-        g.b = addr(mask, size_t(B) * Lq * Lk, "mask_fill_forward mask");
-        g.d0 = uint32_t(B), g.d1 = uint32_t(H), g.d2 = uint32_t(Lq), g.d3 = uint32_t(Lk);
-        g.value = value;
-        gather(Gather::MaskFill, g, int64_t(n));
+        masked(Gather::MaskFill, out, in, mask, B, H, Lq, Lk, value);
     }
     void mask_fill_backward(float* din, const float* dout, const float* mask, int B, int H, int Lq, int Lk) override {
-        const std::lock_guard lock(mu_);
-        const size_t n = size_t(B) * H * Lq * Lk;
-        GatherArgs g{};
-        g.out = addr(din, n, "mask_fill_backward din");
-        g.a = addr(dout, n, "mask_fill_backward dout");
-        g.b = addr(mask, size_t(B) * Lq * Lk, "mask_fill_backward mask");
-        g.d0 = uint32_t(B), g.d1 = uint32_t(H), g.d2 = uint32_t(Lq), g.d3 = uint32_t(Lk);
-        gather(Gather::MaskFillBackward, g, int64_t(n));
+        masked(Gather::MaskFillBackward, din, dout, mask, B, H, Lq, Lk, 0.0f);
     }
     void softmax_backward(float* din, const float* dout, const float* out, int rows, int cols) override {
         if (rows <= 0 || cols <= 0) return;
@@ -554,6 +539,18 @@ private:
         g.n = uint32_t(n);
         g.op = uint32_t(op);
         dispatch("gather", &g, sizeof g, uint32_t(std::min<int64_t>((n + 255) / 256, 65535)), 1);
+    }
+    // out (B, H, Lq, Lk) from in by mask (B, Lq, Lk): mask fill and its backward
+    void masked(Gather op, float* out, const float* in, const float* mask, int B, int H, int Lq, int Lk, float value) {
+        const std::lock_guard lock(mu_);
+        const size_t n = size_t(B) * H * Lq * Lk;
+        GatherArgs g{};
+        g.out = addr(out, n, "mask fill out");
+        g.a = addr(in, n, "mask fill in");
+        g.b = addr(mask, size_t(B) * Lq * Lk, "mask fill mask");
+        g.d0 = uint32_t(B), g.d1 = uint32_t(H), g.d2 = uint32_t(Lq), g.d3 = uint32_t(Lk);
+        g.value = value;
+        gather(op, g, int64_t(n));
     }
     void heads(Gather op, float* out, const float* in, int B, int L, int H, int d) {
         const std::lock_guard lock(mu_);
