@@ -62,6 +62,12 @@ struct UpdateArgs {
     float lr, momentum;
     float beta1, beta2, eps, step_size, bc2_sqrt;
 };
+struct DropoutArgs {
+    VkDeviceAddress keep;
+    uint64_t seed, offset;
+    uint32_t n;
+    float p, scale;
+};
 struct ReduceArgs {
     VkDeviceAddress out, x;
     uint32_t n, op;  // 0: sum of squares, 1: all finite
@@ -404,8 +410,13 @@ public:
         cpu_->positional_table(pe, L, D);
     }
     void dropout_mask(float* keep, int64_t n, float p, uint64_t seed, uint64_t offset) override {
-        host();
-        cpu_->dropout_mask(keep, n, p, seed, offset);
+        if (n <= 0) return;
+        if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
+        const std::lock_guard lock(mu_);
+        const DropoutArgs d{addr(keep, size_t(n), "dropout_mask keep"), seed, offset, uint32_t(n), p,
+                            1.0f / (1.0f - p)};  // the CPU's scale, in float
+        const int64_t blocks = (n + 3) / 4;
+        dispatch("dropout", &d, sizeof d, uint32_t(std::min<int64_t>((blocks + 255) / 256, 65535)), 1);
     }
     void sgd_step(float* param, float* momentum_buf, const float* grad, int64_t n, float lr, float momentum) override {
         WeightUpdate u;

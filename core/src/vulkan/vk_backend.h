@@ -4,8 +4,9 @@
 // buffer and submitted at sync() (or when a download needs their results); uploads into memory
 // that queued kernels may still use are recorded as copies, in order.
 //
-// Every kernel runs as a shader but two, which run the CPU backend's code on the mapped memory
-// after waiting for the queue: the positional table (made once per length) and dropout's mask.
+// Every kernel runs as a shader but one, which runs the CPU backend's code on the mapped memory
+// after waiting for the queue: the positional table (made once per length, in the CPU's float32
+// sines and cosines, which a GPU's do not reproduce bit for bit).
 // Scalar results are handed to their host pointers after the queue has run.
 #pragma once
 
