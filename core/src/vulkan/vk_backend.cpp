@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <optional>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -23,10 +24,6 @@ struct ElementwiseArgs {
     VkDeviceAddress out, a, b;
     uint32_t n, op;
     float value;
-};
-struct LinearArgs {
-    VkDeviceAddress y, x, W;
-    uint32_t N, I, O;
 };
 struct SoftmaxArgs {
     VkDeviceAddress out, in;
@@ -87,6 +84,10 @@ struct LayerNormArgs {
 class VulkanBackend final : public Backend {
 public:
     VulkanBackend(int device_index, int threads) : ctx_(device_index), cpu_(make_cpu_backend(threads)) {
+        // Shared-memory tiles pay on a GPU, not on a CPU device; STEPFORMER_VK_GEMM=tiled|simple
+        // chooses (the tests run the tiled one on lavapipe that way).
+        const char* gemm = std::getenv("STEPFORMER_VK_GEMM");
+        tiled_ = gemm ? std::strcmp(gemm, "tiled") == 0 : ctx_.info().type != "cpu";
         VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
         pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
         pci.queueFamilyIndex = ctx_.queue_family();
@@ -182,11 +183,8 @@ public:
         elementwise(Elementwise::MaskOr, out, a, b, n);
     }
     void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) override {
-        if (N <= 0 || O <= 0) return;
-        const std::lock_guard lock(mu_);
-        const LinearArgs args{addr(y, size_t(N) * O, "linear_forward y"), addr(x, size_t(N) * I, "linear_forward x"),
-                              addr(W, size_t(O) * I, "linear_forward W"), uint32_t(N), uint32_t(I), uint32_t(O)};
-        dispatch("linear_forward", &args, sizeof args, (uint32_t(O) + 15) / 16, (uint32_t(N) + 15) / 16);
+        // y (N, O) = x (N, I) W^T, W (O, I)
+        matmul(y, x, W, 1, N, O, I, false, true, false, 1.0f, "linear_forward");
     }
     void softmax_forward(float* out, const float* in, int rows, int cols) override {
         if (rows <= 0 || cols <= 0) return;
@@ -581,7 +579,8 @@ private:
         const MatmulArgs args{addr(C, size_t(G) * M * N, what), addr(A, size_t(G) * M * K, what),
                               addr(B, size_t(G) * N * K, what), uint32_t(G), uint32_t(M), uint32_t(N), uint32_t(K),
                               a_transposed ? 1u : 0u, b_transposed ? 1u : 0u, accumulate ? 1u : 0u, scale};
-        dispatch("batched_matmul", &args, sizeof args, (uint32_t(N) + 15) / 16, (uint32_t(M) + 15) / 16, uint32_t(G));
+        dispatch(tiled_ ? "batched_matmul_tiled" : "batched_matmul", &args, sizeof args, (uint32_t(N) + 15) / 16,
+                 (uint32_t(M) + 15) / 16, uint32_t(G));
     }
     void rows_kernel(Rows op, RowsArgs r, int rows, int cols) {
         r.rows = uint32_t(rows);
@@ -623,6 +622,7 @@ private:
 
     Context ctx_;
     std::unique_ptr<Backend> cpu_;
+    bool tiled_ = false;  // batched_matmul_tiled.comp
     mutable std::mutex mu_;  // one queue and one command buffer for every thread (the first step's simplicity)
     VkCommandPool pool_ = VK_NULL_HANDLE;
     VkCommandBuffer cb_ = VK_NULL_HANDLE;

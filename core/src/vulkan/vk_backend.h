@@ -7,7 +7,8 @@
 // Every kernel runs as a shader but one, which runs the CPU backend's code on the mapped memory
 // after waiting for the queue: the positional table (made once per length, in the CPU's float32
 // sines and cosines, which a GPU's do not reproduce bit for bit).
-// Scalar results are handed to their host pointers after the queue has run.
+// Scalar results are handed to their host pointers after the queue has run. Matrix products use
+// shared-memory tiles on GPUs and not on CPU devices (STEPFORMER_VK_GEMM=tiled|simple overrides).
 #pragma once
 
 #include <memory>

@@ -1,6 +1,7 @@
 // C[g] (M, N) = scale * A[g] B[g] (+ C[g] when accumulating), g over G slices. A[g] is (M, K), or
 // (K, M) when a_transposed (dW = dy^T x); B[g] is (K, N), or (N, K) when b_transposed (Q K^T).
-// One invocation per output, a 16 x 16 tile per workgroup.
+// One invocation per output, a 16 x 16 tile per workgroup; linear_forward is one too (B = W,
+// transposed). batched_matmul_tiled.comp is the same with tiles in shared memory.
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
