@@ -14,11 +14,15 @@ Staging::~Staging() {
         for (const Block& b : spare_) ::operator delete(b.p, std::align_val_t(64));
         return;
     }
-    // Kernels may still be queued on these buffers.
-    if (!map_.empty() || !ids_.empty() || !spare_.empty()) be_.sync();
-    for (auto& [host, e] : map_) be_.release(e.dev);
-    for (void* p : ids_) be_.release(p);
-    for (const Block& b : spare_) be_.release(b.p);
+    // Kernels may still be queued on these buffers. A destructor must not throw: a device that
+    // failed (lost) has said so to the pass that used it already.
+    try {
+        if (!map_.empty() || !ids_.empty() || !spare_.empty()) be_.sync();
+        for (auto& [host, e] : map_) be_.release(e.dev);
+        for (void* p : ids_) be_.release(p);
+        for (const Block& b : spare_) be_.release(b.p);
+    } catch (...) {
+    }
 }
 
 Staging::Temp::~Temp() {

@@ -29,6 +29,13 @@ struct BackendUnavailable : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The device stopped working under a running computation (a driver reset, a GPU taken away): what
+// it computed since the last synchronisation is lost, and the caller goes on with another backend
+// (the host's copies of weights and traces are intact).
+struct DeviceLost : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // "cpu": the CPU backend. "gpu": the Vulkan backend on the best usable device, a CPU device such
 // as lavapipe included; throws BackendUnavailable saying why not. "auto": a discrete, integrated
 // or virtual GPU when there is one, else the CPU, and then `note` says why (once, for the user).

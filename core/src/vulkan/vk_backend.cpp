@@ -597,15 +597,28 @@ private:
     // Submits what is recorded and waits for it, then hands the scalar results out. mu_ held.
     void flush() {
         if (recording_) {
-            check(vkEndCommandBuffer(cb_), "vkEndCommandBuffer");
             recording_ = false;
-            VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-            si.commandBufferCount = 1;
-            si.pCommandBuffers = &cb_;
-            check(vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
-            check(vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
-            check(vkResetFences(ctx_.device(), 1, &fence_), "vkResetFences");
-            check(vkResetCommandBuffer(cb_, 0), "vkResetCommandBuffer");
+            // Whatever happens, the queue is empty afterwards: the scalar results and staging
+            // buffers of a failed submission are dropped with it.
+            struct Reset {
+                VulkanBackend& be;
+                ~Reset() {
+                    vkResetFences(be.ctx_.device(), 1, &be.fence_);
+                    vkResetCommandBuffer(be.cb_, 0);
+                }
+            } reset{*this};
+            try {
+                check(vkEndCommandBuffer(cb_), "vkEndCommandBuffer");
+                VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+                si.commandBufferCount = 1;
+                si.pCommandBuffers = &cb_;
+                check(vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
+                check(vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+            } catch (...) {
+                after_.clear();
+                scalars_used_ = 0;
+                throw;
+            }
         }
         // The scalar results first: they read memory that may have been released meanwhile.
         for (auto& f : after_) f();

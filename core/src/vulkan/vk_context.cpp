@@ -6,12 +6,19 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "stepformer/devices.h"
 #include "vulkan/spirv.h"
 
 namespace stepformer::vk {
 
 void check(VkResult r, const char* what) {
-    if (r != VK_SUCCESS) throw std::runtime_error(std::string(what) + " failed (VkResult " + std::to_string(int(r)) + ")");
+    if (r == VK_SUCCESS) return;
+    if (r == VK_ERROR_DEVICE_LOST)
+        throw DeviceLost(std::string("the GPU stopped working (device lost, in ") + what +
+                         "); the CPU can take over with the same weights");
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
+        throw std::runtime_error(std::string(what) + ": the GPU is out of memory");
+    throw std::runtime_error(std::string(what) + " failed (VkResult " + std::to_string(int(r)) + ")");
 }
 
 namespace {
