@@ -26,6 +26,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "copy_backend.h"
@@ -993,6 +994,43 @@ TEST_P(BackendOps, UpdatesGuardedByAFlag) {
                 }
             }
         }
+}
+
+// The thread-safety contract (backend.h): one backend object, several threads, each with its own
+// buffers and its own synchronisations (the GUI thread and the training thread do this).
+TEST_P(BackendOps, TwoThreadsComputeAtOnce) {
+    TRACE("linear_forward", "two threads, 40 passes each");
+    TRACE("softmax_forward", "two threads");
+    TRACE("sum_squares", "two threads");
+    const int N = 7, I = 65, O = 33;
+    const Vec W = rnd(size_t(O) * I, 100);
+    auto work = [&](uint32_t seed, std::string* failure) {
+        for (int pass = 0; pass < 40 && failure->empty(); ++pass) {
+            const Vec x = rnd(size_t(N) * I, seed + uint32_t(pass));
+            Vec y = nan_vec(size_t(N) * O), p = y, y_ref = y, p_ref = y;
+            double ss = 0.0, ss_ref = 0.0;
+            {
+                VecStaging st(*be);
+                float* dy = st.out(y);
+                be->linear_forward(dy, st.in(x), st.in(W), N, I, O);
+                be->softmax_forward(st.out(p), dy, N, O);
+                be->sum_squares(&ss, dy, int64_t(y.size()));
+                st.finish();
+            }
+            ref->linear_forward(y_ref.data(), x.data(), W.data(), N, I, O);
+            ref->softmax_forward(p_ref.data(), y_ref.data(), N, O);
+            ref->sum_squares(&ss_ref, y_ref.data(), int64_t(y_ref.size()));
+            if (!near("y", y, y_ref) || !near("softmax", p, p_ref) || !near_scalar("sum(y^2)", ss, ss_ref))
+                *failure = "pass " + std::to_string(pass) + " of the thread with seed " + std::to_string(seed) +
+                           " differs from the CPU";
+        }
+    };
+    std::string fa, fb;
+    std::thread a(work, 1000u, &fa), b(work, 2000u, &fb);
+    a.join();
+    b.join();
+    EXPECT_EQ(fa, "");
+    EXPECT_EQ(fb, "");
 }
 
 // ---------------------------------------------------------------- memory
