@@ -67,15 +67,33 @@ Tensor Transformer::pe_table(int L) const {
     return it->second;
 }
 
+struct Transformer::ResidentWeights {
+    std::mutex mu;
+    std::unique_ptr<Staging> staging;
+    std::unordered_map<const float*, const float*> dev;  // host storage -> the backend's copy
+};
+
+const std::unordered_map<const float*, const float*>* Transformer::resident_weights() const {
+    if (!shared_ || backend_->host_memory()) return nullptr;
+    const std::lock_guard lock(resident_->mu);
+    if (!resident_->staging) {
+        auto st = std::make_unique<Staging>(*backend_);
+        for (size_t i = 0; i < shared_->size(); ++i) resident_->dev[(*shared_)[i].ptr()] = st->in((*shared_)[i]);
+        st->finish();  // once per model: the uploads are in place for every pass
+        resident_->staging = std::move(st);
+    }
+    return &resident_->dev;
+}
+
 Transformer::Transformer(Config config, ParamSet params, Backend* backend)
     : config_(std::move(config)), params_(std::move(params)), backend_(backend ? backend : &default_backend()),
-      pe_cache_(std::make_shared<PeCache>()) {
+      pe_cache_(std::make_shared<PeCache>()), resident_(std::make_shared<ResidentWeights>()) {
     check_params();
 }
 
 Transformer::Transformer(Config config, std::shared_ptr<const ParamSet> params, Backend* backend)
     : config_(std::move(config)), shared_(std::move(params)), backend_(backend ? backend : &default_backend()),
-      pe_cache_(std::make_shared<PeCache>()) {
+      pe_cache_(std::make_shared<PeCache>()), resident_(std::make_shared<ResidentWeights>()) {
     if (!shared_) throw WeightsError("no parameters");
     check_params();
 }
@@ -84,6 +102,7 @@ ParamSet& Transformer::params() {
     if (shared_) {
         params_ = *shared_;
         shared_.reset();
+        resident_ = std::make_shared<ResidentWeights>();  // the copies were of the shared ones
     }
     return params_;
 }
@@ -266,7 +285,7 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
         for (int t = 0; t < T; ++t) tr.tgt_tokens.back().push_back(c.tgt_vocab[size_t(batch.tgt[size_t(b) * T + t])]);
     }
     Staging& st = tr.staging(*backend_);  // after clear(): a fresh one
-    ModelCtx m{c, params(), *backend_, st};
+    ModelCtx m{c, params(), *backend_, st, resident_weights()};
     const Axis aB = ax(AxisKind::Batch, "batch_size");
     const Axis aSq = ax(AxisKind::SrcToken, "len_q"), aSk = ax(AxisKind::SrcToken, "len_k");
     const Axis aTq = ax(AxisKind::TgtToken, "len_q"), aTk = ax(AxisKind::TgtToken, "len_k");

@@ -56,7 +56,9 @@ struct Ctx {
     Staging& st;
     GradState& gs;
     ParamUpdater* updater;
-    const float* w(const std::string& n) const { return st.in(p.at(n)); }
+    const std::unordered_map<const float*, const float*>* resident;  // Transformer::resident_weights()
+    const float* weight(const Tensor& t) const { return resident ? resident->at(t.ptr()) : st.in(t); }
+    const float* w(const std::string& n) const { return weight(p.at(n)); }
     float* dw(const std::string& n) { return st.inout(grads.at(n)); }
     const float* in(const std::string& entry) const { return st.in(gs.tr.at(entry).value); }
     const float* saved(const std::string& name) const { return st.in(gs.tr.saved.at(name)); }
@@ -71,7 +73,7 @@ struct Ctx {
         const size_t i = p.index_of(n);
         const ParamUpdater::Fused* f = updater ? updater->fused_update(i) : nullptr;
         if (!f) {
-            be.linear_backward(dx, st.out(grads[i]), dy, x, st.in(p[i]), N, I, O, acc_dx, false);
+            be.linear_backward(dx, st.out(grads[i]), dy, x, weight(p[i]), N, I, O, acc_dx, false);
             ready(n);
             return;
         }
@@ -222,7 +224,7 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     for (size_t i = 0; i < grads.size(); ++i)
         if (grad_accumulates_[i]) backend_->fill(st.out(grads[i]), grads[i].size(), 0.0f);
     GradState gs{tr, st, trace_grads, {}};
-    Ctx x{c, params(), grads, *backend_, st, gs, updater};
+    Ctx x{c, params(), grads, *backend_, st, gs, updater, updater ? nullptr : resident_weights()};
 
     const int B = batch.B, T = batch.T, V = c.tgt_vocab_size();
     const Block proj{Stack::None, BlockKind::Projection, -1};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "stepformer/model.h"
@@ -17,7 +18,9 @@ struct ModelCtx {
     const ParamSet& p;
     Backend& be;
     Staging& st;
-    const float* w(const std::string& name) const { return st.in(p.at(name)); }
+    const std::unordered_map<const float*, const float*>* resident;  // Transformer::resident_weights()
+    const float* w(const std::string& name) const { return weight(p.at(name)); }
+    const float* weight(const Tensor& t) const { return resident ? resident->at(t.ptr()) : st.in(t); }
     // LayerNorm gamma or beta of a block; nullptr (1 or 0) when the config does not learn them.
     const float* norm_w(const Block& b, const char* which) const {
         return c.learn_layer_norm ? w(names::param(b, std::string("layer_norm.") + which)) : nullptr;

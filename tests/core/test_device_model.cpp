@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -183,6 +184,51 @@ TEST_P(OwnMemory, AThousandPassesDoNotGrowItAndAModelChangeGivesItAllBack) {
     }
     be->sync();
     EXPECT_LE(be->memory_in_use(), before + 4096 * sizeof(float)) << "only the backend's own scalar slots may stay";
+}
+
+// Shared weights (the app's: they must not change while shared) are uploaded once and kept
+// where the backend computes, for every pass; weights a model owns (training's) are not.
+TEST_P(OwnMemory, SharedWeightsStayWhereTheBackendComputesOwnedOnesDoNot) {
+    const std::unique_ptr<Backend> be = make_backend(GetParam(), 2);
+    ModelSource src;
+    src.config_path = fixtures::path("sgd.config.json");
+    src.weights_path = fixtures::path("sgd.weights.safetensors");
+    LoadedModel lm = load_model(src);
+    const auto in = fixtures::inputs("sgd");
+    const Batch batch = make_batch(lm.config, in.src, in.tgt, in.out);
+    const auto shared = std::make_shared<const ParamSet>(lm.params);
+    const size_t weights = size_t(shared->total_elements()) * sizeof(float);
+    const size_t before = be->memory_in_use();
+    std::map<std::string, std::vector<float>> want;  // the owned model's numbers, on the host
+    {
+        Transformer owned(lm.config, lm.params, be.get());
+        Trace tr;
+        owned.forward(batch, tr);
+        tr.clear();
+        EXPECT_LT(be->memory_in_use(), before + weights) << "owned weights go with the pass";
+        owned.forward(batch, tr);
+        for (const TraceEntry& e : tr.entries()) want[e.name] = e.value.data;
+    }
+    {
+        Transformer viewer(lm.config, shared, be.get());
+        Trace tr;
+        viewer.forward(batch, tr);
+        tr.clear();
+        EXPECT_GE(be->memory_in_use(), before + weights) << "shared weights stay for the next pass";
+        for (int i = 0; i < 3; ++i) viewer.forward(batch, tr);
+        for (const auto& [name, values] : want)
+            EXPECT_EQ(tr.at(name).value.data, values) << name << ": the same numbers either way";
+        // A copy of its weights (copy on write) leaves the shared ones and their resident copy.
+        viewer.params();
+        Trace again;
+        viewer.forward(batch, again);
+        EXPECT_EQ(again.at("projection.logits").value.data, want.at("projection.logits"));
+        again.clear();
+        tr.clear();
+        EXPECT_LT(be->memory_in_use(), before + weights);
+    }
+    be->sync();
+    EXPECT_LE(be->memory_in_use(), before + 4096 * sizeof(float));
 }
 
 std::vector<std::string> own_memory_backends() {

@@ -7,6 +7,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "stepformer/backend.h"
@@ -96,6 +97,13 @@ public:
                   ParamUpdater* updater = nullptr) const;
 
 private:
+    // Where the backend computes, the shared weights' copies (see resident_weights()).
+    struct ResidentWeights;
+    // On a backend with memory of its own, shared weights (which must not change while shared) are
+    // uploaded once and kept there for every pass; null otherwise (on the CPU, or for weights the
+    // model owns and may change, as training does), and then each pass stages its own copy.
+    const std::unordered_map<const float*, const float*>* resident_weights() const;
+
     // Throws WeightsError unless they fit the config; notes which gradients accumulate.
     void check_params();
     Tensor pe_table(int L) const;  // (L, d_model), made once per length
@@ -106,6 +114,7 @@ private:
     std::shared_ptr<const ParamSet> shared_;  // set: the weights, instead of params_
     Backend* backend_;
     std::shared_ptr<PeCache> pe_cache_;
+    std::shared_ptr<ResidentWeights> resident_;  // filled on first use
     std::vector<bool> grad_accumulates_;  // ParamSpec::grad_accumulates, parameter by parameter
 };
 
