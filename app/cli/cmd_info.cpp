@@ -1,6 +1,7 @@
 // `stepformer-cli info W.safetensors`: tensors, shapes, dtypes and the config a file carries;
 // `stepformer-cli info --devices`: the GPUs the Vulkan backend can use.
 #include <cstdio>
+#include <string>
 
 #include "cli_common.h"
 #include "stepformer/devices.h"
@@ -20,10 +21,15 @@ int print_devices() {
         std::printf("no Vulkan devices (no Vulkan driver on this machine); the CPU computes\n");
         return 0;
     }
+    const int gpu = stepformer::gpu_device_for(devs), autos = stepformer::gpu_device_for(devs, true);
     std::printf("Vulkan devices:\n");
-    for (size_t i = 0; i < devs.size(); ++i)
-        std::printf("  %zu: %s (%s)%s%s\n", i, devs[i].name.c_str(), devs[i].type.c_str(),
-                    devs[i].usable ? "" : ", cannot be used: ", devs[i].usable ? "" : devs[i].why.c_str());
+    for (size_t i = 0; i < devs.size(); ++i) {
+        std::string note;
+        if (!devs[i].usable) note = ", cannot be used: " + devs[i].why;
+        if (int(i) == gpu) note += autos == gpu ? "  <- --backend gpu and auto" : "  <- --backend gpu";
+        std::printf("  %zu: %s (%s)%s\n", i, devs[i].name.c_str(), devs[i].type.c_str(), note.c_str());
+    }
+    if (autos < 0) std::printf("--backend auto computes on the CPU (no GPU)\n");
     return 0;
 }
 

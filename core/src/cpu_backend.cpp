@@ -11,8 +11,8 @@
 #include <Eigen/Core>
 
 #ifdef STEPFORMER_HAVE_VULKAN
+#include "stepformer/devices.h"
 #include "vulkan/vk_backend.h"
-#include "vulkan/vk_context.h"
 #endif
 
 namespace stepformer {
@@ -63,7 +63,7 @@ struct Registry {
 #ifdef STEPFORMER_HAVE_VULKAN
         // "gpu" where this machine has a usable Vulkan device (lavapipe counts: it runs the same
         // shaders on the CPU, which is how CI tests them).
-        if (vk::best_device(vk::list_devices()) >= 0) factories["gpu"] = &make_gpu_backend;
+        if (gpu_device_for(gpu_devices()) >= 0) factories["gpu"] = &make_gpu_backend;
 #endif
     }
 };

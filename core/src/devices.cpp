@@ -23,13 +23,23 @@ std::vector<ComputeDevice> gpu_devices() {
     return out;
 }
 
+int gpu_device_for(const std::vector<ComputeDevice>& devices, bool for_auto) {
+    const char* order[] = {"discrete", "integrated", "virtual", "other", "cpu"};
+    for (const char* t : order) {
+        if (for_auto && std::string(t) == "cpu") break;
+        for (size_t i = 0; i < devices.size(); ++i)
+            if (devices[i].usable && devices[i].type == t) return int(i);
+    }
+    return -1;
+}
+
 std::unique_ptr<Backend> choose_backend(const std::string& choice, int threads, std::string* note) {
     if (choice == "cpu") return make_cpu_backend(threads);
     if (choice != "gpu" && choice != "auto")
         throw std::invalid_argument("unknown backend '" + choice + "' (use cpu, gpu or auto)");
 #ifdef STEPFORMER_HAVE_VULKAN
-    const std::vector<vk::DeviceInfo> devices = vk::list_devices();
-    int pick = vk::best_device(devices);
+    const std::vector<ComputeDevice> devices = gpu_devices();
+    int pick = gpu_device_for(devices);
     // auto leaves a CPU device (lavapipe) alone: the CPU backend is the faster way to use the CPU.
     std::string why = devices.empty() ? "no Vulkan device or driver on this machine" : "no usable Vulkan GPU";
     if (choice == "auto" && pick >= 0 && devices[size_t(pick)].type == "cpu") {

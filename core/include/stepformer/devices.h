@@ -23,6 +23,10 @@ struct ComputeDevice {
 std::vector<ComputeDevice> gpu_devices();
 // Whether this build has the Vulkan backend at all.
 bool gpu_backend_built();
+// The index into `devices` that "gpu" computes on (a discrete GPU, else integrated, virtual, other,
+// and a CPU device last), or that "auto" does (no CPU device: the CPU backend is faster there);
+// -1 for none.
+int gpu_device_for(const std::vector<ComputeDevice>& devices, bool for_auto = false);
 
 // The user asked for a backend that cannot be made here ("gpu" without a usable device).
 struct BackendUnavailable : std::runtime_error {

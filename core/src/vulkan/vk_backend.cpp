@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "stepformer/devices.h"
 #include "stepformer/loss.h"
 #include "vulkan/vk_context.h"
 
@@ -653,7 +654,7 @@ private:
 
 std::unique_ptr<Backend> make_vulkan_backend(int device_index, int cpu_threads) {
     if (device_index < 0) {
-        device_index = best_device(list_devices());
+        device_index = gpu_device_for(gpu_devices());
         if (device_index < 0) throw std::runtime_error("no usable Vulkan device");
     }
     return std::make_unique<VulkanBackend>(device_index, cpu_threads);

@@ -18,7 +18,7 @@
 
 namespace stepformer::vk {
 
-// The backend on Vulkan device `device_index` (list_devices(); -1: best_device()). Throws
+// The backend on Vulkan device `device_index` (list_devices(); -1: gpu_device_for()). Throws
 // std::runtime_error when there is no usable device.
 std::unique_ptr<Backend> make_vulkan_backend(int device_index, int cpu_threads);
 

@@ -175,14 +175,6 @@ std::vector<DeviceInfo> list_devices() {
     return out;
 }
 
-int best_device(const std::vector<DeviceInfo>& devices) {
-    const char* order[] = {"discrete", "integrated", "virtual", "other", "cpu"};
-    for (const char* t : order)
-        for (size_t i = 0; i < devices.size(); ++i)
-            if (devices[i].usable && devices[i].type == t) return int(i);
-    return -1;
-}
-
 Context::Context(int device_index) {
     instance_ = make_instance();
     if (!instance_) throw std::runtime_error("no Vulkan instance (is a Vulkan driver installed?)");
@@ -234,6 +226,11 @@ Context::~Context() {
     }
     vkDestroyDevice(device_, nullptr);
     destroy_instance(instance_);
+}
+
+VkPipelineLayout Context::layout(const std::string& name) {
+    const std::lock_guard lock(mu_);
+    return pipelines_.at(name).layout;
 }
 
 VkPipeline Context::pipeline(const std::string& name, uint32_t push_bytes) {

@@ -24,9 +24,6 @@ struct DeviceInfo {
 
 // The Vulkan devices this machine has; empty when there is no Vulkan loader or driver.
 std::vector<DeviceInfo> list_devices();
-// The index into list_devices() of the device "gpu" takes: a discrete GPU, else an integrated
-// or virtual one, else a CPU device (lavapipe); -1 when none is usable.
-int best_device(const std::vector<DeviceInfo>& devices);
 
 class Context {
 public:
@@ -43,7 +40,7 @@ public:
 
     // The compute pipeline of shader `name`, with `push_bytes` of push constants.
     VkPipeline pipeline(const std::string& name, uint32_t push_bytes);
-    VkPipelineLayout layout(const std::string& name) const { return pipelines_.at(name).layout; }
+    VkPipelineLayout layout(const std::string& name);  // of a pipeline made already
 
 private:
     struct Pipeline {
