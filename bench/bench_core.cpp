@@ -1,7 +1,12 @@
 // Google Benchmarks of the core at the sizes the issues quote. Compare with PyTorch on the same
 // machine in the same run: scripts/bench_vs_torch.sh runs both and prints the ratios.
+// STEPFORMER_BENCH_BACKEND=gpu (any registered backend's name) runs them on another backend.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 
 #include "stepformer/dataset.h"
 #include "stepformer/model.h"
@@ -12,6 +17,20 @@ using namespace stepformer;
 
 namespace {
 
+// The backend the benchmarks run on, made once (a GPU's is expensive to make).
+Backend* bench_backend() {
+    static const std::unique_ptr<Backend> be = [] {
+        const char* name = std::getenv("STEPFORMER_BENCH_BACKEND");
+        try {
+            return make_backend(name && *name ? name : "cpu");
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "STEPFORMER_BENCH_BACKEND: %s\n", e.what());
+            std::exit(2);
+        }
+    }();
+    return be.get();
+}
+
 struct Workload {
     Config config;
     Transformer model;
@@ -21,7 +40,7 @@ struct Workload {
     Optimizer sgd;
 
     Workload(const Config& c, int B)
-        : config(c), model(c, init_params(c, 0)), batch(random_batch(c, B, c.src_len, c.tgt_len, 1)),
+        : config(c), model(c, init_params(c, 0), bench_backend()), batch(random_batch(c, B, c.src_len, c.tgt_len, 1)),
           sgd(OptimizerOptions{}, model.params()) {}
 
     void train_step(bool keep_param_grads = true) {
@@ -33,6 +52,7 @@ void report_memory(benchmark::State& state) {
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     state.counters["peak_rss_MB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
+    state.SetLabel(bench_backend()->describe());
 }
 
 // The tutorial's model (d_model 512, 6+6 layers) on its two sentences: forward with every
