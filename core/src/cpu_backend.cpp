@@ -59,11 +59,15 @@ std::unique_ptr<Backend> make_gpu_backend(int threads) { return vk::make_vulkan_
 struct Registry {
     std::mutex mu;
     std::map<std::string, BackendFactory> factories{{"cpu", &make_cpu_backend}};
-    Registry() {
+    bool probed = false;
+    // "gpu" where this machine has a usable Vulkan device (lavapipe counts: it runs the same
+    // shaders on the CPU, which is how CI tests them). Looked for only when a backend other than
+    // the CPU is asked for or listed: loading a Vulkan driver costs start-up time and ~50 MB. mu held.
+    void probe() {
+        if (probed) return;
+        probed = true;
 #ifdef STEPFORMER_HAVE_VULKAN
-        // "gpu" where this machine has a usable Vulkan device (lavapipe counts: it runs the same
-        // shaders on the CPU, which is how CI tests them).
-        if (gpu_device_for(gpu_devices()) >= 0) factories["gpu"] = &make_gpu_backend;
+        if (gpu_device_for(gpu_devices()) >= 0) factories.emplace("gpu", &make_gpu_backend);
 #endif
     }
 };
@@ -85,6 +89,7 @@ void register_backend(const std::string& name, BackendFactory make) {
 std::vector<std::string> available_backends() {
     Registry& r = registry();
     const std::lock_guard lock(r.mu);
+    r.probe();
     std::vector<std::string> names;
     for (const auto& [name, make] : r.factories) names.push_back(name);
     return names;
@@ -95,6 +100,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
     {
         Registry& r = registry();
         const std::lock_guard lock(r.mu);
+        if (name != "cpu") r.probe();
         if (auto it = r.factories.find(name); it != r.factories.end()) make = it->second;
     }
     if (!make) {
