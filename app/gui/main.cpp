@@ -108,13 +108,23 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
         QStringLiteral("The attention view's mode: one (one layer's heads, one enlarged) or all (every layer x every "
                        "head). Default: the one used last, or one with --screenshot."),
         QStringLiteral("one|all"));
+    const QCommandLineOption backendOpt(
+        QStringLiteral("backend"),
+        QStringLiteral("What computes: cpu, gpu (Vulkan compute) or auto (a GPU when there is one). Default: "
+                       "$STEPFORMER_BACKEND, else the choice of Model > Compute On remembered from the last run, else cpu."),
+        QStringLiteral("cpu|gpu|auto"));
     parser.addOptions({stepOpt, viewOpt, shotOpt, sizeOpt, presetOpt, weightsOpt, noTrainOpt, srcOpt, tgtOpt, dockOpt,
-                       attentionModeOpt});
+                       attentionModeOpt, backendOpt});
     parser.process(pre);  // --help, --version and unknown options end here
     if (!parser.positionalArguments().isEmpty())
         return fail(QStringLiteral("unexpected argument '%1' (see --help)").arg(parser.positionalArguments().first()));
 
     auto& o = a.opts;
+    if (parser.isSet(backendOpt)) {
+        o.backend = parser.value(backendOpt).trimmed().toLower();
+        if (o.backend != QLatin1String("cpu") && o.backend != QLatin1String("gpu") && o.backend != QLatin1String("auto"))
+            return fail(QStringLiteral("unknown backend '%1' (use cpu, gpu or auto)").arg(parser.value(backendOpt)));
+    }
     if (parser.isSet(presetOpt)) {
         o.preset = Session::presetFromKey(parser.value(presetOpt));
         if (!o.preset)
@@ -230,6 +240,10 @@ int main(int argc, char** argv) {
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/stepformer.svg")));
 
     MainWindow w(args.opts);
+    // Asked for and not there: the window says why and computes on the CPU; a screenshot stops.
+    if (args.screenshot() && args.opts.backend == QLatin1String("gpu") &&
+        w.session()->computeDevice() != ComputeDevices::Kind::Gpu)
+        return fail(QStringLiteral("--backend gpu: no GPU can compute here (stepformer-cli info --devices says why)"), 2);
     if (!args.opts.weightsPath.isEmpty() && w.session()->modelState() != Session::ModelState::FromFile)
         if (args.screenshot())
             return fail(QStringLiteral("could not open the weights %1").arg(args.opts.weightsPath), 1);

@@ -1,5 +1,7 @@
 #include "copy_backend.h"
 
+#include "stepformer/devices.h"
+
 #include <algorithm>
 #include <atomic>
 #include <cctype>
@@ -565,7 +567,7 @@ public:
                     "an allocation, or released twice?)");
         }
         // This thread's queued kernels may use the memory: wait for them first, as cudaFree does.
-        drain();
+        drain(/*report_loss=*/false);
         std::lock_guard lock(mu_);
         auto it = allocs_.find(reinterpret_cast<uintptr_t>(p));
         if (it == allocs_.end()) throw std::logic_error("release: the allocation was released by another thread");
@@ -881,7 +883,9 @@ private:
 
     // Runs this thread's queue, in order; counts a wait if there was anything to run. A kernel
     // that throws drops the rest of the queue.
-    void drain() {
+    // `report_loss` false (release): a lost device drops the queue silently, as freeing memory on
+    // a lost device succeeds.
+    void drain(bool report_loss = true) {
         Queue q;
         {
             std::lock_guard lock(mu_);
@@ -890,8 +894,22 @@ private:
             q.swap(it->second);
         }
         ++waits_;
+        // The simulated driver reset: the queued work is lost, and so is every later wait's.
+        int left = lose_after_.load();
+        while (left > 0 && !lose_after_.compare_exchange_weak(left, left - 1)) {
+        }
+        if (left == 1) lost_.store(true);
+        if (lost_.load()) {
+            if (!report_loss) return;
+            throw DeviceLost("cpu-device: the device was lost (simulated by the test)");
+        }
         for (auto& f : q) f();
     }
+
+public:
+    void lose_after(int waits) { lose_after_.store(waits); }
+
+private:
 
     CopyBackend inner_;
     mutable std::mutex mu_;  // guards allocs_, live_bytes_, queues_
@@ -899,6 +917,8 @@ private:
     size_t live_bytes_ = 0;
     std::unordered_map<std::thread::id, Queue> queues_;
     std::atomic<size_t> waits_{0};
+    std::atomic<int> lose_after_{0};  // > 0: the wait that brings it to 0 loses the device
+    std::atomic<bool> lost_{false};
 };
 
 template <class B>
@@ -918,6 +938,7 @@ std::unique_ptr<Backend> make_device_backend(int threads) { return std::make_uni
 size_t device_sync_waits(const Backend& be) { return as_device(be).sync_waits(); }
 void reset_device_sync_waits(Backend& be) { as_device(be).reset_sync_waits(); }
 size_t device_live_bytes(const Backend& be) { return as_device(be).live_bytes(); }
+void lose_device_after(Backend& be, int waits) { as_device(be).lose_after(waits); }
 
 void register_copy_backend() {
     static std::once_flag once;

@@ -47,6 +47,10 @@ void reset_device_sync_waits(Backend& be);
 // A "cpu-device" backend's bytes allocated and not released: 0 after a pass that leaks nothing.
 // Throws std::invalid_argument for any other backend.
 size_t device_live_bytes(const Backend& be);
+// Makes a "cpu-device" backend's `waits`-th synchronisation from now (counted as
+// device_sync_waits counts them) throw stepformer::DeviceLost, as a driver reset would, and every
+// one after it: what was queued is lost. Throws std::invalid_argument for any other backend.
+void lose_device_after(Backend& be, int waits);
 
 // Registers "cpu-copy" and "cpu-device" (once; later calls do nothing). Called by the tests that
 // enumerate the registered backends, before they do.

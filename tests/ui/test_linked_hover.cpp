@@ -410,7 +410,7 @@ void TestLinkedHover::stackedPanelsLineUpTheirColumns() {
     tv.resize(1366, 768);
     tv.show();
     QVERIFY(QTest::qWaitForWindowExposed(&tv));
-    for (const QString leaf : {QStringLiteral("enc_self_attn.residual"), QStringLiteral("pos_ffn.residual")}) {
+    for (const QString& leaf : {QStringLiteral("enc_self_attn.residual"), QStringLiteral("pos_ffn.residual")}) {
         tv.setStep(kLayer + leaf);
         QApplication::processEvents();
         const QList<HeatmapWidget*> hms = tv.heatmaps();

@@ -5,6 +5,8 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QDockWidget>
+#include <QMenu>
+#include <QMenuBar>
 #include <QScrollArea>
 #include <QTabWidget>
 #include <QTimer>
@@ -12,6 +14,7 @@
 #include "app/dock_layout.h"
 #include "app/export.h"
 #include "app/file_dialogs.h"
+#include "app/device_chooser.h"
 #include "app/input_bar.h"
 #include "app/model_chooser.h"
 #include "app/status_bar.h"
@@ -54,6 +57,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
     buildActions();
     buildMenus();
     status_ = new StatusBar(session_, actions_->cancelTrain, this);
+    status_->setDeviceMenu(device_->menu());
     setStatusBar(status_);
     connectSession();
     resize(WindowSettings::defaultSize());
@@ -146,12 +150,19 @@ void MainWindow::buildActions() {
     connect(a.saveTrained, &QAction::triggered, trainingPanel_, &TrainingPanel::saveCheckpointDialog);
     connect(a.direction, &QAction::toggled, this, &MainWindow::setBackwardDirection);
     model_ = new ModelChooser(session_, this, a, [this] { onModelChanged(); });
+    device_ = new DeviceChooser(session_, this, [this](const QString& title, const QString& message) {
+        showError(title, message);
+    });
 }
 
 void MainWindow::buildMenus() {
     model_->setPresetBox(WindowMenus::build(
         this, *actions_, {navigatorDock_, explainDock_, diagramDock_, inputDock_, trainingDock_}, trainingDock_,
         navigator_, session_));
+    if (auto* modelMenu = menuBar()->findChild<QMenu*>(QStringLiteral("menuModel"))) {
+        modelMenu->addSeparator();
+        modelMenu->addMenu(device_->menu());
+    }
 }
 
 void MainWindow::connectSession() {
@@ -167,6 +178,12 @@ void MainWindow::connectSession() {
     // The status bar follows the training itself.
     connect(session_, &Session::trainingFailed, this,
             [this](const QString& msg) { showError(tr("Training failed"), msg); });
+    // The Train panel computes where the views do; a GPU lost under it sends the app to the CPU.
+    trainingPanel_->controller()->setBackend(&session_->backend());
+    connect(session_, &Session::computeDeviceChanged, this,
+            [this] { trainingPanel_->controller()->setBackend(&session_->backend()); });
+    connect(trainingPanel_->controller(), &TrainingController::deviceLost, session_, &Session::handleDeviceLost);
+    connect(session_, &Session::deviceLost, this, [this](const QString& msg) { showError(tr("GPU lost"), msg); });
 
     connect(input_, &InputBar::sentencesEdited, session_, &Session::setSentences);
     connect(input_, &InputBar::resetRequested, this, [this] {

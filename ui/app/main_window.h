@@ -22,6 +22,7 @@ class QDockWidget;
 class QTabWidget;
 class ArchitectureDiagram;
 class DecodeView;
+class DeviceChooser;
 class DockLayout;
 class GradientView;
 class LossView;
@@ -45,6 +46,7 @@ public:
         QString weightsPath;                     // open these weights instead of a preset
         Session::Provisioning provisioning = Session::Provisioning::Background;
         QString cacheDir;  // overrides the Session's cache directory
+        QString backend;   // "cpu" | "gpu" | "auto"; empty: DeviceChooser::startChoice
     };
 
     explicit MainWindow(QWidget* parent = nullptr);
@@ -77,6 +79,7 @@ public:
     QDockWidget* trainingDock() const { return trainingDock_; }
     QAction* directionAction() const { return directionAct_; }
     QAction* saveTrainedAction() const;
+    DeviceChooser* deviceChooser() const { return device_; }
 
     // Closing with weights trained in the app that were never saved: asks Save / Discard /
     // Cancel (a QMessageBox named "unsavedWeightsBox"). True when the window may close. Asks
@@ -148,6 +151,7 @@ private:
     QList<QAction*> viewActs_;         // = actions_->views, for the view code
     QAction* directionAct_ = nullptr;  // = actions_->direction, for the view code
     ModelChooser* model_ = nullptr;
+    DeviceChooser* device_ = nullptr;
     StatusBar* status_ = nullptr;
 
     QByteArray defaultState_;

@@ -1,4 +1,5 @@
 #include "app/session.h"
+#include "training/training_controller.h"
 #include "widgets/text_util.h"
 
 #include <QDir>
@@ -13,6 +14,7 @@
 #include "stepformer/checkpoint.h"
 #include "stepformer/dataset.h"
 #include "stepformer/decode.h"
+#include "stepformer/devices.h"
 #include "stepformer/model.h"
 #include "stepformer/model_io.h"
 #include "stepformer/optimizer.h"
@@ -56,12 +58,15 @@ stepformer::TrainingPreset trainingPreset(Session::Preset p) {
 
 }  // namespace
 
-Session::Session(QObject* parent) : QObject(parent), trainer_(new PresetTrainer(this)) {
+Session::Session(QObject* parent)
+    : QObject(parent), backend_(ComputeDevices::instance().backend(ComputeDevices::Kind::Cpu)),
+      trainer_(new PresetTrainer(this)) {
     keepLargeTensorsOutOfTheHeap();
     // No model until setPreset() / openWeights(): sentences given before are only validated
     // against the tutorial's vocabulary, and trace() is null.
     config_ = presetConfig(Preset::Tutorial);
     description_ = tr("No model yet");
+    connect(trainer_->controller(), &TrainingController::deviceLost, this, &Session::handleDeviceLost);
     connect(trainer_, &PresetTrainer::started, this, &Session::trainingStarted);
     connect(trainer_, &PresetTrainer::progress, this, &Session::trainingProgress);
     connect(trainer_, &PresetTrainer::finished, this, &Session::finishTraining);
@@ -159,8 +164,7 @@ bool Session::setPreset(Preset p) {
         if (QFileInfo::exists(path)) {
             try {
                 Checkpoint ck = load_checkpoint(ss(path), &cfg);
-                auto model = std::make_shared<Transformer>(ck.config, std::move(ck.params));
-                install(ck.config, std::move(model), ModelState::Trained,
+                install(ck.config, std::make_shared<const ParamSet>(std::move(ck.params)), ModelState::Trained,
                         tr("%1 preset, trained on the tutorial's sentences (cached in %2)")
                             .arg(presetKey(p), QDir::toNativeSeparators(path)));
                 return true;
@@ -171,9 +175,8 @@ bool Session::setPreset(Preset p) {
     }
 
     try {
-        auto model = std::make_shared<Transformer>(cfg, init_params(cfg, kInitSeed));
         const bool train = p != Preset::Untrained && provisioning_ != Provisioning::Never;
-        install(cfg, std::move(model), train ? ModelState::Training : ModelState::Untrained,
+        install(cfg, std::make_shared<const ParamSet>(init_params(cfg, kInitSeed)), train ? ModelState::Training : ModelState::Untrained,
                 p == Preset::Untrained ? tr("Untrained model (tutorial size, initial weights)")
                                        : tr("%1 preset at its initial weights (untrained)").arg(presetKey(p)));
         // From exactly the untrained model shown meanwhile.
@@ -232,12 +235,13 @@ bool Session::openWeights(const QString& path, const QString& configPath) {
             }
         }
         LoadedWeights w = load_weights(ss(path), cfg ? &*cfg : nullptr);
-        auto model = std::make_shared<Transformer>(w.config, std::move(w.params));
+        auto weights = std::make_shared<const ParamSet>(std::move(w.params));
+        (void)makeModel(w.config, weights);  // throws when the weights do not fit, before anything changes
         QString desc = tr("Weights %1 with %2").arg(QFileInfo(path).fileName(), configNote);
         if (!w.defaulted.empty()) desc += tr("; %1 LayerNorm parameters defaulted to 1/0").arg(w.defaulted.size());
         for (const auto& n : w.notes) desc += QStringLiteral("; ") + qs(n);
         trainer_->cancel();
-        install(w.config, std::move(model), ModelState::FromFile, desc);
+        install(w.config, std::move(weights), ModelState::FromFile, desc);
         for (const auto& warning : w.warnings) emit warningRaised(qs(warning));
         return true;
     } catch (const std::exception& e) {
@@ -258,10 +262,10 @@ bool Session::installTrainedModel(const Config& config, std::shared_ptr<const Pa
         return false;
     }
     try {
-        auto model = std::make_shared<Transformer>(config, std::move(params));  // shared, not copied
+        (void)makeModel(config, params);  // throws when the weights do not fit, before anything changes
         trainer_->cancel();
         precomputed_ = pass && pass->trace ? std::move(pass) : nullptr;
-        install(config, std::move(model), ModelState::TrainedInApp, tr("Weights trained in the app (Train panel)"));
+        install(config, std::move(params), ModelState::TrainedInApp, tr("Weights trained in the app (Train panel)"));
         precomputed_.reset();  // not of the sentences shown after all
         return true;
     } catch (const std::exception& e) {
@@ -270,9 +274,63 @@ bool Session::installTrainedModel(const Config& config, std::shared_ptr<const Pa
     }
 }
 
-std::shared_ptr<const ParamSet> Session::params() const {
-    if (!model_) return {};
-    return std::shared_ptr<const ParamSet>(model_, &model_->params());
+std::shared_ptr<const ParamSet> Session::params() const { return model_ ? weights_ : nullptr; }
+
+std::shared_ptr<const Transformer> Session::makeModel(const Config& config,
+                                                      std::shared_ptr<const ParamSet> weights) const {
+    return std::make_shared<const Transformer>(config, std::move(weights), backend_);  // shared, not copied
+}
+
+// ----- the device that computes -------------------------------------------------------------
+
+ComputeDevices::Kind Session::computeDevice() const { return ComputeDevices::instance().kindOf(*backend_); }
+
+QString Session::computeDeviceLabel() const { return ComputeDevices::label(*backend_); }
+
+bool Session::setComputeDevice(ComputeDevices::Kind kind, QString* why) {
+    Backend* be = ComputeDevices::instance().backend(kind, why);
+    if (!be) return false;
+    if (be == backend_) return true;
+    Backend* const before = backend_;
+    backend_ = be;
+    trainer_->setBackend(be);
+    if (model_) {
+        try {
+            model_ = makeModel(config_, weights_);
+        } catch (const std::exception& e) {
+            backend_ = before;
+            trainer_->setBackend(before);
+            if (why) *why = qs(e.what());
+            return false;
+        }
+        recomputeAfterModelChange();
+    }
+    emit computeDeviceChanged();
+    if (model_) {
+        emit modelChanged();
+        emit traceChanged();
+    }
+    releaseFreedMemory();
+    return true;
+}
+
+void Session::handleDeviceLost(const QString& message) {
+    if (computeDevice() == ComputeDevices::Kind::Cpu) return;
+    fallBackToCpu(message);
+    if (!model_) return;
+    recomputeAfterModelChange();
+    emit modelChanged();
+    emit traceChanged();
+}
+
+void Session::fallBackToCpu(const QString& message) {
+    ComputeDevices::instance().setAside(backend_);
+    backend_ = ComputeDevices::instance().backend(ComputeDevices::Kind::Cpu);
+    trainer_->setBackend(backend_);
+    if (model_) model_ = makeModel(config_, weights_);  // the host's weights are intact
+    emit computeDeviceChanged();
+    emit deviceLost(tr("The GPU stopped working (%1). Stepformer computes on the CPU now, with the same weights.")
+                        .arg(message));
 }
 
 // ----- sentences and the trace --------------------------------------------------------------
@@ -317,7 +375,13 @@ bool Session::recompute(const QString& source, const QString& target, QString* e
             expected_ = qs(expected);
             return true;
         }
-        adopt(computePass(*model_, config_, source, target));
+        try {
+            adopt(computePass(*model_, config_, source, target));
+        } catch (const DeviceLost& e) {
+            fallBackToCpu(qs(e.what()));
+            adopt(computePass(*model_, config_, source, target));
+            emit modelChanged();
+        }
         return true;
     } catch (const ConfigError& e) {
         *error = qs(e.what());
@@ -373,9 +437,11 @@ bool Session::setSentences(const QString& source, const QString& target) {
     return true;
 }
 
-void Session::install(Config config, std::shared_ptr<Transformer> model, ModelState state, QString description) {
+void Session::install(Config config, std::shared_ptr<const ParamSet> weights, ModelState state, QString description) {
+    auto model = makeModel(config, weights);
     config_ = std::move(config);
     model_ = std::move(model);
+    weights_ = std::move(weights);
     optimizer_.reset();
     if (model_) {
         const OptimizerOptions o = preset_recipe(TrainingPreset::Tutorial).front().optimizer;
@@ -466,13 +532,13 @@ void Session::clearLiveTrace() {
 void Session::finishTraining(const PresetTrainer::Result& r) {
     const Preset p = preset_;
     try {
-        auto model = std::make_shared<Transformer>(r.config, std::move(*r.params));  // handed over, not copied
+        auto weights = std::make_shared<const ParamSet>(std::move(*r.params));  // handed over, not copied
         QString desc = r.saveError.isEmpty()
                            ? tr("%1 preset, trained on the tutorial's sentences (cached in %2)")
                                  .arg(presetKey(p), QDir::toNativeSeparators(cachedModelPath(p)))
                            : tr("%1 preset, trained on the tutorial's sentences (not cached: %2)")
                                  .arg(presetKey(p), r.saveError);
-        install(r.config, std::move(model), ModelState::Trained, desc);
+        install(r.config, std::move(weights), ModelState::Trained, desc);
     } catch (const std::exception& e) {
         emit trainingFailed(tr("Training the %1 model failed: %2").arg(presetKey(p), qs(e.what())));
         return;

@@ -20,11 +20,13 @@
 #include <QString>
 #include <QStringList>
 
+#include "app/compute_devices.h"
 #include "training/preset_trainer.h"
 #include "stepformer/config.h"
 #include "stepformer/trace.h"
 
 namespace stepformer {
+class Backend;
 class Transformer;
 class ParamSet;
 class Optimizer;
@@ -156,6 +158,19 @@ public:
     // Greedy decoding of `source` with the current model (the tutorial's greedy_decoder).
     QString translate(const QString& source, QString* error = nullptr) const;
 
+    // Which device computes (ComputeDevices): the model is made anew on it, sharing the weights,
+    // and the trace recomputed, so the step shown stays; traceChanged(), modelChanged() and
+    // computeDeviceChanged(). False, with *why, when there is no such device (nothing changes).
+    // Preset training started later runs on it too.
+    bool setComputeDevice(ComputeDevices::Kind kind, QString* why = nullptr);
+    ComputeDevices::Kind computeDevice() const;
+    stepformer::Backend& backend() const { return *backend_; }
+    // "GPU — NVIDIA H100 …" / "CPU — 2 threads": what computed the numbers on screen.
+    QString computeDeviceLabel() const;
+    // The GPU was lost under a computation elsewhere (a training run): when the Session computes
+    // on the GPU it goes back to the CPU and recomputes what is on screen (deviceLost()).
+    void handleDeviceLost(const QString& message);
+
     bool isTraining() const;
     void cancelTraining();  // asks the worker to stop (it does after its current step); keeps the untrained model
 
@@ -173,10 +188,18 @@ signals:
     void trainingProgress(int step, int total, double loss);
     void trainingFinished();
     void trainingFailed(const QString& message);
+    void computeDeviceChanged();
+    // The GPU stopped working (stepformer::DeviceLost): the Session went back to the CPU, with
+    // the same weights, and recomputed what was on screen.
+    void deviceLost(const QString& message);
 
 private:
-    void install(stepformer::Config config, std::shared_ptr<stepformer::Transformer> model, ModelState state,
+    void install(stepformer::Config config, std::shared_ptr<const stepformer::ParamSet> weights, ModelState state,
                  QString description);
+    std::shared_ptr<const stepformer::Transformer> makeModel(const stepformer::Config& config,
+                                                             std::shared_ptr<const stepformer::ParamSet> weights) const;
+    // After DeviceLost: the CPU again, the model made anew there.
+    void fallBackToCpu(const QString& message);
     void adopt(const SentencePass& pass);
     bool recompute(const QString& source, const QString& target, QString* error);
     void recomputeAfterModelChange();
@@ -185,6 +208,8 @@ private:
     stepformer::Config config_;
     // Const: a model sharing trained weights must never copy them (Transformer's copy on write).
     std::shared_ptr<const stepformer::Transformer> model_;
+    std::shared_ptr<const stepformer::ParamSet> weights_;  // the model's, shared with it
+    stepformer::Backend* backend_;                          // ComputeDevices keeps it alive
     std::shared_ptr<const stepformer::Trace> trace_;
     std::shared_ptr<const stepformer::Trace> liveTrace_;  // from a training run, while shown
     std::shared_ptr<const stepformer::ParamSet> grads_;

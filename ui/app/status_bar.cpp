@@ -61,9 +61,16 @@ StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
     lay->addWidget(cancelButton_);
     trainingBox_->setVisible(false);
 
+    deviceButton_ = new QToolButton(this);
+    deviceButton_->setObjectName(QStringLiteral("deviceButton"));
+    deviceButton_->setAutoRaise(true);
+    deviceButton_->setPopupMode(QToolButton::InstantPopup);
+    deviceButton_->setToolButtonStyle(Qt::ToolButtonTextOnly);
+
     addWidget(modelLabel_, 1);
     addPermanentWidget(trainingBox_);
     addPermanentWidget(liveLabel_);
+    addPermanentWidget(deviceButton_);
     addPermanentWidget(stepLabel_);
 
     connect(session_, &Session::trainingStarted, this, &StatusBar::onTrainingStarted);
@@ -74,6 +81,19 @@ StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
             showMessage(tr("Training finished: now showing the trained model (cached for the next start)."), 8000);
     });
     connect(session_, &Session::trainingFailed, this, &StatusBar::onTrainingEnded);  // the window says why
+}
+
+void StatusBar::setDeviceMenu(QMenu* menu) {
+    deviceButton_->setMenu(menu);
+    const auto show = [this] {
+        const QString label = session_->computeDeviceLabel();
+        deviceButton_->setText(label);
+        deviceButton_->setToolTip(tr("The numbers on screen are computed on %1. Click to compute on another device "
+                                     "(Model › Compute On).")
+                                      .arg(label));
+    };
+    connect(session_, &Session::computeDeviceChanged, this, show);
+    show();
 }
 
 void StatusBar::showModel() {

@@ -8,6 +8,7 @@
 
 class QAction;
 class QLabel;
+class QMenu;
 class QMessageBox;
 class QProgressBar;
 class QToolButton;
@@ -23,6 +24,9 @@ public:
     // while the session trains.
     StatusBar(Session* session, QAction* cancelTraining, QWidget* parent);
 
+    // The device button (deviceButton): the device that computes the numbers on screen
+    // ("CPU — 2 threads", "GPU — …"); it opens `menu` (Model › Compute On).
+    void setDeviceMenu(QMenu* menu);
     // The model's size and state; the training box hides when nothing trains.
     void showModel();
     // "Step 3/120 · name · shape" (position is 1-based); empty without an entry.
@@ -45,6 +49,7 @@ private:
     QLabel* modelLabel_ = nullptr;
     QLabel* stepLabel_ = nullptr;
     QLabel* liveLabel_ = nullptr;
+    QToolButton* deviceButton_ = nullptr;
     QWidget* trainingBox_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* lossLabel_ = nullptr;

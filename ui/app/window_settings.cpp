@@ -5,6 +5,7 @@
 #include <QSettings>
 #include <QTreeView>
 
+#include "app/device_chooser.h"
 #include "app/input_bar.h"
 #include "steps/step_navigator.h"
 
@@ -28,7 +29,9 @@ bool WindowSettings::restore(MainWindow& window, const MainWindow::Options& opti
         window.setFollowStep(s.value(QStringLiteral("view/followStep"), true).toBool());
         navigator->setPlaySpeed(s.value(QStringLiteral("navigator/speed"), 2.0).toDouble());
     }
-    // The sentences first, so the model computes its trace only once.
+    // The device and the sentences first, so the model computes its trace only once.
+    const QString device = DeviceChooser::startChoice(options.backend, options.restoreSettings);
+    if (device != QLatin1String("cpu")) window.deviceChooser()->choose(device, /*remember=*/false);
     input->setSentences(src, tgt);
     if (!session->setSentences(src, tgt)) {
         input->setSentences(Session::defaultSource(), Session::defaultTarget());

@@ -73,6 +73,8 @@ PresetTrainer::PresetTrainer(QObject* parent) : QObject(parent), controller_(new
 
 PresetTrainer::~PresetTrainer() = default;
 
+void PresetTrainer::setBackend(stepformer::Backend* backend) { controller_->setBackend(backend); }
+
 void PresetTrainer::start(const Config& config, std::shared_ptr<const ParamSet> from, std::vector<TrainOptions> stages,
                           const QString& cachePath, bool synchronous) {
     cancel();

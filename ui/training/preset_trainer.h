@@ -38,6 +38,8 @@ public:
     void cancel();
     bool isRunning() const { return run_ != nullptr; }
     TrainingController* controller() const { return controller_; }
+    // Where later runs compute (TrainingController::setBackend).
+    void setBackend(stepformer::Backend* backend);
 
 signals:
     void started(int totalSteps);

@@ -22,7 +22,9 @@
 #include <unistd.h>
 #endif
 
+#include "stepformer/backend.h"
 #include "stepformer/dataset.h"
+#include "stepformer/devices.h"
 #include "stepformer/model.h"
 
 using namespace stepformer;
@@ -88,9 +90,11 @@ struct TrainingController::Shared {
     }
 };
 
+void TrainingController::setBackend(stepformer::Backend* backend) { backend_ = backend ? backend : &default_backend(); }
+
 int TrainingController::snapshotStride(int epochs) { return std::max(1, (epochs + kMaxSnapshots - 1) / kMaxSnapshots); }
 
-TrainingController::TrainingController(QObject* parent) : QObject(parent) {
+TrainingController::TrainingController(QObject* parent) : QObject(parent), backend_(&default_backend()) {
     qRegisterMetaType<TrainingStep>();
     qRegisterMetaType<std::shared_ptr<const AttentionSnapshot>>();
     qRegisterMetaType<std::shared_ptr<const LiveTrace>>();
@@ -227,14 +231,16 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
     // same calls are direct: the job runs on the GUI thread, which must keep its priority.
     const bool synchronous = synchronous_, snapshots = snapshots_;
     const Qt::ConnectionType delivery = synchronous ? Qt::DirectConnection : Qt::QueuedConnection;
-    auto job = [this, gen, shared, config, from = StartPoint(from), data = std::move(data), options, replaySrc, replayTgt, delivery,
+    stepformer::Backend* const backend = backend_;
+    auto job = [this, gen, shared, config, backend, from = StartPoint(from), data = std::move(data), options, replaySrc, replayTgt, delivery,
                 epilogue = std::move(epilogue), synchronous, snapshots, keepOptimizer = keepOptimizer_]() mutable {
         if (!synchronous) lowerWorkerPriority();
         try {
             ParamSet params = from.params ? *from.params : init_params(config, from.seed);
             from.params.reset();  // copied: the run does not keep the starting weights alive
-            Transformer model(config, std::move(params));
-            auto trainer = std::make_unique<Trainer>(model, data, options);
+            // A unique_ptr: when the GPU is lost the weights move to a model on the CPU.
+            auto model = std::make_unique<Transformer>(config, std::move(params), backend);
+            auto trainer = std::make_unique<Trainer>(*model, data, options);
             if (from.optimizerJson && from.optimizerTensors) {
                 std::map<std::string, const Tensor*> tensors;
                 for (const auto& [name, t] : *from.optimizerTensors) tensors.emplace(name, &t);
@@ -257,7 +263,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
             auto snapshot = [&](int epoch, double meanLoss) {
                 if (!snapshots) return;
                 Shared::Item item;
-                item.snapshot = takeSnapshot(model, replay, epoch, meanLoss);
+                item.snapshot = takeSnapshot(*model, replay, epoch, meanLoss);
                 post(std::move(item));
             };
             snapshot(0, std::numeric_limits<double>::quiet_NaN());
@@ -277,7 +283,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                     tgt = shared->liveTgt;
                 }
                 lastLive = Clock::now();
-                auto trace = liveForward(model, src, tgt);
+                auto trace = liveForward(*model, src, tgt);
                 if (!trace) return;
                 auto live = std::make_shared<LiveTrace>();
                 live->trace = std::move(trace);
@@ -314,7 +320,12 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
 
             double epochLoss = 0.0;
             int epochSteps = 0;
-            const TrainResult r = trainer->run(
+            int stepsReported = 0;
+            double lastLoss = std::numeric_limits<double>::quiet_NaN();
+            TrainResult r;
+            bool lostDevice = false;
+            try {
+            r = trainer->run(
                 [&](const StepReport& s) {
                     epochLoss += s.loss;
                     ++epochSteps;
@@ -329,6 +340,8 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                     t.gradNorm = s.grad_norm;
                     t.lr = s.lr;
                     t.elapsedS = s.elapsed_s;
+                    stepsReported = s.step;
+                    lastLoss = s.loss;
                     const TrainingStep at = t;
                     post(std::move(item));
                     maybeLive(at);
@@ -343,6 +356,20 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                     epochSteps = 0;
                 },
                 &shared->control);
+            } catch (const DeviceLost& e) {
+                // The weights of the last finished step are on the host: the run stops with them,
+                // on a model on the CPU, and the app goes on there.
+                const QString why = qs(e.what());
+                r.status = TrainStatus::Stopped;
+                r.steps_done = stepsReported;
+                r.last_loss = lastLoss;
+                r.message = ss(tr("the GPU stopped working after step %1 (%2); the run stopped with the weights of that "
+                                  "step, and training goes on on the CPU when started again")
+                                   .arg(stepsReported)
+                                   .arg(why));
+                lostDevice = true;
+                QMetaObject::invokeMethod(this, [this, why] { emit deviceLost(why); }, delivery);
+            }
 
             // The run's working memory goes before the epilogue (which may save the model): the
             // trainer's gradients and trace, and its optimizer state unless it is kept.
@@ -353,8 +380,12 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                 kept->spill_state();
                 optimizer = std::move(kept);
             }
-            trainer.reset();
-            if (epilogue) epilogue(model, r.status);
+            trainer.reset();  // it refers to the model
+            if (lostDevice) {
+                ParamSet kept = std::move(model->params());
+                model = std::make_unique<Transformer>(config, std::move(kept), &default_backend());
+            }
+            if (epilogue) epilogue(*model, r.status);
             auto outcome = std::make_shared<TrainingOutcome>();
             outcome->status = int(r.status == TrainStatus::Finished  ? State::Finished
                                   : r.status == TrainStatus::Stopped ? State::Stopped
@@ -363,7 +394,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
             outcome->stepsDone = r.steps_done;
             outcome->lastLoss = r.last_loss;
             outcome->config = config;
-            outcome->params = std::make_shared<ParamSet>(std::move(model.params()));
+            outcome->params = std::make_shared<ParamSet>(std::move(model->params()));
             outcome->optimizer = std::move(optimizer);
             QMetaObject::invokeMethod(this, [this, gen, outcome] { deliverOutcome(gen, outcome); }, delivery);
         } catch (const std::exception& e) {

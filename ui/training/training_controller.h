@@ -161,6 +161,10 @@ public:
     // Whether later runs hand their optimizer state to finished() (on by default, for
     // checkpoints; off, it is freed before the epilogue and finished() gets null).
     void setKeepOptimizerState(bool on) { keepOptimizer_ = on; }
+    // Where later runs compute (default: the CPU backend). It must outlive them: the app's come
+    // from ComputeDevices, which keeps them until exit.
+    void setBackend(stepformer::Backend* backend);
+    stepformer::Backend* backend() const { return backend_; }
     // The least wall time an optimizer step takes, in ms (0: full speed, the default). Takes
     // effect at once, also in the middle of a run's wait.
     void setPace(int msPerStep);
@@ -201,6 +205,9 @@ signals:
     void errorOccurred(const QString& message);
     // A live trace (setLiveTraces), after the step reports that came before it.
     void liveTraceReady(std::shared_ptr<const LiveTrace> live);
+    // The GPU stopped working under a run (stepformer::DeviceLost): the run ended (finished()
+    // with Stopped and the last step's weights); later runs need another backend.
+    void deviceLost(const QString& message);
 
 private:
     struct Shared;
@@ -214,6 +221,7 @@ private:
     bool synchronous_ = false;
     bool snapshots_ = true;
     bool keepOptimizer_ = true;
+    stepformer::Backend* backend_ = nullptr;  // set in the constructor: the CPU's
     int paceMs_ = 0;
     bool live_ = false;
     int liveIntervalMs_ = kDefaultLiveIntervalMs;

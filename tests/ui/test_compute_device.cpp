@@ -1,0 +1,250 @@
+// Which device computes in the app: Model › Compute On, the status bar's device button, a switch
+// that keeps the step, training on the device, and the fall back to the CPU when the GPU is lost.
+// The GPU is Mesa's lavapipe in CI; the lost device is the test backend "cpu-device" with a
+// simulated driver reset (tests/core/copy_backend.h).
+#include <QAction>
+#include <QMenu>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+
+#include <cmath>
+
+#include "app/compute_devices.h"
+#include "app/device_chooser.h"
+#include "app/main_window.h"
+#include "copy_backend.h"
+#include "stepformer/backend.h"
+#include "stepformer/trace.h"
+#include "test_util.h"
+#include "training/training_panel.h"
+
+using namespace stepformer;
+using State = TrainingController::State;
+
+namespace {
+
+// The largest |a - b| over the entries both traces have; -1 when an entry is missing or its size
+// differs.
+double maxDifference(const Trace& a, const Trace& b) {
+    double worst = 0.0;
+    for (const TraceEntry& e : a.entries()) {
+        const TraceEntry* x = &e;
+        const TraceEntry* y = b.find(e.name);
+        if (!y || x->value.data.size() != y->value.data.size()) return -1.0;
+        for (size_t i = 0; i < x->value.data.size(); ++i)
+            worst = std::max(worst, double(std::fabs(x->value.data[i] - y->value.data[i])));
+    }
+    return worst;
+}
+
+bool identical(const Trace& a, const Trace& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a.entries()[i].name != b.entries()[i].name || a.entries()[i].value.data != b.entries()[i].value.data)
+            return false;
+    return true;
+}
+
+}  // namespace
+
+class TestComputeDevice : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void startsOnTheCpuAndSaysSo();
+    void switchingToTheGpuKeepsTheStepAndAgrees();
+    void aMissingGpuIsReportedAndTheCpuStays();
+    void aLostGpuFallsBackToTheCpuWithTheSameWeights();
+    void trainingRunsOnTheChosenDevice();
+    void aGpuLostUnderTrainingKeepsTheWeights();
+
+private:
+    MainWindow::Options smallOptions() const;
+    QTemporaryDir cache_;
+};
+
+void TestComputeDevice::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(cache_.isValid());
+    qputenv("STEPFORMER_CACHE_DIR", cache_.path().toUtf8());
+    qputenv("STEPFORMER_NO_CLOSE_PROMPT", "1");
+    qunsetenv("STEPFORMER_BACKEND");
+}
+
+void TestComputeDevice::init() { QSettings().clear(); }
+
+void TestComputeDevice::cleanup() { ComputeDevices::instance().setGpuFactoryForTesting({}); }
+
+MainWindow::Options TestComputeDevice::smallOptions() const {
+    MainWindow::Options o;
+    o.restoreSettings = false;
+    o.saveSettings = false;
+    o.preset = Session::Preset::Small;
+    o.provisioning = Session::Provisioning::Synchronous;
+    o.cacheDir = cache_.path();
+    return o;
+}
+
+void TestComputeDevice::startsOnTheCpuAndSaysSo() {
+    MainWindow w(smallOptions());
+    QCOMPARE(w.session()->computeDevice(), ComputeDevices::Kind::Cpu);
+    QCOMPARE(QString::fromStdString(w.session()->backend().name()), QStringLiteral("cpu"));
+    auto* button = w.findChild<QToolButton*>(QStringLiteral("deviceButton"));
+    QVERIFY(button);
+    QVERIFY2(button->text().startsWith(QStringLiteral("CPU — ")), qPrintable(button->text()));
+    QVERIFY(button->text().contains(QStringLiteral("thread")));
+    QVERIFY(button->menu() == w.deviceChooser()->menu());
+    QVERIFY(w.findChild<QAction*>(QStringLiteral("actionComputeCpu"))->isChecked());
+    auto* modelMenu = w.findChild<QMenu*>(QStringLiteral("menuModel"));
+    QVERIFY(modelMenu);
+    QVERIFY(modelMenu->actions().contains(w.deviceChooser()->menu()->menuAction()));
+}
+
+void TestComputeDevice::switchingToTheGpuKeepsTheStepAndAgrees() {
+    if (qEnvironmentVariableIntValue("STEPFORMER_SKIP_GPU_TESTS") == 1 &&
+        ComputeDevices::instance().gpuName().isEmpty())
+        QSKIP("no Vulkan device here, and STEPFORMER_SKIP_GPU_TESTS=1");
+    MainWindow w(smallOptions());
+    const auto onCpu = w.session()->trace();
+    const QString step = QStringLiteral("encoder.layers.1.enc_self_attn.attn");
+    QVERIFY(w.setCurrentStep(step));
+
+    QSignalSpy changed(w.session(), &Session::computeDeviceChanged);
+    QAction* gpu = w.findChild<QAction*>(QStringLiteral("actionComputeGpu"));
+    w.deviceChooser()->menu()->aboutToShow();  // names the GPU, as opening the menu does
+    QVERIFY2(gpu->isEnabled(), qPrintable(gpu->toolTip()));
+    QVERIFY(gpu->text().contains(ComputeDevices::instance().gpuName()));
+    gpu->trigger();
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(w.session()->computeDevice(), ComputeDevices::Kind::Gpu);
+    QCOMPARE(QString::fromStdString(w.session()->backend().name()), QStringLiteral("gpu"));
+    QVERIFY(gpu->isChecked());
+    const QString label = w.findChild<QToolButton*>(QStringLiteral("deviceButton"))->text();
+    QVERIFY2(label.startsWith(QStringLiteral("GPU — ")) && label.contains(ComputeDevices::instance().gpuName()),
+             qPrintable(label));
+    QCOMPARE(QSettings().value(QStringLiteral("compute/device")).toString(), QStringLiteral("gpu"));
+
+    // Same step, numbers of the GPU: a new trace that agrees with the CPU's to float rounding.
+    QCOMPARE(w.currentStep(), step);
+    const auto onGpu = w.session()->trace();
+    QVERIFY(onGpu && onGpu != onCpu);
+    const double diff = maxDifference(*onCpu, *onGpu);
+    QVERIFY2(diff >= 0.0 && diff < 1e-4, qPrintable(QString::number(diff)));
+
+    // And back: the CPU's numbers again, bit for bit.
+    w.findChild<QAction*>(QStringLiteral("actionComputeCpu"))->trigger();
+    QCOMPARE(w.session()->computeDevice(), ComputeDevices::Kind::Cpu);
+    QCOMPARE(w.currentStep(), step);
+    QVERIFY(identical(*onCpu, *w.session()->trace()));
+    QCOMPARE(QSettings().value(QStringLiteral("compute/device")).toString(), QStringLiteral("cpu"));
+}
+
+void TestComputeDevice::aMissingGpuIsReportedAndTheCpuStays() {
+    ComputeDevices::instance().setGpuFactoryForTesting(
+        []() -> std::unique_ptr<Backend> { throw std::runtime_error("no Vulkan device (test)"); });
+    MainWindow w(smallOptions());
+    const auto before = w.session()->trace();
+    QVERIFY(!w.deviceChooser()->choose(QStringLiteral("gpu")));
+    QCOMPARE(w.session()->computeDevice(), ComputeDevices::Kind::Cpu);
+    QCOMPARE(w.session()->trace(), before);  // nothing recomputed
+    QVERIFY(w.findChild<QAction*>(QStringLiteral("actionComputeCpu"))->isChecked());
+    QVERIFY(!QSettings().contains(QStringLiteral("compute/device")));
+    // Unknown words are refused too.
+    QVERIFY(!w.deviceChooser()->choose(QStringLiteral("tpu")));
+    QCOMPARE(w.session()->computeDevice(), ComputeDevices::Kind::Cpu);
+}
+
+void TestComputeDevice::aLostGpuFallsBackToTheCpuWithTheSameWeights() {
+    Backend* device = nullptr;
+    ComputeDevices::instance().setGpuFactoryForTesting([&device] {
+        auto be = testing::make_device_backend(1);
+        device = be.get();
+        return be;
+    });
+    MainWindow w(smallOptions());
+    const auto onCpu = w.session()->trace();
+    const auto weights = w.session()->params();
+    const QString step = QStringLiteral("decoder.layers.0.dec_enc_attn.attn");
+    QVERIFY(w.setCurrentStep(step));
+    QVERIFY(w.deviceChooser()->choose(QStringLiteral("gpu")));
+    QVERIFY(device);
+    QCOMPARE(w.session()->computeDevice(), ComputeDevices::Kind::Gpu);
+    QVERIFY(identical(*onCpu, *w.session()->trace()));  // cpu-device computes the CPU's numbers
+
+    // The driver resets under the next pass: the app says so and recomputes on the CPU.
+    testing::lose_device_after(*device, 1);
+    QSignalSpy lost(w.session(), &Session::deviceLost);
+    QVERIFY(w.session()->setSentences(QStringLiteral("ich mochte ein cola P"), QStringLiteral("S i want a coke .")));
+    QCOMPARE(lost.count(), 1);
+    QVERIFY(lost.first().at(0).toString().contains(QStringLiteral("simulated")));
+    QCOMPARE(w.session()->computeDevice(), ComputeDevices::Kind::Cpu);
+    QCOMPARE(w.session()->params(), weights);  // the same weights, not a copy
+    QVERIFY(w.findChild<QToolButton*>(QStringLiteral("deviceButton"))->text().startsWith(QStringLiteral("CPU")));
+    QVERIFY(w.findChild<QAction*>(QStringLiteral("actionComputeCpu"))->isChecked());
+    QCOMPARE(w.currentStep(), step);
+    QVERIFY(w.session()->trace() && w.session()->trace()->find(step.toStdString()));
+    QCOMPARE(w.session()->source(), QStringLiteral("ich mochte ein cola P"));
+
+    // The next request for the GPU makes a new backend: the lost one is set aside.
+    Backend* lostOne = device;
+    QVERIFY(w.deviceChooser()->choose(QStringLiteral("gpu")));
+    QVERIFY(device != lostOne);
+}
+
+void TestComputeDevice::trainingRunsOnTheChosenDevice() {
+    Backend* device = nullptr;
+    ComputeDevices::instance().setGpuFactoryForTesting([&device] {
+        auto be = testing::make_device_backend(1);
+        device = be.get();
+        return be;
+    });
+    MainWindow w(smallOptions());
+    QVERIFY(w.deviceChooser()->choose(QStringLiteral("gpu")));
+    TrainingPanel& p = *w.trainingPanel();
+    QCOMPARE(p.controller()->backend(), device);
+    testutil::smallRun(p, 2, 1);
+    testing::reset_device_sync_waits(*device);
+    QVERIFY(p.start());
+    QVERIFY(testutil::waitForState(p, State::Finished));
+    // The run waited for the device: it computed there (one wait a step at least).
+    QVERIFY2(testing::device_sync_waits(*device) >= 4, qPrintable(QString::number(testing::device_sync_waits(*device))));
+    // Back on the CPU, later runs compute there.
+    QVERIFY(w.deviceChooser()->choose(QStringLiteral("cpu")));
+    QCOMPARE(p.controller()->backend(), &default_backend());
+}
+
+void TestComputeDevice::aGpuLostUnderTrainingKeepsTheWeights() {
+    Backend* device = nullptr;
+    ComputeDevices::instance().setGpuFactoryForTesting([&device] {
+        auto be = testing::make_device_backend(1);
+        device = be.get();
+        return be;
+    });
+    MainWindow w(smallOptions());
+    QVERIFY(w.deviceChooser()->choose(QStringLiteral("gpu")));
+    TrainingPanel& p = *w.trainingPanel();
+    testutil::smallRun(p, 20, 1);  // 40 steps
+    QSignalSpy finished(p.controller(), &TrainingController::finished);
+    QSignalSpy lost(w.session(), &Session::deviceLost);
+    testing::lose_device_after(*device, 12);  // a few steps in
+    QVERIFY(p.start());
+    QVERIFY(testutil::waitForState(p, State::Stopped));
+    QVERIFY(finished.count() == 1 || finished.wait(10000));
+    const auto params = finished.first().at(2).value<std::shared_ptr<ParamSet>>();
+    QVERIFY2(params, "the run's weights were lost with the device");
+    for (size_t i = 0; i < params->size(); ++i)
+        for (float v : (*params)[i].data) QVERIFY(std::isfinite(v));
+    QVERIFY(finished.first().at(1).toString().contains(QStringLiteral("GPU stopped working")));
+    QVERIFY(lost.count() == 1 || lost.wait(10000));
+    QCOMPARE(w.session()->computeDevice(), ComputeDevices::Kind::Cpu);
+    QCOMPARE(p.controller()->backend(), &default_backend());
+}
+
+QTEST_MAIN(TestComputeDevice)
+#include "test_compute_device.moc"
