@@ -449,7 +449,7 @@ void TestDeviceAgreement::aNaNOnOneSideIsSaid() {
     QVERIFY(scores);
     const_cast<TraceEntry*>(scores)->value.data[7] = kNaN;
     DeviceAgreement box;
-    box.resize(300, 500);
+    box.resize(300, 400);
     box.setTrace(broken, QStringLiteral("GPU \u2014 test"), [reference] { return reference; });
     box.setStep(QString::fromStdString(scores->name));
     box.compare();

@@ -135,7 +135,6 @@ DeviceAgreement::DeviceAgreement(QWidget* parent) : QFrame(parent) {
     heatmap_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     paneColumn->addWidget(heatmap_);
     column->addWidget(pane_);
-    column->addStretch(1);  // a box taller than its content (a window of its own) keeps it together on top
 
     connect(compareButton_, &QPushButton::clicked, this, &DeviceAgreement::compare);
     connect(toggle_, &QCheckBox::toggled, this, [this](bool on) {
