@@ -14,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "steps/backward_steps.h"
+#include "explain/device_agreement.h"
 #include "explain/explain_header.h"
 #include "steps/step_model.h"
 #include "stepformer/trace_graph.h"
@@ -47,6 +48,7 @@ QString md(const QString& s) {
 ExplainPanel::ExplainPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("explainPanel"));
     header_ = new ExplainHeader(this);
+    agreement_ = new DeviceAgreement(this);
     bodies_ = new QStackedWidget(this);
     bodies_->setObjectName(QStringLiteral("explainBodies"));
     blank_ = newBrowser();
@@ -56,6 +58,7 @@ ExplainPanel::ExplainPanel(QWidget* parent) : QWidget(parent) {
     lay->setContentsMargins(0, 0, 0, 0);
     lay->setSpacing(0);
     lay->addWidget(header_);
+    lay->addWidget(agreement_);
     lay->addWidget(bodies_, 1);
     header_->hide();
 }
@@ -95,11 +98,15 @@ void ExplainPanel::changeEvent(QEvent* e) {
 void ExplainPanel::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     trace_ = std::move(trace);
     config_ = config;
+    // The box's figures belong to the trace it was given; another pass on screen makes them stale.
+    if (agreement_->shownTrace() && agreement_->shownTrace() != trace_) agreement_->setTrace(nullptr, {}, {});
+    agreement_->setStep(step_);
     refresh();
 }
 
 void ExplainPanel::setStep(const QString& traceName) {
     step_ = traceName;
+    agreement_->setStep(step_);
     refresh();
 }
 

@@ -3,6 +3,11 @@
 // :/explain/<op_kind>.md (formula, a few sentences, the tutorial's PyTorch lines). For the
 // output probabilities it also lists the predicted token at every position.
 //
+// Between the header and the explanation: the device agreement box (DeviceAgreement), shown
+// when the pass was computed on the GPU. Its trace, device and CPU reference come from the main
+// window through agreement()->setTrace(); the panel forwards the step, and a setTrace() with
+// another trace than the box's hides the box (it never shows figures of another pass).
+//
 // The explanation is the same for every step of a kind: each one lives in its own text browser,
 // made once, so a step switch shows a ready one instead of parsing and laying out markdown
 // (measured ~2.4 ms a step; a ready browser ~0.3 ms).
@@ -20,6 +25,7 @@
 #include "stepformer/config.h"
 #include "stepformer/trace.h"
 
+class DeviceAgreement;
 class ExplainHeader;
 class QStackedWidget;
 class QTextBrowser;
@@ -42,6 +48,8 @@ public:
     // The browser showing the current explanation (an empty one with a placeholder when no step).
     QTextBrowser* browser() const;
     ExplainHeader* header() const { return header_; }
+    // The "agreement with the CPU" box under the header (hidden for a pass computed on the CPU).
+    DeviceAgreement* agreement() const { return agreement_; }
 
     // The explanation text of a step kind, with placeholders filled in; empty when missing.
     static QString explanationFor(const QString& opKindName, const stepformer::Config& config);
@@ -56,6 +64,7 @@ private:
     QTextBrowser* newBrowser();
 
     ExplainHeader* header_ = nullptr;
+    DeviceAgreement* agreement_ = nullptr;
     QStackedWidget* bodies_ = nullptr;
     QTextBrowser* blank_ = nullptr;  // no step: the placeholder text
     std::shared_ptr<const stepformer::Trace> trace_;
