@@ -17,6 +17,8 @@
 #include "app/device_chooser.h"
 #include "app/main_window.h"
 #include "copy_backend.h"
+#include "explain/device_agreement.h"
+#include "explain/explain_panel.h"
 #include "stepformer/backend.h"
 #include "stepformer/trace.h"
 #include "test_util.h"
@@ -130,6 +132,18 @@ void TestComputeDevice::switchingToTheGpuKeepsTheStepAndAgrees() {
              qPrintable(label));
     QCOMPARE(QSettings().value(QStringLiteral("compute/device")).toString(), QStringLiteral("gpu"));
 
+    // The explanation offers the comparison with the CPU, and makes it on demand.
+    DeviceAgreement* agreement = w.explainPanel()->agreement();
+    QVERIFY(!agreement->isHidden());
+    QCOMPARE(agreement->deviceLabel(), label);
+    QVERIFY(!agreement->compared());
+    agreement->compare();
+    QVERIFY(agreement->compared() && agreement->referenceTrace());
+    QCOMPARE(agreement->currentStep(), step);
+    QVERIFY(agreement->difference());
+    QVERIFY2(agreement->summary().contains(QStringLiteral("max")), qPrintable(agreement->summary()));
+    QVERIFY(identical(*agreement->referenceTrace(), *onCpu));  // the CPU's pass, the same weights
+
     // Same step, numbers of the GPU: a new trace that agrees with the CPU's to float rounding.
     QCOMPARE(w.currentStep(), step);
     const auto onGpu = w.session()->trace();
@@ -143,6 +157,7 @@ void TestComputeDevice::switchingToTheGpuKeepsTheStepAndAgrees() {
     QCOMPARE(w.currentStep(), step);
     QVERIFY(identical(*onCpu, *w.session()->trace()));
     QCOMPARE(QSettings().value(QStringLiteral("compute/device")).toString(), QStringLiteral("cpu"));
+    QVERIFY(agreement->isHidden());  // nothing to compare on the CPU
 }
 
 void TestComputeDevice::aMissingGpuIsReportedAndTheCpuStays() {

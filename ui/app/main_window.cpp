@@ -23,6 +23,7 @@
 #include "app/window_menus.h"
 #include "app/window_settings.h"
 #include "architecture/architecture_diagram.h"
+#include "explain/device_agreement.h"
 #include "explain/explain_panel.h"
 #include "stepformer/trace_graph.h"
 #include "steps/backward_steps.h"
@@ -369,6 +370,9 @@ void MainWindow::onTraceChanged() {
     gradientView_->setParameterGradients(session_->params(), session_->gradients(), session_->optimizer());
     diagram_->setTrace(trace, cfg);
     explain_->setTrace(trace, cfg);
+    // Computed on the GPU: the explanation can set it beside the CPU's numbers, on demand.
+    if (auto replay = session_->cpuReplay())
+        explain_->agreement()->setTrace(trace, session_->computeDeviceLabel(), std::move(replay));
     navigator_->setTrace(trace);  // emits stepChanged: the views follow
     if (directionAct_->isChecked() != navigator_->isBackward()) setBackwardDirection(navigator_->isBackward());
     onInputAccepted();            // the expected output and the loss of the new trace

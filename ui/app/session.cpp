@@ -314,6 +314,14 @@ bool Session::setComputeDevice(ComputeDevices::Kind kind, QString* why) {
     return true;
 }
 
+std::function<std::shared_ptr<const Trace>()> Session::cpuReplay() const {
+    if (!model_ || !trace_ || liveTrace_ || computeDevice() == ComputeDevices::Kind::Cpu) return {};
+    return [config = config_, weights = weights_, source = source_, target = target_] {
+        const Transformer onCpu(config, weights, ComputeDevices::instance().backend(ComputeDevices::Kind::Cpu));
+        return computePass(onCpu, config, source, target).trace;
+    };
+}
+
 void Session::handleDeviceLost(const QString& message) {
     if (computeDevice() == ComputeDevices::Kind::Cpu) return;
     fallBackToCpu(message);

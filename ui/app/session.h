@@ -11,6 +11,7 @@
 // The cache directory can be overridden with $STEPFORMER_CACHE_DIR or setCacheDir() (tests).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -167,6 +168,11 @@ public:
     stepformer::Backend& backend() const { return *backend_; }
     // "GPU — NVIDIA H100 …" / "CPU — 2 threads": what computed the numbers on screen.
     QString computeDeviceLabel() const;
+    // While the trace on screen is the Session's own and was computed on a GPU: a function that
+    // computes the same pass (same weights, sentences) on the CPU backend, for the explanation's
+    // agreement box; it may be called later, from the GUI thread, and keeps what it needs. Empty
+    // otherwise (on the CPU, a live trace, no model).
+    std::function<std::shared_ptr<const stepformer::Trace>()> cpuReplay() const;
     // The GPU was lost under a computation elsewhere (a training run): when the Session computes
     // on the GPU it goes back to the CPU and recomputes what is on screen (deviceLost()).
     void handleDeviceLost(const QString& message);
