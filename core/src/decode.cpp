@@ -16,6 +16,7 @@ DecodeResult greedy_decode(const Transformer& model, const std::string& src, boo
         batch.T = static_cast<int>(dec_input.size());
         batch.tgt = dec_input;
         model.forward(batch, trace);
+        trace.release_staging();  // nothing follows this step's forward pass
         const float* p = trace.at("projection.probs").value.ptr() + size_t(batch.T - 1) * V;
         int best = 0;
         for (int v = 1; v < V; ++v)

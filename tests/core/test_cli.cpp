@@ -597,12 +597,17 @@ TEST(CliBackend, InfoListsTheDevices) {
         return;
     }
     const auto devs = stepformer::gpu_devices();
-    if (devs.empty()) EXPECT_HAS(r.out, "no Vulkan devices");
+    if (devs.empty()) {
+        EXPECT_HAS(r.out, "no Vulkan devices");
+    }
     for (const auto& d : devs) EXPECT_HAS(r.out, d.name);
     const int gpu = stepformer::gpu_device_for(devs);
-    if (gpu >= 0) EXPECT_HAS(r.out, devs[size_t(gpu)].name + " (" + devs[size_t(gpu)].type + ")  <- --backend gpu");
-    if (stepformer::gpu_device_for(devs, true) < 0 && !devs.empty())
+    if (gpu >= 0) {
+        EXPECT_HAS(r.out, devs[size_t(gpu)].name + " (" + devs[size_t(gpu)].type + ")  <- --backend gpu");
+    }
+    if (stepformer::gpu_device_for(devs, true) < 0 && !devs.empty()) {
         EXPECT_HAS(r.out, "--backend auto computes on the CPU (no GPU)");
+    }
 }
 
 TEST(CliBackend, InfoWithoutAFileOrDevicesIsAnError) {

@@ -11,6 +11,7 @@
 #include "copy_backend.h"
 #include "fixture_util.h"
 #include "stepformer/dataset.h"
+#include "stepformer/decode.h"
 #include "stepformer/model_io.h"
 #include "stepformer/optimizer.h"
 #include "stepformer/train.h"
@@ -229,6 +230,42 @@ TEST_P(OwnMemory, SharedWeightsStayWhereTheBackendComputesOwnedOnesDoNot) {
     }
     be->sync();
     EXPECT_LE(be->memory_in_use(), before + 4096 * sizeof(float));
+}
+
+// A trace kept for viewing holds nothing on the device once its staging is released, and a
+// greedy decoding's kept steps never do: the app keeps both, on screen, for as long as it likes.
+TEST_P(OwnMemory, TracesKeptForViewingHoldNoDeviceMemory) {
+    const std::unique_ptr<Backend> be = make_backend(GetParam(), 2);
+    ModelSource src;
+    src.config_path = fixtures::path("sgd.config.json");
+    src.weights_path = fixtures::path("sgd.weights.safetensors");
+    LoadedModel lm = load_model(src);
+    const auto in = fixtures::inputs("sgd");
+    const Batch batch = make_batch(lm.config, in.src, in.tgt, in.out);
+    const auto shared = std::make_shared<const ParamSet>(lm.params);
+    const Transformer viewer(lm.config, shared, be.get());
+    Trace warm;
+    viewer.forward(batch, warm);
+    warm.clear();
+    be->sync();
+    const size_t resident = be->memory_in_use();  // the weights, uploaded once, and the backend's own
+
+    Trace tr;
+    viewer.forward(batch, tr);
+    viewer.loss(batch, tr);
+    ParamSet grads;
+    viewer.backward(batch, tr, grads);
+    EXPECT_GT(be->memory_in_use(), resident) << "the pass's tensors and gradients are on the device";
+    const std::vector<float> logits = tr.at("projection.logits").value.data;
+    tr.release_staging();
+    be->sync();
+    EXPECT_EQ(be->memory_in_use(), resident);
+    EXPECT_EQ(tr.at("projection.logits").value.data, logits) << "the host values stay";
+
+    const DecodeResult d = greedy_decode(viewer, in.src.front(), /*keep_steps=*/true);
+    ASSERT_FALSE(d.steps.empty());
+    be->sync();
+    EXPECT_EQ(be->memory_in_use(), resident) << d.steps.size() << " decoding steps kept";
 }
 
 std::vector<std::string> own_memory_backends() {

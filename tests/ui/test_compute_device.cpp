@@ -63,6 +63,7 @@ private slots:
     void switchingToTheGpuKeepsTheStepAndAgrees();
     void aMissingGpuIsReportedAndTheCpuStays();
     void aLostGpuFallsBackToTheCpuWithTheSameWeights();
+    void deviceMemoryGoesWithTheModelAndTheSwitch();
     void trainingRunsOnTheChosenDevice();
     void aGpuLostUnderTrainingKeepsTheWeights();
 
@@ -210,6 +211,36 @@ void TestComputeDevice::aLostGpuFallsBackToTheCpuWithTheSameWeights() {
     Backend* lostOne = device;
     QVERIFY(w.deviceChooser()->choose(QStringLiteral("gpu")));
     QVERIFY(device != lostOne);
+}
+
+void TestComputeDevice::deviceMemoryGoesWithTheModelAndTheSwitch() {
+    Backend* device = nullptr;
+    ComputeDevices::instance().setGpuFactoryForTesting([&device] {
+        auto be = testing::make_device_backend(1);
+        device = be.get();
+        return be;
+    });
+    MainWindow w(smallOptions());
+    QVERIFY(w.deviceChooser()->choose(QStringLiteral("gpu")));
+    QTest::qWait(100);
+    const size_t shown = testing::device_live_bytes(*device);
+    // The model's weights, uploaded once; the trace on screen keeps nothing there.
+    size_t weights = 0;
+    for (size_t i = 0; i < w.session()->params()->size(); ++i) weights += (*w.session()->params())[i].data.size() * 4;
+    QCOMPARE(shown, weights);
+    // Models and sentences come and go: the device holds one model's and one pass's memory.
+    for (int i = 0; i < 3; ++i) {
+        QVERIFY(w.session()->setPreset(Session::Preset::Untrained));
+        QVERIFY(w.session()->setPreset(Session::Preset::Small));
+        QVERIFY(w.session()->setSentences(QStringLiteral("ich mochte ein cola P"), QStringLiteral("S i want a coke .")));
+        QVERIFY(w.session()->setSentences(Session::defaultSource(), Session::defaultTarget()));
+    }
+    // (The Decode tab translates on a worker thread with the model it was given, which lets go of
+    // it when done.)
+    QTRY_COMPARE_WITH_TIMEOUT(testing::device_live_bytes(*device), shown, 20000);
+    // Back on the CPU nothing of the app's is left on the device.
+    QVERIFY(w.deviceChooser()->choose(QStringLiteral("cpu")));
+    QTRY_COMPARE_WITH_TIMEOUT(testing::device_live_bytes(*device), size_t(0), 20000);
 }
 
 void TestComputeDevice::trainingRunsOnTheChosenDevice() {

@@ -420,6 +420,7 @@ SentencePass Session::computePass(const Transformer& model, const Config& config
         p.grads = std::move(grads);
         p.targetIds = batch.out;
     }
+    t->release_staging();  // shown, never computed on again: nothing of it stays on a GPU
     p.trace = std::move(t);
     return p;
 }

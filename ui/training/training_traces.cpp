@@ -70,6 +70,7 @@ std::shared_ptr<const Trace> liveForward(const Transformer& model, const std::st
         auto t = std::make_shared<Trace>();
         model.forward(batch, *t);  // eval mode: no dropout
         if (!out.empty()) model.loss(batch, *t);
+        t->release_staging();  // for the views only
         return t;
     } catch (const std::exception&) {
         return {};

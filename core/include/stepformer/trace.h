@@ -151,6 +151,10 @@ public:
     // where they already are. Cleared with the trace; a copy of the trace starts without one
     // (its tensors live elsewhere), and the host values are complete either way.
     Staging& staging(Backend& be);
+    // The pass is over and no later pass reads its tensors where they are (no loss() or backward()
+    // follows): the backend's copies go now, not with the trace. A trace kept for viewing (the
+    // app's, a decoding's steps) holds no device memory then; its host values are complete.
+    void release_staging() { staging_.p.reset(); }
 
 private:
     // Copies as empty: a staging is found by host addresses, and a copy's are not the original's.
