@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cli_common.h"
+#include "stepformer/agreement.h"
 #include "stepformer/trace_graph.h"
 
 namespace cli {
@@ -13,7 +14,44 @@ struct ForwardArgs {
     ModelOptions model;
     std::vector<std::string> src, tgt;
     std::string dump;
+    bool compare_cpu = false;
 };
+
+// Every traced tensor of `shown` against the same entry of `cpu`: the numbers the app's agreement
+// box shows for one step, for all of them. Returns 1 when an entry is missing or its shape differs.
+int print_agreement(const stepformer::Trace& shown, const stepformer::Trace& cpu, const std::string& device) {
+    using namespace stepformer;
+    std::printf("%s against the CPU backend (%s), %zu traced tensors\n", device.c_str(),
+                default_backend().describe().c_str(), shown.size());
+    std::printf("  %-44s %-16s %10s %10s %s\n", "tensor", "shape", "max |d|", "max rel", "differ");
+    int bad = 0, identical = 0;
+    const TraceEntry* worst = nullptr;
+    double worst_rel = -1.0, worst_abs = 0.0;
+    for (const TraceEntry& e : shown.entries()) {
+        const TraceEntry* r = cpu.find(e.name);
+        const agreement::TensorDiff d = r ? agreement::compare(e.value, r->value) : agreement::TensorDiff{};
+        if (!r || !d.ok()) {
+            std::printf("  %-44s %s\n", e.name.c_str(), r ? d.error.c_str() : "missing on the CPU");
+            ++bad;
+            continue;
+        }
+        if (d.bitIdentical) ++identical;
+        std::printf("  %-44s %-16s %10.3g %10.3g %lld/%lld%s\n", e.name.c_str(), shape_to_string(e.value.shape).c_str(),
+                    d.maxAbs, d.maxRel, static_cast<long long>(d.differing), static_cast<long long>(d.count),
+                    d.nonFiniteMismatch ? "  NaN/inf on one side only" : "");
+        if (d.nonFiniteMismatch) ++bad;
+        if (d.maxRel > worst_rel) {
+            worst_rel = d.maxRel;
+            worst_abs = d.maxAbs;
+            worst = &e;
+        }
+    }
+    if (worst)
+        std::printf("largest difference: %s, max |d| %.3g, max relative %.3g; %d of %zu tensors bit for bit equal\n",
+                    worst->name.c_str(), worst_abs, worst_rel, identical, shown.size());
+    std::printf("(max relative = max |d| / max |cpu value| over the tensor)\n");
+    return bad ? 1 : 0;
+}
 
 int run_forward(const ForwardArgs& a) {
     using namespace stepformer;
@@ -27,14 +65,22 @@ int run_forward(const ForwardArgs& a) {
         throw ConfigError("give as many --tgt as --src (got " + std::to_string(src.size()) + " and " +
                           std::to_string(tgt.size()) + ")");
     const Batch batch = make_batch(lm.config, src, tgt);
-    Transformer model(lm.config, std::move(lm.params), a.model.backend.get());
+    // Shared: --compare-cpu computes the same weights on the CPU too, without a copy.
+    const auto weights = std::make_shared<const ParamSet>(std::move(lm.params));
+    Transformer model(lm.config, weights, a.model.backend.get());
     Trace trace;
     model.forward(batch, trace);
     if (!a.dump.empty()) {
         write_trace(a.dump, trace, lm.config);
         std::printf("wrote %zu tensors to %s\n", trace.size(), a.dump.c_str());
-        return 0;
     }
+    if (a.compare_cpu) {
+        const Transformer on_cpu(lm.config, weights, &default_backend());
+        Trace reference;
+        on_cpu.forward(batch, reference);
+        return print_agreement(trace, reference, model.backend().describe());
+    }
+    if (!a.dump.empty()) return 0;
     const Config& c = lm.config;
     std::printf("model: %s\n", lm.description.c_str());
     for (const auto& n : lm.notes) std::printf("note: %s\n", n.c_str());
@@ -92,6 +138,10 @@ void add_forward_command(CLI::App& app, Action& run) {
     cmd->add_option("--src", a->src, "source sentence (repeat for a batch)");
     cmd->add_option("--tgt", a->tgt, "decoder input sentence starting with S (repeat, one per --src)");
     cmd->add_option("--dump", a->dump, "write every traced tensor to this safetensors file");
+    cmd->add_flag("--compare-cpu", a->compare_cpu,
+                  "also compute the pass on the CPU backend and print, for every traced tensor, how far the "
+                  "chosen backend's numbers are from the CPU's (exit code 1 when a tensor is missing or NaN/inf "
+                  "on one side only)");
     cmd->callback([&run, a] { run = [a] { return run_forward(*a); }; });
 }
 

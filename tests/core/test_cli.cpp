@@ -650,6 +650,32 @@ TEST(CliBackend, TheGpuComputesTheSameForwardPassOrSaysWhyNot) {
     }
 }
 
+// --compare-cpu: every traced tensor against the CPU's. The CPU against itself is equal bit for
+// bit; the GPU within float rounding.
+TEST(CliBackend, CompareCpuReportsEveryTensor) {
+    const Result c = cli({"forward", "--backend", "cpu", "--compare-cpu"});
+    ASSERT_EQ(c.rc, 0) << c.err;
+    EXPECT_HAS(c.out, "against the CPU backend");
+    const std::string n = [&] {  // "…, 253 traced tensors"
+        const size_t at = c.out.find(" traced tensors");
+        const size_t from = c.out.rfind(' ', at - 1) + 1;
+        return c.out.substr(from, at - from);
+    }();
+    ASSERT_FALSE(n.empty());
+    EXPECT_HAS(c.out, n + " of " + n + " tensors bit for bit equal");
+    EXPECT_HAS(c.out, "encoder.layers.0.enc_self_attn.attn");
+    EXPECT_HAS(c.out, "projection.probs");
+    if (!have_gpu()) return;
+    const Result g = cli({"forward", "--backend", "gpu", "--compare-cpu"});
+    ASSERT_EQ(g.rc, 0) << g.err;
+    EXPECT_HAS(g.out, "gpu, ");
+    const size_t at = g.out.find("max relative ");
+    ASSERT_NE(at, std::string::npos) << g.out;
+    const double worst = std::stod(g.out.substr(at + 13));
+    EXPECT_LT(worst, 1e-4) << g.out;
+    EXPECT_HAS(g.out, "encoder.layers.0.enc_self_attn.attn");
+}
+
 TEST(CliBackend, GpuWithoutADriverExitsWithTwo) {
     setenv("VK_ICD_FILENAMES", "/nonexistent/icd.json", 1);
     const Result r = cli({"forward", "--backend", "gpu"});

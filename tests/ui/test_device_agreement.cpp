@@ -18,7 +18,7 @@
 
 #include "app/session.h"
 #include "explain/device_agreement.h"
-#include "explain/device_agreement_math.h"
+#include "stepformer/agreement.h"
 #include "explain/explain_header.h"
 #include "explain/explain_panel.h"
 #include "stepformer/backend.h"
@@ -91,7 +91,7 @@ private slots:
 
 void TestDeviceAgreement::mathEqualTensorsAreIdentical() {
     const Tensor a({2, 3}, {1, -2, 3, 0.5f, 0, 7});
-    const agreement::TensorDiff d = agreement::compare(a, a);
+    const stepformer::agreement::TensorDiff d = stepformer::agreement::compare(a, a);
     QVERIFY(d.ok());
     QVERIFY(d.bitIdentical);
     QCOMPARE(d.count, int64_t(6));
@@ -109,7 +109,7 @@ void TestDeviceAgreement::mathOneNumberOff() {
     const Tensor b({2, 2, 2}, {1, 2, 3, 4, -5, 6, 7, 8});
     Tensor a = b;
     a.data[5] = std::nextafter(6.0f, 7.0f);  // one ulp: float rounding
-    const agreement::TensorDiff d = agreement::compare(a, b);
+    const stepformer::agreement::TensorDiff d = stepformer::agreement::compare(a, b);
     QVERIFY(d.ok());
     QVERIFY(!d.bitIdentical);
     QCOMPARE(d.differing, int64_t(1));
@@ -126,7 +126,7 @@ void TestDeviceAgreement::mathRelativeIsAgainstTheLargestReference() {
     // the tensor's scale it is what it is.
     const Tensor b({3}, {1e-9f, 10.0f, -20.0f});
     const Tensor a({3}, {2e-9f, 10.5f, -20.0f});
-    const agreement::TensorDiff d = agreement::compare(a, b);
+    const stepformer::agreement::TensorDiff d = stepformer::agreement::compare(a, b);
     QCOMPARE(d.differing, int64_t(2));
     QCOMPARE(d.maxAbsIndex, int64_t(1));
     QCOMPARE(d.maxAbs, 0.5);
@@ -136,13 +136,13 @@ void TestDeviceAgreement::mathRelativeIsAgainstTheLargestReference() {
 
 void TestDeviceAgreement::mathReferenceOfZeros() {
     const Tensor zeros({4}, 0.0f);
-    QCOMPARE(agreement::compare(zeros, zeros).maxRel, 0.0);
+    QCOMPARE(stepformer::agreement::compare(zeros, zeros).maxRel, 0.0);
     const Tensor a({4}, {0, 0, 1e-30f, 0});
-    const agreement::TensorDiff d = agreement::compare(a, zeros);
+    const stepformer::agreement::TensorDiff d = stepformer::agreement::compare(a, zeros);
     QVERIFY(std::isinf(d.maxRel));  // no scale to measure against: said, not divided by zero silently
     QCOMPARE(d.differing, int64_t(1));
     // Empty tensors compare as equal.
-    const agreement::TensorDiff e = agreement::compare(Tensor({0, 3}), Tensor({0, 3}));
+    const stepformer::agreement::TensorDiff e = stepformer::agreement::compare(Tensor({0, 3}), Tensor({0, 3}));
     QVERIFY(e.ok());
     QVERIFY(e.bitIdentical);
     QCOMPARE(e.count, int64_t(0));
@@ -151,7 +151,7 @@ void TestDeviceAgreement::mathReferenceOfZeros() {
 void TestDeviceAgreement::mathNaNAndInfinityAreReportedNotHidden() {
     const Tensor b({5}, {1, 2, 3, kNaN, kInf});
     const Tensor a({5}, {1, kNaN, 3.5f, kNaN, kInf});
-    const agreement::TensorDiff d = agreement::compare(a, b);
+    const stepformer::agreement::TensorDiff d = stepformer::agreement::compare(a, b);
     QVERIFY(d.ok());
     QVERIFY(d.hasNonFinite());
     QCOMPARE(d.nanA, int64_t(2));
@@ -168,32 +168,32 @@ void TestDeviceAgreement::mathNaNAndInfinityAreReportedNotHidden() {
     QVERIFY(std::isnan(d.difference.data[1]));  // a − b as IEEE says: the heatmap marks it NaN
 
     // +∞ against −∞ is a mismatch too, as is ∞ against a number.
-    const agreement::TensorDiff s = agreement::compare(Tensor({2}, {kInf, kInf}), Tensor({2}, {-kInf, 1}));
+    const stepformer::agreement::TensorDiff s = stepformer::agreement::compare(Tensor({2}, {kInf, kInf}), Tensor({2}, {-kInf, 1}));
     QCOMPARE(s.nonFiniteMismatch, int64_t(2));
     QCOMPARE(s.differing, int64_t(2));
     QCOMPARE(s.maxAbs, 0.0);
 }
 
 void TestDeviceAgreement::mathSignedZerosAreEqualButNotBitIdentical() {
-    const agreement::TensorDiff d = agreement::compare(Tensor({2}, {-0.0f, 1}), Tensor({2}, {0.0f, 1}));
+    const stepformer::agreement::TensorDiff d = stepformer::agreement::compare(Tensor({2}, {-0.0f, 1}), Tensor({2}, {0.0f, 1}));
     QVERIFY(!d.bitIdentical);
     QCOMPARE(d.differing, int64_t(0));
     QCOMPARE(d.maxAbs, 0.0);
 }
 
 void TestDeviceAgreement::mathShapeMismatchIsAnError() {
-    const agreement::TensorDiff d = agreement::compare(Tensor({2, 3}), Tensor({3, 2}));
+    const stepformer::agreement::TensorDiff d = stepformer::agreement::compare(Tensor({2, 3}), Tensor({3, 2}));
     QVERIFY(!d.ok());
     QVERIFY(QString::fromStdString(d.error).contains(QStringLiteral("[2, 3]")));
     QVERIFY(QString::fromStdString(d.error).contains(QStringLiteral("[3, 2]")));
     QCOMPARE(d.count, int64_t(0));
     QVERIFY(d.difference.empty());
-    QVERIFY(!agreement::compare(Tensor({6}), Tensor({2, 3})).ok());
+    QVERIFY(!stepformer::agreement::compare(Tensor({6}), Tensor({2, 3})).ok());
     // Numbers that do not fill the shape: an error, not a read past the end.
     Tensor bad({2, 3});
     bad.data.resize(4);
-    QVERIFY(!agreement::compare(bad, Tensor({2, 3})).ok());
-    QVERIFY(!agreement::compare(Tensor({2, 3}), bad).ok());
+    QVERIFY(!stepformer::agreement::compare(bad, Tensor({2, 3})).ok());
+    QVERIFY(!stepformer::agreement::compare(Tensor({2, 3}), bad).ok());
 }
 
 void TestDeviceAgreement::hiddenForAPassOnTheCpu() {
@@ -275,9 +275,9 @@ void TestDeviceAgreement::gpuPassAgainstTheCpu() {
     for (const TraceEntry& e : entries) {
         const QString name = QString::fromStdString(e.name);
         box.setStep(name);
-        const agreement::TensorDiff* d = box.difference();
+        const stepformer::agreement::TensorDiff* d = box.difference();
         QVERIFY2(d && d->ok(), qPrintable(name));
-        const agreement::TensorDiff want = agreement::compare(e.value, cpuTrace->at(e.name).value);
+        const stepformer::agreement::TensorDiff want = stepformer::agreement::compare(e.value, cpuTrace->at(e.name).value);
         QCOMPARE(d->maxAbs, want.maxAbs);
         QCOMPARE(d->maxRel, want.maxRel);
         QCOMPARE(d->differing, want.differing);
@@ -453,7 +453,7 @@ void TestDeviceAgreement::aNaNOnOneSideIsSaid() {
     box.setTrace(broken, QStringLiteral("GPU \u2014 test"), [reference] { return reference; });
     box.setStep(QString::fromStdString(scores->name));
     box.compare();
-    const agreement::TensorDiff* d = box.difference();
+    const stepformer::agreement::TensorDiff* d = box.difference();
     QVERIFY(d && d->ok());
     QCOMPARE(d->nanA, int64_t(1));
     QCOMPARE(d->nonFiniteMismatch, int64_t(1));

@@ -170,7 +170,7 @@ void DeviceAgreement::setStep(const QString& traceName) {
         else if (!b)
             missing_ = tr("\u201c%1\u201d is not in the CPU\u2019s pass").arg(step_);
         else
-            diff_ = agreement::compare(a->value, b->value);
+            diff_ = stepformer::agreement::compare(a->value, b->value);
     }
     refresh();
 }
@@ -215,7 +215,7 @@ QString DeviceAgreement::figuresText() const {
     if (step_.isEmpty()) return tr("vs CPU: choose a step to compare it.");
     if (!missing_.isEmpty()) return tr("vs CPU: %1.").arg(missing_.toHtmlEscaped());
     if (!diff_) return {};
-    const agreement::TensorDiff& d = *diff_;
+    const stepformer::agreement::TensorDiff& d = *diff_;
     if (!d.ok()) return tr("vs CPU: cannot compare \u2014 %1.").arg(QString::fromStdString(d.error).toHtmlEscaped());
 
     QString text;

@@ -1,7 +1,7 @@
 // The explain panel's "agreement with the CPU" box. When the pass on screen was computed on
 // another device (the GPU), it says so and, once the student asks, how far the current step's
 // tensor is from the same step computed by the CPU backend (max |Δ|, max relative difference,
-// how many numbers differ; definitions in explain/device_agreement_math.h), and it can show
+// how many numbers differ; definitions in stepformer/agreement.h), and it can show
 // GPU − CPU as a heatmap: the two devices agree, and this is by how much and where float
 // rounding differs. For a pass computed on the CPU (an empty device label) it hides itself.
 //
@@ -23,7 +23,7 @@
 #include <QFrame>
 #include <QString>
 
-#include "explain/device_agreement_math.h"
+#include "stepformer/agreement.h"
 #include "stepformer/trace.h"
 
 class HeatmapWidget;
@@ -56,7 +56,7 @@ public:
     std::shared_ptr<const stepformer::Trace> referenceTrace() const { return reference_; }
     // The current step's comparison; null before a comparison or when the step is missing from
     // either pass (diff->ok() is false when their shapes differ).
-    const agreement::TensorDiff* difference() const { return diff_ ? &*diff_ : nullptr; }
+    const stepformer::agreement::TensorDiff* difference() const { return diff_ ? &*diff_ : nullptr; }
     // What the label says, as plain text.
     QString summary() const;
     // The head of the difference heatmap (tensors with a head axis).
@@ -84,7 +84,7 @@ private:
     std::shared_ptr<const stepformer::Trace> reference_;
     QString referenceError_;
     QString step_;
-    std::optional<agreement::TensorDiff> diff_;
+    std::optional<stepformer::agreement::TensorDiff> diff_;
     QString missing_;  // why the step cannot be compared (missing from a pass)
     int head_ = 0;
 

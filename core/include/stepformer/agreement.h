@@ -1,6 +1,7 @@
-// How far one tensor is from another of the same shape: what the explain panel's agreement box
-// says about a step computed on the GPU (a) against the same step computed on the CPU (b, the
-// reference). Pure C++, no Qt: tested on hand-made tensors.
+// How far one tensor is from another of the same shape: how the app's agreement box (explain
+// panel) and `stepformer-cli forward --compare-cpu` report a step computed on the GPU (a) against
+// the same step computed on the CPU (b, the reference). Tested on hand-made tensors
+// (tests/ui/test_device_agreement.cpp).
 //
 // Definitions (the box's tooltip repeats them):
 //  - max |Δ|: the largest |a − b| over the elements where both are finite.
@@ -21,7 +22,7 @@
 
 #include "stepformer/tensor.h"
 
-namespace agreement {
+namespace stepformer::agreement {
 
 struct TensorDiff {
     std::string error;  // non-empty: not compared (shapes differ, a malformed tensor); nothing else is set
@@ -47,4 +48,4 @@ struct TensorDiff {
 // not fill its shape comes back as `error`.
 TensorDiff compare(const stepformer::Tensor& a, const stepformer::Tensor& b);
 
-}  // namespace agreement
+}  // namespace stepformer::agreement

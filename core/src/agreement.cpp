@@ -1,10 +1,10 @@
-#include "explain/device_agreement_math.h"
+#include "stepformer/agreement.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-namespace agreement {
+namespace stepformer::agreement {
 
 namespace {
 
@@ -62,4 +62,4 @@ TensorDiff compare(const stepformer::Tensor& a, const stepformer::Tensor& b) {
     return r;
 }
 
-}  // namespace agreement
+}  // namespace stepformer::agreement
