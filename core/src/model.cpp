@@ -285,6 +285,7 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
         for (int t = 0; t < T; ++t) tr.tgt_tokens.back().push_back(c.tgt_vocab[size_t(batch.tgt[size_t(b) * T + t])]);
     }
     Staging& st = tr.staging(*backend_);  // after clear(): a fresh one
+    st.set_parent(kept_);
     ModelCtx m{c, params(), *backend_, st, resident_weights()};
     const Axis aB = ax(AxisKind::Batch, "batch_size");
     const Axis aSq = ax(AxisKind::SrcToken, "len_q"), aSk = ax(AxisKind::SrcToken, "len_k");

@@ -221,6 +221,7 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     // Linear weights are each used once, so their kernels overwrite dW; only the accumulated
     // ones (ParamSpec::grad_accumulates: embedding tables, LayerNorm gamma/beta) need zeroing.
     Staging& st = tr.staging(*backend_);
+    st.set_parent(kept_);  // the forward's did already, unless the trace is a copy
     for (size_t i = 0; i < grads.size(); ++i)
         if (grad_accumulates_[i]) backend_->fill(st.out(grads[i]), grads[i].size(), 0.0f);
     GradState gs{tr, st, trace_grads, {}};

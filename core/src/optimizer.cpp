@@ -91,6 +91,19 @@ double Optimizer::current_lr() const {
            std::min(std::pow(s, -0.5), s * std::pow(static_cast<double>(opt_.warmup_steps), -1.5));
 }
 
+void Optimizer::rewind(int64_t step) {
+    if (step < 0 || step > step_) throw std::invalid_argument("Optimizer::rewind: not a step it has made");
+    step_ = step;
+}
+
+std::vector<Tensor*> Optimizer::mutable_state() {
+    allocate_state();
+    std::vector<Tensor*> out;
+    for (auto* bufs : {&buf1_, &buf2_})
+        for (Tensor& t : *bufs) out.push_back(&t);
+    return out;
+}
+
 void Optimizer::begin_step() {
     allocate_state();
     step_lr_ = static_cast<float>(current_lr());

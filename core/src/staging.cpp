@@ -63,9 +63,29 @@ Staging::Entry& Staging::place(const void* host, size_t bytes, bool keep_content
     return e;
 }
 
+void Staging::keep(float* host, int64_t n) {
+    if (pass_ || !host) return;
+    place(host, size_t(n) * sizeof(float), true);
+}
+
+void Staging::set_parent(Staging* parent) {
+    if (parent && &parent->be_ != &be_) throw std::logic_error("Staging: a parent on another backend");
+    parent_ = parent && !parent->pass_ ? parent : nullptr;
+}
+
+Staging::Entry* Staging::kept(const void* host, size_t bytes) {
+    if (!parent_) return nullptr;
+    auto it = parent_->map_.find(host);
+    if (it == parent_->map_.end()) return nullptr;
+    if (it->second.capacity < bytes) throw std::logic_error("Staging: a pass uses more of a kept tensor than was kept");
+    return &it->second;
+}
+
 const float* Staging::in(const float* host, int64_t n) {
     if (pass_ || !host) return host;
-    return dev<float>(place(host, size_t(n) * sizeof(float), true));
+    const size_t bytes = size_t(n) * sizeof(float);
+    if (Entry* k = kept(host, bytes)) return dev<float>(*k);
+    return dev<float>(place(host, bytes, true));
 }
 
 const int* Staging::in(const std::vector<int>& ids) {
@@ -80,6 +100,10 @@ const int* Staging::in(const std::vector<int>& ids) {
 float* Staging::out(float* host, int64_t n) {
     if (pass_ || !host) return host;
     const size_t bytes = size_t(n) * sizeof(float);
+    if (Entry* k = kept(host, bytes)) {
+        k->copy_back = true;  // newer on the device: the parent's finish() brings it
+        return dev<float>(*k);
+    }
     auto it = map_.find(host);
     // Declared afresh: whatever was staged at this address before belongs to another tensor.
     if (it != map_.end()) it->second.copy_back = false, it->second.bytes = 0;
@@ -91,6 +115,10 @@ float* Staging::out(float* host, int64_t n) {
 
 float* Staging::inout(float* host, int64_t n) {
     if (pass_ || !host) return host;
+    if (Entry* k = kept(host, size_t(n) * sizeof(float))) {
+        k->copy_back = true;
+        return dev<float>(*k);
+    }
     Entry& e = place(host, size_t(n) * sizeof(float), true);
     e.copy_back = true;
     return dev<float>(e);
@@ -104,7 +132,7 @@ float* Staging::zeros(Tensor& t) {
 }
 
 void Staging::forget(const Tensor& t) {
-    if (pass_) return;
+    if (pass_ || kept(t.ptr(), 0)) return;  // the parent's to keep
     // Out of the table, so that the address is free for whatever the host puts there next; the
     // memory may still be in use by queued kernels, and goes to the spares.
     if (auto it = map_.find(t.ptr()); it != map_.end()) {

@@ -1,8 +1,11 @@
 #include "stepformer/train.h"
 
+#include "stepformer/devices.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <stdexcept>
@@ -153,6 +156,57 @@ double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet
     return loss;
 }
 
+namespace {
+// A run's weights, second weight buffer, optimizer state and accumulated gradients, kept where
+// the backend computes for the whole run (nothing on the CPU, which computes on them in place).
+class Residency {
+public:
+    Residency(Transformer& model, ParamSet& previous, Optimizer& opt, ParamSet& grads, Trace& trace)
+        : model_(model), opt_(opt), trace_(trace), settled_step_(opt.step_count()) {
+        if (model.backend().host_memory()) return;
+        kept_ = std::make_unique<Staging>(model.backend());
+        for (ParamSet* set : {&model.params(), &previous, &grads})
+            for (size_t i = 0; i < set->size(); ++i)
+                if ((*set)[i].size() > 0) kept_->keep((*set)[i]);
+        for (Tensor* t : opt.mutable_state()) kept_->keep(*t);
+        model.set_resident(kept_.get());
+    }
+    ~Residency() { end(); }
+    Residency(const Residency&) = delete;
+    Residency& operator=(const Residency&) = delete;
+
+    bool active() const { return bool(kept_); }
+    // The host's weights and optimizer state up to date (one wait, the copies back); without
+    // `keep` the residency ends there.
+    void settle(bool keep = false) {
+        if (!kept_) return;
+        kept_->finish();
+        settled_step_ = opt_.step_count();
+        if (!keep) end();
+    }
+    // The device failed: its copies are dropped, and the optimizer goes back to the step whose
+    // state the host has.
+    void abandon() {
+        if (!kept_) return;
+        end();
+        opt_.rewind(settled_step_);
+    }
+
+private:
+    void end() {
+        if (!kept_) return;
+        model_.set_resident(nullptr);
+        trace_.release_staging();  // its staging's parent goes now
+        kept_.reset();
+    }
+    Transformer& model_;
+    Optimizer& opt_;
+    Trace& trace_;
+    int64_t settled_step_;
+    std::unique_ptr<Staging> kept_;
+};
+}  // namespace
+
 TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
                          const std::function<void(int)>& on_epoch, TrainControl* control) {
     using clock = std::chrono::steady_clock;
@@ -165,11 +219,16 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
     // Double buffer: each step writes its updated weights into `previous` and then swaps, so
     // the weights before the step are still there if it diverges (no per-step copy).
     ParamSet previous = model_.params();
+    Residency resident(model_, previous, opt_, grads_, trace_);
     int step = 0;
+    int host_step = 0;  // the step whose weights the host has (brought back by resident.settle())
+    auto last_settle = clock::now();
+    try {
     for (int epoch = 1; epoch <= options_.epochs; ++epoch) {
         if (options_.shuffle) std::shuffle(order.begin(), order.end(), rng);
         for (int b = 0; b < per_epoch; ++b) {
             if (control && !control->checkpoint()) {
+                resident.settle();
                 result.status = TrainStatus::Stopped;
                 result.steps_done = step;
                 result.message = "stopped after " + std::to_string(step) + " steps";
@@ -194,6 +253,7 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
                                                      &trace_.saved.at("loss.finite"));
             const double loss = trace_.at("loss").value.data[0];
             if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
+                resident.settle();  // the host's buffers up to date before they are swapped and reset
                 // A bad loss: the last step's weights produced it, so go back one more (as before);
                 // a bad gradient: its update went to `previous` only, the current weights are good.
                 if (!std::isfinite(loss)) std::swap(model_.params(), previous);
@@ -223,7 +283,25 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
                 on_step(r);
             }
         }
+        // Every few seconds the host's copies catch up, so that a lost device leaves recent ones.
+        if (resident.active() && clock::now() - last_settle > std::chrono::seconds(5)) {
+            resident.settle(/*keep=*/true);
+            host_step = step;
+            last_settle = clock::now();
+        }
         if (on_epoch) on_epoch(epoch);
+    }
+    resident.settle();
+    } catch (const DeviceLost& e) {
+        // What the device computed since the last settle is gone; the host has step host_step's
+        // weights and optimizer state (settle() copies both together).
+        resident.abandon();
+        result.status = TrainStatus::Stopped;
+        result.device_lost = true;
+        result.steps_done = host_step;
+        result.message = std::string("the device stopped working at step ") + std::to_string(step) + " (" + e.what() +
+                         "); the weights of step " + std::to_string(host_step) + " were kept";
+        return result;
     }
     result.status = TrainStatus::Finished;
     result.message = "finished " + std::to_string(step) + " steps";

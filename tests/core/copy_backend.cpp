@@ -585,6 +585,7 @@ public:
         check("upload", {need("dst", static_cast<const unsigned char*>(dst), bytes)});
         check_host("upload", "src", src, bytes);
         if (!bytes) return;
+        uploaded_ += bytes;
         // The host may change its buffer as soon as upload returns: take the bytes now.
         auto copy = std::make_shared<std::vector<unsigned char>>(static_cast<const unsigned char*>(src),
                                                                  static_cast<const unsigned char*>(src) + bytes);
@@ -596,6 +597,7 @@ public:
         check_host("download", "dst", dst, bytes);
         drain();
         check_zones("download");
+        downloaded_ += bytes;
         if (bytes) std::memcpy(dst, src, bytes);
     }
 
@@ -908,6 +910,8 @@ private:
 
 public:
     void lose_after(int waits) { lose_after_.store(waits); }
+    size_t uploaded() const { return uploaded_.load(); }
+    size_t downloaded() const { return downloaded_.load(); }
 
 private:
 
@@ -917,6 +921,7 @@ private:
     size_t live_bytes_ = 0;
     std::unordered_map<std::thread::id, Queue> queues_;
     std::atomic<size_t> waits_{0};
+    std::atomic<size_t> uploaded_{0}, downloaded_{0};
     std::atomic<int> lose_after_{0};  // > 0: the wait that brings it to 0 loses the device
     std::atomic<bool> lost_{false};
 };
@@ -939,6 +944,8 @@ size_t device_sync_waits(const Backend& be) { return as_device(be).sync_waits();
 void reset_device_sync_waits(Backend& be) { as_device(be).reset_sync_waits(); }
 size_t device_live_bytes(const Backend& be) { return as_device(be).live_bytes(); }
 void lose_device_after(Backend& be, int waits) { as_device(be).lose_after(waits); }
+size_t device_bytes_uploaded(const Backend& be) { return as_device(be).uploaded(); }
+size_t device_bytes_downloaded(const Backend& be) { return as_device(be).downloaded(); }
 
 void register_copy_backend() {
     static std::once_flag once;

@@ -51,6 +51,9 @@ size_t device_live_bytes(const Backend& be);
 // device_sync_waits counts them) throw stepformer::DeviceLost, as a driver reset would, and every
 // one after it: what was queued is lost. Throws std::invalid_argument for any other backend.
 void lose_device_after(Backend& be, int waits);
+// A "cpu-device" backend's bytes copied in (upload) and out (download) since it was made.
+size_t device_bytes_uploaded(const Backend& be);
+size_t device_bytes_downloaded(const Backend& be);
 
 // Registers "cpu-copy" and "cpu-device" (once; later calls do nothing). Called by the tests that
 // enumerate the registered backends, before they do.

@@ -23,6 +23,14 @@ using stepformer::testing::reset_device_sync_waits;
 
 namespace {
 
+// The bytes of a trace's tensors and saved internals: what a pass brings back to the host.
+size_t trace_bytes(const Trace& t) {
+    size_t n = 0;
+    for (const TraceEntry& e : t.entries()) n += e.value.data.size() * sizeof(float);
+    for (const auto& [name, v] : t.saved) n += v.data.size() * sizeof(float);
+    return n;
+}
+
 struct DeviceModel {
     std::unique_ptr<Backend> be = stepformer::testing::make_device_backend(2);
     std::unique_ptr<Transformer> model;
@@ -101,6 +109,86 @@ TEST(DeviceModel, TheTrainerWaitsOncePerStep) {
     ASSERT_EQ(r.status, TrainStatus::Finished) << r.message;
     EXPECT_EQ(r.steps_done, 4);
     EXPECT_EQ(device_sync_waits(*d.be), 4u);
+}
+
+// A run keeps the model where the backend computes: after the first step, a step uploads its
+// batch and a few flags, nothing of the model's size, and downloads no weights or optimizer state
+// (its trace and scalars only); run() brings the weights and state back at its end, equal to the
+// CPU's run. A callback's forward pass on the model meanwhile computes with the device's weights.
+TEST(DeviceModel, ATrainingRunKeepsTheModelOnTheDevice) {
+    using stepformer::testing::device_bytes_downloaded;
+    using stepformer::testing::device_bytes_uploaded;
+    TrainOptions to;
+    to.epochs = 6;
+    to.batch_size = 1000;  // one step per epoch
+    to.shuffle = false;
+    to.optimizer.kind = OptimizerKind::Adam;
+    to.optimizer.lr = 1e-3;
+    DeviceModel d;
+    const ParamSet init = d.model->params();
+    const size_t weight_bytes = size_t(init.total_elements()) * sizeof(float);
+
+    Transformer on_cpu(d.model->config(), init, &default_backend());
+    Trainer cpu_trainer(on_cpu, d.examples, to);
+    std::vector<std::vector<float>> cpu_logits;
+    size_t probe_bytes = 0;  // what a probe's trace brings back
+    auto probe = [&](const Transformer& m, std::vector<std::vector<float>>& out) {
+        Trace t;
+        m.forward(d.batch, t);
+        out.push_back(t.at("projection.logits").value.data);
+        probe_bytes = trace_bytes(t);
+    };
+    ASSERT_EQ(cpu_trainer.run([&](const StepReport&) { probe(on_cpu, cpu_logits); }).status, TrainStatus::Finished);
+
+    Trainer trainer(*d.model, d.examples, to);
+    std::vector<size_t> up, down;
+    std::vector<std::vector<float>> dev_logits;
+    const TrainResult r = trainer.run([&](const StepReport&) {
+        up.push_back(device_bytes_uploaded(*d.be));
+        down.push_back(device_bytes_downloaded(*d.be));
+        probe(*d.model, dev_logits);  // the live views' pass: on the device's weights
+    });
+    ASSERT_EQ(r.status, TrainStatus::Finished) << r.message;
+    ASSERT_EQ(up.size(), 6u);
+    // Between two reports: one step and one probe pass. What they bring back is their traces (and
+    // the scalars); the weights, their second buffer and Adam's two moments would be 4x more.
+    const size_t traces = trace_bytes(trainer.last_trace()) + probe_bytes + 64;
+    for (size_t i = 2; i < up.size(); ++i) {
+        EXPECT_LT(up[i] - up[i - 1], weight_bytes / 20) << "step " << i + 1 << " uploaded the model";
+        EXPECT_LE(down[i] - down[i - 1], traces) << "step " << i + 1 << " brought the model back";
+    }
+    for (size_t i = 0; i < init.size(); ++i)
+        EXPECT_TRUE(fixtures::close(init.name(i), d.model->params()[i], on_cpu.params()[i], 1e-6));
+    ASSERT_EQ(dev_logits.size(), cpu_logits.size());
+    for (size_t s = 0; s < cpu_logits.size(); ++s)
+        for (size_t j = 0; j < cpu_logits[s].size(); ++j)
+            ASSERT_NEAR(dev_logits[s][j], cpu_logits[s][j], 1e-5) << "step " << s + 1 << ", logit " << j;
+    EXPECT_EQ(trainer.optimizer().step_count(), 6);
+    EXPECT_EQ(d.model->resident(), nullptr) << "the run's residency ends with it";
+}
+
+// A device lost under a run: the run stops, saying so, with the weights and optimizer state the
+// host last had (here those it started from: a short run brings nothing back before its end).
+TEST(DeviceModel, ARunWhoseDeviceIsLostKeepsTheLastWeightsTheHostHas) {
+    TrainOptions to;
+    to.epochs = 8;
+    to.batch_size = 1000;
+    to.shuffle = false;
+    to.optimizer.kind = OptimizerKind::SGD;
+    to.optimizer.lr = 0.05;
+    to.optimizer.momentum = 0.9;
+    DeviceModel d;
+    const ParamSet init = d.model->params();
+    Trainer trainer(*d.model, d.examples, to);
+    stepformer::testing::lose_device_after(*d.be, 3);  // the third step's wait
+    const TrainResult r = trainer.run();
+    EXPECT_EQ(r.status, TrainStatus::Stopped);
+    EXPECT_TRUE(r.device_lost);
+    EXPECT_EQ(r.steps_done, 0);
+    EXPECT_NE(r.message.find("the device stopped working at step 3"), std::string::npos) << r.message;
+    for (size_t i = 0; i < init.size(); ++i) EXPECT_EQ(d.model->params()[i].data, init[i].data) << init.name(i);
+    EXPECT_EQ(trainer.optimizer().step_count(), 0);
+    EXPECT_EQ(d.model->resident(), nullptr);
 }
 
 // The Trainer learns of a bad loss at the end of the step, after the backward pass has run; the

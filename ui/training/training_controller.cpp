@@ -320,12 +320,8 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
 
             double epochLoss = 0.0;
             int epochSteps = 0;
-            int stepsReported = 0;
-            double lastLoss = std::numeric_limits<double>::quiet_NaN();
-            TrainResult r;
             bool lostDevice = false;
-            try {
-            r = trainer->run(
+            TrainResult r = trainer->run(
                 [&](const StepReport& s) {
                     epochLoss += s.loss;
                     ++epochSteps;
@@ -340,8 +336,6 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                     t.gradNorm = s.grad_norm;
                     t.lr = s.lr;
                     t.elapsedS = s.elapsed_s;
-                    stepsReported = s.step;
-                    lastLoss = s.loss;
                     const TrainingStep at = t;
                     post(std::move(item));
                     maybeLive(at);
@@ -356,16 +350,11 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                     epochSteps = 0;
                 },
                 &shared->control);
-            } catch (const DeviceLost& e) {
-                // The weights of the last finished step are on the host: the run stops with them,
-                // on a model on the CPU, and the app goes on there.
-                const QString why = qs(e.what());
-                r.status = TrainStatus::Stopped;
-                r.steps_done = stepsReported;
-                r.last_loss = lastLoss;
-                r.message = ss(tr("the GPU stopped working after step %1 (%2); the run stopped with the weights of that "
-                                  "step, and training goes on on the CPU when started again")
-                                   .arg(stepsReported)
+            if (r.device_lost) {
+                // The Trainer kept the weights and optimizer state the host last had: the run stops
+                // with them, on a model on the CPU, and the app goes on there.
+                const QString why = qs(r.message);
+                r.message = ss(tr("the GPU stopped working (%1); training goes on on the CPU when started again")
                                    .arg(why));
                 lostDevice = true;
                 QMetaObject::invokeMethod(this, [this, why] { emit deviceLost(why); }, delivery);

@@ -96,6 +96,13 @@ public:
     void backward(const Batch& batch, Trace& trace, ParamSet& grads, bool trace_grads = true,
                   ParamUpdater* updater = nullptr) const;
 
+    // A training run's residency (staging.h): while set, every pass's staging takes `kept` as its
+    // parent, so the weights and optimizer state it keeps stay where the backend computes, and
+    // the host's copies of them are stale until kept->finish(). Null: every pass stages its own.
+    // The Trainer sets it for a run (and clears it before it returns).
+    void set_resident(Staging* kept) { kept_ = kept; }
+    Staging* resident() const { return kept_; }
+
 private:
     // Where the backend computes, the shared weights' copies (see resident_weights()).
     struct ResidentWeights;
@@ -116,6 +123,7 @@ private:
     std::shared_ptr<PeCache> pe_cache_;
     std::shared_ptr<ResidentWeights> resident_;  // filled on first use
     std::vector<bool> grad_accumulates_;  // ParamSpec::grad_accumulates, parameter by parameter
+    Staging* kept_ = nullptr;             // set_resident()
 };
 
 }  // namespace stepformer

@@ -66,6 +66,12 @@ public:
     // optimizer kept only in case its state is saved. The next use reads it back exactly. A
     // state that cannot be written stays in memory.
     void spill_state();
+    // The state tensors (momentum; Adam's first and second moments), allocated: what a training
+    // run keeps on the device. Valid until the state is spilled or the optimizer replaced.
+    std::vector<Tensor*> mutable_state();
+    // Back to step `step` (<= step_count()), whose state the tensors hold again: a training run
+    // whose device was lost keeps the state it last copied back.
+    void rewind(int64_t step);
     bool state_spilled() const { return bool(spill_); }
     // Restores from a checkpoint's tensors/metadata; throws std::runtime_error on mismatch.
     void load_state(const std::string& json, const std::map<std::string, const Tensor*>& tensors);

@@ -18,6 +18,13 @@
 // ever taken for another tensor's while the staging lives. Token ids are uploaded on every in()
 // (they are small, and a batch's storage is often reused).
 //
+// Residency across passes (a training run's weights and optimizer state): a staging that lives
+// as long as the run keeps tensors in the backend's memory (keep()), and each pass's staging
+// takes it as its parent (set_parent()): every call for a tensor the parent keeps returns the
+// parent's device copy — no upload, and no copy back at the pass's finish(); a kernel writing it
+// marks it newer on the device, and the parent's own finish() copies such tensors back (once, when
+// the host needs them: the run's end, a checkpoint). Meanwhile the host tensors are stale.
+//
 // Not thread-safe: one pass, one thread. The backend must outlive a staging that is not a
 // passthrough (one on the CPU keeps nothing of the backend's).
 #pragma once
@@ -78,6 +85,13 @@ public:
     // What the staging holds in the backend's memory (0 on a passthrough backend).
     size_t device_bytes() const;
 
+    // Residency (see the top): keeps host storage in the backend's memory from now on, its
+    // contents uploaded once. Nothing on a passthrough backend.
+    void keep(float* host, int64_t n);
+    void keep(Tensor& t) { keep(t.ptr(), t.size()); }
+    // A pass's staging uses `parent`'s kept tensors (null: none). Both on the same backend.
+    void set_parent(Staging* parent);
+
 private:
     struct Entry {
         void* dev = nullptr;
@@ -95,8 +109,12 @@ private:
         void* p;
         size_t bytes;
     };
+    // The parent's entry for `host`, when the parent keeps it.
+    Entry* kept(const void* host, size_t bytes);
+
     Backend& be_;
     bool pass_;
+    Staging* parent_ = nullptr;
     std::unordered_map<const void*, Entry> map_;
     std::vector<void*> ids_;    // the token-id uploads, released with the staging
     std::vector<Block> spare_;  // returned temps and forgotten tensors' memory, for the next temp()

@@ -44,6 +44,9 @@ struct TrainResult {
     int steps_done = 0;
     double last_loss = 0.0;
     std::string message;  // e.g. "loss became NaN at step 12; the weights of step 11 were kept"
+    // The device stopped working under the run (DeviceLost): status Stopped, and the model holds
+    // the weights (and the optimizer its state) of step steps_done, the last the host has.
+    bool device_lost = false;
 };
 
 // Thread-safe controls for a running training.
@@ -77,6 +80,14 @@ public:
     // Runs to the end (or stop/divergence). `on_step` is called after every optimizer step on the
     // calling thread; `on_epoch` after every epoch. On divergence (NaN/inf loss or gradient) the
     // weights are restored to the last good step.
+    //
+    // On a backend with memory of its own the weights, the second weight buffer, the optimizer
+    // state and the accumulated gradients stay there for the whole run (Transformer::
+    // set_resident): a step uploads its batch and brings back its trace and scalars, nothing of
+    // the model's size. The host's weights and optimizer state are brought up to date when run()
+    // returns, and every few seconds at the end of an epoch, so that a device lost under the run
+    // (TrainResult::device_lost) leaves recent ones. Meanwhile the callbacks may run passes on the
+    // model (they use the device's weights) but must not read model.params() on the host.
     TrainResult run(const std::function<void(const StepReport&)>& on_step = {},
                     const std::function<void(int epoch)>& on_epoch = {}, TrainControl* control = nullptr);
 
