@@ -32,6 +32,7 @@
 #include "copy_backend.h"
 #include "stepformer/backend.h"
 #include "stepformer/dataset.h"
+#include "stepformer/devices.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
 #include "stepformer/staging.h"
@@ -484,36 +485,225 @@ TEST_P(BackendOps, MaskFill) {
     }
 }
 
-TEST_P(BackendOps, Softmax) {
-    for (auto [rows, cols] :
-         std::vector<std::array<int, 2>>{{1, 1}, {3, 7}, {7, 63}, {5, 65}, {2, 129}, {40, 10}, {129, 513}}) {
-        const std::string shp = shape({{"rows", rows}, {"cols", cols}});
-        const size_t n = size_t(rows) * cols;
-        // scores as the model has them: some entries masked to -1e9, the last row all masked
-        Vec in = rnd(n, 27, -4.0f, 4.0f);
-        const Vec mask = rnd_mask(1, rows, cols, 28);
-        for (size_t i = 0; i < n; ++i)
-            if (mask[i] != 0.0f) in[i] = -1e9f;
-        Vec out = nan_vec(n), out_ref = out;
-        {
-            TRACE("softmax_forward", shp + " (-1e9 entries, last row all -1e9)");
-            VecStaging st(*be);
-            be->softmax_forward(st.out(out), st.in(in), rows, cols);
-            st.finish();
-            ref->softmax_forward(out_ref.data(), in.data(), rows, cols);
-            EXPECT_TRUE(near("out", out, out_ref));
-        }
-        {
-            TRACE("softmax_backward", shp + " (-1e9 entries, last row all -1e9)");
-            const Vec dout = rnd(n, 29);
-            Vec din = nan_vec(n), want = din;
-            VecStaging st(*be);
-            be->softmax_backward(st.out(din), st.in(dout), st.in(out_ref), rows, cols);
-            st.finish();
-            ref->softmax_backward(want.data(), dout.data(), out_ref.data(), rows, cols);
-            EXPECT_TRUE(near("din", din, want));
+// ---------------------------------------------------------------- row reductions
+// Softmax, LayerNorm and cross-entropy's gradient reduce along rows, and a GPU splits a row across
+// a subgroup (up to 16 values a lane) or a workgroup of 128 (vk_backend.cpp's row_teams). The
+// shapes straddle both: fewer columns than a subgroup (1, 3, 7: lavapipe's is 8, NVIDIA's 32,
+// AMD's 64), around a subgroup (31, 33) and the switch to a workgroup (128, 129 on lavapipe; 512,
+// 513 on NVIDIA), not a multiple of the workgroup (65, 513, 3000), d_model 512 and wider (2048,
+// 3000), one row and many. Shared by the BackendOps tests and by RowReductions,
+// which runs them on the GPU with each of its two ways to reduce.
+
+const std::vector<std::array<int, 2>> kRowShapes = {{1, 1},    {3, 7},    {7, 63},   {5, 65},    {2, 129},
+                                                    {40, 10},  {129, 513}, {1, 512},  {64, 512},  {1, 2048},
+                                                    {3, 3000}, {300, 31}, {70, 33},  {2000, 12}, {1, 3},
+                                                    {9, 128}};
+const std::vector<std::array<int, 2>> kCrossEntropyShapes = {{1, 1},  {1, 3},   {3, 7},      {7, 63},  {10, 65},
+                                                             {5, 129}, {129, 513}, {1, 3000}, {4, 2048}, {300, 31}};
+
+// As near(), but NaN matches NaN and an infinity the same infinity: for inputs whose right answer
+// is NaN or infinite (a row of -inf, a NaN in a row), which the CPU gives.
+::testing::AssertionResult same_or_near(const char* what, const Vec& got, const Vec& want) {
+    if (got.size() != want.size())
+        return ::testing::AssertionFailure() << what << ": size " << got.size() << " vs " << want.size();
+    for (size_t i = 0; i < got.size(); ++i) {
+        const double g = got[i], w = want[i];
+        if (std::isnan(g) && std::isnan(w)) continue;
+        if (std::isinf(w) && g == w) continue;
+        if (std::isnan(g) || std::isnan(w) || !(std::abs(g - w) <= 1e-5 * (1.0 + std::abs(w))))
+            return ::testing::AssertionFailure() << what << "[" << i << "] = " << g << ", the CPU reference gives " << w;
+    }
+    return ::testing::AssertionSuccess();
+}
+
+void check_softmax(Backend& be, Backend& ref, const std::string& on, int rows, int cols) {
+    const std::string shp = shape({{"rows", rows}, {"cols", cols}}) + " (-1e9 entries, last row all -1e9)";
+    const size_t n = size_t(rows) * cols;
+    // scores as the model has them: some entries masked to -1e9, the last row all masked
+    Vec in = rnd(n, 27, -4.0f, 4.0f);
+    const Vec mask = rnd_mask(1, rows, cols, 28);
+    for (size_t i = 0; i < n; ++i)
+        if (mask[i] != 0.0f) in[i] = -1e9f;
+    Vec out = nan_vec(n), out_ref = out;
+    {
+        SCOPED_TRACE("softmax_forward on " + on + ", " + shp);
+        VecStaging st(be);
+        be.softmax_forward(st.out(out), st.in(in), rows, cols);
+        st.finish();
+        ref.softmax_forward(out_ref.data(), in.data(), rows, cols);
+        EXPECT_TRUE(near("out", out, out_ref));
+    }
+    {
+        SCOPED_TRACE("softmax_backward on " + on + ", " + shp);
+        const Vec dout = rnd(n, 29);
+        Vec din = nan_vec(n), want = din;
+        VecStaging st(be);
+        be.softmax_backward(st.out(din), st.in(dout), st.in(out_ref), rows, cols);
+        st.finish();
+        ref.softmax_backward(want.data(), dout.data(), out_ref.data(), rows, cols);
+        EXPECT_TRUE(near("din", din, want));
+    }
+}
+
+// Rows whose answer the CPU gives as NaN, or by a rule: all -inf (NaN: -inf - -inf), a +inf
+// (NaN), a NaN first or in the middle (NaN), -inf in some entries (0 there), all -1e9 (uniform).
+void check_softmax_special(Backend& be, Backend& ref, const std::string& on, int cols) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const int rows = 6;
+    const size_t n = size_t(rows) * cols;
+    Vec in = rnd(n, 50, -4.0f, 4.0f);
+    const auto row = [&](int r) { return in.begin() + r * cols; };
+    std::fill(row(0), row(1), -inf);
+    for (int c = 0; c < cols; c += 2) row(1)[c] = -inf;
+    row(2)[cols / 2] = inf;
+    row(3)[cols / 2] = kNaN;
+    std::fill(row(4), row(5), -1e9f);
+    row(5)[0] = kNaN;
+    const std::string shp = shape({{"rows", rows}, {"cols", cols}}) + " (rows of -inf, +inf, NaN, -1e9)";
+    Vec out = nan_vec(n), out_ref = out;
+    {
+        SCOPED_TRACE("softmax_forward on " + on + ", " + shp);
+        VecStaging st(be);
+        be.softmax_forward(st.out(out), st.in(in), rows, cols);
+        st.finish();
+        ref.softmax_forward(out_ref.data(), in.data(), rows, cols);
+        EXPECT_TRUE(same_or_near("out", out, out_ref));
+    }
+    {
+        SCOPED_TRACE("softmax_backward on " + on + ", " + shp);
+        const Vec dout = rnd(n, 51);
+        Vec din = Vec(n, 7.0f), want = din;
+        VecStaging st(be);
+        be.softmax_backward(st.out(din), st.in(dout), st.in(out_ref), rows, cols);
+        st.finish();
+        ref.softmax_backward(want.data(), dout.data(), out_ref.data(), rows, cols);
+        EXPECT_TRUE(same_or_near("din", din, want));
+    }
+}
+
+void check_layernorm(Backend& be, Backend& ref, const std::string& on, int rows, int cols, bool affine) {
+    const std::string shp = shape({{"rows", rows}, {"cols", cols}}) + (affine ? " gamma/beta" : " no gamma/beta");
+    const size_t n = size_t(rows) * cols;
+    const Vec in = rnd(n, 38, -2.0f, 3.0f), gamma = rnd(size_t(cols), 39, 0.5f, 1.5f), beta = rnd(size_t(cols), 40);
+    const float* g = affine ? gamma.data() : nullptr;
+    const float* b = affine ? beta.data() : nullptr;
+    Vec out = nan_vec(n), mean = nan_vec(size_t(rows)), rstd = mean, out_ref = out, mean_ref = mean, rstd_ref = mean;
+    {
+        SCOPED_TRACE("layernorm_forward on " + on + ", " + shp);
+        VecStaging st(be);
+        be.layernorm_forward(st.out(out), st.out(mean), st.out(rstd), st.in(in), affine ? st.in(gamma) : nullptr,
+                             affine ? st.in(beta) : nullptr, rows, cols, 1e-5f);
+        st.finish();
+        ref.layernorm_forward(out_ref.data(), mean_ref.data(), rstd_ref.data(), in.data(), g, b, rows, cols, 1e-5f);
+        EXPECT_TRUE(near("out", out, out_ref));
+        EXPECT_TRUE(near("mean", mean, mean_ref));
+        EXPECT_TRUE(near("rstd", rstd, rstd_ref));
+    }
+    {
+        SCOPED_TRACE("layernorm_backward on " + on + ", " + shp);
+        const Vec dout = rnd(n, 41);
+        Vec din = nan_vec(n), din_ref = din;
+        Vec dg = rnd(size_t(cols), 42), db = rnd(size_t(cols), 43), dg_ref = dg, db_ref = db;  // accumulated
+        VecStaging st(be);
+        be.layernorm_backward(st.out(din), affine ? st.inout(dg) : nullptr, affine ? st.inout(db) : nullptr,
+                              st.in(dout), st.in(in), st.in(mean_ref), st.in(rstd_ref), affine ? st.in(gamma) : nullptr,
+                              rows, cols);
+        st.finish();
+        ref.layernorm_backward(din_ref.data(), affine ? dg_ref.data() : nullptr, affine ? db_ref.data() : nullptr,
+                               dout.data(), in.data(), mean_ref.data(), rstd_ref.data(), g, rows, cols);
+        EXPECT_TRUE(near("din", din, din_ref));
+        if (affine) {
+            EXPECT_TRUE(near("dgamma", dg, dg_ref));
+            EXPECT_TRUE(near("dbeta", db, db_ref));
         }
     }
+}
+
+// Rows with a NaN (all NaN, mean NaN), a +inf (mean inf, the rest NaN), all equal (variance 0:
+// out 0, rstd 1/sqrt(eps)), and an ordinary one.
+void check_layernorm_special(Backend& be, Backend& ref, const std::string& on, int cols) {
+    const int rows = 4;
+    const size_t n = size_t(rows) * cols;
+    Vec in = rnd(n, 52, -2.0f, 3.0f);
+    in[size_t(cols / 2)] = kNaN;
+    in[size_t(cols) + size_t(cols / 3)] = std::numeric_limits<float>::infinity();
+    std::fill(in.begin() + 2 * cols, in.begin() + 3 * cols, 0.75f);
+    const std::string shp = shape({{"rows", rows}, {"cols", cols}}) + " (rows with NaN, +inf, all equal)";
+    Vec out = nan_vec(n), mean = nan_vec(size_t(rows)), rstd = mean, out_ref = out, mean_ref = mean, rstd_ref = mean;
+    {
+        SCOPED_TRACE("layernorm_forward on " + on + ", " + shp);
+        VecStaging st(be);
+        be.layernorm_forward(st.out(out), st.out(mean), st.out(rstd), st.in(in), nullptr, nullptr, rows, cols, 1e-5f);
+        st.finish();
+        ref.layernorm_forward(out_ref.data(), mean_ref.data(), rstd_ref.data(), in.data(), nullptr, nullptr, rows, cols,
+                              1e-5f);
+        EXPECT_TRUE(same_or_near("out", out, out_ref));
+        EXPECT_TRUE(same_or_near("mean", mean, mean_ref));
+        EXPECT_TRUE(same_or_near("rstd", rstd, rstd_ref));
+    }
+    {
+        SCOPED_TRACE("layernorm_backward on " + on + ", " + shp);
+        const Vec dout = rnd(n, 53);
+        Vec din = Vec(n, 7.0f), din_ref = din;
+        VecStaging st(be);
+        be.layernorm_backward(st.out(din), nullptr, nullptr, st.in(dout), st.in(in), st.in(mean_ref),
+                              st.in(rstd_ref), nullptr, rows, cols);
+        st.finish();
+        ref.layernorm_backward(din_ref.data(), nullptr, nullptr, dout.data(), in.data(), mean_ref.data(),
+                               rstd_ref.data(), nullptr, rows, cols);
+        EXPECT_TRUE(same_or_near("din", din, din_ref));
+    }
+}
+
+void check_cross_entropy(Backend& be, Backend& ref, const std::string& on, int N, int V, bool all_ignored) {
+    const int ignore = 0;
+    const std::string shp = shape({{"N", N}, {"V", V}}) + (all_ignored ? " all rows ignored" : " some ignored");
+    // probs: a softmax of random logits
+    Vec logits = rnd(size_t(N) * V, 44, -3.0f, 3.0f), probs(logits.size());
+    ref.softmax_forward(probs.data(), logits.data(), N, V);
+    std::vector<int> targets = rnd_ints(size_t(N), 45, 0, V - 1);
+    if (all_ignored)
+        std::fill(targets.begin(), targets.end(), ignore);
+    else if (N > 1) {
+        targets[0] = ignore;
+        targets[N - 1] = V - 1;
+    }
+    Vec losses = nan_vec(size_t(N)), losses_ref = losses;
+    int counted = -1, counted_ref = -2;
+    {
+        SCOPED_TRACE("cross_entropy_forward on " + on + ", " + shp);
+        float m = -1.0f, m_ref = -2.0f;
+        VecStaging st(be);  // m and counted: host pointers, as every scalar result is
+        be.cross_entropy_forward(st.out(losses), &m, &counted, st.in(probs), st.in(targets), N, V, ignore);
+        st.finish();
+        ref.cross_entropy_forward(losses_ref.data(), &m_ref, &counted_ref, probs.data(), targets.data(), N, V, ignore);
+        ref.sync();
+        EXPECT_TRUE(near("losses", losses, losses_ref));
+        EXPECT_EQ(counted, counted_ref);
+        EXPECT_TRUE(near_scalar("mean loss", m, m_ref));
+        if (all_ignored) {
+            EXPECT_EQ(counted, 0);
+            EXPECT_EQ(m, 0.0f);
+        }
+    }
+    {
+        SCOPED_TRACE("cross_entropy_backward on " + on + ", " + shp);
+        Vec d = nan_vec(probs.size()), want = d;
+        VecStaging st(be);
+        be.cross_entropy_backward(st.out(d), st.in(probs), st.in(targets), N, V, ignore);
+        st.finish();
+        ref.cross_entropy_backward(want.data(), probs.data(), targets.data(), N, V, ignore);
+        EXPECT_TRUE(near("dlogits", d, want));
+        if (all_ignored) {
+            EXPECT_TRUE(exact("dlogits (all ignored)", d, Vec(d.size(), 0.0f)));
+        }
+    }
+}
+
+TEST_P(BackendOps, Softmax) {
+    kernel("softmax_forward"), kernel("softmax_backward");
+    for (auto [rows, cols] : kRowShapes) check_softmax(*be, *ref, GetParam(), rows, cols);
+    for (int cols : {1, 5, 40, 600}) check_softmax_special(*be, *ref, GetParam(), cols);
 }
 
 // ---------------------------------------------------------------- element-wise
@@ -594,100 +784,18 @@ TEST_P(BackendOps, Relu) {
 // ---------------------------------------------------------------- LayerNorm
 
 TEST_P(BackendOps, LayerNorm) {
-    for (auto [rows, cols] : std::vector<std::array<int, 2>>{{1, 1}, {3, 7}, {7, 63}, {2, 65}, {5, 129}, {20, 512}})
-        for (int affine = 0; affine < 2; ++affine) {
-            const std::string shp =
-                shape({{"rows", rows}, {"cols", cols}}) + (affine ? " gamma/beta" : " no gamma/beta");
-            const size_t n = size_t(rows) * cols;
-            const Vec in = rnd(n, 38, -2.0f, 3.0f), gamma = rnd(size_t(cols), 39, 0.5f, 1.5f),
-                      beta = rnd(size_t(cols), 40);
-            const float* g = affine ? gamma.data() : nullptr;
-            const float* b = affine ? beta.data() : nullptr;
-            Vec out = nan_vec(n), mean = nan_vec(size_t(rows)), rstd = mean, out_ref = out, mean_ref = mean,
-                rstd_ref = mean;
-            {
-                TRACE("layernorm_forward", shp);
-                VecStaging st(*be);
-                be->layernorm_forward(st.out(out), st.out(mean), st.out(rstd), st.in(in), affine ? st.in(gamma) : nullptr,
-                                      affine ? st.in(beta) : nullptr, rows, cols, 1e-5f);
-                st.finish();
-                ref->layernorm_forward(out_ref.data(), mean_ref.data(), rstd_ref.data(), in.data(), g, b, rows, cols,
-                                       1e-5f);
-                EXPECT_TRUE(near("out", out, out_ref));
-                EXPECT_TRUE(near("mean", mean, mean_ref));
-                EXPECT_TRUE(near("rstd", rstd, rstd_ref));
-            }
-            {
-                TRACE("layernorm_backward", shp);
-                const Vec dout = rnd(n, 41);
-                Vec din = nan_vec(n), din_ref = din;
-                Vec dg = rnd(size_t(cols), 42), db = rnd(size_t(cols), 43), dg_ref = dg, db_ref = db;  // accumulated
-                VecStaging st(*be);
-                be->layernorm_backward(st.out(din), affine ? st.inout(dg) : nullptr, affine ? st.inout(db) : nullptr,
-                                       st.in(dout), st.in(in), st.in(mean_ref), st.in(rstd_ref),
-                                       affine ? st.in(gamma) : nullptr, rows, cols);
-                st.finish();
-                ref->layernorm_backward(din_ref.data(), affine ? dg_ref.data() : nullptr,
-                                        affine ? db_ref.data() : nullptr, dout.data(), in.data(), mean_ref.data(),
-                                        rstd_ref.data(), g, rows, cols);
-                EXPECT_TRUE(near("din", din, din_ref));
-                if (affine) {
-                    EXPECT_TRUE(near("dgamma", dg, dg_ref));
-                    EXPECT_TRUE(near("dbeta", db, db_ref));
-                }
-            }
-        }
+    kernel("layernorm_forward"), kernel("layernorm_backward");
+    for (auto [rows, cols] : kRowShapes)
+        for (int affine = 0; affine < 2; ++affine) check_layernorm(*be, *ref, GetParam(), rows, cols, affine);
+    for (int cols : {1, 5, 40, 600}) check_layernorm_special(*be, *ref, GetParam(), cols);
 }
 
 // ---------------------------------------------------------------- cross-entropy
 
 TEST_P(BackendOps, CrossEntropy) {
-    const int ignore = 0;
-    for (auto [N, V] : std::vector<std::array<int, 2>>{{1, 1}, {1, 3}, {3, 7}, {7, 63}, {10, 65}, {5, 129}, {129, 513}})
-        for (int all_ignored = 0; all_ignored < 2; ++all_ignored) {
-            const std::string shp = shape({{"N", N}, {"V", V}}) + (all_ignored ? " all rows ignored" : " some ignored");
-            // probs: a softmax of random logits
-            Vec logits = rnd(size_t(N) * V, 44, -3.0f, 3.0f), probs(logits.size());
-            ref->softmax_forward(probs.data(), logits.data(), N, V);
-            std::vector<int> targets = rnd_ints(size_t(N), 45, 0, V - 1);
-            if (all_ignored)
-                std::fill(targets.begin(), targets.end(), ignore);
-            else if (N > 1) {
-                targets[0] = ignore;
-                targets[N - 1] = V - 1;
-            }
-            Vec losses = nan_vec(size_t(N)), losses_ref = losses;
-            int counted = -1, counted_ref = -2;
-            {
-                TRACE("cross_entropy_forward", shp);
-                float m = -1.0f, m_ref = -2.0f;
-                VecStaging st(*be);  // m and counted: host pointers, as every scalar result is
-                be->cross_entropy_forward(st.out(losses), &m, &counted, st.in(probs), st.in(targets), N, V, ignore);
-                st.finish();
-                ref->cross_entropy_forward(losses_ref.data(), &m_ref, &counted_ref, probs.data(), targets.data(), N, V,
-                                           ignore);
-                ref->sync();
-                EXPECT_TRUE(near("losses", losses, losses_ref));
-                EXPECT_EQ(counted, counted_ref);
-                EXPECT_TRUE(near_scalar("mean loss", m, m_ref));
-                if (all_ignored) {
-                    EXPECT_EQ(counted, 0);
-                    EXPECT_EQ(m, 0.0f);
-                }
-            }
-            {
-                TRACE("cross_entropy_backward", shp);
-                Vec d = nan_vec(probs.size()), want = d;
-                VecStaging st(*be);
-                be->cross_entropy_backward(st.out(d), st.in(probs), st.in(targets), N, V, ignore);
-                st.finish();
-                ref->cross_entropy_backward(want.data(), probs.data(), targets.data(), N, V, ignore);
-                EXPECT_TRUE(near("dlogits", d, want));
-                if (all_ignored) {
-                    EXPECT_TRUE(exact("dlogits (all ignored)", d, Vec(d.size(), 0.0f)));
-                }
-            }
-        }
+    kernel("cross_entropy_forward"), kernel("cross_entropy_backward");
+    for (auto [N, V] : kCrossEntropyShapes)
+        for (int all_ignored = 0; all_ignored < 2; ++all_ignored) check_cross_entropy(*be, *ref, GetParam(), N, V, all_ignored);
 }
 
 // ---------------------------------------------------------------- masks, tables, dropout, fill
@@ -1335,6 +1443,45 @@ INSTANTIATE_TEST_SUITE_P(Backends, BackendOps, ::testing::ValuesIn(stepformer::t
                          [](const ::testing::TestParamInfo<std::string>& i) {
                              return stepformer::testing::test_name(i.param);
                          });
+
+// ---------------------------------------------------------------- the GPU's two ways to reduce a row
+
+// The gpu backend splits a row across a subgroup or a workgroup where the device has subgroup
+// arithmetic, and runs one invocation a row otherwise (STEPFORMER_VK_REDUCE=subgroup|serial
+// chooses; lavapipe has it, so both run here): each against the CPU on the shapes above, and on
+// more rows than a dispatch has teams for (the subgroup shaders stride over the rows), with a
+// short row (a subgroup each) and a long one (a workgroup each).
+TEST(RowReductions, SubgroupAndSerialShadersBothGiveTheCpus) {
+    const auto names = available_backends();
+    if (std::find(names.begin(), names.end(), "gpu") == names.end()) {
+        // No "gpu" is right only where there is no usable Vulkan device.
+        for (const auto& d : gpu_devices()) EXPECT_FALSE(d.usable) << d.name << " is usable but gpu is not registered";
+        return;
+    }
+    const std::unique_ptr<Backend> ref = make_cpu_backend(1);
+    for (const char* reduce : {"subgroup", "serial"}) {
+        setenv("STEPFORMER_VK_REDUCE", reduce, 1);
+        const std::unique_ptr<Backend> be = make_backend("gpu", 1);
+        unsetenv("STEPFORMER_VK_REDUCE");
+        const std::string on = std::string("gpu (") + reduce + ")";
+        for (auto [rows, cols] : kRowShapes) {
+            check_softmax(*be, *ref, on, rows, cols);
+            for (int affine = 0; affine < 2; ++affine) check_layernorm(*be, *ref, on, rows, cols, affine);
+        }
+        for (int cols : {1, 5, 40, 600}) {
+            check_softmax_special(*be, *ref, on, cols);
+            check_layernorm_special(*be, *ref, on, cols);
+        }
+        for (auto [N, V] : kCrossEntropyShapes)
+            for (int all_ignored = 0; all_ignored < 2; ++all_ignored) check_cross_entropy(*be, *ref, on, N, V, all_ignored);
+        // Without gamma: dgamma and dbeta (columns.comp) sum over the rows in one loop, which
+        // lavapipe cuts short after 65535 iterations.
+        for (auto [rows, cols] : std::vector<std::array<int, 2>>{{1100000, 2}, {66000, 130}}) {
+            check_softmax(*be, *ref, on, rows, cols);
+            check_layernorm(*be, *ref, on, rows, cols, false);
+        }
+    }
+}
 
 // ---------------------------------------------------------------- the list is complete
 

@@ -26,9 +26,11 @@ struct ElementwiseArgs {
     uint32_t n, op;
     float value;
 };
+// per_subgroup: the *_subgroup shaders' split (row_teams); the one-invocation-a-row shaders ignore it
 struct SoftmaxArgs {
     VkDeviceAddress out, in;
     uint32_t rows, cols;
+    uint32_t per_subgroup;
 };
 // gather.comp's ops
 enum class Gather : uint32_t { Embedding = 0, SplitHeads = 1, MergeHeads = 2, Positional = 3, MaskFill = 4, PadMask = 5,
@@ -53,6 +55,7 @@ struct RowsArgs {
     uint32_t rows, cols, op;
     int32_t ival;
     float value;
+    uint32_t per_subgroup;
 };
 struct UpdateArgs {
     VkDeviceAddress param, out, buf1, buf2, grad, apply_if;
@@ -80,6 +83,7 @@ struct LayerNormArgs {
     VkDeviceAddress out, mean, rstd, in, gamma, beta;
     uint32_t rows, cols;
     float eps;
+    uint32_t per_subgroup;
 };
 
 class VulkanBackend final : public Backend {
@@ -89,6 +93,14 @@ public:
         // chooses (the tests run the tiled one on lavapipe that way).
         const char* gemm = std::getenv("STEPFORMER_VK_GEMM");
         tiled_ = gemm ? std::strcmp(gemm, "tiled") == 0 : ctx_.info().type != "cpu";
+        // Row reductions (softmax, LayerNorm, their backwards, cross-entropy's gradient) split a row
+        // across a subgroup or a workgroup on a GPU with subgroup arithmetic in compute shaders. On
+        // a CPU device one invocation a row is faster (lavapipe: the split rows ran 2 to 7 times
+        // slower, its barriers and subgroups being emulated); STEPFORMER_VK_REDUCE=subgroup|serial
+        // chooses (the tests run both on lavapipe), subgroup only where the device has it.
+        const char* reduce = std::getenv("STEPFORMER_VK_REDUCE");
+        subgroup_ = ctx_.info().subgroup_arithmetic &&
+                    (reduce ? std::strcmp(reduce, "subgroup") == 0 : ctx_.info().type != "cpu");
         VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
         pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
         pci.queueFamilyIndex = ctx_.queue_family();
@@ -191,9 +203,14 @@ public:
         if (rows <= 0 || cols <= 0) return;
         const std::lock_guard lock(mu_);
         const size_t n = size_t(rows) * cols;
-        const SoftmaxArgs args{addr(out, n, "softmax_forward out"), addr(in, n, "softmax_forward in"), uint32_t(rows),
-                               uint32_t(cols)};
-        dispatch("softmax_forward", &args, sizeof args, (uint32_t(rows) + 63) / 64, 1);
+        SoftmaxArgs args{addr(out, n, "softmax_forward out"), addr(in, n, "softmax_forward in"), uint32_t(rows),
+                         uint32_t(cols), 0};
+        if (subgroup_) {
+            const uint32_t groups = row_teams(rows, cols, args.per_subgroup);
+            dispatch("softmax_forward_subgroup", &args, sizeof args, groups, 1);
+        } else {
+            dispatch("softmax_forward", &args, sizeof args, (uint32_t(rows) + 63) / 64, 1);
+        }
     }
 
     // ----- kernels that run the CPU's code on the mapped memory, after the queue (see the header)
@@ -320,11 +337,16 @@ public:
         if (rows <= 0 || cols <= 0) return;
         const std::lock_guard lock(mu_);
         const size_t n = size_t(rows) * cols;
-        const LayerNormArgs args{addr(out, n, "layernorm_forward out"), addr(mean, size_t(rows), "layernorm_forward mean"),
-                                 addr(rstd, size_t(rows), "layernorm_forward rstd"), addr(in, n, "layernorm_forward in"),
-                                 addr(gamma, size_t(cols), "layernorm_forward gamma"),
-                                 addr(beta, size_t(cols), "layernorm_forward beta"), uint32_t(rows), uint32_t(cols), eps};
-        dispatch("layernorm_forward", &args, sizeof args, (uint32_t(rows) + 63) / 64, 1);
+        LayerNormArgs args{addr(out, n, "layernorm_forward out"), addr(mean, size_t(rows), "layernorm_forward mean"),
+                           addr(rstd, size_t(rows), "layernorm_forward rstd"), addr(in, n, "layernorm_forward in"),
+                           addr(gamma, size_t(cols), "layernorm_forward gamma"),
+                           addr(beta, size_t(cols), "layernorm_forward beta"), uint32_t(rows), uint32_t(cols), eps, 0};
+        if (subgroup_) {
+            const uint32_t groups = row_teams(rows, cols, args.per_subgroup);
+            dispatch("layernorm_forward_subgroup", &args, sizeof args, groups, 1);
+        } else {
+            dispatch("layernorm_forward", &args, sizeof args, (uint32_t(rows) + 63) / 64, 1);
+        }
     }
     void layernorm_backward(float* din, float* dgamma, float* dbeta, const float* dout, const float* in,
                             const float* mean, const float* rstd, const float* gamma, int rows, int cols) override {
@@ -587,7 +609,24 @@ private:
         r.rows = uint32_t(rows);
         r.cols = uint32_t(cols);
         r.op = uint32_t(op);
-        dispatch("rows", &r, sizeof r, (uint32_t(rows) + 63) / 64, 1);
+        // The loss reads one value a row: nothing to split, it stays one invocation a row.
+        if (subgroup_ && op != Rows::CrossEntropy) {
+            const uint32_t groups = row_teams(rows, cols, r.per_subgroup);
+            dispatch("rows_subgroup", &r, sizeof r, groups, 1);
+        } else {
+            dispatch("rows", &r, sizeof r, (uint32_t(rows) + 63) / 64, 1);
+        }
+    }
+    // How a *_subgroup shader shares out `rows` rows of `cols`: a row of up to 16 values a lane to
+    // one subgroup (no barriers, a workgroup takes several rows: d_model 512 on a 32-wide GPU), a
+    // longer one to a whole workgroup (a vocabulary's logits). Sets per_subgroup and returns the
+    // workgroups to dispatch; the shaders stride over the rows, so the count only needs to be
+    // about right (the subgroup size reported may not be the one run).
+    uint32_t row_teams(int rows, int cols, uint32_t& per_subgroup) const {
+        const uint32_t sg = std::max<uint32_t>(ctx_.info().subgroup_size, 1);
+        per_subgroup = uint32_t(cols) <= 16 * sg ? 1u : 0u;
+        const uint32_t rows_per_group = per_subgroup ? std::max<uint32_t>(kReduceGroup / sg, 1) : 1;
+        return uint32_t(std::min<int64_t>((int64_t(rows) + rows_per_group - 1) / rows_per_group, 65535));
     }
     // A float in the backend's memory for one scalar result, valid until the next flush. mu_ held.
     float* scalar_slot() {
@@ -637,6 +676,8 @@ private:
     Context ctx_;
     std::unique_ptr<Backend> cpu_;
     bool tiled_ = false;  // batched_matmul_tiled.comp
+    bool subgroup_ = false;  // the *_subgroup.comp row reductions
+    static constexpr uint32_t kReduceGroup = 128;  // their local_size_x
     mutable std::mutex mu_;  // one queue and one command buffer for every thread (the first step's simplicity)
     VkCommandPool pool_ = VK_NULL_HANDLE;
     VkCommandBuffer cb_ = VK_NULL_HANDLE;

@@ -153,6 +153,16 @@ DeviceInfo describe(VkPhysicalDevice d) {
     else if (compute_family(d) < 0)
         info.why = "no compute queue";
     info.usable = info.why.empty();
+    if (p.apiVersion >= VK_API_VERSION_1_1) {
+        VkPhysicalDeviceSubgroupProperties sg{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+        VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+        p2.pNext = &sg;
+        vkGetPhysicalDeviceProperties2(d, &p2);
+        const VkSubgroupFeatureFlags ops = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+        info.subgroup_arithmetic =
+            (sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) && (sg.supportedOperations & ops) == ops && sg.subgroupSize > 0;
+        info.subgroup_size = sg.subgroupSize;
+    }
     return info;
 }
 

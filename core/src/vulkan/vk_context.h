@@ -20,6 +20,10 @@ struct DeviceInfo {
     uint32_t api = 0;  // VK_MAKE_API_VERSION
     bool usable = false;
     std::string why;  // what is missing, when not usable
+    // subgroupAdd/subgroupMax in compute shaders (the *_subgroup shaders' row reductions), and the
+    // subgroup size the driver reports: a hint for sizing dispatches, the shaders do not rely on it
+    bool subgroup_arithmetic = false;
+    uint32_t subgroup_size = 0;
 };
 
 // The Vulkan devices this machine has; empty when there is no Vulkan loader or driver.
