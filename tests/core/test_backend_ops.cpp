@@ -108,6 +108,19 @@ Vec nan_vec(size_t n) { return Vec(n, kNaN); }
     }
     return ::testing::AssertionSuccess();
 }
+// Normalised mean squared error sum (got - want)^2 / sum want^2 at most `bound`.
+::testing::AssertionResult nmse(const char* what, const Vec& got, const Vec& want, double bound = 1e-10) {
+    if (got.size() != want.size())
+        return ::testing::AssertionFailure() << what << ": size " << got.size() << " vs " << want.size();
+    double err = 0.0, ref = 0.0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(got[i]) || std::isnan(want[i])) return ::testing::AssertionFailure() << what << "[" << i << "] is NaN";
+        err += (double(got[i]) - want[i]) * (double(got[i]) - want[i]);
+        ref += double(want[i]) * want[i];
+    }
+    if (err <= bound * std::max(ref, 1e-30)) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << what << ": NMSE " << err / std::max(ref, 1e-30) << " > " << bound;
+}
 template <class T>
 ::testing::AssertionResult exact(const char* what, const std::vector<T>& got, const std::vector<T>& want) {
     if (got.size() != want.size())
@@ -613,8 +626,10 @@ void check_layernorm(Backend& be, Backend& ref, const std::string& on, int rows,
                                dout.data(), in.data(), mean_ref.data(), rstd_ref.data(), g, rows, cols);
         EXPECT_TRUE(near("din", din, din_ref));
         if (affine) {
-            EXPECT_TRUE(near("dgamma", dg, dg_ref));
-            EXPECT_TRUE(near("dbeta", db, db_ref));
+            // Sums over every row: with tens of thousands of rows, cancellation leaves a few
+            // ulps of the terms' magnitude, so these are held to the NMSE bound past 10k rows.
+            EXPECT_TRUE(rows > 10000 ? nmse("dgamma", dg, dg_ref) : near("dgamma", dg, dg_ref));
+            EXPECT_TRUE(rows > 10000 ? nmse("dbeta", db, db_ref) : near("dbeta", db, db_ref));
         }
     }
 }
@@ -1474,12 +1489,13 @@ TEST(RowReductions, SubgroupAndSerialShadersBothGiveTheCpus) {
         }
         for (auto [N, V] : kCrossEntropyShapes)
             for (int all_ignored = 0; all_ignored < 2; ++all_ignored) check_cross_entropy(*be, *ref, on, N, V, all_ignored);
-        // Without gamma: dgamma and dbeta (columns.comp) sum over the rows in one loop, which
-        // lavapipe cuts short after 65535 iterations.
+        // More rows than one loop may run on lavapipe (65535 iterations): the column sums of
+        // dgamma/dbeta and the loss's row count go in chunks.
         for (auto [rows, cols] : std::vector<std::array<int, 2>>{{1100000, 2}, {66000, 130}}) {
             check_softmax(*be, *ref, on, rows, cols);
-            check_layernorm(*be, *ref, on, rows, cols, false);
+            for (int affine = 0; affine < 2; ++affine) check_layernorm(*be, *ref, on, rows, cols, affine);
         }
+        check_cross_entropy(*be, *ref, on, 70000, 3, 0);
     }
 }
 

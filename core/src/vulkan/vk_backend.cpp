@@ -71,7 +71,8 @@ struct DropoutArgs {
 };
 struct ReduceArgs {
     VkDeviceAddress out, x;
-    uint32_t n, op;  // 0: sum of squares, 1: all finite
+    uint32_t n, op;  // 0: sum of squares, 1: all finite, 2: count of ints != ival
+    int32_t ival;
 };
 // columns.comp's
 enum class Columns : uint32_t { LayerNorm = 0, Embedding = 1 };
@@ -275,7 +276,10 @@ public:
         ColumnsArgs c{addr(dtable, size_t(n), "embedding_backward dtable"), 0,
                       addr(dout, size_t(N) * D, "embedding_backward dout"), addr(ids, size_t(N), "embedding_backward ids"),
                       0, 0, uint32_t(N), uint32_t(D), uint32_t(n), uint32_t(Columns::Embedding)};
-        dispatch("columns", &c, sizeof c, uint32_t((n + 63) / 64), 1);
+        column_sums(c, uint32_t((n + 63) / 64), [&](ColumnsArgs& part, VkDeviceAddress r0) {
+            part.a += r0 * uint32_t(D) * sizeof(float);  // dout (N, D)
+            part.b += r0 * sizeof(int);                  // ids (N)
+        });
     }
     void split_heads(float* out, const float* in, int B, int L, int H, int d) override {
         heads(Gather::SplitHeads, out, in, B, L, H, d);
@@ -365,7 +369,12 @@ public:
         ColumnsArgs c{addr(dgamma, size_t(cols), "layernorm_backward dgamma"),
                       addr(dbeta, size_t(cols), "layernorm_backward dbeta"), r.a, r.b, r.c, r.d,
                       uint32_t(rows), uint32_t(cols), uint32_t(cols), uint32_t(Columns::LayerNorm)};
-        dispatch("columns", &c, sizeof c, (uint32_t(cols) + 63) / 64, 1);
+        column_sums(c, (uint32_t(cols) + 63) / 64, [&](ColumnsArgs& part, VkDeviceAddress r0) {
+            part.a += r0 * uint32_t(cols) * sizeof(float);  // dout (rows, cols)
+            part.b += r0 * uint32_t(cols) * sizeof(float);  // in (rows, cols)
+            part.c += r0 * sizeof(float);                   // mean (rows)
+            part.d += r0 * sizeof(float);                   // rstd (rows)
+        });
     }
     void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
                                int V, int ignore_index) override {
@@ -402,12 +411,17 @@ public:
         r.a = addr(probs, size_t(N) * V, "cross_entropy_backward probs");
         r.b = addr(targets, size_t(N), "cross_entropy_backward targets");
         r.ival = ignore_index;
+        // The rows that count, once, into a slot the row kernel reads.
+        float* counted = scalar_slot();
+        r.c = addr(counted, 1, "cross_entropy_backward counted");
+        const ReduceArgs count{r.c, r.b, uint32_t(N), 2u, ignore_index};
+        dispatch("reduce", &count, sizeof count, 1, 1);
         rows_kernel(Rows::CrossEntropyBackward, r, N, V);
     }
     void all_finite(float* flag, const float* x, int64_t n) override {
         if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
         const std::lock_guard lock(mu_);
-        const ReduceArgs r{addr(flag, 1, "all_finite flag"), addr(x, size_t(n), "all_finite x"), uint32_t(std::max<int64_t>(n, 0)), 1u};
+        const ReduceArgs r{addr(flag, 1, "all_finite flag"), addr(x, size_t(n), "all_finite x"), uint32_t(std::max<int64_t>(n, 0)), 1u, 0};
         dispatch("reduce", &r, sizeof r, 1, 1);
     }
     void pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) override {
@@ -463,7 +477,7 @@ public:
         if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
         const std::lock_guard lock(mu_);
         float* slot = scalar_slot();
-        const ReduceArgs r{addr(slot, 1, "sum_squares slot"), addr(x, size_t(n), "sum_squares x"), uint32_t(n), 0u};
+        const ReduceArgs r{addr(slot, 1, "sum_squares slot"), addr(x, size_t(n), "sum_squares x"), uint32_t(n), 0u, 0};
         dispatch("reduce", &r, sizeof r, 1, 1);
         after_.push_back([acc, slot] { *acc += double(*slot); });
     }
@@ -627,6 +641,22 @@ private:
         per_subgroup = uint32_t(cols) <= 16 * sg ? 1u : 0u;
         const uint32_t rows_per_group = per_subgroup ? std::max<uint32_t>(kReduceGroup / sg, 1) : 1;
         return uint32_t(std::min<int64_t>((int64_t(rows) + rows_per_group - 1) / rows_per_group, 65535));
+    }
+    // columns.comp adds rows into the running column sums in order, in dispatches of at most
+    // kColumnRows rows (lavapipe ends an invocation's loops after 65535 iterations): `from(part,
+    // r0)` moves a part's per-row arguments on to row r0; each dispatch runs after the one before
+    // (a barrier follows every dispatch), so the sums keep the CPU's order. mu_ held.
+    template <class From>
+    void column_sums(const ColumnsArgs& c, uint32_t groups, From from) {
+        constexpr uint32_t kColumnRows = 32768;
+        uint32_t r0 = 0;
+        do {
+            ColumnsArgs part = c;
+            part.rows = std::min(kColumnRows, c.rows - r0);
+            from(part, VkDeviceAddress(r0));
+            dispatch("columns", &part, sizeof part, groups, 1);
+            r0 += part.rows;
+        } while (r0 < c.rows);
     }
     // A float in the backend's memory for one scalar result, valid until the next flush. mu_ held.
     float* scalar_slot() {

@@ -8,7 +8,12 @@
 // after waiting for the queue: the positional table (made once per length, in the CPU's float32
 // sines and cosines, which a GPU's do not reproduce bit for bit).
 // Scalar results are handed to their host pointers after the queue has run. Matrix products use
-// shared-memory tiles on GPUs and not on CPU devices (STEPFORMER_VK_GEMM=tiled|simple overrides).
+// shared-memory tiles on GPUs and not on CPU devices (STEPFORMER_VK_GEMM=tiled|simple overrides);
+// softmax, LayerNorm and the per-row backward kernels split a row across a subgroup (or a
+// workgroup for long rows) with subgroup reductions on GPUs that have subgroup arithmetic, and run
+// one invocation per row elsewhere and on CPU devices (STEPFORMER_VK_REDUCE=subgroup|serial
+// overrides). lavapipe ends an invocation's loops after 65535 iterations in all: sums over rows
+// are dispatched in parts (column_sums), and the loss's row count is one reduction beforehand.
 #pragma once
 
 #include <memory>

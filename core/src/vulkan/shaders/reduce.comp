@@ -1,6 +1,7 @@
 // Reductions to one value, one workgroup: the sum of squares of x (compensated, so that float
 // gives what the CPU's double sum gives to about 1e-7) into a scalar slot the backend reads after
-// the queue, or whether every x is finite (all_finite's flag).
+// the queue, whether every x is finite (all_finite's flag), or how many of x's ints are not ival
+// (the loss's counted rows, exact as a float up to 2^24).
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -11,7 +12,8 @@ layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { flo
 layout(push_constant) uniform Args {
     Floats out_;
     Floats x;
-    uint n, op;  // 0: sum of squares, 1: all finite
+    uint n, op;  // 0: sum of squares, 1: all finite, 2: count of ints != ival
+    int ival;
 } p;
 
 shared float partial[256];
@@ -27,14 +29,17 @@ void main() {
             precise float u = s + y;
             c = (u - s) - y;
             s = u;
+        } else if (p.op == 2u) {
+            s += floatBitsToInt(v) != p.ival ? 1.0 : 0.0;
         } else if (isnan(v) || isinf(v)) {
             finite = false;
         }
     }
-    partial[t] = p.op == 0u ? s : (finite ? 1.0 : 0.0);
+    const bool sums = p.op != 1u;
+    partial[t] = sums ? s : (finite ? 1.0 : 0.0);
     barrier();
     for (uint half_ = 128u; half_ > 0u; half_ >>= 1) {
-        if (t < half_) partial[t] = p.op == 0u ? partial[t] + partial[t + half_] : min(partial[t], partial[t + half_]);
+        if (t < half_) partial[t] = sums ? partial[t] + partial[t + half_] : min(partial[t], partial[t + half_]);
         barrier();
     }
     if (t == 0u) p.out_.v[0] = partial[0];

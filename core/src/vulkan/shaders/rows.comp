@@ -47,14 +47,15 @@ void main() {
         // of the clamp, `value`, computed by the CPU's code
         const float q = Floats(p.a).v[base + uint(t)];
         p.out_.v[r] = t == p.ival ? 0.0 : (q >= 1.17549435e-38 ? -log(q) : p.value);
-    } else {  // cross-entropy: dlogits = (probs - onehot) / counted, 0 for ignored rows; a: probs, b: targets
+    } else {  // cross-entropy: dlogits = (probs - onehot) / counted, 0 for ignored rows; a: probs, b: targets, c: counted
         const int t = Ints(p.b).v[r];
         if (t == p.ival) {
             for (uint c = 0; c < p.cols; ++c) p.out_.v[base + c] = 0.0;
             return;
         }
-        uint counted = 0u;
-        for (uint k = 0; k < p.rows; ++k) counted += Ints(p.b).v[k] != p.ival ? 1u : 0u;
+        // c: the count, made by reduce.comp beforehand (a loop over every row here would be O(rows²),
+        // and lavapipe ends any invocation's loops after 65535 iterations).
+        const uint counted = uint(Floats(p.c).v[0]);
         const float scale = 1.0 / float(counted);
         for (uint c = 0; c < p.cols; ++c) p.out_.v[base + c] = Floats(p.a).v[base + c] * scale;
         p.out_.v[base + uint(t)] -= scale;

@@ -27,7 +27,6 @@ layout(push_constant) uniform Args {
 
 // One slot per subgroup; a subgroup has at least one invocation, so 128 always suffice.
 shared vec2 partial[128];
-shared uint partial_count[128];
 
 // Called by every invocation of the team (for a workgroup team, uniform control flow). Two sums
 // at once: LayerNorm's backward needs both of its sums over the same pass.
@@ -39,16 +38,6 @@ vec2 team_sum(vec2 v, bool per_subgroup) {
     vec2 s = vec2(0.0);
     for (uint i = 0; i < gl_NumSubgroups; ++i) s += partial[i];
     barrier();  // partial is written again by the next reduction
-    return s;
-}
-uint team_count(uint v, bool per_subgroup) {
-    v = subgroupAdd(v);
-    if (per_subgroup) return v;
-    if (subgroupElect()) partial_count[gl_SubgroupID] = v;
-    barrier();
-    uint s = 0u;
-    for (uint i = 0; i < gl_NumSubgroups; ++i) s += partial_count[i];
-    barrier();
     return s;
 }
 
@@ -98,9 +87,8 @@ void main() {
         }
     } else if (p.op == 2u) {  // cross-entropy: dlogits = (probs - onehot) / counted, 0 for ignored rows; a: probs, b: targets
         // The count over every row, once per team (rows.comp counted it once per row).
-        uint n = 0u;
-        for (uint k = lane; k < p.rows; k += lanes) n += Ints(p.b).v[k] != p.ival ? 1u : 0u;
-        const uint counted = team_count(n, per_subgroup);
+        // c: the count, made by reduce.comp beforehand (see rows.comp).
+        const uint counted = uint(Floats(p.c).v[0]);
         const float scale = 1.0 / float(counted);
         for (uint r = team; r < p.rows; r += teams) {
             const uint base = r * p.cols;
