@@ -156,8 +156,9 @@ Config synthetic_config(const Config& base, int vocab, int src_len, int tgt_len)
     Config c = base;
     c.src_vocab = {c.pad};
     c.tgt_vocab = {c.pad, c.bos, c.eos};
-    for (int i = 1; c.src_vocab_size() < vocab; ++i) c.src_vocab.push_back("s" + std::to_string(i));
-    for (int i = 1; c.tgt_vocab_size() < vocab; ++i) c.tgt_vocab.push_back("t" + std::to_string(i));
+    // "s1", "t1", ... (spelled so: GCC 12 warns falsely, -Wrestrict, on "s" + std::to_string(i))
+    for (int i = 1; c.src_vocab_size() < vocab; ++i) c.src_vocab.push_back(std::to_string(i).insert(0, 1, 's'));
+    for (int i = 1; c.tgt_vocab_size() < vocab; ++i) c.tgt_vocab.push_back(std::to_string(i).insert(0, 1, 't'));
     c.src_len = src_len;
     c.tgt_len = tgt_len;
     c.validate();
