@@ -2,6 +2,7 @@
 // that keeps the step, training on the device, and the fall back to the CPU when the GPU is lost.
 // The GPU is Mesa's lavapipe in CI; the lost device is the test backend "cpu-device" with a
 // simulated driver reset (tests/core/copy_backend.h).
+#include <QAbstractButton>
 #include <QAction>
 #include <QMenu>
 #include <QSettings>
@@ -144,6 +145,17 @@ void TestComputeDevice::switchingToTheGpuKeepsTheStepAndAgrees() {
     QVERIFY(agreement->difference());
     QVERIFY2(agreement->summary().contains(QStringLiteral("max")), qPrintable(agreement->summary()));
     QVERIFY(identical(*agreement->referenceTrace(), *onCpu));  // the CPU's pass, the same weights
+    if (!qEnvironmentVariableIsEmpty("STEPFORMER_SCREENSHOT_DIR")) {  // for review: a laptop's screen
+        w.resize(1366, 768);
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        if (auto* toggle = agreement->findChild<QAbstractButton*>(QStringLiteral("showDifferenceToggle")))
+            toggle->setChecked(true);
+        QTest::qWait(200);
+        testutil::saveShot(w, QStringLiteral("compute_device_gpu_1366.png"));
+        if (auto* toggle = agreement->findChild<QAbstractButton*>(QStringLiteral("showDifferenceToggle")))
+            toggle->setChecked(false);
+    }
 
     // Same step, numbers of the GPU: a new trace that agrees with the CPU's to float rounding.
     QCOMPARE(w.currentStep(), step);
