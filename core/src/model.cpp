@@ -286,6 +286,7 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
     }
     Staging& st = tr.staging(*backend_);  // after clear(): a fresh one
     st.set_parent(kept_);
+    st.set_copy_back(opt.trace_to_host);
     ModelCtx m{c, params(), *backend_, st, resident_weights()};
     const Axis aB = ax(AxisKind::Batch, "batch_size");
     const Axis aSq = ax(AxisKind::SrcToken, "len_q"), aSk = ax(AxisKind::SrcToken, "len_k");

@@ -109,7 +109,7 @@ float* Staging::out(float* host, int64_t n) {
     if (it != map_.end()) it->second.copy_back = false, it->second.bytes = 0;
     Entry& e = place(host, bytes, false);
     e.bytes = bytes;
-    e.copy_back = true;
+    e.copy_back = copy_back_;
     return dev<float>(e);
 }
 
@@ -120,7 +120,7 @@ float* Staging::inout(float* host, int64_t n) {
         return dev<float>(*k);
     }
     Entry& e = place(host, size_t(n) * sizeof(float), true);
-    e.copy_back = true;
+    e.copy_back = copy_back_;
     return dev<float>(e);
 }
 

@@ -243,6 +243,7 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
             fo.seed = options_.seed;
             fo.step = uint64_t(step);  // this step's dropout masks: (seed, step) alone decide them
             fo.finish = false;         // the step's one synchronisation is the backward pass's
+            fo.trace_to_host = false;  // it reads its loss and gradient norm, scalars, and nothing else
             model_.forward(batch, trace_, fo);
             model_.queue_loss(batch, trace_);
             ++step;

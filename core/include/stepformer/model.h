@@ -64,6 +64,10 @@ struct ForwardOptions {
     // caller reads the trace only after loss(), whose synchronisation brings the forward's tensors
     // too (a training step waits once for forward and loss, not twice).
     bool finish = true;
+    // false: the pass's tensors stay where the backend computes and are not copied back — on a
+    // backend with memory of its own the trace's host values are then not filled (its names,
+    // shapes and graph are). For a training step, which reads only its loss (a scalar result).
+    bool trace_to_host = true;
 };
 
 class Transformer {

@@ -91,6 +91,9 @@ public:
     void keep(Tensor& t) { keep(t.ptr(), t.size()); }
     // A pass's staging uses `parent`'s kept tensors (null: none). Both on the same backend.
     void set_parent(Staging* parent);
+    // false: tensors declared from now on (out, inout, zeros) are not copied back at finish():
+    // their device copies are the only ones (a training step's trace, which nobody reads).
+    void set_copy_back(bool on) { copy_back_ = on; }
 
 private:
     struct Entry {
@@ -115,6 +118,7 @@ private:
     Backend& be_;
     bool pass_;
     Staging* parent_ = nullptr;
+    bool copy_back_ = true;
     std::unordered_map<const void*, Entry> map_;
     std::vector<void*> ids_;    // the token-id uploads, released with the staging
     std::vector<Block> spare_;  // returned temps and forgotten tensors' memory, for the next temp()

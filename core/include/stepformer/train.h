@@ -83,8 +83,8 @@ public:
     //
     // On a backend with memory of its own the weights, the second weight buffer, the optimizer
     // state and the accumulated gradients stay there for the whole run (Transformer::
-    // set_resident): a step uploads its batch and brings back its trace and scalars, nothing of
-    // the model's size. The host's weights and optimizer state are brought up to date when run()
+    // set_resident), and so does each step's trace (ForwardOptions::trace_to_host): a step uploads
+    // its batch and brings back its scalars (loss, gradient norm), nothing else. The host's weights and optimizer state are brought up to date when run()
     // returns, and every few seconds at the end of an epoch, so that a device lost under the run
     // (TrainResult::device_lost) leaves recent ones. Meanwhile the callbacks may run passes on the
     // model (they use the device's weights) but must not read model.params() on the host.
@@ -94,8 +94,6 @@ public:
     Optimizer& optimizer() { return opt_; }
     const TrainOptions& options() const { return options_; }
     int steps_per_epoch() const;
-    // The last step's trace (forward, loss and grad.*), for the GUI's gradient views.
-    const Trace& last_trace() const { return trace_; }
 
 private:
     Transformer& model_;
