@@ -99,6 +99,12 @@ public:
         // a CPU device one invocation a row is faster (lavapipe: the split rows ran 2 to 7 times
         // slower, its barriers and subgroups being emulated); STEPFORMER_VK_REDUCE=subgroup|serial
         // chooses (the tests run both on lavapipe), subgroup only where the device has it.
+        // Memory: a discrete GPU computes on its own memory, which the host reaches through copies
+        // (upload and download record them); elsewhere (integrated GPUs, CPU devices) the memory is
+        // the host's anyway and is mapped. STEPFORMER_VK_MEMORY=device|host chooses (the tests run
+        // the copies on lavapipe too).
+        const char* memory = std::getenv("STEPFORMER_VK_MEMORY");
+        device_memory_ = memory ? std::strcmp(memory, "device") == 0 : ctx_.info().type == "discrete";
         const char* reduce = std::getenv("STEPFORMER_VK_REDUCE");
         subgroup_ = ctx_.info().subgroup_arithmetic &&
                     (reduce ? std::strcmp(reduce, "subgroup") == 0 : ctx_.info().type != "cpu");
@@ -120,6 +126,7 @@ public:
         } catch (...) {
         }
         for (auto& [base, a] : allocs_) destroy(a);
+        if (scalars_) destroy(*scalars_);
         vkDestroyFence(ctx_.device(), fence_, nullptr);
         vkDestroyCommandPool(ctx_.device(), pool_, nullptr);
     }
@@ -131,9 +138,12 @@ public:
     bool host_memory() const override { return false; }
     void* alloc(size_t bytes) override {
         const std::lock_guard lock(mu_);
-        Alloc a = make(std::max<size_t>(bytes, 4));
-        allocs_[reinterpret_cast<uintptr_t>(a.mapped)] = a;
-        return a.mapped;
+        Alloc a = make(std::max<size_t>(bytes, 4), !device_memory_);
+        // The address handed out: the mapped pointer, or for unmapped memory the device address
+        // (never dereferenced on the host; only this backend reads it).
+        const uintptr_t key = a.mapped ? reinterpret_cast<uintptr_t>(a.mapped) : uintptr_t(a.address);
+        allocs_[key] = a;
+        return reinterpret_cast<void*>(key);
     }
     void release(void* p) override {
         if (!p) return;
@@ -150,11 +160,13 @@ public:
         if (!bytes) return;
         const std::lock_guard lock(mu_);
         const Span d = find(dst, bytes, "upload");
-        if (!recording_) {
+        if (!recording_ && d.alloc->mapped) {
             std::memcpy(dst, src, bytes);
             return;
         }
-        // In order with the queued kernels: through a staging buffer and a recorded copy.
+        // In order with the queued kernels (or into memory the host cannot see): through a
+        // staging buffer and a recorded copy.
+        begin();
         Alloc s = make(bytes);
         std::memcpy(s.mapped, src, bytes);
         retired_.push_back(s);
@@ -165,9 +177,26 @@ public:
     void download(void* dst, const void* src, size_t bytes) override {
         if (!bytes) return;
         const std::lock_guard lock(mu_);
-        find(src, bytes, "download");
-        flush();
-        std::memcpy(dst, src, bytes);
+        const Span from = find(src, bytes, "download");
+        if (from.alloc->mapped) {
+            flush();
+            std::memcpy(dst, src, bytes);
+            return;
+        }
+        // Unmapped: copied into a staging buffer after the queued kernels, then to the host.
+        begin();
+        Alloc s = make(bytes);
+        const VkBufferCopy region{from.offset, 0, bytes};
+        vkCmdCopyBuffer(cb_, from.alloc->buffer, s.buffer, 1, &region);
+        barrier();
+        try {
+            flush();
+        } catch (...) {
+            destroy(s);
+            throw;
+        }
+        std::memcpy(dst, s.mapped, bytes);
+        destroy(s);
     }
     void sync() override {
         const std::lock_guard lock(mu_);
@@ -175,7 +204,7 @@ public:
     }
     size_t memory_in_use() const override {
         const std::lock_guard lock(mu_);
-        size_t n = 0;
+        size_t n = scalars_ ? scalars_->bytes : 0;
         for (const auto& [base, a] : allocs_) n += a.bytes;
         return n;
     }
@@ -214,7 +243,7 @@ public:
         }
     }
 
-    // ----- kernels that run the CPU's code on the mapped memory, after the queue (see the header)
+    // ----- more kernels
     void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I, int O,
                          bool accumulate_dx, bool accumulate_dw) override {
         // dx (N, I) = dy (N, O) W (O, I); dW (O, I) = dy^T x
@@ -388,9 +417,28 @@ public:
             r.value = token_loss(0.0f);
             rows_kernel(Rows::CrossEntropy, r, N, V);
         }
-        // The mean as the CPU takes it (double sum over the counted rows), read from the mapped
-        // losses once the queue has run: a scalar result, valid after sync().
-        after_.push_back([=] {
+        // The mean as the CPU takes it (double sum over the counted rows), read from the losses
+        // once the queue has run: a scalar result, valid after sync(). Unmapped losses and
+        // targets are copied to a staging buffer first, which goes after the results are read.
+        const float* host_losses = losses;
+        const int* host_targets = targets;
+        if (N > 0 && !find(losses, size_t(N) * sizeof(float), "cross_entropy_forward losses").alloc->mapped) {
+            const Span l = find(losses, size_t(N) * sizeof(float), "cross_entropy_forward losses");
+            const Span t = find(targets, size_t(N) * sizeof(int), "cross_entropy_forward targets");
+            begin();
+            Alloc st = make(size_t(N) * (sizeof(float) + sizeof(int)));
+            retired_.push_back(st);
+            const VkBufferCopy lc{l.offset, 0, size_t(N) * sizeof(float)};
+            const VkBufferCopy tc{t.offset, size_t(N) * sizeof(float), size_t(N) * sizeof(int)};
+            vkCmdCopyBuffer(cb_, l.alloc->buffer, st.buffer, 1, &lc);
+            vkCmdCopyBuffer(cb_, t.alloc->buffer, st.buffer, 1, &tc);
+            barrier();
+            host_losses = static_cast<const float*>(st.mapped);
+            host_targets = reinterpret_cast<const int*>(static_cast<const float*>(st.mapped) + N);
+        } else if (N > 0 && !find(targets, size_t(N) * sizeof(int), "cross_entropy_forward targets").alloc->mapped) {
+            throw std::logic_error("gpu: cross_entropy_forward with mapped losses and unmapped targets");
+        }
+        after_.push_back([=, losses = host_losses, targets = host_targets] {
             double sum = 0.0;
             int count = 0;
             for (int i = 0; i < N; ++i)
@@ -441,8 +489,10 @@ public:
         gather(Gather::SubsequenceMask, g, int64_t(B) * T * T);
     }
     void positional_table(float* pe, int L, int D) override {
-        host();
-        cpu_->positional_table(pe, L, D);
+        // The CPU's table (its float32 sines and cosines), uploaded in order with the queue.
+        std::vector<float> table(size_t(std::max(L, 0)) * size_t(std::max(D, 0)));
+        cpu_->positional_table(table.data(), L, D);
+        upload(pe, table.data(), table.size() * sizeof(float));
     }
     void dropout_mask(float* keep, int64_t n, float p, uint64_t seed, uint64_t offset) override {
         if (n <= 0) return;
@@ -495,7 +545,8 @@ private:
         size_t offset;
     };
 
-    Alloc make(size_t bytes) {
+    // A buffer of `bytes`: host-visible and mapped, or (mapped false) in the device's memory.
+    Alloc make(size_t bytes, bool mapped = true) {
         Alloc a;
         a.bytes = bytes;
         VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
@@ -511,13 +562,14 @@ private:
         VkMemoryAllocateInfo mai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
         mai.pNext = &flags;
         mai.allocationSize = req.size;
-        mai.memoryTypeIndex = ctx_.host_memory_type();
+        mai.memoryTypeIndex = mapped ? ctx_.host_memory_type() : ctx_.device_memory_type();
+        if (!(req.memoryTypeBits & (1u << mai.memoryTypeIndex))) mai.memoryTypeIndex = ctx_.host_memory_type();
         if (VkResult r = vkAllocateMemory(ctx_.device(), &mai, nullptr, &a.memory); r != VK_SUCCESS) {
             vkDestroyBuffer(ctx_.device(), a.buffer, nullptr);
             throw std::bad_alloc();
         }
         check(vkBindBufferMemory(ctx_.device(), a.buffer, a.memory, 0), "vkBindBufferMemory");
-        check(vkMapMemory(ctx_.device(), a.memory, 0, VK_WHOLE_SIZE, 0, &a.mapped), "vkMapMemory");
+        if (mapped) check(vkMapMemory(ctx_.device(), a.memory, 0, VK_WHOLE_SIZE, 0, &a.mapped), "vkMapMemory");
         VkBufferDeviceAddressInfo bai{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
         bai.buffer = a.buffer;
         a.address = vkGetBufferDeviceAddress(ctx_.device(), &bai);
@@ -540,6 +592,12 @@ private:
     }
     VkDeviceAddress addr(const void* p, size_t floats, const char* what) const {
         if (!p) return 0;
+        // A scalar slot (host-visible, outside the table: its mapped address and the device
+        // addresses the table holds may be from different spaces).
+        if (scalars_) {
+            const auto u = reinterpret_cast<uintptr_t>(p), base = reinterpret_cast<uintptr_t>(scalars_->mapped);
+            if (u >= base && u + floats * sizeof(float) <= base + scalars_->bytes) return scalars_->address + (u - base);
+        }
         const Span s = find(p, floats * sizeof(float), what);
         return s.alloc->address + s.offset;
     }
@@ -660,7 +718,7 @@ private:
     }
     // A float in the backend's memory for one scalar result, valid until the next flush. mu_ held.
     float* scalar_slot() {
-        if (!scalars_) scalars_ = make(kScalarSlots * sizeof(float)), allocs_[reinterpret_cast<uintptr_t>(scalars_->mapped)] = *scalars_;
+        if (!scalars_) scalars_ = make(kScalarSlots * sizeof(float));
         if (scalars_used_ == kScalarSlots) flush();
         return static_cast<float*>(scalars_->mapped) + scalars_used_++;
     }
@@ -697,16 +755,12 @@ private:
         for (const Alloc& a : retired_) destroy(a);
         retired_.clear();
     }
-    // Before a kernel the CPU runs on the mapped memory: the queued ones have finished.
-    void host() {
-        const std::lock_guard lock(mu_);
-        flush();
-    }
 
     Context ctx_;
     std::unique_ptr<Backend> cpu_;
     bool tiled_ = false;  // batched_matmul_tiled.comp
     bool subgroup_ = false;  // the *_subgroup.comp row reductions
+    bool device_memory_ = false;  // allocations in the device's memory, unmapped (see the constructor)
     static constexpr uint32_t kReduceGroup = 128;  // their local_size_x
     mutable std::mutex mu_;  // one queue and one command buffer for every thread (the first step's simplicity)
     VkCommandPool pool_ = VK_NULL_HANDLE;

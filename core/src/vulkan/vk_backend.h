@@ -1,12 +1,14 @@
-// The Vulkan compute backend, "gpu". Memory: every allocation is a storage buffer in host-visible,
-// host-coherent memory, persistently mapped; a kernel address is its mapped pointer, and a shader
-// receives the buffer's device address plus the offset. Time: kernels are recorded into a command
-// buffer and submitted at sync() (or when a download needs their results); uploads into memory
-// that queued kernels may still use are recorded as copies, in order.
+// The Vulkan compute backend, "gpu". Memory: every allocation is a storage buffer; a shader
+// receives the buffer's device address plus the offset. On a discrete GPU the buffers are in the
+// device's own memory and the host reaches them through copies (an allocation's address is then
+// its device address, which only this backend reads); elsewhere they are host-visible,
+// host-coherent and persistently mapped, and an allocation's address is its mapped pointer
+// (STEPFORMER_VK_MEMORY=device|host overrides). Time: kernels are recorded into a command buffer
+// and submitted at sync() (or when a download needs their results); uploads into memory that
+// queued kernels may still use, or that the host cannot see, are recorded as copies, in order.
 //
-// Every kernel runs as a shader but one, which runs the CPU backend's code on the mapped memory
-// after waiting for the queue: the positional table (made once per length, in the CPU's float32
-// sines and cosines, which a GPU's do not reproduce bit for bit).
+// Every kernel runs as a shader but one: the positional table is the CPU backend's (its float32
+// sines and cosines, which a GPU's do not reproduce bit for bit), uploaded.
 // Scalar results are handed to their host pointers after the queue has run. Matrix products use
 // shared-memory tiles on GPUs and not on CPU devices (STEPFORMER_VK_GEMM=tiled|simple overrides);
 // softmax, LayerNorm and the per-row backward kernels split a row across a subgroup (or a

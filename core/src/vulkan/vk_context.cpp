@@ -221,6 +221,13 @@ Context::Context(int device_index) {
         for (uint32_t i = 0; i < mp.memoryTypeCount && host_type_ == UINT32_MAX; ++i)
             if ((mp.memoryTypes[i].propertyFlags & want) == want) host_type_ = i;
         if (host_type_ == UINT32_MAX) throw std::runtime_error("the Vulkan device has no host-visible memory");
+        device_type_ = host_type_;
+        for (uint32_t i = 0; i < mp.memoryTypeCount; ++i) {
+            const VkMemoryPropertyFlags f = mp.memoryTypes[i].propertyFlags;
+            if (!(f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) continue;
+            device_type_ = i;
+            if (!(f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)) break;  // the GPU's own memory: the best
+        }
     } catch (...) {
         if (device_) vkDestroyDevice(device_, nullptr);
         destroy_instance(instance_);

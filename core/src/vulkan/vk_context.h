@@ -40,6 +40,9 @@ public:
     VkQueue queue() const { return queue_; }
     uint32_t queue_family() const { return family_; }
     uint32_t host_memory_type() const { return host_type_; }  // host-visible, host-coherent
+    // Device-local memory, not host-visible where the device has such (a discrete GPU's own
+    // memory), else the host-visible type.
+    uint32_t device_memory_type() const { return device_type_; }
     const DeviceInfo& info() const { return info_; }
 
     // The compute pipeline of shader `name`, with `push_bytes` of push constants.
@@ -55,7 +58,7 @@ private:
     VkPhysicalDevice phys_ = VK_NULL_HANDLE;
     VkDevice device_ = VK_NULL_HANDLE;
     VkQueue queue_ = VK_NULL_HANDLE;
-    uint32_t family_ = 0, host_type_ = 0;
+    uint32_t family_ = 0, host_type_ = 0, device_type_ = 0;
     DeviceInfo info_;
     std::mutex mu_;
     std::map<std::string, Pipeline> pipelines_;
