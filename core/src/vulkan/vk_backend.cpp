@@ -126,6 +126,9 @@ public:
         } catch (...) {
         }
         for (auto& [base, a] : allocs_) destroy(a);
+        for (auto& cache : cache_)
+            for (auto& [bytes, a] : cache) destroy(a);
+        for (const Alloc& a : retired_) destroy(a);
         if (scalars_) destroy(*scalars_);
         vkDestroyFence(ctx_.device(), fence_, nullptr);
         vkDestroyCommandPool(ctx_.device(), pool_, nullptr);
@@ -138,7 +141,7 @@ public:
     bool host_memory() const override { return false; }
     void* alloc(size_t bytes) override {
         const std::lock_guard lock(mu_);
-        Alloc a = make(std::max<size_t>(bytes, 4), !device_memory_);
+        Alloc a = obtain(std::max<size_t>(bytes, 4), !device_memory_);
         // The address handed out: the mapped pointer, or for unmapped memory the device address
         // (never dereferenced on the host; only this backend reads it).
         const uintptr_t key = a.mapped ? reinterpret_cast<uintptr_t>(a.mapped) : uintptr_t(a.address);
@@ -153,7 +156,7 @@ public:
         if (recording_)
             retired_.push_back(it->second);  // queued kernels may still use it
         else
-            destroy(it->second);
+            recycle(it->second);
         allocs_.erase(it);
     }
     void upload(void* dst, const void* src, size_t bytes) override {
@@ -167,7 +170,7 @@ public:
         // In order with the queued kernels (or into memory the host cannot see): through a
         // staging buffer and a recorded copy.
         begin();
-        Alloc s = make(bytes);
+        Alloc s = obtain(bytes, true);
         std::memcpy(s.mapped, src, bytes);
         retired_.push_back(s);
         const VkBufferCopy region{0, d.offset, bytes};
@@ -185,18 +188,18 @@ public:
         }
         // Unmapped: copied into a staging buffer after the queued kernels, then to the host.
         begin();
-        Alloc s = make(bytes);
+        Alloc s = obtain(bytes, true);
         const VkBufferCopy region{from.offset, 0, bytes};
         vkCmdCopyBuffer(cb_, from.alloc->buffer, s.buffer, 1, &region);
         barrier();
         try {
             flush();
         } catch (...) {
-            destroy(s);
+            recycle(s);
             throw;
         }
         std::memcpy(dst, s.mapped, bytes);
-        destroy(s);
+        recycle(s);
     }
     void sync() override {
         const std::lock_guard lock(mu_);
@@ -426,7 +429,7 @@ public:
             const Span l = find(losses, size_t(N) * sizeof(float), "cross_entropy_forward losses");
             const Span t = find(targets, size_t(N) * sizeof(int), "cross_entropy_forward targets");
             begin();
-            Alloc st = make(size_t(N) * (sizeof(float) + sizeof(int)));
+            Alloc st = obtain(size_t(N) * (sizeof(float) + sizeof(int)), true);
             retired_.push_back(st);
             const VkBufferCopy lc{l.offset, 0, size_t(N) * sizeof(float)};
             const VkBufferCopy tc{t.offset, size_t(N) * sizeof(float), size_t(N) * sizeof(int)};
@@ -537,7 +540,8 @@ private:
         VkBuffer buffer = VK_NULL_HANDLE;
         VkDeviceMemory memory = VK_NULL_HANDLE;
         void* mapped = nullptr;
-        size_t bytes = 0;
+        size_t bytes = 0;     // asked for: what find() lets kernels use
+        size_t capacity = 0;  // allocated (its size class)
         VkDeviceAddress address = 0;
     };
     struct Span {
@@ -548,7 +552,7 @@ private:
     // A buffer of `bytes`: host-visible and mapped, or (mapped false) in the device's memory.
     Alloc make(size_t bytes, bool mapped = true) {
         Alloc a;
-        a.bytes = bytes;
+        a.bytes = a.capacity = bytes;
         VkBufferCreateInfo bci{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
         bci.size = bytes;
         bci.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
@@ -578,6 +582,40 @@ private:
     void destroy(const Alloc& a) {
         vkDestroyBuffer(ctx_.device(), a.buffer, nullptr);
         vkFreeMemory(ctx_.device(), a.memory, nullptr);
+    }
+    // Buffers freed are kept for reuse, by size class (a power of two from 256 bytes to 64 MB;
+    // larger ones are exact and not kept) and by kind (mapped or not), up to kCacheBytes in all:
+    // allocating device memory is slow, and drivers allow a few thousand allocations at once,
+    // while a pass makes and frees hundreds of tensors. Contents are not cleared (a pass writes
+    // what it reads; the tests' cpu-device fills fresh memory with garbage to make sure).
+    static constexpr size_t kCacheBytes = size_t(128) << 20, kLargestClass = size_t(64) << 20;
+    static size_t size_class(size_t bytes) {
+        if (bytes > kLargestClass) return bytes;
+        size_t c = 256;
+        while (c < bytes) c <<= 1;
+        return c;
+    }
+    Alloc obtain(size_t bytes, bool mapped) {
+        const size_t cls = size_class(bytes);
+        auto& cache = cache_[mapped ? 1 : 0];
+        Alloc a;
+        if (auto it = cache.find(cls); it != cache.end()) {
+            a = it->second;
+            cache.erase(it);
+            cached_bytes_ -= a.capacity;
+        } else {
+            a = make(cls, mapped);
+        }
+        a.bytes = bytes;
+        return a;
+    }
+    void recycle(const Alloc& a) {
+        if (a.capacity > kLargestClass || cached_bytes_ + a.capacity > kCacheBytes) {
+            destroy(a);
+            return;
+        }
+        cache_[a.mapped ? 1 : 0].emplace(a.capacity, a);
+        cached_bytes_ += a.capacity;
     }
     // The allocation holding [p, p + bytes), or a logic_error naming the call.
     Span find(const void* p, size_t bytes, const char* what) const {
@@ -752,7 +790,7 @@ private:
         for (auto& f : after_) f();
         after_.clear();
         scalars_used_ = 0;
-        for (const Alloc& a : retired_) destroy(a);
+        for (const Alloc& a : retired_) recycle(a);
         retired_.clear();
     }
 
@@ -769,6 +807,8 @@ private:
     bool recording_ = false;
     std::map<uintptr_t, Alloc> allocs_;  // by mapped address
     std::vector<Alloc> retired_;         // released while kernels were queued, and upload staging
+    std::multimap<size_t, Alloc> cache_[2];  // freed buffers by capacity: [0] unmapped, [1] mapped
+    size_t cached_bytes_ = 0;
     static constexpr size_t kScalarSlots = 4096;
     std::optional<Alloc> scalars_;            // slots for scalar results (in allocs_, freed with them)
     size_t scalars_used_ = 0;
