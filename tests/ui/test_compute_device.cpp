@@ -7,6 +7,7 @@
 #include <QMenu>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -183,6 +184,11 @@ void TestComputeDevice::aMissingGpuIsReportedAndTheCpuStays() {
     QCOMPARE(w.session()->trace(), before);  // nothing recomputed
     QVERIFY(w.findChild<QAction*>(QStringLiteral("actionComputeCpu"))->isChecked());
     QVERIFY(!QSettings().contains(QStringLiteral("compute/device")));
+    // "auto" without a GPU computes on the CPU and says so in the status bar, once.
+    QVERIFY(w.deviceChooser()->choose(QStringLiteral("auto")));
+    QCOMPARE(w.session()->computeDevice(), ComputeDevices::Kind::Cpu);
+    QVERIFY2(w.statusBar()->currentMessage().startsWith(QStringLiteral("Computing on the CPU")),
+             qPrintable(w.statusBar()->currentMessage()));
     // Unknown words are refused too.
     QVERIFY(!w.deviceChooser()->choose(QStringLiteral("tpu")));
     QCOMPARE(w.session()->computeDevice(), ComputeDevices::Kind::Cpu);

@@ -3,8 +3,10 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QMainWindow>
 #include <QMenu>
 #include <QSettings>
+#include <QStatusBar>
 
 #include "app/session.h"
 #include "stepformer/backend.h"
@@ -78,6 +80,18 @@ bool DeviceChooser::choose(const QString& key, bool remember) {
         showError_(tr("Unknown device"), tr("Unknown device \"%1\": use cpu, gpu or auto.").arg(key));
         return false;
     }
+    // "auto" without a GPU says so once, quietly: the CPU is a fine place to compute.
+    if (*kind == ComputeDevices::Kind::Cpu && key.trimmed().compare(QLatin1String("auto"), Qt::CaseInsensitive) == 0)
+        if (auto* main = qobject_cast<QMainWindow*>(window_)) {
+            QString why;
+            const QString gpu = ComputeDevices::instance().gpuName(&why);
+            main->statusBar()->showMessage(
+                gpu.isEmpty() ? tr("Computing on the CPU: %1.").arg(why)
+                              : tr("Computing on the CPU: the only Vulkan device, %1, runs on the CPU (Model › Compute "
+                                   "On › GPU uses it).")
+                                    .arg(gpu),
+                10000);
+        }
     return chooseKind(*kind, remember);
 }
 
