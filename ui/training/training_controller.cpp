@@ -24,7 +24,6 @@
 
 #include "stepformer/backend.h"
 #include "stepformer/dataset.h"
-#include "stepformer/devices.h"
 #include "stepformer/model.h"
 
 using namespace stepformer;
