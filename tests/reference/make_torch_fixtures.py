@@ -148,12 +148,9 @@ def run_case(case, cfg, enc, dec, inputs, masks, loss_gen):
     loss = (final * R).sum()
     loss.backward()
 
-    exact = True
     dmax = compare(case + " encoder_layer.out", mem, mem_ref)
-    exact &= torch.equal(mem, mem_ref) or bool(torch.isnan(mem).any())
     if dec is not None:
         dmax = max(dmax, compare(case + " decoder_layer.out", final, final_ref))
-        exact &= torch.equal(final, final_ref) or bool(torch.isnan(final).any())
     gmax = 0.0
     for n, g in ref_grads.items():
         gmax = max(gmax, compare(case + " grad." + n, params[n].grad, g))
@@ -336,7 +333,7 @@ def main():
     case_key_padding()
     case_fully_masked_row()
     total = sum(os.path.getsize(os.path.join(OUT, n)) for n in written)
-    print("total", total); assert total < 200 * 1024, total
+    assert total < 200 * 1024, total
     for line in report:
         print(line)
     print("wrote %d files to %s (%d bytes)" % (len(written), OUT, total))
