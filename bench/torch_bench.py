@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""PyTorch baseline timings for the same work the C++ benchmarks do (CPU, float32, 2 threads).
+"""PyTorch baseline timings for the same work the C++ benchmarks do (float32; on the CPU with 2
+threads, or eager on a CUDA GPU with --device cuda, synchronised after every step).
 
-  /usr/bin/python3 bench/torch_bench.py [--quick] [--threads 2] [--case NAME]
+  /usr/bin/python3 bench/torch_bench.py [--quick] [--threads 2] [--device cpu|cuda] [--case NAME]
 
 Cases (each runs in its own subprocess so peak RSS is per case):
   torch_forward_tutorial_b2   forward, tutorial config (d_model 512, d_ff 2048, d_k=d_v=64, 6 layers,
@@ -52,9 +53,11 @@ def blas_info():
             "mkldnn": torch.backends.mkldnn.is_available()}
 
 
-def run_case(name, quick, threads):
+def run_case(name, quick, threads, device="cpu"):
     import torch
     import model as M
+    if device == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("torch_bench: --device cuda, but this PyTorch sees no CUDA device")
     torch.set_num_threads(threads)
     torch.manual_seed(0)
     if name.endswith("_b32_l64"):
@@ -74,8 +77,11 @@ def run_case(name, quick, threads):
         tgt = M.encode(cfg, [r[1] for r in rows], "tgt")
         out = M.encode(cfg, [r[2] for r in rows], "tgt")
         warm, iters = (2, 5) if quick else (5, 30)
-    model = M.Transformer(cfg)
+    model = M.Transformer(cfg).to(device)
+    src, tgt, out = src.to(device), tgt.to(device), out.to(device)
     model.rec.enabled = False  # plain forward, no intermediate recording
+    # A GPU runs asynchronously: a step's time is until its work is done.
+    sync = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     times = []
     if "forward" in name:
         def step():
@@ -92,13 +98,16 @@ def run_case(name, quick, threads):
             opt.step()
     for _ in range(warm):
         step()
+    sync()
     for _ in range(iters):
         t0 = time.perf_counter()
         step()
+        sync()
         times.append((time.perf_counter() - t0) * 1e3)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
     return {"name": name, "ms": round(statistics.median(times), 3), "min_ms": round(min(times), 3),
             "iters": iters, "threads": threads, "peak_rss_mb": round(rss_mb, 1),
+            "device": torch.cuda.get_device_name() if device == "cuda" else "cpu",
             "params": sum(p.numel() for p in model.parameters())}
 
 
@@ -106,17 +115,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="few iterations")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu", help="where PyTorch computes")
     ap.add_argument("--case", choices=CASES + ["blas"], help="run one case in this process")
     args = ap.parse_args()
     if args.case == "blas":
         print(json.dumps(blas_info()), flush=True)
         return 0
     if args.case:
-        print(json.dumps(run_case(args.case, args.quick, args.threads)), flush=True)
+        print(json.dumps(run_case(args.case, args.quick, args.threads, args.device)), flush=True)
         return 0
     rc = 0
     for case in ["blas"] + CASES:
-        cmd = [sys.executable, os.path.abspath(__file__), "--case", case, "--threads", str(args.threads)]
+        cmd = [sys.executable, os.path.abspath(__file__), "--case", case, "--threads", str(args.threads),
+               "--device", args.device]
         if args.quick:
             cmd.append("--quick")
         r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)

@@ -72,7 +72,8 @@ def get_attn_pad_mask(seq_q, seq_k, pad_id=0):
 def get_attn_subsequence_mask(seq):
     attn_shape = [seq.size(0), seq.size(1), seq.size(1)]
     subsequence_mask = np.triu(np.ones(attn_shape), k=1)
-    return torch.from_numpy(subsequence_mask).byte()  # uint8 [B, T, T]
+    # uint8 [B, T, T], where the ids are (the tutorial moves it with .cuda() at the call site)
+    return torch.from_numpy(subsequence_mask).byte().to(seq.device)
 
 
 def positional_table(max_len, d_model):
