@@ -17,8 +17,10 @@
 #include <QImage>
 #include <QImageWriter>
 #include <QPixmap>
+#include <QThreadPool>
 #include <QStringList>
 
+#include "app/compute_devices.h"
 #include "app/input_bar.h"
 #include "app/main_window.h"
 #include "steps/reference_trace.h"
@@ -226,6 +228,9 @@ void settle(int ms) {
     while (t.elapsed() < ms) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
 }
 
+// The window, until it closes (or its screenshot is written): the exit code.
+int runWindow(const Args& args, QApplication& app);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -239,6 +244,15 @@ int main(int argc, char** argv) {
     QApplication::setApplicationDisplayName(QStringLiteral("Stepformer"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/stepformer.svg")));
 
+    const int rc = runWindow(args, app);
+    // Nothing computes any more: the GPU's memory goes back before the static destructors run.
+    QThreadPool::globalInstance()->waitForDone();
+    ComputeDevices::instance().releaseAll();
+    return rc;
+}
+
+namespace {
+int runWindow(const Args& args, QApplication& app) {
     MainWindow w(args.opts);
     // Asked for and not there: the window says why and computes on the CPU; a screenshot stops.
     if (args.screenshot() && args.opts.backend == QLatin1String("gpu") &&
@@ -286,3 +300,4 @@ int main(int argc, char** argv) {
     w.close();
     return 0;
 }
+}  // namespace

@@ -111,3 +111,9 @@ void ComputeDevices::setGpuFactoryForTesting(GpuFactory factory) {
     gpuName_.clear();
     gpuWhy_.clear();
 }
+
+void ComputeDevices::releaseAll() {
+    const std::lock_guard lock(mu_);
+    gpu_.reset();
+    setAside_.clear();
+}

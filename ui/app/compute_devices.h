@@ -49,6 +49,11 @@ public:
     // For people: "GPU — NVIDIA H100 80GB HBM3", "CPU — 2 threads".
     static QString label(const stepformer::Backend& backend);
 
+    // At exit, once nothing computes or refers to them any more (the window is gone, the thread
+    // pool idle): the GPU backends and their device memory go now, not in the static destructors,
+    // which may run after the Vulkan driver's own.
+    void releaseAll();
+
     // Tests: the GPU comes from `factory` instead of the Vulkan driver (an empty function: the
     // driver again); a GPU made before is set aside.
     void setGpuFactoryForTesting(GpuFactory factory);
