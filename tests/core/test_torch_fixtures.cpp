@@ -3,6 +3,7 @@
 // nn.TransformerEncoderLayer / DecoderLayer can later be tested against them. Needs no torch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -429,6 +430,389 @@ TEST(TorchFixtures, FullyMaskedRowIsNaN) {
     for (int64_t s = 0; s < 4; ++s)
         for (int64_t i = 0; i < 8; ++i) EXPECT_EQ(std::isnan(out.data[size_t(s * 8 + i)]), s == 2) << s;
     EXPECT_TRUE(std::isnan(get(load("fully_masked_row", "grads"), "loss").data.at(0)));
+}
+
+// ---- "structure": "seq2seq": a translation model around nn.Transformer (torch_seq2seq.py) ----
+
+struct Seq2SeqDims {
+    int64_t B = 0, S = 0, T = 0, D = 0, H = 0, F = 0, Ne = 0, Nd = 0, Vs = 0, Vt = 0;
+};
+
+Seq2SeqDims seq2seq_dims() {
+    const auto cfg = fixtures::read_json("torch/seq2seq.config.json");
+    const auto in = fixtures::read_json("torch/seq2seq.inputs.json");
+    Seq2SeqDims d;
+    d.D = cfg.at("d_model").get<int64_t>();
+    d.H = cfg.at("nhead").get<int64_t>();
+    d.F = cfg.at("dim_feedforward").get<int64_t>();
+    d.Ne = cfg.at("num_encoder_layers").get<int64_t>();
+    d.Nd = cfg.at("num_decoder_layers").get<int64_t>();
+    d.Vs = int64_t(cfg.at("src_vocab").size());
+    d.Vt = int64_t(cfg.at("tgt_vocab").size());
+    d.S = cfg.at("src_len").get<int64_t>();
+    d.T = cfg.at("tgt_len").get<int64_t>();
+    d.B = int64_t(in.at("src").size());
+    return d;
+}
+
+// The trace the README documents for seq2seq (post-norm), in computation order.
+Names seq2seq_trace(const Seq2SeqDims& d) {
+    Names n;
+    const int64_t hd = d.D / d.H;
+    auto add = [&](const std::string& name, int64_t l, int64_t w) { n.push_back({name, {d.B, l, w}}); };
+    auto attention = [&](const std::string& p, int64_t lq, int64_t lk) {
+        for (const char* x : {".Q", ".K", ".V"}) n.push_back({p + x, {d.B, d.H, x[1] == 'Q' ? lq : lk, hd}});
+        for (const char* x : {".scores", ".mask", ".masked_scores", ".attn"}) n.push_back({p + x, {d.B, d.H, lq, lk}});
+        n.push_back({p + ".context", {d.B, d.H, lq, hd}});
+        add(p + ".out_proj", lq, d.D);
+    };
+    auto ffn = [&](const std::string& L, int64_t l) {
+        add(L + ".linear1", l, d.F);
+        add(L + ".activation", l, d.F);
+        add(L + ".linear2", l, d.D);
+    };
+    add("src_tok_emb.out", d.S, d.D);
+    add("src_positional_encoding.out", d.S, d.D);
+    add("tgt_tok_emb.out", d.T, d.D);
+    add("tgt_positional_encoding.out", d.T, d.D);
+    for (int64_t i = 0; i < d.Ne; ++i) {
+        const std::string L = "transformer.encoder.layers." + std::to_string(i);
+        attention(L + ".self_attn", d.S, d.S);
+        add(L + ".add1", d.S, d.D);
+        add(L + ".norm1", d.S, d.D);
+        ffn(L, d.S);
+        add(L + ".add2", d.S, d.D);
+        add(L + ".norm2", d.S, d.D);
+    }
+    add("transformer.encoder.norm.out", d.S, d.D);
+    for (int64_t i = 0; i < d.Nd; ++i) {
+        const std::string L = "transformer.decoder.layers." + std::to_string(i);
+        attention(L + ".self_attn", d.T, d.T);
+        add(L + ".add1", d.T, d.D);
+        add(L + ".norm1", d.T, d.D);
+        attention(L + ".multihead_attn", d.T, d.S);
+        add(L + ".add2", d.T, d.D);
+        add(L + ".norm2", d.T, d.D);
+        ffn(L, d.T);
+        add(L + ".add3", d.T, d.D);
+        add(L + ".norm3", d.T, d.D);
+    }
+    add("transformer.decoder.norm.out", d.T, d.D);
+    add("generator.logits", d.T, d.Vt);
+    add("generator.probs", d.T, d.Vt);
+    n.push_back({"loss", {}});
+    n.push_back({"loss.per_token", {d.B, d.T}});
+    return n;
+}
+
+// The translation tutorial's state_dict names, with their shapes.
+Names seq2seq_weights(const Seq2SeqDims& d, int64_t maxlen) {
+    Names n;
+    auto mha = [&](const std::string& p) {
+        n.push_back({p + ".in_proj_weight", {3 * d.D, d.D}});
+        n.push_back({p + ".in_proj_bias", {3 * d.D}});
+        n.push_back({p + ".out_proj.weight", {d.D, d.D}});
+        n.push_back({p + ".out_proj.bias", {d.D}});
+    };
+    auto norm = [&](const std::string& p) {
+        n.push_back({p + ".weight", {d.D}});
+        n.push_back({p + ".bias", {d.D}});
+    };
+    auto rest = [&](const std::string& L, int norms) {
+        n.push_back({L + ".linear1.weight", {d.F, d.D}});
+        n.push_back({L + ".linear1.bias", {d.F}});
+        n.push_back({L + ".linear2.weight", {d.D, d.F}});
+        n.push_back({L + ".linear2.bias", {d.D}});
+        for (int i = 1; i <= norms; ++i) norm(L + ".norm" + std::to_string(i));
+    };
+    for (int64_t i = 0; i < d.Ne; ++i) {
+        const std::string L = "transformer.encoder.layers." + std::to_string(i);
+        mha(L + ".self_attn");
+        rest(L, 2);
+    }
+    norm("transformer.encoder.norm");
+    for (int64_t i = 0; i < d.Nd; ++i) {
+        const std::string L = "transformer.decoder.layers." + std::to_string(i);
+        mha(L + ".self_attn");
+        mha(L + ".multihead_attn");
+        rest(L, 3);
+    }
+    norm("transformer.decoder.norm");
+    n.push_back({"generator.weight", {d.Vt, d.D}});
+    n.push_back({"generator.bias", {d.Vt}});
+    n.push_back({"src_tok_emb.embedding.weight", {d.Vs, d.D}});
+    n.push_back({"tgt_tok_emb.embedding.weight", {d.Vt, d.D}});
+    n.push_back({"positional_encoding.pos_embedding", {maxlen, 1, d.D}});
+    return n;
+}
+
+const char* kPosEmbedding = "positional_encoding.pos_embedding";
+
+int64_t seq2seq_maxlen() { return get(load("seq2seq", "weights"), kPosEmbedding).shape.at(0); }
+
+TEST(TorchFixtures, Seq2SeqHasItsFilesAndConfig) {
+    for (const char* f : {"seq2seq.config.json", "seq2seq.weights.safetensors", "seq2seq.inputs.json",
+                          "seq2seq.inputs.safetensors", "seq2seq.trace.safetensors", "seq2seq.grads.safetensors",
+                          "seq2seq_sgd.losses.json", "seq2seq_sgd.final.safetensors", "seq2seq_adam.losses.json",
+                          "seq2seq_adam.final.safetensors"})
+        EXPECT_TRUE(std::filesystem::is_regular_file(fixtures::path(std::string("torch/") + f))) << f;
+    const auto cfg = fixtures::read_json("torch/seq2seq.config.json");
+    EXPECT_EQ(cfg.at("architecture"), "torch");
+    EXPECT_EQ(cfg.at("structure"), "seq2seq");
+    for (const char* key : {"d_model", "nhead", "num_encoder_layers", "num_decoder_layers", "dim_feedforward",
+                            "dropout", "activation", "layer_norm_eps", "batch_first", "norm_first", "src_vocab",
+                            "tgt_vocab", "src_len", "tgt_len", "pad", "bos", "eos"})
+        EXPECT_TRUE(cfg.contains(key)) << key;
+    EXPECT_EQ(cfg.at("batch_first"), false);
+    EXPECT_EQ(cfg.at("norm_first"), false);
+    EXPECT_EQ(cfg.at("dropout").get<double>(), 0.0);
+    // the tutorial's vocabulary and lengths, as tiny.config.json spells them
+    const auto tiny = fixtures::read_json("tiny.config.json");
+    for (const char* key : {"src_vocab", "tgt_vocab", "src_len", "tgt_len", "pad", "bos", "eos"})
+        EXPECT_EQ(cfg.at(key), tiny.at(key)) << key;
+    EXPECT_EQ(nlohmann::json::parse(load("seq2seq", "weights").metadata.at("stepformer.config")), cfg);
+    for (const char* f : {"seq2seq_sgd", "seq2seq_adam"}) {
+        const auto w = stepformer::read_safetensors(fixtures::path(std::string("torch/") + f + ".final.safetensors"));
+        EXPECT_EQ(nlohmann::json::parse(w.metadata.at("stepformer.config")), cfg) << f;
+    }
+}
+
+TEST(TorchFixtures, Seq2SeqWeightsAreTheTutorialsStateDict) {
+    const Seq2SeqDims d = seq2seq_dims();
+    const int64_t maxlen = seq2seq_maxlen();
+    EXPECT_GE(maxlen, std::max(d.S, d.T));
+    const Names want = seq2seq_weights(d, maxlen);
+    for (const char* f : {"seq2seq.weights", "seq2seq_sgd.final", "seq2seq_adam.final"}) {
+        const auto w = stepformer::read_safetensors(fixtures::path(std::string("torch/") + f + ".safetensors"));
+        EXPECT_EQ(w.tensors.size(), want.size()) << f;
+        for (const auto& [name, shape] : want) {
+            const auto* t = w.find(name);
+            ASSERT_NE(t, nullptr) << f << ": " << name;
+            EXPECT_EQ(t->dtype, stepformer::DType::F32) << f << ": " << name;
+            EXPECT_EQ(t->shape, shape) << f << ": " << name;
+        }
+    }
+    // the buffer is the translation tutorial's table: sin at even columns, cos at odd ones
+    const auto weights = load("seq2seq", "weights");
+    const Tensor& pe = get(weights, kPosEmbedding);
+    for (int64_t pos = 0; pos < maxlen; ++pos)
+        for (int64_t i = 0; i < d.D; i += 2) {
+            const double a = double(pos) * std::exp(-double(i) * std::log(10000.0) / double(d.D));
+            EXPECT_NEAR(pe.data[size_t(pos * d.D + i)], std::sin(a), 2e-6) << pos << " " << i;
+            EXPECT_NEAR(pe.data[size_t(pos * d.D + i + 1)], std::cos(a), 2e-6) << pos << " " << i;
+        }
+}
+
+TEST(TorchFixtures, Seq2SeqInputsAreTheTutorialsSentences) {
+    const Seq2SeqDims d = seq2seq_dims();
+    const auto js = fixtures::read_json("torch/seq2seq.inputs.json");
+    EXPECT_EQ(js.at("src"), (nlohmann::json{"ich mochte ein bier P", "ich mochte ein cola P"}));
+    EXPECT_EQ(js.at("tgt"), (nlohmann::json{"S i want a beer .", "S i want a coke ."}));
+    EXPECT_EQ(js.at("out"), (nlohmann::json{"i want a beer . E", "i want a coke . E"}));
+    // inputs.safetensors: the forward's arguments in PyTorch's layout ([L, B] ids)
+    const auto in = load("seq2seq", "inputs");
+    const Tensor& src = get(in, "src");
+    const Tensor& tgt = get(in, "tgt");
+    const Tensor& out = get(in, "tgt_out");
+    ASSERT_EQ(src.shape, (Shape{d.S, d.B}));
+    ASSERT_EQ(tgt.shape, (Shape{d.T, d.B}));
+    ASSERT_EQ(out.shape, (Shape{d.T, d.B}));
+    EXPECT_EQ(in.find("src")->dtype, stepformer::DType::I64);
+    const auto src_ids = js.at("src_ids"), tgt_ids = js.at("tgt_ids"), out_ids = js.at("out_ids");
+    for (int64_t b = 0; b < d.B; ++b) {
+        for (int64_t s = 0; s < d.S; ++s)
+            EXPECT_EQ(src.data[size_t(s * d.B + b)], src_ids.at(size_t(b)).at(size_t(s)).get<float>());
+        for (int64_t t = 0; t < d.T; ++t) {
+            EXPECT_EQ(tgt.data[size_t(t * d.B + b)], tgt_ids.at(size_t(b)).at(size_t(t)).get<float>());
+            EXPECT_EQ(out.data[size_t(t * d.B + b)], out_ids.at(size_t(b)).at(size_t(t)).get<float>());
+        }
+    }
+    // the masks as the translation tutorial builds them (pad id 0; bool masks stored U8)
+    const Tensor& skpm = get(in, "src_key_padding_mask");
+    ASSERT_EQ(skpm.shape, (Shape{d.B, d.S}));
+    EXPECT_TRUE(identical("memory_key_padding_mask", get(in, "memory_key_padding_mask"), skpm));
+    for (int64_t b = 0; b < d.B; ++b)
+        for (int64_t s = 0; s < d.S; ++s)
+            EXPECT_EQ(skpm.data[size_t(b * d.S + s)], src.data[size_t(s * d.B + b)] == 0.0f ? 1.0f : 0.0f);
+    EXPECT_EQ(skpm.data[size_t(d.S - 1)], 1.0f);  // "P" ends each source sentence
+    for (float v : get(in, "tgt_key_padding_mask").data) EXPECT_EQ(v, 0.0f);
+    EXPECT_EQ(get(in, "tgt_key_padding_mask").shape, (Shape{d.B, d.T}));
+    EXPECT_EQ(get(in, "src_mask").shape, (Shape{d.S, d.S}));
+    for (float v : get(in, "src_mask").data) EXPECT_EQ(v, 0.0f);
+    const Tensor& causal = get(in, "tgt_mask");
+    ASSERT_EQ(causal.shape, (Shape{d.T, d.T}));
+    for (int64_t q = 0; q < d.T; ++q)
+        for (int64_t k = 0; k < d.T; ++k) EXPECT_EQ(causal.data[size_t(q * d.T + k)], k > q ? -INFINITY : 0.0f);
+}
+
+TEST(TorchFixtures, Seq2SeqTraceHasEveryDocumentedNameInOrder) {
+    const Seq2SeqDims d = seq2seq_dims();
+    const auto tr = load("seq2seq", "trace");
+    std::vector<std::string> want_names;
+    for (const auto& [name, shape] : seq2seq_trace(d)) {
+        want_names.push_back(name);
+        const auto* t = tr.find(name);
+        ASSERT_NE(t, nullptr) << name;
+        EXPECT_EQ(t->dtype, stepformer::DType::F32) << name;
+        EXPECT_EQ(t->shape, shape) << name << " is " << stepformer::shape_to_string(t->shape);
+    }
+    EXPECT_EQ(names_of(tr), want_names) << "names or order differ from the README";
+}
+
+TEST(TorchFixtures, Seq2SeqGradsCoverEveryParameterAndTraceTensor) {
+    const Seq2SeqDims d = seq2seq_dims();
+    const auto g = load("seq2seq", "grads");
+    const auto w = load("seq2seq", "weights");
+    const auto tr = load("seq2seq", "trace");
+    std::set<std::string> want = {"loss"};
+    for (const auto& t : w.tensors) {
+        if (t.name != kPosEmbedding) want.insert("grad." + t.name);  // a buffer: no gradient
+    }
+    auto ends_with = [](const std::string& s, const std::string& x) {
+        return s.size() >= x.size() && s.compare(s.size() - x.size(), x.size(), x) == 0;
+    };
+    for (const auto& t : tr.tensors) {
+        if (!ends_with(t.name, ".mask") && t.name != "generator.probs" && t.name.rfind("loss", 0) != 0)
+            want.insert("grad." + t.name);
+    }
+    const auto have = names_of(g);
+    EXPECT_EQ(std::set<std::string>(have.begin(), have.end()), want);
+    for (const auto& t : w.tensors) {
+        if (t.name != kPosEmbedding) {
+            EXPECT_EQ(get(g, "grad." + t.name).shape, t.shape) << t.name;
+        }
+    }
+    for (const auto& t : tr.tensors) {
+        if (g.find("grad." + t.name) != nullptr) {
+            EXPECT_EQ(get(g, "grad." + t.name).shape, t.shape) << t.name;
+        }
+    }
+    EXPECT_TRUE(identical("loss", get(g, "loss"), get(tr, "loss")));
+    // d loss / d logits = (probs - onehot(out)) / n_valid (no target is pad here)
+    const Tensor& probs = get(tr, "generator.probs");
+    const Tensor& gl = get(g, "grad.generator.logits");
+    const auto out_ids = fixtures::read_json("torch/seq2seq.inputs.json").at("out_ids");
+    const double n_valid = double(d.B * d.T);
+    for (int64_t b = 0; b < d.B; ++b)
+        for (int64_t t = 0; t < d.T; ++t)
+            for (int64_t v = 0; v < d.Vt; ++v) {
+                const size_t i = size_t((b * d.T + t) * d.Vt + v);
+                const double hot = out_ids.at(size_t(b)).at(size_t(t)).get<int64_t>() == v ? 1.0 : 0.0;
+                EXPECT_NEAR(gl.data[i], (probs.data[i] - hot) / n_valid, 1e-6) << b << " " << t << " " << v;
+            }
+}
+
+TEST(TorchFixtures, Seq2SeqTraceIsSelfConsistent) {
+    const Seq2SeqDims d = seq2seq_dims();
+    const auto tr = load("seq2seq", "trace");
+    const auto w = load("seq2seq", "weights");
+    const auto js = fixtures::read_json("torch/seq2seq.inputs.json");
+    // embeddings x sqrt(d_model), then + the buffer's first rows
+    const Tensor& pe = get(w, kPosEmbedding);
+    for (const std::string side : {"src", "tgt"}) {
+        const Tensor& table = get(w, side + "_tok_emb.embedding.weight");
+        const Tensor& emb = get(tr, side + "_tok_emb.out");
+        const Tensor& pos = get(tr, side + "_positional_encoding.out");
+        const int64_t L = emb.shape.at(1);
+        const auto ids = js.at(side + "_ids");
+        for (int64_t b = 0; b < d.B; ++b)
+            for (int64_t l = 0; l < L; ++l) {
+                const int64_t id = ids.at(size_t(b)).at(size_t(l)).get<int64_t>();
+                for (int64_t k = 0; k < d.D; ++k) {
+                    const size_t i = size_t((b * L + l) * d.D + k);
+                    EXPECT_EQ(emb.data[i], table.data[size_t(id * d.D + k)] * float(std::sqrt(double(d.D))))
+                        << side;
+                    EXPECT_EQ(pos.data[i], emb.data[i] + pe.data[size_t(l * d.D + k)]) << side;
+                }
+            }
+    }
+    // generator.probs = softmax(generator.logits); rows sum to 1
+    const Tensor& logits = get(tr, "generator.logits");
+    const Tensor& probs = get(tr, "generator.probs");
+    const auto out_ids = js.at("out_ids");
+    double loss = 0.0;
+    const Tensor& per_token = get(tr, "loss.per_token");
+    for (int64_t r = 0; r < d.B * d.T; ++r) {
+        double mx = -INFINITY, z = 0.0, sum = 0.0;
+        for (int64_t v = 0; v < d.Vt; ++v) mx = std::max(mx, double(logits.data[size_t(r * d.Vt + v)]));
+        for (int64_t v = 0; v < d.Vt; ++v) z += std::exp(double(logits.data[size_t(r * d.Vt + v)]) - mx);
+        for (int64_t v = 0; v < d.Vt; ++v) {
+            const double p = probs.data[size_t(r * d.Vt + v)];
+            EXPECT_NEAR(p, std::exp(double(logits.data[size_t(r * d.Vt + v)]) - mx) / z, 1e-6);
+            sum += p;
+        }
+        EXPECT_NEAR(sum, 1.0, 1e-6) << "row " << r;
+        const int64_t target = out_ids.at(size_t(r / d.T)).at(size_t(r % d.T)).get<int64_t>();
+        const double nll = -(double(logits.data[size_t(r * d.Vt + target)]) - mx - std::log(z));
+        EXPECT_NEAR(per_token.data[size_t(r)], nll, 1e-5) << "row " << r;
+        loss += nll;
+    }
+    EXPECT_NEAR(get(tr, "loss").data.at(0), loss / double(d.B * d.T), 1e-5);
+    // the masks as applied: the padded source key is -inf and unattended in the encoder's
+    // self-attention and the decoders' cross-attention, the decoder's self-attention is causal
+    const auto skpm = get(load("seq2seq", "inputs"), "src_key_padding_mask");
+    auto check = [&](const std::string& p, bool causal) {
+        const Tensor& mask = get(tr, p + ".mask");
+        const Tensor& attn = get(tr, p + ".attn");
+        const Tensor& s = get(tr, p + ".scores");
+        const Tensor& ms = get(tr, p + ".masked_scores");
+        const int64_t H = mask.shape[1], Lq = mask.shape[2], Lk = mask.shape[3];
+        for (int64_t b = 0; b < d.B; ++b)
+            for (int64_t h = 0; h < H; ++h)
+                for (int64_t q = 0; q < Lq; ++q) {
+                    double row = 0.0;
+                    for (int64_t k = 0; k < Lk; ++k) {
+                        const size_t i = size_t(((b * H + h) * Lq + q) * Lk + k);
+                        const bool masked = causal ? k > q : skpm.data[size_t(b * Lk + k)] != 0.0f;
+                        EXPECT_EQ(mask.data[i], masked ? -INFINITY : 0.0f) << p;
+                        EXPECT_EQ(ms.data[i], s.data[i] + mask.data[i]) << p;
+                        if (masked) {
+                            EXPECT_EQ(attn.data[i], 0.0f) << p;
+                        }
+                        row += attn.data[i];
+                    }
+                    EXPECT_NEAR(row, 1.0, 1e-6) << p;
+                }
+    };
+    for (int64_t i = 0; i < d.Ne; ++i) check("transformer.encoder.layers." + std::to_string(i) + ".self_attn", false);
+    for (int64_t i = 0; i < d.Nd; ++i) {
+        check("transformer.decoder.layers." + std::to_string(i) + ".self_attn", true);
+        check("transformer.decoder.layers." + std::to_string(i) + ".multihead_attn", false);
+    }
+}
+
+TEST(TorchFixtures, Seq2SeqTrainingLowersTheLossAndMovesEveryWeight) {
+    const auto init = load("seq2seq", "weights");
+    const auto tr = load("seq2seq", "trace");
+    for (const std::string name : {"seq2seq_sgd", "seq2seq_adam"}) {
+        const auto j = fixtures::read_json("torch/" + name + ".losses.json");
+        EXPECT_EQ(j.at("config"), "seq2seq.config.json");
+        EXPECT_EQ(j.at("init"), "seq2seq.weights.safetensors");
+        EXPECT_EQ(j.at("inputs"), "seq2seq.inputs.json");
+        EXPECT_EQ(j.at("final"), name + ".final.safetensors");
+        EXPECT_EQ(j.at("optimizer").at("type"), name == "seq2seq_sgd" ? "SGD" : "Adam");
+        const int steps = j.at("steps").get<int>();
+        EXPECT_EQ(steps, 30);
+        const auto losses = j.at("losses").get<std::vector<double>>();
+        ASSERT_EQ(losses.size(), size_t(steps)) << name;
+        EXPECT_EQ(j.at("float64_losses").size(), size_t(steps)) << name;
+        // step 0's loss is the seq2seq trace's loss (same weights, same batch)
+        EXPECT_EQ(float(losses[0]), get(tr, "loss").data.at(0)) << name;
+        for (size_t i = 1; i < losses.size(); ++i) EXPECT_LT(losses[i], losses[i - 1]) << name << " step " << i;
+        EXPECT_LT(j.at("final_loss").get<double>(), losses.back()) << name;
+        EXPECT_LT(j.at("float32_vs_float64_max_abs_dev").get<double>(), 1e-5) << name;
+        EXPECT_LT(j.at("float32_vs_float64_final_weights_max_abs_dev_except_k_bias").get<double>(), 1e-5) << name;
+        const auto fin = stepformer::read_safetensors(fixtures::path("torch/" + name + ".final.safetensors"));
+        for (const auto& t : init.tensors) {
+            const Tensor& after = get(fin, t.name);
+            ASSERT_EQ(after.shape, t.shape) << name << ": " << t.name;
+            if (t.name == kPosEmbedding) {
+                EXPECT_TRUE(identical(name + " " + t.name, after, t.value));  // a buffer, not trained
+            } else {
+                EXPECT_NE(after.data, t.value.data) << name << ": " << t.name << " did not move";
+            }
+        }
+    }
 }
 
 }  // namespace
