@@ -60,6 +60,8 @@ public:
                             const float* mean, const float* rstd, const float* gamma, int rows, int cols) override;
     void relu_forward(float* out, const float* in, int64_t n) override;
     void relu_backward(float* din, const float* dout, const float* out, int64_t n) override;
+    void gelu_forward(float* out, const float* in, int64_t n) override;
+    void gelu_backward(float* din, const float* dout, const float* in, int64_t n) override;
     void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
                                int V, int ignore_index) override;
     void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,

@@ -35,6 +35,23 @@ void CpuBackend::relu_backward(float* din, const float* dout, const float* out, 
     for (int64_t i = 0; i < n; ++i) din[i] = out[i] > 0.0f ? dout[i] : 0.0f;
 }
 
+void CpuBackend::gelu_forward(float* out, const float* in, int64_t n) {
+    constexpr float kSqrtHalf = 0.70710678118654752f;  // 1/√2
+#pragma omp parallel for num_threads(threads_for(n)) schedule(static)
+    for (int64_t i = 0; i < n; ++i) out[i] = 0.5f * in[i] * (1.0f + std::erf(in[i] * kSqrtHalf));
+}
+
+void CpuBackend::gelu_backward(float* din, const float* dout, const float* in, int64_t n) {
+    constexpr float kSqrtHalf = 0.70710678118654752f, kInvSqrt2Pi = 0.39894228040143268f;  // 1/√2, 1/√(2π)
+#pragma omp parallel for num_threads(threads_for(n)) schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+        const float x = in[i];
+        const float cdf = 0.5f * (1.0f + std::erf(x * kSqrtHalf));
+        const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x * x);
+        din[i] = dout[i] * (cdf + x * pdf);
+    }
+}
+
 void CpuBackend::cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets,
                                        int N, int V, int ignore_index) {
     CrossEntropy ce;

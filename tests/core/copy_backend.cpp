@@ -358,6 +358,21 @@ public:
         cpu_->relu_backward(di, d, o, n);
         c.done();
     }
+    void gelu_forward(float* out, const float* in, int64_t n) override {
+        Call c("gelu_forward");
+        float* o = c.out("out", out, z(n));
+        const float* i = c.in("in", in, z(n));
+        cpu_->gelu_forward(o, i, n);
+        c.done();
+    }
+    void gelu_backward(float* din, const float* dout, const float* in, int64_t n) override {
+        Call c("gelu_backward");
+        float* di = c.out("din", din, z(n));
+        const float* d = c.in("dout", dout, z(n));
+        const float* i = c.in("in", in, z(n));
+        cpu_->gelu_backward(di, d, i, n);
+        c.done();
+    }
 
     void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
                                int V, int ignore_index) override {
@@ -749,6 +764,14 @@ public:
     void relu_backward(float* din, const float* dout, const float* out, int64_t n) override {
         check("relu_backward", {need("din", din, z(n)), need("dout", dout, z(n)), need("out", out, z(n))});
         later([=, this] { inner_.relu_backward(din, dout, out, n); });
+    }
+    void gelu_forward(float* out, const float* in, int64_t n) override {
+        check("gelu_forward", {need("out", out, z(n)), need("in", in, z(n))});
+        later([=, this] { inner_.gelu_forward(out, in, n); });
+    }
+    void gelu_backward(float* din, const float* dout, const float* in, int64_t n) override {
+        check("gelu_backward", {need("din", din, z(n)), need("dout", dout, z(n)), need("in", in, z(n))});
+        later([=, this] { inner_.gelu_backward(din, dout, in, n); });
     }
 
     void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,

@@ -47,7 +47,7 @@ namespace {
 // name here, bump kKernelCount, and add a TEST_P that calls it on every backend (with
 // `kernel("its_name")` so the table and the tests stay tied); AllKernelsAreCovered reads
 // backend.h and fails until then.
-constexpr size_t kKernelCount = 43;
+constexpr size_t kKernelCount = 45;
 const std::vector<std::string>& covered_kernels() {
     static const std::vector<std::string> k = {
         "linear_forward",       "linear_backward",       "linear_backward_update", "apply_update",
@@ -56,6 +56,7 @@ const std::vector<std::string>& covered_kernels() {
         "softmax_forward",      "softmax_backward",      "attn_context_forward",   "attn_context_backward",
         "add_forward",          "positional_forward",    "layernorm_forward",      "layernorm_backward",
         "relu_forward",         "relu_backward",         "cross_entropy_forward",  "cross_entropy_backward",
+        "gelu_forward",         "gelu_backward",
         "all_finite",
         "pad_mask",             "subsequence_mask",      "mask_or",                "positional_table",
         "dropout_mask",         "mul_forward",           "fill",                   "copy",
@@ -791,6 +792,32 @@ TEST_P(BackendOps, Relu) {
             be->relu_backward(st.out(din), st.in(dout), st.in(out_ref), n);
             st.finish();
             ref->relu_backward(want.data(), dout.data(), out_ref.data(), n);
+            EXPECT_TRUE(near("din", din, want));
+        }
+    }
+}
+
+TEST_P(BackendOps, Gelu) {
+    for (int64_t n : kLengths) {
+        Vec in = rnd(size_t(n), 44, -6.0f, 6.0f);  // both tails: erf near ±1
+        in[0] = 0.0f;
+        Vec out = nan_vec(size_t(n)), out_ref = out;
+        {
+            TRACE("gelu_forward", shape({{"n", n}}));
+            VecStaging st(*be);
+            be->gelu_forward(st.out(out), st.in(in), n);
+            st.finish();
+            ref->gelu_forward(out_ref.data(), in.data(), n);
+            EXPECT_TRUE(near("out", out, out_ref));
+        }
+        {
+            TRACE("gelu_backward", shape({{"n", n}}));
+            const Vec dout = rnd(size_t(n), 45);
+            Vec din = nan_vec(size_t(n)), want = din;
+            VecStaging st(*be);
+            be->gelu_backward(st.out(din), st.in(dout), st.in(in), n);
+            st.finish();
+            ref->gelu_backward(want.data(), dout.data(), in.data(), n);
             EXPECT_TRUE(near("din", din, want));
         }
     }

@@ -487,6 +487,20 @@ TEST_P(KernelGrad, ReluAwayFromZero) {
     for (size_t i = 0; i < in.size(); ++i) ASSERT_EQ(din[i], in[i] > 0 ? R[i] : 0.0f) << i;
 }
 
+TEST_P(KernelGrad, Gelu) {
+    const int64_t n = large() ? 70000 : 50;
+    Vec in = randn(size_t(n), 1, 2.0f);  // smooth everywhere: both tails and the middle
+    Vec R = randn(in.size(), 3), out(in.size());
+    auto objective = [&] {
+        fwd->gelu_forward(out.data(), in.data(), n);
+        return dot(out, R);
+    };
+    EXPECT_TRUE(forward_agrees(objective, out));
+    Vec din = randn(in.size(), 4, 10.0f);
+    be->gelu_backward(din.data(), R.data(), in.data(), n);
+    EXPECT_TRUE(check_grad("gelu din", in, din, objective, 1e-2f, probe(in.size()), kSmoothRtol, kSmoothAbs));
+}
+
 TEST_P(KernelGrad, PositionalAddAndResidualAdd) {
     const int B = 2, L = large() ? 40 : 3, D = large() ? 64 : 4;
     const size_t n = size_t(B) * L * D;

@@ -129,6 +129,10 @@ public:
 
     virtual void relu_forward(float* out, const float* in, int64_t n) = 0;
     virtual void relu_backward(float* din, const float* dout, const float* out, int64_t n) = 0;
+    // GELU as PyTorch's default (approximate='none'): out = x/2 (1 + erf(x/√2)). Its backward
+    // takes the input: din = dout (Φ(x) + x φ(x)), Φ, φ the standard normal's CDF and density.
+    virtual void gelu_forward(float* out, const float* in, int64_t n) = 0;
+    virtual void gelu_backward(float* din, const float* dout, const float* in, int64_t n) = 0;
 
     // Cross-entropy with ignore_index: losses (N) = -log probs[target] (0 where target == ignore),
     // counted = the number of rows whose target is not ignored, mean = the mean loss over them (0

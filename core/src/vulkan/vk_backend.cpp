@@ -19,7 +19,8 @@ namespace stepformer::vk {
 namespace {
 
 // elementwise.comp's ops
-enum class Elementwise : uint32_t { Fill = 0, Copy = 1, Add = 2, Mul = 3, Relu = 4, ReluBackward = 5, MaskOr = 6 };
+enum class Elementwise : uint32_t { Fill = 0, Copy = 1, Add = 2, Mul = 3, Relu = 4, ReluBackward = 5, MaskOr = 6,
+                                    Gelu = 7, GeluBackward = 8 };
 
 struct ElementwiseArgs {
     VkDeviceAddress out, a, b;
@@ -224,6 +225,10 @@ public:
     void relu_forward(float* out, const float* in, int64_t n) override { elementwise(Elementwise::Relu, out, in, nullptr, n); }
     void relu_backward(float* din, const float* dout, const float* out, int64_t n) override {
         elementwise(Elementwise::ReluBackward, din, dout, out, n);
+    }
+    void gelu_forward(float* out, const float* in, int64_t n) override { elementwise(Elementwise::Gelu, out, in, nullptr, n); }
+    void gelu_backward(float* din, const float* dout, const float* in, int64_t n) override {
+        elementwise(Elementwise::GeluBackward, din, dout, in, n);
     }
     void mask_or(float* out, const float* a, const float* b, int64_t n) override {
         elementwise(Elementwise::MaskOr, out, a, b, n);

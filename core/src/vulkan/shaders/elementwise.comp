@@ -16,6 +16,14 @@ layout(push_constant) uniform Args {
     float value;
 } p;
 
+// erf(x): GLSL has none. Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7), odd in x.
+float erf_(float x) {
+    const float t = 1.0 / (1.0 + 0.3275911 * abs(x));
+    const float poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+    const float y = 1.0 - poly * exp(-x * x);
+    return x < 0.0 ? -y : y;
+}
+
 void main() {
     const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
@@ -27,7 +35,18 @@ void main() {
             case 3u: r = p.a.v[i] * p.b.v[i]; break;                      // mul
             case 4u: r = p.a.v[i] > 0.0 ? p.a.v[i] : 0.0; break;          // relu
             case 5u: r = p.b.v[i] > 0.0 ? p.a.v[i] : 0.0; break;          // relu backward (a: dout, b: out)
-            default: r = p.a.v[i] + p.b.v[i] > 0.0 ? 1.0 : 0.0; break;    // mask or
+            case 7u: {                                                    // gelu: x/2 (1 + erf(x/√2))
+                const float x = p.a.v[i];
+                r = 0.5 * x * (1.0 + erf_(x * 0.70710678));
+                break;
+            }
+            case 8u: {                                                    // gelu backward (a: dout, b: in)
+                const float x = p.b.v[i];
+                const float cdf = 0.5 * (1.0 + erf_(x * 0.70710678));
+                r = p.a.v[i] * (cdf + x * 0.39894228 * exp(-0.5 * x * x));
+                break;
+            }
+            default: r = p.a.v[i] + p.b.v[i] > 0.0 ? 1.0 : 0.0; break;    // mask or (6)
         }
         p.out_.v[i] = r;
     }
