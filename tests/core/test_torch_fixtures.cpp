@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fixture_util.h"
+#include "stepformer/backend.h"
 #include "stepformer/safetensors.h"
 
 namespace {
@@ -331,6 +332,27 @@ TEST(TorchFixtures, PostNormOutputIsTheLastNorm) {
                           transpose01(get(pre, "encoder_layer.out"))));
     EXPECT_TRUE(identical("decoder_layer.add3", get(pre, "decoder_layer.add3"),
                           transpose01(get(pre, "decoder_layer.out"))));
+}
+
+// The backend's GELU is PyTorch's: its forward and backward on the gelu layers' own tensors.
+TEST(TorchFixtures, TheBackendsGeluIsPyTorchs) {
+    const auto tr = load("pair_pre_gelu", "trace"), gr = load("pair_pre_gelu", "grads");
+    stepformer::Backend& be = stepformer::default_backend();
+    for (const std::string layer : {"encoder_layer", "decoder_layer"}) {
+        const Tensor& in = get(tr, layer + ".linear1");
+        const Tensor& want = get(tr, layer + ".activation");
+        Tensor out(in.shape);
+        be.gelu_forward(out.ptr(), in.ptr(), in.size());
+        Tensor din(in.shape);
+        be.gelu_backward(din.ptr(), get(gr, "grad." + layer + ".activation").ptr(), in.ptr(), in.size());
+        const Tensor& din_want = get(gr, "grad." + layer + ".linear1");
+        for (int64_t i = 0; i < in.size(); ++i) {
+            EXPECT_NEAR(out.data[size_t(i)], want.data[size_t(i)], 1e-6 * (1 + std::fabs(want.data[size_t(i)])))
+                << layer << ".activation[" << i << "]";
+            EXPECT_NEAR(din.data[size_t(i)], din_want.data[size_t(i)], 1e-6 * (1 + std::fabs(din_want.data[size_t(i)])))
+                << "grad." << layer << ".linear1[" << i << "]";
+        }
+    }
 }
 
 TEST(TorchFixtures, BatchFirstEqualsSeqFirst) {
