@@ -23,6 +23,21 @@ using stepformer::testing::reset_device_sync_waits;
 
 namespace {
 
+// The sgd fixture's model (config and weights) and its batch of every example.
+struct SgdCase {
+    LoadedModel lm;
+    Batch batch;
+};
+SgdCase sgd_case() {
+    ModelSource src;
+    src.config_path = fixtures::path("sgd.config.json");
+    src.weights_path = fixtures::path("sgd.weights.safetensors");
+    SgdCase c{load_model(src), {}};
+    const auto in = fixtures::inputs("sgd");
+    c.batch = make_batch(c.lm.config, in.src, in.tgt, in.out);
+    return c;
+}
+
 // The bytes of a trace's tensors and saved internals: what a pass brings back to the host.
 size_t trace_bytes(const Trace& t) {
     size_t n = 0;
@@ -279,12 +294,7 @@ TEST_P(OwnMemory, AThousandPassesDoNotGrowItAndAModelChangeGivesItAllBack) {
 // where the backend computes, for every pass; weights a model owns (training's) are not.
 TEST_P(OwnMemory, SharedWeightsStayWhereTheBackendComputesOwnedOnesDoNot) {
     const std::unique_ptr<Backend> be = make_backend(GetParam(), 2);
-    ModelSource src;
-    src.config_path = fixtures::path("sgd.config.json");
-    src.weights_path = fixtures::path("sgd.weights.safetensors");
-    LoadedModel lm = load_model(src);
-    const auto in = fixtures::inputs("sgd");
-    const Batch batch = make_batch(lm.config, in.src, in.tgt, in.out);
+    const auto [lm, batch] = sgd_case();
     const auto shared = std::make_shared<const ParamSet>(lm.params);
     const size_t weights = size_t(shared->total_elements()) * sizeof(float);
     const size_t before = be->memory_in_use();
@@ -324,12 +334,8 @@ TEST_P(OwnMemory, SharedWeightsStayWhereTheBackendComputesOwnedOnesDoNot) {
 // greedy decoding's kept steps never do: the app keeps both, on screen, for as long as it likes.
 TEST_P(OwnMemory, TracesKeptForViewingHoldNoDeviceMemory) {
     const std::unique_ptr<Backend> be = make_backend(GetParam(), 2);
-    ModelSource src;
-    src.config_path = fixtures::path("sgd.config.json");
-    src.weights_path = fixtures::path("sgd.weights.safetensors");
-    LoadedModel lm = load_model(src);
+    const auto [lm, batch] = sgd_case();
     const auto in = fixtures::inputs("sgd");
-    const Batch batch = make_batch(lm.config, in.src, in.tgt, in.out);
     const auto shared = std::make_shared<const ParamSet>(lm.params);
     const Transformer viewer(lm.config, shared, be.get());
     {  // a whole pass first: the backend makes its own buffers (a GPU's scalar slots) once

@@ -45,6 +45,16 @@ double maxDifference(const Trace& a, const Trace& b) {
     return worst;
 }
 
+// The app's GPU is a "cpu-device" test backend from now on (made when the app first asks);
+// `device` is set to it then.
+void useTestDevice(Backend*& device) {
+    ComputeDevices::instance().setGpuFactoryForTesting([&device] {
+        auto be = testing::make_device_backend(1);
+        device = be.get();
+        return be;
+    });
+}
+
 bool identical(const Trace& a, const Trace& b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
@@ -196,11 +206,7 @@ void TestComputeDevice::aMissingGpuIsReportedAndTheCpuStays() {
 
 void TestComputeDevice::aLostGpuFallsBackToTheCpuWithTheSameWeights() {
     Backend* device = nullptr;
-    ComputeDevices::instance().setGpuFactoryForTesting([&device] {
-        auto be = testing::make_device_backend(1);
-        device = be.get();
-        return be;
-    });
+    useTestDevice(device);
     MainWindow w(smallOptions());
     const auto onCpu = w.session()->trace();
     const auto weights = w.session()->params();
@@ -233,11 +239,7 @@ void TestComputeDevice::aLostGpuFallsBackToTheCpuWithTheSameWeights() {
 
 void TestComputeDevice::deviceMemoryGoesWithTheModelAndTheSwitch() {
     Backend* device = nullptr;
-    ComputeDevices::instance().setGpuFactoryForTesting([&device] {
-        auto be = testing::make_device_backend(1);
-        device = be.get();
-        return be;
-    });
+    useTestDevice(device);
     MainWindow w(smallOptions());
     QVERIFY(w.deviceChooser()->choose(QStringLiteral("gpu")));
     QTest::qWait(100);
@@ -263,11 +265,7 @@ void TestComputeDevice::deviceMemoryGoesWithTheModelAndTheSwitch() {
 
 void TestComputeDevice::trainingRunsOnTheChosenDevice() {
     Backend* device = nullptr;
-    ComputeDevices::instance().setGpuFactoryForTesting([&device] {
-        auto be = testing::make_device_backend(1);
-        device = be.get();
-        return be;
-    });
+    useTestDevice(device);
     MainWindow w(smallOptions());
     QVERIFY(w.deviceChooser()->choose(QStringLiteral("gpu")));
     TrainingPanel& p = *w.trainingPanel();
@@ -285,11 +283,7 @@ void TestComputeDevice::trainingRunsOnTheChosenDevice() {
 
 void TestComputeDevice::aGpuLostUnderTrainingKeepsTheWeights() {
     Backend* device = nullptr;
-    ComputeDevices::instance().setGpuFactoryForTesting([&device] {
-        auto be = testing::make_device_backend(1);
-        device = be.get();
-        return be;
-    });
+    useTestDevice(device);
     MainWindow w(smallOptions());
     QVERIFY(w.deviceChooser()->choose(QStringLiteral("gpu")));
     TrainingPanel& p = *w.trainingPanel();
