@@ -22,6 +22,37 @@ Config Config::small() {
     return c;
 }
 
+Config Config::torch_small() {
+    Config c;
+    c.architecture = Architecture::Torch;
+    c.structure = Structure::Seq2Seq;
+    c.d_model = 32;
+    c.n_heads = 4;
+    c.d_k = c.d_v = 8;
+    c.d_ff = 64;
+    c.n_layers = 2;
+    c.n_decoder_layers = 2;
+    c.dropout = 0.0;
+    return c;
+}
+
+Config Config::seed004() {
+    Config c;
+    c.architecture = Architecture::Torch;
+    c.structure = Structure::Layers;
+    c.d_model = 4;
+    c.n_heads = 2;
+    c.d_k = c.d_v = 2;
+    c.d_ff = 8;
+    c.n_layers = 1;
+    c.n_decoder_layers = 0;
+    c.dropout = 0.0;
+    return c;
+}
+
+const char* architecture_name(Architecture a) { return a == Architecture::Torch ? "torch" : "tutorial"; }
+const char* structure_name(Structure s) { return s == Structure::Layers ? "layers" : "seq2seq"; }
+
 static int index_of(const std::vector<std::string>& v, const std::string& s) {
     for (size_t i = 0; i < v.size(); ++i)
         if (v[i] == s) return static_cast<int>(i);
@@ -57,12 +88,33 @@ void Config::validate() const {
             throw ConfigError(std::string("config: '") + key + "' = " + std::to_string(v) + " is larger than the limit " +
                               std::to_string(max));
     };
+    const bool t = torch();
     positive(d_model, "d_model", 16384);
-    positive(d_ff, "d_ff", 65536);
+    positive(d_ff, t ? "dim_feedforward" : "d_ff", 65536);
     positive(d_k, "d_k", 4096);
     positive(d_v, "d_v", 4096);
-    positive(n_layers, "n_layers", 64);
-    positive(n_heads, "n_heads", 256);
+    positive(n_layers, t ? "num_encoder_layers" : "n_layers", 64);
+    positive(n_heads, t ? "nhead" : "n_heads", 256);
+    if (t) {
+        if (d_model % n_heads != 0)
+            throw ConfigError("config: 'd_model' = " + std::to_string(d_model) + " is not divisible by 'nhead' = " +
+                              std::to_string(n_heads) + " (nn.MultiheadAttention splits d_model into nhead heads)");
+        if (d_k != d_model / n_heads || d_v != d_k)
+            throw ConfigError("config: the head size of nn.MultiheadAttention is d_model / nhead");
+        if (activation != "relu" && activation != "gelu")
+            throw ConfigError("config: 'activation' must be \"relu\" or \"gelu\", got \"" + activation + "\"");
+        if (layers()) {
+            if (n_layers != 1 || n_decoder_layers != (decoder_layer ? 1 : 0))
+                throw ConfigError("config: the layer lab has one encoder layer and at most one decoder layer");
+        } else {
+            positive(n_decoder_layers, "num_decoder_layers", 64);
+        }
+    }
+    if (!(layer_norm_eps > 0.0) || layer_norm_eps > 1.0)
+        throw ConfigError("config: 'layer_norm_eps' must be in (0, 1], got " + std::to_string(layer_norm_eps));
+    if (!(dropout >= 0.0 && dropout < 1.0))
+        throw ConfigError("config: 'dropout' must be in [0, 1), got " + std::to_string(dropout));
+    if (!has_vocabulary()) return;
     positive(src_len, "src_len", 4096);
     positive(tgt_len, "tgt_len", 4096);
     if (pad.empty()) throw ConfigError("config: 'pad' is empty");
@@ -71,10 +123,6 @@ void Config::validate() const {
     if (tgt_id(bos) < 0) throw ConfigError("config: the start token 'bos' = '" + bos + "' is not in tgt_vocab");
     if (tgt_id(eos) < 0) throw ConfigError("config: the end token 'eos' = '" + eos + "' is not in tgt_vocab");
     if (bos == pad || eos == pad || bos == eos) throw ConfigError("config: pad, bos and eos must be three different tokens");
-    if (!(layer_norm_eps > 0.0) || layer_norm_eps > 1.0)
-        throw ConfigError("config: 'layer_norm_eps' must be in (0, 1], got " + std::to_string(layer_norm_eps));
-    if (!(dropout >= 0.0 && dropout < 1.0))
-        throw ConfigError("config: 'dropout' must be in [0, 1), got " + std::to_string(dropout));
 }
 
 bool Config::same_architecture(const Config& o, std::string* why) const {
@@ -87,8 +135,12 @@ bool Config::same_architecture(const Config& o, std::string* why) const {
         }
         return true;
     };
-    if (diff("d_model", d_model, o.d_model) || diff("d_ff", d_ff, o.d_ff) || diff("d_k", d_k, o.d_k) ||
-        diff("d_v", d_v, o.d_v) || diff("n_layers", n_layers, o.n_layers) || diff("n_heads", n_heads, o.n_heads) ||
+    if (diff("architecture", architecture_name(architecture), architecture_name(o.architecture)) ||
+        diff("structure", structure_name(structure), structure_name(o.structure)) ||
+        diff("activation", activation, o.activation) || diff("norm_first", norm_first, o.norm_first) ||
+        diff("d_model", d_model, o.d_model) || diff("d_ff", d_ff, o.d_ff) || diff("d_k", d_k, o.d_k) ||
+        diff("d_v", d_v, o.d_v) || diff("n_layers", n_layers, o.n_layers) ||
+        (torch() && diff("num_decoder_layers", decoder_layers(), o.decoder_layers())) || diff("n_heads", n_heads, o.n_heads) ||
         diff("src_vocab", join_vocab(src_vocab), join_vocab(o.src_vocab)) ||
         diff("tgt_vocab", join_vocab(tgt_vocab), join_vocab(o.tgt_vocab)))
         return false;
@@ -118,8 +170,70 @@ static int get_int(const nlohmann::json& j, const char* key) {
     return static_cast<int>(d);
 }
 
+static bool get_bool(const nlohmann::json& j, const char* key, bool fallback) {
+    return j.contains(key) ? get_key<bool>(j, key) : fallback;
+}
+
+static int get_int_or(const nlohmann::json& j, const char* key, int fallback) {
+    return j.contains(key) ? get_int(j, key) : fallback;
+}
+
+// nn.Transformer's constructor arguments, each missing one taking PyTorch's default; the
+// vocabulary and length keys as the tutorial's (its toy data when missing).
+static Config torch_config_from_json(const nlohmann::json& j) {
+    Config c;
+    c.architecture = Architecture::Torch;
+    const std::string structure = j.contains("structure") ? get_key<std::string>(j, "structure") : "seq2seq";
+    if (structure != "seq2seq" && structure != "layers")
+        throw ConfigError("config: 'structure' must be \"seq2seq\" or \"layers\", got \"" + structure + "\"");
+    c.structure = structure == "layers" ? Structure::Layers : Structure::Seq2Seq;
+    for (const char* tutorial_key : {"d_ff", "n_heads", "n_layers", "d_k", "d_v", "learn_layer_norm"})
+        if (j.contains(tutorial_key))
+            throw ConfigError(std::string("config: '") + tutorial_key +
+                              "' is a key of the tutorial's model; \"architecture\": \"torch\" takes nn.Transformer's "
+                              "arguments (d_model, nhead, num_encoder_layers, num_decoder_layers, dim_feedforward, dropout, "
+                              "activation, layer_norm_eps, batch_first, norm_first)");
+    c.d_model = get_int_or(j, "d_model", 512);
+    c.n_heads = get_int_or(j, "nhead", 8);
+    c.d_ff = get_int_or(j, "dim_feedforward", 2048);
+    c.dropout = j.contains("dropout") ? get_key<double>(j, "dropout") : 0.1;
+    c.activation = j.contains("activation") ? get_key<std::string>(j, "activation") : "relu";
+    c.layer_norm_eps = j.contains("layer_norm_eps") ? get_key<double>(j, "layer_norm_eps") : 1e-5;
+    c.batch_first = get_bool(j, "batch_first", false);
+    c.norm_first = get_bool(j, "norm_first", false);
+    if (c.n_heads > 0) c.d_k = c.d_v = c.d_model / c.n_heads;
+    if (c.structure == Structure::Layers) {
+        for (const char* key : {"num_encoder_layers", "num_decoder_layers"})
+            if (j.contains(key))
+                throw ConfigError(std::string("config: '") + key +
+                                  "' does not apply to the layer lab (\"structure\": \"layers\": one encoder layer, "
+                                  "and a decoder layer when \"decoder_layer\" is true)");
+        c.decoder_layer = get_bool(j, "decoder_layer", false);
+        c.n_layers = 1;
+        c.n_decoder_layers = c.decoder_layer ? 1 : 0;
+    } else {
+        c.n_layers = get_int_or(j, "num_encoder_layers", 6);
+        c.n_decoder_layers = get_int_or(j, "num_decoder_layers", 6);
+        if (j.contains("src_vocab")) c.src_vocab = get_key<std::vector<std::string>>(j, "src_vocab");
+        if (j.contains("tgt_vocab")) c.tgt_vocab = get_key<std::vector<std::string>>(j, "tgt_vocab");
+        c.src_len = get_int_or(j, "src_len", c.src_len);
+        c.tgt_len = get_int_or(j, "tgt_len", c.tgt_len);
+        if (j.contains("pad")) c.pad = get_key<std::string>(j, "pad");
+        if (j.contains("bos")) c.bos = get_key<std::string>(j, "bos");
+        if (j.contains("eos")) c.eos = get_key<std::string>(j, "eos");
+    }
+    c.validate();
+    return c;
+}
+
 Config config_from_json(const nlohmann::json& j) {
     if (!j.is_object()) throw ConfigError("config: expected a JSON object");
+    if (j.contains("architecture")) {
+        const std::string a = get_key<std::string>(j, "architecture");
+        if (a == "torch") return torch_config_from_json(j);
+        if (a != "tutorial")
+            throw ConfigError("config: 'architecture' must be \"tutorial\" or \"torch\", got \"" + a + "\"");
+    }
     Config c;
     c.d_model = get_int(j, "d_model");
     c.d_ff = get_int(j, "d_ff");
@@ -164,6 +278,23 @@ Config load_config_file(const std::string& path) {
 }
 
 nlohmann::json config_to_json(const Config& c) {
+    if (c.torch()) {
+        nlohmann::json j{{"architecture", "torch"},         {"structure", structure_name(c.structure)},
+                         {"d_model", c.d_model},             {"nhead", c.n_heads},
+                         {"dim_feedforward", c.d_ff},        {"dropout", c.dropout},
+                         {"activation", c.activation},       {"layer_norm_eps", c.layer_norm_eps},
+                         {"batch_first", c.batch_first},     {"norm_first", c.norm_first}};
+        if (c.layers()) {
+            j["decoder_layer"] = c.decoder_layer;
+        } else {
+            j["num_encoder_layers"] = c.n_layers;
+            j["num_decoder_layers"] = c.n_decoder_layers;
+            j.update(nlohmann::json{{"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab}, {"src_len", c.src_len},
+                                    {"tgt_len", c.tgt_len},     {"pad", c.pad},             {"bos", c.bos},
+                                    {"eos", c.eos}});
+        }
+        return j;
+    }
     return nlohmann::json{{"d_model", c.d_model},   {"d_ff", c.d_ff},           {"d_k", c.d_k},
                           {"d_v", c.d_v},           {"n_layers", c.n_layers},   {"n_heads", c.n_heads},
                           {"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab}, {"src_len", c.src_len},

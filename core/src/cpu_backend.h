@@ -62,6 +62,9 @@ public:
     void relu_backward(float* din, const float* dout, const float* out, int64_t n) override;
     void gelu_forward(float* out, const float* in, int64_t n) override;
     void gelu_backward(float* din, const float* dout, const float* in, int64_t n) override;
+    void add_bias(float* y, const float* bias, int N, int O) override;
+    void bias_backward(float* dbias, const float* dy, int N, int O) override;
+    void scale(float* out, const float* in, int64_t n, float s) override;
     void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
                                int V, int ignore_index) override;
     void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,

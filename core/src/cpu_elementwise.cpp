@@ -27,12 +27,12 @@ void CpuBackend::positional_forward(float* out, const float* in, const float* pe
 
 void CpuBackend::relu_forward(float* out, const float* in, int64_t n) {
 #pragma omp parallel for num_threads(threads_for(n)) schedule(static)
-    for (int64_t i = 0; i < n; ++i) out[i] = in[i] > 0.0f ? in[i] : 0.0f;
+    for (int64_t i = 0; i < n; ++i) out[i] = in[i] <= 0.0f ? 0.0f : in[i];  // NaN passes, as torch.relu's
 }
 
 void CpuBackend::relu_backward(float* din, const float* dout, const float* out, int64_t n) {
 #pragma omp parallel for num_threads(threads_for(n)) schedule(static)
-    for (int64_t i = 0; i < n; ++i) din[i] = out[i] > 0.0f ? dout[i] : 0.0f;
+    for (int64_t i = 0; i < n; ++i) din[i] = out[i] <= 0.0f ? 0.0f : dout[i];  // threshold_backward's test
 }
 
 void CpuBackend::gelu_forward(float* out, const float* in, int64_t n) {
@@ -50,6 +50,35 @@ void CpuBackend::gelu_backward(float* din, const float* dout, const float* in, i
         const float pdf = kInvSqrt2Pi * std::exp(-0.5f * x * x);
         din[i] = dout[i] * (cdf + x * pdf);
     }
+}
+
+// y (N, O) += bias, row by row.
+void CpuBackend::add_bias(float* y, const float* bias, int N, int O) {
+#pragma omp parallel for num_threads(threads_for(int64_t(N) * O)) schedule(static)
+    for (int r = 0; r < N; ++r) {
+        float* row = y + int64_t(r) * O;
+        for (int c = 0; c < O; ++c) row[c] += bias[c];
+    }
+}
+
+// dbias[c] += dy[0, c], then dy[1, c], ... in row order into the running value (LayerNorm's dbeta
+// order, and the GPU's columns.comp): the threads split the columns, in slices of 16 floats (a
+// cache line each), never the rows.
+void CpuBackend::bias_backward(float* dbias, const float* dy, int N, int O) {
+    const int parts = std::max(1, std::min(threads_for(int64_t(N) * O), (O + 15) / 16));
+#pragma omp parallel for num_threads(parts) schedule(static)
+    for (int p = 0; p < parts; ++p) {
+        const int b = chunk_begin(O, parts, p, 16), e = chunk_begin(O, parts, p + 1, 16);
+        for (int r = 0; r < N; ++r) {
+            const float* row = dy + int64_t(r) * O;
+            for (int c = b; c < e; ++c) dbias[c] += row[c];
+        }
+    }
+}
+
+void CpuBackend::scale(float* out, const float* in, int64_t n, float s) {
+#pragma omp parallel for num_threads(threads_for(n)) schedule(static)
+    for (int64_t i = 0; i < n; ++i) out[i] = in[i] * s;
 }
 
 void CpuBackend::cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets,

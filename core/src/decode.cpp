@@ -1,9 +1,13 @@
 #include "stepformer/decode.h"
 
+#include "stepformer/trace_graph.h"
+
 namespace stepformer {
 
 DecodeResult greedy_decode(const Transformer& model, const std::string& src, bool keep_steps) {
     const Config& c = model.config();
+    if (!c.has_vocabulary())
+        throw ConfigError("the layer lab (\"structure\": \"layers\") has no vocabulary: there is nothing to translate");
     Batch batch;
     batch.B = 1;
     batch.S = c.src_len;
@@ -17,7 +21,7 @@ DecodeResult greedy_decode(const Transformer& model, const std::string& src, boo
         batch.tgt = dec_input;
         model.forward(batch, trace);
         trace.release_staging();  // nothing follows this step's forward pass
-        const float* p = trace.at("projection.probs").value.ptr() + size_t(batch.T - 1) * V;
+        const float* p = graph::output_probs(trace)->value.ptr() + size_t(batch.T - 1) * V;
         int best = 0;
         for (int v = 1; v < V; ++v)
             if (p[v] > p[best]) best = v;

@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "model_internal.h"
+#include "stepformer/trace_graph.h"
+#include "torch_internal.h"
 #include "stepformer/trace_names.h"
 
 namespace stepformer {
@@ -270,24 +272,36 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
     using namespace detail;
     const Config& c = config_;
     const int B = batch.B, S = batch.S, T = batch.T;
-    if (B <= 0 || S <= 0 || T <= 0 || batch.src.size() != size_t(B) * S || batch.tgt.size() != size_t(B) * T)
-        throw std::invalid_argument("forward: malformed batch");
-    for (int id : batch.src)
-        if (id < 0 || id >= c.src_vocab_size()) throw std::invalid_argument("forward: source id out of the vocabulary");
-    for (int id : batch.tgt)
-        if (id < 0 || id >= c.tgt_vocab_size()) throw std::invalid_argument("forward: target id out of the vocabulary");
+    if (!c.layers()) {
+        if (B <= 0 || S <= 0 || T <= 0 || batch.src.size() != size_t(B) * S || batch.tgt.size() != size_t(B) * T)
+            throw std::invalid_argument("forward: malformed batch");
+        for (int id : batch.src)
+            if (id < 0 || id >= c.src_vocab_size()) throw std::invalid_argument("forward: source id out of the vocabulary");
+        for (int id : batch.tgt)
+            if (id < 0 || id >= c.tgt_vocab_size()) throw std::invalid_argument("forward: target id out of the vocabulary");
+    }
 
     tr.clear();
     for (int b = 0; b < B; ++b) {
         tr.src_tokens.emplace_back();
         tr.tgt_tokens.emplace_back();
-        for (int s = 0; s < S; ++s) tr.src_tokens.back().push_back(c.src_vocab[size_t(batch.src[size_t(b) * S + s])]);
-        for (int t = 0; t < T; ++t) tr.tgt_tokens.back().push_back(c.tgt_vocab[size_t(batch.tgt[size_t(b) * T + t])]);
+        // The layer lab's inputs are vectors, not tokens: their positions label the axes.
+        for (int s = 0; s < S; ++s)
+            tr.src_tokens.back().push_back(c.layers() ? std::to_string(s) : c.src_vocab[size_t(batch.src[size_t(b) * S + s])]);
+        for (int t = 0; t < T; ++t)
+            tr.tgt_tokens.back().push_back(c.layers() ? std::to_string(t) : c.tgt_vocab[size_t(batch.tgt[size_t(b) * T + t])]);
     }
     Staging& st = tr.staging(*backend_);  // after clear(): a fresh one
     st.set_parent(kept_);
     st.set_copy_back(opt.trace_to_host);
     ModelCtx m{c, params(), *backend_, st, resident_weights()};
+    if (c.torch()) {
+        TorchPass pass{m, opt, TorchNames(c)};
+        if (c.layers()) torch_forward_layers(pass, batch, tr);
+        else torch_forward_seq2seq(pass, batch, tr, pe_table(S), pe_table(T));
+        if (opt.finish) st.finish();
+        return;
+    }
     const Axis aB = ax(AxisKind::Batch, "batch_size");
     const Axis aSq = ax(AxisKind::SrcToken, "len_q"), aSk = ax(AxisKind::SrcToken, "len_k");
     const Axis aTq = ax(AxisKind::TgtToken, "len_q"), aTk = ax(AxisKind::TgtToken, "len_k");
@@ -358,7 +372,9 @@ void Transformer::queue_loss(const Batch& batch, Trace& tr) const {
     for (int id : batch.out)
         if (id < 0 || id >= V) throw std::invalid_argument("loss: target id out of the vocabulary");
     const Block blk{Stack::None, BlockKind::Loss, -1};
-    const std::string probs = names::entry(Block{Stack::None, BlockKind::Projection, -1}, "probs"),
+    const TraceEntry* probs_entry = graph::output_probs(tr);
+    if (!probs_entry) throw std::logic_error("loss: the trace has no probabilities (call forward() first)");
+    const std::string probs = probs_entry->name,
                       per_token_name = names::entry(blk, "per_token");
     const Axis aB = detail::ax(AxisKind::Batch, "batch_size"), aT = detail::ax(AxisKind::TgtToken, "tgt_len");
     // The entries first: the kernel writes into them (the mean at the next synchronisation).

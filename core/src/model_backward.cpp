@@ -4,84 +4,16 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "model_internal.h"
+#include "backward_internal.h"
+#include "stepformer/trace_graph.h"
+#include "torch_internal.h"
 #include "stepformer/trace_names.h"
 
 namespace stepformer {
 namespace {
 
-struct GradState {
-    Trace& tr;
-    Staging& st;
-    bool record;
-    std::unordered_map<std::string, Tensor> pending;
-
-    // The gradient buffer of trace entry `name`, created zeroed on first use.
-    Tensor& g(const std::string& name) {
-        auto it = pending.find(name);
-        if (it != pending.end()) return it->second;
-        Tensor& t = pending.emplace(name, Tensor(tr.at(name).value.shape)).first->second;
-        st.zeros(t);
-        return t;
-    }
-    // g(name) where the backend computes, to read and add into.
-    float* gd(const std::string& name) { return st.inout(g(name)); }
-    // Every consumer has contributed: record the gradient (or drop it).
-    void finish(const std::string& name) {
-        auto it = pending.find(name);
-        if (it == pending.end()) throw std::logic_error("backward: no gradient for '" + name + "'");
-        if (record) {
-            const TraceEntry& e = tr.at(name);
-            std::vector<Axis> axes = e.axes;
-            tr.add(names::grad(name), Node{Role::Gradient, Op::Gradient, e.block, {name}}, std::move(axes),
-                   std::move(it->second));
-        } else {
-            st.forget(it->second);
-        }
-        pending.erase(it);
-    }
-    // Moves a freshly computed gradient in as complete.
-    void put_and_finish(const std::string& name, Tensor grad) {
-        pending[name] = std::move(grad);
-        finish(name);
-    }
-};
-
-// Kernel addresses come from the staging the forward pass made (Trace::staging).
-struct Ctx {
-    const Config& c;
-    const ParamSet& p;
-    ParamSet& grads;
-    Backend& be;
-    Staging& st;
-    GradState& gs;
-    ParamUpdater* updater;
-    const std::unordered_map<const float*, const float*>* resident;  // Transformer::resident_weights()
-    const float* weight(const Tensor& t) const { return resident ? resident->at(t.ptr()) : st.in(t); }
-    const float* w(const std::string& n) const { return weight(p.at(n)); }
-    float* dw(const std::string& n) { return st.inout(grads.at(n)); }
-    const float* in(const std::string& entry) const { return st.in(gs.tr.at(entry).value); }
-    const float* saved(const std::string& name) const { return st.in(gs.tr.saved.at(name)); }
-    // The backward pass has made its last use of parameter n: its gradient is final and the
-    // weight itself is no longer read, so an optimizer may update it now (while it is in cache).
-    void ready(const std::string& n) const {
-        if (updater) updater->ready(p.index_of(n), st);
-    }
-    // Backward of the linear layer with weight n (its last use): dx (N, I) = or += dy W and
-    // dW = dy^T x, with the optimizer's update fused in when there is one.
-    void linear(const std::string& n, float* dx, const float* dy, const float* x, int N, int I, int O, bool acc_dx) {
-        const size_t i = p.index_of(n);
-        const ParamUpdater::Fused* f = updater ? updater->fused_update(i) : nullptr;
-        if (!f) {
-            be.linear_backward(dx, st.out(grads[i]), dy, x, weight(p[i]), N, I, O, acc_dx, false);
-            ready(n);
-            return;
-        }
-        float* dW = f->keep_gradient ? st.out(grads[i]) : nullptr;
-        const StagedUpdate u = stage_update(st, f->weight, p[i].size(), f->update);
-        be.linear_backward_update(dx, dW, f->grad_sum_squares, dy, x, u.weight, N, I, O, acc_dx, u.update);
-    }
-};
+using detail::Ctx;
+using detail::GradState;
 
 // LayerNorm(residual) backward: from grad(out) to grad(residual) and dgamma/dbeta.
 Tensor layernorm_backward(Ctx& x, const Block& blk, int rows) {
@@ -213,6 +145,7 @@ void embed_backward(Ctx& x, Stack stack, const std::vector<int>& ids) {
 void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool trace_grads,
                            ParamUpdater* updater) const {
     const Config& c = config_;
+    if (c.layers()) throw std::logic_error("backward: the layer lab has no loss; use backward_from_output()");
     if (!tr.contains("loss")) throw std::logic_error("backward: call loss() after forward() first");
     // Reused only when it is laid out as the parameters are, name by name and shape by shape: a
     // narrower model of the same depth has as many parameters, and its gradients would be written
@@ -228,6 +161,16 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     Ctx x{c, params(), grads, *backend_, st, gs, updater, updater ? nullptr : resident_weights()};
 
     const int B = batch.B, T = batch.T, V = c.tgt_vocab_size();
+    if (c.torch()) {
+        // CrossEntropyLoss(ignore_index=pad) straight to the generator's logits; then the graph, backwards.
+        const TraceEntry* logits = graph::output_logits(tr);
+        Tensor& dlogits = gs.pending.emplace(logits->name, Tensor(logits->value.shape)).first->second;
+        backend_->cross_entropy_backward(st.out(dlogits), x.in(graph::output_probs(tr)->name), st.in(batch.out), B * T, V,
+                                         c.tgt_id(c.pad));
+        detail::torch_backward(x, batch);
+        st.finish();
+        return;
+    }
     const Block proj{Stack::None, BlockKind::Projection, -1};
     const std::string logits = names::entry(proj, "logits"), probs = names::entry(proj, "probs");
     // CrossEntropyLoss(ignore_index=0) straight to the logits.

@@ -36,8 +36,82 @@ static void add_ffn(std::vector<ParamSpec>& s, const Block& b, const Config& c) 
     add_layer_norm(s, b, c);
 }
 
+// ----- PyTorch's layers: names as their state_dicts write them (trace_names.h composes them).
+
+static void add_torch_norm(std::vector<ParamSpec>& s, const Block& b, int k, const Config& c) {
+    using I = ParamSpec::Init;
+    const std::string norm = "norm" + std::to_string(k);
+    s.push_back({names::param(b, norm + ".weight"), {c.d_model}, I::Ones, 0, false, true});
+    s.push_back({names::param(b, norm + ".bias"), {c.d_model}, I::Zeros, 0, false, true});
+}
+
+// nn.MultiheadAttention: in_proj_weight (rows Q | K | V) and in_proj_bias, out_proj.
+static void add_torch_attention(std::vector<ParamSpec>& s, const Block& b, const Config& c, bool xavier_all) {
+    using I = ParamSpec::Init;
+    const int D = c.d_model;
+    // Its gradient is written in three slices (Q, K, V rows) by three kernels, and updated after
+    // the last: it needs storage of its own, as an accumulated one does.
+    s.push_back({names::param(b, "in_proj_weight"), {3 * D, D}, I::Xavier, D, false, true, 3 * D});
+    s.push_back({names::param(b, "in_proj_bias"), {3 * D}, I::Zeros, 0, false, true});
+    s.push_back({names::param(b, "out_proj.weight"), {D, D}, xavier_all ? I::Xavier : I::Uniform, D, false, false, D});
+    s.push_back({names::param(b, "out_proj.bias"), {D}, I::Zeros, 0, false, true});
+}
+
+// One nn.TransformerEncoderLayer / nn.TransformerDecoderLayer, in its state_dict's order.
+static void add_torch_layer(std::vector<ParamSpec>& s, Stack stack, int i, const Config& c) {
+    using I = ParamSpec::Init;
+    const Naming n = c.layers() ? Naming::TorchLayers : Naming::TorchSeq2Seq;
+    const bool xavier_all = !c.layers();  // nn.Transformer's _reset_parameters: xavier on every matrix
+    const int D = c.d_model, F = c.d_ff;
+    std::vector<Block> blocks;
+    if (stack == Stack::Encoder) {
+        blocks = {Block{stack, BlockKind::SelfAttention, i, n}};
+    } else {
+        blocks = {Block{stack, BlockKind::MaskedSelfAttention, i, n}, Block{stack, BlockKind::CrossAttention, i, n}};
+    }
+    for (const Block& b : blocks) add_torch_attention(s, b, c, xavier_all);
+    const Block ffn{stack, BlockKind::FeedForward, i, n};
+    const I lin = xavier_all ? I::Xavier : I::Uniform;
+    s.push_back({names::param(ffn, "linear1.weight"), {F, D}, lin, D, false, false, F});
+    s.push_back({names::param(ffn, "linear1.bias"), {F}, I::Uniform, D, false, true});
+    s.push_back({names::param(ffn, "linear2.weight"), {D, F}, lin, F, false, false, D});
+    s.push_back({names::param(ffn, "linear2.bias"), {D}, I::Uniform, F, false, true});
+    blocks.push_back(ffn);
+    for (size_t k = 0; k < blocks.size(); ++k) add_torch_norm(s, blocks[k], int(k) + 1, c);
+}
+
+static std::vector<ParamSpec> torch_param_specs(const Config& c) {
+    using I = ParamSpec::Init;
+    std::vector<ParamSpec> s;
+    if (c.layers()) {
+        add_torch_layer(s, Stack::Encoder, 0, c);
+        if (c.decoder_layer) add_torch_layer(s, Stack::Decoder, 0, c);
+        return s;
+    }
+    const Naming n = Naming::TorchSeq2Seq;
+    const int D = c.d_model;
+    for (int i = 0; i < c.encoder_layers(); ++i) add_torch_layer(s, Stack::Encoder, i, c);
+    for (Stack st : {Stack::Encoder, Stack::Decoder}) {
+        if (st == Stack::Decoder)
+            for (int i = 0; i < c.decoder_layers(); ++i) add_torch_layer(s, Stack::Decoder, i, c);
+        const Block norm{st, BlockKind::FinalNorm, -1, n};
+        s.push_back({names::param(norm, "weight"), {D}, I::Ones, 0, false, true});
+        s.push_back({names::param(norm, "bias"), {D}, I::Zeros, 0, false, true});
+    }
+    const Block gen{Stack::None, BlockKind::Projection, -1, n};
+    const int V = c.tgt_vocab_size();
+    s.push_back({names::param(gen, "weight"), {V, D}, I::Xavier, D, false, false, V});
+    s.push_back({names::param(gen, "bias"), {V}, I::Uniform, D, false, true});
+    s.push_back({names::param(Block{Stack::Encoder, BlockKind::Input, -1, n}, "tok_emb.embedding.weight"),
+                 {c.src_vocab_size(), D}, I::Xavier, D, false, true, c.src_vocab_size()});
+    s.push_back({names::param(Block{Stack::Decoder, BlockKind::Input, -1, n}, "tok_emb.embedding.weight"),
+                 {c.tgt_vocab_size(), D}, I::Xavier, D, false, true, c.tgt_vocab_size()});
+    return s;
+}
+
 std::vector<ParamSpec> param_specs(const Config& c) {
     using I = ParamSpec::Init;
+    if (c.torch()) return torch_param_specs(c);
     std::vector<ParamSpec> s;
     s.push_back({names::embedding_table(Stack::Encoder), {c.src_vocab_size(), c.d_model}, I::Normal, 0, false, true});
     for (int i = 0; i < c.n_layers; ++i) {
@@ -116,6 +190,12 @@ ParamSet init_params(const Config& c, uint64_t seed) {
                 for (float& v : t.data) v = ud(rng);
                 break;
             }
+            case ParamSpec::Init::Xavier: {
+                const float bound = std::sqrt(6.0f / static_cast<float>(specs[i].fan_in + specs[i].fan_out));
+                std::uniform_real_distribution<float> ud(-bound, bound);
+                for (float& v : t.data) v = ud(rng);
+                break;
+            }
             case ParamSpec::Init::Ones: std::fill(t.data.begin(), t.data.end(), 1.0f); break;
             case ParamSpec::Init::Zeros: t.zero(); break;
         }
@@ -132,7 +212,7 @@ bool read_config_from_weights(const std::string& path, Config* out) {
 }
 
 static bool is_ignored_buffer(const std::string& name) {
-    return name == "encoder.pos_emb.pe" || name == "decoder.pos_emb.pe";
+    return name == "encoder.pos_emb.pe" || name == "decoder.pos_emb.pe" || name == "positional_encoding.pos_embedding";
 }
 
 static bool is_optimizer_state(const std::string& name) { return name.rfind("optim.", 0) == 0; }
@@ -195,7 +275,7 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
     // LayerNorm gamma/beta in a file whose config does not learn them: identity values are
     // harmless and skipped; trained values would change the numbers, so they are not dropped silently.
     std::set<std::string> skipped_norms;
-    if (!out.config.learn_layer_norm) {
+    if (!out.config.learns_layer_norm()) {
         for (const auto& sp : layer_norm_specs(out.config)) {
             const StoredTensor* st = f.find(sp.name);
             if (!st) continue;
@@ -238,8 +318,16 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
             if (is_ignored_buffer(st.name)) out.ignored.push_back(st.name);
             continue;
         }
+        if (out.config_assumed && names::parse(st.name).block.torch())
+            throw WeightsError("weights '" + path + "' hold PyTorch's nn.Transformer layers ('" + st.name +
+                               "') but carry no config: pass one with \"architecture\": \"torch\" and the model's "
+                               "sizes with --config");
+        const std::string layers_word =
+            out.config.torch() ? "num_encoder_layers=" + std::to_string(out.config.encoder_layers()) +
+                                     ", num_decoder_layers=" + std::to_string(out.config.decoder_layers())
+                               : "n_layers=" + std::to_string(out.config.n_layers);
         throw fail("unexpected tensor '" + st.name + "' " + shape_to_string(st.shape) +
-                   " (not a parameter of a model with n_layers=" + std::to_string(out.config.n_layers) + ")");
+                   " (not a parameter of a model with " + layers_word + ")");
     }
     for (size_t i = 0; i < specs.size(); ++i) {
         const auto& sp = specs[i];

@@ -47,6 +47,9 @@ const char* role_name(Role k) {
         case Role::LossPerToken: return "loss_per_token";
         case Role::Loss: return "loss";
         case Role::Gradient: return "gradient";
+        case Role::Input: return "input";
+        case Role::AttnMask: return "attn_mask";
+        case Role::Gelu: return "gelu";
     }
     return "?";
 }
@@ -79,6 +82,9 @@ Op op_of_role(Role r) {
         case Role::LossPerToken: return Op::CrossEntropy;
         case Role::Loss: return Op::Mean;
         case Role::Gradient: return Op::Gradient;
+        case Role::Input: return Op::Input;
+        case Role::AttnMask: return Op::AdditiveMask;
+        case Role::Gelu: return Op::Gelu;
     }
     return Op::Gradient;
 }
@@ -114,7 +120,7 @@ const TraceEntry& Trace::at(const std::string& name) const {
 
 namespace {
 uint64_t role_key(const Block& b, Role r) {
-    return (uint64_t(static_cast<uint8_t>(b.stack)) << 48) | (uint64_t(static_cast<uint8_t>(b.kind)) << 40) |
+    return (uint64_t(static_cast<uint8_t>(b.naming)) << 56) | (uint64_t(static_cast<uint8_t>(b.stack)) << 48) | (uint64_t(static_cast<uint8_t>(b.kind)) << 40) |
            (uint64_t(static_cast<uint32_t>(b.layer + 1)) << 8) | uint64_t(static_cast<uint8_t>(r));
 }
 }  // namespace

@@ -79,12 +79,33 @@ std::vector<Block> blocks_masked_by(const Trace& tr, const std::string& mask) {
 const TraceEntry* stack_output(const Trace& tr, Stack s) {
     const TraceEntry* last = nullptr;
     for (const TraceEntry& e : tr.entries())
-        if (e.role != Role::Gradient && e.block.stack == s && e.block.layer >= 0) last = &e;
+        if (e.role != Role::Gradient && e.block.stack == s && (e.block.layer >= 0 || e.block.kind == BlockKind::FinalNorm))
+            last = &e;
     return last ? last : stack_input(tr, s);
 }
 
+namespace {
+const TraceEntry* find_any_naming(const Trace& tr, Block b, Role role) {
+    for (Naming n : {Naming::Tutorial, Naming::TorchSeq2Seq, Naming::TorchLayers}) {
+        b.naming = n;
+        if (const TraceEntry* e = find(tr, b, role)) return e;
+    }
+    return nullptr;
+}
+}  // namespace
+
 const TraceEntry* stack_input(const Trace& tr, Stack s) {
-    return find(tr, Block{s, BlockKind::Input, -1}, Role::PositionalAdd);
+    const Block in{s, BlockKind::Input, -1};
+    if (const TraceEntry* e = find_any_naming(tr, in, Role::PositionalAdd)) return e;
+    return find_any_naming(tr, in, Role::Input);
+}
+
+const TraceEntry* output_probs(const Trace& tr) {
+    return find_any_naming(tr, Block{Stack::None, BlockKind::Projection, -1}, Role::Probs);
+}
+
+const TraceEntry* output_logits(const Trace& tr) {
+    return find_any_naming(tr, Block{Stack::None, BlockKind::Projection, -1}, Role::Logits);
 }
 
 }  // namespace stepformer::graph

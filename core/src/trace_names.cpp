@@ -49,14 +49,136 @@ std::string join_from(const std::vector<std::string_view>& parts, size_t from) {
     return out;
 }
 
+// ----- PyTorch's names (Naming::TorchLayers, Naming::TorchSeq2Seq)
+
+bool is_digit_tail(std::string_view s, std::string_view head) {
+    return s.size() == head.size() + 1 && s.substr(0, head.size()) == head && s.back() >= '1' && s.back() <= '9';
+}
+
+// A leaf of the layer itself rather than of its attention module: add1, norm2, linear1,
+// activation, dropout3 (nn.TransformerEncoderLayer's attribute names).
+bool is_layer_leaf(std::string_view leaf) {
+    const std::string_view first = leaf.substr(0, leaf.find('.'));
+    return is_digit_tail(first, "add") || is_digit_tail(first, "norm") || is_digit_tail(first, "dropout") ||
+           first == "linear1" || first == "linear2" || first == "activation" || first == "dropout";
+}
+
+std::string torch_layer_prefix(const Block& b) {
+    if (b.naming == Naming::TorchLayers) return b.stack == Stack::Decoder ? "decoder_layer" : "encoder_layer";
+    return std::string("transformer.") + stack_word(b.stack) + ".layers." + std::to_string(b.layer);
+}
+
+// The sub-layer a layer leaf's number names: norm1/add1 belong to the first attention block,
+// norm2/add2 to the second block (the encoder's feed-forward, the decoder's cross-attention), ...
+BlockKind torch_sublayer(Stack s, int k) {
+    if (s == Stack::Decoder)
+        return k == 1 ? BlockKind::MaskedSelfAttention : k == 2 ? BlockKind::CrossAttention : BlockKind::FeedForward;
+    return k == 1 ? BlockKind::SelfAttention : BlockKind::FeedForward;
+}
+
+BlockKind torch_kind_of_layer_leaf(Stack s, std::string_view leaf) {
+    const std::string_view first = leaf.substr(0, leaf.find('.'));
+    if (is_digit_tail(first, "add") || is_digit_tail(first, "norm") || is_digit_tail(first, "dropout"))
+        return torch_sublayer(s, first.back() - '0');
+    return BlockKind::FeedForward;
+}
+
+std::string torch_block_prefix(const Block& b) {
+    switch (b.kind) {
+        case BlockKind::Input: return {};
+        case BlockKind::Projection: return "generator";
+        case BlockKind::Loss: return "loss";
+        case BlockKind::FinalNorm: return std::string("transformer.") + stack_word(b.stack) + ".norm";
+        case BlockKind::FeedForward: return torch_layer_prefix(b);
+        case BlockKind::None: return {};
+        default:
+            return torch_layer_prefix(b) + (b.kind == BlockKind::CrossAttention ? ".multihead_attn" : ".self_attn");
+    }
+}
+
+std::string torch_entry(const Block& b, std::string_view leaf) {
+    if (b.kind == BlockKind::Input) {
+        const std::string side = b.stack == Stack::Decoder ? "tgt" : "src";
+        if (leaf.empty()) return side;
+        return side + (b.naming == Naming::TorchSeq2Seq ? "_" : ".") + std::string(leaf);
+    }
+    std::string p = b.is_attention() && is_layer_leaf(leaf) ? torch_layer_prefix(b) : torch_block_prefix(b);
+    if (leaf.empty()) return p;
+    if (p.empty()) return std::string(leaf);
+    return p + "." + std::string(leaf);
+}
+
+int parse_index(std::string_view s) {
+    int v = -1;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+    return r.ec == std::errc() && r.ptr == s.data() + s.size() ? v : -1;
+}
+
+// A layer's name from its attribute on: self_attn.Q, multihead_attn.mask, add1, linear2.weight.
+bool parse_torch_layer(Parsed& p, const std::vector<std::string_view>& parts, size_t from, Stack stack, int layer,
+                       Naming naming) {
+    if (from >= parts.size()) return false;
+    p.block = Block{stack, BlockKind::FeedForward, layer, naming};
+    if (parts[from] == "self_attn" || parts[from] == "multihead_attn") {
+        p.block.kind = parts[from] == "multihead_attn" ? BlockKind::CrossAttention
+                       : stack == Stack::Decoder       ? BlockKind::MaskedSelfAttention
+                                                       : BlockKind::SelfAttention;
+        p.leaf = join_from(parts, from + 1);
+        return true;
+    }
+    p.leaf = join_from(parts, from);
+    p.block.kind = torch_kind_of_layer_leaf(stack, p.leaf);
+    return true;
+}
+
+bool parse_torch(Parsed& p, const std::vector<std::string_view>& parts) {
+    const std::string_view head = parts[0];
+    if (parts.size() == 1 && (head == "src" || head == "tgt")) {
+        p.block = Block{head == "tgt" ? Stack::Decoder : Stack::Encoder, BlockKind::Input, -1, Naming::TorchLayers};
+        return true;
+    }
+    if (head == "encoder_layer" || head == "decoder_layer")
+        return parse_torch_layer(p, parts, 1, head == "decoder_layer" ? Stack::Decoder : Stack::Encoder, 0,
+                                 Naming::TorchLayers);
+    if (head == "transformer" && parts.size() >= 3 && (parts[1] == "encoder" || parts[1] == "decoder")) {
+        const Stack stack = parts[1] == "decoder" ? Stack::Decoder : Stack::Encoder;
+        if (parts[2] == "norm") {
+            p.block = Block{stack, BlockKind::FinalNorm, -1, Naming::TorchSeq2Seq};
+            p.leaf = join_from(parts, 3);
+            return true;
+        }
+        if (parts[2] == "layers" && parts.size() >= 5) {
+            const int layer = parse_index(parts[3]);
+            if (layer >= 0) return parse_torch_layer(p, parts, 4, stack, layer, Naming::TorchSeq2Seq);
+        }
+        return false;
+    }
+    if (head == "generator") {
+        p.block = Block{Stack::None, BlockKind::Projection, -1, Naming::TorchSeq2Seq};
+        p.leaf = join_from(parts, 1);
+        return true;
+    }
+    for (const char* side : {"src_", "tgt_"}) {
+        const std::string_view s = side;
+        if (head.substr(0, 4) == s && (head == std::string(s) + "tok_emb" || head == std::string(s) + "positional_encoding")) {
+            p.block = Block{s[0] == 't' ? Stack::Decoder : Stack::Encoder, BlockKind::Input, -1, Naming::TorchSeq2Seq};
+            p.leaf = std::string(p.base.substr(4));
+            return true;
+        }
+    }
+    return false;
+}
+
 }  // namespace
 
 std::string block_prefix(const Block& b) {
+    if (b.torch()) return torch_block_prefix(b);
     switch (b.kind) {
         case BlockKind::Input: return stack_word(b.stack);
         case BlockKind::Projection: return "projection";
         case BlockKind::Loss: return "loss";
         case BlockKind::None: return {};
+        case BlockKind::FinalNorm: return std::string(stack_word(b.stack)) + ".norm";
         default:
             return std::string(stack_word(b.stack)) + ".layers." + std::to_string(b.layer) + "." +
                    layer_block_word(b.kind);
@@ -64,6 +186,7 @@ std::string block_prefix(const Block& b) {
 }
 
 std::string entry(const Block& b, std::string_view leaf) {
+    if (b.torch()) return torch_entry(b, leaf);
     std::string p = block_prefix(b);
     if (leaf.empty()) return p;
     if (p.empty()) return std::string(leaf);
@@ -90,6 +213,9 @@ Parsed parse(std::string_view name) {
     p.grad = is_grad(name);
     p.base = forward_name(name);
     const auto parts = split(p.base);
+    if (parse_torch(p, parts)) return p;
+    p.block = Block{};
+    p.leaf.clear();
     const std::string_view head = parts[0];
     if (head == "encoder" || head == "decoder") {
         const Stack stack = head == "decoder" ? Stack::Decoder : Stack::Encoder;

@@ -373,6 +373,32 @@ public:
         cpu_->gelu_backward(di, d, i, n);
         c.done();
     }
+    void add_bias(float* y, const float* bias, int N, int O) override {
+        Call c("add_bias");
+        float* dy = c.inout("y", y, z(N) * O);  // added to
+        const float* b = c.in("bias", bias, z(O));
+        cpu_->add_bias(dy, b, N, O);
+        c.done();
+    }
+    void bias_backward(float* dbias, const float* dy, int N, int O) override {
+        Call c("bias_backward");
+        float* db = c.inout("dbias", dbias, z(O));  // accumulated
+        const float* d = c.in("dy", dy, z(N) * O);
+        cpu_->bias_backward(db, d, N, O);
+        c.done();
+    }
+    void scale(float* out, const float* in, int64_t n, float s) override {
+        Call c("scale");
+        if (out == in) {  // in place, as the interface allows: one buffer, updated
+            float* io = c.inout("out", out, z(n));
+            cpu_->scale(io, io, n, s);
+        } else {
+            float* o = c.out("out", out, z(n));
+            const float* i = c.in("in", in, z(n));
+            cpu_->scale(o, i, n, s);
+        }
+        c.done();
+    }
 
     void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
                                int V, int ignore_index) override {
@@ -772,6 +798,18 @@ public:
     void gelu_backward(float* din, const float* dout, const float* in, int64_t n) override {
         check("gelu_backward", {need("din", din, z(n)), need("dout", dout, z(n)), need("in", in, z(n))});
         later([=, this] { inner_.gelu_backward(din, dout, in, n); });
+    }
+    void add_bias(float* y, const float* bias, int N, int O) override {
+        check("add_bias", {need("y", y, z(N) * O), need("bias", bias, z(O))});
+        later([=, this] { inner_.add_bias(y, bias, N, O); });
+    }
+    void bias_backward(float* dbias, const float* dy, int N, int O) override {
+        check("bias_backward", {need("dbias", dbias, z(O)), need("dy", dy, z(N) * O)});
+        later([=, this] { inner_.bias_backward(dbias, dy, N, O); });
+    }
+    void scale(float* out, const float* in, int64_t n, float s) override {
+        check("scale", {need("out", out, z(n)), need("in", in, z(n))});
+        later([=, this] { inner_.scale(out, in, n, s); });
     }
 
     void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,

@@ -47,7 +47,7 @@ namespace {
 // name here, bump kKernelCount, and add a TEST_P that calls it on every backend (with
 // `kernel("its_name")` so the table and the tests stay tied); AllKernelsAreCovered reads
 // backend.h and fails until then.
-constexpr size_t kKernelCount = 45;
+constexpr size_t kKernelCount = 48;
 const std::vector<std::string>& covered_kernels() {
     static const std::vector<std::string> k = {
         "linear_forward",       "linear_backward",       "linear_backward_update", "apply_update",
@@ -56,7 +56,8 @@ const std::vector<std::string>& covered_kernels() {
         "softmax_forward",      "softmax_backward",      "attn_context_forward",   "attn_context_backward",
         "add_forward",          "positional_forward",    "layernorm_forward",      "layernorm_backward",
         "relu_forward",         "relu_backward",         "cross_entropy_forward",  "cross_entropy_backward",
-        "gelu_forward",         "gelu_backward",
+        "gelu_forward",         "gelu_backward",         "add_bias",               "bias_backward",
+        "scale",
         "all_finite",
         "pad_mask",             "subsequence_mask",      "mask_or",                "positional_table",
         "dropout_mask",         "mul_forward",           "fill",                   "copy",
@@ -821,6 +822,71 @@ TEST_P(BackendOps, Gelu) {
             EXPECT_TRUE(near("din", din, want));
         }
     }
+}
+
+// A linear layer's bias: (N, O) shapes with odd widths, and row counts past columns.comp's parts
+// of 32,768 rows (70000: three parts, the last a tail; 32769: one row past the first part).
+const std::vector<std::array<int, 2>> kBiasShapes = {{1, 1},  {3, 7},    {7, 63},    {5, 65},    {2, 129},
+                                                     {65, 3}, {33, 513}, {32768, 5}, {32769, 2}, {70000, 3}};
+
+// One add an element: bit-exact.
+TEST_P(BackendOps, AddBias) {
+    for (auto [N, O] : kBiasShapes) {
+        TRACE("add_bias", shape({{"N", N}, {"O", O}}));
+        const Vec bias = rnd(size_t(O), 46);
+        Vec y = rnd(size_t(N) * O, 47), want = y;  // added to
+        VecStaging st(*be);
+        be->add_bias(st.inout(y), st.in(bias), N, O);
+        st.finish();
+        ref->add_bias(want.data(), bias.data(), N, O);
+        EXPECT_TRUE(exact("y", y, want));
+    }
+}
+
+// Accumulated onto a non-zero dbias, rows added in order on every backend: bit-exact, over the
+// GPU's row parts too.
+TEST_P(BackendOps, BiasBackward) {
+    for (auto [N, O] : kBiasShapes) {
+        TRACE("bias_backward", shape({{"N", N}, {"O", O}}));
+        const Vec dy = rnd(size_t(N) * O, 48);
+        Vec dbias = rnd(size_t(O), 49), want = dbias;  // accumulated
+        VecStaging st(*be);
+        be->bias_backward(st.inout(dbias), st.in(dy), N, O);
+        st.finish();
+        ref->bias_backward(want.data(), dy.data(), N, O);
+        EXPECT_TRUE(exact("dbias", dbias, want));
+        // what it means: the starting value, then every row's entry in turn
+        Vec sums = rnd(size_t(O), 49);
+        for (int r = 0; r < N; ++r)
+            for (int c = 0; c < O; ++c) sums[size_t(c)] += dy[size_t(r) * O + c];
+        EXPECT_TRUE(exact("dbias (rows added in order)", dbias, sums));
+    }
+}
+
+// One multiply an element: bit-exact, into another buffer and in place.
+TEST_P(BackendOps, Scale) {
+    for (int64_t n : kLengths)
+        for (float s : {22.627417f, -0.125f})  // √512: the embedding's × √d_model; and a negative one
+            for (int in_place = 0; in_place < 2; ++in_place) {
+                TRACE("scale", shape({{"n", n}}) + " s=" + std::to_string(s) + (in_place ? " in place" : ""));
+                const Vec in = rnd(size_t(n), 50);
+                Vec want = nan_vec(size_t(n));
+                ref->scale(want.data(), in.data(), n, s);
+                if (in_place) {
+                    Vec x = in;
+                    VecStaging st(*be);
+                    float* p = st.inout(x);
+                    be->scale(p, p, n, s);
+                    st.finish();
+                    EXPECT_TRUE(exact("x", x, want));
+                } else {
+                    Vec out = nan_vec(size_t(n));
+                    VecStaging st(*be);
+                    be->scale(st.out(out), st.in(in), n, s);
+                    st.finish();
+                    EXPECT_TRUE(exact("out", out, want));
+                }
+            }
 }
 
 // ---------------------------------------------------------------- LayerNorm

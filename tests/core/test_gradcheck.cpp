@@ -501,6 +501,58 @@ TEST_P(KernelGrad, Gelu) {
     EXPECT_TRUE(check_grad("gelu din", in, din, objective, 1e-2f, probe(in.size()), kSmoothRtol, kSmoothAbs));
 }
 
+// nn.Linear's bias, y = x W^T + b: add_bias adds b to every row, so dL/db is the column sums of
+// dL/dy (bias_backward, accumulated onto what dbias held) and dL/dy passes through unchanged.
+TEST_P(KernelGrad, AddBiasAndItsBackward) {
+    const int N = large() ? 700 : 5, O = large() ? 130 : 3;  // large: N*O above the split size
+    const size_t n = size_t(N) * O;
+    Vec bias = randn(size_t(O), 1), y0 = randn(n, 2), R = randn(n, 3), y(n);
+    auto objective = [&] {
+        y = y0;
+        fwd->add_bias(y.data(), bias.data(), N, O);
+        return dot(y, R);
+    };
+    EXPECT_TRUE(forward_agrees(objective, y));
+    const Vec d0 = randn(size_t(O), 4);
+    Vec dbias = d0;  // accumulated: starts from a non-zero gradient
+    be->bias_backward(dbias.data(), R.data(), N, O);
+    Vec g(static_cast<size_t>(O));
+    for (size_t c = 0; c < g.size(); ++c) g[c] = dbias[c] - d0[c];
+    EXPECT_TRUE(check_grad("add_bias dbias", bias, g, objective, 1e-2f, probe(g.size()), kExactRtol, kExactAbs));
+    EXPECT_TRUE(check_grad("add_bias dy", y0, R, objective, 1e-2f, probe(n), kExactRtol, kExactAbs));
+    // from zero: the column sums alone, which the accumulated run added to d0 (row by row, so
+    // only up to rounding)
+    Vec from_zero(size_t(O), 0.0f);
+    be->bias_backward(from_zero.data(), R.data(), N, O);
+    for (size_t c = 0; c < g.size(); ++c)
+        ASSERT_NEAR(dbias[c], d0[c] + from_zero[c], 1e-4 * (1 + std::abs(dbias[c]))) << c;
+    // and it adds again on a second call
+    Vec twice = dbias;
+    be->bias_backward(twice.data(), R.data(), N, O);
+    for (size_t c = 0; c < g.size(); ++c)
+        ASSERT_NEAR(twice[c], dbias[c] + from_zero[c], 1e-4 * (1 + std::abs(twice[c]))) << c;
+}
+
+// out = s x: d out / d x = s, so the backward is scale by s again (in place, as the model may
+// run it); in place and into another buffer agree.
+TEST_P(KernelGrad, Scale) {
+    const int64_t n = large() ? 70000 : 50;
+    const float s = 22.627417f;  // √512: the embedding's × √d_model
+    Vec x = randn(size_t(n), 1), R = randn(size_t(n), 2), out(static_cast<size_t>(n));
+    auto objective = [&] {
+        fwd->scale(out.data(), x.data(), n, s);
+        return dot(out, R);
+    };
+    EXPECT_TRUE(forward_agrees(objective, out));
+    Vec din = R;
+    be->scale(din.data(), din.data(), n, s);
+    EXPECT_TRUE(check_grad("scale din", x, din, objective, 1e-2f, probe(x.size()), kExactRtol, kExactAbs));
+    Vec o(static_cast<size_t>(n)), x2 = x;
+    be->scale(o.data(), x.data(), n, s);
+    be->scale(x2.data(), x2.data(), n, s);
+    EXPECT_EQ(x2, o);
+}
+
 TEST_P(KernelGrad, PositionalAddAndResidualAdd) {
     const int B = 2, L = large() ? 40 : 3, D = large() ? 64 : 4;
     const size_t n = size_t(B) * L * D;

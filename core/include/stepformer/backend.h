@@ -133,6 +133,12 @@ public:
     // takes the input: din = dout (Φ(x) + x φ(x)), Φ, φ the standard normal's CDF and density.
     virtual void gelu_forward(float* out, const float* in, int64_t n) = 0;
     virtual void gelu_backward(float* din, const float* dout, const float* in, int64_t n) = 0;
+    // y (N, O) += bias (O), broadcast over the rows: nn.Linear's bias after linear_forward.
+    virtual void add_bias(float* y, const float* bias, int N, int O) = 0;
+    // dbias (O) += column sums of dy (N, O), rows added in order (accumulated: the caller zeroes it).
+    virtual void bias_backward(float* dbias, const float* dy, int N, int O) = 0;
+    // out (n) = in * s (in may be out): the embedding's × √d_model, and its backward.
+    virtual void scale(float* out, const float* in, int64_t n, float s) = 0;
 
     // Cross-entropy with ignore_index: losses (N) = -log probs[target] (0 where target == ignore),
     // counted = the number of rows whose target is not ignored, mean = the mean loss over them (0

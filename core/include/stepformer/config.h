@@ -15,7 +15,15 @@ struct ConfigError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// Which model: the tutorial's (seed 001) or PyTorch's own nn.Transformer layers (seeds 002, 004).
+enum class Architecture { Tutorial, Torch };
+// For "torch": a translation model around nn.Transformer, or seed 004's layer lab (one encoder
+// layer, optionally one decoder layer reading its output as memory, fed tensors instead of tokens).
+enum class Structure { Seq2Seq, Layers };
+
 struct Config {
+    Architecture architecture = Architecture::Tutorial;
+    Structure structure = Structure::Seq2Seq;
     int d_model = 512;
     int d_ff = 2048;
     int d_k = 64;
@@ -35,9 +43,28 @@ struct Config {
     // constants, never trained. true: gamma/beta are parameters (*.layer_norm.weight/bias).
     bool learn_layer_norm = false;
 
+    // "torch" only (nn.Transformer's constructor arguments; d_ff is dim_feedforward, n_heads nhead,
+    // n_layers num_encoder_layers, d_k = d_v = d_model / nhead). LayerNorm is always learned there.
+    int n_decoder_layers = 6;      // num_decoder_layers ("tutorial": n_layers on both sides)
+    std::string activation = "relu";  // "relu" | "gelu"
+    bool batch_first = false;      // the layout of the layer lab's inputs and outputs ([B, L, D] or [L, B, D])
+    bool norm_first = false;       // pre-norm layers
+    bool decoder_layer = false;    // "layers": a decoder layer follows the encoder layer
+
+    bool torch() const { return architecture == Architecture::Torch; }
+    bool layers() const { return torch() && structure == Structure::Layers; }
+    int encoder_layers() const { return n_layers; }
+    int decoder_layers() const { return torch() ? n_decoder_layers : n_layers; }
+    bool has_vocabulary() const { return !layers(); }
+    bool learns_layer_norm() const { return torch() || learn_layer_norm; }
+
     static Config tutorial() { return Config{}; }
     // A small readable model with the tutorial's vocabulary (for the GUI and quick tests).
     static Config small();
+    // PyTorch's nn.Transformer around the tutorial's data, small enough to read (d_model 32).
+    static Config torch_small();
+    // Seed 004's layer lab: nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8, dropout=0.0).
+    static Config seed004();
 
     // Throws ConfigError naming the first problem found.
     void validate() const;
@@ -51,13 +78,16 @@ struct Config {
     int eos_id() const { return tgt_id(eos); }
 };
 
-// Parsing validates; missing keys are errors except layer_norm_eps, dropout and learn_layer_norm
-// (defaults).
+// Parsing validates. "architecture" missing or "tutorial": missing keys are errors except
+// layer_norm_eps, dropout and learn_layer_norm (defaults). "torch": PyTorch's keys, each missing
+// one taking nn.Transformer's default, the vocabulary and length keys the tutorial's.
 Config config_from_json(const nlohmann::json& j);
 Config config_from_json_text(const std::string& text, const std::string& what = "config");
 Config load_config_file(const std::string& path);
 nlohmann::json config_to_json(const Config& c);
 std::string config_to_json_text(const Config& c, int indent = 2);
+const char* architecture_name(Architecture a);  // "tutorial" | "torch"
+const char* structure_name(Structure s);        // "seq2seq" | "layers"
 
 // Tokenisation: whitespace split, each token looked up in the vocabulary, then padded to
 // `len` with the pad id. Throws ConfigError naming the unknown token and listing the vocabulary,

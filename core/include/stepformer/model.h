@@ -25,7 +25,21 @@ struct Batch {
     std::vector<int> src;  // (B, S)
     std::vector<int> tgt;  // (B, T) decoder input, starting with bos
     std::vector<int> out;  // (B, T) decoder target, ending with eos; empty when unknown
+
+    // "structure": "layers" (seed 004's layer lab): the layers' inputs are tensors, batch-first,
+    // with the masks PyTorch's forward takes; S and T are their lengths, src/tgt/out stay empty.
+    Tensor src_x;        // (B, S, D)
+    Tensor tgt_x;        // (B, T, D): the decoder layer's input (empty without one)
+    Tensor src_mask;     // (S, S) additive (a bool mask arrives as 0 / −inf); empty: none
+    Tensor tgt_mask;     // (T, T)
+    Tensor memory_mask;  // (T, S)
+    std::vector<int> src_key_padding_mask, tgt_key_padding_mask, memory_key_padding_mask;  // (B, L), 1 = ignore
 };
+
+// A layer lab batch from tensors in PyTorch's layout ([L, B, D], or [B, L, D] when the config
+// is batch_first); tgt empty when there is no decoder layer. Throws ConfigError naming a shape
+// that does not fit.
+Batch make_layer_batch(const Config& c, const Tensor& src, const Tensor& tgt = {});
 
 // Encodes sentences (validated against the vocabularies, padded to src_len / tgt_len).
 // Throws ConfigError naming the bad token or the too-long sentence.
@@ -99,6 +113,11 @@ public:
     // order the backward pass computes them (loss first, embeddings last).
     void backward(const Batch& batch, Trace& trace, ParamSet& grads, bool trace_grads = true,
                   ParamUpdater* updater = nullptr) const;
+    // The layer lab's backward ("structure": "layers"), from a given gradient of its output
+    // (the last layer's output, (B, L, D) batch-first): fills `grads` and, when `trace_grads`,
+    // appends grad.<name> for every intermediate, down to grad.src and grad.tgt.
+    void backward_from_output(const Batch& batch, Trace& trace, const Tensor& dout, ParamSet& grads,
+                              bool trace_grads = true) const;
 
     // A training run's residency (staging.h): while set, every pass's staging takes `kept` as its
     // parent, so the weights and optimizer state it keeps stay where the backend computes, and

@@ -21,13 +21,14 @@ struct WeightsError : std::runtime_error {
 struct ParamSpec {
     std::string name;
     Shape shape;
-    enum class Init { Normal, Uniform, Ones, Zeros } init;
-    int fan_in = 0;
+    enum class Init { Normal, Uniform, Ones, Zeros, Xavier } init;
+    int fan_in = 0;  // Uniform: U(±1/√fan_in); Xavier: U(±√(6 / (fan_in + fan_out)))
     bool optional_in_file = false;  // learned LayerNorm gamma/beta: a file may lack them (then 1/0)
     // Its gradient is summed over several kernel calls (an embedding table's rows, LayerNorm's
     // gamma/beta over positions), so the backward pass zeroes it first; a linear weight's is
     // written once by its one kernel.
     bool grad_accumulates = false;
+    int fan_out = 0;
 };
 
 // The parameter list of the model for `c`, in state_dict order.
@@ -57,7 +58,9 @@ private:
 };
 
 // PyTorch's default initialisation (N(0,1) embeddings, U(+-1/sqrt(fan_in)) linears,
-// LayerNorm 1/0), from a seeded generator.
+// LayerNorm 1/0; for "torch", nn.MultiheadAttention's xavier in-projection and zero biases, and
+// in a seq2seq model xavier on every matrix, as the translation tutorial does), from a seeded
+// generator.
 ParamSet init_params(const Config& c, uint64_t seed);
 
 struct LoadedWeights {

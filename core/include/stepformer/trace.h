@@ -44,6 +44,10 @@ enum class Role {
     Embedding, PositionalTable, PositionalAdd, PadMask, SubsequenceMask, CombinedMask,
     Q, K, V, Scores, MaskedScores, Softmax, Context, OutProjection, Residual, LayerNorm,
     FfnHidden, Relu, FfnOut, Logits, Probs, LossPerToken, Loss, Gradient,
+    // PyTorch's layers ("architecture": "torch"): a layer's given input (seed 004's layer lab),
+    // the additive mask an attention block applies (0 or −inf, PyTorch's convention; not a 0/1
+    // mask), the GELU activation.
+    Input, AttnMask, Gelu,
 };
 
 const char* role_name(Role r);  // "scores", "layer_norm": also the explanation's file name
@@ -66,6 +70,10 @@ enum class Op {
     CrossEntropy,     // -log p(target), per token
     Mean,             // mean over the counted tokens
     Gradient,         // d loss / d its input
+    Input,            // a tensor given by the user (the layer lab's src and tgt)
+    AdditiveMask,     // PyTorch's attn_mask and key_padding_mask merged into 0 / −inf, per head
+    MaskAdd,          // scores + additive mask (PyTorch's baddbmm)
+    Gelu,
 };
 
 
@@ -80,13 +88,21 @@ enum class BlockKind {
     FeedForward,
     Projection,           // logits and probabilities
     Loss,
+    FinalNorm,            // nn.Transformer's encoder.norm / decoder.norm after a stack's last layer
 };
+
+// Which model's names a block's entries and parameters take (trace_names.h): the tutorial's
+// (seed 001), PyTorch's layers on their own (seed 004's layer lab: encoder_layer.*,
+// decoder_layer.*) or a translation model around nn.Transformer (transformer.encoder.layers.*).
+enum class Naming : uint8_t { Tutorial, TorchLayers, TorchSeq2Seq };
 
 
 struct Block {
     Stack stack = Stack::None;
     BlockKind kind = BlockKind::None;
     int layer = -1;  // -1 outside the layers
+    Naming naming = Naming::Tutorial;
+    bool torch() const { return naming != Naming::Tutorial; }
     bool is_attention() const {
         return kind == BlockKind::SelfAttention || kind == BlockKind::MaskedSelfAttention ||
                kind == BlockKind::CrossAttention;

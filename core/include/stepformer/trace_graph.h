@@ -43,7 +43,13 @@ const TraceEntry* mask_of(const Trace& tr, const Block& b);
 std::vector<Block> blocks_masked_by(const Trace& tr, const std::string& mask);
 // What a stack hands on: its last layer's output (its input block's output when it has no layers).
 const TraceEntry* stack_output(const Trace& tr, Stack s);
-// A stack's input: the sum of embedding and positional encoding the first layer reads.
+// A stack's input: the sum of embedding and positional encoding the first layer reads (the given
+// tensor in the layer lab).
 const TraceEntry* stack_input(const Trace& tr, Stack s);
+// The model's output probabilities over the target vocabulary, whatever the model names them;
+// nullptr when the trace has none (the layer lab).
+const TraceEntry* output_probs(const Trace& tr);
+// The model's output logits, likewise.
+const TraceEntry* output_logits(const Trace& tr);
 
 }  // namespace stepformer::graph

@@ -6,6 +6,16 @@
 //   decoder.layers.{i}.dec_self_attn.* / .dec_enc_attn.* / .pos_ffn.*           MaskedSelfAttention / CrossAttention / FeedForward
 //   projection.{logits,probs}, loss, loss.per_token                             Projection / Loss
 //   grad.<name>                                                                 the gradient of <name>
+//
+// PyTorch's layers (Block::naming, "architecture": "torch"; docs/contracts.md), a layer L being
+// encoder_layer / decoder_layer (the layer lab) or transformer.{encoder,decoder}.layers.{i}:
+//   L.self_attn.{Q,K,V,mask,scores,masked_scores,attn,context,out_proj}         the layer's attention blocks
+//   L.multihead_attn.*                                                          (decoder) CrossAttention
+//   L.{add1,norm1,...}                                                          the block of sub-layer 1, 2, 3
+//   L.{linear1,activation,linear2}                                              FeedForward
+//   src, tgt (the layer lab's inputs); src_tok_emb.out, src_positional_encoding.{pe,out}, tgt_*  Input
+//   transformer.{encoder,decoder}.norm.out                                      FinalNorm
+//   generator.{logits,probs}                                                    Projection
 #pragma once
 
 #include <string>

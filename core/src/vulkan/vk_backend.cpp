@@ -20,12 +20,14 @@ namespace {
 
 // elementwise.comp's ops
 enum class Elementwise : uint32_t { Fill = 0, Copy = 1, Add = 2, Mul = 3, Relu = 4, ReluBackward = 5, MaskOr = 6,
-                                    Gelu = 7, GeluBackward = 8 };
+                                    Gelu = 7, GeluBackward = 8, Scale = 9, AddBias = 10 };
 
+// elementwise.comp's Args, field for field
 struct ElementwiseArgs {
     VkDeviceAddress out, a, b;
     uint32_t n, op;
     float value;
+    uint32_t cols;  // AddBias: b's length (one row)
 };
 // per_subgroup: the *_subgroup shaders' split (row_teams); the one-invocation-a-row shaders ignore it
 struct SoftmaxArgs {
@@ -76,7 +78,7 @@ struct ReduceArgs {
     int32_t ival;
 };
 // columns.comp's
-enum class Columns : uint32_t { LayerNorm = 0, Embedding = 1 };
+enum class Columns : uint32_t { LayerNorm = 0, Embedding = 1, Bias = 2 };
 struct ColumnsArgs {
     VkDeviceAddress out1, out2, a, b, c, d;
     uint32_t rows, cols, n, op;
@@ -232,6 +234,24 @@ public:
     }
     void mask_or(float* out, const float* a, const float* b, int64_t n) override {
         elementwise(Elementwise::MaskOr, out, a, b, n);
+    }
+    void scale(float* out, const float* in, int64_t n, float s) override {
+        elementwise(Elementwise::Scale, out, in, nullptr, n, s);
+    }
+    void add_bias(float* y, const float* bias, int N, int O) override {
+        if (N <= 0 || O <= 0) return;
+        // y (N, O) += bias (O): y is both the output and the first input (each element read, then
+        // written, by one invocation)
+        elementwise(Elementwise::AddBias, y, y, bias, int64_t(N) * O, 0.0f, uint32_t(O));
+    }
+    void bias_backward(float* dbias, const float* dy, int N, int O) override {
+        if (N <= 0 || O <= 0) return;
+        const std::lock_guard lock(mu_);
+        ColumnsArgs c{addr(dbias, size_t(O), "bias_backward dbias"), 0, addr(dy, size_t(N) * O, "bias_backward dy"),
+                      0, 0, 0, uint32_t(N), uint32_t(O), uint32_t(O), uint32_t(Columns::Bias)};
+        column_sums(c, (uint32_t(O) + 63) / 64, [&](ColumnsArgs& part, VkDeviceAddress r0) {
+            part.a += r0 * uint32_t(O) * sizeof(float);  // dy (N, O)
+        });
     }
     void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) override {
         // y (N, O) = x (N, I) W^T, W (O, I)
@@ -668,12 +688,15 @@ private:
         vkCmdDispatch(cb_, gx, gy, gz);
         barrier();
     }
-    void elementwise(Elementwise op, float* out, const float* a, const float* b, int64_t n, float value = 0.0f) {
+    // cols: AddBias's row length; b is then one row (cols floats), not n.
+    void elementwise(Elementwise op, float* out, const float* a, const float* b, int64_t n, float value = 0.0f,
+                     uint32_t cols = 0) {
         if (n <= 0) return;
         if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
         const std::lock_guard lock(mu_);
         const ElementwiseArgs args{addr(out, size_t(n), "an output"), addr(a, size_t(n), "an input"),
-                                   addr(b, size_t(n), "an input"), uint32_t(n), uint32_t(op), value};
+                                   addr(b, cols ? size_t(cols) : size_t(n), "an input"), uint32_t(n), uint32_t(op),
+                                   value, cols};
         const uint32_t groups = uint32_t(std::min<int64_t>((n + 255) / 256, 65535));
         dispatch("elementwise", &args, sizeof args, groups, 1);
     }

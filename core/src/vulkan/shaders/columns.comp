@@ -1,6 +1,7 @@
 // Per-column sums over rows, one invocation per column, accumulated into the output: LayerNorm's
-// dgamma and dbeta, and the embedding table's gradient (a scatter-add without atomics: each
-// table entry sums the rows whose id is its own, so the result does not depend on timing).
+// dgamma and dbeta, a linear layer's dbias, and the embedding table's gradient (a scatter-add
+// without atomics: each table entry sums the rows whose id is its own, so the result does not
+// depend on timing).
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -29,6 +30,10 @@ void main() {
         }
         p.out1.v[i] = sg;
         Floats(p.out2).v[i] = sb;
+    } else if (p.op == 2u) {  // linear bias: dbias[c] += sum dy[r, c], rows added in order as above; a: dy
+        float s = p.out1.v[i];
+        for (uint r = 0; r < p.rows; ++r) s += Floats(p.a).v[r * p.cols + i];
+        p.out1.v[i] = s;
     } else {  // embedding: dtable[v, k] += sum over rows with ids == v of dout[row, k]; a: dout, b: ids; cols = D
         const uint v = i / p.cols, k = i % p.cols;
         float s = p.out1.v[i];

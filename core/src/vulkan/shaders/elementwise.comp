@@ -14,6 +14,7 @@ layout(push_constant) uniform Args {
     uint n;
     uint op;     // vk_backend.cpp's Elementwise
     float value;
+    uint cols;   // add bias: b is one row of cols floats, b[i % cols]
 } p;
 
 // erf(x): GLSL has none. Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7), odd in x.
@@ -33,8 +34,8 @@ void main() {
             case 1u: r = p.a.v[i]; break;                                 // copy
             case 2u: r = p.a.v[i] + p.b.v[i]; break;                      // add
             case 3u: r = p.a.v[i] * p.b.v[i]; break;                      // mul
-            case 4u: r = p.a.v[i] > 0.0 ? p.a.v[i] : 0.0; break;          // relu
-            case 5u: r = p.b.v[i] > 0.0 ? p.a.v[i] : 0.0; break;          // relu backward (a: dout, b: out)
+            case 4u: r = p.a.v[i] <= 0.0 ? 0.0 : p.a.v[i]; break;         // relu (NaN passes, as torch.relu's)
+            case 5u: r = p.b.v[i] <= 0.0 ? 0.0 : p.a.v[i]; break;         // relu backward (a: dout, b: out)
             case 7u: {                                                    // gelu: x/2 (1 + erf(x/√2))
                 const float x = p.a.v[i];
                 r = 0.5 * x * (1.0 + erf_(x * 0.70710678));
@@ -46,6 +47,8 @@ void main() {
                 r = p.a.v[i] * (cdf + x * 0.39894228 * exp(-0.5 * x * x));
                 break;
             }
+            case 9u: r = p.a.v[i] * p.value; break;                       // scale (a may be out_)
+            case 10u: r = p.a.v[i] + p.b.v[i % p.cols]; break;            // add bias (a: y, b: bias)
             default: r = p.a.v[i] + p.b.v[i] > 0.0 ? 1.0 : 0.0; break;    // mask or (6)
         }
         p.out_.v[i] = r;
