@@ -1016,3 +1016,64 @@ TEST(OptimizerClass, SgdMatchesReference) {
 }
 
 }  // namespace
+
+// PyTorch's layers under dropout ("architecture": "torch"): the attention weights', dropout1-3's,
+// the feed-forward's and the positional encoding's masks are drawn once per (seed, step), and the
+// backward pass sends the gradient through the same masks (finite differences agree).
+TEST(ModelGradDropout, TorchLayersGradientsUnderDropout) {
+    Config c = Config::torch_small();
+    c.d_model = 8;
+    c.n_heads = 2;
+    c.d_k = c.d_v = 4;
+    c.d_ff = 16;
+    c.n_layers = c.n_decoder_layers = 1;
+    c.dropout = 0.3;
+    for (bool pre : {false, true}) {
+        c.norm_first = pre;
+        c.activation = pre ? "gelu" : "relu";
+        Transformer model(c, init_params(c, 21));
+        const Batch batch = make_batch(c, {"ich mochte ein bier P", "ich mochte ein cola"},
+                                       {"S i want a beer .", "S i want a coke ."},
+                                       {"i want a beer . E", "i want a coke . E"});
+        auto forward = [&](Trace& t, uint64_t step) {
+            ForwardOptions fo;
+            fo.train = true;
+            fo.seed = 99;
+            fo.step = step;
+            model.forward(batch, t, fo);
+            return model.loss(batch, t);
+        };
+        Trace tr;
+        const float loss = forward(tr, 3);
+        int sites = 0, dropped = 0;
+        for (const auto& [key, t] : tr.saved)
+            if (key.size() > 13 && key.compare(key.size() - 13, 13, ".dropout_keep") == 0) {
+                ++sites;
+                for (float k : t.data) dropped += k == 0.0f;
+            }
+        // 2 positional encodings; encoder: attention, add1, feed-forward, add2; decoder: 2 attentions, 3 adds, feed-forward
+        EXPECT_EQ(sites, 2 + 4 + 6) << "norm_first " << pre;
+        EXPECT_GT(dropped, 0);
+        Trace again, other;
+        EXPECT_EQ(forward(again, 3), loss) << "the same seed and step draw the same masks";
+        EXPECT_NE(forward(other, 4), loss) << "another step draws other masks";
+        ParamSet grads;
+        model.backward(batch, tr, grads, false);
+        auto objective = [&] {
+            Trace t;
+            return double(forward(t, 3));
+        };
+        for (const char* name :
+             {"transformer.encoder.layers.0.self_attn.in_proj_weight", "transformer.encoder.layers.0.linear1.bias",
+              "transformer.decoder.layers.0.multihead_attn.in_proj_bias", "transformer.decoder.layers.0.norm2.weight",
+              "src_tok_emb.embedding.weight", "generator.bias"}) {
+            Vec& w = model.params().at(name).data;
+            const Vec& g = grads.at(name).data;
+            std::vector<size_t> idx;
+            for (size_t i = 0; i < g.size(); ++i)
+                if (std::abs(g[i]) > 1e-2f && idx.size() < 6) idx.push_back(i);
+            ASSERT_FALSE(idx.empty()) << name;
+            EXPECT_TRUE(check_grad(name, w, g, objective, 1e-3f, idx, 2e-2, 0.0, 1e-4)) << "norm_first " << pre;
+        }
+    }
+}
