@@ -2,7 +2,14 @@
 
 namespace stepformer {
 
-Config preset_architecture(TrainingPreset p) { return p == TrainingPreset::Small ? Config::small() : Config::tutorial(); }
+Config preset_architecture(TrainingPreset p) {
+    switch (p) {
+        case TrainingPreset::Small: return Config::small();
+        case TrainingPreset::Torch: return Config::torch_small();
+        case TrainingPreset::Tutorial: break;
+    }
+    return Config::tutorial();
+}
 
 std::vector<TrainOptions> preset_recipe(TrainingPreset p) {
     TrainOptions a;
@@ -11,7 +18,7 @@ std::vector<TrainOptions> preset_recipe(TrainingPreset p) {
     a.seed = 1;
     a.optimizer.momentum = 0.99;  // SGD's; Adam ignores it, so switching back gives the tutorial's
     TrainOptions b;
-    if (p == TrainingPreset::Small) {
+    if (p == TrainingPreset::Small || p == TrainingPreset::Torch) {
         a.epochs = 60;
         a.optimizer.kind = OptimizerKind::Adam;
         a.optimizer.lr = 5e-3;

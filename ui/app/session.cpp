@@ -53,7 +53,11 @@ void releaseFreedMemory() {
 }
 
 stepformer::TrainingPreset trainingPreset(Session::Preset p) {
-    return p == Session::Preset::Small ? TrainingPreset::Small : TrainingPreset::Tutorial;
+    switch (p) {
+    case Session::Preset::Small: return TrainingPreset::Small;
+    case Session::Preset::Torch: return TrainingPreset::Torch;
+    default: return TrainingPreset::Tutorial;
+    }
 }
 
 }  // namespace
@@ -88,6 +92,7 @@ QString Session::presetKey(Preset p) {
     case Preset::Tutorial: return QStringLiteral("tutorial");
     case Preset::Small: return QStringLiteral("small");
     case Preset::Untrained: return QStringLiteral("untrained");
+    case Preset::Torch: return QStringLiteral("torch");
     }
     return {};
 }
@@ -105,6 +110,7 @@ QString Session::presetTitle(Preset p, const QString& state) {
     case Preset::Tutorial: return tr("Tutorial (d_model 512, 6 layers, 8 heads, %1)").arg(state);
     case Preset::Small: return tr("Small (d_model 32, 2 layers, 4 heads, %1)").arg(state);
     case Preset::Untrained: return tr("Untrained (tutorial size, initial weights)");
+    case Preset::Torch: return tr("PyTorch nn.Transformer (d_model 32, 2 + 2 layers, 4 heads, %1)").arg(state);
     }
     return {};
 }
@@ -118,11 +124,14 @@ QString Session::presetToolTip(Preset p) {
         return tr("A small model that is easy to read: every tensor fits on screen");
     case Preset::Untrained:
         return tr("The tutorial's model before training: compare its noisy attention with the trained one");
+    case Preset::Torch:
+        return tr("PyTorch's own nn.Transformer (seed 002): packed in-projection with biases, learned LayerNorm, "
+                  "final encoder and decoder norms, masks of 0 / −inf; trained on the tutorial's sentences");
     }
     return {};
 }
 
-QList<Session::Preset> Session::allPresets() { return {Preset::Tutorial, Preset::Small, Preset::Untrained}; }
+QList<Session::Preset> Session::allPresets() { return {Preset::Tutorial, Preset::Small, Preset::Torch, Preset::Untrained}; }
 
 Config Session::presetConfig(Preset p) {
     Config c = preset_architecture(trainingPreset(p));

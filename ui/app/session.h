@@ -3,8 +3,8 @@
 // or the model change and says so with traceChanged(). No widget code here.
 //
 // Presets: "tutorial" (the tutorial's configuration, trained on the toy dataset), "small"
-// (Config::small(), trained) and "untrained" (the tutorial's configuration at its initial
-// weights, for comparison). A trained preset comes from a cached checkpoint in
+// (Config::small(), trained), "untrained" (the tutorial's configuration at its initial
+// weights, for comparison) and "torch" (PyTorch's nn.Transformer at the small size, trained). A trained preset comes from a cached checkpoint in
 // <AppDataLocation>/models/<preset>.safetensors; when there is none the Session trains one with
 // the preset's recipe through the app's training pipeline (PresetTrainer on a
 // TrainingController, reporting progress), shows the untrained model meanwhile, and caches it.
@@ -45,7 +45,7 @@ struct SentencePass {
 class Session : public QObject {
     Q_OBJECT
 public:
-    enum class Preset { Tutorial, Small, Untrained };
+    enum class Preset { Tutorial, Small, Untrained, Torch };
     Q_ENUM(Preset)
 
     // How setPreset() obtains a trained model that is not cached yet.
@@ -63,7 +63,7 @@ public:
     explicit Session(QObject* parent = nullptr);
     ~Session() override;
 
-    // Preset names as used on the command line and in QSettings: tutorial | small | untrained.
+    // Preset names as used on the command line and in QSettings: tutorial | small | untrained | torch.
     static QString presetKey(Preset p);
     static std::optional<Preset> presetFromKey(const QString& key);
     static QString presetTitle(Preset p);  // for menus

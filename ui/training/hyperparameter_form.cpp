@@ -52,6 +52,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     presetCombo_->setObjectName(QStringLiteral("presetCombo"));
     presetCombo_->addItem(tr("The tutorial's (d_model 512, 6 layers, SGD)"), int(Preset::Tutorial));
     presetCombo_->addItem(tr("Small and readable (d_model 32, 2 layers, Adam)"), int(Preset::Small));
+    presetCombo_->addItem(tr("PyTorch's nn.Transformer (d_model 32, 2 + 2 layers, Adam)"), int(Preset::Torch));
     presetCombo_->addItem(tr("Custom"), int(Preset::Custom));
     presetCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     presetCombo_->setMinimumContentsLength(14);
@@ -85,6 +86,26 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     dropout_->setSingleStep(0.05);
     dropout_->setToolTip(tr("Dropout after the positional encoding, active while training only (the tutorial: 0.1). "
                             "Must be below 1."));
+    architecture_ = new QComboBox(this);
+    architecture_->setObjectName(QStringLiteral("architectureCombo"));
+    architecture_->addItem(tr("The tutorial's (seed 001)"), int(Architecture::Tutorial));
+    architecture_->addItem(tr("PyTorch's nn.Transformer (seed 002)"), int(Architecture::Torch));
+    architecture_->setToolTip(tr("The tutorial's model, or PyTorch's own nn.Transformer layers: packed in-projection "
+                                 "with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf."));
+    normFirst_ = new QCheckBox(tr("pre-norm (norm_first)"), this);
+    normFirst_->setObjectName(QStringLiteral("normFirstCheck"));
+    normFirst_->setToolTip(tr("nn.TransformerEncoderLayer(norm_first=True): LayerNorm before each sub-layer, the "
+                              "residual around it (off: after the residual sum, as the paper)."));
+    activation_ = new QComboBox(this);
+    activation_->setObjectName(QStringLiteral("activationCombo"));
+    activation_->addItem(QStringLiteral("relu"));
+    activation_->addItem(QStringLiteral("gelu"));
+    activation_->setToolTip(tr("The feed-forward network's activation (nn.Transformer's activation argument)."));
+    auto* al = new QHBoxLayout;
+    al->addWidget(architecture_, 1);
+    al->addWidget(normFirst_);
+    al->addWidget(activation_);
+    mf->addRow(tr("architecture"), al);
     mf->addRow(tr("d_model"), dModel_);
     mf->addRow(tr("d_ff"), dFf_);
     auto* kv = new QHBoxLayout;
@@ -187,6 +208,9 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     for (QSpinBox* s : {dModel_, dFf_, dK_, dV_, heads_, layers_, warmupSteps_, epochs_, batch_, seed_})
         connect(s, &QSpinBox::valueChanged, this, &HyperparameterForm::onEdited);
     connect(dropout_, &QDoubleSpinBox::valueChanged, this, &HyperparameterForm::onEdited);
+    connect(architecture_, &QComboBox::currentIndexChanged, this, &HyperparameterForm::onEdited);
+    connect(activation_, &QComboBox::currentIndexChanged, this, &HyperparameterForm::onEdited);
+    connect(normFirst_, &QCheckBox::toggled, this, &HyperparameterForm::onEdited);
     connect(momentum_, &QDoubleSpinBox::valueChanged, this, &HyperparameterForm::onEdited);
     connect(lr_, &QLineEdit::textChanged, this, &HyperparameterForm::onEdited);
     connect(optimizer_, &QComboBox::currentIndexChanged, this, &HyperparameterForm::onEdited);
@@ -206,7 +230,11 @@ QSpinBox* HyperparameterForm::intSpin(const char* name, int lo, int hi, const QS
 
 namespace {
 TrainingPreset corePreset(HyperparameterForm::Preset p) {
-    return p == HyperparameterForm::Preset::Small ? TrainingPreset::Small : TrainingPreset::Tutorial;
+    switch (p) {
+    case HyperparameterForm::Preset::Small: return TrainingPreset::Small;
+    case HyperparameterForm::Preset::Torch: return TrainingPreset::Torch;
+    default: return TrainingPreset::Tutorial;
+    }
 }
 }  // namespace
 
@@ -224,13 +252,14 @@ HyperparameterForm::Preset HyperparameterForm::preset() const {
     const Config c = config();
     const TrainOptions o = trainOptions();
     auto sameArch = [&](const Config& p) {
-        return c.d_model == p.d_model && c.d_ff == p.d_ff && c.d_k == p.d_k && c.d_v == p.d_v && c.n_heads == p.n_heads &&
-               c.n_layers == p.n_layers && std::abs(c.dropout - p.dropout) < 1e-9 &&
-               c.learn_layer_norm == p.learn_layer_norm;
+        return c.architecture == p.architecture && c.d_model == p.d_model && c.d_ff == p.d_ff && c.d_k == p.d_k &&
+               c.d_v == p.d_v && c.n_heads == p.n_heads && c.n_layers == p.n_layers &&
+               c.decoder_layers() == p.decoder_layers() && std::abs(c.dropout - p.dropout) < 1e-9 &&
+               c.learn_layer_norm == p.learn_layer_norm && c.norm_first == p.norm_first && c.activation == p.activation;
     };
     double lr = 0.0;
     if (!parseNumber(lr_->text(), &lr)) return Preset::Custom;
-    for (Preset p : {Preset::Tutorial, Preset::Small}) {
+    for (Preset p : {Preset::Tutorial, Preset::Small, Preset::Torch}) {
         const TrainOptions r = preset_recipe(corePreset(p)).front();
         const bool sgd = r.optimizer.kind == OptimizerKind::SGD;
         if (sameArch(preset_architecture(corePreset(p))) && o.batch_size == r.batch_size && o.shuffle == r.shuffle &&
@@ -243,7 +272,8 @@ HyperparameterForm::Preset HyperparameterForm::preset() const {
 }
 
 Config HyperparameterForm::config() const {
-    Config c = Config::tutorial();
+    const bool torch = Architecture(architecture_->currentData().toInt()) == Architecture::Torch;
+    Config c = torch ? Config::torch_small() : Config::tutorial();
     c.d_model = dModel_->value();
     c.d_ff = dFf_->value();
     c.d_k = dK_->value();
@@ -251,7 +281,13 @@ Config HyperparameterForm::config() const {
     c.n_heads = heads_->value();
     c.n_layers = layers_->value();
     c.dropout = dropout_->value();
-    c.learn_layer_norm = learnNorm_->isChecked();
+    c.learn_layer_norm = !torch && learnNorm_->isChecked();
+    if (torch) {  // nn.MultiheadAttention's heads split d_model; one depth for both stacks
+        c.d_k = c.d_v = c.n_heads > 0 ? c.d_model / c.n_heads : 0;
+        c.n_decoder_layers = c.n_layers;
+        c.norm_first = normFirst_->isChecked();
+        c.activation = activation_->currentText().toStdString();
+    }
     return c;
 }
 
@@ -283,7 +319,11 @@ void HyperparameterForm::setArchitecture(const Config& c) {
     heads_->setValue(c.n_heads);
     layers_->setValue(c.n_layers);
     dropout_->setValue(c.dropout);
-    learnNorm_->setChecked(c.learn_layer_norm);
+    learnNorm_->setChecked(c.learns_layer_norm());
+    architecture_->setCurrentIndex(architecture_->findData(int(c.architecture)));
+    normFirst_->setChecked(c.norm_first);
+    activation_->setCurrentText(QString::fromStdString(c.activation));
+    updateArchitectureFields();
     updating_ = was;
     if (!was) onEdited();
 }
@@ -308,10 +348,31 @@ void HyperparameterForm::setLearningRate(double lr) { lr_->setText(numfmt::learn
 
 void HyperparameterForm::setArchitectureLocked(bool locked, const QString& reason) {
     locked_ = locked;
-    for (QWidget* w : std::initializer_list<QWidget*>{dModel_, dFf_, dK_, dV_, heads_, layers_, learnNorm_})
+    for (QWidget* w : std::initializer_list<QWidget*>{architecture_, normFirst_, activation_, dModel_, dFf_, dK_, dV_,
+                                                      heads_, layers_, learnNorm_})
         w->setEnabled(!locked);
     lockLabel_->setText(reason);
     lockLabel_->setVisible(locked && !reason.isEmpty());
+    updateArchitectureFields();
+}
+
+// PyTorch's layers take their head width from d_model / heads and always learn LayerNorm; the
+// tutorial's has no pre-norm or activation choice.
+void HyperparameterForm::updateArchitectureFields() {
+    const bool torch = Architecture(architecture_->currentData().toInt()) == Architecture::Torch;
+    normFirst_->setVisible(torch);
+    activation_->setVisible(torch);
+    if (locked_) return;
+    dK_->setEnabled(!torch);
+    dV_->setEnabled(!torch);
+    learnNorm_->setEnabled(!torch);
+    if (torch) {
+        const QSignalBlocker b1(dK_), b2(dV_), b3(learnNorm_);
+        const int hd = heads_->value() > 0 ? dModel_->value() / heads_->value() : 0;
+        dK_->setValue(std::max(1, hd));
+        dV_->setValue(std::max(1, hd));
+        learnNorm_->setChecked(true);
+    }
 }
 
 QString HyperparameterForm::validationMessage() const {
@@ -332,6 +393,7 @@ QString HyperparameterForm::describeSize(const Config& c) {
 
 void HyperparameterForm::onEdited() {
     if (updating_) return;
+    updateArchitectureFields();
     updateOptimizerFields();
     {
         const QSignalBlocker block(presetCombo_);

@@ -3,13 +3,18 @@
 // schedule), learning rate, momentum, epochs, batch size, seed and shuffling.
 //
 // Presets: "the tutorial's" (d_model 512, d_ff 2048, d_k = d_v 64, 8 heads, 6 layers, dropout
-// 0.1, SGD lr 1e-3 momentum 0.99, 30 epochs, batches of 2) and "small" (Config::small(), Adam
-// lr 5e-3, 60 epochs). Editing a value switches the preset picker to "Custom".
+// 0.1, SGD lr 1e-3 momentum 0.99, 30 epochs, batches of 2), "small" (Config::small(), Adam
+// lr 5e-3, 60 epochs) and "PyTorch's nn.Transformer" (Config::torch_small(), the same recipe).
+// Editing a value switches the preset picker to "Custom".
+//
+// The architecture: the tutorial's (seed 001) or PyTorch's nn.Transformer (seed 002; then the
+// head width is d_model / heads, LayerNorm is always learned, and pre-norm and the activation
+// are choices).
 //
 // Invalid values are explained inline (a red message under the form, the field outlined);
 // isValid() / validityChanged() let the Start button follow.
 //
-// objectNames: presetCombo, dModelSpin, dFfSpin, dKSpin, dVSpin, headsSpin, layersSpin,
+// objectNames: presetCombo, architectureCombo, normFirstCheck, activationCombo, dModelSpin, dFfSpin, dKSpin, dVSpin, headsSpin, layersSpin,
 // dropoutSpin, learnLayerNormCheck, optimizerCombo, learningRateEdit, momentumSpin, warmupCheck, warmupStepsSpin,
 // epochsSpin, batchSizeSpin, seedSpin, shuffleCheck, hyperparameterError, modelSizeLabel.
 #pragma once
@@ -34,7 +39,7 @@ class QSpinBox;
 class HyperparameterForm : public QWidget {
     Q_OBJECT
 public:
-    enum class Preset { Tutorial, Small, Custom };
+    enum class Preset { Tutorial, Small, Torch, Custom };
     Q_ENUM(Preset)
 
     explicit HyperparameterForm(QWidget* parent = nullptr);
@@ -78,7 +83,12 @@ private:
     void markInvalid(QWidget* w, bool invalid);
     QSpinBox* intSpin(const char* name, int lo, int hi, const QString& tip);
 
+    void updateArchitectureFields();
+
     QComboBox* presetCombo_ = nullptr;
+    QComboBox* architecture_ = nullptr;  // Config::architecture
+    QCheckBox* normFirst_ = nullptr;     // torch: norm_first
+    QComboBox* activation_ = nullptr;    // torch: relu | gelu
     QSpinBox *dModel_ = nullptr, *dFf_ = nullptr, *dK_ = nullptr, *dV_ = nullptr, *heads_ = nullptr,
              *layers_ = nullptr;
     QDoubleSpinBox* dropout_ = nullptr;
