@@ -1,11 +1,13 @@
 #include "stepformer/params.h"
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "stepformer/model.h"
 #include "stepformer/safetensors.h"
 #include "stepformer/trace_names.h"
 
@@ -215,6 +217,26 @@ static bool is_ignored_buffer(const std::string& name) {
     return name == "encoder.pos_emb.pe" || name == "decoder.pos_emb.pe" || name == "positional_encoding.pos_embedding";
 }
 
+// A positional buffer is recomputed, not read: a file whose buffer holds another table (another
+// formula, a learned one) would otherwise change the numbers silently, so it is said.
+static std::string positional_buffer_warning(const StoredTensor& st, const Config& c, const std::string& path) {
+    const Shape& s = st.shape;  // (max_len, 1, D) as PyTorch's modules register it
+    if (s.size() != 3 || s[1] != 1 || s[2] != c.d_model || s[0] <= 0)
+        return "weights '" + path + "': the positional buffer '" + st.name + "' has shape " + shape_to_string(s) +
+               "; it is ignored and the sinusoid table recomputed";
+    const int L = static_cast<int>(std::min<int64_t>(s[0], 4096));
+    const Tensor pe = positional_table(L, c.d_model);  // (L, D)
+    double worst = 0.0;
+    for (size_t i = 0; i < pe.data.size(); ++i) worst = std::max(worst, double(std::abs(pe.data[i] - st.value.data[i])));
+    if (!(worst <= 1e-5)) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.3g", worst);
+        return "weights '" + path + "': the positional buffer '" + st.name + "' is not the sinusoid table (max |Δ| " +
+               buf + "); the model recomputes the sinusoid table and does not use the file's";
+    }
+    return {};
+}
+
 static bool is_optimizer_state(const std::string& name) { return name.rfind("optim.", 0) == 0; }
 
 LoadedWeights load_weights(const std::string& path, const Config* config) {
@@ -315,7 +337,10 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
     for (const auto& st : f.tensors) {
         if (expected.count(st.name) || skipped_norms.count(st.name)) continue;
         if (is_ignored_buffer(st.name) || is_optimizer_state(st.name)) {
-            if (is_ignored_buffer(st.name)) out.ignored.push_back(st.name);
+            if (is_ignored_buffer(st.name)) {
+                out.ignored.push_back(st.name);
+                if (std::string w = positional_buffer_warning(st, out.config, path); !w.empty()) out.warnings.push_back(w);
+            }
             continue;
         }
         if (out.config_assumed && names::parse(st.name).block.torch())

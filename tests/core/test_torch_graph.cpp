@@ -234,3 +234,27 @@ TEST(TorchGraph, BlocksSayWhereAStepSits) {
 }
 
 }  // namespace
+
+namespace {
+
+// The positional buffer is recomputed: the fixture's (PyTorch's table) passes quietly, another
+// table is said, not used silently.
+TEST(TorchConfig, APositionalBufferThatIsNotTheSinusoidIsSaid) {
+    const std::string fixture = fixtures::path("torch/seq2seq.weights.safetensors");
+    const LoadedWeights good = load_weights(fixture, nullptr);
+    EXPECT_TRUE(good.warnings.empty());
+    SafetensorsFile f = read_safetensors(fixture);
+    std::vector<TensorToWrite> tensors;
+    for (StoredTensor& t : f.tensors) {
+        if (t.name == "positional_encoding.pos_embedding") t.value.data[9] += 0.25f;
+        tensors.push_back({t.name, &t.value});
+    }
+    testutil::TempDir dir;
+    const std::string path = dir.file("changed.safetensors");
+    write_safetensors(path, tensors, f.metadata);
+    const LoadedWeights changed = load_weights(path, nullptr);
+    ASSERT_EQ(changed.warnings.size(), 1u);
+    EXPECT_NE(changed.warnings[0].find("is not the sinusoid table"), std::string::npos) << changed.warnings[0];
+}
+
+}  // namespace
