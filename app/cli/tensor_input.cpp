@@ -55,6 +55,7 @@ Shape parse_shape(const std::string& tuple, const std::string& path) {
         const char c = tuple[i];
         if (c >= '0' && c <= '9') {
             num += c;
+            if (num.size() > 12) fail(path, "a dimension of .npy shape " + tuple + " is too large");
         } else if (c == ',' || c == ')') {
             if (!num.empty()) s.push_back(std::stoll(num));
             num.clear();
@@ -74,16 +75,23 @@ InputTensor read_npy_ints(const std::vector<uint8_t>& bytes, size_t data_at, con
     if (header_value(header, "fortran_order", path) != "False")
         fail(path, "Fortran-order arrays are not supported (save with np.ascontiguousarray)");
     const Shape shape = parse_shape(header_value(header, "shape", path), path);
-    const int64_t n = stepformer::numel(shape);
-    if (bytes.size() < data_at + size_t(n) * size_t(size))
-        fail(path, "truncated: " + std::to_string(n) + " elements of '" + descr + "' need " +
-                       std::to_string(n * size) + " bytes, the file has " + std::to_string(bytes.size() - data_at));
+    // Counted against the file's size as it grows, so that no shape can overflow the count.
+    const uint64_t have = (bytes.size() - data_at) / uint64_t(size);
+    uint64_t n = 1;
+    for (int64_t d : shape) {
+        if (d != 0 && n > have / uint64_t(d) + 1) n = have + 1;  // already more than the file holds
+        else n *= uint64_t(d);
+    }
+    if (n > have)
+        fail(path, "truncated: shape " + stepformer::shape_to_string(shape) + " of '" + descr + "' needs more than the " +
+                       std::to_string(bytes.size() - data_at) + " bytes of data the file has");
+    if (n == 0) fail(path, "shape " + stepformer::shape_to_string(shape) + " holds no numbers");
     InputTensor out;
     out.dtype = descr;
     out.kind = kind == 'b' ? StoredKind::Bool : StoredKind::Int;
     out.value = Tensor(shape);
     const uint8_t* p = bytes.data() + data_at;
-    for (int64_t i = 0; i < n; ++i, p += size) {
+    for (uint64_t i = 0; i < n; ++i, p += size) {
         int64_t v = 0;
         if (kind == 'u') {
             uint64_t u = 0;
