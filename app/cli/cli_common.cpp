@@ -35,7 +35,7 @@ void ModelOptions::add_to(CLI::App& cmd, const char* weights_flag) {
     backend.add_to(cmd);
     cmd.add_option("--config", config, "model config (JSON); default: the weights' own, else the tutorial's")
         ->check(CLI::ExistingFile);
-    cmd.add_option(weights_flag, weights, "weights (safetensors, the tutorial's state_dict names)")
+    cmd.add_option(weights_flag, weights, "weights (safetensors: the tutorial's state_dict names, or PyTorch's with a \"torch\" config)")
         ->check(CLI::ExistingFile);
     cmd.add_option("--seed", seed, "seed for PyTorch-style initialisation when no weights are given");
 }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "cli_common.h"
+#include "cmd_forward.h"
 #include "stepformer/agreement.h"
 #include "stepformer/trace_graph.h"
 
@@ -15,10 +16,12 @@ struct ForwardArgs {
     std::vector<std::string> src, tgt;
     std::string dump;
     bool compare_cpu = false;
+    LayerLabArgs lab;
 };
 
-// Every traced tensor of `shown` against the same entry of `cpu`: the numbers the app's agreement
-// box shows for one step, for all of them. Returns 1 when an entry is missing or its shape differs.
+}  // namespace
+
+// The numbers the app's agreement box shows for one step, for all of them.
 int print_agreement(const stepformer::Trace& shown, const stepformer::Trace& cpu, const std::string& device) {
     using namespace stepformer;
     std::printf("%s against the CPU backend (%s), %zu traced tensors\n", device.c_str(),
@@ -53,9 +56,22 @@ int print_agreement(const stepformer::Trace& shown, const stepformer::Trace& cpu
     return bad ? 1 : 0;
 }
 
+namespace {
+
 int run_forward(const ForwardArgs& a) {
     using namespace stepformer;
     LoadedModel lm = a.model.load();
+    if (lm.config.layers()) {
+        if (!a.src.empty() || !a.tgt.empty())
+            throw ConfigError(std::string(a.src.empty() ? "--tgt" : "--src") +
+                              " takes a sentence, but this model is the layer lab (\"structure\": \"layers\"), "
+                              "which has no vocabulary: give its input as a tensor, --src-input x.npy");
+        return run_forward_layers(a.lab, lm, a.model.backend.get(), a.dump, a.compare_cpu);
+    }
+    if (const std::string flag = a.lab.first_given(); !flag.empty())
+        throw ConfigError(flag + " is for the layer lab (\"architecture\": \"torch\", \"structure\": \"layers\"); "
+                          "this model (\"" + architecture_name(lm.config.architecture) + "\", \"" +
+                          structure_name(lm.config.structure) + "\") takes sentences: --src and --tgt");
     std::vector<std::string> src = a.src, tgt = a.tgt;
     if (src.empty() && tgt.empty()) {
         src = {"ich mochte ein bier P"};
@@ -84,37 +100,43 @@ int run_forward(const ForwardArgs& a) {
     const Config& c = lm.config;
     std::printf("model: %s\n", lm.description.c_str());
     for (const auto& n : lm.notes) std::printf("note: %s\n", n.c_str());
-    std::printf("d_model=%d d_ff=%d d_k=%d d_v=%d n_layers=%d n_heads=%d, batch %d\n", c.d_model, c.d_ff, c.d_k, c.d_v,
-                c.n_layers, c.n_heads, batch.B);
+    if (c.torch())
+        std::printf("nn.Transformer(d_model=%d, nhead=%d, num_encoder_layers=%d, num_decoder_layers=%d, "
+                    "dim_feedforward=%d, dropout=%g, activation=%s, norm_first=%s), batch %d\n",
+                    c.d_model, c.n_heads, c.encoder_layers(), c.decoder_layers(), c.d_ff, c.dropout,
+                    c.activation.c_str(), c.norm_first ? "True" : "False", batch.B);
+    else
+        std::printf("d_model=%d d_ff=%d d_k=%d d_v=%d n_layers=%d n_heads=%d, batch %d\n", c.d_model, c.d_ff, c.d_k,
+                    c.d_v, c.n_layers, c.n_heads, batch.B);
     std::printf("%zu traced tensors, e.g.:\n", trace.size());
     // One of each kind of step: the encoder's input, its mask, a score matrix, the decoder's mask,
-    // a cross attention, the logits.
-    const Block enc_in{Stack::Encoder, BlockKind::Input, -1};
-    const Block enc_attn{Stack::Encoder, BlockKind::SelfAttention, 0};
-    const Block dec_attn{Stack::Decoder, BlockKind::MaskedSelfAttention, 0};
-    const Block projection{Stack::None, BlockKind::Projection, -1};
+    // a cross attention, the logits. Blocks are named by the model's naming (tutorial or torch).
+    const Naming naming = trace.entries().front().block.naming;
+    const Block enc_in{Stack::Encoder, BlockKind::Input, -1, naming};
+    const Block enc_attn{Stack::Encoder, BlockKind::SelfAttention, 0, naming};
+    const Block dec_attn{Stack::Decoder, BlockKind::MaskedSelfAttention, 0, naming};
     const TraceEntry* examples[] = {
         graph::find(trace, enc_in, Role::Embedding),
         graph::find(trace, enc_in, Role::PositionalTable),
         graph::mask_of(trace, enc_attn),
         graph::find(trace, enc_attn, Role::Scores),
         graph::mask_of(trace, dec_attn),
-        graph::find(trace, Block{Stack::Decoder, BlockKind::CrossAttention, 0}, Role::Softmax),
-        graph::find(trace, projection, Role::Logits),
+        graph::find(trace, Block{Stack::Decoder, BlockKind::CrossAttention, 0, naming}, Role::Softmax),
+        graph::output_logits(trace),
     };
     for (const TraceEntry* e : examples)
         if (e) std::printf("  %-42s %s\n", e->name.c_str(), shape_to_string(e->value.shape).c_str());
     // The last decoder layer's two attention maps.
     const int last = graph::layer_count(trace, Stack::Decoder) - 1;
     for (const BlockKind kind : {BlockKind::MaskedSelfAttention, BlockKind::CrossAttention}) {
-        const TraceEntry* e = graph::find(trace, Block{Stack::Decoder, kind, last}, Role::Softmax);
+        const TraceEntry* e = graph::find(trace, Block{Stack::Decoder, kind, last, naming}, Role::Softmax);
         if (!e) continue;
         const int Lq = static_cast<int>(e->value.dim(2)), Lk = static_cast<int>(e->value.dim(3));
         std::printf("\n%s, sentence 0, head 0 (rows: queries, columns: keys):\n", e->name.c_str());
         const auto& keys = e->axes[3].kind == AxisKind::SrcToken ? trace.src_tokens[0] : trace.tgt_tokens[0];
         print_matrix(e->value.ptr(), Lq, Lk, trace.tgt_tokens[0], keys);
     }
-    const TraceEntry* probs_entry = graph::find(trace, projection, Role::Probs);
+    const TraceEntry* probs_entry = graph::output_probs(trace);
     if (!probs_entry) throw std::runtime_error("forward: the trace has no output probabilities");
     const auto& probs = probs_entry->value;
     const int T = batch.T, V = c.tgt_vocab_size();
@@ -132,11 +154,12 @@ int run_forward(const ForwardArgs& a) {
 }  // namespace
 
 void add_forward_command(CLI::App& app, Action& run) {
-    auto* cmd = app.add_subcommand("forward", "run one traced forward pass (the tutorial's example by default)");
+    auto* cmd = app.add_subcommand("forward", "run one traced forward pass (the tutorial's example by default; the layer lab's tensors with --src-input)");
     auto a = std::make_shared<ForwardArgs>();
     a->model.add_to(*cmd);
     cmd->add_option("--src", a->src, "source sentence (repeat for a batch)");
     cmd->add_option("--tgt", a->tgt, "decoder input sentence starting with S (repeat, one per --src)");
+    a->lab.add_to(*cmd);
     cmd->add_option("--dump", a->dump, "write every traced tensor to this safetensors file");
     cmd->add_flag("--compare-cpu", a->compare_cpu,
                   "also compute the pass on the CPU backend and print, for every traced tensor, how far the "

@@ -33,6 +33,19 @@ int print_devices() {
     return 0;
 }
 
+// One line saying which model a config describes: the architecture and structure keys first.
+std::string model_line(const stepformer::Config& c) {
+    using stepformer::architecture_name;
+    std::string s = std::string("\"architecture\": \"") + architecture_name(c.architecture) + "\"";
+    if (!c.torch()) return s + ": the tutorial's Transformer, " + std::to_string(c.n_layers) + " layers per stack";
+    s += std::string(", \"structure\": \"") + stepformer::structure_name(c.structure) + "\"";
+    if (c.layers())
+        return s + ": the layer lab, nn.TransformerEncoderLayer" +
+               (c.decoder_layer ? " then nn.TransformerDecoderLayer" : "") + " (inputs as tensors: forward --src-input)";
+    return s + ": a translation model around nn.Transformer, " + std::to_string(c.encoder_layers()) + " encoder and " +
+           std::to_string(c.decoder_layers()) + " decoder layers";
+}
+
 int print_file(const std::string& file) {
     const auto f = stepformer::read_safetensors(file);
     const std::string* path = &file;
@@ -47,6 +60,7 @@ int print_file(const std::string& file) {
     for (const auto& [k, v] : f.metadata) {
         if (k == "stepformer.config") {
             const auto c = stepformer::config_from_json_text(v, "config in the metadata");
+            std::printf("model: %s\n", model_line(c).c_str());
             std::printf("config (%s):\n%s\n", k.c_str(), stepformer::config_to_json_text(c, 2).c_str());
         } else {
             std::printf("metadata %s = %s\n", k.c_str(), v.size() > 200 ? (v.substr(0, 200) + "...").c_str() : v.c_str());

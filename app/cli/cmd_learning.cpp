@@ -34,6 +34,14 @@ void check_writable(const std::string& path, const char* what) {
                                  "' is not writable");
 }
 
+// grad, train and translate need sentences and a loss, which the layer lab has not.
+void require_sentences(const Config& c, const char* command) {
+    if (c.layers())
+        throw ConfigError(std::string(command) +
+                          ": this model is the layer lab (\"structure\": \"layers\"), which has no vocabulary and "
+                          "no loss; run it with forward --src-input x.npy [--grad] instead");
+}
+
 std::vector<Example> load_data(const std::string& path, const Config& c) {
     return path.empty() ? builtin_examples() : load_tsv(path, c);
 }
@@ -45,6 +53,7 @@ struct GradArgs {
 
 int run_grad(const GradArgs& a) {
     LoadedModel lm = a.model.load();
+    require_sentences(lm.config, "grad");
     check_writable(a.dump, "gradient dump");
     const auto data = load_data(a.data, lm.config);
     std::vector<size_t> all(data.size());
@@ -81,6 +90,7 @@ struct TrainArgs {
 int run_train(const TrainArgs& a) {
     ModelSource ms = a.model.source();
     LoadedModel lm = a.model.load();
+    require_sentences(lm.config, "train");
     if (a.dropout) {
         lm.config.dropout = *a.dropout;
         lm.config.validate();
@@ -155,6 +165,7 @@ struct TranslateArgs {
 
 int run_translate(const TranslateArgs& a) {
     LoadedModel lm = a.model.load();
+    require_sentences(lm.config, "translate");
     Transformer model(lm.config, std::move(lm.params), a.model.backend.get());
     std::vector<std::string> src = a.src;
     if (src.empty()) src = {"ich mochte ein bier P", "ich mochte ein cola P"};
@@ -187,7 +198,8 @@ void add_train_command(CLI::App& app, Action& run) {
     cmd->add_option("--epochs", a->epochs, "epochs (default 30)");
     cmd->add_option("--batch-size", a->batch_size, "sentences per step (default 2)");
     cmd->add_flag("--no-shuffle", a->no_shuffle, "keep the dataset's order");
-    cmd->add_option("--dropout", a->dropout, "dropout after the positional encoding (default: the config's, 0.1)")
+    cmd->add_option("--dropout", a->dropout, "dropout probability (the tutorial: after the positional encoding; torch: where PyTorch puts it); "
+                    "default: the config's")
         ->check(CLI::Range(0.0, 0.999));
     cmd->add_option("--optimizer", a->optimizer, "sgd or adam (default sgd)");
     cmd->add_option("--lr", a->lr, "learning rate (default 1e-3)");

@@ -6,7 +6,7 @@
 #include "stepformer/devices.h"
 
 int main(int argc, char** argv) {
-    CLI::App app{"Stepformer command line: run, inspect, train and translate the tutorial's Transformer"};
+    CLI::App app{"Stepformer command line: run, inspect, train and translate the tutorial's Transformer and PyTorch's own layers"};
     app.require_subcommand(1);
     cli::Action run;
     cli::add_forward_command(app, run);

@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli_runner.h"
 #include "fixture_util.h"
 #include "stepformer/checkpoint.h"
 #include "stepformer/dataset.h"
@@ -27,59 +28,10 @@ namespace {
 
 using testutil::TempDir;
 
-std::string quote(const std::string& s) {
-    std::string q = "'";
-    for (char ch : s) q += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    return q + "'";
-}
-
-std::string read_text(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-struct Result {
-    int rc = -1;
-    std::string out, err;
-};
-
-// Runs the CLI with `args`, stdout and stderr captured to files.
-Result cli(const std::vector<std::string>& args) {
-    static TempDir capture;
-    static int n = 0;
-    const std::string out = capture.file("out" + std::to_string(n)), err = capture.file("err" + std::to_string(n));
-    ++n;
-    // Appended piecewise: GCC 12 -O3 warns falsely (-Wrestrict) on chains of string +.
-    std::string cmd = quote(STEPFORMER_CLI_PATH);
-    for (const auto& a : args) {
-        cmd += ' ';
-        cmd += quote(a);
-    }
-    cmd += " >";
-    cmd += quote(out);
-    cmd += " 2>";
-    cmd += quote(err);
-    cmd += " </dev/null";
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text(out);
-    r.err = read_text(err);
-    return r;
-}
-
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// docs/contracts.md: "Exit code 1 and an `error:` line naming the problem on bad input."
-#define EXPECT_USER_ERROR(r)                             \
-    do {                                                 \
-        EXPECT_EQ((r).rc, 1) << (r).err;                 \
-        EXPECT_TRUE(has((r).err, "error: ")) << (r).err; \
-    } while (0)
-
-#define EXPECT_HAS(text, part) EXPECT_TRUE(has(text, part)) << "missing \"" << (part) << "\" in:\n" << (text)
+using clitest::cli;
+using clitest::has;
+using clitest::read_text;
+using clitest::Result;
 
 // The contract's names of a forward trace, built from the architecture (not from a Trace).
 std::vector<std::string> contract_names(int n_layers) {
