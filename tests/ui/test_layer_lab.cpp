@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -28,6 +29,8 @@
 #include "lab/tensor_table.h"
 #include "lab/torch_print.h"
 #include "stepformer/npy.h"
+#include "stepformer/params.h"
+#include "stepformer/safetensors.h"
 #include "test_util.h"
 
 using stepformer::Tensor;
@@ -94,6 +97,7 @@ private slots:
     void causalMaskAndFullyMaskedRows();
     void preNormGeluIsPyTorchs();
     void gradientsFollowTheForwardSteps();
+    void opensAStateDict();
     void remembersItsGeometry();
     void screenshots();
 };
@@ -316,6 +320,50 @@ void TestLayerLab::gradientsFollowTheForwardSteps() {
     QVERIFY(!treeItem(w, QStringLiteral("grad.src")));
 }
 
+// A bare state_dict (PyTorch's names, no config): the sizes come from its shapes, nhead from the lab.
+void TestLayerLab::opensAStateDict() {
+    LayerLabWindow w;
+    QTemporaryDir dir;
+    stepformer::Config c = stepformer::Config::seed004();
+    c.d_model = 8;
+    c.d_k = c.d_v = 4;
+    c.d_ff = 16;
+    const stepformer::ParamSet p = stepformer::init_params(c, 3);
+    std::vector<stepformer::TensorToWrite> tensors;
+    for (size_t i = 0; i < p.size(); ++i) tensors.push_back({p.name(i), &p[i]});
+    const QString path = dir.filePath(QStringLiteral("layer8.safetensors"));
+    stepformer::write_safetensors(path.toStdString(), tensors);
+    // Not a safetensors file: refused, nothing changes.
+    const QString junk = dir.filePath(QStringLiteral("junk.safetensors"));
+    {
+        QFile f(junk);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("nonsense");
+    }
+    QVERIFY(!w.controls()->loadWeights(junk));
+    QVERIFY(w.controls()->errorText().contains(QStringLiteral("unchanged")));
+    QCOMPARE(w.model()->dModel(), 4);
+    VERIFY_HELPER(stepShows(w, QStringLiteral("encoder_layer.norm2"), kOutput));
+
+    QVERIFY2(w.controls()->loadWeights(path), qPrintable(w.controls()->errorText()));
+    QCOMPARE(w.model()->dModel(), 8);
+    QCOMPARE(w.model()->config().d_ff, 16);
+    QVERIFY2(w.model()->error().isEmpty(), qPrintable(w.model()->error()));
+    QCOMPARE(w.findChild<InputTable*>(QStringLiteral("srcTable"))->columnCount(), 9);  // 8 features + pad
+    QVERIFY(w.selectStep(QStringLiteral("encoder_layer.linear1")));
+    QCOMPARE(w.detail()->tables()[0]->columnCount(), 16);
+    const QString text = w.findChild<QLabel*>(QStringLiteral("weightsLabel"))->text();
+    QVERIFY2(text.contains(QStringLiteral("layer8.safetensors")) && text.contains(QStringLiteral("nhead 2 assumed")), qPrintable(text));
+    // With the decoder layer on, its weights (not in the file) are fresh ones of the same size.
+    w.findChild<QCheckBox*>(QStringLiteral("decoderCheck"))->setChecked(true);
+    QVERIFY2(w.model()->error().isEmpty(), qPrintable(w.model()->error()));
+    QVERIFY(treeItem(w, QStringLiteral("decoder_layer.norm3")));
+    // Seed 004's weights again: back to d_model 4 and the seed's x.
+    QTest::mouseClick(w.findChild<QPushButton*>(QStringLiteral("seedWeightsButton")), Qt::LeftButton);
+    QCOMPARE(w.model()->dModel(), 4);
+    VERIFY_HELPER(stepShows(w, QStringLiteral("encoder_layer.norm2"), kOutput));
+}
+
 void TestLayerLab::remembersItsGeometry() {
     {
         LayerLabWindow w;
@@ -348,6 +396,15 @@ void TestLayerLab::screenshots() {
         QVERIFY(w.selectStep(QStringLiteral("decoder_layer.norm3")));
         QTest::qWait(50);
         testutil::saveShot(w, QStringLiteral("lab-%1-decoder-out.png").arg(tag));
+        // Two sentences: a table per batch element and head.
+        w.findChild<QSpinBox*>(QStringLiteral("batchSpin"))->setValue(2);
+        QTest::mouseClick(w.findChild<QPushButton*>(QStringLiteral("randomButton")), Qt::LeftButton);
+        QVERIFY(w.selectStep(QStringLiteral("decoder_layer.multihead_attn.attn")));
+        QTest::qWait(50);
+        testutil::saveShot(w, QStringLiteral("lab-%1-batch2-cross-attn.png").arg(tag));
+        QVERIFY(w.selectStep(QStringLiteral("grad.encoder_layer.linear1")));
+        QTest::qWait(50);
+        testutil::saveShot(w, QStringLiteral("lab-%1-batch2-grad.png").arg(tag));
     }
 }
 

@@ -74,8 +74,8 @@ void InputTable::setTensor(const stepformer::Tensor& t, const std::function<bool
     filling_ = false;
     // As tall as its rows, up to 8 of them (then it scrolls): no empty grey area under them.
     const int shown = std::min(L * B, 8);
-    setFixedHeight(horizontalHeader()->sizeHint().height() + shown * verticalHeader()->defaultSectionSize() +
-                   2 * frameWidth() + 2);
+    const int rowH = L * B > 0 ? verticalHeader()->sectionSize(0) : verticalHeader()->defaultSectionSize();
+    setFixedHeight(horizontalHeader()->sizeHint().height() + shown * rowH + 2 * frameWidth() + 2);
 }
 
 void InputTable::onItemChanged(QTableWidgetItem* item) {
