@@ -178,11 +178,10 @@ bool LabModel::loadNpy(Side s, const QString& path, QString* error) {
     if (t.dim(1) < 1 || t.dim(1) > kMaxBatch) return fail(tr("the lab takes batch sizes 1 to %1").arg(kMaxBatch));
     for (float v : t.data)
         if (!std::isfinite(v)) return fail(tr("it contains NaN or infinity"));
-    const bool batchChanges = t.dim(1) != batch();
-    if (batchChanges && decoder_)  // src and tgt share the batch: keep the other side's sentences that fit
-        resizeInput(s == Side::Src ? Side::Tgt : Side::Src, length(s == Side::Src ? Side::Tgt : Side::Src), int(t.dim(1)));
-    else if (batchChanges)
-        resizeInput(Side::Tgt, length(Side::Tgt), int(t.dim(1)));
+    if (t.dim(1) != batch()) {  // src and tgt share the batch: the other side keeps the sentences that fit
+        const Side other = s == Side::Src ? Side::Tgt : Side::Src;
+        resizeInput(other, length(other), int(t.dim(1)));
+    }
     (s == Side::Src ? src_ : tgt_) = std::move(t);
     (s == Side::Src ? srcOrigin_ : tgtOrigin_) = name;
     resetPadding();

@@ -169,7 +169,7 @@ void StepDetail::showEntry(const TraceEntry* e, const Config& c, bool last) {
             table->setObjectName(heads ? QStringLiteral("tensorTable_b%1_h%2").arg(b).arg(h)
                                        : QStringLiteral("tensorTable_b%1").arg(b));
             const float* base = t.data.data() + (b * H + h) * rows * cols;
-            table->show(base, int(rows), int(cols), cols, 1, rowLabels, colLabels, format, colors);
+            table->setValues(base, int(rows), int(cols), cols, 1, rowLabels, colLabels, format, colors);
             bl->addWidget(caption);
             bl->addWidget(table);
             flow->addWidget(box);

@@ -22,8 +22,8 @@ TensorTable::TensorTable(QWidget* parent) : QTableWidget(parent) {
     setCornerButtonEnabled(false);
 }
 
-void TensorTable::show(const float* values, int rows, int cols, int64_t rowStride, int64_t colStride,
-                       const QStringList& rowLabels, const QStringList& colLabels, const torchprint::Formatter& format,
+void TensorTable::setValues(const float* values, int rows, int cols, int64_t rowStride, int64_t colStride,
+                            const QStringList& rowLabels, const QStringList& colLabels, const torchprint::Formatter& format,
                        const Colormap& colors) {
     clear();
     setRowCount(rows);

@@ -19,9 +19,9 @@ public:
     explicit TensorTable(QWidget* parent = nullptr);
 
     // values: rows × cols, row-major (row r, column c at r * rowStride + c * colStride).
-    void show(const float* values, int rows, int cols, int64_t rowStride, int64_t colStride,
-              const QStringList& rowLabels, const QStringList& colLabels, const torchprint::Formatter& format,
-              const Colormap& colors);
+    void setValues(const float* values, int rows, int cols, int64_t rowStride, int64_t colStride,
+                   const QStringList& rowLabels, const QStringList& colLabels, const torchprint::Formatter& format,
+                   const Colormap& colors);
     // The cell's text ("-1.0328"), for tests and tooltips.
     QString text(int r, int c) const;
 
