@@ -7,6 +7,7 @@
 #include <QTabWidget>
 
 #include "app/session.h"
+#include "lab/layer_lab_window.h"
 
 WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringList& viewNames) {
     open = new QAction(window->style()->standardIcon(QStyle::SP_DialogOpenButton), tr("&Open Weights…"), window);
@@ -107,6 +108,14 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
     cancelTrain->setObjectName(QStringLiteral("actionCancelTraining"));
     cancelTrain->setToolTip(tr("Stop training and keep showing the untrained model"));
     cancelTrain->setEnabled(false);
+
+    // Seed 004's layer lab: not a model of the main window but a window of its own, opened here.
+    layerLab = new QAction(tr("Layer &Lab (nn.TransformerEncoderLayer)\u2026"), window);
+    layerLab->setObjectName(QStringLiteral("actionLayerLab"));
+    layerLab->setToolTip(tr("Seed 004's nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8) step by step, "
+                            "every number printed as PyTorch prints it; optionally a decoder layer after it"));
+    layerLab->setStatusTip(layerLab->toolTip());
+    QObject::connect(layerLab, &QAction::triggered, window, [window] { LayerLabWindow::showFor(window); });
 
     saveTrained = new QAction(window->style()->standardIcon(QStyle::SP_DialogSaveButton),
                               tr("&Save Trained Checkpoint…"), window);

@@ -32,4 +32,5 @@ public:
     // Model: a preset's action holds the preset in its data()
     QActionGroup* presetGroup = nullptr;
     QAction *retrain = nullptr, *cancelTrain = nullptr;
+    QAction* layerLab = nullptr;  // opens seed 004's layer lab (LayerLabWindow), a window of its own
 };

@@ -65,6 +65,8 @@ void WindowMenus::addMenus(QMainWindow* window, const WindowActions& actions, co
     model->addSeparator();
     model->addAction(actions.retrain);
     model->addAction(actions.cancelTrain);
+    model->addSeparator();
+    model->addAction(actions.layerLab);
 
     QMenu* help = bar->addMenu(tr("&Help"));
     help->setObjectName(QStringLiteral("menuHelp"));
