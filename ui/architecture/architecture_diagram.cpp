@@ -7,6 +7,7 @@
 #include <QToolTip>
 
 #include "architecture/architecture_parts.h"
+#include "architecture/torch_layout.h"
 #include "steps/reference_trace.h"
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
@@ -40,25 +41,52 @@ QSize ArchitectureDiagram::sizeHint() const { return {360, 480}; }
 QSize ArchitectureDiagram::minimumSizeHint() const { return {220, 300}; }
 void ArchitectureDiagram::buildBlocks() {
     blocks_.clear();
-    for (const BlockSpec& s : kBlocks) {
-        Block b;
-        b.id = QLatin1String(s.id);
-        b.label = tr(s.label);
-        b.shape = s.shape;
-        b.logical = s.logical;
-        b.fill = s.fill;
-        blocks_.append(b);
+    const QString act = config_.activation == "gelu" ? QStringLiteral("GELU") : QStringLiteral("ReLU");
+    const auto addAll = [&](const auto& specs) {
+        for (const BlockSpec& s : specs) {
+            Block b;
+            b.id = QLatin1String(s.id);
+            b.label = tr(s.label);
+            b.label.replace(QStringLiteral("%act"), act);
+            b.shape = s.shape;
+            b.logical = s.logical;
+            b.fill = s.fill;
+            blocks_.append(b);
+        }
+    };
+    switch (layout_) {
+    case Layout::Tutorial: addAll(kBlocks); break;
+    case Layout::TorchPostNorm:
+        addAll(kTorchCommon);
+        addAll(kTorchPostNorm);
+        break;
+    case Layout::TorchPreNorm:
+        addAll(kTorchCommon);
+        addAll(kTorchPreNorm);
+        break;
     }
+}
+
+qreal ArchitectureDiagram::designHeight() const { return torch() ? kTorchH : kH; }
+qreal ArchitectureDiagram::frameTop(bool encoder) const {
+    if (torch()) return encoder ? kTorchEncFrameTop : kTorchDecFrameTop;
+    return encoder ? kEncFrameTop : kDecFrameTop;
+}
+qreal ArchitectureDiagram::frameBottom() const { return torch() ? kTorchFrameBottom : kFrameBottom; }
+
+int ArchitectureDiagram::layersOf(const QString& stack) const {
+    return stack == QLatin1String("decoder") ? config_.decoder_layers() : config_.encoder_layers();
 }
 
 void ArchitectureDiagram::relayout() {
     const qreal w = std::max(1, width()), h = std::max(1, height());
+    const qreal H = designHeight();
     sx_ = w / kW;
-    sy_ = h / kH;
+    sy_ = h / H;
     if (sy_ > sx_ * kMaxStretch) sy_ = sx_ * kMaxStretch;
     if (sx_ > sy_ * kMaxStretch) sx_ = sy_ * kMaxStretch;
     ox_ = (w - kW * sx_) / 2;
-    oy_ = (h - kH * sy_) / 2;
+    oy_ = (h - H * sy_) / 2;
     for (Block& b : blocks_) {
         if (b.shape == Shape::Box) {
             b.rect = QRectF(map(b.logical.left(), b.logical.top()), map(b.logical.right(), b.logical.bottom()));
@@ -80,7 +108,24 @@ void ArchitectureDiagram::resizeEvent(QResizeEvent*) {
 
 void ArchitectureDiagram::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     trace_ = std::move(trace);
+    const QString act = QString::fromStdString(config_.activation);
     config_ = config;
+    // PyTorch's translation model is drawn as PyTorch builds it (the layer lab has its own window).
+    const Layout layout = !config.torch() || config.layers() ? Layout::Tutorial
+                          : config.norm_first                ? Layout::TorchPreNorm
+                                                             : Layout::TorchPostNorm;
+    naming_ = !config.torch() ? stepformer::Naming::Tutorial
+              : config.layers() ? stepformer::Naming::TorchLayers
+                                : stepformer::Naming::TorchSeq2Seq;
+    if (layout != layout_ || act != QString::fromStdString(config.activation)) {
+        layout_ = layout;
+        buildBlocks();
+        relayout();
+        // The current step's block in the new picture.
+        const QString step = step_;
+        step_.clear();
+        setStep(step);
+    }
     staticImage_ = QImage();  // the sentences under the inputs
     update();
 }
@@ -108,7 +153,7 @@ void ArchitectureDiagram::setStep(const QString& traceName) {
     step_ = traceName;
     const stepformer::Trace* graph = nullptr;
     const stepformer::TraceEntry* e = entryFor(traceName, &graph);
-    highlighted_ = e ? architecture::blockOf(*graph, *e) : QString();
+    highlighted_ = e ? architecture::blockOf(*graph, *e, layout_ == Layout::TorchPreNorm) : QString();
     // A trace made by hand may lack the links that place an entry (a mask nobody reads): the
     // model's own graph still does.
     if (highlighted_.isEmpty()) highlighted_ = blockForTraceName(traceName);
@@ -119,21 +164,24 @@ void ArchitectureDiagram::setStep(const QString& traceName) {
 
 QString ArchitectureDiagram::layerText(const QString& stack) const {
     if (layer_ < 0 || stack != stack_) return {};
-    return tr("layer %1/%2").arg(layer_ + 1).arg(config_.n_layers);
+    return tr("layer %1/%2").arg(layer_ + 1).arg(layersOf(stack));
 }
 
 QString ArchitectureDiagram::stepForBlock(const QString& blockId) const {
     using stepformer::BlockKind;
     const architecture::Part* p = architecture::part(blockId);
     if (!p) return {};
-    stepformer::Block b{p->stack, p->kind, -1};
-    if (p->kind != BlockKind::Input && p->kind != BlockKind::Projection) {
+    stepformer::Block b{p->stack, p->kind, -1, naming_};
+    if (p->kind != BlockKind::Input && p->kind != BlockKind::Projection && p->kind != BlockKind::FinalNorm) {
         const int layer = stackId(p->stack) == stack_ && layer_ >= 0 ? layer_ : 0;
-        b.layer = std::clamp(layer, 0, std::max(0, config_.n_layers - 1));
+        b.layer = std::clamp(layer, 0, std::max(0, layersOf(stackId(p->stack)) - 1));
     }
     const stepformer::TraceEntry* e = trace_ ? stepformer::graph::find(*trace_, b, p->first) : nullptr;
     // A step this trace lacks is still named as the model records it (the tooltip says it is missing).
-    if (!e) e = stepformer::graph::find(tensorviz::referenceTrace(b.layer + 1), b, p->first);
+    if (!e)
+        e = stepformer::graph::find(b.torch() ? tensorviz::torchReferenceTrace(naming_, b.layer + 1)
+                                              : tensorviz::referenceTrace(b.layer + 1),
+                                    b, p->first);
     return e ? QString::fromStdString(e->name) : QString();
 }
 
@@ -165,7 +213,7 @@ QStringList ArchitectureDiagram::blockIds() const {
 }
 
 QString ArchitectureDiagram::tooltipFor(const QString& id) const {
-    QString what = architecture::description(id, config_);
+    QString what = torch() ? architecture::torchDescription(id, config_) : architecture::description(id, config_);
     const QString step = stepForBlock(id);
     if (!step.isEmpty()) {
         QString where = tr("Click: go to <tt>%1</tt>").arg(step.toHtmlEscaped());

@@ -2,6 +2,12 @@
 // The block of the current step is highlighted (with "layer k/N" beside the stack's N×);
 // hovering a block shows what it computes; clicking it asks for the block's first step.
 //
+// A translation model around PyTorch's nn.Transformer ("architecture": "torch") is drawn as
+// PyTorch builds it (torch_layout.h): biases, its activation, the final encoder.norm /
+// decoder.norm (encoder.final_norm, decoder.final_norm), the generator; with norm_first the
+// LayerNorm sits before each sub-layer and the residual goes around both into a ⊕ (the extra ids
+// encoder.mha_add, encoder.ffn_add, decoder.masked_mha_add, decoder.cross_mha_add, decoder.ffn_add).
+//
 // Block ids: encoder.embedding, encoder.pe, encoder.add_pe, encoder.mha, encoder.mha_norm,
 // encoder.ffn, encoder.ffn_norm, decoder.embedding, decoder.pe, decoder.add_pe,
 // decoder.masked_mha, decoder.masked_mha_norm, decoder.cross_mha, decoder.cross_mha_norm,
@@ -53,6 +59,10 @@ public:
     // (0-based); "" when the current step is not in that stack's layers.
     QString layerText(const QString& stack) const;
 
+    // How the diagram is drawn: the tutorial's figure, or PyTorch's post-norm / pre-norm layers.
+    enum class Layout { Tutorial, TorchPostNorm, TorchPreNorm };
+    Layout layout() const { return layout_; }
+
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
 
@@ -83,6 +93,12 @@ private:
     QPointF map(qreal x, qreal y) const;
     qreal unit() const;  // logical -> pixel factor for sizes that must stay round (circles, fonts, pens)
     QString tooltipFor(const QString& blockId) const;
+    bool torch() const { return layout_ != Layout::Tutorial; }
+    qreal designHeight() const;
+    qreal frameTop(bool encoder) const;
+    qreal frameBottom() const;
+    int layersOf(const QString& stack) const;  // the stack's layer count (N of N×)
+    void paintTorchArrows(QPainter& p, qreal lineW, qreal head) const;
     // The entry `traceName` (or the forward step of a gradient) stands for: the current trace's,
     // else the model's; `graph` receives the trace it is in. nullptr for an unknown name.
     const stepformer::TraceEntry* entryFor(const QString& traceName, const stepformer::Trace** graph) const;
@@ -98,6 +114,8 @@ private:
     QList<Block> blocks_;
     QString step_, highlighted_, hovered_, stack_;
     int layer_ = -1;
+    Layout layout_ = Layout::Tutorial;
+    stepformer::Naming naming_ = stepformer::Naming::Tutorial;  // the trace's names (for stepForBlock)
     qreal sx_ = 1, sy_ = 1, ox_ = 0, oy_ = 0;
     QImage staticImage_;  // paintStatic() at the widget's size; null when it must be redrawn
 };

@@ -2,6 +2,7 @@
 // size and trace into an image) and, over it, the current step's block, the hovered block, the
 // N× labels with the current layer and the current step's name.
 #include "architecture/architecture_diagram.h"
+#include "architecture/torch_layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -78,6 +79,22 @@ void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b, bool hi, bool h
         p.setFont(f);
         p.setPen(QColor(0x20, 0x20, 0x20));
         p.drawText(inner, b.label, opt);
+        if (torch() && std::any_of(std::begin(kBiasBadge), std::end(kBiasBadge), [&](const char* id) { return b.id == QLatin1String(id); })) {
+            // "+b": this block's linear maps have biases (PyTorch's default), the tutorial's have none.
+            QFont bf = font();
+            bf.setPixelSize(static_cast<int>(std::round(std::max<qreal>(kMinLabelPx, 9 * u))));
+            bf.setBold(true);
+            const QFontMetricsF fm(bf);
+            const QString t = QStringLiteral("+b");
+            const QSizeF sz(fm.horizontalAdvance(t) + 4, fm.height());
+            const QRectF badge(QPointF(b.rect.right() - sz.width() + 2, b.rect.top() - sz.height() / 2), sz);
+            p.setPen(QPen(QColor(0x55, 0x55, 0x55), std::max<qreal>(1.0, 0.8 * u)));
+            p.setBrush(Qt::white);
+            p.drawRoundedRect(badge, 3 * u, 3 * u);
+            p.setFont(bf);
+            p.setPen(QColor(0x20, 0x20, 0x20));
+            p.drawText(badge, Qt::AlignCenter, t);
+        }
         return;
     }
     if (hi) {
@@ -129,49 +146,53 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     };
 
     // Stack frames.
-    const QRectF encFrame(map(kEncFrameL, kEncFrameTop), map(kEncFrameR, kFrameBottom));
-    const QRectF decFrame(map(kDecFrameL, kDecFrameTop), map(kDecFrameR, kFrameBottom));
+    const QRectF encFrame(map(kEncFrameL, frameTop(true)), map(kEncFrameR, frameBottom()));
+    const QRectF decFrame(map(kDecFrameL, frameTop(false)), map(kDecFrameR, frameBottom()));
     for (const QRectF& fr : {encFrame, decFrame}) {
         p.setPen(QPen(QColor(0x9e, 0x9e, 0x9e), lineW));
         p.setBrush(QColor(0xf2, 0xf2, 0xf2));
         p.drawRoundedRect(fr, 8 * u, 8 * u);
     }
 
-    // Arrows: encoder.
-    poly({{kEncCx, 490}, {kEncCx, 480}}, true);                                 // inputs -> embedding
-    poly({{kEncCx, 456}, {kEncCx, kAddY + kAddR}}, true);                       // embedding -> +
-    poly({{kEncCx - 36 + kPeR, kAddY}, {kEncCx - kAddR, kAddY}}, true);         // PE -> +
-    poly({{kEncCx, kAddY - kAddR}, {kEncCx, kBranchY}}, false);                 // + -> branch
-    poly({{kEncLane, kBranchY}, {kEncCx + 30, kBranchY}}, false);
-    for (qreal x : {kEncCx - 30, kEncCx, kEncCx + 30}) poly({{x, kBranchY}, {x, 390}}, true);  // Q, K, V
-    poly({{kEncLane, kBranchY}, {kEncLane, 323}, {kEncX0, 323}}, true);         // residual 1
-    poly({{kEncCx, 350}, {kEncCx, 334}}, true);
-    poly({{kEncCx, 312}, {kEncCx, 298}}, true);
-    poly({{kEncCx, 305}, {kEncLane, 305}, {kEncLane, 233}, {kEncX0, 233}}, true);  // residual 2
-    poly({{kEncCx, 260}, {kEncCx, 244}}, true);
-    // Encoder output -> K, V of the decoder's second attention.
-    poly({{kEncX1, 233}, {200, 233}, {200, 306}, {kDecX0 + 30, 306}}, false);
-    poly({{kDecX0 + 14, 306}, {kDecX0 + 14, 298}}, true);
-    poly({{kDecX0 + 30, 306}, {kDecX0 + 30, 298}}, true);
+    if (torch()) {
+        paintTorchArrows(p, lineW, head);
+    } else {
+        // Arrows: encoder.
+        poly({{kEncCx, 490}, {kEncCx, 480}}, true);                                 // inputs -> embedding
+        poly({{kEncCx, 456}, {kEncCx, kAddY + kAddR}}, true);                       // embedding -> +
+        poly({{kEncCx - 36 + kPeR, kAddY}, {kEncCx - kAddR, kAddY}}, true);         // PE -> +
+        poly({{kEncCx, kAddY - kAddR}, {kEncCx, kBranchY}}, false);                 // + -> branch
+        poly({{kEncLane, kBranchY}, {kEncCx + 30, kBranchY}}, false);
+        for (qreal x : {kEncCx - 30, kEncCx, kEncCx + 30}) poly({{x, kBranchY}, {x, 390}}, true);  // Q, K, V
+        poly({{kEncLane, kBranchY}, {kEncLane, 323}, {kEncX0, 323}}, true);         // residual 1
+        poly({{kEncCx, 350}, {kEncCx, 334}}, true);
+        poly({{kEncCx, 312}, {kEncCx, 298}}, true);
+        poly({{kEncCx, 305}, {kEncLane, 305}, {kEncLane, 233}, {kEncX0, 233}}, true);  // residual 2
+        poly({{kEncCx, 260}, {kEncCx, 244}}, true);
+        // Encoder output -> K, V of the decoder's second attention.
+        poly({{kEncX1, 233}, {200, 233}, {200, 306}, {kDecX0 + 30, 306}}, false);
+        poly({{kDecX0 + 14, 306}, {kDecX0 + 14, 298}}, true);
+        poly({{kDecX0 + 30, 306}, {kDecX0 + 30, 298}}, true);
 
-    // Arrows: decoder.
-    poly({{kDecCx, 490}, {kDecCx, 480}}, true);
-    poly({{kDecCx, 456}, {kDecCx, kAddY + kAddR}}, true);
-    poly({{kDecCx + 36 - kPeR, kAddY}, {kDecCx + kAddR, kAddY}}, true);
-    poly({{kDecCx, kAddY - kAddR}, {kDecCx, kBranchY}}, false);
-    poly({{kDecCx - 30, kBranchY}, {kDecLane, kBranchY}}, false);
-    for (qreal x : {kDecCx - 30, kDecCx, kDecCx + 30}) poly({{x, kBranchY}, {x, 390}}, true);
-    poly({{kDecLane, kBranchY}, {kDecLane, 323}, {kDecX1, 323}}, true);
-    poly({{kDecCx, 350}, {kDecCx, 334}}, true);
-    poly({{kDecCx + 26, 312}, {kDecCx + 26, 298}}, true);                        // Q from the decoder
-    poly({{kDecCx + 26, 305}, {kDecLane, 305}, {kDecLane, 233}, {kDecX1, 233}}, true);
-    poly({{kDecCx, 258}, {kDecCx, 244}}, true);
-    poly({{kDecCx, 222}, {kDecCx, 204}}, true);
-    poly({{kDecCx, 213}, {kDecLane, 213}, {kDecLane, 141}, {kDecX1, 141}}, true);
-    poly({{kDecCx, 166}, {kDecCx, 152}}, true);
-    poly({{kDecCx, 130}, {kDecCx, 96}}, true);                                   // -> Linear
-    poly({{kDecCx, 72}, {kDecCx, 58}}, true);
-    poly({{kDecCx, 34}, {kDecCx, 20}}, true);
+        // Arrows: decoder.
+        poly({{kDecCx, 490}, {kDecCx, 480}}, true);
+        poly({{kDecCx, 456}, {kDecCx, kAddY + kAddR}}, true);
+        poly({{kDecCx + 36 - kPeR, kAddY}, {kDecCx + kAddR, kAddY}}, true);
+        poly({{kDecCx, kAddY - kAddR}, {kDecCx, kBranchY}}, false);
+        poly({{kDecCx - 30, kBranchY}, {kDecLane, kBranchY}}, false);
+        for (qreal x : {kDecCx - 30, kDecCx, kDecCx + 30}) poly({{x, kBranchY}, {x, 390}}, true);
+        poly({{kDecLane, kBranchY}, {kDecLane, 323}, {kDecX1, 323}}, true);
+        poly({{kDecCx, 350}, {kDecCx, 334}}, true);
+        poly({{kDecCx + 26, 312}, {kDecCx + 26, 298}}, true);                        // Q from the decoder
+        poly({{kDecCx + 26, 305}, {kDecLane, 305}, {kDecLane, 233}, {kDecX1, 233}}, true);
+        poly({{kDecCx, 258}, {kDecCx, 244}}, true);
+        poly({{kDecCx, 222}, {kDecCx, 204}}, true);
+        poly({{kDecCx, 213}, {kDecLane, 213}, {kDecLane, 141}, {kDecX1, 141}}, true);
+        poly({{kDecCx, 166}, {kDecCx, 152}}, true);
+        poly({{kDecCx, 130}, {kDecCx, 96}}, true);                                   // -> Linear
+        poly({{kDecCx, 72}, {kDecCx, 58}}, true);
+        poly({{kDecCx, 34}, {kDecCx, 20}}, true);
+    }
 
     // Blocks.
     for (const Block& b : blocks_) drawBlock(p, b, false, false);
@@ -185,8 +206,10 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
         p.drawText(QRectF(map(x0, y0), map(x1, y1)), align | Qt::TextWordWrap, s);
     };
     text(200, 2, 360, 20, Qt::AlignCenter, tr("Output Probabilities"));
-    text(kEncFrameL, 490, kEncFrameR, 506, Qt::AlignCenter, tr("Inputs"));
-    text(kDecFrameL - 12, 490, kDecFrameR + 12, 506, Qt::AlignCenter, tr("Outputs (shifted right)"));
+    const qreal dy = torch() ? kTorchShift : 0;  // PyTorch's picture: the stacks sit lower
+    text(kEncFrameL, 490 + dy, kEncFrameR, 506 + dy, Qt::AlignCenter, torch() ? tr("src") : tr("Inputs"));
+    text(kDecFrameL - 12, 490 + dy, kDecFrameR + 12, 506 + dy, Qt::AlignCenter,
+         torch() ? tr("tgt (shifted right)") : tr("Outputs (shifted right)"));
     // The sentences of batch item 0 under the inputs.
     if (trace_) {
         QFont tf = f;
@@ -201,8 +224,8 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
             return w.join(QLatin1Char(' '));
         };
         const QFontMetricsF fm(tf);
-        const QRectF er(map(kEncFrameL - 30, 506), map(kEncFrameR + 10, 524));
-        const QRectF dr(map(kDecFrameL - 10, 506), map(kDecFrameR + 30, 524));
+        const QRectF er(map(kEncFrameL - 30, 506 + dy), map(kEncFrameR + 10, 524 + dy));
+        const QRectF dr(map(kDecFrameL - 10, 506 + dy), map(kDecFrameR + 30, 524 + dy));
         p.drawText(er, Qt::AlignCenter, fm.elidedText(joined(trace_->src_tokens), Qt::ElideRight, er.width()));
         p.drawText(dr, Qt::AlignCenter, fm.elidedText(joined(trace_->tgt_tokens), Qt::ElideRight, dr.width()));
     }
@@ -211,8 +234,9 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     sf.setPixelSize(px(10 * u));
     p.setFont(sf);
     p.setPen(QColor(0x20, 0x20, 0x20));
-    text(0, kAddY - 14, kEncCx - 36 - kPeR - 2, kAddY + 14, Qt::AlignRight | Qt::AlignVCenter, tr("Positional Encoding"));
-    text(kDecCx + 36 + kPeR + 2, kAddY - 14, kW, kAddY + 14, Qt::AlignLeft | Qt::AlignVCenter, tr("Positional Encoding"));
+    const qreal addY = kAddY + dy;
+    text(0, addY - 14, kEncCx - 36 - kPeR - 2, addY + 14, Qt::AlignRight | Qt::AlignVCenter, tr("Positional Encoding"));
+    text(kDecCx + 36 + kPeR + 2, addY - 14, kW, addY + 14, Qt::AlignLeft | Qt::AlignVCenter, tr("Positional Encoding"));
 
     // Stack titles.
     QFont bf = font();
@@ -220,13 +244,16 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     bf.setBold(true);
     p.setFont(bf);
     p.setPen(QColor(0x40, 0x40, 0x40));
-    text(kEncFrameL, kEncFrameTop - 18, kEncFrameR, kEncFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Encoder"));
+    // PyTorch's encoder has its final norm above the frame: the title goes above that.
+    const qreal encTitle = torch() ? 204 : kEncFrameTop - 2;
+    text(kEncFrameL, encTitle - 16, kEncFrameR, encTitle, Qt::AlignLeft | Qt::AlignBottom,
+         tr("Encoder"));
     // "Decoder" ends before the arrow into Linear; in a small diagram, whose least font is large
     // for it, it starts left of the frame rather than wrap.
     const qreal decoderEnd = kDecCx - 4;
     const qreal decoderStart =
         std::min(kDecFrameL, decoderEnd - QFontMetricsF(bf).horizontalAdvance(tr("Decoder")) / sx_ - 2);
-    text(decoderStart, kDecFrameTop - 18, decoderEnd, kDecFrameTop - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Decoder"));
+    text(decoderStart, frameTop(false) - 18, decoderEnd, frameTop(false) - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Decoder"));
 
     // The current step's header, top left, and a hint.
     QFont hf = font();
@@ -239,7 +266,11 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     gf.setPixelSize(px(9.5 * u));
     p.setFont(gf);
     p.setPen(QColor(0x80, 0x80, 0x80));
-    text(6, 150, 196, 196, Qt::AlignLeft | Qt::AlignBottom, tr("Click a block to go to its first step; hover for details."));
+    // Above the encoder's title (PyTorch's picture: above its final norm's title).
+    const qreal hintBottom = torch() ? 184 : 196;
+    text(6, hintBottom - 46, 196, hintBottom, Qt::AlignLeft | Qt::AlignBottom,
+         torch() ? tr("+b: with bias. Click a block to go to its first step; hover for details.")
+                 : tr("Click a block to go to its first step; hover for details."));
 }
 
 // The current step's block (highlighted), the hovered block, the N× labels with the current layer,
@@ -264,7 +295,7 @@ void ArchitectureDiagram::paintDynamic(QPainter& p) const {
         p.setFont(nf);
         const bool active = !layerText(stack).isEmpty();
         p.setPen(active ? QColor::fromRgb(kHighlight) : QColor(0x30, 0x30, 0x30));
-        text(x0, cy - 22, x1, cy, Qt::AlignHCenter | Qt::AlignBottom, QStringLiteral("%1×").arg(config_.n_layers));
+        text(x0, cy - 22, x1, cy, Qt::AlignHCenter | Qt::AlignBottom, QStringLiteral("%1×").arg(layersOf(stack)));
         if (active) {
             QFont lf = font();
             lf.setPixelSize(px(9.5 * u));
@@ -274,13 +305,13 @@ void ArchitectureDiagram::paintDynamic(QPainter& p) const {
             const QString word = tr("layer");
             const qreal l0 = std::max<qreal>(0, x0 - 2), l1 = std::min(kW, x1 + 2);
             const bool fits = QFontMetricsF(lf).horizontalAdvance(word) + 6 <= (l1 - l0) * sx_;
-            const QString frac = QStringLiteral("%1/%2").arg(layer_ + 1).arg(config_.n_layers);
+            const QString frac = QStringLiteral("%1/%2").arg(layer_ + 1).arg(layersOf(stack));
             text(l0, cy + 1, l1, cy + 30, Qt::AlignHCenter | Qt::AlignTop,
                  fits ? word + QLatin1Char('\n') + frac : frac);
         }
     };
-    nx(QStringLiteral("encoder"), 0, kEncFrameL - 2, (kEncFrameTop + kFrameBottom) / 2);
-    nx(QStringLiteral("decoder"), kDecFrameR + 2, kW, (kDecFrameTop + kFrameBottom) / 2);
+    nx(QStringLiteral("encoder"), 0, kEncFrameL - 2, (frameTop(true) + frameBottom()) / 2);
+    nx(QStringLiteral("decoder"), kDecFrameR + 2, kW, (frameTop(false) + frameBottom()) / 2);
 
     // The current step, top left (its header is static).
     QFont mf = QFont(QStringLiteral("DejaVu Sans Mono"));
@@ -295,9 +326,26 @@ void ArchitectureDiagram::paintDynamic(QPainter& p) const {
 }
 
 QRectF ArchitectureDiagram::nxRect(bool encoder) const {
-    const qreal cy = (encoder ? kEncFrameTop + kFrameBottom : kDecFrameTop + kFrameBottom) / 2;
+    const qreal cy = (frameTop(encoder) + frameBottom()) / 2;
     const qreal x0 = encoder ? 0 : kDecFrameR + 2, x1 = encoder ? kEncFrameL - 2 : kW;
     return QRectF(map(std::max<qreal>(0, x0 - 2), cy - 22), map(std::min(kW, x1 + 2), cy + 30));
+}
+
+// PyTorch's picture's arrows, from torch_layout.h.
+void ArchitectureDiagram::paintTorchArrows(QPainter& p, qreal lineW, qreal head) const {
+    p.setPen(QPen(QColor(0x30, 0x30, 0x30), lineW, Qt::SolidLine, Qt::FlatCap, Qt::MiterJoin));
+    p.setBrush(Qt::NoBrush);
+    const auto draw = [&](const auto& arrows) {
+        for (const Arrow& a : arrows) {
+            QPolygonF poly;
+            for (int i = 0; i < a.n; ++i) poly << map(a.pts[i].x(), a.pts[i].y());
+            p.drawPolyline(poly);
+            if (a.head) drawArrowHead(p, poly[poly.size() - 2], poly.back(), head);
+        }
+    };
+    draw(kTorchCommonArrows);
+    if (layout_ == Layout::TorchPreNorm) draw(kTorchPreArrows);
+    else draw(kTorchPostArrows);
 }
 
 QRectF ArchitectureDiagram::stepTextRect() const { return QRectF(map(6, 22), map(196, 110)); }
@@ -305,7 +353,8 @@ QRectF ArchitectureDiagram::stepTextRect() const { return QRectF(map(6, 22), map
 QRegion ArchitectureDiagram::dynamicRegion() const {
     QRegion r;
     for (const QRectF& f : {nxRect(true), nxRect(false), stepTextRect()}) r += f.toAlignedRect().adjusted(-2, -2, 2, 2);
-    const qreal glow = std::max<qreal>(2.5, 3.2 * unit()) * 1.5 + 3;  // half the glow's pen, and the antialiasing
+    // Half the glow's pen and the antialiasing; PyTorch's "+b" badges stick out above their box.
+    const qreal glow = std::max<qreal>(2.5, 3.2 * unit()) * 1.5 + 3 + (torch() ? 6 * std::max<qreal>(1.0, unit()) : 0);
     for (const Block& b : blocks_)
         if (b.id == highlighted_ || b.id == hovered_)
             r += b.rect.adjusted(-glow, -glow, glow, glow).toAlignedRect();

@@ -1,5 +1,7 @@
 #include "architecture/architecture_parts.h"
 
+#include <algorithm>
+
 #include <QCoreApplication>
 
 #include "stepformer/trace_graph.h"
@@ -35,6 +37,14 @@ constexpr Part kParts[] = {
     {"decoder.ffn_norm", Stack::Decoder, BlockKind::FeedForward, Role::LayerNorm},
     {"linear", Stack::None, BlockKind::Projection, Role::Logits},
     {"softmax", Stack::None, BlockKind::Projection, Role::Probs},
+    // PyTorch's nn.Transformer only: the final norms, the pre-norm layers' ⊕.
+    {"encoder.final_norm", Stack::Encoder, BlockKind::FinalNorm, Role::LayerNorm},
+    {"decoder.final_norm", Stack::Decoder, BlockKind::FinalNorm, Role::LayerNorm},
+    {"encoder.mha_add", Stack::Encoder, BlockKind::SelfAttention, Role::Residual},
+    {"encoder.ffn_add", Stack::Encoder, BlockKind::FeedForward, Role::Residual},
+    {"decoder.masked_mha_add", Stack::Decoder, BlockKind::MaskedSelfAttention, Role::Residual},
+    {"decoder.cross_mha_add", Stack::Decoder, BlockKind::CrossAttention, Role::Residual},
+    {"decoder.ffn_add", Stack::Decoder, BlockKind::FeedForward, Role::Residual},
 };
 
 QString idOf(Stack s, BlockKind k, Role first) {
@@ -58,7 +68,7 @@ const Part* part(const QString& id) {
     return nullptr;
 }
 
-QString blockOf(const Trace& tr, const TraceEntry& e) {
+QString blockOf(const Trace& tr, const TraceEntry& e, bool separateAdds) {
     const TraceEntry* f = stepformer::graph::forward_of(tr, e);
     if (!f) return {};
     const stepformer::Block& b = f->block;
@@ -69,7 +79,9 @@ QString blockOf(const Trace& tr, const TraceEntry& e) {
         return idOf(b.stack, b.kind, f->role);
     case BlockKind::Projection: return idOf(Stack::None, b.kind, f->role);
     case BlockKind::Loss: return idOf(Stack::None, BlockKind::Projection, Role::Probs);
+    case BlockKind::FinalNorm: return idOf(b.stack, b.kind, Role::LayerNorm);
     default: {
+        if (separateAdds && f->role == Role::Residual) return idOf(b.stack, b.kind, Role::Residual);
         const bool norm = f->role == Role::Residual || f->role == Role::LayerNorm;
         const Role first = norm ? Role::LayerNorm : b.is_attention() ? Role::Q : Role::FfnHidden;
         return idOf(b.stack, b.kind, first);
@@ -105,7 +117,7 @@ QString description(const QString& id, const stepformer::Config& c) {
         what = tr("<b>Multi-Head Attention</b> (encoder-decoder attention)<br>Q comes from the decoder, K and V from the "
                   "encoder's output: each target position looks at the source sentence.");
     else if (p->first == Role::LayerNorm)
-        what = c.learn_layer_norm
+        what = c.learns_layer_norm()
                    ? tr("<b>Add & Norm</b><br>Residual connection (sub-layer output + its input), then LayerNorm over "
                         "d_model with a learned scale γ and shift β.")
                    : tr("<b>Add & Norm</b><br>Residual connection (sub-layer output + its input), then LayerNorm over "
@@ -120,6 +132,54 @@ QString description(const QString& id, const stepformer::Config& c) {
     else if (p->first == Role::Probs)
         what = tr("<b>Softmax</b><br>Turns the logits into probabilities over the target vocabulary.");
     return what;
+}
+
+QString torchDescription(const QString& id, const stepformer::Config& c) {
+    const Part* p = part(id);
+    if (!p) return {};
+    const int hd = c.d_model / std::max(1, c.n_heads);
+    const QString act = c.activation == "gelu" ? QStringLiteral("GELU") : QStringLiteral("ReLU");
+    const bool enc = p->stack == Stack::Encoder;
+    const QString k = QString::number(p->kind == BlockKind::CrossAttention ? 2 : p->kind == BlockKind::FeedForward ? (enc ? 2 : 3) : 1);
+    switch (p->first) {
+    case Role::Embedding:
+        return tr("<b>%1</b><br>Each token id picks its row of <tt>%1.embedding.weight</tt> [vocabulary × d_model %2], "
+                  "times √d_model.").arg(enc ? QStringLiteral("src_tok_emb") : QStringLiteral("tgt_tok_emb")).arg(c.d_model);
+    case Role::PositionalTable:
+        return tr("<b>positional_encoding</b><br>The fixed sinusoid table <tt>pos_embedding</tt> (a buffer, not trained).");
+    case Role::PositionalAdd:
+        return tr("<b>Embedding + pos_embedding</b><br>Added element-wise, then dropout: what the first layer reads.");
+    case Role::Q:
+        return tr("<b>%1</b> (nn.MultiheadAttention, %2 heads of head_dim %3)<br>q, k, v from the packed "
+                  "<tt>in_proj_weight</tt> [3·d_model, d_model] with <tt>in_proj_bias</tt>; q / √head_dim · kᵀ; the additive "
+                  "mask (0 / −∞: %4); softmax; attn · v; <tt>out_proj</tt> with its bias.")
+            .arg(p->kind == BlockKind::CrossAttention ? QStringLiteral("multihead_attn") : QStringLiteral("self_attn"))
+            .arg(c.n_heads)
+            .arg(hd)
+            .arg(p->kind == BlockKind::MaskedSelfAttention ? tr("tgt_mask, causal, and the target's padding")
+                 : p->kind == BlockKind::CrossAttention   ? tr("memory_key_padding_mask; k and v from the memory")
+                                                          : tr("src_key_padding_mask"));
+    case Role::Residual:
+        return tr("<b>add%1</b><br>x + the sub-layer's output (norm_first=True: the sub-layer read norm%1(x), the sum is "
+                  "not normalised).").arg(k);
+    case Role::LayerNorm:
+        if (p->kind == BlockKind::FinalNorm)
+            return tr("<b>%1.norm</b><br>nn.Transformer's final nn.LayerNorm(d_model) after the stack's last layer, with "
+                      "learned weight and bias (ε %2).").arg(enc ? QStringLiteral("encoder") : QStringLiteral("decoder"))
+                .arg(c.layer_norm_eps);
+        return c.norm_first ? tr("<b>norm%1</b> (pre-norm, norm_first=True)<br>nn.LayerNorm(d_model) with learned weight and "
+                                 "bias, applied to x <i>before</i> the sub-layer; the residual goes around both.").arg(k)
+                            : tr("<b>Add & Norm: add%1, norm%1</b> (post-norm, norm_first=False)<br>x + the sub-layer's "
+                                 "output, then nn.LayerNorm(d_model) with learned weight and bias.").arg(k);
+    case Role::FfnHidden:
+        return tr("<b>Feed-forward</b><br>linear1 (d_model %1 → dim_feedforward %2, with bias), %3, dropout, linear2 "
+                  "(back to d_model, with bias).").arg(c.d_model).arg(c.d_ff).arg(act);
+    case Role::Logits:
+        return tr("<b>generator</b><br>nn.Linear(d_model %1, tgt_vocab_size %2) with bias: one logit per target word.")
+            .arg(c.d_model).arg(c.tgt_vocab_size());
+    case Role::Probs: return tr("<b>Softmax</b><br>Turns the logits into probabilities over the target vocabulary.");
+    default: return {};
+    }
 }
 
 }  // namespace architecture

@@ -23,9 +23,14 @@ const Part* part(const QString& id);
 // The diagram block of entry `e` of `tr` ("" when it has none). A mask belongs to the attention
 // block that reads it (through `tr`'s graph); the residual sum and the LayerNorm of a layer's
 // block to its "Add & Norm"; the loss to the softmax whose output it scores.
-QString blockOf(const stepformer::Trace& tr, const stepformer::TraceEntry& e);
+// `separateAdds`: the residual sums have blocks of their own (PyTorch's pre-norm layers' ⊕);
+// a stack's final norm (nn.Transformer's encoder.norm / decoder.norm) is "<stack>.final_norm".
+QString blockOf(const stepformer::Trace& tr, const stepformer::TraceEntry& e, bool separateAdds = false);
 
 // The tooltip's description of a block (rich text), with the sizes of `c`.
 QString description(const QString& id, const stepformer::Config& c);
+// The same for the diagram of PyTorch's nn.Transformer (torch_layout.h): its module names, the
+// biases, norm_first and the activation of `c`.
+QString torchDescription(const QString& id, const stepformer::Config& c);
 
 }  // namespace architecture

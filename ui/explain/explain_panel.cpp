@@ -131,14 +131,34 @@ QString ExplainPanel::explanationFor(const QString& opKindName, const stepformer
         {QStringLiteral("{bos}"), QString::fromStdString(c.bos)},
         {QStringLiteral("{eos}"), QString::fromStdString(c.eos)},
         {QStringLiteral("{layer_norm_affine}"),
-         c.learn_layer_norm
+         c.learns_layer_norm()
              ? QStringLiteral("then multiplies by a learned scale γ and adds a learned shift β (this model's config "
                               "has `\"learn_layer_norm\": true`, so they are parameters and are trained)")
              : QStringLiteral("and has no learned scale: γ = 1 and β = 0, because the tutorial builds a fresh "
                               "`nn.LayerNorm` inside every `forward`, so they are created anew on each call and never "
                               "trained")},
+        // PyTorch's layers: their constructor arguments, spelled as PyTorch spells them.
+        {QStringLiteral("{nhead}"), QString::number(c.n_heads)},
+        {QStringLiteral("{3d_model}"), QString::number(3 * c.d_model)},
+        {QStringLiteral("{dropout}"), numfmt::exact(c.dropout)},
+        {QStringLiteral("{head_dim}"), QString::number(c.d_model / std::max(1, c.n_heads))},
+        {QStringLiteral("{sqrt_head_dim}"), numfmt::fourDigits(std::sqrt(double(c.d_model / std::max(1, c.n_heads))))},
+        {QStringLiteral("{dim_feedforward}"), QString::number(c.d_ff)},
+        {QStringLiteral("{activation}"), QString::fromStdString(c.activation)},
+        {QStringLiteral("{layer_norm_eps}"), numfmt::exact(c.layer_norm_eps)},
+        {QStringLiteral("{num_encoder_layers}"), QString::number(c.encoder_layers())},
+        {QStringLiteral("{num_decoder_layers}"), QString::number(c.decoder_layers())},
+        {QStringLiteral("{norm_first}"), c.norm_first ? QStringLiteral("True") : QStringLiteral("False")},
+        {QStringLiteral("{norm_order}"),
+         c.norm_first ? QStringLiteral("This model is **pre-norm** (`norm_first=True`): each sub-layer reads the "
+                                       "normalised x and its output is added to x itself, `x = x + sublayer(norm(x))`; "
+                                       "nothing normalises the sum until the next sub-layer's norm (or the stack's final "
+                                       "norm).")
+                      : QStringLiteral("This model is **post-norm** (`norm_first=False`, PyTorch's default): the "
+                                       "sub-layer's output is added to its input and the sum is normalised, "
+                                       "`x = norm(x + sublayer(x))`.")},
         {QStringLiteral("{layer_norm_formula}"),
-         c.learn_layer_norm ? QStringLiteral("y = (x − mean) / √(var + ε) · γ + β")
+         c.learns_layer_norm() ? QStringLiteral("y = (x − mean) / √(var + ε) · γ + β")
                             : QStringLiteral("y = (x − mean) / √(var + ε)")},
     };
     for (const auto& [k, v] : vars) text.replace(k, v);
@@ -156,6 +176,9 @@ void ExplainPanel::refresh() {
     }
     shape_ = StepModel::shapeText(*e);
     const QString kind = QString::fromLatin1(stepformer::role_name(e->role));
+    const TraceEntry* fwdEntry = stepformer::graph::forward_of(*trace_, *e);
+    // The loss is the same block in both architectures: the config says whose lines to quote.
+    const bool torch = fwdEntry && (fwdEntry->block.torch() || config_.torch());
 
     ExplainHeader::Content head;
     // A gradient: ∂loss/∂ <the forward step>, where that step is (the gradient carries its block).
@@ -170,15 +193,36 @@ void ExplainPanel::refresh() {
     } else if (!v.empty() && e->is_mask) {
         const auto masked = std::count_if(v.begin(), v.end(), [](float x) { return x != 0.0f; });
         head.stats = tr("%1 of %2 positions masked").arg(masked).arg(v.size());
+    } else if (!v.empty() && e->role == Role::AttnMask) {  // PyTorch's additive mask: 0 or −∞
+        const auto ignored = std::count_if(v.begin(), v.end(), [](float x) { return x != 0.0f; });
+        head.stats = tr("%1 of %2 positions −∞ (ignored), the others 0 (additive mask)").arg(ignored).arg(v.size());
     } else if (!v.empty()) {
-        float lo = v[0], hi = v[0];
+        // Over the finite numbers; −∞ (masked by PyTorch's additive mask) and NaN (a fully masked
+        // row's softmax) are counted apart rather than spoiling min and mean.
+        float lo = INFINITY, hi = -INFINITY;
         double sum = 0.0;
+        size_t finite = 0, negInf = 0, nan = 0;
         for (float x : v) {
-            lo = std::min(lo, x);
-            hi = std::max(hi, x);
-            sum += x;
+            if (std::isnan(x)) {
+                ++nan;
+            } else if (std::isinf(x) && x < 0) {
+                ++negInf;
+            } else {
+                lo = std::min(lo, x);
+                hi = std::max(hi, x);
+                sum += x;
+                ++finite;
+            }
         }
-        head.stats = tr("%1 values, min %2, max %3, mean %4").arg(v.size()).arg(numfmt::tensorStat(lo), numfmt::tensorStat(hi), numfmt::tensorStat(sum / double(v.size())));
+        if (finite == v.size() || (finite > 0 && !torch))
+            head.stats = tr("%1 values, min %2, max %3, mean %4").arg(v.size()).arg(numfmt::tensorStat(lo), numfmt::tensorStat(hi), numfmt::tensorStat(sum / double(finite)));
+        else if (finite > 0)
+            head.stats = tr("%1 values; of the %2 finite ones min %3, max %4, mean %5").arg(v.size()).arg(finite)
+                             .arg(numfmt::tensorStat(lo), numfmt::tensorStat(hi), numfmt::tensorStat(sum / double(finite)));
+        else
+            head.stats = tr("%1 values, none finite").arg(v.size());
+        if (negInf > 0) head.stats += tr("; %1 × −∞ (masked)").arg(negInf);
+        if (nan > 0) head.stats += tr("; %1 × NaN (a row with every key masked)").arg(nan);
     }
     header_->setContent(head);
     header_->show();
@@ -187,8 +231,7 @@ void ExplainPanel::refresh() {
     // The predicted tokens, where the step is the output distribution.
     if ((e->role == Role::Probs || e->role == Role::Logits) && e->value.rank() == 3) {
         const int64_t T = e->value.dim(1), V = e->value.dim(2);
-        const TraceEntry* probs =
-            stepformer::graph::find(*trace_, stepformer::Block{Stack::None, BlockKind::Projection, -1}, Role::Probs);
+        const TraceEntry* probs = stepformer::graph::output_probs(*trace_);
         body += tr("**Predicted tokens** (argmax at every position of the decoder input):\n\n");
         body += tr("| t | input | predicted | p |\n|---:|---|---|---:|\n");
         for (int64_t t = 0; t < T; ++t) {
@@ -208,9 +251,18 @@ void ExplainPanel::refresh() {
     // (gradient_<role>.md), else the generic text.
     const TraceEntry* forward =
         e->role == Role::Gradient ? trace_->find(BackwardStepList::forwardName(step_).toStdString()) : nullptr;
-    QString text = forward ? explanationFor(kind + QLatin1Char('_') + QLatin1String(stepformer::role_name(forward->role)), config_)
-                           : QString();
-    if (text.isEmpty()) text = explanationFor(kind, config_);
+    // PyTorch's layers have their own texts (torch_<kind>.md; a stack's final norm final_norm.md),
+    // the tutorial's where none is needed (the loss).
+    const auto explained = [&](const QString& k) {
+        QString t;
+        if (torch && fwdEntry->block.kind == BlockKind::FinalNorm)
+            t = explanationFor(k == kind && !forward ? QStringLiteral("final_norm") : QStringLiteral("torch_") + k, config_);
+        if (t.isEmpty() && torch) t = explanationFor(QStringLiteral("torch_") + k, config_);
+        if (t.isEmpty()) t = explanationFor(k, config_);
+        return t;
+    };
+    QString text = forward ? explained(kind + QLatin1Char('_') + QLatin1String(stepformer::role_name(forward->role))) : QString();
+    if (text.isEmpty()) text = explained(kind);
     body += text.isEmpty() ? tr("*No explanation is available for the step kind `%1`.*\n").arg(kind) : text;
 
     markdown_ = QStringLiteral("## %1\n\n%2  \n`%3`\n\n").arg(head.title, head.location, step_) +

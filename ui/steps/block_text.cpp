@@ -19,6 +19,11 @@ QString blockTitle(BlockKind k) {
     }
 }
 
+QString blockTitle(const stepformer::Block& b) {
+    const QString word = blockWord(b);
+    return b.torch() && !word.isEmpty() ? QStringLiteral("%1 (%2)").arg(blockTitle(b.kind), word) : blockTitle(b.kind);
+}
+
 QString blockPickerTitle(BlockKind k) {
     QString t = blockTitle(k);
     if (!t.isEmpty()) t[0] = t[0].toUpper();
@@ -35,6 +40,21 @@ QString sublayerTitle(BlockKind k) {
     }
 }
 
+QString sublayerTitle(const stepformer::Block& b) {
+    if (!b.torch()) return sublayerTitle(b.kind);
+    const auto t = [](const char* s) { return QCoreApplication::translate("StepModel", s); };
+    switch (b.kind) {
+    case BlockKind::SelfAttention: return t("Self-attention (self_attn)");
+    case BlockKind::MaskedSelfAttention: return t("Masked self-attention (self_attn)");
+    case BlockKind::CrossAttention: return t("Cross-attention (multihead_attn)");
+    case BlockKind::FeedForward: return t("Feed-forward (linear1, linear2)");
+    case BlockKind::FinalNorm:
+        return b.stack == Stack::Decoder ? t("Final norm (decoder.norm)") : t("Final norm (encoder.norm)");
+    case BlockKind::Projection: return t("Generator (generator)");
+    default: return sublayerTitle(b.kind);
+    }
+}
+
 QString stackTitle(Stack s) {
     switch (s) {
     case Stack::Encoder: return QCoreApplication::translate("StepModel", "Encoder");
@@ -44,6 +64,16 @@ QString stackTitle(Stack s) {
 }
 
 QString blockWord(BlockKind k) { return QString::fromStdString(stepformer::names::block_word(k)); }
+
+QString blockWord(const stepformer::Block& b) {
+    if (!b.torch()) return blockWord(b.kind);
+    switch (b.kind) {
+    case BlockKind::SelfAttention:
+    case BlockKind::MaskedSelfAttention: return QStringLiteral("self_attn");
+    case BlockKind::CrossAttention: return QStringLiteral("multihead_attn");
+    default: return blockWord(b.kind);
+    }
+}
 
 BlockKind blockKindOfWord(const QString& word) { return stepformer::names::block_kind_of_word(word.toStdString()); }
 

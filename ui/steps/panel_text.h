@@ -16,7 +16,7 @@ inline QString quoted(const QString& tok) { return QStringLiteral("'") + esc(tok
 inline QString sub(const QString& s) { return QStringLiteral("<sub>") + s + QStringLiteral("</sub>"); }
 // The tutorial's LayerNorm has no learned scale; say so where the formula would show one.
 inline QString layerNormAffineText(const stepformer::Config& c) {
-    return c.learn_layer_norm ? QStringLiteral(", then \u00b7 \u03b3 + \u03b2 (learned)")
+    return c.learns_layer_norm() ? QStringLiteral(", then \u00b7 \u03b3 + \u03b2 (learned)")
                               : QStringLiteral(" (no learned \u03b3/\u03b2: a fresh nn.LayerNorm each call is never trained)");
 }
 

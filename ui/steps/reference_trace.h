@@ -14,9 +14,13 @@ namespace tensorviz {
 // program's life (references stay valid).
 const stepformer::Trace& referenceTrace(int layers);
 
+// The same for a model of PyTorch's layers ("architecture": "torch") with names of `naming`:
+// a seq2seq model with (at least) `layers` layers per stack, or the layer lab.
+const stepformer::Trace& torchReferenceTrace(stepformer::Naming naming, int layers);
+
 // The forward entry a trace of the model records under `name` (a gradient's name gives its
 // forward entry), found in a reference trace with enough layers; nullptr for a name the model
-// never records. `graph`, when given, receives that reference trace (for graph queries).
+// never records (either architecture's names). `graph`, when given, receives that reference trace (for graph queries).
 const stepformer::TraceEntry* referenceEntry(const std::string& name, const stepformer::Trace** graph = nullptr);
 
 }  // namespace tensorviz

@@ -53,11 +53,12 @@ QStringList groupPath(const Block& b) {
     const QString title = tensorviz::stackTitle(b.stack);
     switch (b.kind) {
     case BlockKind::Input: return {title};
-    case BlockKind::Projection: return {StepModel::tr("Projection")};
+    case BlockKind::FinalNorm: return {title, tensorviz::sublayerTitle(b)};
+    case BlockKind::Projection: return {b.torch() ? tensorviz::sublayerTitle(b) : StepModel::tr("Projection")};
     case BlockKind::Loss: return {StepModel::tr("Loss")};
     case BlockKind::None: return {StepModel::tr("Other")};
     default:
-        return {title, StepModel::tr("%1 layer %2").arg(title).arg(b.layer), tensorviz::sublayerTitle(b.kind)};
+        return {title, StepModel::tr("%1 layer %2").arg(title).arg(b.layer), tensorviz::sublayerTitle(b)};
     }
 }
 
@@ -76,7 +77,9 @@ QColor colorForOp(Role op) {
     case Role::PositionalAdd: return QColor(0x4e, 0x79, 0xa7);
     case Role::PadMask:
     case Role::SubsequenceMask:
-    case Role::CombinedMask: return QColor(0x79, 0x70, 0x6e);
+    case Role::CombinedMask:
+    case Role::AttnMask: return QColor(0x79, 0x70, 0x6e);
+    case Role::Input: return QColor(0x4e, 0x79, 0xa7);
     case Role::Q:
     case Role::K:
     case Role::V:
@@ -89,6 +92,7 @@ QColor colorForOp(Role op) {
     case Role::LayerNorm: return QColor(0xb0, 0x7a, 0xa1);
     case Role::FfnHidden:
     case Role::Relu:
+    case Role::Gelu:
     case Role::FfnOut: return QColor(0x59, 0xa1, 0x4f);
     case Role::Logits:
     case Role::Probs: return QColor(0xe1, 0x57, 0x59);
@@ -121,7 +125,62 @@ QString StepModel::friendlyLabel(const QString& name, Role op) {
     return l.isEmpty() ? name : l;
 }
 
+namespace {
+
+// The label of a step of PyTorch's layers: the name PyTorch gives its module or the layer's own
+// step (add1, norm2, linear1, activation), and what it computes. "" where the tutorial's label
+// fits as it is (softmax, context, the loss).
+QString torchLabel(Role op, const TraceEntry& e) {
+    const Block& b = e.block;
+    const QString leaf = QString::fromStdString(stepformer::names::parse(e.name).leaf);
+    const bool dec = b.stack == Stack::Decoder;
+    switch (op) {
+    case Role::Input: return dec ? StepModel::tr("tgt (the given input)") : StepModel::tr("src (the given input)");
+    case Role::Embedding: return dec ? StepModel::tr("tgt_tok_emb (× √d_model)") : StepModel::tr("src_tok_emb (× √d_model)");
+    case Role::PositionalTable: return StepModel::tr("positional_encoding table");
+    case Role::PositionalAdd: return StepModel::tr("+ positional_encoding");
+    case Role::Q: return StepModel::tr("Q (in_proj: q rows + bias)");
+    case Role::K: return StepModel::tr("K (in_proj: k rows + bias)");
+    case Role::V: return StepModel::tr("V (in_proj: v rows + bias)");
+    case Role::Scores: return StepModel::tr("scores = q·kᵀ/√head_dim");
+    case Role::AttnMask: return StepModel::tr("mask (additive: 0 / −∞)");
+    case Role::MaskedScores: return StepModel::tr("scores + mask");
+    case Role::Softmax: return StepModel::tr("softmax (attn weights)");
+    case Role::OutProjection: return StepModel::tr("out_proj (+ bias)");
+    case Role::Residual: return StepModel::tr("%1 (+ residual)").arg(leaf.isEmpty() ? QStringLiteral("add") : leaf);
+    case Role::LayerNorm:
+        if (b.kind == BlockKind::FinalNorm)
+            return dec ? StepModel::tr("decoder.norm (LayerNorm)") : StepModel::tr("encoder.norm (LayerNorm)");
+        return StepModel::tr("%1 (LayerNorm)").arg(leaf.isEmpty() ? QStringLiteral("norm") : leaf);
+    case Role::FfnHidden: return StepModel::tr("linear1 (+ bias)");
+    case Role::Relu: return StepModel::tr("activation (ReLU)");
+    case Role::Gelu: return StepModel::tr("activation (GELU)");
+    case Role::FfnOut: return StepModel::tr("linear2 (+ bias)");
+    case Role::Logits: return StepModel::tr("generator (logits)");
+    default: return {};
+    }
+}
+
+// What a step of a kind the tutorial lacks is, for its tooltip ("" for the others).
+QString roleNote(const TraceEntry& e) {
+    if (e.block.kind == BlockKind::FinalNorm)
+        return StepModel::tr("nn.Transformer's final LayerNorm over the last layer's output (%1.norm)")
+            .arg(e.block.stack == Stack::Decoder ? QStringLiteral("decoder") : QStringLiteral("encoder"));
+    switch (e.role) {
+    case Role::Input: return StepModel::tr("The tensor given to the layer, shaped as PyTorch takes it (shown batch first)");
+    case Role::AttnMask:
+        return StepModel::tr("Additive mask, PyTorch's convention: 0 = may attend, −∞ = ignored; attn_mask and "
+                             "key_padding_mask (True = ignore) merged, added to the scores");
+    case Role::Gelu: return StepModel::tr("GELU(x) = x · Φ(x) = x/2 · (1 + erf(x/√2)), PyTorch's exact GELU");
+    default: return {};
+    }
+}
+
+}  // namespace
+
 QString StepModel::label(Role op, const TraceEntry* placed) {
+    if (placed && placed->role == op && placed->block.torch())
+        if (QString l = torchLabel(op, *placed); !l.isEmpty()) return l;
     // The embeddings and the decoder-encoder mask are told apart by where they sit.
     if (placed && op == Role::Embedding && placed->role == op) {
         if (placed->block.stack == Stack::Encoder) return tr("Embedding (src_emb)");
@@ -153,6 +212,9 @@ QString StepModel::label(Role op, const TraceEntry* placed) {
     case Role::LossPerToken: return tr("loss per token");
     case Role::Loss: return tr("loss (mean)");
     case Role::Gradient: return tr("gradient");
+    case Role::Input: return tr("input");
+    case Role::AttnMask: return tr("mask (additive: 0 / −∞)");
+    case Role::Gelu: return tr("GELU");
     }
     return {};
 }
@@ -242,21 +304,37 @@ void StepModel::updateInputLabels() {
         if (const TraceEntry* e = trace_->find(it.key().toStdString())) {
             it.value()->shape = shapeText(*e);
             it.value()->tooltip = QStringLiteral("%1\n%2").arg(it.key(), it.value()->shape);
+            if (const QString note = roleNote(*e); !note.isEmpty()) it.value()->tooltip += QLatin1Char('\n') + note;
         }
     }
     // An input sentence's node jumps to its embedding.
-    auto embedding = [this](Stack s) {
-        const QString name =
-            QString::fromStdString(stepformer::graph::name_of(*trace_, Block{s, BlockKind::Input, -1}, Role::Embedding));
+    // An input sentence's node jumps to its embedding (the given tensor in the layer lab). The
+    // stack's input block is found by its first entry's, which carries the model's naming.
+    const auto inputEntry = [this](Stack s) -> const TraceEntry* {
+        for (const Block& b : trace_->blocks())
+            if (b.stack == s && b.kind == BlockKind::Input)
+                for (Role r : {Role::Embedding, Role::Input})
+                    if (const TraceEntry* e = stepformer::graph::find(*trace_, b, r)) return e;
+        return nullptr;
+    };
+    auto embedding = [&](Stack s) {
+        const TraceEntry* e = inputEntry(s);
+        const QString name = e ? QString::fromStdString(e->name) : QString();
         return leaves_.contains(name) ? name : order_.value(0);
     };
     if (sourceNode_ && targetNode_) {
+        const TraceEntry* src = inputEntry(Stack::Encoder);
+        const bool torch = src && src->block.torch();
         sourceNode_->label = tr("Source: %1").arg(tokensText(trace_->src_tokens));
         sourceNode_->jump = embedding(Stack::Encoder);
-        sourceNode_->tooltip = tr("enc_inputs: the source sentence, padded to src_len with the pad token");
+        sourceNode_->tooltip = torch ? tr("src: the source sentence's token ids, padded to src_len with the pad token "
+                                          "(key_padding_mask is True there)")
+                                     : tr("enc_inputs: the source sentence, padded to src_len with the pad token");
         targetNode_->label = tr("Target: %1").arg(tokensText(trace_->tgt_tokens));
         targetNode_->jump = embedding(Stack::Decoder);
-        targetNode_->tooltip = tr("dec_inputs: the target sentence starting with the start symbol, padded to tgt_len");
+        targetNode_->tooltip = torch ? tr("tgt_input: the target sentence starting with the start symbol, padded to "
+                                          "tgt_len; tgt_mask keeps each position from the later ones")
+                                     : tr("dec_inputs: the target sentence starting with the start symbol, padded to tgt_len");
     }
 }
 

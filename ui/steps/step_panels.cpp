@@ -140,8 +140,8 @@ void fillBlockPicker(QComboBox* blockBox) {
 
 Block attentionBlockOf(const Trace& tr, BlockKind kind, int layer) {
     for (const Block& a : graph::attention_blocks(tr))
-        if (a.kind == kind) return Block{a.stack, kind, layer};
-    return Block{Stack::None, kind, layer};
+        if (a.kind == kind) return Block{a.stack, kind, layer, a.naming};
+    return Block{Stack::None, kind, layer, traceNaming(tr)};
 }
 
 QString maskReason(const Trace& tr, const TraceEntry& mask, int b, int i, int j) {
@@ -163,6 +163,23 @@ QString maskReason(const Trace& tr, const TraceEntry& mask, int b, int i, int j)
     case Role::SubsequenceMask:
         why << QStringLiteral("key position %1 comes after query position %2: a future word").arg(j).arg(i);
         break;
+    case Role::AttnMask: {  // PyTorch's merged additive mask: which of its sources put −∞ here
+        if (mask.block.kind == BlockKind::MaskedSelfAttention && j > i) {
+            why << QStringLiteral("tgt_mask: key position %1 comes after query position %2 (−∞ above the diagonal)")
+                       .arg(j).arg(i);
+            break;
+        }
+        // A padded key is −∞ in every row of its column.
+        const Matrix s = slice(tr, mask, b, 0, nullptr);
+        bool column = inside(s, 0, j);
+        for (int r = 0; column && r < s.rows; ++r) column = s.at(r, j) == -INFINITY;
+        const QString tok = tokenAt(tr, keys, b, j);
+        if (column)
+            why << QStringLiteral("key_padding_mask is True for the key '%1' at position %2: padding").arg(tok).arg(j);
+        else
+            why << QStringLiteral("attn_mask is −∞ here");
+        break;
+    }
     default:  // a combination: the reasons of the masks it combines that hide this key
         for (size_t k = 0; k < mask.inputs.size(); ++k)
             if (const TraceEntry* part = graph::input(tr, mask, k); part && at(*part) > 0.0f)
@@ -196,7 +213,16 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
     if (title.isEmpty() && p.hasHead) p.title += QStringLiteral("  \u00b7 head %1").arg(hh);
 
     const StepInfo s = stepInfo(tr, name);
-    if (e->is_mask) {
+    if (e->role == Role::AttnMask) {
+        // PyTorch's additive mask: 0 or −∞. Its −∞ cells are drawn as masked (hatched), 0 as visible.
+        p.mode = HeatmapWidget::ColorMode::Sequential;
+        p.fixedRange = true;
+        p.lo = 0.0f;
+        p.hi = 1.0f;
+        p.legendCaption = QStringLiteral("additive mask");
+        p.mask.resize(p.m.values.size());
+        std::transform(p.m.values.begin(), p.m.values.end(), p.mask.begin(), [](float v) { return v != 0.0f ? 1.0f : 0.0f; });
+    } else if (e->is_mask) {
         p.mode = HeatmapWidget::ColorMode::Sequential;
         p.fixedRange = true;
         p.lo = 0.0f;
@@ -218,17 +244,22 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
     }
     if (!s.isGrad && (s.role == Role::MaskedScores || s.role == Role::Softmax)) {
         const TraceEntry* maskEntry = graph::mask_of(tr, s.block);
-        const Matrix mk = maskEntry ? slice(tr, *maskEntry, bb, 0, &cfg) : Matrix{};
-        if (mk.rows == p.m.rows && mk.cols == p.m.cols) p.mask = mk.values;
+        // PyTorch's mask is per head and additive (−∞ = masked): 1 where it hides the key.
+        const Matrix mk = maskEntry ? slice(tr, *maskEntry, bb, hh, &cfg) : Matrix{};
+        if (mk.rows == p.m.rows && mk.cols == p.m.cols) {
+            p.mask = mk.values;
+            if (maskEntry->role == Role::AttnMask)
+                for (float& v : p.mask) v = v != 0.0f ? 1.0f : 0.0f;
+        }
     }
-    if (!p.mask.empty()) p.maskedExplanation = maskedExplanationFor(s, e->is_mask);
+    if (!p.mask.empty()) p.maskedExplanation = maskedExplanationFor(s, e->is_mask || e->role == Role::AttnMask);
 
     auto ctx = std::make_shared<CellTipContext>();
     ctx->tr = trp;
     ctx->cfg = cfg;
     ctx->name = name;
     ctx->s = s;
-    ctx->isMask = e->is_mask;
+    ctx->isMask = e->is_mask || e->role == Role::AttnMask;
     ctx->b = bb;
     ctx->h = hh;
     ctx->m = p.m;

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "steps/panel_text.h"
+#include "steps/piece_builder.h"
 #include "steps/step_panels.h"
 #include "widgets/number_format.h"
 #include "stepformer/trace_graph.h"
@@ -13,6 +14,41 @@ using namespace stepformer;
 namespace tensorviz {
 
 using namespace panel;
+
+PanelSpec* PieceBuilder::add(const QString& name, const QString& title) {
+    Piece pc;
+    pc.panel = panelFor(trp, cfg, name, b, h, title);
+    out.anyHead = out.anyHead || pc.panel.hasHead;
+    out.pieces.push_back(std::move(pc));
+    return &out.pieces.back().panel;
+}
+
+void PieceBuilder::op(const QString& text) {
+    Piece pc;
+    pc.isOp = true;
+    pc.op = text;
+    out.pieces.push_back(std::move(pc));
+}
+
+void PieceBuilder::transposeLast(const QString& title) {
+    PanelSpec& p = out.pieces.back().panel;
+    p.m = transposed(p.m);
+    p.transposed = !p.transposed;
+    p.title = title;
+    auto inner = p.tooltip;
+    if (inner) p.tooltip = [inner](int r, int c) { return inner(c, r); };
+}
+
+void PieceBuilder::mergedHeads(const QString& name, const QString& title) {
+    Piece pc;
+    pc.panel = panelFor(trp, cfg, name, b, 0, title);
+    if (pc.panel.present) {
+        if (const TraceEntry* ce = trp->find(name.toStdString())) pc.panel.m = sliceMergedHeads(*trp, *ce, b, &cfg);
+        pc.panel.hasHead = false;
+        pc.panel.tooltip = nullptr;
+    }
+    out.pieces.push_back(std::move(pc));
+}
 
 namespace {
 
@@ -42,27 +78,10 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
     const QString headTag = QStringLiteral("  \u00b7 head %1").arg(hh);
     const auto in = [&](size_t i) { return e ? inputName(*e, i) : QString(); };
 
-    auto add = [&](const QString& name, const QString& title) {
-        Piece pc;
-        pc.panel = panelFor(trp, cfg, name, b, h, title);
-        out.anyHead = out.anyHead || pc.panel.hasHead;
-        out.pieces.push_back(std::move(pc));
-        return &out.pieces.back().panel;
-    };
-    auto op = [&](const QString& text) {
-        Piece pc;
-        pc.isOp = true;
-        pc.op = text;
-        out.pieces.push_back(std::move(pc));
-    };
-    auto transposeLast = [&](const QString& title) {
-        PanelSpec& p = out.pieces.back().panel;
-        p.m = transposed(p.m);
-        p.transposed = !p.transposed;
-        p.title = title;
-        auto inner = p.tooltip;
-        if (inner) p.tooltip = [inner](int r, int c) { return inner(c, r); };
-    };
+    PieceBuilder pb{trp, cfg, b, h, out};
+    const auto add = [&](const QString& name, const QString& title) { return pb.add(name, title); };
+    const auto op = [&](const QString& text) { pb.op(text); };
+    const auto transposeLast = [&](const QString& title) { pb.transposeLast(title); };
 
     if (s.isGrad) {
         const QString leaf = leafName(s.base);
@@ -79,6 +98,12 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
     }
     if (!e) {
         add(step, shortLeafTitle(tr, step));
+        return out;
+    }
+
+    // PyTorch's layers: their own lines (torch_pieces.cpp).
+    if (s.block.torch() && torchStepPieces(pb, s, step, H, hh)) {
+        if (out.pieces.empty()) add(step, shortLeafTitle(tr, step));
         return out;
     }
 
@@ -142,14 +167,7 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
                                      "mix of the value rows.");
         break;
     case Role::OutProjection: {
-        Piece pc;
-        pc.panel = panelFor(trp, cfg, in(0), b, 0, QStringLiteral("context, all heads concatenated"));
-        if (pc.panel.present) {
-            if (const TraceEntry* ce = graph::input(tr, *e, 0)) pc.panel.m = sliceMergedHeads(tr, *ce, b, &cfg);
-            pc.panel.hasHead = false;
-            pc.panel.tooltip = nullptr;
-        }
-        out.pieces.push_back(std::move(pc));
+        pb.mergedHeads(in(0), QStringLiteral("context, all heads concatenated"));
         op(QStringLiteral("\u00d7 fc\u1d40\n="));
         add(step, QStringLiteral("fc_out (the block's output before the residual)"));
         out.formula = QStringLiteral("<b>output</b> = self.fc(context.transpose(1, 2).reshape(batch, \u22121, n_heads\u00b7d_v)): "
@@ -266,7 +284,10 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
         add(step, QStringLiteral("loss"));
         out.formula = QStringLiteral("<b>loss</b>: the mean of the per-position losses over the non-padding targets.");
         break;
-    case Role::Gradient: break;
+    case Role::Gradient:
+    case Role::Input:
+    case Role::AttnMask:
+    case Role::Gelu: break;  // PyTorch's roles: torch_pieces.cpp
     }
 
     if (out.pieces.empty()) add(step, shortLeafTitle(tr, step));

@@ -57,6 +57,11 @@ QString extraFor(const CellTipContext& x, int r, int c) {
         if (inside(base, r, c)) t += QStringLiteral("<br>The number itself: %1 = %2").arg(esc(leafName(s.base)), exact(base.at(r, c)));
         return t;
     }
+    if (s.block.torch()) {
+        bool handled = false;
+        QString t = torchCellExtra(x, r, c, handled);
+        if (handled) return t;
+    }
     if (x.isMask) {
         if (v != 0.0f) {
             const QString why = s.entry ? maskReason(tr, *s.entry, b, r, c) : QString();
@@ -156,7 +161,7 @@ QString extraFor(const CellTipContext& x, int r, int c) {
                               "(x \u2212 \u03bc) / \u221a(\u03c3\u00b2 + \u03b5) = (%4 \u2212 %5) / %6 = %7<br>%8 = <b>%9</b>")
             .arg(r)
             .arg(exact(mean), exact(var), exact(R.at(r, c)), exactOperand(mean), exact(std::sqrt(var + x.cfg.layer_norm_eps)), exact(z),
-                 x.cfg.learn_layer_norm ? QStringLiteral("then \u00b7 \u03b3 + \u03b2")
+                 x.cfg.learns_layer_norm() ? QStringLiteral("then \u00b7 \u03b3 + \u03b2")
                                         : QStringLiteral("no learned \u03b3, \u03b2 (fixed 1, 0)"),
                  exact(v));
     }
@@ -242,6 +247,13 @@ QString cellTooltip(const CellTipContext& x, int r, int c) {
 
 QString maskedExplanationFor(const StepInfo& s, bool isMask) {
     if (isMask) return {};
+    if (s.block.torch()) {  // PyTorch adds −∞ where the tutorial fills −1e9
+        if (s.role == Role::MaskedScores)
+            return QStringLiteral("<i>Ignored: the additive mask is <b>\u2212\u221e</b> here, so the score became \u2212\u221e.</i>");
+        if (s.role == Role::Softmax || s.role == Role::Context)
+            return QStringLiteral("<i>Ignored: the score was \u2212\u221e, so after the softmax this weight is exactly "
+                                  "<b>0</b> (NaN when every key of the row is \u2212\u221e).</i>");
+    }
     if (s.role == Role::MaskedScores)
         return QStringLiteral("<i>Masked: the mask is 1 here, so <b>masked_fill_</b> replaced the score by <b>\u22121e9</b>.</i>");
     if (s.role == Role::Softmax || s.role == Role::Context)

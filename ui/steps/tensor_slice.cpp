@@ -197,8 +197,16 @@ StepInfo stepInfo(const Trace& tr, const QString& name) {
     return s;
 }
 
+stepformer::Naming traceNaming(const Trace& tr) {
+    return tr.blocks().empty() ? stepformer::Naming::Tutorial : tr.blocks().front().naming;
+}
+
 const TraceEntry* roleEntry(const Trace& tr, const stepformer::Block& b, stepformer::Role role) {
-    return stepformer::graph::find(tr, b, role);
+    if (const TraceEntry* e = stepformer::graph::find(tr, b, role)) return e;
+    // A block spelled without its model's naming (a picker's, a view's default) is the trace's.
+    stepformer::Block placed = b;
+    placed.naming = traceNaming(tr);
+    return placed == b ? nullptr : stepformer::graph::find(tr, placed, role);
 }
 
 QString roleName(const Trace& tr, const stepformer::Block& b, stepformer::Role role) {

@@ -64,7 +64,10 @@ struct StepInfo {
 };
 StepInfo stepInfo(const stepformer::Trace& tr, const QString& name);
 
-// The entry with `role` in block b and its name ("" when there is none).
+// Which model's names the trace's blocks take (the first block's; Tutorial for an empty trace).
+stepformer::Naming traceNaming(const stepformer::Trace& tr);
+// The entry with `role` in block b and its name ("" when there is none). A block whose naming is
+// not the trace's is looked up with the trace's.
 const stepformer::TraceEntry* roleEntry(const stepformer::Trace& tr, const stepformer::Block& b, stepformer::Role role);
 QString roleName(const stepformer::Trace& tr, const stepformer::Block& b, stepformer::Role role);
 // Input i of an entry, by name ("" when it has none).

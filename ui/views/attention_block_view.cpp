@@ -25,7 +25,7 @@ void AttentionBlockView::setBlock(const QString& word, int layer) {
         return;
     if (kind == block_.kind && layer == block_.layer) return;
     block_ = trace_ ? attentionBlockOf(*trace_, kind, std::max(0, layer))
-                    : stepformer::Block{block_.stack, kind, std::max(0, layer)};
+                    : stepformer::Block{block_.stack, kind, std::max(0, layer), block_.naming};
     rebuild();
     emit blockChanged(currentBlock());
     emit shownStepChanged(shownStep());

@@ -208,7 +208,7 @@ void AttentionView::rebuild() {
         titleLabel_->clear();
         messages_->showMessage(!trace_ ? tr("No data yet \u2014 run the forward pass to see the attention weights.")
                                        : tr("No attention weights for the %1 of layer %2 in this trace.")
-                                             .arg(blockTitle(block_.kind))
+                                             .arg(blockTitle(block_))
                                              .arg(block_.layer));
         for (auto* t : thumbs_) t->clear();
         overview_->setAttention(nullptr, config_, block_.stack, block_.kind, batch_);
@@ -226,7 +226,7 @@ void AttentionView::rebuild() {
     titleLabel_->setText(tr("<b>Layer %1 \u00b7 %2</b> \u2014 <tt>%3.attn</tt>, sentence %4. Each row is a query, each column a "
                             "key; every row sums to 1. Click a head to enlarge it; hover a token on the right to see its lines.")
                              .arg(block_.layer)
-                             .arg(blockTitle(block_.kind), block.toHtmlEscaped())
+                             .arg(blockTitle(block_), block.toHtmlEscaped())
                              .arg(batch_));
 
     // Small multiples: reuse the widgets, create/delete only when the number of heads changes.
@@ -283,7 +283,7 @@ void AttentionView::rebuildOverview() {
     entries.replace(QRegularExpression(QStringLiteral("\\.layers\\.\\d+\\.")), QStringLiteral(".layers.*."));
     titleLabel_->setText(tr("<b>All layers \u00b7 %1</b> \u2014 <tt>%2</tt>, sentence %3: a row per layer, a column per "
                             "head and their mean (each cell: queries \u00d7 keys). Click a cell to enlarge it.")
-                             .arg(blockTitle(block_.kind), entries.toHtmlEscaped())
+                             .arg(blockTitle(block_), entries.toHtmlEscaped())
                              .arg(batch_));
     overview_->setAttention(trace_, config_, block_.stack, block_.kind, batch_);
     messages_->showPage();
@@ -301,7 +301,7 @@ void AttentionView::updateSelection() {
     if (!trace_ || thumbs_.isEmpty() || messages_->showsMessage()) return;
     for (int h = 0; h < thumbs_.size(); ++h) thumbs_[h]->setSelected(h == head_);
     PanelSpec p = panelFor(trace_, config_, currentTensorName(), batch_, head_,
-                           tr("Layer %1 \u00b7 %2 \u00b7 head %3").arg(block_.layer).arg(blockTitle(block_.kind)).arg(head_));
+                           tr("Layer %1 \u00b7 %2 \u00b7 head %3").arg(block_.layer).arg(blockTitle(block_)).arg(head_));
     p.m.rowTitle = tr("query: ") + p.m.rowTitle;
     p.m.colTitle = tr("key: ") + p.m.colTitle;
     applyPanel(enlarged_, p);

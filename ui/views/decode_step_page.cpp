@@ -261,13 +261,14 @@ void DecodeStepPage::showAttention(const DecodingStep* step, const Config& confi
     }
     const DecodingStep& s = *step;
     // The attention weights (softmax) of the layer's two attention blocks, titled by the block's word.
-    const Block selfBlock{Stack::Decoder, BlockKind::MaskedSelfAttention, layer};
-    const Block crossBlock{Stack::Decoder, BlockKind::CrossAttention, layer};
+    const stepformer::Naming naming = s.trace ? tensorviz::traceNaming(*s.trace) : stepformer::Naming::Tutorial;
+    const Block selfBlock{Stack::Decoder, BlockKind::MaskedSelfAttention, layer, naming};
+    const Block crossBlock{Stack::Decoder, BlockKind::CrossAttention, layer, naming};
     auto softmaxOf = [&](const Block& b) {
         return s.trace ? QString::fromStdString(graph::name_of(*s.trace, b, Role::Softmax)) : QString();
     };
     auto title = [&](const Block& b) {
-        return tr("%1 \u00b7 layer %2 \u00b7 head %3").arg(tensorviz::blockWord(b.kind)).arg(layer).arg(head);
+        return tr("%1 \u00b7 layer %2 \u00b7 head %3").arg(tensorviz::blockWord(b)).arg(layer).arg(head);
     };
     const QString selfName = softmaxOf(selfBlock);
     const QString crossName = softmaxOf(crossBlock);

@@ -229,7 +229,7 @@ void DecodeView::applyOutcome(const std::shared_ptr<Outcome>& o) {
         messages_->showMessage(tr("Nothing to decode."));
     } else {
         messages_->showPage();
-        const int L = std::max(1, config_.n_layers);
+        const int L = std::max(1, config_.decoder_layers());
         {
             const QSignalBlocker b1(layerPicker_), b2(headPicker_);
             layerPicker_->setRange(0, L - 1);
@@ -309,7 +309,7 @@ void DecodeView::setHeadIndex(int h) {
 }
 
 void DecodeView::setLayerIndex(int l) {
-    const int L = std::max(1, config_.n_layers);
+    const int L = std::max(1, config_.decoder_layers());
     l = std::clamp(l, 0, L - 1);
     const int stored = l == L - 1 ? -1 : l;
     if (stored == layer_) return;
@@ -408,7 +408,7 @@ void DecodeView::updateButtons() {
     resetButton_->setEnabled(have && current_ > 0);
     playButton_->setEnabled(have && (isPlaying() || stepCount() > 1));
     headPicker_->setEnabled(have && config_.n_heads > 1);
-    layerPicker_->setEnabled(have && config_.n_layers > 1);
+    layerPicker_->setEnabled(have && config_.decoder_layers() > 1);
 }
 
 void DecodeView::updateStep() {
@@ -422,7 +422,7 @@ void DecodeView::updateHeatmaps() {
         page_->showAttention(nullptr, config_, 0, head_);
         return;
     }
-    const int L = std::max(1, config_.n_layers);
+    const int L = std::max(1, config_.decoder_layers());
     const int layer = layer_ < 0 ? L - 1 : std::min(layer_, L - 1);
     {
         const QSignalBlocker b(layerPicker_);

@@ -155,7 +155,7 @@ void GradientView::setStep(const QString& step) {
     rebuildTensor();
     syncSwitch();
     if (!paramPinned_ && paramPane_->params()) {
-        const QString rel = (trace_ ? relatedParameter(*trace_, step_, config_.learn_layer_norm) : QString());
+        const QString rel = (trace_ ? relatedParameter(*trace_, step_, config_.learns_layer_norm()) : QString());
         if (!rel.isEmpty() && paramPane_->has(rel) && rel != paramPane_->parameter()) {
             paramPane_->setParameter(rel);
             emit parameterChanged(rel);
@@ -168,7 +168,7 @@ void GradientView::setParameterGradients(std::shared_ptr<const ParamSet> params,
                                          std::shared_ptr<const Optimizer> optimizer) {
     QString param = paramPane_->parameter();
     if (params && (param.isEmpty() || !params->contains(param.toStdString()))) {
-        QString rel = (trace_ ? relatedParameter(*trace_, step_, config_.learn_layer_norm) : QString());
+        QString rel = (trace_ ? relatedParameter(*trace_, step_, config_.learns_layer_norm()) : QString());
         if (rel.isEmpty() || !params->contains(rel.toStdString()))
             rel = params->size() ? QString::fromStdString(params->name(params->size() - 1)) : QString();
         param = rel;
@@ -236,14 +236,19 @@ QString GradientView::relatedParameter(const Trace& tr, const QString& step, boo
     case Role::K: return weightOf(s.block, Role::K);
     case Role::V:
     case Role::Context: return weightOf(s.block, Role::V);
+    case Role::AttnMask: return weightOf(s.block, Role::Q);
     case Role::LayerNorm:
+        // PyTorch's LayerNorms (a layer's normK, a stack's final norm) read their own weight.
+        if (s.block.torch())
+            if (const auto ps = stepformer::graph::params(tr, *s.forward); !ps.empty()) return QString::fromStdString(ps.front());
         if (learnedLayerNorm) return QString::fromStdString(stepformer::names::param(s.block, "layer_norm.weight"));
         [[fallthrough]];
     case Role::OutProjection:
     case Role::FfnOut:
     case Role::Residual: return weightOf(s.block, ffn ? Role::FfnOut : Role::OutProjection);
     case Role::FfnHidden:
-    case Role::Relu: return weightOf(s.block, Role::FfnHidden);
+    case Role::Relu:
+    case Role::Gelu: return weightOf(s.block, Role::FfnHidden);
     case Role::Embedding:
     case Role::PositionalAdd: return weightOf(s.block, Role::Embedding);
     case Role::Logits:

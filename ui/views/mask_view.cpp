@@ -59,12 +59,12 @@ MaskView::MaskView(QWidget* parent)
     auto* page = new QWidget(messages_);
     auto* pageLay = view_parts::makeColumn(page, 4);
 
-    auto* masksTitle = new QLabel(
+    masksTitle_ = new QLabel(
         tr("<b>The masks</b> \u2014 1 (dark, hatched) = masked: the query in that row may not look at the key in that column."),
         page);
-    masksTitle->setObjectName(QStringLiteral("masksTitle"));
-    masksTitle->setWordWrap(true);
-    pageLay->addWidget(masksTitle);
+    masksTitle_->setObjectName(QStringLiteral("masksTitle"));
+    masksTitle_->setWordWrap(true);
+    pageLay->addWidget(masksTitle_);
 
     auto* masksRow = new QHBoxLayout;
     masksRow->setSpacing(4);
@@ -79,10 +79,15 @@ MaskView::MaskView(QWidget* parent)
         hm->setCompact(true);  // small multiples: the five fit beside each other in a 1366 px window
         masks_ << hm;
         maskNames_ << QString();
-        if (i == 1 || i == 4) masksRow->addWidget(separator(page));
+        if (i == 1 || i == 4) {
+            QFrame* sep = separator(page);
+            masksRow->addWidget(sep);
+            if (i == 1) tutorialOnly_ << sep;
+        }
         masksRow->addWidget(hm, 1);
-        if (i == 1) masksRow->addWidget(opLabel(QStringLiteral("OR"), page));
-        if (i == 2) masksRow->addWidget(opLabel(QStringLiteral("="), page));
+        if (i == 1 || i == 2) tutorialOnly_ << hm;
+        if (i == 1) masksRow->addWidget(tutorialOnly_.emplace_back(opLabel(QStringLiteral("OR"), page)));
+        if (i == 2) masksRow->addWidget(tutorialOnly_.emplace_back(opLabel(QStringLiteral("="), page)));
     }
     pageLay->addLayout(masksRow, 5);
 
@@ -95,7 +100,8 @@ MaskView::MaskView(QWidget* parent)
     attn_ = view_parts::makeHeatmap(QStringLiteral("attnHeatmap"), page);
     flowRow->addWidget(scores_, 1);
     // Narrow (short lines, a point smaller) so that the three panels get the width at 1366 px.
-    flowRow->addWidget(opLabel(tr("masked_fill\n(mask,\n\u22121e9)\n\u2192"), page, 10.0, 0.5));
+    fillOp_ = opLabel(tr("masked_fill\n(mask,\n\u22121e9)\n\u2192"), page, 10.0, 0.5);
+    flowRow->addWidget(fillOp_);
     flowRow->addWidget(masked_, 1);
     flowRow->addWidget(opLabel(tr("softmax\n(each\nrow)\n\u2192"), page, 10.0, 0.5));
     flowRow->addWidget(attn_, 1);
@@ -113,6 +119,13 @@ MaskView::~MaskView() = default;
 
 void MaskView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     StepView::setTrace(std::move(trace), config);
+    torch_ = trace_ && traceNaming(*trace_) != stepformer::Naming::Tutorial;
+    for (QWidget* w : tutorialOnly_) w->setVisible(!torch_);
+    fillOp_->setText(torch_ ? tr("+ mask\n(0 / \u2212\u221e)\n\u2192") : tr("masked_fill\n(mask,\n\u22121e9)\n\u2192"));
+    masksTitle_->setText(
+        torch_ ? tr("<b>The masks</b>, PyTorch's convention \u2014 added to the scores: 0 = may attend, \u2212\u221e (hatched) = "
+                    "ignored. Each block merges its attn_mask and key_padding_mask (True = ignore) into one.")
+               : tr("<b>The masks</b> \u2014 1 (dark, hatched) = masked: the query in that row may not look at the key in that column."));
     assignMasks();
     if (stepBeforeTrace_) {
         stepBeforeTrace_ = false;
@@ -126,6 +139,16 @@ void MaskView::assignMasks() {
     using namespace stepformer;
     for (QString& n : maskNames_) n.clear();
     if (!trace_) return;
+    if (torch_) {  // one additive mask per block: the picked layer's (layer 0 of the other stack)
+        const auto maskAt = [&](Stack s, BlockKind k) {
+            const int layer = block_.stack == s ? block_.layer : 0;
+            return maskName(graph::mask_of(*trace_, Block{s, k, std::max(0, layer), traceNaming(*trace_)}));
+        };
+        maskNames_[0] = maskAt(Stack::Encoder, BlockKind::SelfAttention);
+        maskNames_[3] = maskAt(Stack::Decoder, BlockKind::MaskedSelfAttention);
+        maskNames_[4] = maskAt(Stack::Decoder, BlockKind::CrossAttention);
+        return;
+    }
     // The slots: the encoder's pad mask | the decoder's pad OR subsequence = its self-attention
     // mask | the decoder–encoder pad mask.
     const auto maskOfKind = [&](BlockKind k) -> const TraceEntry* {
@@ -173,6 +196,7 @@ QString MaskView::flowTitle() const {
 
 void MaskView::rebuild() {
     syncPickers(stepformer::Role::Scores);
+    if (torch_) assignMasks();  // the picked layer's masks
     bool anyMask = false;
     if (trace_)
         for (const auto& n : maskNames_) anyMask = anyMask || (!n.isEmpty() && trace_->contains(n.toStdString()));
@@ -186,8 +210,11 @@ void MaskView::rebuild() {
         return;
     }
     messages_->showPage();
-    const QStringList titles = {tr("encoder pad mask"), tr("decoder pad mask"), tr("subsequence mask"),
-                                tr("decoder self-attn mask"), tr("decoder\u2013encoder pad mask")};
+    const QStringList titles =
+        torch_ ? QStringList{tr("encoder self_attn mask"), QString(), QString(), tr("decoder self_attn mask (causal)"),
+                             tr("multihead_attn mask")}
+               : QStringList{tr("encoder pad mask"), tr("decoder pad mask"), tr("subsequence mask"),
+                             tr("decoder self-attn mask"), tr("decoder\u2013encoder pad mask")};
     for (int i = 0; i < masks_.size(); ++i) {
         PanelSpec p = panelFor(trace_, config_, maskNames_[i], batch_, 0, titles[i]);
         if (!p.present) p.emptyMessage = tr("\u201c%1\u201d is not in this trace.").arg(maskNames_[i]);
@@ -200,38 +227,43 @@ void MaskView::rebuild() {
     const QString scores = roleName(*trace_, block_, Role::Scores),
                   maskedScores = roleName(*trace_, block_, Role::MaskedScores),
                   attn = roleName(*trace_, block_, Role::Softmax);
-    const QString flow = tr("the scores before masking, after <tt>masked_fill_(attn_mask, \u22121e9)</tt>, and after the "
-                            "softmax \u2014 the masked (hatched) positions become exactly <b>0</b>.");
+    const QString flow =
+        torch_ ? tr("the scores before masking, <tt>scores + attn_mask</tt> (\u2212\u221e where a key is ignored), and after "
+                    "the softmax \u2014 the ignored (hatched) positions become exactly <b>0</b>.")
+               : tr("the scores before masking, after <tt>masked_fill_(attn_mask, \u22121e9)</tt>, and after the "
+                    "softmax \u2014 the masked (hatched) positions become exactly <b>0</b>.");
     // A mask is made once per stack, before its first layer, and every layer uses it: at a mask's
     // step the title names no layer (the layer picker says whose scores are shown).
-    if (showsMaskStep())
+    if (showsMaskStep() && !torch_)  // PyTorch's masks are per block: the layer's own, titled below
         flowTitle_->setText(tr("<b>How every layer's %1 uses this mask</b> (the layer picked above, head %2, sentence %3): "
                                "%4")
-                                .arg(blockTitle(block_.kind))
+                                .arg(blockTitle(block_))
                                 .arg(head_)
                                 .arg(batch_)
                                 .arg(flow));
     else
         flowTitle_->setText(tr("<b>Masking in layer %1's %2, head %3</b> (sentence %4): %5")
                                 .arg(block_.layer)
-                                .arg(blockTitle(block_.kind))
+                                .arg(blockTitle(block_))
                                 .arg(head_)
                                 .arg(batch_)
                                 .arg(flow));
     // The head is named in the flow title above (in each panel's title too, they wrapped into
     // three lines in a 1366 px window).
-    PanelSpec ps = panelFor(trace_, config_, scores, batch_, head_, tr("1. scores = QK\u1d40/\u221ad_k"));
+    PanelSpec ps = panelFor(trace_, config_, scores, batch_, head_,
+                            torch_ ? tr("1. scores = q\u00b7k\u1d40/\u221ahead_dim") : tr("1. scores = QK\u1d40/\u221ad_k"));
     // Mark where the mask will hit before it does.
     if (ps.present) {
         PanelSpec pm = panelFor(trace_, config_, maskedScores, batch_, head_);
         if (pm.mask.size() == ps.m.values.size()) {
             ps.mask = pm.mask;
-            ps.maskedExplanation = tr("<i>The mask is 1 here: the next step replaces this score by <b>\u22121e9</b>.</i>");
+            ps.maskedExplanation = torch_ ? tr("<i>The mask is \u2212\u221e here: the next step adds it to this score.</i>")
+                                          : tr("<i>The mask is 1 here: the next step replaces this score by <b>\u22121e9</b>.</i>");
         }
     }
     applyPanel(scores_, ps);
     applyPanel(masked_, panelFor(trace_, config_, maskedScores, batch_, head_,
-                                 tr("2. masked scores")));
+                                 torch_ ? tr("2. scores + mask") : tr("2. masked scores")));
     applyPanel(attn_, panelFor(trace_, config_, attn, batch_, head_, tr("3. attn = softmax")));
     for (auto* w : {scores_, masked_, attn_}) w->setValueText(HeatmapWidget::ValueText::Auto);
 }

@@ -1,3 +1,8 @@
+// PyTorch's layers ("architecture": "torch") have one additive mask per attention block (0 / −∞,
+// attn_mask and key_padding_mask merged): the row shows the picked layer's encoder self_attn,
+// decoder self_attn and multihead_attn masks (the decoder pad / subsequence slots are hidden), and
+// the flow is scores → scores + mask → softmax.
+//
 // The mask view: the encoder pad mask, the decoder's pad mask OR subsequence mask = combined
 // mask, and the decoder-encoder pad mask, each with its tokens; and, for a chosen layer, block
 // and head, the scores before masking -> after masked_fill(mask, -1e9) -> after the softmax,
@@ -49,6 +54,10 @@ private:
     bool stepBeforeTrace_ = false;  // step_ came before a trace: its block is picked on setTrace
 
     QLabel* flowTitle_ = nullptr;
+    QLabel* masksTitle_ = nullptr;
+    QLabel* fillOp_ = nullptr;            // "masked_fill (mask, −1e9)" / PyTorch's "+ mask"
+    QList<QWidget*> tutorialOnly_;        // the pad OR subsequence = combined part: PyTorch merges in each block
+    bool torch_ = false;                  // the trace is of PyTorch's layers (additive masks, one per block)
     QList<HeatmapWidget*> masks_;
     QStringList maskNames_;
     HeatmapWidget* scores_ = nullptr;

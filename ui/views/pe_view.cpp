@@ -1,5 +1,8 @@
 #include "views/pe_view.h"
 
+#include "stepformer/trace_graph.h"
+#include "stepformer/trace_names.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -64,11 +67,12 @@ QString dimsToText(const QList<int>& dims) {
     return s.join(QStringLiteral(", "));
 }
 
+// A step on the decoder's side (its stack, the output projection, the loss), read from where the
+// name places it (either model's names; a gradient's is its forward step's).
 bool isDecoderStep(const QString& name) {
-    QString n = name;
-    if (n.startsWith(QLatin1String("grad."))) n = n.mid(5);
-    return n.startsWith(QLatin1String("decoder.")) || n.startsWith(QLatin1String("projection.")) ||
-           n.startsWith(QLatin1String("loss"));
+    const stepformer::Block b = stepformer::names::parse(name.toStdString()).block;
+    return b.stack == stepformer::Stack::Decoder || b.kind == stepformer::BlockKind::Projection ||
+           b.kind == stepformer::BlockKind::Loss;
 }
 
 }  // namespace
@@ -245,8 +249,10 @@ void PositionalEncodingView::setTrace(std::shared_ptr<const stepformer::Trace> t
     StepView::setTrace(std::move(trace), config);
     int L = 0;
     if (trace_) {
-        for (const char* name : {"encoder.pos_emb.pe", "decoder.pos_emb.pe"})
-            if (const auto* e = trace_->find(name); e && e->value.rank() == 2) L = std::max(L, static_cast<int>(e->value.dim(0)));
+        for (const stepformer::Block& b : trace_->blocks())  // the stacks' tables, whatever the model names them
+            if (b.kind == stepformer::BlockKind::Input)
+                if (const auto* e = stepformer::graph::find(*trace_, b, stepformer::Role::PositionalTable); e && e->value.rank() == 2)
+                    L = std::max(L, static_cast<int>(e->value.dim(0)));
     }
     if (L <= 0) L = std::max(config.src_len, config.tgt_len);
     const int D = config.d_model;
@@ -368,18 +374,29 @@ void PositionalEncodingView::rebuildChart() {
 
 void PositionalEncodingView::rebuildSum() {
     const bool dec = sumSource_ == QLatin1String("decoder");
-    const QString embName = dec ? QStringLiteral("decoder.tgt_emb.out") : QStringLiteral("encoder.src_emb.out");
-    const QString peName = dec ? QStringLiteral("decoder.pos_emb.pe") : QStringLiteral("encoder.pos_emb.pe");
-    const QString outName = dec ? QStringLiteral("decoder.pos_emb.out") : QStringLiteral("encoder.pos_emb.out");
+    // The stack's input block as the trace has it (the tutorial's names, or PyTorch's
+    // src_tok_emb / src_positional_encoding); the tutorial's names before a trace.
+    using stepformer::Role;
+    const stepformer::Stack stack = dec ? stepformer::Stack::Decoder : stepformer::Stack::Encoder;
     const stepformer::TraceEntry* e[3] = {nullptr, nullptr, nullptr};
-    if (trace_) {
-        e[0] = trace_->find(embName.toStdString());
-        e[1] = trace_->find(peName.toStdString());
-        e[2] = trace_->find(outName.toStdString());
-    }
+    if (trace_)
+        for (const stepformer::Block& b : trace_->blocks())
+            if (b.stack == stack && b.kind == stepformer::BlockKind::Input) {
+                e[0] = stepformer::graph::find(*trace_, b, Role::Embedding);
+                e[1] = stepformer::graph::find(*trace_, b, Role::PositionalTable);
+                e[2] = stepformer::graph::find(*trace_, b, Role::PositionalAdd);
+                break;
+            }
+    const auto nameOr = [](const stepformer::TraceEntry* x, const char* tutorial) {
+        return x ? QString::fromStdString(x->name) : QString::fromLatin1(tutorial);
+    };
+    const QString embName = nameOr(e[0], dec ? "decoder.tgt_emb.out" : "encoder.src_emb.out");
+    const QString peName = nameOr(e[1], dec ? "decoder.pos_emb.pe" : "encoder.pos_emb.pe");
+    const QString outName = nameOr(e[2], dec ? "decoder.pos_emb.out" : "encoder.pos_emb.out");
+    // The table may have more rows than the sentence (PyTorch's pos_embedding has maxlen): its first rows are added.
     const bool have = e[0] && e[1] && e[2] && e[0]->value.rank() == 3 && e[1]->value.rank() == 2 &&
                       e[2]->value.rank() == 3 && e[0]->value.shape == e[2]->value.shape &&
-                      e[1]->value.dim(0) == e[0]->value.dim(1) && e[1]->value.dim(1) == e[0]->value.dim(2) &&
+                      e[1]->value.dim(0) >= e[0]->value.dim(1) && e[1]->value.dim(1) == e[0]->value.dim(2) &&
                       e[0]->value.dim(0) >= 1;
     const QString which = dec ? tr("Decoder") : tr("Encoder");
     if (!have) {

@@ -33,7 +33,7 @@ const std::vector<ViewInfo>& viewTable() {
          QT_TRANSLATE_NOOP("MainWindow", "Attention weights: which key each query looks at, per head (Ctrl+2)"),
          make<AttentionView>, {Role::Softmax}},
         {"masks", QT_TRANSLATE_NOOP("MainWindow", "Masks"), QT_TRANSLATE_NOOP("MainWindow", "The pad and subsequence masks (Ctrl+3)"),
-         make<MaskView>, {Role::PadMask, Role::SubsequenceMask, Role::CombinedMask, Role::MaskedScores}},
+         make<MaskView>, {Role::PadMask, Role::SubsequenceMask, Role::CombinedMask, Role::AttnMask, Role::MaskedScores}},
         {"pe", QT_TRANSLATE_NOOP("MainWindow", "Positional Encoding"),
          QT_TRANSLATE_NOOP("MainWindow", "The sinusoidal positional-encoding table and its sum with the embeddings (Ctrl+4)"),
          make<PositionalEncodingView>, {Role::PositionalTable, Role::PositionalAdd}},

@@ -62,6 +62,7 @@ QFont HeatmapWidget::titleFont() const {
 
 QString HeatmapWidget::maskCaption() const {
     if (mask_.empty() && !hasFill_) return {};
+    if (negInfFill_) return tr("ignored\n(= \u2212\u221e)");
     return hasFill_ ? tr("masked\n(= \u22121e9)") : tr("masked");
 }
 
@@ -122,7 +123,7 @@ void HeatmapWidget::relayout() {
                                std::all_of(colLabels_.begin(), colLabels_.end(), [](const QString& l) { return l.isEmpty(); });
         const int horizHeader = blankCols ? 0 : fm.height() + 6;
         naturalRight = !legend ? 0
-                       : binary_ ? fm.horizontalAdvance(tr("1 = masked")) + 16 + 8 + 14
+                       : binary_ ? fm.horizontalAdvance(negInfFill_ ? tr("\u2212\u221e = ignored") : tr("1 = masked")) + 16 + 8 + 14
                                  : cmap_.legendWidth(lf, legendCaption_, mcap) + 14;
         const int legendRightW = std::max(naturalRight, legend ? minRight_ : 0);
         const int legendBottomH = legend ? Colormap::horizontalLegendHeight(lf, !mcap.isEmpty() && !binary_) + 8 : 0;

@@ -269,7 +269,9 @@ void HeatmapWidget::paintLegend(QPainter& p, const QFont& lf) const {
     const QFontMetrics fm(lf);
     if (binary_) {  // a 0/1 mask: two swatches instead of a colour bar
         const int sw = 16, sh = std::min(14, fm.height());
-        const QString t0 = tr("0 = visible"), t1 = tr("1 = masked");
+        // PyTorch's additive mask is 0 / −∞ (its −∞ cells are drawn as masked, not by the scale).
+        const QString t0 = negInfFill_ ? tr("0 = attend") : tr("0 = visible"),
+                      t1 = negInfFill_ ? tr("\u2212\u221e = ignored") : tr("1 = masked");
         QRect s0, s1;
         if (legendBottom_) {
             s0 = QRect(legendRect_.left(), legendRect_.top() + 2, sw, sh);
@@ -280,7 +282,7 @@ void HeatmapWidget::paintLegend(QPainter& p, const QFont& lf) const {
         }
         for (int i = 0; i < 2; ++i) {
             const QRect sr = i == 0 ? s0 : s1;
-            const QColor base = cmap_.color(float(i));
+            const QColor base = i == 1 && negInfFill_ ? Colormap::maskedColor() : cmap_.color(float(i));
             p.fillRect(sr, base);
             if (i == 1) p.fillRect(sr, QBrush(Colormap::hatchColorOn(base), Qt::BDiagPattern));
             p.setPen(QColor(120, 120, 120));

@@ -25,7 +25,8 @@ ValueScan scanValues(const std::vector<float>& values, const std::vector<unsigne
     ValueScan s;
     s.allLo = plain.select(x, inf).minCoeff();
     s.allHi = plain.select(x, -inf).maxCoeff();
-    s.fill = (a >= kFillThreshold && a <= std::numeric_limits<float>::max()).any();
+    s.negInf = (x == -inf).any();
+    s.fill = (a >= kFillThreshold && a <= std::numeric_limits<float>::max()).any() || s.negInf;
     s.fraction = (plain && (x != x.floor() || a > 1e6f)).any();
     s.notZeroOne = (plain && x != 0.0f && x != 1.0f).any();
     if (mask.empty()) {

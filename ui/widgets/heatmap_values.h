@@ -10,7 +10,9 @@ namespace heatmap {
 
 constexpr float kFillThreshold = 1e8f;  // |v| at or beyond this is a mask fill (-1e9)
 
-inline bool isFill(float v) { return std::isfinite(v) && std::fabs(v) >= kFillThreshold; }
+// −∞ is PyTorch's mask fill (an additive attn_mask, scores + mask): shown as masked too, never as
+// a broken colour. NaN and +∞ stay what they are.
+inline bool isFill(float v) { return (std::isfinite(v) && std::fabs(v) >= kFillThreshold) || v == -INFINITY; }
 
 // What rebuildColors needs from the values (a weight has a million): the range of the
 // unmasked cells, the range of all cells (for when every cell is masked), fills, whole numbers,
@@ -19,6 +21,7 @@ inline bool isFill(float v) { return std::isfinite(v) && std::fabs(v) >= kFillTh
 struct ValueScan {
     float lo, hi, allLo, allHi;  // lo > hi: none
     bool fill, fraction, notZeroOne;
+    bool negInf = false;  // some fill is −∞ (PyTorch's additive mask) rather than −1e9
 };
 
 // The scan of shared numbers with their mask (empty = none), remembered while they live: the

@@ -243,6 +243,7 @@ void HeatmapWidget::rebuildColors() {
     }
     if (!any) lo = hi = 0.0f;
     hasFill_ = scan.fill;
+    negInfFill_ = scan.negInf;
     integral_ = !vals().empty() && !scan.fraction;
     const bool zeroOne = !vals().empty() && !scan.notZeroOne;
     Colormap::Kind kind = Colormap::Kind::Diverging;

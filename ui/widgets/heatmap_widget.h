@@ -237,6 +237,7 @@ private:
     QPoint origin_;        // top-left of the title / the centred block
     bool legendBottom_ = false;
     bool hasFill_ = false;
+    bool negInfFill_ = false;  // the fills are −∞ (PyTorch's additive mask): said so in the legend
     bool integral_ = false;  // every value is a whole number: cells say "1", not "1.00"
     bool binary_ = false;    // a 0/1 mask: a two-swatch legend
     bool colLabelsVertical_ = false;
