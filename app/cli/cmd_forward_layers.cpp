@@ -33,19 +33,9 @@ std::string py_float(double v) {
     return s.find_first_of(".e") == std::string::npos ? s + ".0" : s;
 }
 
-// [L, B, D] <-> [B, L, D]: the same swap both ways.
-Tensor swap01(const Tensor& x) {
-    const int64_t A = x.dim(0), B = x.dim(1), D = x.dim(2);
-    Tensor out({B, A, D});
-    for (int64_t a = 0; a < A; ++a)
-        for (int64_t b = 0; b < B; ++b)
-            for (int64_t d = 0; d < D; ++d) out.data[size_t((b * A + a) * D + d)] = x.data[size_t((a * B + b) * D + d)];
-    return out;
-}
-
 // PyTorch's layout from the trace's batch-first one.
 Tensor pytorch_layout(const Config& c, const Tensor& batch_first) {
-    return c.batch_first || batch_first.rank() != 3 ? batch_first : swap01(batch_first);
+    return c.batch_first || batch_first.rank() != 3 ? batch_first : swap_leading_axes(batch_first);
 }
 
 const char* layout_axes(const Config& c) {

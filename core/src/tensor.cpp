@@ -45,4 +45,16 @@ float& Tensor::at(std::initializer_list<int64_t> idx) { return data[static_cast<
 
 void Tensor::zero() { std::fill(data.begin(), data.end(), 0.0f); }
 
+Tensor swap_leading_axes(const Tensor& t) {
+    if (t.rank() < 2) throw std::invalid_argument("swap_leading_axes: shape " + shape_to_string(t.shape) + " has fewer than 2 axes");
+    Shape s = t.shape;
+    std::swap(s[0], s[1]);
+    Tensor out(s);
+    const int64_t A = t.dim(0), B = t.dim(1), inner = A * B > 0 ? t.size() / (A * B) : 0;
+    for (int64_t a = 0; a < A; ++a)
+        for (int64_t b = 0; b < B; ++b)
+            std::copy_n(t.data.begin() + (a * B + b) * inner, inner, out.data.begin() + (b * A + a) * inner);
+    return out;
+}
+
 }  // namespace stepformer

@@ -19,13 +19,7 @@ Batch make_layer_batch(const Config& c, const Tensor& src, const Tensor& tgt) {
             throw ConfigError(std::string(what) + " has shape " + shape_to_string(x.shape) + "; the layer takes " +
                               (c.batch_first ? "[batch, length, d_model]" : "[length, batch, d_model]") +
                               " with d_model = " + std::to_string(c.d_model));
-        if (c.batch_first) return x;
-        const int64_t L = x.dim(0), B = x.dim(1), D = x.dim(2);
-        Tensor out({B, L, D});  // (B, L, D) from (L, B, D)
-        for (int64_t l = 0; l < L; ++l)
-            for (int64_t b = 0; b < B; ++b)
-                for (int64_t d = 0; d < D; ++d) out.data[size_t((b * L + l) * D + d)] = x.data[size_t((l * B + b) * D + d)];
-        return out;
+        return c.batch_first ? x : swap_leading_axes(x);  // (B, L, D) from (L, B, D)
     };
     for (const Tensor* x : {&src, &tgt})
         for (float v : x->data)

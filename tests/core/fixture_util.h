@@ -61,4 +61,23 @@ inline ::testing::AssertionResult close(const std::string& name, const stepforme
     return ::testing::AssertionSuccess();
 }
 
+// close(), but an infinity (an additive mask's −inf) must be the same infinity and a NaN (a fully
+// masked row's, as PyTorch makes it) a NaN: the relative error alone would pass any tensor holding
+// an infinity (its scale is infinite) and fail any holding a NaN.
+inline ::testing::AssertionResult close_nonfinite(const std::string& name, const stepformer::Tensor& got,
+                                                  const stepformer::Tensor& want, double tol) {
+    if (got.shape != want.shape)
+        return ::testing::AssertionFailure() << name << ": shape " << stepformer::shape_to_string(got.shape)
+                                             << " vs expected " << stepformer::shape_to_string(want.shape);
+    stepformer::Tensor g = got, w = want;
+    for (size_t i = 0; i < g.data.size(); ++i) {
+        if (std::isfinite(g.data[i]) && std::isfinite(w.data[i])) continue;
+        const bool both_nan = std::isnan(g.data[i]) && std::isnan(w.data[i]);
+        if (!both_nan && g.data[i] != w.data[i])
+            return ::testing::AssertionFailure() << name << "[" << i << "]: " << g.data[i] << " vs " << w.data[i];
+        g.data[i] = w.data[i] = 0.0f;
+    }
+    return close(name, g, w, tol);
+}
+
 }  // namespace fixtures

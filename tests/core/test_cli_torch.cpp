@@ -40,32 +40,9 @@ const Tensor& get(const SafetensorsFile& f, const std::string& name) {
     return t->value;
 }
 
-// [L, B, D] <-> [B, L, D]
-Tensor swap01(const Tensor& x) {
-    const int64_t A = x.dim(0), B = x.dim(1), D = x.dim(2);
-    Tensor out({B, A, D});
-    for (int64_t a = 0; a < A; ++a)
-        for (int64_t b = 0; b < B; ++b)
-            for (int64_t d = 0; d < D; ++d) out.data[size_t((b * A + a) * D + d)] = x.data[size_t((a * B + b) * D + d)];
-    return out;
-}
 
-// fixtures::close, but an infinity (an additive mask's −inf) must be the same infinity, and a NaN
-// (a fully masked row's, as PyTorch makes it) a NaN: the relative error alone would pass any
-// tensor holding an infinity (its scale is infinite) and fail any holding a NaN.
 ::testing::AssertionResult same(const std::string& name, const Tensor& got, const Tensor& want) {
-    if (got.shape != want.shape)
-        return ::testing::AssertionFailure() << name << ": shape " << shape_to_string(got.shape) << " vs PyTorch's "
-                                             << shape_to_string(want.shape);
-    Tensor g = got, w = want;
-    for (size_t i = 0; i < g.data.size(); ++i) {
-        if (std::isfinite(g.data[i]) && std::isfinite(w.data[i])) continue;
-        const bool both_nan = std::isnan(g.data[i]) && std::isnan(w.data[i]);
-        if (!both_nan && g.data[i] != w.data[i])
-            return ::testing::AssertionFailure() << name << "[" << i << "]: " << g.data[i] << " vs " << w.data[i];
-        g.data[i] = w.data[i] = 0.0f;
-    }
-    return fixtures::close(name, g, w, kTol);
+    return fixtures::close_nonfinite(name, got, want, kTol);
 }
 
 // np.save's format for the dtypes masks come in: '|b1' (bool) and '<i8' (int64).
@@ -127,7 +104,7 @@ void expect_pytorchs_trace(const std::string& case_name, const SafetensorsFile& 
     const bool decoder = want.find("decoder_layer.out") != nullptr;
     const Tensor& last = get(dump, decoder ? "decoder_layer.norm3" : "encoder_layer.norm2");
     const std::string out = decoder ? "decoder_layer.out" : "encoder_layer.out";
-    EXPECT_TRUE(same(out, batch_first ? last : swap01(last), get(want, out)));
+    EXPECT_TRUE(same(out, batch_first ? last : swap_leading_axes(last), get(want, out)));
 }
 
 }  // namespace
@@ -161,7 +138,7 @@ TEST(CliLayerLab, Seed004PrintsTheSeedsNumbers) {
     ASSERT_EQ(out.shape, (Shape{1, 3, 4}));
     for (size_t i = 0; i < printed.size(); ++i) EXPECT_NEAR(out.data[i], printed[i], 5e-5) << i;
     expect_pytorchs_trace("seed004", d, false);
-    EXPECT_TRUE(same("src", get(d, "src"), swap01(get(in, "src"))));  // the input, batch-first like every entry
+    EXPECT_TRUE(same("src", get(d, "src"), swap_leading_axes(get(in, "src"))));  // the input, batch-first like every entry
     ASSERT_TRUE(d.metadata.count("stepformer.config"));
     EXPECT_TRUE(config_from_json_text(d.metadata.at("stepformer.config")).layers());
 
@@ -208,7 +185,7 @@ TEST(CliLayerLab, APairWithACausalTgtMaskIsPyTorchsDecoderLayer) {
     expect_pytorchs_trace("pair_post_relu", read_safetensors(dump), false);
     r = cli(model_args("pair_post_relu") + inputs + std::vector<std::string>{"--dump", dump});
     ASSERT_EQ(r.rc, 0) << r.err;
-    const Tensor unmasked = swap01(get(read_safetensors(dump), "decoder_layer.norm3"));
+    const Tensor unmasked = swap_leading_axes(get(read_safetensors(dump), "decoder_layer.norm3"));
     const Tensor& want = get(read_safetensors(torch_path("pair_post_relu", "trace.safetensors")), "decoder_layer.out");
     EXPECT_GT(fixtures::rel_error(unmasked, want), 1e-2);
 }
@@ -241,7 +218,7 @@ TEST(CliLayerLab, KeyPaddingMasksAndTheBackwardPassArePyTorchs) {
         const StoredTensor* ours = d.find(g.name);
         ASSERT_NE(ours, nullptr) << g.name;
         const bool pytorch_layout = g.name == "grad.src" || g.name == "grad.tgt";
-        EXPECT_TRUE(same(g.name, pytorch_layout ? swap01(ours->value) : ours->value, g.value));
+        EXPECT_TRUE(same(g.name, pytorch_layout ? swap_leading_axes(ours->value) : ours->value, g.value));
         ++(g.value.rank() <= 2 && !pytorch_layout ? params : intermediates);
     }
     EXPECT_EQ(params, 30u);  // every parameter of both layers: 12 + 18

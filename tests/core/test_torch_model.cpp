@@ -32,31 +32,8 @@ const Tensor& get(const SafetensorsFile& f, const std::string& name) {
     return t->value;
 }
 
-// (L, B, ...) <-> (B, L, ...)
-Tensor swap01(const Tensor& t) {
-    Shape s = t.shape;
-    std::swap(s[0], s[1]);
-    Tensor out(s);
-    const int64_t A = t.dim(0), B = t.dim(1), inner = t.size() / (A * B);
-    for (int64_t a = 0; a < A; ++a)
-        for (int64_t b = 0; b < B; ++b)
-            for (int64_t k = 0; k < inner; ++k) out.data[size_t((b * A + a) * inner + k)] = t.data[size_t((a * B + b) * inner + k)];
-    return out;
-}
-
-// NaN where the reference has NaN (PyTorch's fully masked rows), close elsewhere.
 ::testing::AssertionResult same(const std::string& name, const Tensor& got, const Tensor& want) {
-    if (got.shape != want.shape)
-        return ::testing::AssertionFailure() << name << ": shape " << shape_to_string(got.shape) << " vs "
-                                             << shape_to_string(want.shape);
-    Tensor g = got, w = want;
-    for (size_t i = 0; i < w.data.size(); ++i) {
-        if (std::isnan(w.data[i]) != std::isnan(g.data[i]))
-            return ::testing::AssertionFailure() << name << ": NaN at " << i << " on one side only";
-        if (std::isnan(w.data[i])) g.data[i] = w.data[i] = 0.0f;
-        if (std::isinf(w.data[i]) && w.data[i] == g.data[i]) g.data[i] = w.data[i] = 0.0f;
-    }
-    return fixtures::close(name, g, w, kTol);
+    return fixtures::close_nonfinite(name, got, want, kTol);
 }
 
 std::vector<int> bool_mask(const SafetensorsFile& f, const std::string& name) {
@@ -121,12 +98,12 @@ TEST_P(TorchLayers, EveryTraceTensorAndGradientIsPyTorchs) {
     // The module's output in PyTorch's layout is the last entry.
     const std::string out_name = c.decoder_layer ? "decoder_layer.out" : "encoder_layer.out";
     const Tensor& last = tr.entries().back().value;
-    EXPECT_TRUE(same(out_name, c.batch_first ? last : swap01(last), get(want, out_name)));
+    EXPECT_TRUE(same(out_name, c.batch_first ? last : swap_leading_axes(last), get(want, out_name)));
 
     // Backward from d loss / d out = loss.weight.
     const Tensor& w = get(grads, "loss.weight");
     ParamSet g;
-    model.backward_from_output(batch, tr, c.batch_first ? w : swap01(w), g);
+    model.backward_from_output(batch, tr, c.batch_first ? w : swap_leading_axes(w), g);
     for (size_t i = 0; i < g.size(); ++i) EXPECT_TRUE(same("grad." + g.name(i), g[i], get(grads, "grad." + g.name(i))));
     for (const StoredTensor& t : grads.tensors) {
         if (t.name == "loss" || t.name == "loss.weight" || !names::is_grad(t.name)) continue;
@@ -137,7 +114,7 @@ TEST_P(TorchLayers, EveryTraceTensorAndGradientIsPyTorchs) {
         const TraceEntry* e = tr.find(t.name);
         ASSERT_NE(e, nullptr) << t.name;
         const bool pytorch_layout = base == "src" || base == "tgt";
-        EXPECT_TRUE(same(t.name, pytorch_layout && !c.batch_first ? swap01(e->value) : e->value, t.value));
+        EXPECT_TRUE(same(t.name, pytorch_layout && !c.batch_first ? swap_leading_axes(e->value) : e->value, t.value));
     }
 }
 

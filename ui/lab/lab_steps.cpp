@@ -191,12 +191,7 @@ Tensor torchLayout(const TraceEntry& e, const Config& c) {
     const Tensor& t = e.value;
     if (perHead(e)) return Tensor({t.dim(0) * t.dim(1), t.dim(2), t.dim(3)}, t.data);
     if (!perPosition(e) || c.batch_first) return t;
-    const int64_t B = t.dim(0), L = t.dim(1), D = t.dim(2);
-    Tensor out({L, B, D});
-    for (int64_t b = 0; b < B; ++b)
-        for (int64_t l = 0; l < L; ++l)
-            for (int64_t d = 0; d < D; ++d) out.data[size_t((l * B + b) * D + d)] = t.data[size_t((b * L + l) * D + d)];
-    return out;
+    return swap_leading_axes(t);  // [L, B, D] from the trace's [B, L, D]
 }
 
 QString axisWord(const Axis& a) {

@@ -25,6 +25,19 @@ struct Matrix {
     float at(int r, int c) const { return values[size_t(r) * cols + c]; }
 };
 
+// A row's mean and (biased) variance, as LayerNorm takes them over the last axis.
+struct RowStats {
+    double mean = 0.0, var = 0.0;
+};
+inline RowStats rowStats(const Matrix& m, int r) {
+    RowStats s;
+    for (int k = 0; k < m.cols; ++k) s.mean += m.at(r, k);
+    s.mean /= m.cols;
+    for (int k = 0; k < m.cols; ++k) s.var += (m.at(r, k) - s.mean) * (m.at(r, k) - s.mean);
+    s.var /= m.cols;
+    return s;
+}
+
 // First axis of `kind` in the entry, or -1.
 int axisIndex(const stepformer::TraceEntry& e, stepformer::AxisKind kind);
 // Size of the first axis of `kind`, or 0 when the entry has none.

@@ -115,11 +115,7 @@ QString torchCellExtra(const CellTipContext& x, int r, int c, bool& handled) {
     case Role::LayerNorm: {
         const Matrix R = operand(0);
         if (!inside(R, r, c)) return {};
-        double mean = 0.0, var = 0.0;
-        for (int k = 0; k < R.cols; ++k) mean += R.at(r, k);
-        mean /= R.cols;
-        for (int k = 0; k < R.cols; ++k) var += (R.at(r, k) - mean) * (R.at(r, k) - mean);
-        var /= R.cols;
+        const auto [mean, var] = rowStats(R, r);
         const double z = (R.at(r, c) - mean) / std::sqrt(var + x.cfg.layer_norm_eps);
         return QStringLiteral("row %1 of %2: mean \u03bc = %3, variance \u03c3\u00b2 = %4<br>"
                               "(x \u2212 \u03bc) / \u221a(\u03c3\u00b2 + \u03b5) = %5, then \u00b7 weight[%6] + bias[%6] = <b>%7</b>")

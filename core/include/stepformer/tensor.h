@@ -36,4 +36,8 @@ struct Tensor {
     void zero();
 };
 
+// The first two axes swapped, (A, B, ...) -> (B, A, ...): PyTorch's sequence-first layout
+// [L, B, D] to the trace's batch-first [B, L, D] and back. Throws std::invalid_argument below rank 2.
+Tensor swap_leading_axes(const Tensor& t);
+
 }  // namespace stepformer
