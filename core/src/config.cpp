@@ -50,7 +50,28 @@ Config Config::seed004() {
     return c;
 }
 
-const char* architecture_name(Architecture a) { return a == Architecture::Torch ? "torch" : "tutorial"; }
+Config Config::aiayn_small() {
+    Config c;
+    c.architecture = Architecture::Aiayn;
+    c.d_model = 32;
+    c.d_ff = 64;
+    c.n_layers = 2;
+    c.n_heads = 4;
+    c.d_k = c.d_v = 8;
+    c.dropout = 0.0;
+    c.layer_norm_eps = 1e-6;
+    c.emb_src_trg_weight_sharing = false;  // the tutorial's two vocabularies differ
+    return c;
+}
+
+const char* architecture_name(Architecture a) {
+    switch (a) {
+        case Architecture::Torch: return "torch";
+        case Architecture::Aiayn: return "aiayn";
+        case Architecture::Tutorial: break;
+    }
+    return "tutorial";
+}
 const char* structure_name(Structure s) { return s == Structure::Layers ? "layers" : "seq2seq"; }
 
 static int index_of(const std::vector<std::string>& v, const std::string& s) {
@@ -90,11 +111,11 @@ void Config::validate() const {
     };
     const bool t = torch();
     positive(d_model, "d_model", 16384);
-    positive(d_ff, t ? "dim_feedforward" : "d_ff", 65536);
+    positive(d_ff, t ? "dim_feedforward" : aiayn() ? "d_inner" : "d_ff", 65536);
     positive(d_k, "d_k", 4096);
     positive(d_v, "d_v", 4096);
     positive(n_layers, t ? "num_encoder_layers" : "n_layers", 64);
-    positive(n_heads, t ? "nhead" : "n_heads", 256);
+    positive(n_heads, t ? "nhead" : aiayn() ? "n_head" : "n_heads", 256);
     if (t) {
         if (d_model % n_heads != 0)
             throw ConfigError("config: 'd_model' = " + std::to_string(d_model) + " is not divisible by 'nhead' = " +
@@ -114,6 +135,19 @@ void Config::validate() const {
         throw ConfigError("config: 'layer_norm_eps' must be in (0, 1], got " + std::to_string(layer_norm_eps));
     if (!(dropout >= 0.0 && dropout < 1.0))
         throw ConfigError("config: 'dropout' must be in [0, 1), got " + std::to_string(dropout));
+    if (aiayn()) {
+        positive(n_position, "n_position", 65536);
+        if (scale_emb_or_prj != "emb" && scale_emb_or_prj != "prj" && scale_emb_or_prj != "none")
+            throw ConfigError("config: 'scale_emb_or_prj' must be \"emb\", \"prj\" or \"none\", got \"" +
+                              scale_emb_or_prj + "\"");
+        if (emb_src_trg_weight_sharing && src_vocab != tgt_vocab)
+            throw ConfigError("config: 'emb_src_trg_weight_sharing' shares one embedding between source and target: "
+                              "it needs one vocabulary for both (src_vocab and tgt_vocab the same list); set it to "
+                              "false for separate vocabularies");
+        if (src_len > n_position || tgt_len > n_position)
+            throw ConfigError("config: sentences of up to " + std::to_string(std::max(src_len, tgt_len)) +
+                              " tokens need 'n_position' >= that, got " + std::to_string(n_position));
+    }
     if (!has_vocabulary()) return;
     positive(src_len, "src_len", 4096);
     positive(tgt_len, "tgt_len", 4096);
@@ -138,6 +172,9 @@ bool Config::same_architecture(const Config& o, std::string* why) const {
     if (diff("architecture", architecture_name(architecture), architecture_name(o.architecture)) ||
         diff("structure", structure_name(structure), structure_name(o.structure)) ||
         diff("activation", activation, o.activation) || diff("norm_first", norm_first, o.norm_first) ||
+        diff("trg_emb_prj_weight_sharing", trg_emb_prj_weight_sharing, o.trg_emb_prj_weight_sharing) ||
+        diff("emb_src_trg_weight_sharing", emb_src_trg_weight_sharing, o.emb_src_trg_weight_sharing) ||
+        diff("scale_emb_or_prj", scale_emb_or_prj, o.scale_emb_or_prj) ||
         diff("d_model", d_model, o.d_model) || diff("d_ff", d_ff, o.d_ff) || diff("d_k", d_k, o.d_k) ||
         diff("d_v", d_v, o.d_v) || diff("n_layers", n_layers, o.n_layers) ||
         (torch() && diff("num_decoder_layers", decoder_layers(), o.decoder_layers())) || diff("n_heads", n_heads, o.n_heads) ||
@@ -226,13 +263,51 @@ static Config torch_config_from_json(const nlohmann::json& j) {
     return c;
 }
 
+// attention-is-all-you-need-pytorch's Transformer arguments, each missing one taking its default;
+// the vocabulary and length keys as the tutorial's (its toy data when missing).
+static Config aiayn_config_from_json(const nlohmann::json& j) {
+    Config c;
+    c.architecture = Architecture::Aiayn;
+    for (const char* other : {"d_ff", "n_heads", "nhead", "dim_feedforward", "num_encoder_layers", "learn_layer_norm",
+                              "structure"})
+        if (j.contains(other))
+            throw ConfigError(std::string("config: '") + other +
+                              "' is not a key of \"architecture\": \"aiayn\", which takes its Transformer's arguments "
+                              "(d_model, d_inner, n_layers, n_head, d_k, d_v, dropout, n_position, "
+                              "trg_emb_prj_weight_sharing, emb_src_trg_weight_sharing, scale_emb_or_prj)");
+    if (j.contains("d_word_vec") && get_int(j, "d_word_vec") != get_int_or(j, "d_model", 512))
+        throw ConfigError("config: 'd_word_vec' must equal 'd_model' (the residual connections add them)");
+    c.d_model = get_int_or(j, "d_model", 512);
+    c.d_ff = get_int_or(j, "d_inner", 2048);
+    c.n_layers = get_int_or(j, "n_layers", 6);
+    c.n_heads = get_int_or(j, "n_head", 8);
+    c.d_k = get_int_or(j, "d_k", 64);
+    c.d_v = get_int_or(j, "d_v", 64);
+    c.dropout = j.contains("dropout") ? get_key<double>(j, "dropout") : 0.1;
+    c.n_position = get_int_or(j, "n_position", 200);
+    c.trg_emb_prj_weight_sharing = get_bool(j, "trg_emb_prj_weight_sharing", true);
+    c.emb_src_trg_weight_sharing = get_bool(j, "emb_src_trg_weight_sharing", true);
+    c.scale_emb_or_prj = j.contains("scale_emb_or_prj") ? get_key<std::string>(j, "scale_emb_or_prj") : "prj";
+    c.layer_norm_eps = 1e-6;
+    if (j.contains("src_vocab")) c.src_vocab = get_key<std::vector<std::string>>(j, "src_vocab");
+    if (j.contains("tgt_vocab")) c.tgt_vocab = get_key<std::vector<std::string>>(j, "tgt_vocab");
+    c.src_len = get_int_or(j, "src_len", c.src_len);
+    c.tgt_len = get_int_or(j, "tgt_len", c.tgt_len);
+    if (j.contains("pad")) c.pad = get_key<std::string>(j, "pad");
+    if (j.contains("bos")) c.bos = get_key<std::string>(j, "bos");
+    if (j.contains("eos")) c.eos = get_key<std::string>(j, "eos");
+    c.validate();
+    return c;
+}
+
 Config config_from_json(const nlohmann::json& j) {
     if (!j.is_object()) throw ConfigError("config: expected a JSON object");
     if (j.contains("architecture")) {
         const std::string a = get_key<std::string>(j, "architecture");
         if (a == "torch") return torch_config_from_json(j);
+        if (a == "aiayn") return aiayn_config_from_json(j);
         if (a != "tutorial")
-            throw ConfigError("config: 'architecture' must be \"tutorial\" or \"torch\", got \"" + a + "\"");
+            throw ConfigError("config: 'architecture' must be \"tutorial\", \"torch\" or \"aiayn\", got \"" + a + "\"");
     }
     Config c;
     c.d_model = get_int(j, "d_model");
@@ -278,6 +353,26 @@ Config load_config_file(const std::string& path) {
 }
 
 nlohmann::json config_to_json(const Config& c) {
+    if (c.aiayn())
+        return nlohmann::json{{"architecture", "aiayn"},
+                              {"d_model", c.d_model},
+                              {"d_inner", c.d_ff},
+                              {"n_layers", c.n_layers},
+                              {"n_head", c.n_heads},
+                              {"d_k", c.d_k},
+                              {"d_v", c.d_v},
+                              {"dropout", c.dropout},
+                              {"n_position", c.n_position},
+                              {"trg_emb_prj_weight_sharing", c.trg_emb_prj_weight_sharing},
+                              {"emb_src_trg_weight_sharing", c.emb_src_trg_weight_sharing},
+                              {"scale_emb_or_prj", c.scale_emb_or_prj},
+                              {"src_vocab", c.src_vocab},
+                              {"tgt_vocab", c.tgt_vocab},
+                              {"src_len", c.src_len},
+                              {"tgt_len", c.tgt_len},
+                              {"pad", c.pad},
+                              {"bos", c.bos},
+                              {"eos", c.eos}};
     if (c.torch()) {
         nlohmann::json j{{"architecture", "torch"},         {"structure", structure_name(c.structure)},
                          {"d_model", c.d_model},             {"nhead", c.n_heads},

@@ -11,6 +11,7 @@
 #include "model_internal.h"
 #include "stepformer/trace_graph.h"
 #include "torch_internal.h"
+#include "aiayn_internal.h"
 #include "stepformer/trace_names.h"
 
 namespace stepformer {
@@ -47,6 +48,16 @@ Tensor positional_table(int L, int D) {
     return pe;
 }
 
+Tensor positional_table_float64(int L, int D) {
+    Tensor pe({L, D});  // (L, D)
+    for (int pos = 0; pos < L; ++pos)
+        for (int j = 0; j < D; ++j) {
+            const double angle = double(pos) / std::pow(10000.0, 2.0 * double(j / 2) / double(D));
+            pe.data[size_t(pos) * D + j] = static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
+        }
+    return pe;
+}
+
 // The positional tables a model has made, one per length: the table depends on (L, d_model) only,
 // so a forward pass copies it instead of computing L × d_model sines and cosines again. Shared by
 // copies of the model (they have the same d_model) and guarded: forward() is const and may run
@@ -61,9 +72,13 @@ Tensor Transformer::pe_table(int L) const {
     auto it = pe_cache_->tables.find(L);
     if (it == pe_cache_->tables.end()) {
         Tensor pe({L, config_.d_model});  // (L, D)
-        Staging st(*backend_);
-        backend_->positional_table(st.out(pe), L, config_.d_model);
-        st.finish();
+        if (config_.aiayn()) {
+            pe = positional_table_float64(L, config_.d_model);  // its table is made in float64
+        } else {
+            Staging st(*backend_);
+            backend_->positional_table(st.out(pe), L, config_.d_model);
+            st.finish();
+        }
         it = pe_cache_->tables.emplace(L, std::move(pe)).first;
     }
     return it->second;
@@ -295,6 +310,12 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
     st.set_parent(kept_);
     st.set_copy_back(opt.trace_to_host);
     ModelCtx m{c, params(), *backend_, st, resident_weights()};
+    if (c.aiayn()) {
+        AiaynPass pass{m, opt};
+        aiayn_forward(pass, batch, tr, pe_table(S), pe_table(T));
+        if (opt.finish) st.finish();
+        return;
+    }
     if (c.torch()) {
         TorchPass pass{m, opt, TorchNames(c)};
         if (c.layers()) torch_forward_layers(pass, batch, tr);
@@ -374,19 +395,28 @@ void Transformer::queue_loss(const Batch& batch, Trace& tr) const {
     const Block blk{Stack::None, BlockKind::Loss, -1};
     const TraceEntry* probs_entry = graph::output_probs(tr);
     if (!probs_entry) throw std::logic_error("loss: the trace has no probabilities (call forward() first)");
-    const std::string probs = probs_entry->name,
+    // attention-is-all-you-need-pytorch trains on cal_loss: label-smoothed, summed over the targets.
+    const bool smoothed = config_.aiayn();
+    const std::string probs = probs_entry->name, logits = graph::output_logits(tr)->name,
                       per_token_name = names::entry(blk, "per_token");
     const Axis aB = detail::ax(AxisKind::Batch, "batch_size"), aT = detail::ax(AxisKind::TgtToken, "tgt_len");
     // The entries first: the kernel writes into them (the mean at the next synchronisation).
-    Tensor& per_token = tr.add(per_token_name, Node{Role::LossPerToken, Op::CrossEntropy, blk, {probs}}, {aB, aT},
-                               Tensor({batch.B, batch.T}))
+    Tensor& per_token = tr.add(per_token_name, Node{Role::LossPerToken, Op::CrossEntropy, blk, {smoothed ? logits : probs}},
+                               {aB, aT}, Tensor({batch.B, batch.T}))
                             .value;
-    Tensor& mean = tr.add(names::entry(blk, ""), Node{Role::Loss, Op::Mean, blk, {per_token_name}}, {}, Tensor(Shape{}))
+    Tensor& mean = tr.add(names::entry(blk, ""), Node{Role::Loss, smoothed ? Op::Sum : Op::Mean, blk, {per_token_name}}, {},
+                          Tensor(Shape{}))
                        .value;
     Tensor& finite = tr.saved[names::entry(blk, "finite")] = Tensor(Shape{1});
     Staging& st = tr.staging(*backend_);
     float* dper_token = st.out(per_token);
-    backend_->cross_entropy_forward(dper_token, mean.ptr(), nullptr, st.in(tr.at(probs).value), st.in(batch.out), N, V, 0);
+    const int pad = config_.tgt_id(config_.pad);
+    if (smoothed)
+        backend_->smoothed_cross_entropy_forward(dper_token, mean.ptr(), st.in(tr.at(logits).value), st.in(batch.out), N,
+                                                 V, pad, kLabelSmoothing);
+    else
+        backend_->cross_entropy_forward(dper_token, mean.ptr(), nullptr, st.in(tr.at(probs).value), st.in(batch.out), N, V,
+                                        pad);
     backend_->all_finite(st.out(finite), dper_token, per_token.size());  // the mean is finite when every loss is
 }
 

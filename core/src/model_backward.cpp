@@ -161,13 +161,18 @@ void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool 
     Ctx x{c, params(), grads, *backend_, st, gs, updater, updater ? nullptr : resident_weights()};
 
     const int B = batch.B, T = batch.T, V = c.tgt_vocab_size();
-    if (c.torch()) {
-        // CrossEntropyLoss(ignore_index=pad) straight to the generator's logits; then the graph, backwards.
+    if (c.torch() || c.aiayn()) {
+        // The loss straight to the logits (CrossEntropyLoss(ignore_index=pad), or aiayn's
+        // label-smoothed sum); then the graph, backwards.
         const TraceEntry* logits = graph::output_logits(tr);
         Tensor& dlogits = gs.pending.emplace(logits->name, Tensor(logits->value.shape)).first->second;
-        backend_->cross_entropy_backward(st.out(dlogits), x.in(graph::output_probs(tr)->name), st.in(batch.out), B * T, V,
-                                         c.tgt_id(c.pad));
-        detail::torch_backward(x, batch);
+        const float* probs = x.in(graph::output_probs(tr)->name);
+        if (c.aiayn())
+            backend_->smoothed_cross_entropy_backward(st.out(dlogits), probs, st.in(batch.out), B * T, V, c.tgt_id(c.pad),
+                                                      kLabelSmoothing, 1.0f);
+        else
+            backend_->cross_entropy_backward(st.out(dlogits), probs, st.in(batch.out), B * T, V, c.tgt_id(c.pad));
+        detail::graph_backward(x, batch);
         st.finish();
         return;
     }

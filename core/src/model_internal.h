@@ -34,4 +34,15 @@ struct ModelCtx {
 
 Axis ax(AxisKind k, const char* name);
 
+// Dropout where a model puts it, in training only: each call draws the keep mask (n) of the pass's
+// next site, saved as trace.saved[key + ".dropout_keep"]; null outside training or at p = 0. One
+// Philox stream per site and step: the same seed and step draw the same masks on every backend.
+struct DropoutSites {
+    const ModelCtx& m;
+    const ForwardOptions& opt;
+    int site = 0;
+    // p < 0: the model's dropout (Config::dropout).
+    const Tensor* draw(Trace& tr, const std::string& key, int64_t n, double p = -1.0);
+};
+
 }  // namespace stepformer::detail

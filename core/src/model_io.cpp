@@ -50,6 +50,9 @@ void save_weights(const std::string& path, const Config& config, const ParamSet&
                   const std::vector<std::pair<std::string, const Tensor*>>& extra_tensors) {
     std::vector<TensorToWrite> items;
     for (size_t i = 0; i < params.size(); ++i) items.push_back({params.name(i), &params[i], DType::F32});
+    // A shared weight under each of its state_dict names, as PyTorch's state_dict() writes it.
+    for (const auto& [alias, own] : param_aliases(config))
+        if (params.contains(own)) items.push_back({alias, &params.at(own), DType::F32});
     for (const auto& [name, t] : extra_tensors) items.push_back({name, t, DType::F32});
     auto meta = extra_metadata;
     meta["stepformer.config"] = config_to_json_text(config, -1);

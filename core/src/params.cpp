@@ -111,9 +111,82 @@ static std::vector<ParamSpec> torch_param_specs(const Config& c) {
     return s;
 }
 
+// ----- attention-is-all-you-need-pytorch (seed 003): its state_dict's names and order.
+
+std::vector<std::pair<std::string, std::string>> param_aliases(const Config& c) {
+    std::vector<std::pair<std::string, std::string>> out;
+    if (!c.aiayn()) return out;
+    if (c.emb_src_trg_weight_sharing) out.push_back({"encoder.src_word_emb.weight", "decoder.trg_word_emb.weight"});
+    if (c.trg_emb_prj_weight_sharing) out.push_back({"trg_word_prj.weight", "decoder.trg_word_emb.weight"});
+    return out;
+}
+
+std::string canonical_param(const Config& c, const std::string& name) {
+    for (const auto& [alias, own] : param_aliases(c))
+        if (alias == name) return own;
+    return name;
+}
+
+static void add_aiayn_norm(std::vector<ParamSpec>& s, const Block& b, const std::string& prefix, int D) {
+    using I = ParamSpec::Init;
+    s.push_back({names::param(b, prefix + "weight"), {D}, I::Ones, 0, false, true});
+    s.push_back({names::param(b, prefix + "bias"), {D}, I::Zeros, 0, false, true});
+}
+
+static void add_aiayn_attention(std::vector<ParamSpec>& s, const Block& b, const Config& c) {
+    using I = ParamSpec::Init;
+    const int D = c.d_model, HK = c.n_heads * c.d_k, HV = c.n_heads * c.d_v;
+    s.push_back({names::param(b, "w_qs.weight"), {HK, D}, I::Xavier, D, false, false, HK});
+    s.push_back({names::param(b, "w_ks.weight"), {HK, D}, I::Xavier, D, false, false, HK});
+    s.push_back({names::param(b, "w_vs.weight"), {HV, D}, I::Xavier, D, false, false, HV});
+    s.push_back({names::param(b, "fc.weight"), {D, HV}, I::Xavier, HV, false, false, D});
+    add_aiayn_norm(s, b, "layer_norm.", D);
+}
+
+static void add_aiayn_ffn(std::vector<ParamSpec>& s, const Block& b, const Config& c) {
+    using I = ParamSpec::Init;
+    const int D = c.d_model, F = c.d_ff;
+    s.push_back({names::param(b, "w_1.weight"), {F, D}, I::Xavier, D, false, false, F});
+    s.push_back({names::param(b, "w_1.bias"), {F}, I::Uniform, D, false, true});
+    s.push_back({names::param(b, "w_2.weight"), {D, F}, I::Xavier, F, false, false, D});
+    s.push_back({names::param(b, "w_2.bias"), {D}, I::Uniform, F, false, true});
+    add_aiayn_norm(s, b, "layer_norm.", D);
+}
+
+// Every matrix xavier-initialised, as its Transformer does after building the modules.
+static std::vector<ParamSpec> aiayn_param_specs(const Config& c) {
+    using I = ParamSpec::Init;
+    const Naming n = Naming::Aiayn;
+    const int D = c.d_model;
+    std::vector<ParamSpec> s;
+    for (Stack st : {Stack::Encoder, Stack::Decoder}) {
+        const Block in{st, BlockKind::Input, -1, n};
+        const bool enc = st == Stack::Encoder;
+        const int V = enc ? c.src_vocab_size() : c.tgt_vocab_size();
+        const std::string table = enc ? "src_word_emb.weight" : "trg_word_emb.weight";
+        if (!(enc && c.emb_src_trg_weight_sharing))
+            s.push_back({names::param(in, table), {V, D}, I::Xavier, D, false, true, V});
+        for (int i = 0; i < c.n_layers; ++i) {
+            if (enc) {
+                add_aiayn_attention(s, Block{st, BlockKind::SelfAttention, i, n}, c);
+            } else {
+                add_aiayn_attention(s, Block{st, BlockKind::MaskedSelfAttention, i, n}, c);
+                add_aiayn_attention(s, Block{st, BlockKind::CrossAttention, i, n}, c);
+            }
+            add_aiayn_ffn(s, Block{st, BlockKind::FeedForward, i, n}, c);
+        }
+        add_aiayn_norm(s, in, "layer_norm.", D);
+    }
+    if (!c.trg_emb_prj_weight_sharing)
+        s.push_back({names::param(Block{Stack::None, BlockKind::Projection, -1, n}, "weight"), {c.tgt_vocab_size(), D},
+                     I::Xavier, D, false, false, c.tgt_vocab_size()});
+    return s;
+}
+
 std::vector<ParamSpec> param_specs(const Config& c) {
     using I = ParamSpec::Init;
     if (c.torch()) return torch_param_specs(c);
+    if (c.aiayn()) return aiayn_param_specs(c);
     std::vector<ParamSpec> s;
     s.push_back({names::embedding_table(Stack::Encoder), {c.src_vocab_size(), c.d_model}, I::Normal, 0, false, true});
     for (int i = 0; i < c.n_layers; ++i) {
@@ -214,18 +287,22 @@ bool read_config_from_weights(const std::string& path, Config* out) {
 }
 
 static bool is_ignored_buffer(const std::string& name) {
-    return name == "encoder.pos_emb.pe" || name == "decoder.pos_emb.pe" || name == "positional_encoding.pos_embedding";
+    return name == "encoder.pos_emb.pe" || name == "decoder.pos_emb.pe" || name == "positional_encoding.pos_embedding" ||
+           name == "encoder.position_enc.pos_table" || name == "decoder.position_enc.pos_table";
 }
 
 // A positional buffer is recomputed, not read: a file whose buffer holds another table (another
 // formula, a learned one) would otherwise change the numbers silently, so it is said.
 static std::string positional_buffer_warning(const StoredTensor& st, const Config& c, const std::string& path) {
-    const Shape& s = st.shape;  // (max_len, 1, D) as PyTorch's modules register it
-    if (s.size() != 3 || s[1] != 1 || s[2] != c.d_model || s[0] <= 0)
+    // (max_len, 1, D) as the tutorials register it; (1, n_position, D) in attention-is-all-you-need-pytorch
+    const Shape& s = st.shape;
+    const int64_t rows = c.aiayn() ? (s.size() == 3 ? s[1] : 0) : (s.size() == 3 ? s[0] : 0);
+    const bool fits = s.size() == 3 && s[2] == c.d_model && rows > 0 && (c.aiayn() ? s[0] == 1 : s[1] == 1);
+    if (!fits)
         return "weights '" + path + "': the positional buffer '" + st.name + "' has shape " + shape_to_string(s) +
                "; it is ignored and the sinusoid table recomputed";
-    const int L = static_cast<int>(std::min<int64_t>(s[0], 4096));
-    const Tensor pe = positional_table(L, c.d_model);  // (L, D)
+    const int L = static_cast<int>(std::min<int64_t>(rows, 4096));
+    const Tensor pe = c.aiayn() ? positional_table_float64(L, c.d_model) : positional_table(L, c.d_model);  // (L, D)
     double worst = 0.0;
     for (size_t i = 0; i < pe.data.size(); ++i) worst = std::max(worst, double(std::abs(pe.data[i] - st.value.data[i])));
     if (!(worst <= 1e-5)) {
@@ -334,8 +411,10 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
     out.params = ParamSet(specs);
     std::set<std::string> expected;
     for (const auto& sp : specs) expected.insert(sp.name);
+    const auto aliases = param_aliases(out.config);
     for (const auto& st : f.tensors) {
         if (expected.count(st.name) || skipped_norms.count(st.name)) continue;
+        if (canonical_param(out.config, st.name) != st.name) continue;  // a shared weight's other name: checked below
         if (is_ignored_buffer(st.name) || is_optimizer_state(st.name)) {
             if (is_ignored_buffer(st.name)) {
                 out.ignored.push_back(st.name);
@@ -372,6 +451,15 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
         for (float v : st->value.data)
             if (!std::isfinite(v)) throw fail("parameter '" + sp.name + "' contains NaN or infinity");
         out.params[i] = st->value;
+    }
+    // A shared weight under its other names: the same values, or the file is not of this model.
+    for (const auto& [alias, own] : aliases) {
+        const StoredTensor* st = f.find(alias);
+        if (!st) continue;
+        const Tensor& t = out.params.at(own);
+        if (st->shape != t.shape || st->value.data != t.data)
+            throw fail("'" + alias + "' is '" + own + "' in this config (weight sharing), but the file holds other values "
+                       "under it; set the sharing option to false if the model was trained without it");
     }
     return out;
 }

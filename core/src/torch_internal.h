@@ -26,9 +26,9 @@ struct TorchPass {
     const ModelCtx& m;
     const ForwardOptions& opt;
     TorchNames names;
-    int site = 0;
+    DropoutSites sites{m, opt};
 
-    const Tensor* dropout(Trace& tr, const std::string& key, int64_t n);
+    const Tensor* dropout(Trace& tr, const std::string& key, int64_t n) { return sites.draw(tr, key, n); }
     void linear(Tensor& y, const float* x, const float* W, const float* b, int N, int I, int O);
     // Each returns the name of the entry it added last (the block's or layer's output).
     std::string attention(Trace& tr, const Block& blk, const std::string& xq, const std::string& xkv,
@@ -45,9 +45,9 @@ struct TorchPass {
 };
 
 struct Ctx;  // backward_internal.h
-// The backward pass over a torch trace whose gradients at the output (the logits, or the layer
-// lab's last entry) are pending in x.gs.
-void torch_backward(Ctx& x, const Batch& batch);
+// The backward pass over a torch or aiayn trace whose gradients at the output (the logits, or the
+// layer lab's last entry) are pending in x.gs (graph_backward.cpp).
+void graph_backward(Ctx& x, const Batch& batch);
 
 void torch_forward_layers(TorchPass& pass, const Batch& batch, Trace& tr);
 void torch_forward_seq2seq(TorchPass& pass, const Batch& batch, Trace& tr, const Tensor& pe_src, const Tensor& pe_tgt);

@@ -53,13 +53,12 @@ Axis feature(const char* name) { return ax(AxisKind::Feature, name); }
 
 TorchNames::TorchNames(const Config& c) : naming(c.layers() ? Naming::TorchLayers : Naming::TorchSeq2Seq) {}
 
-// Dropout where PyTorch puts it, in training only: keep (n) drawn for this pass's next site.
-const Tensor* TorchPass::dropout(Trace& tr, const std::string& key, int64_t n) {
-    if (!opt.train || m.c.dropout <= 0.0) return nullptr;
+const Tensor* DropoutSites::draw(Trace& tr, const std::string& key, int64_t n, double p) {
+    if (p < 0.0) p = m.c.dropout;
+    if (!opt.train || p <= 0.0) return nullptr;
     Tensor& keep = tr.saved[key + ".dropout_keep"] = Tensor({n});
-    // One stream per site and step: the same seed and step draw the same masks on every backend.
     const uint64_t offset = opt.step * 4096 + uint64_t(site++);
-    m.be.dropout_mask(m.st.out(keep), n, static_cast<float>(m.c.dropout), opt.seed, offset);
+    m.be.dropout_mask(m.st.out(keep), n, static_cast<float>(p), opt.seed, offset);
     return &keep;
 }
 
@@ -99,7 +98,9 @@ std::string TorchPass::attention(Trace& tr, const Block& blk, const std::string&
 
     // (q / √hd) kᵀ: PyTorch scales q before the product; the same maths, rounded a little differently.
     Tensor scores({B, H, Lq, Lk});
-    be.attn_scores_forward(st.out(scores), st.in(Q), st.in(K), B * H, Lq, Lk, hd, 1.0f / std::sqrt(float(hd)));
+    const float scale = 1.0f / std::sqrt(float(hd));
+    be.attn_scores_forward(st.out(scores), st.in(Q), st.in(K), B * H, Lq, Lk, hd, scale);
+    tr.saved[P("scores") + ".scale"] = Tensor({1}, {scale});
     // The mask as applied: attn_mask and key_padding_mask merged into 0 / −inf, added to the scores.
     Tensor add_mask({B, H, Lq, Lk});
     if (mask.host_additive) {
@@ -345,7 +346,9 @@ void torch_forward_seq2seq(TorchPass& pass, const Batch& batch, Trace& tr, const
         Tensor e({B, L, D}), out({B, L, D});
         float* ed = st.out(e);
         be.embedding_forward(ed, st.in(ids), m.w(table), B * L, Vs, D);
-        be.scale(ed, ed, e.size(), std::sqrt(static_cast<float>(D)));  // TokenEmbedding: × math.sqrt(emb_size)
+        const float s = std::sqrt(static_cast<float>(D));  // TokenEmbedding: × math.sqrt(emb_size)
+        be.scale(ed, ed, e.size(), s);
+        tr.saved[emb + ".scale"] = Tensor({1}, {s});
         const Tensor* keep = pass.dropout(tr, out_name, out.size());
         be.positional_forward(st.out(out), ed, st.in(pe_table), keep ? st.in(*keep) : nullptr, B, L, D);
         tr.add(emb, Node{Role::Embedding, Op::Embedding, blk, {table}}, {aB, aL, aD}, std::move(e));

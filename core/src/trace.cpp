@@ -50,6 +50,7 @@ const char* role_name(Role k) {
         case Role::Input: return "input";
         case Role::AttnMask: return "attn_mask";
         case Role::Gelu: return "gelu";
+        case Role::ScaledQ: return "scaled_q";
     }
     return "?";
 }
@@ -85,6 +86,7 @@ Op op_of_role(Role r) {
         case Role::Input: return Op::Input;
         case Role::AttnMask: return Op::AdditiveMask;
         case Role::Gelu: return Op::Gelu;
+        case Role::ScaledQ: return Op::Scale;
     }
     return Op::Gradient;
 }

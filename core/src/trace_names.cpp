@@ -169,9 +169,67 @@ bool parse_torch(Parsed& p, const std::vector<std::string_view>& parts) {
     return false;
 }
 
+// ----- attention-is-all-you-need-pytorch's names (Naming::Aiayn)
+
+const char* aiayn_module(BlockKind k) {
+    switch (k) {
+        case BlockKind::CrossAttention: return "enc_attn";
+        case BlockKind::FeedForward: return "pos_ffn";
+        default: return "slf_attn";
+    }
+}
+
+std::string aiayn_block_prefix(const Block& b) {
+    switch (b.kind) {
+        case BlockKind::Input: return stack_word(b.stack);
+        case BlockKind::Projection: return "trg_word_prj";
+        case BlockKind::Loss: return "loss";
+        case BlockKind::None:
+        case BlockKind::FinalNorm: return {};
+        default:
+            return std::string(stack_word(b.stack)) + ".layer_stack." + std::to_string(b.layer) + "." + aiayn_module(b.kind);
+    }
+}
+
+// Its masks are Transformer.forward's locals: src_mask, trg_mask.
+bool is_aiayn_mask_leaf(std::string_view leaf) { return leaf == "src_mask" || leaf == "trg_mask"; }
+
+bool parse_aiayn(Parsed& p, const std::vector<std::string_view>& parts) {
+    const std::string_view head = parts[0];
+    if (parts.size() == 1 && is_aiayn_mask_leaf(head)) {
+        p.block = Block{head == "trg_mask" ? Stack::Decoder : Stack::Encoder, BlockKind::Input, -1, Naming::Aiayn};
+        p.leaf = std::string(head);
+        return true;
+    }
+    if (head == "trg_word_prj") {
+        p.block = Block{Stack::None, BlockKind::Projection, -1, Naming::Aiayn};
+        p.leaf = join_from(parts, 1);
+        return true;
+    }
+    if ((head != "encoder" && head != "decoder") || parts.size() < 2) return false;
+    const Stack stack = head == "decoder" ? Stack::Decoder : Stack::Encoder;
+    if (parts[1] == "src_word_emb" || parts[1] == "trg_word_emb" || parts[1] == "position_enc" || parts[1] == "layer_norm") {
+        p.block = Block{stack, BlockKind::Input, -1, Naming::Aiayn};
+        p.leaf = join_from(parts, 1);
+        return true;
+    }
+    if (parts[1] != "layer_stack" || parts.size() < 4) return false;
+    const int layer = parse_index(parts[2]);
+    if (layer < 0) return false;
+    BlockKind k = BlockKind::None;
+    if (parts[3] == "pos_ffn") k = BlockKind::FeedForward;
+    else if (parts[3] == "enc_attn") k = BlockKind::CrossAttention;
+    else if (parts[3] == "slf_attn") k = stack == Stack::Decoder ? BlockKind::MaskedSelfAttention : BlockKind::SelfAttention;
+    if (k == BlockKind::None) return false;
+    p.block = Block{stack, k, layer, Naming::Aiayn};
+    p.leaf = join_from(parts, 4);
+    return true;
+}
+
 }  // namespace
 
 std::string block_prefix(const Block& b) {
+    if (b.naming == Naming::Aiayn) return aiayn_block_prefix(b);
     if (b.torch()) return torch_block_prefix(b);
     switch (b.kind) {
         case BlockKind::Input: return stack_word(b.stack);
@@ -187,6 +245,7 @@ std::string block_prefix(const Block& b) {
 
 std::string entry(const Block& b, std::string_view leaf) {
     if (b.torch()) return torch_entry(b, leaf);
+    if (b.naming == Naming::Aiayn && b.kind == BlockKind::Input && is_aiayn_mask_leaf(leaf)) return std::string(leaf);
     std::string p = block_prefix(b);
     if (leaf.empty()) return p;
     if (p.empty()) return std::string(leaf);
@@ -214,6 +273,9 @@ Parsed parse(std::string_view name) {
     p.base = forward_name(name);
     const auto parts = split(p.base);
     if (parse_torch(p, parts)) return p;
+    p.block = Block{};
+    p.leaf.clear();
+    if (parse_aiayn(p, parts)) return p;
     p.block = Block{};
     p.leaf.clear();
     const std::string_view head = parts[0];

@@ -15,8 +15,9 @@ struct ConfigError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
-// Which model: the tutorial's (seed 001) or PyTorch's own nn.Transformer layers (seeds 002, 004).
-enum class Architecture { Tutorial, Torch };
+// Which model: the tutorial's (seed 001), PyTorch's own nn.Transformer layers (seeds 002, 004)
+// or attention-is-all-you-need-pytorch's Transformer (seed 003).
+enum class Architecture { Tutorial, Torch, Aiayn };
 // For "torch": a translation model around nn.Transformer, or seed 004's layer lab (one encoder
 // layer, optionally one decoder layer reading its output as memory, fed tensors instead of tokens).
 enum class Structure { Seq2Seq, Layers };
@@ -51,12 +52,20 @@ struct Config {
     bool norm_first = false;       // pre-norm layers
     bool decoder_layer = false;    // "layers": a decoder layer follows the encoder layer
 
+    // "aiayn" only (its Transformer's constructor arguments; d_ff is d_inner, n_heads n_head, and
+    // d_k, d_v, n_layers as named; LayerNorm eps 1e-6, always learned).
+    int n_position = 200;                    // rows of the sinusoid table (pos_table)
+    bool trg_emb_prj_weight_sharing = true;  // trg_word_prj.weight is decoder.trg_word_emb.weight
+    bool emb_src_trg_weight_sharing = true;  // encoder.src_word_emb.weight is decoder.trg_word_emb.weight
+    std::string scale_emb_or_prj = "prj";    // "emb" (embeddings × √d_model) | "prj" (logits × d_model^−0.5) | "none"
+
     bool torch() const { return architecture == Architecture::Torch; }
+    bool aiayn() const { return architecture == Architecture::Aiayn; }
     bool layers() const { return torch() && structure == Structure::Layers; }
     int encoder_layers() const { return n_layers; }
     int decoder_layers() const { return torch() ? n_decoder_layers : n_layers; }
     bool has_vocabulary() const { return !layers(); }
-    bool learns_layer_norm() const { return torch() || learn_layer_norm; }
+    bool learns_layer_norm() const { return torch() || aiayn() || learn_layer_norm; }
 
     static Config tutorial() { return Config{}; }
     // A small readable model with the tutorial's vocabulary (for the GUI and quick tests).
@@ -65,6 +74,9 @@ struct Config {
     static Config torch_small();
     // Seed 004's layer lab: nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8, dropout=0.0).
     static Config seed004();
+    // attention-is-all-you-need-pytorch's Transformer at a readable size (d_model 32, 2 layers, 4
+    // heads) on the tutorial's sentences: separate vocabularies, so no shared embeddings.
+    static Config aiayn_small();
 
     // Throws ConfigError naming the first problem found.
     void validate() const;
@@ -86,7 +98,7 @@ Config config_from_json_text(const std::string& text, const std::string& what = 
 Config load_config_file(const std::string& path);
 nlohmann::json config_to_json(const Config& c);
 std::string config_to_json_text(const Config& c, int indent = 2);
-const char* architecture_name(Architecture a);  // "tutorial" | "torch"
+const char* architecture_name(Architecture a);  // "tutorial" | "torch" | "aiayn"
 const char* structure_name(Structure s);        // "seq2seq" | "layers"
 
 // Tokenisation: whitespace split, each token looked up in the vocabulary, then padded to

@@ -46,8 +46,15 @@ Batch make_layer_batch(const Config& c, const Tensor& src, const Tensor& tgt = {
 Batch make_batch(const Config& c, const std::vector<std::string>& src, const std::vector<std::string>& tgt,
                  const std::vector<std::string>& out = {});
 
+// attention-is-all-you-need-pytorch's cal_loss(smoothing=True): ε of its label smoothing.
+inline constexpr float kLabelSmoothing = 0.1f;
+
 // The tutorial's sinusoidal table, (L, D), computed in float32 the way PositionalEncoding does.
 Tensor positional_table(int L, int D);
+// attention-is-all-you-need-pytorch's: made in float64 with NumPy's formula (position /
+// 10000^(2 (j // 2) / D), sin on even, cos on odd columns), then stored as float32 — it differs
+// from the float32 table in the last bits.
+Tensor positional_table_float64(int L, int D);
 
 // Told by backward() about each parameter once the backward pass has made its last use of it,
 // so an optimizer can update it right there, while it is in cache (the fused update).
@@ -101,7 +108,9 @@ public:
     // Clears `trace` and fills it with every intermediate, in computation order.
     void forward(const Batch& batch, Trace& trace, const ForwardOptions& opt = {}) const;
 
-    // Appends loss.per_token (B, T) and loss () to a forward trace; needs batch.out. Returns the loss.
+    // Appends loss.per_token (B, T) and loss () to a forward trace; needs batch.out. Returns the loss:
+    // CrossEntropyLoss(ignore_index=pad), the mean over the targets; for "aiayn" its cal_loss, the
+    // label-smoothed (ε = kLabelSmoothing) loss summed over the targets.
     float loss(const Batch& batch, Trace& trace) const;
     // The same without waiting: the entries' values, and the flag trace.saved["loss.finite"] (1
     // when the loss is finite; WeightUpdate::apply_if), arrive at the pass's next synchronisation,

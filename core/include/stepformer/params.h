@@ -31,8 +31,16 @@ struct ParamSpec {
     int fan_out = 0;
 };
 
-// The parameter list of the model for `c`, in state_dict order.
+// The parameter list of the model for `c`, in state_dict order. A shared parameter is listed once,
+// under its own name (see param_aliases).
 std::vector<ParamSpec> param_specs(const Config& c);
+
+// The other names a state_dict holds a shared parameter under (attention-is-all-you-need-pytorch's
+// weight sharing: trg_word_prj.weight and encoder.src_word_emb.weight are the same Parameter as
+// decoder.trg_word_emb.weight): alias -> the parameter's own name. Empty for unshared models.
+std::vector<std::pair<std::string, std::string>> param_aliases(const Config& c);
+// The parameter's own name for a state_dict name (the name itself when it is no alias).
+std::string canonical_param(const Config& c, const std::string& name);
 
 class ParamSet {
 public:

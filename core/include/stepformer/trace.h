@@ -48,6 +48,8 @@ enum class Role {
     // the additive mask an attention block applies (0 or −inf, PyTorch's convention; not a 0/1
     // mask), the GELU activation.
     Input, AttnMask, Gelu,
+    // attention-is-all-you-need-pytorch's: the query divided by the temperature √d_k before q·kᵀ.
+    ScaledQ,
 };
 
 const char* role_name(Role r);  // "scores", "layer_norm": also the explanation's file name
@@ -69,11 +71,13 @@ enum class Op {
     Relu,
     CrossEntropy,     // -log p(target), per token
     Mean,             // mean over the counted tokens
+    Sum,              // sum over the counted tokens (attention-is-all-you-need-pytorch's cal_loss)
     Gradient,         // d loss / d its input
     Input,            // a tensor given by the user (the layer lab's src and tgt)
     AdditiveMask,     // PyTorch's attn_mask and key_padding_mask merged into 0 / −inf, per head
     MaskAdd,          // scores + additive mask (PyTorch's baddbmm)
     Gelu,
+    Scale,            // x · s (s in trace.saved[<name>.scale])
 };
 
 
@@ -94,7 +98,8 @@ enum class BlockKind {
 // Which model's names a block's entries and parameters take (trace_names.h): the tutorial's
 // (seed 001), PyTorch's layers on their own (seed 004's layer lab: encoder_layer.*,
 // decoder_layer.*) or a translation model around nn.Transformer (transformer.encoder.layers.*).
-enum class Naming : uint8_t { Tutorial, TorchLayers, TorchSeq2Seq };
+// attention-is-all-you-need-pytorch's model (seed 003) has its own module paths (Aiayn).
+enum class Naming : uint8_t { Tutorial, TorchLayers, TorchSeq2Seq, Aiayn };
 
 
 struct Block {
@@ -102,7 +107,7 @@ struct Block {
     BlockKind kind = BlockKind::None;
     int layer = -1;  // -1 outside the layers
     Naming naming = Naming::Tutorial;
-    bool torch() const { return naming != Naming::Tutorial; }
+    bool torch() const { return naming == Naming::TorchLayers || naming == Naming::TorchSeq2Seq; }
     bool is_attention() const {
         return kind == BlockKind::SelfAttention || kind == BlockKind::MaskedSelfAttention ||
                kind == BlockKind::CrossAttention;

@@ -1,8 +1,12 @@
-// PyTorch's layers ("architecture": "torch"), backward: the trace is walked from its last entry
-// to its first, and each entry's op sends its gradient to the entries and parameters it read
-// (ggml's way: the graph is the data). An entry's gradient is complete when it is visited, since
-// every entry that read it comes after it in the trace.
+// The backward pass of PyTorch's layers ("architecture": "torch") and of attention-is-all-you-
+// need-pytorch's model ("aiayn"): the trace is walked from its last entry to its first, and each
+// entry's op sends its gradient to the entries and parameters it read (ggml's way: the graph is
+// the data). An entry's gradient is complete when it is visited, since every entry that read it
+// comes after it in the trace; a parameter's, when its last reader has been visited (a packed or
+// shared weight is read several times), and then the optimizer may update it.
+#include <algorithm>
 #include <cmath>
+#include <unordered_map>
 #include <stdexcept>
 
 #include "backward_internal.h"
@@ -13,9 +17,42 @@ namespace stepformer {
 namespace detail {
 namespace {
 
-struct TorchBackward {
+struct GraphBackward {
     Ctx& x;
     const Batch& batch;
+    std::unordered_map<std::string, int> reads;  // parameter (its own name) -> readers not visited yet
+
+    // A parameter's own name for any of its state_dict names (a shared weight's others).
+    std::string own(const std::string& name) const { return canonical_param(x.c, name); }
+    void count_reads() {
+        for (const TraceEntry& e : tr().entries())
+            if (e.role != Role::Gradient)
+                for (const std::string& in : e.inputs)
+                    if (!tr().contains(in)) ++reads[own(in)];
+    }
+    // One reader of parameter `name` is done; after the last, its gradient is final.
+    void release(const std::string& name) {
+        const std::string p = own(name);
+        if (--reads.at(p) == 0) x.ready(p);
+    }
+    float scale_of(const std::string& entry, float fallback) {
+        const Tensor* s = saved(entry + ".scale");
+        return s ? s->data[0] : fallback;
+    }
+    // dx (N, I) = or += dy W and dW += dy^T x for weight `name`: fused with the optimizer's update
+    // when this is the weight's only reader, else accumulated and released.
+    void weight_backward(const std::string& name, float* dx, const float* dy, const float* xin, int N, int I, int O,
+                         bool acc_dx) {
+        const std::string p = own(name);
+        if (reads.at(p) == 1) {
+            reads[p] = 0;
+            x.linear(p, dx, dy, xin, N, I, O, acc_dx);
+            return;
+        }
+        const size_t i = x.p.index_of(p);
+        be().linear_backward(dx, st().inout(x.grads[i]), dy, xin, x.weight(x.p[i]), N, I, O, acc_dx, true);
+        release(p);
+    }
 
     Trace& tr() { return x.gs.tr; }
     Staging& st() { return x.st; }
@@ -54,8 +91,8 @@ struct TorchBackward {
         const Staging::Temp din = st().temp(X.size());
         be().layernorm_backward(din.get(), x.dw(gamma), x.dw(beta), dy, st().in(X), x.saved(e.name + ".mean"),
                                 x.saved(e.name + ".rstd"), x.w(gamma), rows, D);
-        x.ready(gamma);
-        x.ready(beta);
+        release(gamma);
+        release(beta);
         add_into(in, din.get(), X.size());
     }
 
@@ -68,41 +105,51 @@ struct TorchBackward {
         add_into(e.inputs.at(1), d.get(), n);
     }
 
-    // y = x W^T + b with W, b parameters; x_used what the forward multiplied (the input entry,
-    // or its dropped-out copy); dx sent to the input entry through `to_input` (dropout undone).
+    // y = (x W^T + b) · s with W (and b) parameters, s saved or 1; x_used what the forward
+    // multiplied (the input entry, or its dropped-out copy); dx to the input entry, dropout undone.
     void linear(const TraceEntry& e, const float* dy, const float* x_used, const std::string& in_key) {
-        const std::string &in = e.inputs.at(0), &W = e.inputs.at(1), &b = e.inputs.at(2);
-        const Tensor& Wt = x.p.at(W);
+        const std::string &in = e.inputs.at(0), &W = e.inputs.at(1);
+        const Tensor& Wt = x.p.at(own(W));
         const int O = static_cast<int>(Wt.dim(0)), I = static_cast<int>(Wt.dim(1));
         const int N = static_cast<int>(e.value.size() / O);
-        be().bias_backward(x.dw(b), dy, N, O);
-        x.ready(b);
+        Staging::Temp scaled = st().temp(e.value.size());
+        if (const float s = scale_of(e.name, 1.0f); s != 1.0f) {
+            be().scale(scaled.get(), dy, e.value.size(), s);
+            dy = scaled.get();
+        }
+        if (e.inputs.size() > 2) {
+            be().bias_backward(x.dw(own(e.inputs[2])), dy, N, O);
+            release(e.inputs[2]);
+        }
         const int64_t nx = int64_t(N) * I;
         if (saved(in_key + ".dropout_keep")) {
             const Staging::Temp dx = st().temp(nx);
-            x.linear(W, dx.get(), dy, x_used, N, I, O, false);
+            weight_backward(W, dx.get(), dy, x_used, N, I, O, false);
             undo_dropout(in_key, dx.get(), nx);
             add_into(in, dx.get(), nx);
             return;
         }
         bool exists = false;
         float* dx = dest(in, &exists);
-        x.linear(W, dx, dy, x_used, N, I, O, exists);
+        weight_backward(W, dx, dy, x_used, N, I, O, exists);
     }
 
     void out_projection(const TraceEntry& e, const float* dy) {
         const Block& blk = e.block;
-        const std::string context = e.inputs.at(0), W = e.inputs.at(1), b = e.inputs.at(2);
-        const Tensor& C = tr().at(context).value;  // (B, H, Lq, hd)
-        const int B = int(C.dim(0)), H = int(C.dim(1)), Lq = int(C.dim(2)), hd = int(C.dim(3)), D = H * hd;
-        be().bias_backward(x.dw(b), dy, B * Lq, D);
-        x.ready(b);
-        const Staging::Temp dmerged = st().temp(int64_t(B) * Lq * D);
-        x.linear(W, dmerged.get(), dy, x.saved(names::entry(blk, "merged")), B * Lq, D, D, false);
+        const std::string context = e.inputs.at(0), W = e.inputs.at(1);
+        const Tensor& C = tr().at(context).value;  // (B, H, Lq, dv)
+        const int B = int(C.dim(0)), H = int(C.dim(1)), Lq = int(C.dim(2)), dv = int(C.dim(3)), HV = H * dv;
+        const int D = int(e.value.dim(-1));
+        if (e.inputs.size() > 2) {
+            be().bias_backward(x.dw(own(e.inputs[2])), dy, B * Lq, D);
+            release(e.inputs[2]);
+        }
+        const Staging::Temp dmerged = st().temp(int64_t(B) * Lq * HV);
+        weight_backward(W, dmerged.get(), dy, x.saved(names::entry(blk, "merged")), B * Lq, HV, D, false);
         bool exists = false;
         float* dc = dest(context, &exists);
         if (exists) throw std::logic_error("backward: the context has one reader");
-        be().split_heads(dc, dmerged.get(), B, Lq, H, hd);
+        be().split_heads(dc, dmerged.get(), B, Lq, H, dv);
     }
 
     void context(const TraceEntry& e, const float* dctx) {
@@ -127,30 +174,55 @@ struct TorchBackward {
         float* dQ = dest(e.inputs.at(0), &eq);
         float* dK = dest(e.inputs.at(1), &ek);
         if (eq || ek) throw std::logic_error("backward: Q and K have one reader");
-        be().attn_scores_backward(dQ, dK, ds, st().in(Q), st().in(K), G, Lq, Lk, hd, 1.0f / std::sqrt(float(hd)));
+        be().attn_scores_backward(dQ, dK, ds, st().in(Q), st().in(K), G, Lq, Lk, hd,
+                                  scale_of(e.name, 1.0f / std::sqrt(float(hd))));
     }
 
-    // Q, K or V: the slice of the packed in-projection that made it (visited V, K, Q: the
-    // weight's last use is Q's, and then it is ready).
+    // Q, K or V: a projection split into heads. PyTorch's packs the three in one in_proj_weight
+    // (and in_proj_bias), Q | K | V rows; attention-is-all-you-need-pytorch's has w_qs, w_ks, w_vs.
     void in_projection(const TraceEntry& e, const float* dy) {
-        const std::string &in = e.inputs.at(0), &W = e.inputs.at(1), &b = e.inputs.at(2);
-        const int slice = e.role == Role::Q ? 0 : e.role == Role::K ? 1 : 2;
+        const std::string& in = e.inputs.at(0);
         const Tensor& X = tr().at(in).value;  // (B, L, D)
         const int B = int(e.value.dim(0)), H = int(e.value.dim(1)), L = int(e.value.dim(2)), hd = int(e.value.dim(3));
-        const int D = H * hd, N = B * L;
-        const Staging::Temp dtmp = st().temp(int64_t(N) * D);
+        const int HD = H * hd, N = B * L, D = int(X.dim(2));
+        const Staging::Temp dtmp = st().temp(int64_t(N) * HD);
         be().merge_heads(dtmp.get(), dy, B, L, H, hd);
-        be().bias_backward(x.dw(b) + int64_t(slice) * D, dtmp.get(), N, D);
-        const size_t wi = x.p.index_of(W);
-        float* dW = st().out(x.grads[wi]) + int64_t(slice) * D * D;
-        const float* Wslice = x.weight(x.p[wi]) + int64_t(slice) * D * D;
         bool exists = false;
         float* dx = dest(in, &exists);
-        be().linear_backward(dx, dW, dtmp.get(), st().in(X), Wslice, N, D, D, exists, false);
-        if (slice == 0) {
-            x.ready(W);
-            x.ready(b);
+        if (e.inputs.size() == 2) {  // its own weight (HD, D)
+            weight_backward(e.inputs[1], dx, dtmp.get(), st().in(X), N, D, HD, exists);
+            return;
         }
+        const std::string &W = e.inputs.at(1), &b = e.inputs.at(2);
+        const int slice = e.role == Role::Q ? 0 : e.role == Role::K ? 1 : 2;
+        be().bias_backward(x.dw(b) + int64_t(slice) * HD, dtmp.get(), N, HD);
+        const size_t wi = x.p.index_of(W);
+        float* dW = st().out(x.grads[wi]) + int64_t(slice) * HD * D;
+        const float* Wslice = x.weight(x.p[wi]) + int64_t(slice) * HD * D;
+        be().linear_backward(dx, dW, dtmp.get(), st().in(X), Wslice, N, D, HD, exists, false);
+        release(W);
+        release(b);
+    }
+
+    // q / temperature: the gradient scaled the same way.
+    void scale(const TraceEntry& e, const float* dy) {
+        bool exists = false;
+        float* d = dest(e.inputs.at(0), &exists);
+        if (exists) throw std::logic_error("backward: a scaled query has one reader");
+        be().scale(d, dy, e.value.size(), scale_of(e.name, 1.0f));
+    }
+
+    // masked_fill(mask, −1e9): the filled cells get no gradient; the fill the forward used is saved
+    // beside the mask it was made from (the cross-attention's has the decoder's query length).
+    void mask_fill(const TraceEntry& e, const float* dy) {
+        const std::string& mask = e.inputs.at(1);
+        const Tensor* fill = saved(mask + (e.block.kind == BlockKind::CrossAttention ? ".cross_fill" : ".fill"));
+        if (!fill) throw std::logic_error("backward: no fill saved for '" + mask + "'");
+        const int B = int(e.value.dim(0)), H = int(e.value.dim(1)), Lq = int(e.value.dim(2)), Lk = int(e.value.dim(3));
+        bool exists = false;
+        float* d = dest(e.inputs.at(0), &exists);
+        if (exists) throw std::logic_error("backward: the scores have one reader");
+        be().mask_fill_backward(d, dy, st().in(*fill), B, H, Lq, Lk);
     }
 
     void activation(const TraceEntry& e, const float* dy) {
@@ -171,16 +243,24 @@ struct TorchBackward {
         add_into(e.inputs.at(0), d.get(), n);
     }
 
-    // TokenEmbedding: table[ids] × √d_model.
+    // table[ids] (× s when saved: the translation tutorial's √d_model, aiayn's scale_emb). An
+    // embedding with padding_idx (aiayn's) sends nothing to the pad row.
     void embedding(const TraceEntry& e, const float* dy) {
-        const std::string& table = e.inputs.at(0);
+        const std::string table = own(e.inputs.at(0));
         const std::vector<int>& ids = e.block.stack == Stack::Decoder ? batch.tgt : batch.src;
         const int64_t n = e.value.size();
         const int D = int(e.value.dim(-1)), N = int(n / D), V = int(x.grads.at(table).dim(0));
         const Staging::Temp d = st().temp(n);
-        be().scale(d.get(), dy, n, std::sqrt(static_cast<float>(D)));
+        be().scale(d.get(), dy, n, scale_of(e.name, 1.0f));
+        if (x.c.aiayn()) {
+            const int pad = e.block.stack == Stack::Decoder ? x.c.tgt_id(x.c.pad) : x.c.src_id(x.c.pad);
+            Tensor keep({n});
+            for (int r = 0; r < N; ++r) std::fill_n(keep.data.begin() + int64_t(r) * D, D, ids[size_t(r)] == pad ? 0.0f : 1.0f);
+            be().mul_forward(d.get(), d.get(), st().in(keep), n);
+            st().forget(keep);
+        }
         be().embedding_backward(x.dw(table), d.get(), st().in(ids), N, V, D);
-        x.ready(table);
+        release(table);
     }
 
     void step(const TraceEntry& e) {
@@ -207,6 +287,8 @@ struct TorchBackward {
                 break;
             }
             case Op::MaskAdd: add_into(e.inputs.at(0), dy, e.value.size()); break;
+            case Op::MaskFill: mask_fill(e, dy); break;
+            case Op::Scale: scale(e, dy); break;
             case Op::ScaledMatMul: scores(e, dy); break;
             case Op::Relu:
             case Op::Gelu: activation(e, dy); break;
@@ -220,10 +302,12 @@ struct TorchBackward {
 
     // From the last entry to the first; the entries added meanwhile (the gradients) are not visited.
     void run() {
+        count_reads();
         const size_t n = tr().size();
         for (size_t i = n; i-- > 0;) {
             const TraceEntry& e = tr().entries()[i];
-            if (e.role == Role::Gradient || e.role == Role::Probs || e.role == Role::Loss || e.role == Role::LossPerToken)
+            if (e.role == Role::Gradient || e.role == Role::Probs || e.role == Role::Loss || e.role == Role::LossPerToken ||
+                e.is_mask)
                 continue;
             step(e);
         }
@@ -232,7 +316,7 @@ struct TorchBackward {
 
 }  // namespace
 
-void torch_backward(Ctx& x, const Batch& batch) { TorchBackward{x, batch}.run(); }
+void graph_backward(Ctx& x, const Batch& batch) { GraphBackward{x, batch, {}}.run(); }
 
 }  // namespace detail
 
@@ -256,7 +340,7 @@ void Transformer::backward_from_output(const Batch& batch, Trace& tr, const Tens
     detail::Ctx x{config_, params(), grads, *backend_, st, gs, nullptr, resident_weights()};
     Tensor& g = gs.pending.emplace(last->name, Tensor(dout.shape)).first->second;
     backend_->copy(st.out(g), st.in(dout), dout.size());
-    detail::torch_backward(x, batch);
+    detail::graph_backward(x, batch);
     st.finish();
 }
 
