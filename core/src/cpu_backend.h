@@ -69,6 +69,10 @@ public:
                                int V, int ignore_index) override;
     void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
                                 int ignore_index) override;
+    void smoothed_cross_entropy_forward(float* losses, float* sum, const float* logits, const int* targets, int N,
+                                        int V, int ignore_index, float eps) override;
+    void smoothed_cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                         int ignore_index, float eps, float scale) override;
     void all_finite(float* flag, const float* x, int64_t n) override;
     void pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) override;
     void subsequence_mask(float* mask, int B, int T) override;

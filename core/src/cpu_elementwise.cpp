@@ -1,6 +1,7 @@
 // Element-wise kernels, the loss and the optimizer updates.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "cpu_backend.h"
 #include "stepformer/loss.h"
@@ -103,6 +104,58 @@ void CpuBackend::cross_entropy_backward(float* dlogits, const float* probs, cons
         }
         for (int v = 0; v < V; ++v) d[v] = p[v] * scale;
         d[targets[n]] -= scale;
+    }
+}
+
+// cal_loss's smoothing: q = 1 - eps at the target, eps / (V - 1) elsewhere (0 when V is 1), both
+// rounded to float here once, as the GPU's host code rounds them for its shaders.
+// Per row: log_softmax_c = (x_c - max) - log Σ exp(x - max), so losses[r] = Σ_c q_c (log s + (max -
+// x_c)), every term ≥ 0 and nothing taken the log of is below 1. The row's Σ exp and Σ q·(...) are
+// accumulated in double (as softmax_forward's Σ exp and log_sum_exp), the loss rounded to float;
+// *sum adds the counted rows' float losses in row order in double (as cross_entropy_into).
+void CpuBackend::smoothed_cross_entropy_forward(float* losses, float* sum, const float* logits, const int* targets,
+                                                int N, int V, int ignore_index, float eps) {
+    const float q_target = 1.0f - eps, q_other = V > 1 ? eps / static_cast<float>(V - 1) : 0.0f;
+#pragma omp parallel for num_threads(threads_for(int64_t(N) * V * 8)) schedule(static)
+    for (int r = 0; r < N; ++r) {
+        const int t = targets[r];
+        if (t == ignore_index) {
+            losses[r] = 0.0f;
+            continue;
+        }
+        const float* x = logits + int64_t(r) * V;
+        float mx = -std::numeric_limits<float>::infinity();
+        for (int c = 0; c < V; ++c) mx = std::max(mx, x[c]);
+        double s = 0.0;
+        for (int c = 0; c < V; ++c) s += std::exp(double(x[c]) - mx);
+        const double log_s = std::log(s);
+        double acc = 0.0;
+        for (int c = 0; c < V; ++c) {
+            const float q = c == t ? q_target : q_other;
+            if (q != 0.0f) acc += double(q) * (log_s + (double(mx) - x[c]));  // eps 0: a −inf logit adds 0, not NaN
+        }
+        losses[r] = static_cast<float>(acc);
+    }
+    double total = 0.0;
+    for (int r = 0; r < N; ++r)
+        if (targets[r] != ignore_index) total += losses[r];
+    *sum = static_cast<float>(total);
+}
+
+// (probs - q) * scale in float, q as in the forward.
+void CpuBackend::smoothed_cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                                 int ignore_index, float eps, float scale) {
+    const float q_target = 1.0f - eps, q_other = V > 1 ? eps / static_cast<float>(V - 1) : 0.0f;
+#pragma omp parallel for num_threads(threads_for(int64_t(N) * V)) schedule(static)
+    for (int r = 0; r < N; ++r) {
+        float* d = dlogits + int64_t(r) * V;
+        const float* p = probs + int64_t(r) * V;
+        const int t = targets[r];
+        if (t == ignore_index) {
+            for (int c = 0; c < V; ++c) d[c] = 0.0f;
+            continue;
+        }
+        for (int c = 0; c < V; ++c) d[c] = (p[c] - (c == t ? q_target : q_other)) * scale;
     }
 }
 

@@ -420,6 +420,25 @@ public:
         cpu_->cross_entropy_backward(dl, p, t, N, V, ignore_index);
         c.done();
     }
+    void smoothed_cross_entropy_forward(float* losses, float* sum, const float* logits, const int* targets, int N,
+                                        int V, int ignore_index, float eps) override {
+        Call c("smoothed_cross_entropy_forward");
+        float* l = c.out("losses", losses, z(N));
+        float* s = c.out("sum", sum, 1);
+        const float* x = c.in("logits", logits, z(N) * V);
+        const int* t = c.in("targets", targets, z(N));
+        cpu_->smoothed_cross_entropy_forward(l, s, x, t, N, V, ignore_index, eps);
+        c.done();
+    }
+    void smoothed_cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                         int ignore_index, float eps, float scale) override {
+        Call c("smoothed_cross_entropy_backward");
+        float* dl = c.out("dlogits", dlogits, z(N) * V);
+        const float* p = c.in("probs", probs, z(N) * V);
+        const int* t = c.in("targets", targets, z(N));
+        cpu_->smoothed_cross_entropy_backward(dl, p, t, N, V, ignore_index, eps, scale);
+        c.done();
+    }
     void all_finite(float* flag, const float* x, int64_t n) override {
         Call c("all_finite");
         float* f = c.out("flag", flag, 1);
@@ -824,6 +843,23 @@ public:
         check("cross_entropy_backward",
               {need("dlogits", dlogits, z(N) * V), need("probs", probs, z(N) * V), need("targets", targets, z(N))});
         later([=, this] { inner_.cross_entropy_backward(dlogits, probs, targets, N, V, ignore_index); });
+    }
+    void smoothed_cross_entropy_forward(float* losses, float* sum, const float* logits, const int* targets, int N,
+                                        int V, int ignore_index, float eps) override {
+        // sum is a host pointer: a scalar result, written at sync().
+        check("smoothed_cross_entropy_forward",
+              {need("losses", losses, z(N)), need("logits", logits, z(N) * V), need("targets", targets, z(N))});
+        later([=, this] {
+            inner_.smoothed_cross_entropy_forward(losses, sum, logits, targets, N, V, ignore_index, eps);
+        });
+    }
+    void smoothed_cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                         int ignore_index, float eps, float scale) override {
+        check("smoothed_cross_entropy_backward",
+              {need("dlogits", dlogits, z(N) * V), need("probs", probs, z(N) * V), need("targets", targets, z(N))});
+        later([=, this] {
+            inner_.smoothed_cross_entropy_backward(dlogits, probs, targets, N, V, ignore_index, eps, scale);
+        });
     }
     void all_finite(float* flag, const float* x, int64_t n) override {
         check("all_finite", {need("flag", flag, 1), need("x", x, z(n))});

@@ -47,7 +47,7 @@ namespace {
 // name here, bump kKernelCount, and add a TEST_P that calls it on every backend (with
 // `kernel("its_name")` so the table and the tests stay tied); AllKernelsAreCovered reads
 // backend.h and fails until then.
-constexpr size_t kKernelCount = 48;
+constexpr size_t kKernelCount = 50;
 const std::vector<std::string>& covered_kernels() {
     static const std::vector<std::string> k = {
         "linear_forward",       "linear_backward",       "linear_backward_update", "apply_update",
@@ -58,6 +58,7 @@ const std::vector<std::string>& covered_kernels() {
         "relu_forward",         "relu_backward",         "cross_entropy_forward",  "cross_entropy_backward",
         "gelu_forward",         "gelu_backward",         "add_bias",               "bias_backward",
         "scale",
+        "smoothed_cross_entropy_forward",                "smoothed_cross_entropy_backward",
         "all_finite",
         "pad_mask",             "subsequence_mask",      "mask_or",                "positional_table",
         "dropout_mask",         "mul_forward",           "fill",                   "copy",
@@ -717,6 +718,79 @@ void check_cross_entropy(Backend& be, Backend& ref, const std::string& on, int N
     }
 }
 
+// Label-smoothed cross-entropy (cal_loss): N up to 70,000, V from 1 to 300 with tails past 64,
+// 128 and 256 (the subgroup shader's lanes), eps 0 (the ordinary loss) and 0.1.
+const std::vector<std::array<int, 2>> kSmoothedShapes = {{1, 1},  {1, 2},   {1, 3},   {3, 7},     {7, 63},   {10, 65},
+                                                         {5, 129}, {4, 257}, {33, 300}, {300, 31}, {2000, 300},
+                                                         {70000, 5}};
+
+// Rows with ignore_index: some (targets[0], every 7th), or all. The ignore index is a class when
+// V > 1 (cal_loss's trg_pad_idx) and -100 for V = 1 (so that V = 1 has counted rows). Large:
+// logits in [-80, 80], and in every other row the target's at -80 with another at 80 (its
+// probability underflows to 0 in float; the loss from the logits stays finite and exact).
+void check_smoothed_cross_entropy(Backend& be, Backend& ref, const std::string& on, int N, int V, float eps,
+                                  bool large, bool all_ignored) {
+    const int ignore = V > 1 ? 1 : -100;
+    const std::string shp = shape({{"N", N}, {"V", V}}) + " eps=" + std::to_string(eps) +
+                            (large ? " logits in ±80" : " logits in ±3") +
+                            (all_ignored ? " all rows ignored" : " some ignored");
+    Vec logits = large ? rnd(size_t(N) * V, 70, -80.0f, 80.0f) : rnd(size_t(N) * V, 71, -3.0f, 3.0f);
+    std::vector<int> targets = rnd_ints(size_t(N), 72, 0, V - 1);
+    if (all_ignored) {
+        std::fill(targets.begin(), targets.end(), ignore);
+    } else {
+        for (int r = 3; r < N; r += 7) targets[size_t(r)] = ignore;
+        if (N > 1) targets[0] = ignore;
+    }
+    int counted = 0;
+    for (int t : targets) counted += t != ignore;
+    if (large && V > 1)
+        for (int r = 1; r < N; r += 2) {
+            if (targets[size_t(r)] == ignore) continue;
+            float* x = logits.data() + size_t(r) * V;
+            x[targets[size_t(r)]] = -80.0f;
+            x[(targets[size_t(r)] + 1) % V] = 80.0f;
+        }
+    {
+        SCOPED_TRACE("smoothed_cross_entropy_forward on " + on + ", " + shp);
+        Vec losses = nan_vec(size_t(N)), losses_ref = losses;
+        float sum = -1.0f, sum_ref = -2.0f;
+        VecStaging st(be);  // sum: a host pointer, as every scalar result is
+        be.smoothed_cross_entropy_forward(st.out(losses), &sum, st.in(logits), st.in(targets), N, V, ignore, eps);
+        st.finish();
+        ref.smoothed_cross_entropy_forward(losses_ref.data(), &sum_ref, logits.data(), targets.data(), N, V, ignore,
+                                           eps);
+        ref.sync();
+        for (float l : losses_ref) ASSERT_TRUE(std::isfinite(l) && l >= 0.0f) << "the reference loss " << l;
+        EXPECT_TRUE(near("losses", losses, losses_ref));
+        EXPECT_TRUE(near_scalar("sum", sum, sum_ref));
+        for (int r = 0; r < N; ++r) {
+            if (targets[size_t(r)] == ignore) {
+                ASSERT_EQ(losses[size_t(r)], 0.0f) << "ignored row " << r;
+            }
+        }
+        if (all_ignored) {
+            EXPECT_EQ(sum, 0.0f);
+        }
+    }
+    {
+        SCOPED_TRACE("smoothed_cross_entropy_backward on " + on + ", " + shp);
+        Vec probs(logits.size());
+        ref.softmax_forward(probs.data(), logits.data(), N, V);
+        // cal_loss's sum (scale 1), or a mean over the counted rows
+        const float scale = eps == 0.0f && counted ? 1.0f / static_cast<float>(counted) : 1.0f;
+        Vec d = nan_vec(probs.size()), want = d;
+        VecStaging st(be);
+        be.smoothed_cross_entropy_backward(st.out(d), st.in(probs), st.in(targets), N, V, ignore, eps, scale);
+        st.finish();
+        ref.smoothed_cross_entropy_backward(want.data(), probs.data(), targets.data(), N, V, ignore, eps, scale);
+        EXPECT_TRUE(near("dlogits", d, want));
+        if (all_ignored) {
+            EXPECT_TRUE(exact("dlogits (all ignored)", d, Vec(d.size(), 0.0f)));
+        }
+    }
+}
+
 TEST_P(BackendOps, Softmax) {
     kernel("softmax_forward"), kernel("softmax_backward");
     for (auto [rows, cols] : kRowShapes) check_softmax(*be, *ref, GetParam(), rows, cols);
@@ -904,6 +978,85 @@ TEST_P(BackendOps, CrossEntropy) {
     kernel("cross_entropy_forward"), kernel("cross_entropy_backward");
     for (auto [N, V] : kCrossEntropyShapes)
         for (int all_ignored = 0; all_ignored < 2; ++all_ignored) check_cross_entropy(*be, *ref, GetParam(), N, V, all_ignored);
+}
+
+TEST_P(BackendOps, SmoothedCrossEntropy) {
+    kernel("smoothed_cross_entropy_forward"), kernel("smoothed_cross_entropy_backward");
+    for (auto [N, V] : kSmoothedShapes)
+        for (float eps : {0.0f, 0.1f})
+            for (int large = 0; large < 2; ++large)
+                for (int all_ignored = 0; all_ignored < 2; ++all_ignored)
+                    check_smoothed_cross_entropy(*be, *ref, GetParam(), N, V, eps, large, all_ignored);
+}
+
+// Values worked out by hand (in double, as NumPy would): logits [1, 2, 3], target 0, eps 0.1:
+// q = [0.9, 0.05, 0.05], log_softmax = x - log(e + e² + e³), loss = 2.25760596444438, and the
+// gradient softmax - q = [-0.80996942683, 0.19472847105, 0.61524095577]. Logits [80, -80],
+// target 1, eps 0: loss 160 + log(1 + e^-160) = 160 in float, where the probability of the
+// target (e^-160) is 0 in float. A row whose target is ignore_index counts for nothing.
+TEST_P(BackendOps, SmoothedCrossEntropyByHand) {
+    TRACE("smoothed_cross_entropy_forward", "N=3 V=3, by hand");
+    const int N = 3, V = 3, ignore = 2;
+    const Vec logits = {1.0f, 2.0f, 3.0f, 80.0f, -80.0f, 0.0f, 5.0f, 6.0f, 7.0f};
+    const std::vector<int> targets = {0, 1, ignore};
+    // the first row in double, directly from the definition
+    const double lse = std::log(std::exp(1.0) + std::exp(2.0) + std::exp(3.0));
+    const double row0 = -(0.9 * (1.0 - lse) + 0.05 * (2.0 - lse) + 0.05 * (3.0 - lse));
+    EXPECT_NEAR(row0, 2.25760596444438, 1e-13);
+    // the second row with eps 0.1: q = [0.05, 0.9, 0.05], and x - max = [0, -160, -80]
+    const double lse1 = std::log(1.0 + std::exp(-160.0) + std::exp(-80.0));
+    const double row1_smoothed = 0.05 * lse1 + 0.9 * (160.0 + lse1) + 0.05 * (80.0 + lse1);
+    for (float eps : {0.1f, 0.0f}) {
+        SCOPED_TRACE("eps " + std::to_string(eps));
+        Vec losses = nan_vec(size_t(N));
+        float sum = -1.0f;
+        VecStaging st(*be);
+        be->smoothed_cross_entropy_forward(st.out(losses), &sum, st.in(logits), st.in(targets), N, V, ignore, eps);
+        st.finish();
+        if (eps != 0.0f) {
+            EXPECT_NEAR(losses[0], 2.25760596444438, 1e-5);
+            EXPECT_NEAR(losses[1], row1_smoothed, 1e-4);  // 148.0
+        } else {
+            // the ordinary cross-entropy: -log_softmax at the target
+            EXPECT_NEAR(losses[0], lse - 1.0, 1e-5);
+            EXPECT_EQ(losses[1], 160.0f);
+        }
+        EXPECT_EQ(losses[2], 0.0f);
+        EXPECT_NEAR(sum, double(losses[0]) + double(losses[1]), 1e-4);
+    }
+    {
+        TRACE("smoothed_cross_entropy_backward", "N=3 V=3, by hand");
+        Vec probs(logits.size());
+        ref->softmax_forward(probs.data(), logits.data(), N, V);
+        Vec d = nan_vec(probs.size());
+        VecStaging st(*be);
+        be->smoothed_cross_entropy_backward(st.out(d), st.in(probs), st.in(targets), N, V, ignore, 0.1f, 2.0f);
+        st.finish();
+        const double want0[3] = {-0.8099694268296196, 0.19472847105479768, 0.615240955774822};
+        for (int c = 0; c < V; ++c) EXPECT_NEAR(d[size_t(c)], 2.0 * want0[c], 1e-6) << "row 0, class " << c;
+        EXPECT_NEAR(d[3], 2.0 * (1.0 - 0.05), 1e-6);  // probs [1, 0, e^-80]: (1 - 0.05) * 2
+        EXPECT_NEAR(d[4], 2.0 * (0.0 - 0.9), 1e-6);
+        EXPECT_NEAR(d[5], 2.0 * (0.0 - 0.05), 1e-6);
+        for (int c = 0; c < V; ++c) EXPECT_EQ(d[size_t(6 + c)], 0.0f) << "ignored row, class " << c;
+    }
+    {
+        // V = 1: eps / (V - 1) is taken as 0 (no division by zero), and log_softmax is 0.
+        TRACE("smoothed_cross_entropy_forward", "N=2 V=1");
+        const Vec one = {3.0f, -2.0f};
+        const std::vector<int> t1 = {0, 0};
+        Vec l = nan_vec(2), g = nan_vec(2);
+        const Vec p1 = {1.0f, 1.0f};
+        float sum = -1.0f;
+        VecStaging st(*be);
+        be->smoothed_cross_entropy_forward(st.out(l), &sum, st.in(one), st.in(t1), 2, 1, -100, 0.1f);
+        be->smoothed_cross_entropy_backward(st.out(g), st.in(p1), st.in(t1), 2, 1, -100, 0.1f, 1.0f);
+        st.finish();
+        EXPECT_EQ(l[0], 0.0f);
+        EXPECT_EQ(l[1], 0.0f);
+        EXPECT_EQ(sum, 0.0f);
+        EXPECT_NEAR(g[0], 0.1f, 1e-7);  // 1 - (1 - eps)
+        EXPECT_NEAR(g[1], 0.1f, 1e-7);
+    }
 }
 
 // ---------------------------------------------------------------- masks, tables, dropout, fill
@@ -1589,6 +1742,12 @@ TEST(RowReductions, SubgroupAndSerialShadersBothGiveTheCpus) {
             for (int affine = 0; affine < 2; ++affine) check_layernorm(*be, *ref, on, rows, cols, affine);
         }
         check_cross_entropy(*be, *ref, on, 70000, 3, 0);
+        // the smoothed loss reduces along its rows too: a subgroup a row (short) or a workgroup (long)
+        for (auto [N, V] : kSmoothedShapes)
+            for (float eps : {0.0f, 0.1f})
+                for (int large = 0; large < 2; ++large)
+                    check_smoothed_cross_entropy(*be, *ref, on, N, V, eps, large, false);
+        check_smoothed_cross_entropy(*be, *ref, on, 70000, 130, 0.1f, true, false);
     }
 }
 

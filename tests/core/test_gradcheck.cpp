@@ -633,6 +633,84 @@ TEST_P(KernelGrad, CrossEntropyThroughSoftmaxWithIgnoredRows) {
     for (float g : dlogits) ASSERT_EQ(g, 0.0f);
 }
 
+// cal_loss with smoothing: the summed loss from the logits, whose gradient is softmax - q (scale 1
+// for the sum); the objective adds the float per-row losses in double, and *sum must be that sum.
+TEST_P(KernelGrad, SmoothedCrossEntropyFromLogitsWithIgnoredRows) {
+    const int N = large() ? 40 : 6, V = large() ? 30 : 5, ignore = 0;
+    Vec logits = randn(size_t(N) * V, 3, 1.5f), probs(logits.size()), losses(static_cast<size_t>(N));
+    std::vector<int> targets(static_cast<size_t>(N));
+    for (int n = 0; n < N; ++n) targets[size_t(n)] = (n * 3 + 1) % V;
+    targets[1] = ignore;
+    targets[size_t(N) - 1] = ignore;
+    for (float eps : {0.1f, 0.0f}) {
+        SCOPED_TRACE("eps " + std::to_string(eps));
+        float sum = -1.0f;
+        auto objective = [&] {
+            fwd->smoothed_cross_entropy_forward(losses.data(), &sum, logits.data(), targets.data(), N, V, ignore, eps);
+            fwd->sync();
+            double s = 0.0;
+            for (float l : losses) s += l;
+            return s;
+        };
+        EXPECT_TRUE(forward_agrees(objective, losses));
+        const double total = objective();
+        EXPECT_NEAR(sum, total, 1e-6 * (1.0 + total));
+        EXPECT_EQ(losses[1], 0.0f);
+        EXPECT_EQ(losses[size_t(N) - 1], 0.0f);
+        // the definition, in double: -Σ_c q_c log_softmax_c
+        for (int n = 0; n < N; ++n) {
+            const int t = targets[size_t(n)];
+            if (t == ignore) continue;
+            const float* x = logits.data() + size_t(n) * V;
+            double lse = 0.0;
+            for (int c = 0; c < V; ++c) lse += std::exp(double(x[c]));
+            lse = std::log(lse);
+            double want = 0.0;
+            for (int c = 0; c < V; ++c) want -= (c == t ? 1.0 - eps : eps / (V - 1.0)) * (double(x[c]) - lse);
+            EXPECT_NEAR(losses[size_t(n)], want, 1e-5 * (1.0 + want)) << "row " << n;
+        }
+        fwd->softmax_forward(probs.data(), logits.data(), N, V);
+        Vec dlogits = randn(logits.size(), 4, 10.0f);  // overwritten
+        be->smoothed_cross_entropy_backward(dlogits.data(), probs.data(), targets.data(), N, V, ignore, eps, 1.0f);
+        for (int v = 0; v < V; ++v) {
+            EXPECT_EQ(dlogits[size_t(1) * V + v], 0.0f);
+            EXPECT_EQ(dlogits[size_t(N - 1) * V + v], 0.0f);
+        }
+        EXPECT_TRUE(check_grad("smoothed cross_entropy dlogits", logits, dlogits, objective, 1e-2f,
+                               probe(logits.size()), kSmoothRtol, kSmoothAbs));
+        // scale multiplies the gradient (a mean instead of cal_loss's sum)
+        Vec scaled(logits.size());
+        be->smoothed_cross_entropy_backward(scaled.data(), probs.data(), targets.data(), N, V, ignore, eps, 0.25f);
+        for (size_t i = 0; i < scaled.size(); ++i) ASSERT_NEAR(scaled[i], 0.25f * dlogits[i], 1e-7) << i;
+    }
+}
+
+// eps = 0 is the ordinary cross-entropy: the per-row losses are cross_entropy_forward's (from the
+// softmax's probabilities), the sum is its mean × counted, and with scale 1 / counted the
+// gradient is cross_entropy_backward's.
+TEST_P(KernelGrad, SmoothedCrossEntropyWithoutSmoothingIsTheCrossEntropy) {
+    const int N = large() ? 300 : 7, V = large() ? 65 : 3, ignore = 2;
+    const Vec logits = randn(size_t(N) * V, 5, 2.0f);
+    std::vector<int> targets(static_cast<size_t>(N));
+    for (int n = 0; n < N; ++n) targets[size_t(n)] = (n * 5 + 3) % V;
+    targets[0] = ignore;
+    Vec probs(logits.size()), ce(static_cast<size_t>(N)), smoothed(static_cast<size_t>(N), -1.0f);
+    be->softmax_forward(probs.data(), logits.data(), N, V);
+    float mean = -1.0f, sum = -1.0f;
+    int counted = -1;
+    be->cross_entropy_forward(ce.data(), &mean, &counted, probs.data(), targets.data(), N, V, ignore);
+    be->smoothed_cross_entropy_forward(smoothed.data(), &sum, logits.data(), targets.data(), N, V, ignore, 0.0f);
+    be->sync();
+    ASSERT_GT(counted, 0);
+    for (int n = 0; n < N; ++n) EXPECT_NEAR(smoothed[size_t(n)], ce[size_t(n)], 1e-5 * (1.0 + ce[size_t(n)])) << n;
+    EXPECT_NEAR(sum, double(mean) * counted, 1e-5 * (1.0 + double(mean) * counted));
+    Vec d_ce(probs.size()), d_smoothed(probs.size());
+    be->cross_entropy_backward(d_ce.data(), probs.data(), targets.data(), N, V, ignore);
+    be->smoothed_cross_entropy_backward(d_smoothed.data(), probs.data(), targets.data(), N, V, ignore, 0.0f,
+                                        1.0f / static_cast<float>(counted));
+    for (size_t i = 0; i < d_ce.size(); ++i) ASSERT_NEAR(d_smoothed[i], d_ce[i], 1e-7) << i;
+}
+
 // The parallel split must not change results: 1 and 2 threads agree on large sizes.
 TEST(KernelThreads, OneAndTwoThreadsAgree) {
     auto b1 = make_cpu_backend(1), b2 = make_cpu_backend(2);

@@ -149,6 +149,16 @@ public:
     // the rows itself, so the backward pass needs no number from the forward's synchronisation.
     virtual void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
                                         int ignore_index) = 0;
+    // Label-smoothed cross-entropy (attention-is-all-you-need-pytorch's cal_loss): for a row whose
+    // target t is not ignore_index, q = 1 - eps at t and eps / (V - 1) elsewhere, and
+    // losses[r] = -Σ_c q_c log_softmax(logits[r])_c (from the logits, so no probability underflows
+    // to a log of 0); 0 for ignored rows. *sum = Σ_r losses[r], a host scalar valid after sync().
+    virtual void smoothed_cross_entropy_forward(float* losses, float* sum, const float* logits, const int* targets,
+                                                int N, int V, int ignore_index, float eps) = 0;
+    // dlogits (N, V) = (probs - q) * scale for counted rows, 0 for ignored ones (probs = softmax of
+    // the logits; scale 1 for cal_loss's sum).
+    virtual void smoothed_cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                                 int ignore_index, float eps, float scale) = 0;
     // flag (1) = 1 when every x is finite, else 0 (the guard of WeightUpdate::apply_if)
     virtual void all_finite(float* flag, const float* x, int64_t n) = 0;
 

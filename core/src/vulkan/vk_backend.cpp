@@ -52,13 +52,15 @@ struct MatmulArgs {
     float scale;
 };
 // rows.comp's ops and arguments
-enum class Rows : uint32_t { SoftmaxBackward = 0, LayerNormBackward = 1, CrossEntropyBackward = 2, CrossEntropy = 3 };
+enum class Rows : uint32_t { SoftmaxBackward = 0, LayerNormBackward = 1, CrossEntropyBackward = 2, CrossEntropy = 3,
+                             SmoothedCrossEntropy = 4, SmoothedCrossEntropyBackward = 5 };
 struct RowsArgs {
     VkDeviceAddress out, a, b, c, d, e;
     uint32_t rows, cols, op;
     int32_t ival;
     float value;
     uint32_t per_subgroup;
+    float q_target, scale;  // the smoothed loss's q at the target (value: q elsewhere) and its gradient's scale
 };
 struct UpdateArgs {
     VkDeviceAddress param, out, buf1, buf2, grad, apply_if;
@@ -492,6 +494,52 @@ public:
         dispatch("reduce", &count, sizeof count, 1, 1);
         rows_kernel(Rows::CrossEntropyBackward, r, N, V);
     }
+    void smoothed_cross_entropy_forward(float* losses, float* sum, const float* logits, const int* targets, int N, int V,
+                                        int ignore_index, float eps) override {
+        const std::lock_guard lock(mu_);
+        if (N > 0) {
+            RowsArgs r{};
+            r.out = addr(losses, size_t(N), "smoothed_cross_entropy_forward losses");
+            r.a = addr(logits, size_t(N) * V, "smoothed_cross_entropy_forward logits");
+            r.b = addr(targets, size_t(N), "smoothed_cross_entropy_forward targets");
+            r.ival = ignore_index;
+            smoothing(r, V, eps);
+            rows_kernel(Rows::SmoothedCrossEntropy, r, N, V);
+        }
+        // The sum as the CPU takes it (the float losses added in row order in double; an ignored
+        // row's is 0), on the host once the queue has run, as cross_entropy_forward's mean: no
+        // invocation loops over the rows (lavapipe ends its loops after 65535 iterations). Unmapped
+        // losses are copied to a staging buffer first, which goes after the result is read.
+        const float* host_losses = losses;
+        if (N > 0 && device_memory_) {
+            const Span l = find(losses, size_t(N) * sizeof(float), "smoothed_cross_entropy_forward losses");
+            begin();
+            Alloc st = obtain(size_t(N) * sizeof(float), true);
+            retired_.push_back(st);
+            const VkBufferCopy lc{l.offset, 0, size_t(N) * sizeof(float)};
+            vkCmdCopyBuffer(cb_, l.alloc->buffer, st.buffer, 1, &lc);
+            barrier();
+            host_losses = static_cast<const float*>(st.mapped);
+        }
+        after_.push_back([=, losses = host_losses] {
+            double total = 0.0;
+            for (int i = 0; i < N; ++i) total += losses[i];
+            *sum = static_cast<float>(total);
+        });
+    }
+    void smoothed_cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                         int ignore_index, float eps, float scale) override {
+        if (N <= 0 || V <= 0) return;
+        const std::lock_guard lock(mu_);
+        RowsArgs r{};
+        r.out = addr(dlogits, size_t(N) * V, "smoothed_cross_entropy_backward dlogits");
+        r.a = addr(probs, size_t(N) * V, "smoothed_cross_entropy_backward probs");
+        r.b = addr(targets, size_t(N), "smoothed_cross_entropy_backward targets");
+        r.ival = ignore_index;
+        smoothing(r, V, eps);
+        r.scale = scale;
+        rows_kernel(Rows::SmoothedCrossEntropyBackward, r, N, V);
+    }
     void all_finite(float* flag, const float* x, int64_t n) override {
         if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
         const std::lock_guard lock(mu_);
@@ -752,6 +800,12 @@ private:
         } else {
             dispatch("rows", &r, sizeof r, (uint32_t(rows) + 63) / 64, 1);
         }
+    }
+    // The smoothed loss's q, rounded to float on the host as the CPU rounds it (a shader's division
+    // need not be exact): 1 - eps at the target, eps / (V - 1) elsewhere, 0 when V is 1.
+    static void smoothing(RowsArgs& r, int V, float eps) {
+        r.q_target = 1.0f - eps;
+        r.value = V > 1 ? eps / static_cast<float>(V - 1) : 0.0f;
     }
     // How a *_subgroup shader shares out `rows` rows of `cols`: a row of up to 16 values a lane to
     // one subgroup (no barriers, a workgroup takes several rows: d_model 512 on a 32-wide GPU), a

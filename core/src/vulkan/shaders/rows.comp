@@ -1,5 +1,6 @@
 // Per-row kernels, one invocation per row: softmax's backward, LayerNorm's input gradient,
-// cross-entropy's per-row loss and its logit gradient. The op is a push constant (vk_backend.cpp's Rows).
+// cross-entropy's per-row loss and its logit gradient, the label-smoothed loss and its gradient.
+// The op is a push constant (vk_backend.cpp's Rows).
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -15,6 +16,8 @@ layout(push_constant) uniform Args {
     uint op;
     int ival;
     float value;
+    uint per_subgroup;  // rows_subgroup.comp's; unused here
+    float q_target, scale;
 } p;
 
 void main() {
@@ -47,6 +50,31 @@ void main() {
         // of the clamp, `value`, computed by the CPU's code
         const float q = Floats(p.a).v[base + uint(t)];
         p.out_.v[r] = t == p.ival ? 0.0 : (q >= 1.17549435e-38 ? -log(q) : p.value);
+    } else if (p.op == 4u) {  // label-smoothed cross-entropy: losses (rows); a: logits, b: targets, value/q_target: q
+        // losses[r] = Σ_c q_c (log s + (max - x_c)), s = Σ exp(x - max) (the CPU's formula, in float);
+        // three passes over the row, so lavapipe's 65535 iterations allow rows of up to 21845.
+        const int t = Ints(p.b).v[r];
+        if (t == p.ival) {
+            p.out_.v[r] = 0.0;
+            return;
+        }
+        float m = uintBitsToFloat(0xff800000u);  // -inf
+        for (uint c = 0; c < p.cols; ++c) m = max(m, Floats(p.a).v[base + c]);
+        float s = 0.0;
+        for (uint c = 0; c < p.cols; ++c) s += exp(Floats(p.a).v[base + c] - m);
+        const float log_s = log(s);
+        float acc = 0.0;
+        for (uint c = 0; c < p.cols; ++c) {
+            const float q = c == uint(t) ? p.q_target : p.value;
+            if (q != 0.0) acc += q * (log_s + (m - Floats(p.a).v[base + c]));  // eps 0: a -inf logit adds 0
+        }
+        p.out_.v[r] = acc;
+    } else if (p.op == 5u) {  // its gradient: dlogits = (probs - q) * scale, 0 for ignored rows; a: probs, b: targets
+        const int t = Ints(p.b).v[r];
+        for (uint c = 0; c < p.cols; ++c) {
+            precise float d = (Floats(p.a).v[base + c] - (c == uint(t) ? p.q_target : p.value)) * p.scale;
+            p.out_.v[base + c] = t == p.ival ? 0.0 : d;
+        }
     } else {  // cross-entropy: dlogits = (probs - onehot) / counted, 0 for ignored rows; a: probs, b: targets, c: counted
         const int t = Ints(p.b).v[r];
         if (t == p.ival) {

@@ -1,8 +1,9 @@
 // rows.comp's kernels that reduce along a row, rows shared out to teams: softmax's backward,
 // LayerNorm's input gradient, cross-entropy's logit gradient (its per-row loss reads one value a
-// row and stays in rows.comp). A team is the whole workgroup (per_subgroup 0: wide rows, its 128
-// invocations split the columns) or one subgroup (per_subgroup 1: short rows, a workgroup takes
-// several); a team strides over the rows, so any dispatch size is correct. Reductions: subgroupAdd
+// row and stays in rows.comp), the label-smoothed loss (a max and two sums a row) and its
+// gradient. A team is the whole workgroup (per_subgroup 0: wide rows, its 128 invocations split
+// the columns) or one subgroup (per_subgroup 1: short rows, a workgroup takes several); a team
+// strides over the rows, so any dispatch size is correct. Reductions: subgroupAdd (subgroupMax)
 // inside a subgroup, then shared memory across the workgroup's subgroups. Nothing assumes a
 // subgroup size: lanes are counted with subgroupAdd (a subgroup need not be full).
 #version 460
@@ -23,6 +24,7 @@ layout(push_constant) uniform Args {
     int ival;
     float value;
     uint per_subgroup;
+    float q_target, scale;
 } p;
 
 // One slot per subgroup; a subgroup has at least one invocation, so 128 always suffice.
@@ -39,6 +41,18 @@ vec2 team_sum(vec2 v, bool per_subgroup) {
     for (uint i = 0; i < gl_NumSubgroups; ++i) s += partial[i];
     barrier();  // partial is written again by the next reduction
     return s;
+}
+
+// The same for a maximum (lanes without a value pass -inf).
+float team_max(float v, bool per_subgroup) {
+    v = subgroupMax(v);
+    if (per_subgroup) return v;
+    if (subgroupElect()) partial[gl_SubgroupID] = vec2(v, 0.0);
+    barrier();
+    float m = partial[0].x;
+    for (uint i = 1; i < gl_NumSubgroups; ++i) m = max(m, partial[i].x);
+    barrier();
+    return m;
 }
 
 void main() {
@@ -102,6 +116,38 @@ void main() {
                 precise float d = Floats(p.a).v[base + c] * scale;
                 if (c == uint(t)) d -= scale;
                 p.out_.v[base + c] = d;
+            }
+        }
+    } else if (p.op == 4u) {  // label-smoothed cross-entropy: losses (rows); a: logits, b: targets, value/q_target: q
+        // losses[r] = Σ_c q_c (log s + (max - x_c)), s = Σ exp(x - max), as rows.comp (sums in float)
+        for (uint r = team; r < p.rows; r += teams) {
+            const int t = Ints(p.b).v[r];
+            if (t == p.ival) {  // the same for the whole team: no barrier is skipped by part of it
+                if (lane == 0u) p.out_.v[r] = 0.0;
+                continue;
+            }
+            const uint base = r * p.cols;
+            float m = uintBitsToFloat(0xff800000u);  // -inf
+            for (uint c = lane; c < p.cols; c += lanes) m = max(m, Floats(p.a).v[base + c]);
+            m = team_max(m, per_subgroup);
+            float s = 0.0;
+            for (uint c = lane; c < p.cols; c += lanes) s += exp(Floats(p.a).v[base + c] - m);
+            const float log_s = log(team_sum(vec2(s, 0.0), per_subgroup).x);
+            float acc = 0.0;
+            for (uint c = lane; c < p.cols; c += lanes) {
+                const float q = c == uint(t) ? p.q_target : p.value;
+                if (q != 0.0) acc += q * (log_s + (m - Floats(p.a).v[base + c]));  // eps 0: a -inf logit adds 0
+            }
+            acc = team_sum(vec2(acc, 0.0), per_subgroup).x;
+            if (lane == 0u) p.out_.v[r] = acc;
+        }
+    } else if (p.op == 5u) {  // its gradient: dlogits = (probs - q) * scale, 0 for ignored rows; a: probs, b: targets
+        for (uint r = team; r < p.rows; r += teams) {
+            const uint base = r * p.cols;
+            const int t = Ints(p.b).v[r];
+            for (uint c = lane; c < p.cols; c += lanes) {
+                precise float d = (Floats(p.a).v[base + c] - (c == uint(t) ? p.q_target : p.value)) * p.scale;
+                p.out_.v[base + c] = t == p.ival ? 0.0 : d;
             }
         }
     }
