@@ -96,8 +96,9 @@ std::string AiaynPass::attention(Trace& tr, const Block& blk, const std::string&
     be.softmax_forward(st.out(attn), st.in(masked), B * H * Lq, Lk);
     const float* attn_used = st.in(attn);
     // Its ScaledDotProductAttention is made without the model's dropout, so its own default (0.1)
-    // drops attention weights in training whatever "dropout" says.
-    if (const Tensor* keep = sites.draw(tr, P("attn"), attn.size(), kAttentionDropout)) {
+    // drops attention weights in training whatever "dropout" says — except that "dropout": 0 here
+    // means no dropout anywhere (a deterministic run, as the project's eval mode).
+    if (const Tensor* keep = sites.draw(tr, P("attn"), attn.size(), c.dropout > 0.0 ? kAttentionDropout : 0.0)) {
         Tensor& dropped = tr.saved[P("attn_dropped")] = Tensor(attn.shape);
         be.mul_forward(st.out(dropped), attn_used, st.in(*keep), attn.size());
         attn_used = st.in(dropped);

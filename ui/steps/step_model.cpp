@@ -83,6 +83,7 @@ QColor colorForOp(Role op) {
     case Role::Q:
     case Role::K:
     case Role::V:
+    case Role::ScaledQ:
     case Role::Scores:
     case Role::MaskedScores:
     case Role::Softmax:
@@ -197,6 +198,7 @@ QString StepModel::label(Role op, const TraceEntry* placed) {
     case Role::Q: return tr("Q (queries)");
     case Role::K: return tr("K (keys)");
     case Role::V: return tr("V (values)");
+    case Role::ScaledQ: return tr("q / √d_k (scaled query)");
     case Role::Scores: return tr("scores = QKᵀ/√d_k");
     case Role::MaskedScores: return tr("masked scores");
     case Role::Softmax: return tr("softmax (attention)");

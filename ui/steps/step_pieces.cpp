@@ -287,7 +287,8 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
     case Role::Gradient:
     case Role::Input:
     case Role::AttnMask:
-    case Role::Gelu: break;  // PyTorch's roles: torch_pieces.cpp
+    case Role::Gelu:
+    case Role::ScaledQ: break;  // the other models' roles (torch_pieces.cpp for PyTorch's)
     }
 
     if (out.pieces.empty()) add(step, shortLeafTitle(tr, step));

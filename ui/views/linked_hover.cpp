@@ -102,8 +102,11 @@ Link inputLink(const TraceEntry& out, size_t i, const TraceEntry* in) {
     case Op::Add:
     case Op::PositionalAdd:
     case Op::MaskFill:
+    case Op::MaskAdd:
     case Op::MaskOr:
     case Op::Relu:
+    case Op::Gelu:
+    case Op::Scale:
     case Op::Gradient:  // element-wise (a gradient: the number it is the gradient of)
         return checked(kCell, *o, *x);
     case Op::CrossEntropy:  // loss of position t (a row of one) from probs' row t
@@ -112,6 +115,9 @@ Link inputLink(const TraceEntry& out, size_t i, const TraceEntry* in) {
     case Op::PositionalTable:  // no inputs
     case Op::TokenMask:        // from token ids
     case Op::Mean:             // every number at once
+    case Op::Sum:
+    case Op::Input:            // given, not computed
+    case Op::AdditiveMask:     // made from the masks PyTorch's forward takes
         return {};
     }
     return {};
