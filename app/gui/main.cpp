@@ -91,7 +91,7 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
                                                     "smaller than its minimum)."),
                                      QStringLiteral("WxH"), QStringLiteral("1440x900"));
     const QCommandLineOption presetOpt(QStringLiteral("preset"),
-                                       QStringLiteral("Model preset: tutorial|small|torch|untrained."), QStringLiteral("preset"));
+                                       QStringLiteral("Model preset: tutorial|small|torch|aiayn|untrained."), QStringLiteral("preset"));
     const QCommandLineOption weightsOpt(QStringLiteral("weights"),
                                         QStringLiteral("Open this weights file (safetensors: a Stepformer checkpoint or "
                                                        "a state_dict saved from the tutorial's code)."),

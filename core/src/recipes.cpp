@@ -6,6 +6,7 @@ Config preset_architecture(TrainingPreset p) {
     switch (p) {
         case TrainingPreset::Small: return Config::small();
         case TrainingPreset::Torch: return Config::torch_small();
+        case TrainingPreset::Aiayn: return Config::aiayn_small();
         case TrainingPreset::Tutorial: break;
     }
     return Config::tutorial();
@@ -18,7 +19,7 @@ std::vector<TrainOptions> preset_recipe(TrainingPreset p) {
     a.seed = 1;
     a.optimizer.momentum = 0.99;  // SGD's; Adam ignores it, so switching back gives the tutorial's
     TrainOptions b;
-    if (p == TrainingPreset::Small || p == TrainingPreset::Torch) {
+    if (p == TrainingPreset::Small || p == TrainingPreset::Torch || p == TrainingPreset::Aiayn) {
         a.epochs = 60;
         a.optimizer.kind = OptimizerKind::Adam;
         a.optimizer.lr = 5e-3;

@@ -1,5 +1,6 @@
-// PyTorch's nn.Transformer in the app: the "torch" preset trains on the tutorial's sentences
-// and translates them, and the Train panel's form builds and trains that architecture.
+// PyTorch's nn.Transformer and attention-is-all-you-need-pytorch's model in the app: the "torch"
+// and "aiayn" presets train on the tutorial's sentences and translate them, and the Train panel's
+// form builds and trains those architectures.
 #include <QtTest>
 
 #include <QCheckBox>
@@ -25,6 +26,8 @@ private slots:
     void thePresetTrainsAndTranslates();
     void theFormBuildsPyTorchsArchitecture();
     void theTrainPanelTrainsIt();
+    void theAiaynPresetTrainsAndTranslates();
+    void theFormBuildsTheAiaynArchitecture();
 };
 
 void TestTorchPreset::thePresetTrainsAndTranslates() {
@@ -113,6 +116,46 @@ void TestTorchPreset::theTrainPanelTrainsIt() {
     QVERIFY(cfg.torch());
     QVERIFY(results.count() > 0 || results.wait(30000));
     QCOMPARE(p.resultsTable()->correctCount(), 2);
+}
+
+void TestTorchPreset::theAiaynPresetTrainsAndTranslates() {
+    QTemporaryDir dir;
+    Session s;
+    s.setCacheDir(dir.path());
+    s.setProvisioning(Session::Provisioning::Synchronous);
+    QCOMPARE(Session::presetFromKey(QStringLiteral("aiayn")), std::optional(Session::Preset::Aiayn));
+    QVERIFY(s.setPreset(Session::Preset::Aiayn));
+    QVERIFY(s.config().aiayn());
+    QCOMPARE(s.modelState(), Session::ModelState::Trained);
+    QCOMPARE(s.translate(QStringLiteral("ich mochte ein bier P")), QStringLiteral("i want a beer ."));
+    QCOMPARE(s.translate(QStringLiteral("ich mochte ein cola P")), QStringLiteral("i want a coke ."));
+    const auto tr = s.trace();
+    QVERIFY(tr);
+    QVERIFY(tr->contains("decoder.layer_stack.1.enc_attn.q_scaled"));
+    QVERIFY(tr->contains("grad.encoder.src_word_emb.out"));
+    QCOMPARE(QString::fromStdString(graph::output_probs(*tr)->name), QStringLiteral("trg_word_prj.probs"));
+    // Its projection shares the target embedding: one parameter, saved under both names.
+    QVERIFY(s.params()->contains("decoder.trg_word_emb.weight"));
+    QVERIFY(!s.params()->contains("trg_word_prj.weight"));
+}
+
+void TestTorchPreset::theFormBuildsTheAiaynArchitecture() {
+    HyperparameterForm f;
+    auto* arch = f.findChild<QComboBox*>(QStringLiteral("architectureCombo"));
+    auto* dK = f.findChild<QSpinBox*>(QStringLiteral("dKSpin"));
+    auto* learn = f.findChild<QCheckBox*>(QStringLiteral("learnLayerNormCheck"));
+    QVERIFY(arch && dK && learn);
+    f.applyPreset(HyperparameterForm::Preset::Aiayn);
+    QCOMPARE(f.preset(), HyperparameterForm::Preset::Aiayn);
+    QVERIFY(f.config().aiayn());
+    QVERIFY(dK->isEnabled());  // d_k and d_v are its own arguments
+    dK->setValue(5);
+    QCOMPARE(f.config().d_k, 5);
+    QVERIFY(learn->isChecked() && !learn->isEnabled());
+    QVERIFY(f.isValid());
+    arch->setCurrentIndex(arch->findData(int(Architecture::Tutorial)));
+    QVERIFY(!f.config().aiayn());
+    QVERIFY(learn->isEnabled());
 }
 
 QTEST_MAIN(TestTorchPreset)

@@ -56,6 +56,7 @@ stepformer::TrainingPreset trainingPreset(Session::Preset p) {
     switch (p) {
     case Session::Preset::Small: return TrainingPreset::Small;
     case Session::Preset::Torch: return TrainingPreset::Torch;
+    case Session::Preset::Aiayn: return TrainingPreset::Aiayn;
     default: return TrainingPreset::Tutorial;
     }
 }
@@ -93,6 +94,7 @@ QString Session::presetKey(Preset p) {
     case Preset::Small: return QStringLiteral("small");
     case Preset::Untrained: return QStringLiteral("untrained");
     case Preset::Torch: return QStringLiteral("torch");
+    case Preset::Aiayn: return QStringLiteral("aiayn");
     }
     return {};
 }
@@ -111,6 +113,7 @@ QString Session::presetTitle(Preset p, const QString& state) {
     case Preset::Small: return tr("Small (d_model 32, 2 layers, 4 heads, %1)").arg(state);
     case Preset::Untrained: return tr("Untrained (tutorial size, initial weights)");
     case Preset::Torch: return tr("PyTorch nn.Transformer (d_model 32, 2 + 2 layers, 4 heads, %1)").arg(state);
+    case Preset::Aiayn: return tr("attention-is-all-you-need-pytorch (d_model 32, 2 layers, 4 heads, %1)").arg(state);
     }
     return {};
 }
@@ -127,11 +130,17 @@ QString Session::presetToolTip(Preset p) {
     case Preset::Torch:
         return tr("PyTorch's own nn.Transformer (seed 002): packed in-projection with biases, learned LayerNorm, "
                   "final encoder and decoder norms, masks of 0 / −inf; trained on the tutorial's sentences");
+    case Preset::Aiayn:
+        return tr("attention-is-all-you-need-pytorch's Transformer (seed 003): the query scaled before q·kᵀ, "
+                  "LayerNorm after the positional encoding, the output projection sharing the target embedding, "
+                  "label-smoothed loss; trained on the tutorial's sentences");
     }
     return {};
 }
 
-QList<Session::Preset> Session::allPresets() { return {Preset::Tutorial, Preset::Small, Preset::Torch, Preset::Untrained}; }
+QList<Session::Preset> Session::allPresets() {
+    return {Preset::Tutorial, Preset::Small, Preset::Torch, Preset::Aiayn, Preset::Untrained};
+}
 
 Config Session::presetConfig(Preset p) {
     Config c = preset_architecture(trainingPreset(p));

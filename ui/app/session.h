@@ -4,7 +4,8 @@
 //
 // Presets: "tutorial" (the tutorial's configuration, trained on the toy dataset), "small"
 // (Config::small(), trained), "untrained" (the tutorial's configuration at its initial
-// weights, for comparison) and "torch" (PyTorch's nn.Transformer at the small size, trained). A trained preset comes from a cached checkpoint in
+// weights, for comparison), "torch" (PyTorch's nn.Transformer at the small size, trained) and
+// "aiayn" (attention-is-all-you-need-pytorch's model at the small size, trained). A trained preset comes from a cached checkpoint in
 // <AppDataLocation>/models/<preset>.safetensors; when there is none the Session trains one with
 // the preset's recipe through the app's training pipeline (PresetTrainer on a
 // TrainingController, reporting progress), shows the untrained model meanwhile, and caches it.
@@ -45,7 +46,7 @@ struct SentencePass {
 class Session : public QObject {
     Q_OBJECT
 public:
-    enum class Preset { Tutorial, Small, Untrained, Torch };
+    enum class Preset { Tutorial, Small, Untrained, Torch, Aiayn };
     Q_ENUM(Preset)
 
     // How setPreset() obtains a trained model that is not cached yet.
@@ -63,7 +64,7 @@ public:
     explicit Session(QObject* parent = nullptr);
     ~Session() override;
 
-    // Preset names as used on the command line and in QSettings: tutorial | small | untrained | torch.
+    // Preset names as used on the command line and in QSettings: tutorial | small | untrained | torch | aiayn.
     static QString presetKey(Preset p);
     static std::optional<Preset> presetFromKey(const QString& key);
     static QString presetTitle(Preset p);  // for menus

@@ -53,6 +53,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     presetCombo_->addItem(tr("The tutorial's (d_model 512, 6 layers, SGD)"), int(Preset::Tutorial));
     presetCombo_->addItem(tr("Small and readable (d_model 32, 2 layers, Adam)"), int(Preset::Small));
     presetCombo_->addItem(tr("PyTorch's nn.Transformer (d_model 32, 2 + 2 layers, Adam)"), int(Preset::Torch));
+    presetCombo_->addItem(tr("attention-is-all-you-need-pytorch (d_model 32, 2 layers, Adam)"), int(Preset::Aiayn));
     presetCombo_->addItem(tr("Custom"), int(Preset::Custom));
     presetCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     presetCombo_->setMinimumContentsLength(14);
@@ -90,6 +91,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     architecture_->setObjectName(QStringLiteral("architectureCombo"));
     architecture_->addItem(tr("The tutorial's (seed 001)"), int(Architecture::Tutorial));
     architecture_->addItem(tr("PyTorch's nn.Transformer (seed 002)"), int(Architecture::Torch));
+    architecture_->addItem(tr("attention-is-all-you-need-pytorch (seed 003)"), int(Architecture::Aiayn));
     architecture_->setToolTip(tr("The tutorial's model, or PyTorch's own nn.Transformer layers: packed in-projection "
                                  "with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf."));
     normFirst_ = new QCheckBox(tr("pre-norm (norm_first)"), this);
@@ -233,6 +235,7 @@ TrainingPreset corePreset(HyperparameterForm::Preset p) {
     switch (p) {
     case HyperparameterForm::Preset::Small: return TrainingPreset::Small;
     case HyperparameterForm::Preset::Torch: return TrainingPreset::Torch;
+    case HyperparameterForm::Preset::Aiayn: return TrainingPreset::Aiayn;
     default: return TrainingPreset::Tutorial;
     }
 }
@@ -259,7 +262,7 @@ HyperparameterForm::Preset HyperparameterForm::preset() const {
     };
     double lr = 0.0;
     if (!parseNumber(lr_->text(), &lr)) return Preset::Custom;
-    for (Preset p : {Preset::Tutorial, Preset::Small, Preset::Torch}) {
+    for (Preset p : {Preset::Tutorial, Preset::Small, Preset::Torch, Preset::Aiayn}) {
         const TrainOptions r = preset_recipe(corePreset(p)).front();
         const bool sgd = r.optimizer.kind == OptimizerKind::SGD;
         if (sameArch(preset_architecture(corePreset(p))) && o.batch_size == r.batch_size && o.shuffle == r.shuffle &&
@@ -272,8 +275,9 @@ HyperparameterForm::Preset HyperparameterForm::preset() const {
 }
 
 Config HyperparameterForm::config() const {
-    const bool torch = Architecture(architecture_->currentData().toInt()) == Architecture::Torch;
-    Config c = torch ? Config::torch_small() : Config::tutorial();
+    const Architecture arch = Architecture(architecture_->currentData().toInt());
+    const bool torch = arch == Architecture::Torch;
+    Config c = torch ? Config::torch_small() : arch == Architecture::Aiayn ? Config::aiayn_small() : Config::tutorial();
     c.d_model = dModel_->value();
     c.d_ff = dFf_->value();
     c.d_k = dK_->value();
@@ -281,7 +285,7 @@ Config HyperparameterForm::config() const {
     c.n_heads = heads_->value();
     c.n_layers = layers_->value();
     c.dropout = dropout_->value();
-    c.learn_layer_norm = !torch && learnNorm_->isChecked();
+    c.learn_layer_norm = arch == Architecture::Tutorial && learnNorm_->isChecked();
     if (torch) {  // nn.MultiheadAttention's heads split d_model; one depth for both stacks
         c.d_k = c.d_v = c.n_heads > 0 ? c.d_model / c.n_heads : 0;
         c.n_decoder_layers = c.n_layers;
@@ -359,13 +363,18 @@ void HyperparameterForm::setArchitectureLocked(bool locked, const QString& reaso
 // PyTorch's layers take their head width from d_model / heads and always learn LayerNorm; the
 // tutorial's has no pre-norm or activation choice.
 void HyperparameterForm::updateArchitectureFields() {
-    const bool torch = Architecture(architecture_->currentData().toInt()) == Architecture::Torch;
+    const Architecture arch = Architecture(architecture_->currentData().toInt());
+    const bool torch = arch == Architecture::Torch;
     normFirst_->setVisible(torch);
     activation_->setVisible(torch);
     if (locked_) return;
     dK_->setEnabled(!torch);
     dV_->setEnabled(!torch);
-    learnNorm_->setEnabled(!torch);
+    learnNorm_->setEnabled(arch == Architecture::Tutorial);
+    if (arch == Architecture::Aiayn) {
+        const QSignalBlocker b(learnNorm_);
+        learnNorm_->setChecked(true);
+    }
     if (torch) {
         const QSignalBlocker b1(dK_), b2(dV_), b3(learnNorm_);
         const int hd = heads_->value() > 0 ? dModel_->value() / heads_->value() : 0;

@@ -7,9 +7,10 @@
 // lr 5e-3, 60 epochs) and "PyTorch's nn.Transformer" (Config::torch_small(), the same recipe).
 // Editing a value switches the preset picker to "Custom".
 //
-// The architecture: the tutorial's (seed 001) or PyTorch's nn.Transformer (seed 002; then the
+// The architecture: the tutorial's (seed 001), PyTorch's nn.Transformer (seed 002; then the
 // head width is d_model / heads, LayerNorm is always learned, and pre-norm and the activation
-// are choices).
+// are choices) or attention-is-all-you-need-pytorch's (seed 003; LayerNorm learned, its output
+// projection shares the target embedding).
 //
 // Invalid values are explained inline (a red message under the form, the field outlined);
 // isValid() / validityChanged() let the Start button follow.
@@ -39,7 +40,7 @@ class QSpinBox;
 class HyperparameterForm : public QWidget {
     Q_OBJECT
 public:
-    enum class Preset { Tutorial, Small, Torch, Custom };
+    enum class Preset { Tutorial, Small, Torch, Aiayn, Custom };
     Q_ENUM(Preset)
 
     explicit HyperparameterForm(QWidget* parent = nullptr);

@@ -14,9 +14,10 @@ enum class TrainingPreset {
     Tutorial,  // the tutorial's model and loop: 30 epochs of SGD(lr 1e-3, momentum 0.99), batches of 2
     Small,     // d_model 32, 2 layers: Adam(lr 5e-3), 60 epochs, readable and quick
     Torch,     // PyTorch's nn.Transformer at the small size (Config::torch_small()), the same recipe
+    Aiayn,     // attention-is-all-you-need-pytorch's model at the small size (Config::aiayn_small()), the same recipe
 };
 
-// Config::tutorial(), Config::small() or Config::torch_small() (the tutorial's vocabularies and lengths).
+// Config::tutorial(), small(), torch_small() or aiayn_small() (the tutorial's vocabularies and lengths).
 Config preset_architecture(TrainingPreset p);
 
 // The recipe's stages. The first is the preset itself (what the Train panel fills in). The
