@@ -105,6 +105,13 @@ int run_forward(const ForwardArgs& a) {
                     "dim_feedforward=%d, dropout=%g, activation=%s, norm_first=%s), batch %d\n",
                     c.d_model, c.n_heads, c.encoder_layers(), c.decoder_layers(), c.d_ff, c.dropout,
                     c.activation.c_str(), c.norm_first ? "True" : "False", batch.B);
+    else if (c.aiayn())
+        std::printf("Transformer(d_model=%d, d_inner=%d, n_layers=%d, n_head=%d, d_k=%d, d_v=%d, dropout=%g, "
+                    "n_position=%d, trg_emb_prj_weight_sharing=%s, emb_src_trg_weight_sharing=%s, "
+                    "scale_emb_or_prj='%s'), batch %d\n",
+                    c.d_model, c.d_ff, c.n_layers, c.n_heads, c.d_k, c.d_v, c.dropout, c.n_position,
+                    c.trg_emb_prj_weight_sharing ? "True" : "False", c.emb_src_trg_weight_sharing ? "True" : "False",
+                    c.scale_emb_or_prj.c_str(), batch.B);
     else
         std::printf("d_model=%d d_ff=%d d_k=%d d_v=%d n_layers=%d n_heads=%d, batch %d\n", c.d_model, c.d_ff, c.d_k,
                     c.d_v, c.n_layers, c.n_heads, batch.B);

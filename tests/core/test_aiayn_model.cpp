@@ -11,7 +11,9 @@
 
 #include "copy_backend.h"
 #include "fixture_util.h"
+#include "stepformer/model_io.h"
 #include "stepformer/params.h"
+#include "temp_dir.h"
 #include "stepformer/safetensors.h"
 #include "stepformer/trace_names.h"
 #include "stepformer/train.h"
@@ -129,6 +131,36 @@ TEST(Aiayn, ThePadRowGetsNoGradientFromItsEmbedding) {
         double other = 0.0;
         for (int d = 0; d < c.d_model; ++d) other += std::abs(t.data[size_t(c.d_model + d)]);
         EXPECT_GT(other, 0.0) << table << ": row 1 is a word and gets a gradient";
+    }
+}
+
+// A shared weight is saved under every name, as state_dict() writes it, and opens again; a file
+// whose names of one shared weight hold different values is not this model, and says so.
+TEST(Aiayn, SharedWeightsAreSavedUnderEveryNameAndChecked) {
+    LoadedWeights lw = load_weights(aiayn_path("shared_prj", "weights.safetensors"), nullptr);
+    const Config c = lw.config;
+    ASSERT_EQ(param_aliases(c).size(), 2u);
+    EXPECT_FALSE(lw.params.contains("trg_word_prj.weight"));
+    testutil::TempDir dir;
+    const std::string path = dir.file("saved.safetensors");
+    save_weights(path, c, lw.params);
+    const SafetensorsFile f = read_safetensors(path);
+    for (const auto& [alias, own] : param_aliases(c)) EXPECT_EQ(get(f, alias).data, get(f, own).data) << alias;
+    EXPECT_NO_THROW(load_weights(path, nullptr));
+    SafetensorsFile changed = read_safetensors(path);
+    std::vector<TensorToWrite> tensors;
+    for (StoredTensor& t : changed.tensors) {
+        if (t.name == "trg_word_prj.weight") t.value.data[3] += 1.0f;
+        tensors.push_back({t.name, &t.value});
+    }
+    const std::string bad = dir.file("untied.safetensors");
+    write_safetensors(bad, tensors, changed.metadata);
+    try {
+        load_weights(bad, nullptr);
+        FAIL() << "untied values opened as a tied model";
+    } catch (const WeightsError& e) {
+        EXPECT_NE(std::string(e.what()).find("'trg_word_prj.weight' is 'decoder.trg_word_emb.weight'"), std::string::npos)
+            << e.what();
     }
 }
 
