@@ -96,13 +96,20 @@ struct GraphBackward {
         add_into(in, din.get(), X.size());
     }
 
+    // x + dropout(sub-layer output): the gradient reaches both, through the dropout's mask on the
+    // sub-layer's side (whichever argument it is: PyTorch's layers add x first, aiayn's q += residual).
     void residual(const TraceEntry& e, const float* dy) {
         const int64_t n = e.value.size();
-        add_into(e.inputs.at(0), dy, n);
+        const auto is_sublayer = [&](const std::string& in) {
+            const Role r = tr().at(in).role;
+            return r == Role::OutProjection || r == Role::FfnOut;
+        };
+        const size_t sub = is_sublayer(e.inputs.at(0)) ? 0 : 1;
+        add_into(e.inputs.at(1 - sub), dy, n);
         const Staging::Temp d = st().temp(n);
         be().copy(d.get(), dy, n);
         undo_dropout(e.name, d.get(), n);
-        add_into(e.inputs.at(1), d.get(), n);
+        add_into(e.inputs.at(sub), d.get(), n);
     }
 
     // y = (x W^T + b) · s with W (and b) parameters, s saved or 1; x_used what the forward

@@ -19,6 +19,7 @@
 #include "stepformer/backend.h"
 #include "stepformer/dataset.h"
 #include "stepformer/model.h"
+#include "stepformer/trace_graph.h"
 #include "stepformer/optimizer.h"
 #include "stepformer/train.h"
 
@@ -1095,9 +1096,74 @@ TEST(OptimizerClass, SgdMatchesReference) {
 
 }  // namespace
 
-// PyTorch's layers under dropout ("architecture": "torch"): the attention weights', dropout1-3's,
-// the feed-forward's and the positional encoding's masks are drawn once per (seed, step), and the
-// backward pass sends the gradient through the same masks (finite differences agree).
+// A model's dropouts where it puts them: each site's mask drawn once per (seed, step), and the
+// backward pass sending the gradient through the same masks (finite differences agree).
+void check_dropout_gradients(const Config& c, int expected_sites, const std::vector<std::string>& params,
+                             const std::string& what) {
+    SCOPED_TRACE(what);
+    Transformer model(c, init_params(c, 21));
+    const Batch batch = make_batch(c, {"ich mochte ein bier P", "ich mochte ein cola"},
+                                   {"S i want a beer .", "S i want a coke ."}, {"i want a beer . E", "i want a coke . E"});
+    auto forward = [&](Trace& t, uint64_t step) {
+        ForwardOptions fo;
+        fo.train = true;
+        fo.seed = 99;
+        fo.step = step;
+        model.forward(batch, t, fo);
+        return model.loss(batch, t);
+    };
+    Trace tr;
+    const float loss = forward(tr, 3);
+    int sites = 0, dropped = 0;
+    for (const auto& [key, t] : tr.saved)
+        if (key.size() > 13 && key.compare(key.size() - 13, 13, ".dropout_keep") == 0) {
+            ++sites;
+            for (float k : t.data) dropped += k == 0.0f;
+        }
+    EXPECT_EQ(sites, expected_sites);
+    EXPECT_GT(dropped, 0);
+    Trace again, other;
+    EXPECT_EQ(forward(again, 3), loss) << "the same seed and step draw the same masks";
+    EXPECT_NE(forward(other, 4), loss) << "another step draws other masks";
+    ParamSet grads;
+    model.backward(batch, tr, grads, false);
+    // The loss again in double from the logits (a float sum of ~30 would round away the differences):
+    // the mean cross-entropy, or aiayn's label-smoothed sum.
+    const int V = c.tgt_vocab_size();
+    const double eps = c.aiayn() ? double(kLabelSmoothing) : 0.0;
+    auto objective = [&] {
+        Trace t;
+        forward(t, 3);
+        const Tensor& logits = graph::output_logits(t)->value;
+        double sum = 0.0;
+        int n = 0;
+        for (size_t r = 0; r < batch.out.size(); ++r) {
+            if (batch.out[r] == 0) continue;
+            const float* x = logits.ptr() + r * size_t(V);
+            double m = x[0], z = 0.0;
+            for (int k = 1; k < V; ++k) m = std::max(m, double(x[k]));
+            for (int k = 0; k < V; ++k) z += std::exp(double(x[k]) - m);
+            for (int k = 0; k < V; ++k) {
+                const double q = k == batch.out[r] ? 1.0 - eps : eps / (V - 1);
+                sum -= q * (double(x[k]) - m - std::log(z));
+            }
+            ++n;
+        }
+        return c.aiayn() ? sum : sum / n;
+    };
+    for (const std::string& name : params) {
+        Vec& w = model.params().at(name).data;
+        const Vec& g = grads.at(name).data;
+        std::vector<size_t> idx;
+        for (size_t i = 0; i < g.size(); ++i)
+            if (std::abs(g[i]) > 1e-2f && idx.size() < 6) idx.push_back(i);
+        ASSERT_FALSE(idx.empty()) << name;
+        EXPECT_TRUE(check_grad(name, w, g, objective, 1e-3f, idx, 2e-2, 0.0, 1e-4));
+    }
+}
+
+// PyTorch's layers ("architecture": "torch"): the attention weights', dropout1-3's, the
+// feed-forward's and the positional encoding's masks, pre- and post-norm.
 TEST(ModelGradDropout, TorchLayersGradientsUnderDropout) {
     Config c = Config::torch_small();
     c.d_model = 8;
@@ -1109,49 +1175,31 @@ TEST(ModelGradDropout, TorchLayersGradientsUnderDropout) {
     for (bool pre : {false, true}) {
         c.norm_first = pre;
         c.activation = pre ? "gelu" : "relu";
-        Transformer model(c, init_params(c, 21));
-        const Batch batch = make_batch(c, {"ich mochte ein bier P", "ich mochte ein cola"},
-                                       {"S i want a beer .", "S i want a coke ."},
-                                       {"i want a beer . E", "i want a coke . E"});
-        auto forward = [&](Trace& t, uint64_t step) {
-            ForwardOptions fo;
-            fo.train = true;
-            fo.seed = 99;
-            fo.step = step;
-            model.forward(batch, t, fo);
-            return model.loss(batch, t);
-        };
-        Trace tr;
-        const float loss = forward(tr, 3);
-        int sites = 0, dropped = 0;
-        for (const auto& [key, t] : tr.saved)
-            if (key.size() > 13 && key.compare(key.size() - 13, 13, ".dropout_keep") == 0) {
-                ++sites;
-                for (float k : t.data) dropped += k == 0.0f;
-            }
         // 2 positional encodings; encoder: attention, add1, feed-forward, add2; decoder: 2 attentions, 3 adds, feed-forward
-        EXPECT_EQ(sites, 2 + 4 + 6) << "norm_first " << pre;
-        EXPECT_GT(dropped, 0);
-        Trace again, other;
-        EXPECT_EQ(forward(again, 3), loss) << "the same seed and step draw the same masks";
-        EXPECT_NE(forward(other, 4), loss) << "another step draws other masks";
-        ParamSet grads;
-        model.backward(batch, tr, grads, false);
-        auto objective = [&] {
-            Trace t;
-            return double(forward(t, 3));
-        };
-        for (const char* name :
-             {"transformer.encoder.layers.0.self_attn.in_proj_weight", "transformer.encoder.layers.0.linear1.bias",
-              "transformer.decoder.layers.0.multihead_attn.in_proj_bias", "transformer.decoder.layers.0.norm2.weight",
-              "src_tok_emb.embedding.weight", "generator.bias"}) {
-            Vec& w = model.params().at(name).data;
-            const Vec& g = grads.at(name).data;
-            std::vector<size_t> idx;
-            for (size_t i = 0; i < g.size(); ++i)
-                if (std::abs(g[i]) > 1e-2f && idx.size() < 6) idx.push_back(i);
-            ASSERT_FALSE(idx.empty()) << name;
-            EXPECT_TRUE(check_grad(name, w, g, objective, 1e-3f, idx, 2e-2, 0.0, 1e-4)) << "norm_first " << pre;
-        }
+        check_dropout_gradients(c, 2 + 4 + 6,
+                                {"transformer.encoder.layers.0.self_attn.in_proj_weight",
+                                 "transformer.encoder.layers.0.linear1.bias",
+                                 "transformer.decoder.layers.0.multihead_attn.in_proj_bias",
+                                 "transformer.decoder.layers.0.norm2.weight", "src_tok_emb.embedding.weight", "generator.bias"},
+                                pre ? "pre-norm" : "post-norm");
     }
+}
+
+// attention-is-all-you-need-pytorch's ("aiayn"): the positional encodings', each block's residual
+// and (its own 0.1) attention weights', with the projection tied to the target embedding.
+TEST(ModelGradDropout, AiaynGradientsUnderDropout) {
+    Config c = Config::aiayn_small();
+    c.d_model = 8;
+    c.n_heads = 2;
+    c.d_k = 4;
+    c.d_v = 3;
+    c.d_ff = 16;
+    c.n_layers = 1;
+    c.dropout = 0.3;
+    // 2 positional encodings; encoder: attention weights + residual, feed-forward residual; decoder: 2 + 2 + 1
+    check_dropout_gradients(c, 2 + 3 + 5,
+                            {"encoder.layer_stack.0.slf_attn.w_qs.weight", "encoder.layer_stack.0.pos_ffn.w_1.bias",
+                             "decoder.layer_stack.0.enc_attn.layer_norm.weight", "decoder.trg_word_emb.weight",
+                             "encoder.src_word_emb.weight", "encoder.layer_norm.bias"},
+                            "aiayn");
 }
