@@ -6,7 +6,9 @@
 #include <QStyle>
 #include <QTabWidget>
 
+#include "app/main_window.h"
 #include "app/session.h"
+#include "compare/scaling_compare_window.h"
 #include "lab/layer_lab_window.h"
 
 WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringList& viewNames) {
@@ -116,6 +118,20 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
                             "every number printed as PyTorch prints it; optionally a decoder layer after it"));
     layerLab->setStatusTip(layerLab->toolTip());
     QObject::connect(layerLab, &QAction::triggered, window, [window] { LayerLabWindow::showFor(window); });
+
+    // Issue 18: the current attention step's scores rounded as the tutorial and as PyTorch /
+    // attention-is-all-you-need-pytorch round them, side by side (a window of its own).
+    compareScaling = new QAction(tr("Compare Score &Scaling\u2026"), window);
+    compareScaling->setObjectName(QStringLiteral("actionCompareScaling"));
+    compareScaling->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
+    compareScaling->setToolTip(tr("The current attention step's scores as (q/\u221Ad_k)\u00B7k\u1D40 (PyTorch, "
+                                  "attention-is-all-you-need-pytorch) and as (q\u00B7k\u1D40)/\u221Ad_k (the tutorial) side "
+                                  "by side: the same maths, two roundings (Ctrl+Shift+K)"));
+    compareScaling->setStatusTip(compareScaling->toolTip());
+    QObject::connect(compareScaling, &QAction::triggered, window, [window] {
+        auto* mw = qobject_cast<MainWindow*>(window);
+        if (mw) ScalingCompareWindow::showFor(window, mw->session(), mw->currentStep());
+    });
 
     saveTrained = new QAction(window->style()->standardIcon(QStyle::SP_DialogSaveButton),
                               tr("&Save Trained Checkpoint…"), window);

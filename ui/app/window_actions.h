@@ -27,6 +27,7 @@ public:
     QActionGroup* viewGroup = nullptr;
     QList<QAction*> views;  // in tab order
     QAction *follow = nullptr, *restoreLayout = nullptr;
+    QAction* compareScaling = nullptr;  // opens ScalingCompareWindow (issue 18)
     // Step
     QAction* direction = nullptr;
     // Model: a preset's action holds the preset in its data()

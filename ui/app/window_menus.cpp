@@ -41,6 +41,7 @@ void WindowMenus::addMenus(QMainWindow* window, const WindowActions& actions, co
     view->addActions(actions.views);
     view->addSeparator();
     view->addAction(actions.follow);
+    view->addAction(actions.compareScaling);
     view->addSeparator();
     for (QDockWidget* d : docks) {
         QAction* t = d->toggleViewAction();

@@ -1,0 +1,17 @@
+// The scores as Stepformer's CPU engine computes them (core/src/cpu_attention.cpp: Eigen's
+// product of row-major maps, then × scale), replayed with the same Eigen expression on the same
+// shapes so that it rounds the same way: what the trace's P.scores is compared with bit for bit.
+// Its summation order is Eigen's (packets, fused multiply-adds), not the plain loop's of
+// scaling_math.cpp; so this file is compiled like the core, with contraction allowed.
+#pragma once
+
+#include <vector>
+
+namespace scaling {
+
+// (q·kᵀ) × fl(1/√d_k): the tutorial's and the torch models' engine code (model.cpp, torch_model.cpp).
+std::vector<float> engineProductScaled(const float* q, const float* k, int lq, int lk, int dk);
+// (q × fl(1/√d_k))·kᵀ: the aiayn model's engine code (aiayn_model.cpp: q_scaled, then the product × 1).
+std::vector<float> engineQueryScaled(const float* q, const float* k, int lq, int lk, int dk);
+
+}  // namespace scaling
