@@ -77,6 +77,8 @@ class TestScalingCompare : public QObject {
 private slots:
     void tutorialScoresAreTheProductScaled();
     void aiaynScoresAreTheQueryScaled();
+    void torchScoresHaveTheProductsRounding();
+    void trainedSmallModelDiffers();
     void powerOfFourDkGivesTheSameBits();
     void aiaynFixtureWithDk4IsIdentical();
     void ulpDistanceCountsFloats();
@@ -124,6 +126,40 @@ void TestScalingCompare::aiaynScoresAreTheQueryScaled() {
     QVERIFY(t.traceIsEngineB < t.panels);
     QVERIFY(t.cellsDiffering > 0);
     QVERIFY(labelText(w, "scalingTraceVerdict").contains(QStringLiteral("attention-is-all-you-need-pytorch")));
+}
+
+// PyTorch scales the query first (A); Stepformer's torch model scales the product
+// (core/src/torch_model.cpp), so its trace has B's rounding, and the window says so.
+void TestScalingCompare::torchScoresHaveTheProductsRounding() {
+    const Config c = Config::torch_small();
+    QCOMPARE(c.d_model / c.n_heads, 8);
+    const auto tr = traceOf(c, init_params(c, 2));
+    ScalingCompareWindow w;
+    w.resize(1366, 768);
+    w.setTrace(tr);
+    const Tally t = tally(w, *tr);
+    QVERIFY(t.panels > 0);
+    QCOMPARE(t.traceIsEngineB, t.panels);
+    QVERIFY(t.traceIsEngineA < t.panels);
+    QVERIFY(t.cellsDiffering > 0);
+    QVERIFY(labelText(w, "scalingTraceVerdict").contains(QStringLiteral("Stepformer's torch model scales the product")));
+    QVERIFY(w.setBlock(QStringLiteral("transformer.decoder.layers.0.self_attn")));
+    w.setHead(1);
+    testutil::saveShot(w, QStringLiteral("scaling_torch_dk8.png"));
+}
+
+// The trained Small model (the "small" preset's recipe): real scores, real differences.
+void TestScalingCompare::trainedSmallModelDiffers() {
+    const auto& small = testutil::trainedSmall();
+    Trace* raw = new Trace;
+    small.model->forward(make_batch(small.config, {"ich mochte ein bier P"}, {"S i want a beer ."}), *raw);
+    const std::shared_ptr<const Trace> tr(raw);
+    ScalingCompareWindow w;
+    w.setTrace(tr);
+    const Tally t = tally(w, *tr);
+    QCOMPARE(t.traceIsEngineB, t.panels);
+    QVERIFY(t.cellsDiffering > 0);
+    QVERIFY(t.softmax > 0.0 && t.softmax < 1e-5);
 }
 
 void TestScalingCompare::powerOfFourDkGivesTheSameBits() {

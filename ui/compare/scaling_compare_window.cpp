@@ -223,7 +223,7 @@ QString ScalingCompareWindow::traceVerdictText() const {
                 .arg(agreementText(cmp_.traceVsEngineA, total), agreementText(cmp_.traceVsEngineB, total));
     v += QStringLiteral(" ") +
          tr("Against the plain loops of the panels it %1 (A) and %2 (B): a matrix product sums in its own order "
-            "(packets of 8, fused multiply-adds), and that moves the last bits as much as the place of the scale.")
+            "(in SIMD packets, with fused multiply-adds where the CPU has them), and that moves the last bits as much as the place of the scale.")
              .arg(agreementText(cmp_.traceVsA, total), agreementText(cmp_.traceVsB, total));
     v += QStringLiteral(" ") + tr("This trace is %1.").arg(modelSentence(cmp_.naming));
     if ((cmp_.naming == Naming::TorchLayers || cmp_.naming == Naming::TorchSeq2Seq) && eB && !eA)
@@ -236,7 +236,15 @@ QString ScalingCompareWindow::traceVerdictText() const {
 QString ScalingCompareWindow::explanationText() const {
     if (!cmp_.ok()) return {};
     const QString dk = QString::number(cmp_.dk);
-    QString t = tr("<p><b>Same maths, two roundings.</b> Dividing by \u221Ad<sub>k</sub> before or after the dot "
+    QString t;
+    if (cmp_.sqrtIsPowerOfTwo)
+        t += tr("<p><b>Why they are identical here:</b> d<sub>k</sub> = %1 is a power of 4, so \u221Ad<sub>k</sub> = %2 is a "
+                "power of two. Dividing a float by a power of two only lowers its exponent: it is exact, nothing rounds. "
+                "Scaling before or after the product then gives the same bits (as for the tutorial's d<sub>k</sub> = 64, "
+                "\u221A64 = 8). The difference shows with a d<sub>k</sub> that is not a power of 4 (8, 32, 128) \u2014 "
+                "d<sub>k</sub> is the model's, not a setting of this window.</p>")
+                 .arg(dk, numfmt::exact(cmp_.sqrtDk));
+    t += tr("<p><b>Same maths, two roundings.</b> Dividing by \u221Ad<sub>k</sub> before or after the dot "
                    "product is the same number on paper: (q/\u221Ad<sub>k</sub>)\u00B7k\u1D40 = (q\u00B7k\u1D40)/\u221Ad<sub>k</sub>. "
                    "In float32 every operation rounds to 24 bits, and the two orders round at different places, "
                    "so the last bit or two can differ. One <i>ulp</i> is the gap between a float and the next one.</p>"
@@ -251,17 +259,12 @@ QString ScalingCompareWindow::explanationText() const {
                    "the division differs. A real GEMM (PyTorch's, Eigen's) sums in its own order and may fuse, which moves "
                    "the last bits again.</p>")
                     .arg(numfmt::exact(cmp_.sqrtDk));
-    if (cmp_.sqrtIsPowerOfTwo)
-        t += tr("<p><b>Why they are identical here:</b> d<sub>k</sub> = %1 is a power of 4, so \u221Ad<sub>k</sub> = %2 is a "
-                "power of two. Dividing a float by a power of two only lowers its exponent: it is exact, nothing rounds. "
-                "Scaling before or after the product then gives the same bits (as for the tutorial's d<sub>k</sub> = 64, "
-                "\u221A64 = 8). The difference shows with a d<sub>k</sub> that is not a power of 4 (8, 32, 128) \u2014 "
-                "d<sub>k</sub> is the model's (d_model / n_heads), not a setting of this window.</p>")
-                 .arg(dk, numfmt::exact(cmp_.sqrtDk));
-    else
+    if (!cmp_.sqrtIsPowerOfTwo)
         t += tr("<p>d<sub>k</sub> = %1: \u221Ad<sub>k</sub> = %2 is not a power of two, so each division rounds, and "
                 "rounding the d<sub>k</sub> scaled query entries before the sum is not rounding the one sum after it. "
-                "The softmax line shows what reaches the attention weights: far below what a student can see.</p>")
+                "A score near 0 can show tens of ulps: its terms cancel, so its own ulp is tiny while the terms' "
+                "rounding errors (a few 1e\u22128) remain \u2014 |\u0394| stays that small. The softmax line shows what "
+                "reaches the attention weights: far below what a student can see.</p>")
                  .arg(dk, numfmt::exact(double(cmp_.sqrtDk)));
     return t;
 }
@@ -309,7 +312,21 @@ void ScalingCompareWindow::refill() {
                           : eB     ? tr("B's rounding")
                           : eA     ? tr("A's rounding")
                                    : tr("neither order's bits");
-    fill(traced_, tr("The trace's %1.scores (%2)").arg(block, which), cmp_.traced);
+    fill(traced_, tr("The trace's P.scores: %1").arg(which), cmp_.traced);
+    traced_->setToolTip(tr("%1.scores, as the trace holds it").arg(block));
+    // The cells print about three digits, where A and B agree: the tooltips give every digit.
+    auto exactTip = [c](const std::vector<float>* v, const QString& what) {
+        return [c, v, what](int r, int col) {
+            const size_t at = size_t(r) * c->cols + col;
+            if (at >= v->size()) return QString();
+            return QStringLiteral("%1 = %2<br>A = %3<br>B = %4 (%5 ulp apart)")
+                .arg(what, numfmt::exact((*v)[at]), numfmt::exact(c->a[at]), numfmt::exact(c->b[at]))
+                .arg(c->ulps[at]);
+        };
+    };
+    a_->setTooltipFunction(exactTip(&cmp_.a, QStringLiteral("A")));
+    b_->setTooltipFunction(exactTip(&cmp_.b, QStringLiteral("B")));
+    traced_->setTooltipFunction(exactTip(&cmp_.traced, tr("P.scores")));
 }
 
 ScalingCompareWindow* ScalingCompareWindow::showFor(QWidget* owner, Session* session, const QString& currentStep) {
