@@ -96,7 +96,8 @@ std::string TorchPass::attention(Trace& tr, const Block& blk, const std::string&
     be.split_heads(st.out(K), tk.get(), B, Lk, H, hd);
     be.split_heads(st.out(V), tv.get(), B, Lk, H, hd);
 
-    // (q / √hd) kᵀ: PyTorch scales q before the product; the same maths, rounded a little differently.
+    // q·kᵀ times 1/√hd: PyTorch scales q before the product instead — the same maths, a rounding apart
+    // (up to a few ulp; View › Compare Score Scaling shows the two side by side).
     Tensor scores({B, H, Lq, Lk});
     const float scale = 1.0f / std::sqrt(float(hd));
     be.attn_scores_forward(st.out(scores), st.in(Q), st.in(K), B * H, Lq, Lk, hd, scale);
