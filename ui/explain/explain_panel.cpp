@@ -179,6 +179,8 @@ void ExplainPanel::refresh() {
     const TraceEntry* fwdEntry = stepformer::graph::forward_of(*trace_, *e);
     // The loss is the same block in both architectures: the config says whose lines to quote.
     const bool torch = fwdEntry && (fwdEntry->block.torch() || config_.torch());
+    // attention-is-all-you-need-pytorch's model: its own texts (aiayn_<kind>.md) where it differs.
+    const bool aiayn = fwdEntry && (fwdEntry->block.naming == stepformer::Naming::Aiayn || config_.aiayn());
 
     ExplainHeader::Content head;
     // A gradient: ∂loss/∂ <the forward step>, where that step is (the gradient carries its block).
@@ -255,6 +257,7 @@ void ExplainPanel::refresh() {
     // the tutorial's where none is needed (the loss).
     const auto explained = [&](const QString& k) {
         QString t;
+        if (aiayn) t = explanationFor(QStringLiteral("aiayn_") + k, config_);
         if (torch && fwdEntry->block.kind == BlockKind::FinalNorm)
             t = explanationFor(k == kind && !forward ? QStringLiteral("final_norm") : QStringLiteral("torch_") + k, config_);
         if (t.isEmpty() && torch) t = explanationFor(QStringLiteral("torch_") + k, config_);

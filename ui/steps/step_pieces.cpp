@@ -107,6 +107,11 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
         return out;
     }
 
+    if (s.block.naming == Naming::Aiayn && aiaynStepPieces(pb, s, step, H, hh)) {
+        if (out.pieces.empty()) add(step, shortLeafTitle(tr, step));
+        return out;
+    }
+
     const bool ffn = s.block.kind == BlockKind::FeedForward;
     switch (s.role) {
     case Role::Q:
