@@ -25,6 +25,7 @@
 #include "stepformer/model.h"
 #include "stepformer/params.h"
 #include "test_util.h"
+#include "views/gradient_view.h"
 #include "widgets/heatmap_widget.h"
 
 using namespace stepformer;
@@ -171,6 +172,9 @@ void TestAiaynViews::explanationsAreItsOwn() {
     QVERIFY(text("loss").contains(QStringLiteral("summed")));
     QVERIFY(text("loss.per_token").contains(QStringLiteral("label smoothing")));
     QVERIFY(text("grad.encoder.layer_stack.0.slf_attn.q_scaled").contains(QStringLiteral("temperature")));
+    const QString gl = text("grad.trg_word_prj.logits");
+    QVERIFY2(gl.contains(QStringLiteral("smoothed")) && !gl.contains(QStringLiteral("their mean")), qPrintable(gl));
+    QVERIFY(text("grad.decoder.trg_word_emb.out").contains(QStringLiteral("pad row")));
     for (const TraceEntry& e : t.trace->entries())
         QVERIFY2(!text(e.name.c_str()).contains(QStringLiteral("No explanation")), e.name.c_str());
     // The tutorial's own model keeps its texts.
@@ -334,7 +338,15 @@ void TestAiaynViews::mainWindowWalksEveryStep() {
     w.setCurrentStep(QStringLiteral("trg_mask"));
     testutil::saveShot(w, QStringLiteral("aiayn_masks_1366.png"));
     w.setCurrentView(QStringLiteral("gradients"));
+    auto* grads = w.findChild<GradientView*>();
+    QVERIFY(grads);
+    // The shared projection's weight is the one parameter it is: decoder.trg_word_emb.weight.
+    w.setCurrentStep(QStringLiteral("grad.trg_word_prj.logits"));
+    QCOMPARE(grads->currentParameter(), QStringLiteral("decoder.trg_word_emb.weight"));
+    w.setCurrentStep(QStringLiteral("grad.encoder.layer_norm.out"));
+    QCOMPARE(grads->currentParameter(), QStringLiteral("encoder.layer_norm.weight"));
     w.setCurrentStep(QStringLiteral("grad.encoder.layer_stack.0.slf_attn.q_scaled"));
+    QCOMPARE(grads->currentParameter(), QStringLiteral("encoder.layer_stack.0.slf_attn.w_qs.weight"));
     testutil::saveShot(w, QStringLiteral("aiayn_gradient_1366.png"));
     w.resize(1920, 1080);
     w.setCurrentView(QStringLiteral("tensor"));
