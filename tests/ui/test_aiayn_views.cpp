@@ -9,6 +9,7 @@
 #include <QtTest>
 
 #include <QDockWidget>
+#include <QLabel>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
@@ -230,6 +231,9 @@ void TestAiaynViews::masksKeepOnes() {
         tensorviz::stepPieces(t.trace, t.config, QStringLiteral("encoder.layer_stack.0.slf_attn.q_scaled"), 0, 0);
     QVERIFY(pieces.formula.contains(QStringLiteral("temperature")));
     QCOMPARE(int(pieces.pieces.size()), 3);  // q, "/ temperature", q_scaled
+    // The loss (a block of no model's names) is cal_loss's sum, not the tutorial's mean.
+    const tensorviz::StepPieces loss = tensorviz::stepPieces(t.trace, t.config, QStringLiteral("loss"), 0, 0);
+    QVERIFY2(loss.formula.contains(QStringLiteral("sum")) && !loss.formula.contains(QStringLiteral("mean of")), qPrintable(loss.formula));
 }
 
 void TestAiaynViews::diagramDrawsItsLayoutAndSharing() {
@@ -337,6 +341,13 @@ void TestAiaynViews::mainWindowWalksEveryStep() {
     w.setCurrentView(QStringLiteral("masks"));
     w.setCurrentStep(QStringLiteral("trg_mask"));
     testutil::saveShot(w, QStringLiteral("aiayn_masks_1366.png"));
+    // The loss page names cal_loss, never the tutorial's CrossEntropyLoss.
+    w.setCurrentView(QStringLiteral("loss"));
+    w.setCurrentStep(QStringLiteral("loss"));
+    auto* lossTitle = w.findChild<QLabel*>(QStringLiteral("lossTitleLabel"));
+    QVERIFY(lossTitle);
+    QVERIFY2(lossTitle->text().contains(QStringLiteral("cal_loss")) && !lossTitle->text().contains(QStringLiteral("CrossEntropyLoss(")),
+             qPrintable(lossTitle->text()));
     w.setCurrentView(QStringLiteral("gradients"));
     auto* grads = w.findChild<GradientView*>();
     QVERIFY(grads);

@@ -107,7 +107,8 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
         return out;
     }
 
-    if (s.block.naming == Naming::Aiayn && aiaynStepPieces(pb, s, step, H, hh)) {
+    // attention-is-all-you-need-pytorch's (its loss block has no model's names: the config tells).
+    if ((s.block.naming == Naming::Aiayn || cfg.aiayn()) && aiaynStepPieces(pb, s, step, H, hh)) {
         if (out.pieces.empty()) add(step, shortLeafTitle(tr, step));
         return out;
     }

@@ -62,7 +62,7 @@ QString extraFor(const CellTipContext& x, int r, int c) {
         QString t = torchCellExtra(x, r, c, handled);
         if (handled) return t;
     }
-    if (s.block.naming == stepformer::Naming::Aiayn) {
+    if (s.block.naming == stepformer::Naming::Aiayn || x.cfg.aiayn()) {
         bool handled = false;
         QString t = aiaynCellExtra(x, r, c, handled);
         if (handled) return t;
