@@ -165,6 +165,8 @@ void TestAiaynViews::explanationsAreItsOwn() {
     QVERIFY2(ms.contains(QStringLiteral("1 = keep")) && ms.contains(QStringLiteral("mask == 0, -1e9")), qPrintable(ms));
     QVERIFY(text("src_mask").contains(QStringLiteral("1 = keep")));
     QVERIFY(text("trg_mask").contains(QStringLiteral("1 = keep")));
+    // 6 target positions, the lower triangle kept: 15 of 36 masked, not the 21 kept.
+    QVERIFY2(text("trg_mask").contains(QStringLiteral("15 of 36 positions masked (0)")), qPrintable(text("trg_mask")));
     QVERIFY(text("encoder.layer_stack.0.slf_attn.Q").contains(QStringLiteral("bias=False")));
     QVERIFY(text("encoder.layer_stack.0.slf_attn.out").contains(QStringLiteral("eps = 1e-6")));
     QVERIFY(text("encoder.layer_norm.out").contains(QStringLiteral("before the first layer")));

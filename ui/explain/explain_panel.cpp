@@ -17,6 +17,7 @@
 #include "explain/device_agreement.h"
 #include "explain/explain_header.h"
 #include "steps/step_model.h"
+#include "steps/step_panels.h"
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
 #include "widgets/number_format.h"
@@ -193,8 +194,11 @@ void ExplainPanel::refresh() {
     if (e->axes.empty() && v.size() == 1) {
         head.stats = tr("value %1").arg(numfmt::tensorStat(v[0]));
     } else if (!v.empty() && e->is_mask) {
-        const auto masked = std::count_if(v.begin(), v.end(), [](float x) { return x != 0.0f; });
-        head.stats = tr("%1 of %2 positions masked").arg(masked).arg(v.size());
+        // attention-is-all-you-need-pytorch's masks keep the 1s: their 0s are the masked ones.
+        const bool keeps = tensorviz::keepsOnes(*e);
+        const auto masked = std::count_if(v.begin(), v.end(), [keeps](float x) { return keeps ? x == 0.0f : x != 0.0f; });
+        head.stats = keeps ? tr("%1 of %2 positions masked (0), the others kept (1)").arg(masked).arg(v.size())
+                           : tr("%1 of %2 positions masked").arg(masked).arg(v.size());
     } else if (!v.empty() && e->role == Role::AttnMask) {  // PyTorch's additive mask: 0 or −∞
         const auto ignored = std::count_if(v.begin(), v.end(), [](float x) { return x != 0.0f; });
         head.stats = tr("%1 of %2 positions −∞ (ignored), the others 0 (additive mask)").arg(ignored).arg(v.size());
