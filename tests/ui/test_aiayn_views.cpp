@@ -343,6 +343,12 @@ void TestAiaynViews::mainWindowWalksEveryStep() {
     w.setCurrentView(QStringLiteral("masks"));
     w.setCurrentStep(QStringLiteral("trg_mask"));
     testutil::saveShot(w, QStringLiteral("aiayn_masks_1366.png"));
+    // The positional-encoding page: the sum is normalised before layer 0.
+    w.setCurrentView(QStringLiteral("pe"));
+    w.setCurrentStep(QStringLiteral("encoder.position_enc.out"));
+    auto* peCaption = w.findChild<QLabel*>(QStringLiteral("peSumCaption"));
+    QVERIFY(peCaption);
+    QVERIFY2(peCaption->text().contains(QStringLiteral("encoder.layer_norm")), qPrintable(peCaption->text()));
     // The loss page names cal_loss, never the tutorial's CrossEntropyLoss.
     w.setCurrentView(QStringLiteral("loss"));
     w.setCurrentStep(QStringLiteral("loss"));
