@@ -23,24 +23,30 @@ inline constexpr BlockSpec kAiaynBlocks[] = {
     box("encoder.embedding", "src_word_emb%emb", kEncX0 - 12, kAiaynEmbY0, kEncX1 + 8, kAiaynEmbY1, kEmbedding),
     circle("encoder.pe", "position_enc", Shape::PeIcon, kEncCx - 36, kAiaynAddY, kPeR),
     circle("encoder.add_pe", "+", Shape::Circle, kEncCx, kAiaynAddY, kAddR),
-    box("encoder.input_norm", "dropout · layer_norm", kEncX0 + 6, kAiaynNormY0, kEncX1 - 6, kAiaynNormY1, kNorm),
+    box("encoder.input_norm", "layer_norm", kEncX0 + 6, kAiaynNormY0, kEncX1 - 6, kAiaynNormY1, kNorm),
     box("encoder.mha", "slf_attn\n(q/√d_k)·kᵀ", kEncX0, 350, kEncX1, 390, kAttention),
-    box("encoder.mha_norm", "dropout · Add & Norm", kEncX0, 312, kEncX1, 334, kNorm),
+    box("encoder.mha_norm", "Add & Norm", kEncX0, 312, kEncX1, 334, kNorm),
     box("encoder.ffn", "pos_ffn\nw_1 · ReLU · w_2", kEncX0, 260, kEncX1, 298, kFfn),
-    box("encoder.ffn_norm", "dropout · Add & Norm", kEncX0, 222, kEncX1, 244, kNorm),
+    box("encoder.ffn_norm", "Add & Norm", kEncX0, 222, kEncX1, 244, kNorm),
     box("decoder.embedding", "trg_word_emb%emb", kDecX0 - 8, kAiaynEmbY0, kDecX1 + 12, kAiaynEmbY1, kEmbedding),
     circle("decoder.pe", "position_enc", Shape::PeIcon, kDecCx + 36, kAiaynAddY, kPeR),
     circle("decoder.add_pe", "+", Shape::Circle, kDecCx, kAiaynAddY, kAddR),
-    box("decoder.input_norm", "dropout · layer_norm", kDecX0 + 6, kAiaynNormY0, kDecX1 - 6, kAiaynNormY1, kNorm),
+    box("decoder.input_norm", "layer_norm", kDecX0 + 6, kAiaynNormY0, kDecX1 - 6, kAiaynNormY1, kNorm),
     box("decoder.masked_mha", "masked slf_attn\n(q/√d_k)·kᵀ", kDecX0, 350, kDecX1, 390, kAttention),
-    box("decoder.masked_mha_norm", "dropout · Add & Norm", kDecX0, 312, kDecX1, 334, kNorm),
+    box("decoder.masked_mha_norm", "Add & Norm", kDecX0, 312, kDecX1, 334, kNorm),
     box("decoder.cross_mha", "enc_attn\n(q/√d_k)·kᵀ", kDecX0, 258, kDecX1, 298, kAttention),
-    box("decoder.cross_mha_norm", "dropout · Add & Norm", kDecX0, 222, kDecX1, 244, kNorm),
+    box("decoder.cross_mha_norm", "Add & Norm", kDecX0, 222, kDecX1, 244, kNorm),
     box("decoder.ffn", "pos_ffn\nw_1 · ReLU · w_2", kDecX0, 166, kDecX1, 204, kFfn),
-    box("decoder.ffn_norm", "dropout · Add & Norm", kDecX0, 130, kDecX1, 152, kNorm),
+    box("decoder.ffn_norm", "Add & Norm", kDecX0, 130, kDecX1, 152, kNorm),
     box("linear", "trg_word_prj%prj", 226, 72, 332, 96, kLinear),
     box("softmax", "Softmax", 234, 34, 324, 58, kSoftmax),
 };
+
+// The blocks whose input went through dropout first (a "dropout" badge at their top left): every
+// Add & Norm (dropout(sub-layer) + residual) and the stacks' layer_norm after the positional encoding.
+inline constexpr const char* kAiaynDropoutBadge[] = {"encoder.input_norm", "encoder.mha_norm", "encoder.ffn_norm",
+                                                    "decoder.input_norm", "decoder.masked_mha_norm",
+                                                    "decoder.cross_mha_norm", "decoder.ffn_norm"};
 
 // Only the FFN's linear maps have biases here.
 inline constexpr const char* kAiaynBiasBadge[] = {"encoder.ffn", "decoder.ffn"};

@@ -83,22 +83,26 @@ void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b, bool hi, bool h
         const auto listed = [&](const auto& ids) {
             return std::any_of(std::begin(ids), std::end(ids), [&](const char* id) { return b.id == QLatin1String(id); });
         };
-        if ((torch() && listed(kBiasBadge)) || (aiayn() && listed(kAiaynBiasBadge))) {
-            // "+b": this block's linear maps have biases (PyTorch's default), the tutorial's have none.
+        // A small tag on the box's top edge: right (+b) or left (dropout).
+        const auto badge = [&](const QString& t, bool right, bool bold) {
             QFont bf = font();
             bf.setPixelSize(static_cast<int>(std::round(std::max<qreal>(kMinLabelPx, 9 * u))));
-            bf.setBold(true);
+            bf.setBold(bold);
             const QFontMetricsF fm(bf);
-            const QString t = QStringLiteral("+b");
             const QSizeF sz(fm.horizontalAdvance(t) + 4, fm.height());
-            const QRectF badge(QPointF(b.rect.right() - sz.width() + 2, b.rect.top() - sz.height() / 2), sz);
+            const qreal x = right ? b.rect.right() - sz.width() + 2 : b.rect.left() - 2;
+            const QRectF r(QPointF(x, b.rect.top() - sz.height() / 2), sz);
             p.setPen(QPen(QColor(0x55, 0x55, 0x55), std::max<qreal>(1.0, 0.8 * u)));
             p.setBrush(Qt::white);
-            p.drawRoundedRect(badge, 3 * u, 3 * u);
+            p.drawRoundedRect(r, 3 * u, 3 * u);
             p.setFont(bf);
             p.setPen(QColor(0x20, 0x20, 0x20));
-            p.drawText(badge, Qt::AlignCenter, t);
-        }
+            p.drawText(r, Qt::AlignCenter, t);
+        };
+        // "+b": this block's linear maps have biases (PyTorch's default), the tutorial's have none.
+        if ((torch() && listed(kBiasBadge)) || (aiayn() && listed(kAiaynBiasBadge))) badge(QStringLiteral("+b"), true, true);
+        // attention-is-all-you-need-pytorch: dropout comes before the add (and before the input norm).
+        if (aiayn() && listed(kAiaynDropoutBadge)) badge(tr("dropout"), false, false);
         return;
     }
     if (hi) {
@@ -281,7 +285,7 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     const qreal hintBottom = torch() ? 184 : 196;
     text(6, hintBottom - 46, 196, hintBottom, Qt::AlignLeft | Qt::AlignBottom,
          torch()   ? tr("+b: with bias. Click a block to go to its first step; hover for details.")
-         : aiayn() ? tr("+b: with bias (no attention bias). Dashed: a shared weight. Click a block: its first step.")
+         : aiayn() ? tr("+b: bias. dropout: before the add. Dashed: a shared weight.")
                    : tr("Click a block to go to its first step; hover for details."));
 }
 
