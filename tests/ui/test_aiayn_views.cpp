@@ -80,6 +80,7 @@ private slots:
     void masksKeepOnes();
     void diagramDrawsItsLayoutAndSharing();
     void mainWindowWalksEveryStep();
+    void mainWindowWalksUnsharedModel();
 
 private:
     QTemporaryDir cache_;
@@ -372,6 +373,46 @@ void TestAiaynViews::mainWindowWalksEveryStep() {
     w.setCurrentStep(QStringLiteral("decoder.layer_stack.0.enc_attn.masked_scores"));
     QCoreApplication::processEvents();
     testutil::saveShot(w, QStringLiteral("aiayn_window_1920.png"));
+}
+
+// The fixture without weight sharing (its own trg_word_prj, scale_emb_or_prj "none"): every step
+// in every view, and no "shared" link in the diagram.
+void TestAiaynViews::mainWindowWalksUnsharedModel() {
+    MainWindow::Options o;
+    o.restoreSettings = false;
+    o.saveSettings = false;
+    o.weightsPath = fixture("unshared_none");
+    o.provisioning = Session::Provisioning::Synchronous;
+    o.cacheDir = cache_.path();
+    o.backend = QStringLiteral("cpu");
+    MainWindow w(o);
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.session()->trace());
+    QVERIFY(!w.session()->config().trg_emb_prj_weight_sharing);
+    QCOMPARE(w.architectureDiagram()->layout(), ArchitectureDiagram::Layout::Aiayn);
+    QVERIFY(!w.architectureDiagram()->drawsSharedProjection());
+    auto* explain = w.findChild<ExplainPanel*>(QStringLiteral("explainPanel"));
+    QVERIFY(explain);
+    const QStringList forward = w.navigator()->model()->stepOrder();
+    const QStringList backward = backwardStepOrder(*w.session()->trace());
+    QVERIFY(backward.contains(QStringLiteral("grad.trg_word_prj.logits")));
+    for (const QString& view : MainWindow::viewNames()) {
+        if (view == QLatin1String("backward")) continue;
+        QVERIFY(w.setCurrentView(view));
+        for (const QStringList& steps : {forward, backward})
+            for (const QString& s : steps) {
+                QVERIFY2(w.setCurrentStep(s), qPrintable(s));
+                QVERIFY2(!explain->plainText().contains(QStringLiteral("No explanation")), qPrintable(s));
+            }
+    }
+    // Its own projection weight: the gradient view shows trg_word_prj.weight itself.
+    w.setCurrentView(QStringLiteral("gradients"));
+    w.setCurrentStep(QStringLiteral("grad.trg_word_prj.logits"));
+    auto* grads = w.findChild<GradientView*>();
+    QVERIFY(grads);
+    QCOMPARE(grads->currentParameter(), QStringLiteral("trg_word_prj.weight"));
 }
 
 QTEST_MAIN(TestAiaynViews)
