@@ -7,6 +7,7 @@
 #include <QToolTip>
 
 #include "architecture/architecture_parts.h"
+#include "architecture/aiayn_layout.h"
 #include "architecture/torch_layout.h"
 #include "steps/reference_trace.h"
 #include "stepformer/trace_graph.h"
@@ -42,12 +43,17 @@ QSize ArchitectureDiagram::minimumSizeHint() const { return {220, 300}; }
 void ArchitectureDiagram::buildBlocks() {
     blocks_.clear();
     const QString act = config_.activation == "gelu" ? QStringLiteral("GELU") : QStringLiteral("ReLU");
+    // attention-is-all-you-need-pytorch scales only with the target embedding tied to the projection.
+    const bool scaleEmb = config_.trg_emb_prj_weight_sharing && config_.scale_emb_or_prj == "emb";
+    const bool scalePrj = config_.trg_emb_prj_weight_sharing && config_.scale_emb_or_prj == "prj";
     const auto addAll = [&](const auto& specs) {
         for (const BlockSpec& s : specs) {
             Block b;
             b.id = QLatin1String(s.id);
             b.label = tr(s.label);
             b.label.replace(QStringLiteral("%act"), act);
+            b.label.replace(QStringLiteral("%emb"), scaleEmb ? QStringLiteral(" × √d_model") : QString());
+            b.label.replace(QStringLiteral("%prj"), scalePrj ? QStringLiteral(" × d_model^−0.5") : QString());
             b.shape = s.shape;
             b.logical = s.logical;
             b.fill = s.fill;
@@ -64,10 +70,11 @@ void ArchitectureDiagram::buildBlocks() {
         addAll(kTorchCommon);
         addAll(kTorchPreNorm);
         break;
+    case Layout::Aiayn: addAll(kAiaynBlocks); break;
     }
 }
 
-qreal ArchitectureDiagram::designHeight() const { return torch() ? kTorchH : kH; }
+qreal ArchitectureDiagram::designHeight() const { return torch() ? kTorchH : aiayn() ? kAiaynH : kH; }
 qreal ArchitectureDiagram::frameTop(bool encoder) const {
     if (torch()) return encoder ? kTorchEncFrameTop : kTorchDecFrameTop;
     return encoder ? kEncFrameTop : kDecFrameTop;
@@ -111,13 +118,16 @@ void ArchitectureDiagram::setTrace(std::shared_ptr<const stepformer::Trace> trac
     const QString act = QString::fromStdString(config_.activation);
     config_ = config;
     // PyTorch's translation model is drawn as PyTorch builds it (the layer lab has its own window).
-    const Layout layout = !config.torch() || config.layers() ? Layout::Tutorial
+    const Layout layout = config.aiayn()                      ? Layout::Aiayn
+                          : !config.torch() || config.layers() ? Layout::Tutorial
                           : config.norm_first                ? Layout::TorchPreNorm
                                                              : Layout::TorchPostNorm;
-    naming_ = !config.torch() ? stepformer::Naming::Tutorial
+    naming_ = config.aiayn()    ? stepformer::Naming::Aiayn
+              : !config.torch() ? stepformer::Naming::Tutorial
               : config.layers() ? stepformer::Naming::TorchLayers
                                 : stepformer::Naming::TorchSeq2Seq;
-    if (layout != layout_ || act != QString::fromStdString(config.activation)) {
+    // The labels carry the scale and the links the sharing: a change of either redraws the blocks.
+    if (layout != layout_ || act != QString::fromStdString(config.activation) || layout == Layout::Aiayn) {
         layout_ = layout;
         buildBlocks();
         relayout();
@@ -213,7 +223,9 @@ QStringList ArchitectureDiagram::blockIds() const {
 }
 
 QString ArchitectureDiagram::tooltipFor(const QString& id) const {
-    QString what = torch() ? architecture::torchDescription(id, config_) : architecture::description(id, config_);
+    QString what = torch()   ? architecture::torchDescription(id, config_)
+                   : aiayn() ? architecture::aiaynDescription(id, config_)
+                             : architecture::description(id, config_);
     const QString step = stepForBlock(id);
     if (!step.isEmpty()) {
         QString where = tr("Click: go to <tt>%1</tt>").arg(step.toHtmlEscaped());

@@ -60,8 +60,14 @@ public:
     QString layerText(const QString& stack) const;
 
     // How the diagram is drawn: the tutorial's figure, or PyTorch's post-norm / pre-norm layers.
-    enum class Layout { Tutorial, TorchPostNorm, TorchPreNorm };
+    // Aiayn: attention-is-all-you-need-pytorch's model (aiayn_layout.h).
+    enum class Layout { Tutorial, TorchPostNorm, TorchPreNorm, Aiayn };
     Layout layout() const { return layout_; }
+    // Whether the diagram draws weight sharing (attention-is-all-you-need-pytorch's tied
+    // trg_word_prj / embeddings): the dashed "shared" links.
+    bool drawsSharedProjection() const { return layout_ == Layout::Aiayn && config_.trg_emb_prj_weight_sharing; }
+    bool drawsSharedEmbeddings() const { return layout_ == Layout::Aiayn && config_.emb_src_trg_weight_sharing; }
+
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -93,12 +99,14 @@ private:
     QPointF map(qreal x, qreal y) const;
     qreal unit() const;  // logical -> pixel factor for sizes that must stay round (circles, fonts, pens)
     QString tooltipFor(const QString& blockId) const;
-    bool torch() const { return layout_ != Layout::Tutorial; }
+    bool torch() const { return layout_ == Layout::TorchPostNorm || layout_ == Layout::TorchPreNorm; }
+    bool aiayn() const { return layout_ == Layout::Aiayn; }
     qreal designHeight() const;
     qreal frameTop(bool encoder) const;
     qreal frameBottom() const;
     int layersOf(const QString& stack) const;  // the stack's layer count (N of N×)
     void paintTorchArrows(QPainter& p, qreal lineW, qreal head) const;
+    void paintAiaynArrows(QPainter& p, qreal lineW, qreal head) const;  // with the "shared" links
     // The entry `traceName` (or the forward step of a gradient) stands for: the current trace's,
     // else the model's; `graph` receives the trace it is in. nullptr for an unknown name.
     const stepformer::TraceEntry* entryFor(const QString& traceName, const stepformer::Trace** graph) const;

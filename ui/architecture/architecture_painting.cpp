@@ -2,6 +2,7 @@
 // size and trace into an image) and, over it, the current step's block, the hovered block, the
 // N× labels with the current layer and the current step's name.
 #include "architecture/architecture_diagram.h"
+#include "architecture/aiayn_layout.h"
 #include "architecture/torch_layout.h"
 
 #include <algorithm>
@@ -79,22 +80,29 @@ void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b, bool hi, bool h
         p.setFont(f);
         p.setPen(QColor(0x20, 0x20, 0x20));
         p.drawText(inner, b.label, opt);
-        if (torch() && std::any_of(std::begin(kBiasBadge), std::end(kBiasBadge), [&](const char* id) { return b.id == QLatin1String(id); })) {
-            // "+b": this block's linear maps have biases (PyTorch's default), the tutorial's have none.
+        const auto listed = [&](const auto& ids) {
+            return std::any_of(std::begin(ids), std::end(ids), [&](const char* id) { return b.id == QLatin1String(id); });
+        };
+        // A small tag on the box's top edge: right (+b) or left (dropout).
+        const auto badge = [&](const QString& t, bool right, bool bold) {
             QFont bf = font();
             bf.setPixelSize(static_cast<int>(std::round(std::max<qreal>(kMinLabelPx, 9 * u))));
-            bf.setBold(true);
+            bf.setBold(bold);
             const QFontMetricsF fm(bf);
-            const QString t = QStringLiteral("+b");
             const QSizeF sz(fm.horizontalAdvance(t) + 4, fm.height());
-            const QRectF badge(QPointF(b.rect.right() - sz.width() + 2, b.rect.top() - sz.height() / 2), sz);
+            const qreal x = right ? b.rect.right() - sz.width() + 2 : b.rect.left() - 2;
+            const QRectF r(QPointF(x, b.rect.top() - sz.height() / 2), sz);
             p.setPen(QPen(QColor(0x55, 0x55, 0x55), std::max<qreal>(1.0, 0.8 * u)));
             p.setBrush(Qt::white);
-            p.drawRoundedRect(badge, 3 * u, 3 * u);
+            p.drawRoundedRect(r, 3 * u, 3 * u);
             p.setFont(bf);
             p.setPen(QColor(0x20, 0x20, 0x20));
-            p.drawText(badge, Qt::AlignCenter, t);
-        }
+            p.drawText(r, Qt::AlignCenter, t);
+        };
+        // "+b": this block's linear maps have biases (PyTorch's default), the tutorial's have none.
+        if ((torch() && listed(kBiasBadge)) || (aiayn() && listed(kAiaynBiasBadge))) badge(QStringLiteral("+b"), true, true);
+        // attention-is-all-you-need-pytorch: dropout comes before the add (and before the input norm).
+        if (aiayn() && listed(kAiaynDropoutBadge)) badge(tr("dropout"), false, false);
         return;
     }
     if (hi) {
@@ -156,6 +164,8 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
 
     if (torch()) {
         paintTorchArrows(p, lineW, head);
+    } else if (aiayn()) {
+        paintAiaynArrows(p, lineW, head);
     } else {
         // Arrows: encoder.
         poly({{kEncCx, 490}, {kEncCx, 480}}, true);                                 // inputs -> embedding
@@ -206,10 +216,13 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
         p.drawText(QRectF(map(x0, y0), map(x1, y1)), align | Qt::TextWordWrap, s);
     };
     text(200, 2, 360, 20, Qt::AlignCenter, tr("Output Probabilities"));
-    const qreal dy = torch() ? kTorchShift : 0;  // PyTorch's picture: the stacks sit lower
-    text(kEncFrameL, 490 + dy, kEncFrameR, 506 + dy, Qt::AlignCenter, torch() ? tr("src") : tr("Inputs"));
+    // PyTorch's picture: the stacks sit lower; attention-is-all-you-need-pytorch's: its input norm
+    // makes the bottom taller.
+    const qreal dy = torch() ? kTorchShift : aiayn() ? kAiaynShift : 0;
+    text(kEncFrameL, 490 + dy, kEncFrameR, 506 + dy, Qt::AlignCenter,
+         torch() ? tr("src") : aiayn() ? tr("src_seq") : tr("Inputs"));
     text(kDecFrameL - 12, 490 + dy, kDecFrameR + 12, 506 + dy, Qt::AlignCenter,
-         torch() ? tr("tgt (shifted right)") : tr("Outputs (shifted right)"));
+         torch() ? tr("tgt (shifted right)") : aiayn() ? tr("trg_seq (shifted right)") : tr("Outputs (shifted right)"));
     // The sentences of batch item 0 under the inputs.
     if (trace_) {
         QFont tf = f;
@@ -234,9 +247,11 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     sf.setPixelSize(px(10 * u));
     p.setFont(sf);
     p.setPen(QColor(0x20, 0x20, 0x20));
-    const qreal addY = kAddY + dy;
-    text(0, addY - 14, kEncCx - 36 - kPeR - 2, addY + 14, Qt::AlignRight | Qt::AlignVCenter, tr("Positional Encoding"));
-    text(kDecCx + 36 + kPeR + 2, addY - 14, kW, addY + 14, Qt::AlignLeft | Qt::AlignVCenter, tr("Positional Encoding"));
+    const qreal addY = aiayn() ? kAiaynAddY : kAddY + dy;
+    // "position_" / "enc" may wrap at the zero-width space in a narrow dock.
+    const QString peText = aiayn() ? tr("position_\u200Benc") : tr("Positional Encoding");
+    text(0, addY - 14, kEncCx - 36 - kPeR - 2, addY + 14, Qt::AlignRight | Qt::AlignVCenter, peText);
+    text(kDecCx + 36 + kPeR + 2, addY - 14, aiayn() ? kAiaynShareX - 3 : kW, addY + 14, Qt::AlignLeft | Qt::AlignVCenter, peText);
 
     // Stack titles.
     QFont bf = font();
@@ -269,8 +284,9 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     // Above the encoder's title (PyTorch's picture: above its final norm's title).
     const qreal hintBottom = torch() ? 184 : 196;
     text(6, hintBottom - 46, 196, hintBottom, Qt::AlignLeft | Qt::AlignBottom,
-         torch() ? tr("+b: with bias. Click a block to go to its first step; hover for details.")
-                 : tr("Click a block to go to its first step; hover for details."));
+         torch()   ? tr("+b: with bias. Click a block to go to its first step; hover for details.")
+         : aiayn() ? tr("+b: bias. dropout: before the add. Dashed: a shared weight.")
+                   : tr("Click a block to go to its first step; hover for details."));
 }
 
 // The current step's block (highlighted), the hovered block, the N× labels with the current layer,
@@ -348,13 +364,47 @@ void ArchitectureDiagram::paintTorchArrows(QPainter& p, qreal lineW, qreal head)
     else draw(kTorchPostArrows);
 }
 
+// attention-is-all-you-need-pytorch's picture's arrows (aiayn_layout.h), and its weight sharing as
+// dashed links labelled "shared": trg_word_prj ↔ trg_word_emb, src_word_emb ↔ trg_word_emb.
+void ArchitectureDiagram::paintAiaynArrows(QPainter& p, qreal lineW, qreal head) const {
+    p.setPen(QPen(QColor(0x30, 0x30, 0x30), lineW, Qt::SolidLine, Qt::FlatCap, Qt::MiterJoin));
+    p.setBrush(Qt::NoBrush);
+    for (const Arrow& a : kAiaynArrows) {
+        QPolygonF poly;
+        for (int i = 0; i < a.n; ++i) poly << map(a.pts[i].x(), a.pts[i].y());
+        p.drawPolyline(poly);
+        if (a.head) drawArrowHead(p, poly[poly.size() - 2], poly.back(), head);
+    }
+    const QColor shareInk(0x6a, 0x3d, 0x9a);
+    QPen dashed(shareInk, std::max<qreal>(1.2, 1.5 * unit()), Qt::DashLine, Qt::FlatCap, Qt::MiterJoin);
+    QFont f = font();
+    f.setPixelSize(static_cast<int>(std::round(std::max<qreal>(kMinFontPx, 9.5 * unit()))));
+    f.setBold(true);
+    const qreal embY = (kAiaynEmbY0 + kAiaynEmbY1) / 2;
+    if (drawsSharedProjection()) {
+        p.setPen(dashed);
+        const QPolygonF link{map(332, 84), map(kAiaynShareX, 84), map(kAiaynShareX, embY), map(kDecX1 + 12, embY)};
+        p.drawPolyline(link);
+        p.setFont(f);
+        p.setPen(shareInk);
+        p.drawText(QRectF(map(334, 66), map(kW, 82)), Qt::AlignLeft | Qt::AlignBottom, tr("shared"));
+    }
+    if (drawsSharedEmbeddings()) {
+        p.setPen(dashed);
+        p.drawLine(map(kEncX1 + 8, embY), map(kDecX0 - 8, embY));
+        p.setFont(f);
+        p.setPen(shareInk);
+        p.drawText(QRectF(map(kEncX1 - 10, kAiaynEmbY1 + 1), map(kDecX0 + 10, kAiaynEmbY1 + 14)), Qt::AlignCenter, tr("shared"));
+    }
+}
+
 QRectF ArchitectureDiagram::stepTextRect() const { return QRectF(map(6, 22), map(196, 110)); }
 
 QRegion ArchitectureDiagram::dynamicRegion() const {
     QRegion r;
     for (const QRectF& f : {nxRect(true), nxRect(false), stepTextRect()}) r += f.toAlignedRect().adjusted(-2, -2, 2, 2);
     // Half the glow's pen and the antialiasing; PyTorch's "+b" badges stick out above their box.
-    const qreal glow = std::max<qreal>(2.5, 3.2 * unit()) * 1.5 + 3 + (torch() ? 6 * std::max<qreal>(1.0, unit()) : 0);
+    const qreal glow = std::max<qreal>(2.5, 3.2 * unit()) * 1.5 + 3 + (torch() || aiayn() ? 6 * std::max<qreal>(1.0, unit()) : 0);
     for (const Block& b : blocks_)
         if (b.id == highlighted_ || b.id == hovered_)
             r += b.rect.adjusted(-glow, -glow, glow, glow).toAlignedRect();

@@ -32,5 +32,8 @@ QString description(const QString& id, const stepformer::Config& c);
 // The same for the diagram of PyTorch's nn.Transformer (torch_layout.h): its module names, the
 // biases, norm_first and the activation of `c`.
 QString torchDescription(const QString& id, const stepformer::Config& c);
+// The same for attention-is-all-you-need-pytorch's model (aiayn_layout.h): no biases on the
+// attention, the LayerNorm before the layers, the shared weights.
+QString aiaynDescription(const QString& id, const stepformer::Config& c);
 
 }  // namespace architecture

@@ -17,6 +17,7 @@
 #include "explain/device_agreement.h"
 #include "explain/explain_header.h"
 #include "steps/step_model.h"
+#include "steps/step_panels.h"
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
 #include "widgets/number_format.h"
@@ -179,6 +180,8 @@ void ExplainPanel::refresh() {
     const TraceEntry* fwdEntry = stepformer::graph::forward_of(*trace_, *e);
     // The loss is the same block in both architectures: the config says whose lines to quote.
     const bool torch = fwdEntry && (fwdEntry->block.torch() || config_.torch());
+    // attention-is-all-you-need-pytorch's model: its own texts (aiayn_<kind>.md) where it differs.
+    const bool aiayn = fwdEntry && (fwdEntry->block.naming == stepformer::Naming::Aiayn || config_.aiayn());
 
     ExplainHeader::Content head;
     // A gradient: ∂loss/∂ <the forward step>, where that step is (the gradient carries its block).
@@ -191,8 +194,11 @@ void ExplainPanel::refresh() {
     if (e->axes.empty() && v.size() == 1) {
         head.stats = tr("value %1").arg(numfmt::tensorStat(v[0]));
     } else if (!v.empty() && e->is_mask) {
-        const auto masked = std::count_if(v.begin(), v.end(), [](float x) { return x != 0.0f; });
-        head.stats = tr("%1 of %2 positions masked").arg(masked).arg(v.size());
+        // attention-is-all-you-need-pytorch's masks keep the 1s: their 0s are the masked ones.
+        const bool keeps = tensorviz::keepsOnes(*e);
+        const auto masked = std::count_if(v.begin(), v.end(), [keeps](float x) { return keeps ? x == 0.0f : x != 0.0f; });
+        head.stats = keeps ? tr("%1 of %2 positions masked (0), the others kept (1)").arg(masked).arg(v.size())
+                           : tr("%1 of %2 positions masked").arg(masked).arg(v.size());
     } else if (!v.empty() && e->role == Role::AttnMask) {  // PyTorch's additive mask: 0 or −∞
         const auto ignored = std::count_if(v.begin(), v.end(), [](float x) { return x != 0.0f; });
         head.stats = tr("%1 of %2 positions −∞ (ignored), the others 0 (additive mask)").arg(ignored).arg(v.size());
@@ -255,6 +261,7 @@ void ExplainPanel::refresh() {
     // the tutorial's where none is needed (the loss).
     const auto explained = [&](const QString& k) {
         QString t;
+        if (aiayn) t = explanationFor(QStringLiteral("aiayn_") + k, config_);
         if (torch && fwdEntry->block.kind == BlockKind::FinalNorm)
             t = explanationFor(k == kind && !forward ? QStringLiteral("final_norm") : QStringLiteral("torch_") + k, config_);
         if (t.isEmpty() && torch) t = explanationFor(QStringLiteral("torch_") + k, config_);

@@ -21,7 +21,7 @@ QString blockTitle(BlockKind k) {
 
 QString blockTitle(const stepformer::Block& b) {
     const QString word = blockWord(b);
-    return b.torch() && !word.isEmpty() ? QStringLiteral("%1 (%2)").arg(blockTitle(b.kind), word) : blockTitle(b.kind);
+    return (b.torch() || b.naming == stepformer::Naming::Aiayn) && !word.isEmpty() ? QStringLiteral("%1 (%2)").arg(blockTitle(b.kind), word) : blockTitle(b.kind);
 }
 
 QString blockPickerTitle(BlockKind k) {
@@ -41,8 +41,18 @@ QString sublayerTitle(BlockKind k) {
 }
 
 QString sublayerTitle(const stepformer::Block& b) {
-    if (!b.torch()) return sublayerTitle(b.kind);
     const auto t = [](const char* s) { return QCoreApplication::translate("StepModel", s); };
+    if (b.naming == stepformer::Naming::Aiayn) {  // attention-is-all-you-need-pytorch's module names
+        switch (b.kind) {
+        case BlockKind::SelfAttention: return t("Self-attention (slf_attn)");
+        case BlockKind::MaskedSelfAttention: return t("Masked self-attention (slf_attn)");
+        case BlockKind::CrossAttention: return t("Encoder-decoder attention (enc_attn)");
+        case BlockKind::FeedForward: return t("Feed-forward (pos_ffn: w_1, w_2)");
+        case BlockKind::Projection: return t("Projection (trg_word_prj)");
+        default: return sublayerTitle(b.kind);
+        }
+    }
+    if (!b.torch()) return sublayerTitle(b.kind);
     switch (b.kind) {
     case BlockKind::SelfAttention: return t("Self-attention (self_attn)");
     case BlockKind::MaskedSelfAttention: return t("Masked self-attention (self_attn)");
@@ -66,6 +76,15 @@ QString stackTitle(Stack s) {
 QString blockWord(BlockKind k) { return QString::fromStdString(stepformer::names::block_word(k)); }
 
 QString blockWord(const stepformer::Block& b) {
+    if (b.naming == stepformer::Naming::Aiayn) {
+        switch (b.kind) {
+        case BlockKind::SelfAttention:
+        case BlockKind::MaskedSelfAttention: return QStringLiteral("slf_attn");
+        case BlockKind::CrossAttention: return QStringLiteral("enc_attn");
+        case BlockKind::FeedForward: return QStringLiteral("pos_ffn");
+        default: return blockWord(b.kind);
+        }
+    }
     if (!b.torch()) return blockWord(b.kind);
     switch (b.kind) {
     case BlockKind::SelfAttention:

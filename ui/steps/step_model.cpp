@@ -54,7 +54,8 @@ QStringList groupPath(const Block& b) {
     switch (b.kind) {
     case BlockKind::Input: return {title};
     case BlockKind::FinalNorm: return {title, tensorviz::sublayerTitle(b)};
-    case BlockKind::Projection: return {b.torch() ? tensorviz::sublayerTitle(b) : StepModel::tr("Projection")};
+    case BlockKind::Projection:
+        return {b.torch() || b.naming == stepformer::Naming::Aiayn ? tensorviz::sublayerTitle(b) : StepModel::tr("Projection")};
     case BlockKind::Loss: return {StepModel::tr("Loss")};
     case BlockKind::None: return {StepModel::tr("Other")};
     default:
@@ -162,8 +163,65 @@ QString torchLabel(Role op, const TraceEntry& e) {
     }
 }
 
+// The label of a step of attention-is-all-you-need-pytorch's model (seed 003): its module names
+// (src_word_emb, position_enc, slf_attn, pos_ffn's w_1 / w_2, trg_word_prj) and its own order of
+// operations (q / temperature before q·kᵀ, masks 1 = keep, dropout before the add). "" where
+// the tutorial's label fits (softmax, context).
+QString aiaynLabel(Role op, const TraceEntry& e) {
+    const Block& b = e.block;
+    const bool dec = b.stack == Stack::Decoder;
+    const bool ffn = b.kind == BlockKind::FeedForward;
+    switch (op) {
+    case Role::Embedding: return dec ? StepModel::tr("trg_word_emb") : StepModel::tr("src_word_emb");
+    case Role::PositionalTable: return StepModel::tr("position_enc table (float64-made)");
+    case Role::PositionalAdd: return StepModel::tr("+ position_enc, dropout");
+    case Role::PadMask: return StepModel::tr("src_mask (pad mask, 1 = keep)");
+    case Role::CombinedMask: return StepModel::tr("trg_mask (pad & subsequent, 1 = keep)");
+    case Role::Q: return StepModel::tr("Q = w_qs(q) (no bias)");
+    case Role::K: return StepModel::tr("K = w_ks(k) (no bias)");
+    case Role::V: return StepModel::tr("V = w_vs(v) (no bias)");
+    case Role::ScaledQ: return StepModel::tr("q / temperature (temperature = √d_k)");
+    case Role::Scores: return StepModel::tr("scores = q_scaled·kᵀ (no second scale)");
+    case Role::MaskedScores: return StepModel::tr("masked_fill(mask == 0, −1e9)");
+    case Role::OutProjection: return StepModel::tr("fc (no bias)");
+    case Role::Residual: return StepModel::tr("dropout(%1) + residual").arg(ffn ? QStringLiteral("w_2(·)") : QStringLiteral("fc(·)"));
+    case Role::LayerNorm:
+        if (b.kind == BlockKind::Input)
+            return dec ? StepModel::tr("decoder.layer_norm (before the layers)") : StepModel::tr("encoder.layer_norm (before the layers)");
+        return StepModel::tr("layer_norm (post-norm, ε 1e-6)");
+    case Role::FfnHidden: return StepModel::tr("w_1 (+ bias)");
+    case Role::Relu: return StepModel::tr("ReLU");
+    case Role::FfnOut: return StepModel::tr("w_2 (+ bias)");
+    case Role::Logits: return StepModel::tr("trg_word_prj (logits, no bias)");
+    case Role::LossPerToken: return StepModel::tr("cal_loss per token (label-smoothed)");
+    case Role::Loss: return StepModel::tr("cal_loss: label-smoothed (ε 0.1), summed");
+    default: return {};
+    }
+}
+
+// Whether an entry is attention-is-all-you-need-pytorch's: its block says so, except the loss's
+// (outside any model's names), told by its sum (cal_loss) or by the trg_word_prj logits it reads.
+bool isAiayn(const TraceEntry& e) {
+    if (e.block.naming == stepformer::Naming::Aiayn) return true;
+    if (e.role == Role::Loss) return e.op == stepformer::Op::Sum;
+    if (e.role == Role::LossPerToken)
+        return !e.inputs.empty() && e.inputs.front().rfind("trg_word_prj.", 0) == 0;
+    return false;
+}
+
 // What a step of a kind the tutorial lacks is, for its tooltip ("" for the others).
 QString roleNote(const TraceEntry& e) {
+    if (isAiayn(e)) {
+        switch (e.role) {
+        case Role::PadMask:
+        case Role::CombinedMask:
+            return StepModel::tr("attention-is-all-you-need-pytorch's convention: 1 = keep (may attend), 0 = masked — "
+                                 "the opposite of the tutorial's 1 = masked");
+        case Role::ScaledQ: return StepModel::tr("The query divided by temperature = √d_k before q·kᵀ (the project's rounding)");
+        case Role::Loss: return StepModel::tr("cal_loss: cross-entropy with label smoothing ε = 0.1, summed over the non-pad targets");
+        default: break;
+        }
+    }
     if (e.block.kind == BlockKind::FinalNorm)
         return StepModel::tr("nn.Transformer's final LayerNorm over the last layer's output (%1.norm)")
             .arg(e.block.stack == Stack::Decoder ? QStringLiteral("decoder") : QStringLiteral("encoder"));
@@ -182,6 +240,8 @@ QString roleNote(const TraceEntry& e) {
 QString StepModel::label(Role op, const TraceEntry* placed) {
     if (placed && placed->role == op && placed->block.torch())
         if (QString l = torchLabel(op, *placed); !l.isEmpty()) return l;
+    if (placed && placed->role == op && isAiayn(*placed))
+        if (QString l = aiaynLabel(op, *placed); !l.isEmpty()) return l;
     // The embeddings and the decoder-encoder mask are told apart by where they sit.
     if (placed && op == Role::Embedding && placed->role == op) {
         if (placed->block.stack == Stack::Encoder) return tr("Embedding (src_emb)");
@@ -327,14 +387,18 @@ void StepModel::updateInputLabels() {
     if (sourceNode_ && targetNode_) {
         const TraceEntry* src = inputEntry(Stack::Encoder);
         const bool torch = src && src->block.torch();
+        const bool aiayn = src && src->block.naming == stepformer::Naming::Aiayn;
         sourceNode_->label = tr("Source: %1").arg(tokensText(trace_->src_tokens));
         sourceNode_->jump = embedding(Stack::Encoder);
-        sourceNode_->tooltip = torch ? tr("src: the source sentence's token ids, padded to src_len with the pad token "
+        sourceNode_->tooltip = aiayn ? tr("src_seq: the source sentence's token ids, padded with pad id 0 (src_mask is 0 there)")
+                             : torch ? tr("src: the source sentence's token ids, padded to src_len with the pad token "
                                           "(key_padding_mask is True there)")
                                      : tr("enc_inputs: the source sentence, padded to src_len with the pad token");
         targetNode_->label = tr("Target: %1").arg(tokensText(trace_->tgt_tokens));
         targetNode_->jump = embedding(Stack::Decoder);
-        targetNode_->tooltip = torch ? tr("tgt_input: the target sentence starting with the start symbol, padded to "
+        targetNode_->tooltip = aiayn ? tr("trg_seq: the target sentence starting with the start symbol, padded with pad id 0; "
+                                          "trg_mask keeps (1) the earlier, non-pad positions")
+                             : torch ? tr("tgt_input: the target sentence starting with the start symbol, padded to "
                                           "tgt_len; tgt_mask keeps each position from the later ones")
                                      : tr("dec_inputs: the target sentence starting with the start symbol, padded to tgt_len");
     }

@@ -144,7 +144,15 @@ Block attentionBlockOf(const Trace& tr, BlockKind kind, int layer) {
     return Block{Stack::None, kind, layer, traceNaming(tr)};
 }
 
+bool keepsOnes(const TraceEntry& mask) { return mask.is_mask && mask.block.naming == Naming::Aiayn; }
+
 QString maskReason(const Trace& tr, const TraceEntry& mask, int b, int i, int j) {
+    if (keepsOnes(mask)) {  // its masks have no inputs: tell padding from a later word by position
+        const AxisKind keys = mask.axes.empty() ? AxisKind::Feature : mask.axes.back().kind;
+        if (mask.role == Role::CombinedMask && j > i)
+            return QStringLiteral("get_subsequent_mask: key position %1 comes after query position %2 (0 = masked)").arg(j).arg(i);
+        return QStringLiteral("get_pad_mask: the key '%1' at position %2 is padding (0 = masked)").arg(tokenAt(tr, keys, b, j)).arg(j);
+    }
     const auto at = [&](const TraceEntry& m) {
         const Matrix s = slice(tr, m, b, 0, nullptr);
         return inside(s, i, j) ? s.at(i, j) : -1.0f;
@@ -222,6 +230,15 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
         p.legendCaption = QStringLiteral("additive mask");
         p.mask.resize(p.m.values.size());
         std::transform(p.m.values.begin(), p.m.values.end(), p.mask.begin(), [](float v) { return v != 0.0f ? 1.0f : 0.0f; });
+    } else if (e->is_mask && keepsOnes(*e)) {
+        // attention-is-all-you-need-pytorch's masks: 1 = keep, so its 0 cells are the hatched ones.
+        p.mode = HeatmapWidget::ColorMode::Sequential;
+        p.fixedRange = true;
+        p.lo = 0.0f;
+        p.hi = 1.0f;
+        p.legendCaption = QStringLiteral("1 = keep, 0 = masked");
+        p.mask.resize(p.m.values.size());
+        std::transform(p.m.values.begin(), p.m.values.end(), p.mask.begin(), [](float v) { return v == 0.0f ? 1.0f : 0.0f; });
     } else if (e->is_mask) {
         p.mode = HeatmapWidget::ColorMode::Sequential;
         p.fixedRange = true;
@@ -250,7 +267,12 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
             p.mask = mk.values;
             if (maskEntry->role == Role::AttnMask)
                 for (float& v : p.mask) v = v != 0.0f ? 1.0f : 0.0f;
+        } else if (mk.rows == 1 && mk.cols == p.m.cols) {  // a [B, 1, S] pad mask, broadcast over the queries
+            p.mask.clear();
+            for (int r = 0; r < p.m.rows; ++r) p.mask.insert(p.mask.end(), mk.values.begin(), mk.values.end());
         }
+        if (!p.mask.empty() && keepsOnes(*maskEntry))
+            for (float& v : p.mask) v = v == 0.0f ? 1.0f : 0.0f;
     }
     if (!p.mask.empty()) p.maskedExplanation = maskedExplanationFor(s, e->is_mask || e->role == Role::AttnMask);
 

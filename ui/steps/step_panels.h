@@ -61,6 +61,8 @@ void applyPanel(HeatmapWidget* w, const PanelSpec& p);
 // Why query i may not look at key j under a mask entry ("key 'P' is padding", "a future word"):
 // a pad or subsequence mask says so itself, a combined mask gives the reasons of its inputs.
 QString maskReason(const stepformer::Trace& tr, const stepformer::TraceEntry& mask, int b, int i, int j);
+// attention-is-all-you-need-pytorch's masks: 1 = keep (the tutorial's and PyTorch's bool masks: 1 = masked).
+bool keepsOnes(const stepformer::TraceEntry& mask);
 // A sentence picker (objectName "batchPicker"), sized to its items but never narrower than a few
 // words (a crowded bar elides it rather than cutting it to a few letters).
 QComboBox* makeBatchPicker(QWidget* parent, const QString& toolTip);

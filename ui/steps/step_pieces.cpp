@@ -107,6 +107,12 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
         return out;
     }
 
+    // attention-is-all-you-need-pytorch's (its loss block has no model's names: the config tells).
+    if ((s.block.naming == Naming::Aiayn || cfg.aiayn()) && aiaynStepPieces(pb, s, step, H, hh)) {
+        if (out.pieces.empty()) add(step, shortLeafTitle(tr, step));
+        return out;
+    }
+
     const bool ffn = s.block.kind == BlockKind::FeedForward;
     switch (s.role) {
     case Role::Q:

@@ -62,6 +62,11 @@ QString extraFor(const CellTipContext& x, int r, int c) {
         QString t = torchCellExtra(x, r, c, handled);
         if (handled) return t;
     }
+    if (s.block.naming == stepformer::Naming::Aiayn || x.cfg.aiayn()) {
+        bool handled = false;
+        QString t = aiaynCellExtra(x, r, c, handled);
+        if (handled) return t;
+    }
     if (x.isMask) {
         if (v != 0.0f) {
             const QString why = s.entry ? maskReason(tr, *s.entry, b, r, c) : QString();
@@ -250,6 +255,9 @@ QString maskedExplanationFor(const StepInfo& s, bool isMask) {
             return QStringLiteral("<i>Ignored: the score was \u2212\u221e, so after the softmax this weight is exactly "
                                   "<b>0</b> (NaN when every key of the row is \u2212\u221e).</i>");
     }
+    if (s.block.naming == stepformer::Naming::Aiayn && s.role == Role::MaskedScores)
+        return QStringLiteral("<i>Masked: the mask is 0 here (1 = keep), so <b>masked_fill(mask == 0, −1e9)</b> replaced "
+                              "the score by <b>−1e9</b>.</i>");
     if (s.role == Role::MaskedScores)
         return QStringLiteral("<i>Masked: the mask is 1 here, so <b>masked_fill_</b> replaced the score by <b>\u22121e9</b>.</i>");
     if (s.role == Role::Softmax || s.role == Role::Context)

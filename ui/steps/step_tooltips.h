@@ -29,6 +29,8 @@ QString cellTooltip(const CellTipContext& x, int r, int c);
 // (torch_tooltips.cpp); `handled` false: the tutorial's text applies (softmax over the
 // vocabulary, the loss).
 QString torchCellExtra(const CellTipContext& x, int r, int c, bool& handled);
+// The same for attention-is-all-you-need-pytorch's model (aiayn_tooltips.cpp).
+QString aiaynCellExtra(const CellTipContext& x, int r, int c, bool& handled);
 // The note a masked cell of a masked-scores / softmax / context panel adds to its tooltip.
 QString maskedExplanationFor(const StepInfo& s, bool isMask);
 

@@ -16,6 +16,7 @@
 #include "steps/step_model.h"
 #include "steps/step_panels.h"
 #include "steps/tensor_slice.h"
+#include "stepformer/params.h"
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
 #include "views/gradient_numbers.h"
@@ -155,7 +156,7 @@ void GradientView::setStep(const QString& step) {
     rebuildTensor();
     syncSwitch();
     if (!paramPinned_ && paramPane_->params()) {
-        const QString rel = (trace_ ? relatedParameter(*trace_, step_, config_.learns_layer_norm()) : QString());
+        const QString rel = canonical(trace_ ? relatedParameter(*trace_, step_, config_.learns_layer_norm()) : QString());
         if (!rel.isEmpty() && paramPane_->has(rel) && rel != paramPane_->parameter()) {
             paramPane_->setParameter(rel);
             emit parameterChanged(rel);
@@ -168,7 +169,7 @@ void GradientView::setParameterGradients(std::shared_ptr<const ParamSet> params,
                                          std::shared_ptr<const Optimizer> optimizer) {
     QString param = paramPane_->parameter();
     if (params && (param.isEmpty() || !params->contains(param.toStdString()))) {
-        QString rel = (trace_ ? relatedParameter(*trace_, step_, config_.learns_layer_norm()) : QString());
+        QString rel = canonical(trace_ ? relatedParameter(*trace_, step_, config_.learns_layer_norm()) : QString());
         if (rel.isEmpty() || !params->contains(rel.toStdString()))
             rel = params->size() ? QString::fromStdString(params->name(params->size() - 1)) : QString();
         param = rel;
@@ -230,6 +231,7 @@ QString GradientView::relatedParameter(const Trace& tr, const QString& step, boo
     const bool ffn = s.block.kind == stepformer::BlockKind::FeedForward;
     switch (s.role) {
     case Role::Q:
+    case Role::ScaledQ:
     case Role::Scores:
     case Role::MaskedScores:
     case Role::Softmax: return weightOf(s.block, Role::Q);
@@ -239,7 +241,8 @@ QString GradientView::relatedParameter(const Trace& tr, const QString& step, boo
     case Role::AttnMask: return weightOf(s.block, Role::Q);
     case Role::LayerNorm:
         // PyTorch's LayerNorms (a layer's normK, a stack's final norm) read their own weight.
-        if (s.block.torch())
+        // attention-is-all-you-need-pytorch's too (its stack's layer_norm before the layers).
+        if (s.block.torch() || s.block.naming == stepformer::Naming::Aiayn)
             if (const auto ps = stepformer::graph::params(tr, *s.forward); !ps.empty()) return QString::fromStdString(ps.front());
         if (learnedLayerNorm) return QString::fromStdString(stepformer::names::param(s.block, "layer_norm.weight"));
         [[fallthrough]];
@@ -260,6 +263,12 @@ QString GradientView::relatedParameter(const Trace& tr, const QString& step, boo
         return {};
     default: return {};
     }
+}
+
+// A shared weight's use (attention-is-all-you-need-pytorch's trg_word_prj.weight) names the one
+// parameter it is: the parameter set holds it under its own name.
+QString GradientView::canonical(const QString& param) const {
+    return param.isEmpty() ? param : QString::fromStdString(stepformer::canonical_param(config_, param.toStdString()));
 }
 
 void GradientView::setBatchIndex(int b) {

@@ -105,6 +105,7 @@ signals:
     void parameterChanged(const QString& name);
 
 private:
+    QString canonical(const QString& param) const;
     void rebuildTensor();
     void showTitle(const QString& base, const stepformer::TraceEntry* forward);
     void syncPickers();

@@ -249,6 +249,18 @@ void LossView::rebuild() {
     updating_ = false;
 
     const QString ignoreTok = QString::fromStdString(config_.tgt_vocab.empty() ? std::string("P") : config_.pad);
+    if (config_.aiayn()) {
+        // attention-is-all-you-need-pytorch's cal_loss is not this view's CrossEntropyLoss: its
+        // label-smoothed per-token losses and their sum are the trace's loss.per_token and loss.
+        titleLabel_->setText(tr("<b>cal_loss</b> &nbsp;<span style='color:#555'>\u2014 cross-entropy against a label-smoothed "
+                                "target (\u03b5 0.1: 0.9 on the expected word), <b>summed</b> over the non-pad targets "
+                                "(<b>%1</b> ignored).</span>")
+                                 .arg(ignoreTok.toHtmlEscaped()));
+        messages_->showMessage(trace_ ? tr("cal_loss's numbers are the trace's steps loss.per_token and loss: open them in the "
+                                           "Tensor view (this page shows nn.CrossEntropyLoss's mean).")
+                                      : tr("No data yet \u2014 run the forward pass to see the loss."));
+        return;
+    }
     titleLabel_->setText(tr("<b>Cross-entropy loss</b> &nbsp;<tt>nn.CrossEntropyLoss(ignore_index=%1)</tt>"
                             "<span style='color:#555'> &nbsp;\u2014 per position: softmax of the logits, p of the correct "
                             "token, \u2212log p; pad targets (<b>%2</b>) are ignored.</span>")

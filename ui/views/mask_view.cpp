@@ -120,10 +120,15 @@ MaskView::~MaskView() = default;
 void MaskView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     StepView::setTrace(std::move(trace), config);
     torch_ = trace_ && traceNaming(*trace_) != stepformer::Naming::Tutorial;
+    aiayn_ = trace_ && traceNaming(*trace_) == stepformer::Naming::Aiayn;
     for (QWidget* w : tutorialOnly_) w->setVisible(!torch_);
-    fillOp_->setText(torch_ ? tr("+ mask\n(0 / \u2212\u221e)\n\u2192") : tr("masked_fill\n(mask,\n\u22121e9)\n\u2192"));
+    fillOp_->setText(aiayn_   ? tr("masked_fill\n(mask == 0,\n\u22121e9)\n\u2192")
+                     : torch_ ? tr("+ mask\n(0 / \u2212\u221e)\n\u2192")
+                              : tr("masked_fill\n(mask,\n\u22121e9)\n\u2192"));
     masksTitle_->setText(
-        torch_ ? tr("<b>The masks</b>, PyTorch's convention \u2014 added to the scores: 0 = may attend, \u2212\u221e (hatched) = "
+        aiayn_ ? tr("<b>The masks</b>, this project's convention \u2014 <b>1 = keep</b>, 0 (hatched) = masked: the opposite "
+                    "of the tutorial's. src_mask is one row for every query; slf_attn and enc_attn both read it.")
+        : torch_ ? tr("<b>The masks</b>, PyTorch's convention \u2014 added to the scores: 0 = may attend, \u2212\u221e (hatched) = "
                     "ignored. Each block merges its attn_mask and key_padding_mask (True = ignore) into one.")
                : tr("<b>The masks</b> \u2014 1 (dark, hatched) = masked: the query in that row may not look at the key in that column."));
     assignMasks();
@@ -211,7 +216,9 @@ void MaskView::rebuild() {
     }
     messages_->showPage();
     const QStringList titles =
-        torch_ ? QStringList{tr("encoder self_attn mask"), QString(), QString(), tr("decoder self_attn mask (causal)"),
+        aiayn_   ? QStringList{tr("src_mask (slf_attn)"), QString(), QString(), tr("trg_mask (slf_attn, causal)"),
+                               tr("src_mask (enc_attn)")}
+        : torch_ ? QStringList{tr("encoder self_attn mask"), QString(), QString(), tr("decoder self_attn mask (causal)"),
                              tr("multihead_attn mask")}
                : QStringList{tr("encoder pad mask"), tr("decoder pad mask"), tr("subsequence mask"),
                              tr("decoder self-attn mask"), tr("decoder\u2013encoder pad mask")};
@@ -228,7 +235,9 @@ void MaskView::rebuild() {
                   maskedScores = roleName(*trace_, block_, Role::MaskedScores),
                   attn = roleName(*trace_, block_, Role::Softmax);
     const QString flow =
-        torch_ ? tr("the scores before masking, <tt>scores + attn_mask</tt> (\u2212\u221e where a key is ignored), and after "
+        aiayn_ ? tr("the scores before masking (<tt>(q / temperature) \u00b7 k\u1d40</tt>), after <tt>masked_fill(mask == 0, "
+                    "\u22121e9)</tt>, and after the softmax \u2014 the masked (hatched) positions become exactly <b>0</b>.")
+        : torch_ ? tr("the scores before masking, <tt>scores + attn_mask</tt> (\u2212\u221e where a key is ignored), and after "
                     "the softmax \u2014 the ignored (hatched) positions become exactly <b>0</b>.")
                : tr("the scores before masking, after <tt>masked_fill_(attn_mask, \u22121e9)</tt>, and after the "
                     "softmax \u2014 the masked (hatched) positions become exactly <b>0</b>.");
@@ -251,19 +260,22 @@ void MaskView::rebuild() {
     // The head is named in the flow title above (in each panel's title too, they wrapped into
     // three lines in a 1366 px window).
     PanelSpec ps = panelFor(trace_, config_, scores, batch_, head_,
-                            torch_ ? tr("1. scores = q\u00b7k\u1d40/\u221ahead_dim") : tr("1. scores = QK\u1d40/\u221ad_k"));
+                            aiayn_   ? tr("1. scores = (q/\u221ad_k)\u00b7k\u1d40")
+                            : torch_ ? tr("1. scores = q\u00b7k\u1d40/\u221ahead_dim")
+                                     : tr("1. scores = QK\u1d40/\u221ad_k"));
     // Mark where the mask will hit before it does.
     if (ps.present) {
         PanelSpec pm = panelFor(trace_, config_, maskedScores, batch_, head_);
         if (pm.mask.size() == ps.m.values.size()) {
             ps.mask = pm.mask;
-            ps.maskedExplanation = torch_ ? tr("<i>The mask is \u2212\u221e here: the next step adds it to this score.</i>")
+            ps.maskedExplanation = aiayn_ ? tr("<i>The mask is 0 here: the next step replaces this score by <b>\u22121e9</b>.</i>")
+                                   : torch_ ? tr("<i>The mask is \u2212\u221e here: the next step adds it to this score.</i>")
                                           : tr("<i>The mask is 1 here: the next step replaces this score by <b>\u22121e9</b>.</i>");
         }
     }
     applyPanel(scores_, ps);
     applyPanel(masked_, panelFor(trace_, config_, maskedScores, batch_, head_,
-                                 torch_ ? tr("2. scores + mask") : tr("2. masked scores")));
+                                 torch_ && !aiayn_ ? tr("2. scores + mask") : tr("2. masked scores")));
     applyPanel(attn_, panelFor(trace_, config_, attn, batch_, head_, tr("3. attn = softmax")));
     for (auto* w : {scores_, masked_, attn_}) w->setValueText(HeatmapWidget::ValueText::Auto);
 }

@@ -446,9 +446,15 @@ void PositionalEncodingView::rebuildSum() {
         return tr("%1, dim %2\nembedding %3 + PE %4 = %5").arg(labels.value(r)).arg(c).arg(numfmt::fourDigits(a), numfmt::fourDigits(b), numfmt::fourDigits(s));
     };
     for (PeHeatmap* m : sumMaps_) m->setTooltipFn(tip);
-    QString cap = tr("<b>%1 input for the current sentence</b> (batch item 0: <i>%2</i>): "
-                     "token embedding + positional encoding = input of layer 0. One colour scale for all three.")
-                      .arg(which, words.join(QLatin1Char(' ')).toHtmlEscaped());
+    // attention-is-all-you-need-pytorch's stacks normalise the sum before layer 0 (<stack>.layer_norm).
+    QString cap = config_.aiayn()
+                      ? tr("<b>%1 input for the current sentence</b> (batch item 0: <i>%2</i>): token embedding + "
+                           "positional encoding; dropout and <tt>%3.layer_norm</tt> follow before layer 0. One colour scale "
+                           "for all three.")
+                            .arg(which, words.join(QLatin1Char(' ')).toHtmlEscaped(), which.toLower())
+                      : tr("<b>%1 input for the current sentence</b> (batch item 0: <i>%2</i>): "
+                           "token embedding + positional encoding = input of layer 0. One colour scale for all three.")
+                            .arg(which, words.join(QLatin1Char(' ')).toHtmlEscaped());
     if (dropout) cap += tr(" <span style='color:#b00020'>Dropout was active in this pass: the input is dropout(embedding + PE).</span>");
     sumCaption_->setText(cap);
 }
