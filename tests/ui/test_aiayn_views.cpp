@@ -54,20 +54,6 @@ Traced traced(const char* name) {
     return {c, trace};
 }
 
-void collect(const StepModel& m, const QModelIndex& parent, const QString& path, QStringList& groups,
-             QHash<QString, QString>& leafLabels) {
-    for (int r = 0; r < m.rowCount(parent); ++r) {
-        const QModelIndex i = m.index(r, 0, parent);
-        const QString label = i.data().toString();
-        const QString name = i.data(StepModel::TraceNameRole).toString();
-        if (name.isEmpty()) {
-            groups << path + label;
-            collect(m, i, path + label + QLatin1Char('/'), groups, leafLabels);
-        } else {
-            leafLabels.insert(name, label);
-        }
-    }
-}
 
 }  // namespace
 
@@ -99,7 +85,7 @@ void TestAiaynViews::navigatorNamesItsModules() {
     m.setTrace(t.trace);
     QStringList groups;
     QHash<QString, QString> labels;
-    collect(m, {}, {}, groups, labels);
+    testutil::collectSteps(m, {}, {}, groups, labels);
     for (const char* g : {"Encoder/Encoder layer 0/Self-attention (slf_attn)", "Decoder/Decoder layer 1/Masked self-attention (slf_attn)",
                           "Decoder/Decoder layer 0/Encoder-decoder attention (enc_attn)",
                           "Encoder/Encoder layer 1/Feed-forward (pos_ffn: w_1, w_2)", "Projection (trg_word_prj)"})
@@ -297,14 +283,7 @@ void TestAiaynViews::diagramDrawsItsLayoutAndSharing() {
 }
 
 void TestAiaynViews::mainWindowWalksEveryStep() {
-    MainWindow::Options o;
-    o.restoreSettings = false;
-    o.saveSettings = false;
-    o.weightsPath = fixture("shared_prj");
-    o.provisioning = Session::Provisioning::Synchronous;
-    o.cacheDir = cache_.path();
-    o.backend = QStringLiteral("cpu");
-    MainWindow w(o);
+    MainWindow w(testutil::fixtureWindow(fixture("shared_prj"), cache_.path()));
     w.resize(1366, 768);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -315,23 +294,16 @@ void TestAiaynViews::mainWindowWalksEveryStep() {
     QCOMPARE(w.architectureDiagram()->layout(), ArchitectureDiagram::Layout::Aiayn);
     QVERIFY(w.architectureDiagram()->drawsSharedProjection());
 
-    const QStringList forward = w.navigator()->model()->stepOrder();
-    const QStringList backward = backwardStepOrder(*w.session()->trace());
-    QVERIFY(forward.contains(QStringLiteral("encoder.layer_stack.0.slf_attn.q_scaled")));
-    QVERIFY(backward.contains(QStringLiteral("grad.encoder.layer_stack.0.slf_attn.q_scaled")));
-    for (const QString& view : MainWindow::viewNames()) {
-        if (view == QLatin1String("backward")) continue;
-        QVERIFY(w.setCurrentView(view));
-        for (const QStringList& steps : {forward, backward})
-            for (const QString& s : steps) {
-                QVERIFY2(w.setCurrentStep(s), qPrintable(s));
-                QCOMPARE(explain->currentStep(), s);
-                QVERIFY2(!explain->plainText().contains(QStringLiteral("No explanation")), qPrintable(s));
-                QVERIFY2(!w.architectureDiagram()->highlightedBlock().isEmpty() || s.contains(QStringLiteral("loss")) ||
-                             s.endsWith(QStringLiteral(".pe")),
-                         qPrintable(s));
-            }
-    }
+    QVERIFY(w.navigator()->model()->stepOrder().contains(QStringLiteral("encoder.layer_stack.0.slf_attn.q_scaled")));
+    QVERIFY(backwardStepOrder(*w.session()->trace()).contains(QStringLiteral("grad.encoder.layer_stack.0.slf_attn.q_scaled")));
+    VERIFY_HELPER(testutil::walkEveryStep(w, [&](const QString& s) -> QString {
+        if (explain->currentStep() != s) return QStringLiteral("the explanation shows %1").arg(explain->currentStep());
+        if (explain->plainText().contains(QStringLiteral("No explanation"))) return QStringLiteral("no explanation");
+        if (w.architectureDiagram()->highlightedBlock().isEmpty() && !s.contains(QStringLiteral("loss")) &&
+            !s.endsWith(QStringLiteral(".pe")))
+            return QStringLiteral("no diagram block highlighted");
+        return {};
+    }));
 
     w.setCurrentView(QStringLiteral("tensor"));
     w.setCurrentStep(QStringLiteral("encoder.layer_stack.0.slf_attn.q_scaled"));
@@ -378,14 +350,7 @@ void TestAiaynViews::mainWindowWalksEveryStep() {
 // The fixture without weight sharing (its own trg_word_prj, scale_emb_or_prj "none"): every step
 // in every view, and no "shared" link in the diagram.
 void TestAiaynViews::mainWindowWalksUnsharedModel() {
-    MainWindow::Options o;
-    o.restoreSettings = false;
-    o.saveSettings = false;
-    o.weightsPath = fixture("unshared_none");
-    o.provisioning = Session::Provisioning::Synchronous;
-    o.cacheDir = cache_.path();
-    o.backend = QStringLiteral("cpu");
-    MainWindow w(o);
+    MainWindow w(testutil::fixtureWindow(fixture("unshared_none"), cache_.path()));
     w.resize(1366, 768);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -395,18 +360,10 @@ void TestAiaynViews::mainWindowWalksUnsharedModel() {
     QVERIFY(!w.architectureDiagram()->drawsSharedProjection());
     auto* explain = w.findChild<ExplainPanel*>(QStringLiteral("explainPanel"));
     QVERIFY(explain);
-    const QStringList forward = w.navigator()->model()->stepOrder();
-    const QStringList backward = backwardStepOrder(*w.session()->trace());
-    QVERIFY(backward.contains(QStringLiteral("grad.trg_word_prj.logits")));
-    for (const QString& view : MainWindow::viewNames()) {
-        if (view == QLatin1String("backward")) continue;
-        QVERIFY(w.setCurrentView(view));
-        for (const QStringList& steps : {forward, backward})
-            for (const QString& s : steps) {
-                QVERIFY2(w.setCurrentStep(s), qPrintable(s));
-                QVERIFY2(!explain->plainText().contains(QStringLiteral("No explanation")), qPrintable(s));
-            }
-    }
+    QVERIFY(backwardStepOrder(*w.session()->trace()).contains(QStringLiteral("grad.trg_word_prj.logits")));
+    VERIFY_HELPER(testutil::walkEveryStep(w, [&](const QString&) -> QString {
+        return explain->plainText().contains(QStringLiteral("No explanation")) ? QStringLiteral("no explanation") : QString();
+    }));
     // Its own projection weight: the gradient view shows trg_word_prj.weight itself.
     w.setCurrentView(QStringLiteral("gradients"));
     w.setCurrentStep(QStringLiteral("grad.trg_word_prj.logits"));

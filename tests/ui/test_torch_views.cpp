@@ -61,20 +61,6 @@ Config preNormGelu() {
 }
 
 // Every label of the tree, depth first, with its group path ("Encoder/Encoder layer 0/...").
-void collect(const StepModel& m, const QModelIndex& parent, const QString& path, QStringList& groups,
-             QHash<QString, QString>& leafLabels) {
-    for (int r = 0; r < m.rowCount(parent); ++r) {
-        const QModelIndex i = m.index(r, 0, parent);
-        const QString label = i.data().toString();
-        const QString name = i.data(StepModel::TraceNameRole).toString();
-        if (name.isEmpty()) {
-            groups << path + label;
-            collect(m, i, path + label + QLatin1Char('/'), groups, leafLabels);
-        } else {
-            leafLabels.insert(name, label);
-        }
-    }
-}
 
 }  // namespace
 
@@ -106,7 +92,7 @@ void TestTorchViews::navigatorNamesPyTorchsModules() {
     m.setTrace(t.trace);
     QStringList groups;
     QHash<QString, QString> labels;
-    collect(m, {}, {}, groups, labels);
+    testutil::collectSteps(m, {}, {}, groups, labels);
     for (const char* g : {"Encoder/Encoder layer 0/Self-attention (self_attn)", "Encoder/Final norm (encoder.norm)",
                           "Decoder/Decoder layer 1/Masked self-attention (self_attn)",
                           "Decoder/Decoder layer 1/Cross-attention (multihead_attn)",
@@ -311,14 +297,7 @@ void TestTorchViews::diagramPostAndPreNorm() {
 }
 
 void TestTorchViews::mainWindowWalksEveryStep() {
-    MainWindow::Options o;
-    o.restoreSettings = false;
-    o.saveSettings = false;
-    o.weightsPath = kFixture;
-    o.provisioning = Session::Provisioning::Synchronous;
-    o.cacheDir = cache_.path();
-    o.backend = QStringLiteral("cpu");
-    MainWindow w(o);
+    MainWindow w(testutil::fixtureWindow(kFixture, cache_.path()));
     w.resize(1366, 768);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
@@ -328,25 +307,18 @@ void TestTorchViews::mainWindowWalksEveryStep() {
     QVERIFY(explain);
     QCOMPARE(w.architectureDiagram()->layout(), ArchitectureDiagram::Layout::TorchPostNorm);
 
-    const QStringList forward = w.navigator()->model()->stepOrder();
-    const QStringList backward = backwardStepOrder(*w.session()->trace());
-    QVERIFY(forward.contains(QStringLiteral("transformer.encoder.layers.0.self_attn.masked_scores")));
-    QVERIFY(backward.contains(QStringLiteral("grad.transformer.encoder.layers.0.self_attn.Q")));
-    for (const QString& view : MainWindow::viewNames()) {
-        if (view == QLatin1String("backward")) continue;
-        QVERIFY(w.setCurrentView(view));
-        for (const QStringList& steps : {forward, backward})
-            for (const QString& s : steps) {
-                QVERIFY2(w.setCurrentStep(s), qPrintable(s));
-                QCOMPARE(explain->currentStep(), s);
-                const QString text = explain->plainText();
-                QVERIFY2(!text.contains(QStringLiteral("No explanation")), qPrintable(s));
-                QVERIFY2(!text.contains(QStringLiteral("In the tutorial")), qPrintable(s));
-                QVERIFY2(!w.architectureDiagram()->highlightedBlock().isEmpty() || s.contains(QStringLiteral("loss")) ||
-                             s.endsWith(QStringLiteral(".pe")),
-                         qPrintable(s));
-            }
-    }
+    QVERIFY(w.navigator()->model()->stepOrder().contains(QStringLiteral("transformer.encoder.layers.0.self_attn.masked_scores")));
+    QVERIFY(backwardStepOrder(*w.session()->trace()).contains(QStringLiteral("grad.transformer.encoder.layers.0.self_attn.Q")));
+    VERIFY_HELPER(testutil::walkEveryStep(w, [&](const QString& s) -> QString {
+        if (explain->currentStep() != s) return QStringLiteral("the explanation shows %1").arg(explain->currentStep());
+        const QString text = explain->plainText();
+        if (text.contains(QStringLiteral("No explanation"))) return QStringLiteral("no explanation");
+        if (text.contains(QStringLiteral("In the tutorial"))) return QStringLiteral("the tutorial's text");
+        if (w.architectureDiagram()->highlightedBlock().isEmpty() && !s.contains(QStringLiteral("loss")) &&
+            !s.endsWith(QStringLiteral(".pe")))
+            return QStringLiteral("no diagram block highlighted");
+        return {};
+    }));
 
     w.setCurrentView(QStringLiteral("tensor"));
     w.setCurrentStep(QStringLiteral("transformer.encoder.layers.0.self_attn.masked_scores"));

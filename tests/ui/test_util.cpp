@@ -7,6 +7,10 @@
 #include <QWidget>
 #include <QtGlobal>
 
+#include "app/session.h"
+#include "steps/backward_steps.h"
+#include "steps/step_model.h"
+#include "steps/step_navigator.h"
 #include "stepformer/dataset.h"
 #include "stepformer/params.h"
 #include "stepformer/train.h"
@@ -65,6 +69,48 @@ bool waitForState(TrainingPanel& p, TrainingController::State s, int timeoutMs) 
     t.start();
     while (p.state() != s && t.elapsed() < timeoutMs) spy.wait(std::max<int>(1, timeoutMs - int(t.elapsed())));
     return p.state() == s;
+}
+
+MainWindow::Options fixtureWindow(const QString& weightsPath, const QString& cacheDir) {
+    MainWindow::Options o;
+    o.restoreSettings = false;
+    o.saveSettings = false;
+    o.weightsPath = weightsPath;
+    o.provisioning = Session::Provisioning::Synchronous;
+    o.cacheDir = cacheDir;
+    o.backend = QStringLiteral("cpu");
+    return o;
+}
+
+void collectSteps(const StepModel& m, const QModelIndex& parent, const QString& path, QStringList& groups,
+                  QHash<QString, QString>& leafLabels) {
+    for (int r = 0; r < m.rowCount(parent); ++r) {
+        const QModelIndex i = m.index(r, 0, parent);
+        const QString label = i.data().toString();
+        const QString name = i.data(StepModel::TraceNameRole).toString();
+        if (name.isEmpty()) {
+            groups << path + label;
+            collectSteps(m, i, path + label + QLatin1Char('/'), groups, leafLabels);
+        } else {
+            leafLabels.insert(name, label);
+        }
+    }
+}
+
+QString walkEveryStep(MainWindow& w, const std::function<QString(const QString& step)>& check) {
+    const QStringList forward = w.navigator()->model()->stepOrder();
+    const QStringList backward = backwardStepOrder(*w.session()->trace());
+    for (const QString& view : MainWindow::viewNames()) {
+        if (view == QLatin1String("backward")) continue;
+        if (!w.setCurrentView(view)) return QStringLiteral("no view '%1'").arg(view);
+        for (const QStringList& steps : {forward, backward})
+            for (const QString& s : steps) {
+                if (!w.setCurrentStep(s)) return QStringLiteral("%1: cannot show %2").arg(view, s);
+                if (const QString problem = check(s); !problem.isEmpty())
+                    return QStringLiteral("%1, %2: %3").arg(view, s, problem);
+            }
+    }
+    return {};
 }
 
 }  // namespace testutil

@@ -10,8 +10,17 @@
 #include "stepformer/optimizer.h"
 #include "training/training_controller.h"
 
+#include <functional>
+
+#include <QHash>
+#include <QModelIndex>
+#include <QStringList>
+
+#include "app/main_window.h"
+
 class QImage;
 class QWidget;
+class StepModel;
 class TrainingPanel;
 
 namespace testutil {
@@ -39,6 +48,18 @@ void smallRun(TrainingPanel& p, int epochs, int batch = 1);
 // Waits on the panel's controller's stateChanged until the panel is in state `s`; false when
 // `timeoutMs` passed first.
 bool waitForState(TrainingPanel& p, TrainingController::State s, int timeoutMs = 60000);
+
+// A main window on a weights file (its config in the metadata), computing on the CPU, trained
+// presets cached in `cacheDir`, nothing read from or written to the settings.
+MainWindow::Options fixtureWindow(const QString& weightsPath, const QString& cacheDir);
+// The navigator's groups ("Encoder/Encoder layer 0/Self-attention (self_attn)") and its steps'
+// labels by trace name, below `parent`.
+void collectSteps(const StepModel& m, const QModelIndex& parent, const QString& path, QStringList& groups,
+                  QHash<QString, QString>& leafLabels);
+// Every step of the window's trace, forward then gradients, in every view but the backward list:
+// `check(step)` returns a problem for the step now shown ("" when none). The first problem found,
+// with its view and step, or "" (for VERIFY_HELPER).
+[[nodiscard]] QString walkEveryStep(MainWindow& w, const std::function<QString(const QString& step)>& check);
 
 }  // namespace testutil
 
