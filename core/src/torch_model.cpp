@@ -96,11 +96,15 @@ std::string TorchPass::attention(Trace& tr, const Block& blk, const std::string&
     be.split_heads(st.out(K), tk.get(), B, Lk, H, hd);
     be.split_heads(st.out(V), tv.get(), B, Lk, H, hd);
 
-    // q·kᵀ times 1/√hd: PyTorch scales q before the product instead — the same maths, a rounding apart
-    // (up to a few ulp; View › Compare Score Scaling shows the two side by side).
+    // (q / √hd)·kᵀ: q scaled before the product, in PyTorch's order (times the reciprocal: a rounding
+    // apart from its division). The backward takes the unscaled Q with the scale, the same derivative.
     Tensor scores({B, H, Lq, Lk});
     const float scale = 1.0f / std::sqrt(float(hd));
-    be.attn_scores_forward(st.out(scores), st.in(Q), st.in(K), B * H, Lq, Lk, hd, scale);
+    {
+        const Staging::Temp q_scaled = st.temp(Q.size());
+        be.scale(q_scaled.get(), st.in(Q), Q.size(), scale);
+        be.attn_scores_forward(st.out(scores), q_scaled.get(), st.in(K), B * H, Lq, Lk, hd, 1.0f);
+    }
     tr.saved[P("scores") + ".scale"] = Tensor({1}, {scale});
     // The mask as applied: attn_mask and key_padding_mask merged into 0 / −inf, added to the scores.
     Tensor add_mask({B, H, Lq, Lk});

@@ -77,7 +77,7 @@ class TestScalingCompare : public QObject {
 private slots:
     void tutorialScoresAreTheProductScaled();
     void aiaynScoresAreTheQueryScaled();
-    void torchScoresHaveTheProductsRounding();
+    void torchScoresHaveTheQueryFirstRounding();
     void trainedSmallModelDiffers();
     void powerOfFourDkGivesTheSameBits();
     void aiaynFixtureWithDk4IsIdentical();
@@ -128,9 +128,9 @@ void TestScalingCompare::aiaynScoresAreTheQueryScaled() {
     QVERIFY(labelText(w, "scalingTraceVerdict").contains(QStringLiteral("attention-is-all-you-need-pytorch")));
 }
 
-// PyTorch scales the query first (A); Stepformer's torch model scales the product
-// (core/src/torch_model.cpp), so its trace has B's rounding, and the window says so.
-void TestScalingCompare::torchScoresHaveTheProductsRounding() {
+// PyTorch scales the query first (A), and so does Stepformer's torch model (core/src/torch_model.cpp):
+// its trace has A's rounding, not the tutorial's.
+void TestScalingCompare::torchScoresHaveTheQueryFirstRounding() {
     const Config c = Config::torch_small();
     QCOMPARE(c.d_model / c.n_heads, 8);
     const auto tr = traceOf(c, init_params(c, 2));
@@ -139,10 +139,10 @@ void TestScalingCompare::torchScoresHaveTheProductsRounding() {
     w.setTrace(tr);
     const Tally t = tally(w, *tr);
     QVERIFY(t.panels > 0);
-    QCOMPARE(t.traceIsEngineB, t.panels);
-    QVERIFY(t.traceIsEngineA < t.panels);
+    QCOMPARE(t.traceIsEngineA, t.panels);
+    QVERIFY(t.traceIsEngineB < t.panels);
     QVERIFY(t.cellsDiffering > 0);
-    QVERIFY(labelText(w, "scalingTraceVerdict").contains(QStringLiteral("Stepformer's torch model scales the product")));
+    QVERIFY(labelText(w, "scalingTraceVerdict").contains(QStringLiteral("PyTorch's nn.Transformer layers")));
     QVERIFY(w.setBlock(QStringLiteral("transformer.decoder.layers.0.self_attn")));
     w.setHead(1);
     testutil::saveShot(w, QStringLiteral("scaling_torch_dk8.png"));

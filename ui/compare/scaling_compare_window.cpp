@@ -226,10 +226,6 @@ QString ScalingCompareWindow::traceVerdictText() const {
             "(in SIMD packets, with fused multiply-adds where the CPU has them), and that moves the last bits as much as the place of the scale.")
              .arg(agreementText(cmp_.traceVsA, total), agreementText(cmp_.traceVsB, total));
     v += QStringLiteral(" ") + tr("This trace is %1.").arg(modelSentence(cmp_.naming));
-    if ((cmp_.naming == Naming::TorchLayers || cmp_.naming == Naming::TorchSeq2Seq) && eB && !eA)
-        v += QStringLiteral(" ") +
-             tr("Stepformer's torch model scales the product, not the query, so its trace has B's rounding where "
-                "PyTorch's has A's: the same maths, the last bits apart.");
     return v;
 }
 
