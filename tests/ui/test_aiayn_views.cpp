@@ -104,7 +104,7 @@ void TestAiaynViews::navigatorNamesItsModules() {
     QCOMPARE(label("encoder.layer_stack.0.pos_ffn.hidden"), QStringLiteral("w_1 (+ bias)"));
     QCOMPARE(label("encoder.src_word_emb.out"), QStringLiteral("src_word_emb"));
     QCOMPARE(label("decoder.trg_word_emb.out"), QStringLiteral("trg_word_emb"));
-    QCOMPARE(label("encoder.layer_norm.out"), QStringLiteral("encoder.layer_norm (before the layers)"));
+    QCOMPARE(label("encoder.layer_norm.out"), QStringLiteral("layer_norm (before layer 0)"));
     QCOMPARE(label("encoder.position_enc.out"), QStringLiteral("+ position_enc, dropout"));
     QCOMPARE(label("trg_word_prj.logits"), QStringLiteral("trg_word_prj (logits, no bias)"));
     QCOMPARE(label("loss"), QStringLiteral("cal_loss: label-smoothed (ε 0.1), summed"));

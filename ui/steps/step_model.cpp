@@ -173,10 +173,10 @@ QString aiaynLabel(Role op, const TraceEntry& e) {
     const bool ffn = b.kind == BlockKind::FeedForward;
     switch (op) {
     case Role::Embedding: return dec ? StepModel::tr("trg_word_emb") : StepModel::tr("src_word_emb");
-    case Role::PositionalTable: return StepModel::tr("position_enc table (float64-made)");
+    case Role::PositionalTable: return StepModel::tr("pos_table (float64)");
     case Role::PositionalAdd: return StepModel::tr("+ position_enc, dropout");
-    case Role::PadMask: return StepModel::tr("src_mask (pad mask, 1 = keep)");
-    case Role::CombinedMask: return StepModel::tr("trg_mask (pad & subsequent, 1 = keep)");
+    case Role::PadMask: return StepModel::tr("src_mask (1 = keep)");
+    case Role::CombinedMask: return StepModel::tr("trg_mask (1 = keep)");
     case Role::Q: return StepModel::tr("Q = w_qs(q) (no bias)");
     case Role::K: return StepModel::tr("K = w_ks(k) (no bias)");
     case Role::V: return StepModel::tr("V = w_vs(v) (no bias)");
@@ -187,7 +187,7 @@ QString aiaynLabel(Role op, const TraceEntry& e) {
     case Role::Residual: return StepModel::tr("dropout(%1) + residual").arg(ffn ? QStringLiteral("w_2(·)") : QStringLiteral("fc(·)"));
     case Role::LayerNorm:
         if (b.kind == BlockKind::Input)
-            return dec ? StepModel::tr("decoder.layer_norm (before the layers)") : StepModel::tr("encoder.layer_norm (before the layers)");
+            return StepModel::tr("layer_norm (before layer 0)");  // short: the navigator's column is narrow on a laptop
         return StepModel::tr("layer_norm (post-norm, ε 1e-6)");
     case Role::FfnHidden: return StepModel::tr("w_1 (+ bias)");
     case Role::Relu: return StepModel::tr("ReLU");
