@@ -192,29 +192,21 @@ void aiayn_forward(AiaynPass& pass, const Batch& batch, Trace& tr, const Tensor&
 
     // get_pad_mask / get_subsequent_mask, 1 = keep as the project makes them (traced), and the
     // fills the kernel takes (1 = masked, kept for the backward).
-    const int pad = c.src_id(c.pad);
+    const int pad = c.src_id(c.pad), tpad = c.tgt_id(c.pad);
     Tensor src_fill({B, S, S}), trg_fill({B, T, T}), cross_fill({B, T, S}), sub({B, T, T});
     be.pad_mask(st.out(src_fill), st.in(batch.src), B, S, S, pad);
-    be.pad_mask(st.out(trg_fill), st.in(batch.tgt), B, T, T, c.tgt_id(c.pad));
+    be.pad_mask(st.out(trg_fill), st.in(batch.tgt), B, T, T, tpad);
     be.subsequence_mask(st.out(sub), B, T);
     be.mask_or(st.inout(trg_fill), st.in(trg_fill), st.in(sub), trg_fill.size());
     be.pad_mask(st.out(cross_fill), st.in(batch.src), B, T, S, pad);
     st.forget(sub);
+    // The traced masks in the project's convention (1 = keep), from the ids the host holds anyway.
     Tensor src_mask({B, 1, S}), trg_mask({B, T, T});
-    be.pad_mask(st.out(src_mask), st.in(batch.src), B, 1, S, pad);
-    {
-        Tensor ones(src_mask.shape, 1.0f);  // keep = 1 − masked
-        float* d = st.inout(src_mask);
-        be.scale(d, d, src_mask.size(), -1.0f);
-        be.add_forward(d, d, st.in(ones), src_mask.size());
-        st.forget(ones);
-    }
-    {
-        Tensor ones(trg_mask.shape, 1.0f);
-        float* d = st.out(trg_mask);
-        be.scale(d, st.in(trg_fill), trg_mask.size(), -1.0f);
-        be.add_forward(d, d, st.in(ones), trg_mask.size());
-        st.forget(ones);
+    for (int b = 0; b < B; ++b) {
+        for (int s = 0; s < S; ++s) src_mask.data[size_t(b) * S + s] = batch.src[size_t(b) * S + s] != pad ? 1.0f : 0.0f;
+        for (int q = 0; q < T; ++q)
+            for (int k = 0; k < T; ++k)
+                trg_mask.data[(size_t(b) * T + q) * T + k] = k <= q && batch.tgt[size_t(b) * T + k] != tpad ? 1.0f : 0.0f;
     }
     const std::string src_mask_name = names::entry(enc_in, "src_mask"), trg_mask_name = names::entry(dec_in, "trg_mask");
     tr.add(src_mask_name, Node{Role::PadMask, Op::TokenMask, enc_in, {}},

@@ -6,6 +6,7 @@
 // shared weight is read several times), and then the optimizer may update it.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 #include <stdexcept>
 
@@ -119,10 +120,11 @@ struct GraphBackward {
         const Tensor& Wt = x.p.at(own(W));
         const int O = static_cast<int>(Wt.dim(0)), I = static_cast<int>(Wt.dim(1));
         const int N = static_cast<int>(e.value.size() / O);
-        Staging::Temp scaled = st().temp(e.value.size());
+        std::optional<Staging::Temp> scaled;  // only for a scaled linear (aiayn's logits)
         if (const float s = scale_of(e.name, 1.0f); s != 1.0f) {
-            be().scale(scaled.get(), dy, e.value.size(), s);
-            dy = scaled.get();
+            scaled.emplace(st().temp(e.value.size()));
+            be().scale(scaled->get(), dy, e.value.size(), s);
+            dy = scaled->get();
         }
         if (e.inputs.size() > 2) {
             be().bias_backward(x.dw(own(e.inputs[2])), dy, N, O);

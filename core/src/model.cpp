@@ -144,6 +144,15 @@ namespace detail {
 
 Axis ax(AxisKind k, const char* name) { return Axis{k, name}; }
 
+const Tensor* DropoutSites::draw(Trace& tr, const std::string& key, int64_t n, double p) {
+    if (p < 0.0) p = m.c.dropout;
+    if (!opt.train || p <= 0.0) return nullptr;
+    Tensor& keep = tr.saved[key + ".dropout_keep"] = Tensor({n});
+    const uint64_t offset = opt.step * 4096 + uint64_t(site++);
+    m.be.dropout_mask(m.st.out(keep), n, static_cast<float>(p), opt.seed, offset);
+    return &keep;
+}
+
 // pad mask (B, Lq, Lk): key position is the pad id 0 -- get_attn_pad_mask
 Tensor pad_mask(const ModelCtx& m, const std::vector<int>& seq_k, int B, int Lq, int Lk) {
     Tensor mask({B, Lq, Lk});

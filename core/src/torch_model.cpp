@@ -53,15 +53,6 @@ Axis feature(const char* name) { return ax(AxisKind::Feature, name); }
 
 TorchNames::TorchNames(const Config& c) : naming(c.layers() ? Naming::TorchLayers : Naming::TorchSeq2Seq) {}
 
-const Tensor* DropoutSites::draw(Trace& tr, const std::string& key, int64_t n, double p) {
-    if (p < 0.0) p = m.c.dropout;
-    if (!opt.train || p <= 0.0) return nullptr;
-    Tensor& keep = tr.saved[key + ".dropout_keep"] = Tensor({n});
-    const uint64_t offset = opt.step * 4096 + uint64_t(site++);
-    m.be.dropout_mask(m.st.out(keep), n, static_cast<float>(p), opt.seed, offset);
-    return &keep;
-}
-
 // y (N, O) = x W^T + b, where x is the entry `in`; W and b may be slices of packed parameters.
 void TorchPass::linear(Tensor& y, const float* x, const float* W, const float* b, int N, int I, int O) {
     m.be.linear_forward(m.st.out(y), x, W, N, I, O);
