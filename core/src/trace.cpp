@@ -99,7 +99,7 @@ TraceEntry& Trace::add(std::string name, Node node, std::vector<Axis> axes, Tens
                                shape_to_string(value.shape));
     index_.emplace(name, entries_.size());
     entries_.push_back(TraceEntry{std::move(name), node.role, std::move(axes), is_mask, std::move(value), node.op,
-                                  node.block, std::move(node.inputs)});
+                                  node.block, std::move(node.inputs), node.attrs, Saved{}});
     index_graph(entries_.size() - 1);
     return entries_.back();
 }
@@ -160,8 +160,27 @@ void Trace::clear() {
     consumers_.clear();
     src_tokens.clear();
     tgt_tokens.clear();
-    saved.clear();
+    graph.reset();
+    internals.clear();
+    lean = false;
     staging_.p.reset();
+}
+
+void Trace::truncate(size_t n) {
+    if (n >= entries_.size()) return;
+    std::deque<TraceEntry> kept(std::make_move_iterator(entries_.begin()),
+                                std::make_move_iterator(entries_.begin() + std::ptrdiff_t(n)));
+    entries_.clear();
+    index_.clear();
+    role_index_.clear();
+    blocks_.clear();
+    layer_count_[0] = layer_count_[1] = layer_count_[2] = 0;
+    consumers_.clear();
+    for (TraceEntry& e : kept) {
+        index_.emplace(e.name, entries_.size());
+        entries_.push_back(std::move(e));
+        index_graph(entries_.size() - 1);
+    }
 }
 
 Staging& Trace::staging(Backend& be) {

@@ -135,7 +135,7 @@ double backward_and_update(Transformer& model, const Batch& batch, Trace& trace,
     opt.begin_step();
     OptimizerUpdater updater(opt, model.params(), grads, model.backend(), keep_grads, out,
                              apply_if ? apply_if->ptr() : nullptr);
-    model.backward(batch, trace, grads, true, &updater);  // synchronises once: the gradient norm is in
+    model.backward(batch, trace, grads, false, &updater);  // synchronises once: the gradient norm is in
     // Every parameter must have been updated (written to `out`), or the swap would bring back stale ones.
     if (updater.visited() != model.params().size())
         throw std::logic_error("backward: " + std::to_string(updater.visited()) + " of " +
@@ -147,7 +147,8 @@ double backward_and_update(Transformer& model, const Batch& batch, Trace& trace,
 double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,
                   double* grad_norm, bool keep_param_grads) {
     ForwardOptions fo;
-    fo.finish = false;  // the backward pass synchronises for all three
+    fo.finish = false;    // the backward pass synchronises for all three
+    fo.keep_all = false;  // nothing reads the step's tensors but its backward
     model.forward(batch, trace, fo);
     model.queue_loss(batch, trace);
     const double norm = backward_and_update(model, batch, trace, grads, opt, keep_param_grads);
@@ -244,6 +245,7 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
             fo.step = uint64_t(step);  // this step's dropout masks: (seed, step) alone decide them
             fo.finish = false;         // the step's one synchronisation is the backward pass's
             fo.trace_to_host = false;  // it reads its loss and gradient norm, scalars, and nothing else
+            fo.keep_all = false;       // and its tensors go as soon as the backward pass is done with them
             model_.forward(batch, trace_, fo);
             model_.queue_loss(batch, trace_);
             ++step;
@@ -251,7 +253,7 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
             // The updates go to `previous` only when the loss is finite (on the device, without
             // waiting for the loss): after a bad loss it still holds the weights before this step's.
             const double gnorm = backward_and_update(model_, batch, trace_, grads_, opt_, false, &previous,
-                                                     &trace_.saved.at("loss.finite"));
+                                                     &trace_.at("loss").saved.finite);
             const double loss = trace_.at("loss").value.data[0];
             if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
                 resident.settle();  // the host's buffers up to date before they are swapped and reset

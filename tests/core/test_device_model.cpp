@@ -41,8 +41,7 @@ SgdCase sgd_case() {
 // The bytes of a trace's tensors and saved internals: what a pass brings back to the host.
 size_t trace_bytes(const Trace& t) {
     size_t n = 0;
-    for (const TraceEntry& e : t.entries()) n += e.value.data.size() * sizeof(float);
-    for (const auto& [name, v] : t.saved) n += v.data.size() * sizeof(float);
+    for (const TraceEntry& e : t.entries()) n += e.value.data.size() * sizeof(float) + e.saved.bytes();
     return n;
 }
 

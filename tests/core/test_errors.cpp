@@ -12,6 +12,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "stepformer/trace_graph.h"
 #include "stepformer/atomic_file.h"
 #include "stepformer/checkpoint.h"
 #include "stepformer/dataset.h"
@@ -782,9 +783,11 @@ TEST(ModelMisuse, BadIdsMissingTargetsAndOrder) {
     dm.forward(b, t2, fo);
     fo.step = 1;
     dm.forward(b, t3, fo);
-    EXPECT_EQ(t1.saved.at("encoder.dropout_keep").data, t2.saved.at("encoder.dropout_keep").data);
-    EXPECT_NE(t1.saved.at("encoder.dropout_keep").data, t3.saved.at("encoder.dropout_keep").data);
-    EXPECT_NE(t1.saved.at("encoder.dropout_keep").data, t1.saved.at("decoder.dropout_keep").data);
+    const auto keep = [](const Trace& t, Stack s) { return graph::stack_input(t, s)->saved.keep.data; };
+    ASSERT_FALSE(keep(t1, Stack::Encoder).empty());
+    EXPECT_EQ(keep(t1, Stack::Encoder), keep(t2, Stack::Encoder));
+    EXPECT_NE(keep(t1, Stack::Encoder), keep(t3, Stack::Encoder));
+    EXPECT_NE(keep(t1, Stack::Encoder), keep(t1, Stack::Decoder));
 }
 
 }  // namespace

@@ -128,7 +128,7 @@ void TestScalingCompare::aiaynScoresAreTheQueryScaled() {
     QVERIFY(labelText(w, "scalingTraceVerdict").contains(QStringLiteral("attention-is-all-you-need-pytorch")));
 }
 
-// PyTorch scales the query first (A), and so does Stepformer's torch model (core/src/torch_model.cpp):
+// PyTorch scales the query first (A), and so does Stepformer's torch model (Attrs::scale_query in core/src/models/torch.cpp):
 // its trace has A's rounding, not the tutorial's.
 void TestScalingCompare::torchScoresHaveTheQueryFirstRounding() {
     const Config c = Config::torch_small();

@@ -9,9 +9,9 @@
 
 namespace scaling {
 
-// (q·kᵀ) × fl(1/√d_k): the tutorial's and the torch models' engine code (model.cpp, torch_model.cpp).
+// (q·kᵀ) × fl(1/√d_k): the tutorial's engine code (core/src/engine/forward.cpp: the scale in the product).
 std::vector<float> engineProductScaled(const float* q, const float* k, int lq, int lk, int dk);
-// (q × fl(1/√d_k))·kᵀ: the aiayn model's engine code (aiayn_model.cpp: q_scaled, then the product × 1).
+// (q × fl(1/√d_k))·kᵀ: the aiayn and torch models' (q_scaled, or the query scaled first, then the product × 1).
 std::vector<float> engineQueryScaled(const float* q, const float* k, int lq, int lk, int dk);
 
 }  // namespace scaling

@@ -12,6 +12,7 @@
 
 #include "stepformer/backend.h"
 #include "stepformer/config.h"
+#include "stepformer/graph.h"
 #include "stepformer/params.h"
 #include "stepformer/staging.h"
 #include "stepformer/trace.h"
@@ -89,6 +90,12 @@ struct ForwardOptions {
     // backend with memory of its own the trace's host values are then not filled (its names,
     // shapes and graph are). For a training step, which reads only its loss (a scalar result).
     bool trace_to_host = true;
+    // false (a training step, which reads its loss and nothing else): a step's output that the
+    // backward pass does not read is freed after its last reader, and backward() frees each step's
+    // tensors once it has passed them (ggml's graph allocator). The trace keeps every entry's
+    // name, shape and graph, the model's outputs (logits, probabilities) and the loss. true: a
+    // pass kept for viewing (the app, --dump) keeps everything.
+    bool keep_all = true;
 };
 
 class Transformer {
@@ -108,11 +115,16 @@ public:
     // Clears `trace` and fills it with every intermediate, in computation order.
     void forward(const Batch& batch, Trace& trace, const ForwardOptions& opt = {}) const;
 
+    // Runs the pass again from step `step` of the trace's graph, the steps before it as the trace
+    // holds them (edited or not; Trace::mutable_at): bit for bit a full pass when nothing was
+    // edited. Drops the entries from that step on (gradients and loss too) and makes them anew.
+    void recompute_from(const Batch& batch, Trace& trace, const std::string& step, const ForwardOptions& opt = {}) const;
+
     // Appends loss.per_token (B, T) and loss () to a forward trace; needs batch.out. Returns the loss:
     // CrossEntropyLoss(ignore_index=pad), the mean over the targets; for "aiayn" its cal_loss, the
     // label-smoothed (ε = kLabelSmoothing) loss summed over the targets.
     float loss(const Batch& batch, Trace& trace) const;
-    // The same without waiting: the entries' values, and the flag trace.saved["loss.finite"] (1
+    // The same without waiting: the entries' values, and the loss entry's Saved::finite (1
     // when the loss is finite; WeightUpdate::apply_if), arrive at the pass's next synchronisation,
     // which backward() makes. How a training step waits once.
     void queue_loss(const Batch& batch, Trace& trace) const;
@@ -145,7 +157,9 @@ private:
 
     // Throws WeightsError unless they fit the config; notes which gradients accumulate.
     void check_params();
-    Tensor pe_table(int L) const;  // (L, d_model), made once per length
+    Tensor pe_table(int L, bool precise) const;  // (L, d_model), made once per length (precise: in float64)
+    void run(const std::shared_ptr<const Graph>& g, size_t from, const Batch& batch, Trace& tr,
+             const ForwardOptions& opt) const;
 
     struct PeCache;
     Config config_;

@@ -16,6 +16,7 @@
 
 namespace stepformer {
 class Backend;
+class Graph;
 class Staging;
 }  // namespace stepformer
 
@@ -77,7 +78,7 @@ enum class Op {
     AdditiveMask,     // PyTorch's attn_mask and key_padding_mask merged into 0 / −inf, per head
     MaskAdd,          // scores + additive mask (PyTorch's baddbmm)
     Gelu,
-    Scale,            // x · s (s in trace.saved[<name>.scale])
+    Scale,            // x · s (s: the step's Attrs::scale)
 };
 
 
@@ -116,12 +117,61 @@ struct Block {
     bool operator==(const Block&) const = default;
 };
 
+// The numbers an op takes besides its inputs (ggml's op_params): the forward pass computes by
+// them and the backward pass reads them from the step, never from the model.
+struct Attrs {
+    // Linear, Embedding, Scale: y · scale; ScaledMatMul: Q·Kᵀ · scale (with scale_query the
+    // forward scales the query first, PyTorch's order; the derivative is the same).
+    float scale = 1.0f;
+    bool scale_query = false;
+    // Embedding: the row that gets no gradient (nn.Embedding's padding_idx); CrossEntropy: the
+    // target id that is ignored (ignore_index); TokenMask: the pad id.
+    int padding_idx = -1;
+    float label_smoothing = 0.0f;  // CrossEntropy: ε (attention-is-all-you-need-pytorch's cal_loss)
+    int sublayer = -1;  // Add (a residual): the input that is the sub-layer's output, where a dropout acts
+    float eps = 0.0f;   // LayerNorm
+    float fill = 0.0f;  // MaskFill: the value a masked score takes (−1e9)
+    // Dropout at this step in training (p = dropout; 0: none): where it acts is the op's (see
+    // Saved::keep). Its Philox stream is (seed, step · sites_per_step + site); site −1: the pass's
+    // next site in order.
+    float dropout = 0.0f;
+    int site = -1;
+    int sites_per_step = 4096;
+    int stream = -1;  // Embedding, TokenMask, Input, AdditiveMask: the batch's stream it reads (Stream)
+    int slice = -1;   // a Q, K or V Linear of a packed in-projection: its third of the weight (0, 1, 2)
+    // TokenMask: 1 = keep (attention-is-all-you-need-pytorch's masks, made on the host) instead of
+    // the kernels' 1 = masked.
+    bool keep_ones = false;
+    bool precise = false;  // PositionalTable: made in float64 (then stored as float32)
+};
+
+// What a step's backward needs besides its inputs, its output and its Attrs: typed slots, filled
+// by the forward pass where the step has them. Internals, never dumped or shown.
+struct Saved {
+    Tensor mean, rstd;  // LayerNorm: each row's statistics (rows)
+    // Dropout at this step (0 or 1/(1 − p) per element). With `dropped` empty it acted inside
+    // the step (PositionalAdd: on the sum; Add: on the input Attrs::sublayer names); with
+    // `dropped` it acted on the output, and the steps that read this one read `dropped`.
+    Tensor keep, dropped;
+    Tensor merged;  // an attention context with its heads side by side (B, Lq, H·dv): the out projection's input
+    // MaskFill: the 0/1 mask (1 = fill) the scores were filled by, when it is not the mask input
+    // itself (a model whose masks are 1 = keep). Shared by the blocks that use it; never written.
+    std::shared_ptr<const Tensor> fill;
+    Tensor finite;  // the loss: 1 when every per-token loss is finite (WeightUpdate::apply_if)
+
+    size_t bytes() const {
+        return (mean.data.size() + rstd.data.size() + keep.data.size() + dropped.data.size() + merged.data.size() +
+                finite.data.size()) * sizeof(float);
+    }
+};
+
 // An entry's place in the graph.
 struct Node {
     Role role;
     Op op;
     Block block;
     std::vector<std::string> inputs;  // trace entries or parameters, in argument order (ggml's src[])
+    Attrs attrs = {};
 };
 
 struct TraceEntry {
@@ -133,6 +183,8 @@ struct TraceEntry {
     Op op = Op::Gradient;
     Block block;
     std::vector<std::string> inputs;  // see Node
+    Attrs attrs;
+    Saved saved;
 };
 
 class Trace {
@@ -145,6 +197,8 @@ public:
 
     const TraceEntry* find(const std::string& name) const;
     const TraceEntry& at(const std::string& name) const;  // throws std::out_of_range naming it
+    // For an edit before re-running the pass from a later step (Transformer::recompute_from).
+    TraceEntry& mutable_at(const std::string& name) { return const_cast<TraceEntry&>(at(name)); }
     bool contains(const std::string& name) const { return index_.count(name) != 0; }
 
     // The graph's indexes, kept as entries are added (viewers ask on every step switch; see
@@ -158,14 +212,21 @@ public:
     const std::deque<TraceEntry>& entries() const { return entries_; }
     size_t size() const { return entries_.size(); }
     void clear();
+    // Keeps the first n entries (and their graph indexes); the internals stay.
+    void truncate(size_t n);
 
     // Token strings of the batch, for axis labels: tokens[b][pos].
     std::vector<std::vector<std::string>> src_tokens;
     std::vector<std::vector<std::string>> tgt_tokens;
 
-    // Internals the backward pass needs that are not part of the public trace (LayerNorm
-    // statistics, merged heads, dropout masks). Not dumped, not shown.
-    std::unordered_map<std::string, Tensor> saved;
+    // The graph whose steps made the entries (graph.h), and the outputs of its internal steps
+    // (indexed as its steps; null for traced ones). Shared by copies: a pass never writes them
+    // after they are made.
+    std::shared_ptr<const Graph> graph;
+    std::vector<std::shared_ptr<Tensor>> internals;
+    // The pass freed what its backward pass does not read (ForwardOptions::keep_all = false):
+    // such entries keep their shape, not their values, and the backward frees the rest as it goes.
+    bool lean = false;
 
     // Where the backend that computed this trace keeps its tensors (staging.h): made by the
     // forward pass, used again by loss() and backward() so that they read the forward's tensors

@@ -66,8 +66,9 @@ private:
     std::condition_variable cv_;
 };
 
-// One traced training step without dropout: forward, loss, backward (grad.* traced) with the
-// optimizer update fused into it. Returns the loss. What the benchmarks time. Without
+// One training step without dropout: forward, loss, backward with the optimizer update fused
+// into it, its memory planned (ForwardOptions::keep_all = false: the trace keeps its loss, not
+// its activations, and records no gradients). Returns the loss. What the benchmarks time. Without
 // `keep_param_grads` the linear weights' gradients are applied but not stored in `grads`
 // (their entries keep old values): less memory traffic, as the Trainer runs.
 double train_step(Transformer& model, const Batch& batch, Trace& trace, ParamSet& grads, Optimizer& opt,

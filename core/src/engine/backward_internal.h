@@ -1,4 +1,4 @@
-// Private: the backward passes' bookkeeping (model_backward.cpp, torch_backward.cpp): pending
+// Private: the backward pass's bookkeeping (engine/backward.cpp): pending
 // gradients of trace entries, recorded as grad.<name> once every consumer has contributed, and
 // the parameters' gradients with the optimizer's fused updates.
 #pragma once
@@ -6,7 +6,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "model_internal.h"
+#include "engine/model_context.h"
 
 namespace stepformer::detail {
 
@@ -61,7 +61,6 @@ struct Ctx {
     const float* w(const std::string& n) const { return weight(p.at(n)); }
     float* dw(const std::string& n) { return st.inout(grads.at(n)); }
     const float* in(const std::string& entry) const { return st.in(gs.tr.at(entry).value); }
-    const float* saved(const std::string& name) const { return st.in(gs.tr.saved.at(name)); }
     // The backward pass has made its last use of parameter n: its gradient is final and the
     // weight itself is no longer read, so an optimizer may update it now (while it is in cache).
     void ready(const std::string& n) const {
@@ -82,5 +81,9 @@ struct Ctx {
         be.linear_backward_update(dx, dW, f->grad_sum_squares, dy, x, u.weight, N, I, O, acc_dx, u.update);
     }
 };
+
+// The backward pass over a trace whose gradient at the output (the logits, or the layer lab's
+// last entry) is pending in x.gs (engine/backward.cpp).
+void graph_backward(Ctx& x, const Batch& batch);
 
 }  // namespace stepformer::detail

@@ -1,18 +1,19 @@
-// The backward pass of PyTorch's layers ("architecture": "torch") and of attention-is-all-you-
-// need-pytorch's model ("aiayn"): the trace is walked from its last entry to its first, and each
+// The backward pass of every model: the trace is walked from its last entry to its first, and each
 // entry's op sends its gradient to the entries and parameters it read (ggml's way: the graph is
-// the data). An entry's gradient is complete when it is visited, since every entry that read it
-// comes after it in the trace; a parameter's, when its last reader has been visited (a packed or
-// shared weight is read several times), and then the optimizer may update it.
+// the data). What an op needs besides its inputs and output is the step's own: its Attrs (scales,
+// padding_idx, which input a dropout acted on) and its Saved slots (LayerNorm statistics, dropout
+// masks, merged heads, a mask's fill), never a look-up by name and never the model's config.
+// An entry's gradient is complete when it is visited, since every entry that read it comes after
+// it in the trace; a parameter's, when its last reader has been visited (a packed or shared
+// weight is read several times), and then the optimizer may update it.
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <unordered_map>
 #include <stdexcept>
 
-#include "backward_internal.h"
+#include "engine/backward_internal.h"
 #include "stepformer/trace_graph.h"
-#include "torch_internal.h"
 
 namespace stepformer {
 namespace detail {
@@ -36,10 +37,6 @@ struct GraphBackward {
         const std::string p = own(name);
         if (--reads.at(p) == 0) x.ready(p);
     }
-    float scale_of(const std::string& entry, float fallback) {
-        const Tensor* s = saved(entry + ".scale");
-        return s ? s->data[0] : fallback;
-    }
     // dx (N, I) = or += dy W and dW += dy^T x for weight `name`: fused with the optimizer's update
     // when this is the weight's only reader, else accumulated and released.
     void weight_backward(const std::string& name, float* dx, const float* dy, const float* xin, int N, int I, int O,
@@ -58,10 +55,6 @@ struct GraphBackward {
     Trace& tr() { return x.gs.tr; }
     Staging& st() { return x.st; }
     Backend& be() { return x.be; }
-    const Tensor* saved(const std::string& key) {
-        auto it = tr().saved.find(key);
-        return it == tr().saved.end() ? nullptr : &it->second;
-    }
 
     // The gradient of entry `name` for a kernel to write into: its buffer if some consumer has
     // contributed already (*exists: the kernel must add), else a fresh one (the kernel overwrites).
@@ -79,72 +72,72 @@ struct GraphBackward {
         if (exists) be().add_forward(g, g, d, n);
         else be().copy(g, d, n);
     }
-    // d *= keep where the forward dropped out (the mask saved under `key`.dropout_keep).
-    void undo_dropout(const std::string& key, float* d, int64_t n) {
-        if (const Tensor* keep = saved(key + ".dropout_keep")) be().mul_forward(d, d, st().in(*keep), n);
+    // d *= keep where the step's dropout acted (nothing without one).
+    void undo_dropout(const TraceEntry& e, float* d, int64_t n) {
+        if (!e.saved.keep.empty()) be().mul_forward(d, d, st().in(e.saved.keep), n);
     }
 
+    // (x − mean)·rstd (· γ + β when the step reads γ and β: the tutorial's LayerNorm is never trained).
     void layer_norm(const TraceEntry& e, const float* dy) {
         const std::string& in = e.inputs.at(0);
-        const std::string &gamma = e.inputs.at(1), &beta = e.inputs.at(2);
+        const bool affine = e.inputs.size() == 3;
         const Tensor& X = tr().at(in).value;
         const int D = static_cast<int>(X.dim(-1)), rows = static_cast<int>(X.size() / D);
-        const Staging::Temp din = st().temp(X.size());
-        be().layernorm_backward(din.get(), x.dw(gamma), x.dw(beta), dy, st().in(X), x.saved(e.name + ".mean"),
-                                x.saved(e.name + ".rstd"), x.w(gamma), rows, D);
-        release(gamma);
-        release(beta);
-        add_into(in, din.get(), X.size());
+        bool exists = false;
+        float* din = dest(in, &exists);
+        std::optional<Staging::Temp> tmp;
+        if (exists) din = tmp.emplace(st().temp(X.size())).get();
+        be().layernorm_backward(din, affine ? x.dw(own(e.inputs[1])) : nullptr, affine ? x.dw(own(e.inputs[2])) : nullptr,
+                                dy, st().in(X), st().in(e.saved.mean), st().in(e.saved.rstd),
+                                affine ? x.w(own(e.inputs[1])) : nullptr, rows, D);
+        if (affine) {
+            release(e.inputs[1]);
+            release(e.inputs[2]);
+        }
+        if (tmp) add_into(in, din, X.size());
     }
 
     // x + dropout(sub-layer output): the gradient reaches both, through the dropout's mask on the
-    // sub-layer's side (whichever argument it is: PyTorch's layers add x first, aiayn's q += residual).
+    // sub-layer's side (Attrs::sublayer: PyTorch's layers add x first, aiayn's q += residual).
     void residual(const TraceEntry& e, const float* dy) {
-        const int64_t n = e.value.size();
-        const auto is_sublayer = [&](const std::string& in) {
-            const Role r = tr().at(in).role;
-            return r == Role::OutProjection || r == Role::FfnOut;
-        };
-        const size_t sub = is_sublayer(e.inputs.at(0)) ? 0 : 1;
-        add_into(e.inputs.at(1 - sub), dy, n);
+        const int64_t n = numel(e.value.shape);
+        const int sub = e.attrs.sublayer;
+        if (sub != 0 && sub != 1) throw std::logic_error("backward: '" + e.name + "' does not say which input is its sub-layer");
+        add_into(e.inputs.at(size_t(1 - sub)), dy, n);
+        if (e.saved.keep.empty()) {
+            add_into(e.inputs.at(size_t(sub)), dy, n);
+            return;
+        }
         const Staging::Temp d = st().temp(n);
         be().copy(d.get(), dy, n);
-        undo_dropout(e.name, d.get(), n);
-        add_into(e.inputs.at(sub), d.get(), n);
+        undo_dropout(e, d.get(), n);
+        add_into(e.inputs.at(size_t(sub)), d.get(), n);
     }
 
-    // y = (x W^T + b) · s with W (and b) parameters, s saved or 1; x_used what the forward
-    // multiplied (the input entry, or its dropped-out copy); dx to the input entry, dropout undone.
-    void linear(const TraceEntry& e, const float* dy, const float* x_used, const std::string& in_key) {
+    // y = (x W^T + b) · s with W (and b) parameters, s the step's scale; x what the forward
+    // multiplied: the input entry, or its dropped-out copy (whose step undoes the dropout).
+    void linear(const TraceEntry& e, const float* dy) {
         const std::string &in = e.inputs.at(0), &W = e.inputs.at(1);
+        const TraceEntry& X = tr().at(in);
         const Tensor& Wt = x.p.at(own(W));
         const int O = static_cast<int>(Wt.dim(0)), I = static_cast<int>(Wt.dim(1));
-        const int N = static_cast<int>(e.value.size() / O);
+        const int N = static_cast<int>(numel(e.value.shape) / O);
         std::optional<Staging::Temp> scaled;  // only for a scaled linear (aiayn's logits)
-        if (const float s = scale_of(e.name, 1.0f); s != 1.0f) {
-            scaled.emplace(st().temp(e.value.size()));
-            be().scale(scaled->get(), dy, e.value.size(), s);
+        if (const float s = e.attrs.scale; s != 1.0f) {
+            scaled.emplace(st().temp(numel(e.value.shape)));
+            be().scale(scaled->get(), dy, numel(e.value.shape), s);
             dy = scaled->get();
         }
         if (e.inputs.size() > 2) {
             be().bias_backward(x.dw(own(e.inputs[2])), dy, N, O);
             release(e.inputs[2]);
         }
-        const int64_t nx = int64_t(N) * I;
-        if (saved(in_key + ".dropout_keep")) {
-            const Staging::Temp dx = st().temp(nx);
-            weight_backward(W, dx.get(), dy, x_used, N, I, O, false);
-            undo_dropout(in_key, dx.get(), nx);
-            add_into(in, dx.get(), nx);
-            return;
-        }
         bool exists = false;
         float* dx = dest(in, &exists);
-        weight_backward(W, dx, dy, x_used, N, I, O, exists);
+        weight_backward(W, dx, dy, st().in(X.saved.dropped.empty() ? X.value : X.saved.dropped), N, I, O, exists);
     }
 
     void out_projection(const TraceEntry& e, const float* dy) {
-        const Block& blk = e.block;
         const std::string context = e.inputs.at(0), W = e.inputs.at(1);
         const Tensor& C = tr().at(context).value;  // (B, H, Lq, dv)
         const int B = int(C.dim(0)), H = int(C.dim(1)), Lq = int(C.dim(2)), dv = int(C.dim(3)), HV = H * dv;
@@ -154,7 +147,7 @@ struct GraphBackward {
             release(e.inputs[2]);
         }
         const Staging::Temp dmerged = st().temp(int64_t(B) * Lq * HV);
-        weight_backward(W, dmerged.get(), dy, x.saved(names::entry(blk, "merged")), B * Lq, HV, D, false);
+        weight_backward(W, dmerged.get(), dy, st().in(tr().at(context).saved.merged), B * Lq, HV, D, false);
         bool exists = false;
         float* dc = dest(context, &exists);
         if (exists) throw std::logic_error("backward: the context has one reader");
@@ -166,13 +159,12 @@ struct GraphBackward {
         const Tensor& A = tr().at(attn).value;  // (B, H, Lq, Lk)
         const Tensor& Vt = tr().at(V).value;    // (B, H, Lk, hd)
         const int G = int(A.dim(0) * A.dim(1)), Lq = int(A.dim(2)), Lk = int(A.dim(3)), hd = int(Vt.dim(3));
-        const Tensor* dropped = saved(names::entry(e.block, "attn_dropped"));
+        const Tensor& dropped = tr().at(attn).saved.dropped;
         bool ea = false, ev = false;
         float* dattn = dest(attn, &ea);
         float* dV = dest(V, &ev);
         if (ea || ev) throw std::logic_error("backward: attention weights and V have one reader");
-        be().attn_context_backward(dattn, dV, dctx, dropped ? st().in(*dropped) : st().in(A), st().in(Vt), G, Lq, Lk, hd);
-        undo_dropout(attn, dattn, A.size());
+        be().attn_context_backward(dattn, dV, dctx, st().in(dropped.empty() ? A : dropped), st().in(Vt), G, Lq, Lk, hd);
     }
 
     void scores(const TraceEntry& e, const float* ds) {
@@ -183,8 +175,7 @@ struct GraphBackward {
         float* dQ = dest(e.inputs.at(0), &eq);
         float* dK = dest(e.inputs.at(1), &ek);
         if (eq || ek) throw std::logic_error("backward: Q and K have one reader");
-        be().attn_scores_backward(dQ, dK, ds, st().in(Q), st().in(K), G, Lq, Lk, hd,
-                                  scale_of(e.name, 1.0f / std::sqrt(float(hd))));
+        be().attn_scores_backward(dQ, dK, ds, st().in(Q), st().in(K), G, Lq, Lk, hd, e.attrs.scale);
     }
 
     // Q, K or V: a projection split into heads. PyTorch's packs the three in one in_proj_weight
@@ -218,25 +209,23 @@ struct GraphBackward {
         bool exists = false;
         float* d = dest(e.inputs.at(0), &exists);
         if (exists) throw std::logic_error("backward: a scaled query has one reader");
-        be().scale(d, dy, e.value.size(), scale_of(e.name, 1.0f));
+        be().scale(d, dy, numel(e.value.shape), e.attrs.scale);
     }
 
-    // masked_fill(mask, −1e9): the filled cells get no gradient; the fill the forward used is saved
-    // beside the mask it was made from (the cross-attention's has the decoder's query length).
+    // masked_fill(mask, −1e9): the filled cells get no gradient. The fill is the mask input (1 =
+    // fill), or the one the step saved (a mask that is 1 = keep).
     void mask_fill(const TraceEntry& e, const float* dy) {
-        const std::string& mask = e.inputs.at(1);
-        const Tensor* fill = saved(mask + (e.block.kind == BlockKind::CrossAttention ? ".cross_fill" : ".fill"));
-        if (!fill) throw std::logic_error("backward: no fill saved for '" + mask + "'");
+        const Tensor& fill = e.saved.fill ? *e.saved.fill : tr().at(e.inputs.at(1)).value;
         const int B = int(e.value.dim(0)), H = int(e.value.dim(1)), Lq = int(e.value.dim(2)), Lk = int(e.value.dim(3));
         bool exists = false;
         float* d = dest(e.inputs.at(0), &exists);
         if (exists) throw std::logic_error("backward: the scores have one reader");
-        be().mask_fill_backward(d, dy, st().in(*fill), B, H, Lq, Lk);
+        be().mask_fill_backward(d, dy, st().in(fill), B, H, Lq, Lk);
     }
 
     void activation(const TraceEntry& e, const float* dy) {
         const std::string& in = e.inputs.at(0);
-        const int64_t n = e.value.size();
+        const int64_t n = numel(e.value.shape);
         bool exists = false;
         float* d = dest(in, &exists);
         if (exists) throw std::logic_error("backward: an activation's input has one reader");
@@ -244,37 +233,48 @@ struct GraphBackward {
         else be().relu_backward(d, dy, st().in(e.value), n);
     }
 
+    // dropout(emb + pe): the gradient through the dropout's mask to the embedding (the table is fixed).
     void positional(const TraceEntry& e, const float* dy) {
-        const int64_t n = e.value.size();
-        const Staging::Temp d = st().temp(n);
-        be().copy(d.get(), dy, n);
-        undo_dropout(e.name, d.get(), n);
-        add_into(e.inputs.at(0), d.get(), n);
+        const int64_t n = numel(e.value.shape);
+        bool exists = false;
+        float* d = dest(e.inputs.at(0), &exists);
+        if (exists) throw std::logic_error("backward: an embedding has one reader");
+        be().copy(d, dy, n);
+        undo_dropout(e, d, n);
     }
 
-    // table[ids] (× s when saved: the translation tutorial's √d_model, aiayn's scale_emb). An
-    // embedding with padding_idx (aiayn's) sends nothing to the pad row.
+    // table[ids] (× the step's scale: the translation tutorial's √d_model, aiayn's scale_emb). An
+    // embedding with a padding_idx sends nothing to that row.
     void embedding(const TraceEntry& e, const float* dy) {
         const std::string table = own(e.inputs.at(0));
         const std::vector<int>& ids = e.block.stack == Stack::Decoder ? batch.tgt : batch.src;
-        const int64_t n = e.value.size();
+        const int64_t n = numel(e.value.shape);
         const int D = int(e.value.dim(-1)), N = int(n / D), V = int(x.grads.at(table).dim(0));
-        const Staging::Temp d = st().temp(n);
-        be().scale(d.get(), dy, n, scale_of(e.name, 1.0f));
-        if (x.c.aiayn()) {
-            const int pad = e.block.stack == Stack::Decoder ? x.c.tgt_id(x.c.pad) : x.c.src_id(x.c.pad);
+        std::optional<Staging::Temp> scaled;
+        if (e.attrs.scale != 1.0f || e.attrs.padding_idx >= 0) {
+            scaled.emplace(st().temp(n));
+            be().scale(scaled->get(), dy, n, e.attrs.scale);
+            dy = scaled->get();
+        }
+        if (const int pad = e.attrs.padding_idx; pad >= 0) {
             Tensor keep({n});
             for (int r = 0; r < N; ++r) std::fill_n(keep.data.begin() + int64_t(r) * D, D, ids[size_t(r)] == pad ? 0.0f : 1.0f);
-            be().mul_forward(d.get(), d.get(), st().in(keep), n);
+            be().mul_forward(scaled->get(), scaled->get(), st().in(keep), n);
             st().forget(keep);
         }
-        be().embedding_backward(x.dw(table), d.get(), st().in(ids), N, V, D);
+        be().embedding_backward(x.dw(table), dy, st().in(ids), N, V, D);
         release(table);
     }
 
     void step(const TraceEntry& e) {
         auto it = x.gs.pending.find(e.name);
         if (it == x.gs.pending.end()) return;  // nothing downstream depends on it
+        // A dropout on the step's output (its readers read Saved::dropped): the gradient they sent
+        // is the dropped copy's; through the mask it becomes the step's own.
+        if (!e.saved.dropped.empty()) {
+            float* d = st().inout(it->second);
+            be().mul_forward(d, d, st().in(e.saved.keep), numel(e.value.shape));
+        }
         const float* dy = st().in(it->second);
         switch (e.op) {
             case Op::LayerNorm: layer_norm(e, dy); break;
@@ -282,20 +282,16 @@ struct GraphBackward {
             case Op::Linear:
                 if (e.role == Role::OutProjection) out_projection(e, dy);
                 else if (e.role == Role::Q || e.role == Role::K || e.role == Role::V) in_projection(e, dy);
-                else {
-                    const std::string& in = e.inputs.at(0);
-                    const Tensor* dropped = saved(in + "_dropped");
-                    linear(e, dy, dropped ? st().in(*dropped) : st().in(tr().at(in).value), in);
-                }
+                else linear(e, dy);
                 break;
             case Op::MatMul: context(e, dy); break;
             case Op::Softmax: {
                 bool exists = false;
                 float* d = dest(e.inputs.at(0), &exists);
-                be().softmax_backward(d, dy, st().in(e.value), int(e.value.size() / e.value.dim(-1)), int(e.value.dim(-1)));
+                be().softmax_backward(d, dy, st().in(e.value), int(numel(e.value.shape) / e.value.dim(-1)), int(e.value.dim(-1)));
                 break;
             }
-            case Op::MaskAdd: add_into(e.inputs.at(0), dy, e.value.size()); break;
+            case Op::MaskAdd: add_into(e.inputs.at(0), dy, numel(e.value.shape)); break;
             case Op::MaskFill: mask_fill(e, dy); break;
             case Op::Scale: scale(e, dy); break;
             case Op::ScaledMatMul: scores(e, dy); break;
@@ -319,6 +315,16 @@ struct GraphBackward {
                 e.is_mask)
                 continue;
             step(e);
+            if (tr().lean && !x.gs.record) release(e);
+        }
+    }
+
+    // A lean trace (a training step): once its backward has run, nothing reads the step's tensors.
+    void release(const TraceEntry& entry) {
+        TraceEntry& e = tr().mutable_at(entry.name);
+        for (Tensor* t : {&e.value, &e.saved.mean, &e.saved.rstd, &e.saved.keep, &e.saved.dropped, &e.saved.merged}) {
+            st().forget(*t);
+            std::vector<float>().swap(t->data);
         }
     }
 };
@@ -328,6 +334,40 @@ struct GraphBackward {
 void graph_backward(Ctx& x, const Batch& batch) { GraphBackward{x, batch, {}}.run(); }
 
 }  // namespace detail
+
+void Transformer::backward(const Batch& batch, Trace& tr, ParamSet& grads, bool trace_grads,
+                           ParamUpdater* updater) const {
+    if (config_.layers()) throw std::logic_error("backward: the layer lab has no loss; use backward_from_output()");
+    const TraceEntry* loss = graph::find(tr, Block{Stack::None, BlockKind::Loss, -1}, Role::LossPerToken);
+    if (!loss) throw std::logic_error("backward: call loss() after forward() first");
+    // Reused only when it is laid out as the parameters are, name by name and shape by shape: a
+    // narrower model of the same depth has as many parameters, and its gradients would be written
+    // past the end of the old buffers.
+    if (!grads.same_layout(params())) grads = ParamSet(param_specs(config_));
+    // Linear weights are each used once, so their kernels overwrite dW; only the accumulated
+    // ones (ParamSpec::grad_accumulates: embedding tables, LayerNorm gamma/beta) need zeroing.
+    Staging& st = tr.staging(*backend_);
+    st.set_parent(kept_);  // the forward's did already, unless the trace is a copy
+    for (size_t i = 0; i < grads.size(); ++i)
+        if (grad_accumulates_[i]) backend_->fill(st.out(grads[i]), grads[i].size(), 0.0f);
+    detail::GradState gs{tr, st, trace_grads, {}};
+    detail::Ctx x{config_, params(), grads, *backend_, st, gs, updater, updater ? nullptr : resident_weights()};
+
+    // The loss straight to the logits, as its step says: cross-entropy's mean with an ignored
+    // index, or attention-is-all-you-need-pytorch's label-smoothed sum.
+    const TraceEntry* logits = graph::output_logits(tr);
+    const TraceEntry* probs = graph::output_probs(tr);
+    const int N = batch.B * batch.T, V = int(logits->value.dim(-1));
+    Tensor& dlogits = gs.pending.emplace(logits->name, Tensor(logits->value.shape)).first->second;
+    if (loss->attrs.label_smoothing > 0.0f)
+        backend_->smoothed_cross_entropy_backward(st.out(dlogits), st.in(probs->value), st.in(batch.out), N, V,
+                                                  loss->attrs.padding_idx, loss->attrs.label_smoothing, 1.0f);
+    else
+        backend_->cross_entropy_backward(st.out(dlogits), st.in(probs->value), st.in(batch.out), N, V,
+                                         loss->attrs.padding_idx);
+    detail::graph_backward(x, batch);
+    st.finish();  // the backward pass's one synchronisation: gradients and the updater's scalars are in
+}
 
 void Transformer::backward_from_output(const Batch& batch, Trace& tr, const Tensor& dout, ParamSet& grads,
                                        bool trace_grads) const {

@@ -1,0 +1,30 @@
+#include "stepformer/graph.h"
+
+#include <stdexcept>
+
+namespace stepformer {
+
+const Step& Graph::add(Step s) {
+    if (index_.count(s.name)) throw std::logic_error("graph: duplicate step '" + s.name + "'");
+    if (s.axes.size() != s.shape.size())
+        throw std::logic_error("graph: '" + s.name + "' has " + std::to_string(s.axes.size()) + " axes for shape " +
+                               shape_to_string(s.shape));
+    for (const std::string& h : s.hidden)
+        if (!index_.count(h)) throw std::logic_error("graph: '" + s.name + "' reads '" + h + "', which is no earlier step");
+    index_.emplace(s.name, steps_.size());
+    steps_.push_back(std::move(s));
+    return steps_.back();
+}
+
+const Step* Graph::find(const std::string& name) const {
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &steps_[it->second];
+}
+
+size_t Graph::index_of(const std::string& name) const {
+    auto it = index_.find(name);
+    if (it == index_.end()) throw std::out_of_range("graph has no step '" + name + "'");
+    return it->second;
+}
+
+}  // namespace stepformer
