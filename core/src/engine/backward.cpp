@@ -247,7 +247,7 @@ struct GraphBackward {
     // embedding with a padding_idx sends nothing to that row.
     void embedding(const TraceEntry& e, const float* dy) {
         const std::string table = own(e.inputs.at(0));
-        const std::vector<int>& ids = e.block.stack == Stack::Decoder ? batch.tgt : batch.src;
+        const std::vector<int>& ids = e.attrs.stream == int(Stream::Tgt) ? batch.tgt : batch.src;
         const int64_t n = numel(e.value.shape);
         const int D = int(e.value.dim(-1)), N = int(n / D), V = int(x.grads.at(table).dim(0));
         std::optional<Staging::Temp> scaled;
