@@ -1,0 +1,256 @@
+// Private: the Vulkan backend's class and its shaders' push constants, shared by the files that
+// implement it: vk_backend.cpp (making and ending the backend), vk_memory.cpp (allocations,
+// buffer reuse, uploads and downloads), vk_recording.cpp (the command buffer, submission and the
+// scalar results), and the kernels in vk_kernels_elementwise.cpp (element-wise, gathers, masks,
+// dropout) and vk_kernels_matmul_rows.cpp (matrix products, row and column reductions, losses,
+// updates).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "stepformer/backend.h"
+#include "vulkan/vk_context.h"
+
+namespace stepformer::vk {
+
+// elementwise.comp's ops
+enum class Elementwise : uint32_t { Fill = 0, Copy = 1, Add = 2, Mul = 3, Relu = 4, ReluBackward = 5, MaskOr = 6,
+                                    Gelu = 7, GeluBackward = 8, Scale = 9, AddBias = 10 };
+
+// elementwise.comp's Args, field for field
+struct ElementwiseArgs {
+    VkDeviceAddress out, a, b;
+    uint32_t n, op;
+    float value;
+    uint32_t cols;  // AddBias: b's length (one row)
+};
+// per_subgroup: the *_subgroup shaders' split (row_teams); the one-invocation-a-row shaders ignore it
+struct SoftmaxArgs {
+    VkDeviceAddress out, in;
+    uint32_t rows, cols;
+    uint32_t per_subgroup;
+};
+// gather.comp's ops
+enum class Gather : uint32_t { Embedding = 0, SplitHeads = 1, MergeHeads = 2, Positional = 3, MaskFill = 4, PadMask = 5,
+                               SubsequenceMask = 6, MaskFillBackward = 7 };
+struct GatherArgs {
+    VkDeviceAddress out, a, b, c;
+    uint32_t d0, d1, d2, d3;
+    uint32_t n, op;
+    float value;
+    int32_t ival;
+};
+struct MatmulArgs {
+    VkDeviceAddress C, A, B;
+    uint32_t G, M, N, K;
+    uint32_t a_transposed, b_transposed, accumulate;
+    float scale;
+};
+// rows.comp's ops and arguments
+enum class Rows : uint32_t { SoftmaxBackward = 0, LayerNormBackward = 1, CrossEntropyBackward = 2, CrossEntropy = 3,
+                             SmoothedCrossEntropy = 4, SmoothedCrossEntropyBackward = 5 };
+struct RowsArgs {
+    VkDeviceAddress out, a, b, c, d, e;
+    uint32_t rows, cols, op;
+    int32_t ival;
+    float value;
+    uint32_t per_subgroup;
+    float q_target, scale;  // the smoothed loss's q at the target (value: q elsewhere) and its gradient's scale
+};
+struct UpdateArgs {
+    VkDeviceAddress param, out, buf1, buf2, grad, apply_if;
+    uint32_t n, adam;
+    float lr, momentum;
+    float beta1, beta2, eps, step_size, bc2_sqrt;
+};
+struct DropoutArgs {
+    VkDeviceAddress keep;
+    uint64_t seed, offset;
+    uint32_t n;
+    float p, scale;
+};
+struct ReduceArgs {
+    VkDeviceAddress out, x;
+    uint32_t n, op;  // 0: sum of squares, 1: all finite, 2: count of ints != ival
+    int32_t ival;
+};
+// columns.comp's
+enum class Columns : uint32_t { LayerNorm = 0, Embedding = 1, Bias = 2 };
+struct ColumnsArgs {
+    VkDeviceAddress out1, out2, a, b, c, d;
+    uint32_t rows, cols, n, op;
+};
+struct LayerNormArgs {
+    VkDeviceAddress out, mean, rstd, in, gamma, beta;
+    uint32_t rows, cols;
+    float eps;
+    uint32_t per_subgroup;
+};
+
+class VulkanBackend final : public Backend {
+public:
+    VulkanBackend(int device_index, int threads);
+    ~VulkanBackend() override;
+
+    std::string name() const override { return "gpu"; }
+    std::string describe() const override { return "gpu, " + ctx_.info().name + " (Vulkan)"; }
+
+    // ----- memory
+    bool host_memory() const override { return false; }
+    void* alloc(size_t bytes) override;
+    void release(void* p) override;
+    void upload(void* dst, const void* src, size_t bytes) override;
+    void download(void* dst, const void* src, size_t bytes) override;
+    void sync() override;
+    size_t memory_in_use() const override;
+
+    // ----- kernels that run as shaders
+    void fill(float* x, int64_t n, float value) override;
+    void copy(float* out, const float* in, int64_t n) override;
+    void add_forward(float* out, const float* a, const float* b, int64_t n) override;
+    void mul_forward(float* out, const float* a, const float* b, int64_t n) override;
+    void relu_forward(float* out, const float* in, int64_t n) override;
+    void relu_backward(float* din, const float* dout, const float* out, int64_t n) override;
+    void gelu_forward(float* out, const float* in, int64_t n) override;
+    void gelu_backward(float* din, const float* dout, const float* in, int64_t n) override;
+    void mask_or(float* out, const float* a, const float* b, int64_t n) override;
+    void scale(float* out, const float* in, int64_t n, float s) override;
+    void add_bias(float* y, const float* bias, int N, int O) override;
+    void bias_backward(float* dbias, const float* dy, int N, int O) override;
+    void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) override;
+    void softmax_forward(float* out, const float* in, int rows, int cols) override;
+
+    // ----- more kernels
+    void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I, int O,
+                         bool accumulate_dx, bool accumulate_dw) override;
+    void linear_backward_update(float* dx, float* dW, double* dW_sum_squares, const float* dy, const float* x, float* W,
+                                int N, int I, int O, bool accumulate_dx, const WeightUpdate& upd) override;
+    void apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) override;
+    void embedding_forward(float* out, const int* ids, const float* table, int N, int V, int D) override;
+    void embedding_backward(float* dtable, const float* dout, const int* ids, int N, int V, int D) override;
+    void split_heads(float* out, const float* in, int B, int L, int H, int d) override;
+    void merge_heads(float* out, const float* in, int B, int L, int H, int d) override;
+    void attn_scores_forward(float* scores, const float* Q, const float* K, int G, int Lq, int Lk, int dk,
+                             float scale) override;
+    void attn_scores_backward(float* dQ, float* dK, const float* dscores, const float* Q, const float* K, int G, int Lq,
+                              int Lk, int dk, float scale) override;
+    void mask_fill_forward(float* out, const float* in, const float* mask, int B, int H, int Lq, int Lk,
+                           float value) override;
+    void mask_fill_backward(float* din, const float* dout, const float* mask, int B, int H, int Lq, int Lk) override;
+    void softmax_backward(float* din, const float* dout, const float* out, int rows, int cols) override;
+    void attn_context_forward(float* context, const float* attn, const float* V, int G, int Lq, int Lk,
+                              int dv) override;
+    void attn_context_backward(float* dattn, float* dV, const float* dcontext, const float* attn, const float* V, int G,
+                               int Lq, int Lk, int dv) override;
+    void positional_forward(float* out, const float* in, const float* pe, const float* keep, int B, int L,
+                            int D) override;
+    void layernorm_forward(float* out, float* mean, float* rstd, const float* in, const float* gamma, const float* beta,
+                           int rows, int cols, float eps) override;
+    void layernorm_backward(float* din, float* dgamma, float* dbeta, const float* dout, const float* in,
+                            const float* mean, const float* rstd, const float* gamma, int rows, int cols) override;
+    void cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs, const int* targets, int N,
+                               int V, int ignore_index) override;
+    void cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                int ignore_index) override;
+    void smoothed_cross_entropy_forward(float* losses, float* sum, const float* logits, const int* targets, int N, int V,
+                                        int ignore_index, float eps) override;
+    void smoothed_cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
+                                         int ignore_index, float eps, float scale) override;
+    void all_finite(float* flag, const float* x, int64_t n) override;
+    void pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) override;
+    void subsequence_mask(float* mask, int B, int T) override;
+    void positional_table(float* pe, int L, int D) override;
+    void dropout_mask(float* keep, int64_t n, float p, uint64_t seed, uint64_t offset) override;
+    void sgd_step(float* param, float* momentum_buf, const float* grad, int64_t n, float lr, float momentum) override;
+    void adam_step(float* param, float* m, float* v, const float* grad, int64_t n, float lr, float beta1, float beta2,
+                   float eps, int64_t step) override;
+    void sum_squares(double* acc, const float* x, int64_t n) override;
+
+private:
+    struct Alloc {
+        VkBuffer buffer = VK_NULL_HANDLE;
+        VkDeviceMemory memory = VK_NULL_HANDLE;
+        void* mapped = nullptr;
+        size_t bytes = 0;     // asked for: what find() lets kernels use
+        size_t capacity = 0;  // allocated (its size class)
+        VkDeviceAddress address = 0;
+    };
+    struct Span {
+        const Alloc* alloc;
+        size_t offset;
+    };
+
+    // vk_memory.cpp
+    Alloc make(size_t bytes, bool mapped = true);
+    void destroy(const Alloc& a);
+    Alloc obtain(size_t bytes, bool mapped);
+    void recycle(const Alloc& a);
+    Span find(const void* p, size_t bytes, const char* what) const;
+    VkDeviceAddress addr(const void* p, size_t floats, const char* what) const;
+
+    // vk_recording.cpp
+    void begin();
+    void barrier();
+    void dispatch(const char* shader, const void* args, uint32_t bytes, uint32_t gx, uint32_t gy, uint32_t gz = 1);
+    float* scalar_slot();
+    void flush();
+
+    // vk_kernels_elementwise.cpp
+    void elementwise(Elementwise op, float* out, const float* a, const float* b, int64_t n, float value = 0.0f,
+                     uint32_t cols = 0);
+    void gather(Gather op, GatherArgs g, int64_t n);
+    void masked(Gather op, float* out, const float* in, const float* mask, int B, int H, int Lq, int Lk, float value);
+    void heads(Gather op, float* out, const float* in, int B, int L, int H, int d);
+
+    // vk_kernels_matmul_rows.cpp
+    void matmul(float* C, const float* A, const float* B, int G, int M, int N, int K, bool a_transposed,
+                bool b_transposed, bool accumulate, float scale, const char* what);
+    void rows_kernel(Rows op, RowsArgs r, int rows, int cols);
+    uint32_t row_teams(int rows, int cols, uint32_t& per_subgroup) const;
+    // columns.comp adds rows into the running column sums in order, in dispatches of at most
+    // kColumnRows rows (lavapipe ends an invocation's loops after 65535 iterations): `from(part,
+    // r0)` moves a part's per-row arguments on to row r0; each dispatch runs after the one before
+    // (a barrier follows every dispatch), so the sums keep the CPU's order. mu_ held.
+    template <class From>
+    void column_sums(const ColumnsArgs& c, uint32_t groups, From from) {
+        constexpr uint32_t kColumnRows = 32768;
+        uint32_t r0 = 0;
+        do {
+            ColumnsArgs part = c;
+            part.rows = std::min(kColumnRows, c.rows - r0);
+            from(part, VkDeviceAddress(r0));
+            dispatch("columns", &part, sizeof part, groups, 1);
+            r0 += part.rows;
+        } while (r0 < c.rows);
+    }
+
+    Context ctx_;
+    std::unique_ptr<Backend> cpu_;
+    bool tiled_ = false;  // batched_matmul_tiled.comp
+    bool subgroup_ = false;  // the *_subgroup.comp row reductions
+    bool device_memory_ = false;  // allocations in the device's memory, unmapped (see the constructor)
+    static constexpr uint32_t kReduceGroup = 128;  // their local_size_x
+    mutable std::mutex mu_;  // one queue and one command buffer for every thread (the first step's simplicity)
+    VkCommandPool pool_ = VK_NULL_HANDLE;
+    VkCommandBuffer cb_ = VK_NULL_HANDLE;
+    VkFence fence_ = VK_NULL_HANDLE;
+    bool recording_ = false;
+    std::map<uintptr_t, Alloc> allocs_;  // by mapped address
+    std::vector<Alloc> retired_;         // released while kernels were queued, and upload staging
+    std::multimap<size_t, Alloc> cache_[2];  // freed buffers by capacity: [0] unmapped, [1] mapped
+    size_t cached_bytes_ = 0;
+    static constexpr size_t kScalarSlots = 4096;
+    std::optional<Alloc> scalars_;            // slots for scalar results (in allocs_, freed with them)
+    size_t scalars_used_ = 0;
+    std::vector<std::function<void()>> after_;  // scalar results to hand out after the next flush
+};
+
+}  // namespace stepformer::vk
