@@ -205,18 +205,19 @@ void Transformer::queue_loss(const Batch& batch, Trace& tr) const {
     const Block blk{Stack::None, BlockKind::Loss, -1};
     const TraceEntry* probs_entry = graph::output_probs(tr);
     if (!probs_entry) throw std::logic_error("loss: the trace has no probabilities (call forward() first)");
-    // attention-is-all-you-need-pytorch trains on cal_loss: label-smoothed, summed over the targets.
-    const bool smoothed = config_.aiayn();
+    // The model's loss as its graph says (attention-is-all-you-need-pytorch's cal_loss: label-smoothed, summed).
+    const LossSpec spec = tr.graph ? tr.graph->loss : LossSpec{};
+    const bool smoothed = spec.label_smoothing > 0.0f;
     const std::string probs = probs_entry->name, logits = graph::output_logits(tr)->name,
                       per_token_name = names::entry(blk, "per_token");
     const Axis aB{AxisKind::Batch, "batch_size"}, aT{AxisKind::TgtToken, "tgt_len"};
     // The entries first: the kernel writes into them (the mean at the next synchronisation).
     const int pad = config_.tgt_id(config_.pad);
-    const Attrs ce{.padding_idx = pad, .label_smoothing = smoothed ? kLabelSmoothing : 0.0f};
+    const Attrs ce{.padding_idx = pad, .label_smoothing = spec.label_smoothing};
     Tensor& per_token = tr.add(per_token_name, Node{Role::LossPerToken, Op::CrossEntropy, blk, {smoothed ? logits : probs}, ce},
                                {aB, aT}, Tensor({batch.B, batch.T}))
                             .value;
-    TraceEntry& loss = tr.add(names::entry(blk, ""), Node{Role::Loss, smoothed ? Op::Sum : Op::Mean, blk, {per_token_name}},
+    TraceEntry& loss = tr.add(names::entry(blk, ""), Node{Role::Loss, spec.sum ? Op::Sum : Op::Mean, blk, {per_token_name}},
                               {}, Tensor(Shape{}));
     Tensor& mean = loss.value;
     Tensor& finite = loss.saved.finite = Tensor(Shape{1});
@@ -224,7 +225,7 @@ void Transformer::queue_loss(const Batch& batch, Trace& tr) const {
     float* dper_token = st.out(per_token);
     if (smoothed)
         backend_->smoothed_cross_entropy_forward(dper_token, mean.ptr(), st.in(tr.at(logits).value), st.in(batch.out), N,
-                                                 V, pad, kLabelSmoothing);
+                                                 V, pad, spec.label_smoothing);
     else
         backend_->cross_entropy_forward(dper_token, mean.ptr(), nullptr, st.in(tr.at(probs).value), st.in(batch.out), N, V,
                                         pad);

@@ -152,12 +152,7 @@ const std::vector<size_t>& Trace::consumers_of(const std::string& name) const {
 }
 
 void Trace::clear() {
-    entries_.clear();
-    index_.clear();
-    role_index_.clear();
-    blocks_.clear();
-    layer_count_[0] = layer_count_[1] = layer_count_[2] = 0;
-    consumers_.clear();
+    truncate(0);
     src_tokens.clear();
     tgt_tokens.clear();
     graph.reset();
@@ -167,9 +162,8 @@ void Trace::clear() {
 }
 
 void Trace::truncate(size_t n) {
-    if (n >= entries_.size()) return;
     std::deque<TraceEntry> kept(std::make_move_iterator(entries_.begin()),
-                                std::make_move_iterator(entries_.begin() + std::ptrdiff_t(n)));
+                                std::make_move_iterator(entries_.begin() + std::ptrdiff_t(std::min(n, entries_.size()))));
     entries_.clear();
     index_.clear();
     role_index_.clear();

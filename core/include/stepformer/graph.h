@@ -29,8 +29,18 @@ struct Step {
     std::vector<std::string> hidden;  // internal steps it reads besides its inputs (a mask's fill)
 };
 
+// The loss a model trains on, from its logits and probabilities (Transformer::loss appends its
+// steps after the graph's): cross-entropy's mean over the targets that are not padding, or
+// attention-is-all-you-need-pytorch's cal_loss, label-smoothed and summed.
+struct LossSpec {
+    float label_smoothing = 0.0f;
+    bool sum = false;
+};
+
 class Graph {
 public:
+    LossSpec loss;
+
     // Appends; throws std::logic_error on a duplicate name, an input that is neither an earlier
     // step nor a parameter of `params` (when given), or axes that do not fit the shape.
     const Step& add(Step s);

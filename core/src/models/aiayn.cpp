@@ -95,6 +95,7 @@ struct Aiayn {
 void aiayn_graph(Builder& b, const Config& c, int B, int S, int T) {
     constexpr AxisKind src = AxisKind::SrcToken, tgt = AxisKind::TgtToken;
     Aiayn m{b, c, B};
+    b.graph().loss = LossSpec{kLabelSmoothing, true};  // cal_loss(smoothing=True)
     const int pad = c.src_id(c.pad), tpad = c.tgt_id(c.pad);
     const Block enc_in{Stack::Encoder, BlockKind::Input, -1, kN}, dec_in{Stack::Decoder, BlockKind::Input, -1, kN};
     const Axis aB = ax(AxisKind::Batch, "batch_size");
