@@ -58,8 +58,8 @@ struct AttentionSpec {
 // The mask an attention block reads: a traced mask entry, an internal 0/1 step (1 = fill), and
 // for an additive mask the batch's stream whose given masks it merges when there is no step.
 struct MaskIn {
-    std::string entry;
-    std::string fill;
+    std::string entry = {};
+    std::string fill = {};
     Stream stream = Stream::Src;
 };
 
