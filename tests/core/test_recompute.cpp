@@ -112,8 +112,9 @@ TEST_P(Recompute, AnEditedStepChangesWhatFollowsAsTheEditedModelWould) {
         if (t.graph->index_of(e.name) < first) continue;
         const TraceEntry& r = ref.at(e.name);
         for (size_t k = 0; k < e.value.data.size(); ++k)
-            if (e.value.data[k] != r.value.data[k])  // equal infinities (a −inf mask) pass here
+            if (e.value.data[k] != r.value.data[k]) {  // equal infinities (a −inf mask) pass here
                 ASSERT_NEAR(e.value.data[k], r.value.data[k], 1e-5f * (1.0f + std::abs(r.value.data[k]))) << e.name << "[" << k << "]";
+            }
         ++checked;
     }
     EXPECT_GT(checked, 5u);
