@@ -170,6 +170,7 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
 
 void Transformer::recompute_from(const Batch& batch, Trace& tr, const std::string& step, const ForwardOptions& opt) const {
     if (!tr.graph) throw std::logic_error("recompute_from: the trace has no graph (call forward() first)");
+    if (tr.lean) throw std::logic_error("recompute_from: a training step's trace keeps no activations (keep_all = false)");
     const size_t from = tr.graph->index_of(step);
     size_t keep = 0;  // the entries of the steps before `from`
     for (size_t i = 0; i < from; ++i) keep += tr.graph->steps()[i].traced ? 1 : 0;

@@ -73,6 +73,8 @@ TEST_P(MemoryPlan, FreesWhatTheBackwardDoesNotReadAndKeepsItsGradients) {
     for (const TraceEntry& e : lean.entries()) with_values += e.value.data.empty() ? 0 : 1;
     EXPECT_LT(with_values, lean.size() / 4);
     EXPECT_FALSE(full.at("loss").value.data.empty());
+    // Nothing can run again from a lean trace's steps: it says so instead of reading freed tensors.
+    EXPECT_THROW(model.recompute_from(batch, lean, lean.graph->steps().front().name), std::logic_error);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, MemoryPlan,
