@@ -8,7 +8,7 @@
 #include <string>
 #include <tuple>
 
-#include "copy_backend.h"
+#include "model_cases.h"
 #include "stepformer/graph.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
@@ -17,23 +17,17 @@
 namespace {
 
 using namespace stepformer;
+using stepformer::testing::model_config;
+using stepformer::testing::sentence_batch;
 
-Config model_config(const std::string& which) {
-    if (which == "tutorial") return Config::small();
-    if (which == "torch") return Config::torch_small();
-    Config c = Config::aiayn_small();
-    return c;
-}
-
-class MemoryPlan : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+class MemoryPlan : public ::testing::TestWithParam<stepformer::testing::ModelCase> {};
 
 TEST_P(MemoryPlan, FreesWhatTheBackwardDoesNotReadAndKeepsItsGradients) {
     const std::unique_ptr<Backend> be = make_backend(std::get<1>(GetParam()));
     Config c = model_config(std::get<0>(GetParam()));
     c.dropout = 0.1;  // dropout masks and dropped copies in the plan too
     const Transformer model(c, init_params(c, 3), be.get());
-    const Batch batch = make_batch(c, {"ich mochte ein bier P", "ich mochte ein cola"},
-                                   {"S i want a beer .", "S i want a coke ."}, {"i want a beer . E", "i want a coke . E"});
+    const Batch batch = sentence_batch(c);
     const auto step = [&](bool keep_all, Trace& t, ParamSet& grads) {
         ForwardOptions fo;
         fo.train = true;
@@ -77,11 +71,6 @@ TEST_P(MemoryPlan, FreesWhatTheBackwardDoesNotReadAndKeepsItsGradients) {
     EXPECT_THROW(model.recompute_from(batch, lean, lean.graph->steps().front().name), std::logic_error);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, MemoryPlan,
-                         ::testing::Combine(::testing::Values("tutorial", "torch", "aiayn"),
-                                            ::testing::ValuesIn(stepformer::testing::registered_backends())),
-                         [](const auto& i) {
-                             return std::get<0>(i.param) + "_" + stepformer::testing::test_name(std::get<1>(i.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Models, MemoryPlan, stepformer::testing::model_cases(), stepformer::testing::model_case_name);
 
 }  // namespace

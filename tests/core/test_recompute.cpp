@@ -10,7 +10,7 @@
 #include <string>
 #include <tuple>
 
-#include "copy_backend.h"
+#include "model_cases.h"
 #include "stepformer/graph.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
@@ -19,12 +19,8 @@
 namespace {
 
 using namespace stepformer;
-
-Config model_config(const std::string& which) {
-    if (which == "tutorial") return Config::small();
-    if (which == "torch") return Config::torch_small();
-    return Config::aiayn_small();
-}
+using stepformer::testing::model_config;
+using stepformer::testing::sentence_batch;
 
 struct Case {
     std::unique_ptr<Backend> be;
@@ -35,12 +31,11 @@ struct Case {
         : be(make_backend(std::get<1>(p))), c(model_config(std::get<0>(p))) {
         c.dropout = 0.0;
         model = std::make_unique<Transformer>(c, init_params(c, 7), be.get());
-        batch = make_batch(c, {"ich mochte ein bier P", "ich mochte ein cola"}, {"S i want a beer .", "S i want a coke ."},
-                           {"i want a beer . E", "i want a coke . E"});
+        batch = sentence_batch(c);
     }
 };
 
-class Recompute : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+class Recompute : public ::testing::TestWithParam<stepformer::testing::ModelCase> {};
 
 void expect_same(const Trace& a, const Trace& b) {
     ASSERT_EQ(a.size(), b.size());
@@ -124,11 +119,6 @@ TEST_P(Recompute, AnEditedStepChangesWhatFollowsAsTheEditedModelWould) {
     EXPECT_NE(graph::output_logits(plain)->value.data, graph::output_logits(t)->value.data);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, Recompute,
-                         ::testing::Combine(::testing::Values("tutorial", "torch", "aiayn"),
-                                            ::testing::ValuesIn(stepformer::testing::registered_backends())),
-                         [](const auto& i) {
-                             return std::get<0>(i.param) + "_" + stepformer::testing::test_name(std::get<1>(i.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Models, Recompute, stepformer::testing::model_cases(), stepformer::testing::model_case_name);
 
 }  // namespace
