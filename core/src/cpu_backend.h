@@ -25,6 +25,7 @@ public:
     std::string name() const override { return "cpu"; }
     std::string describe() const override;
     int threads() const { return threads_; }
+    bool supports(Kernel) const override { return true; }  // the reference: every kernel
 
     void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) override;
     void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I, int O,

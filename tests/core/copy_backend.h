@@ -1,6 +1,9 @@
 // Two test-only backends that compute with the CPU backend but treat the interface's arguments
 // as a GPU backend must, so that the backend-parametrised tests catch what only a GPU would show.
 //
+// Neither overrides a kernel: each receives every kernel call as data (Backend::run_elsewhere,
+// backend_ops.h), whose argument list says what to copy and check.
+//
 // "cpu-copy": every kernel forwards to a CPU backend, but through a copy, as a backend whose
 // memory is not the caller's would run it. Inputs are copied into fresh scratch buffers; outputs
 // are computed into scratch buffers pre-filled with NaN (or, for the arguments a kernel
@@ -38,6 +41,10 @@ inline constexpr const char* kDeviceBackendName = "cpu-device";
 
 std::unique_ptr<Backend> make_copy_backend(int threads);
 std::unique_ptr<Backend> make_device_backend(int threads);
+// A "cpu-device" backend that declines the kernels of the given families: they go to the
+// interface's CPU fallback (Backend::run_elsewhere), which crosses this backend's memory with its
+// download() and upload(), as it would for a GPU backend without those shaders.
+std::unique_ptr<Backend> make_device_backend_declining(int threads, const std::vector<KernelFamily>& declined);
 
 // A "cpu-device" backend's synchronisations that found queued work (a sync(), download() or
 // release() of the calling thread with kernels or uploads still queued), since it was made or

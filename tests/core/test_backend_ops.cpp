@@ -44,10 +44,10 @@ namespace {
 
 // The kernels these tests cover, one name each: every virtual kernel of Backend (not name() and
 // describe()). When a kernel is added to backend.h, add its
-// name here, bump kKernelCount, and add a TEST_P that calls it on every backend (with
+// name here, bump kInterfaceCount, and add a TEST_P that calls it on every backend (with
 // `kernel("its_name")` so the table and the tests stay tied); AllKernelsAreCovered reads
 // backend.h and fails until then.
-constexpr size_t kKernelCount = 50;
+constexpr size_t kInterfaceCount = 52;
 const std::vector<std::string>& covered_kernels() {
     static const std::vector<std::string> k = {
         "linear_forward",       "linear_backward",       "linear_backward_update", "apply_update",
@@ -65,6 +65,7 @@ const std::vector<std::string>& covered_kernels() {
         "sgd_step",             "adam_step",             "sum_squares",            "sync",
         "host_memory",          "alloc",                 "release",                "upload",
         "download",             "memory_in_use",
+        "supports",             "run_elsewhere",  // test_kernel_fallback.cpp
     };
     return k;
 }
@@ -1773,12 +1774,26 @@ TEST(BackendOpsCoverage, AllKernelsAreCovered) {
     const auto& table = covered_kernels();
     const std::set<std::string> unique(table.begin(), table.end());
     EXPECT_EQ(unique.size(), table.size()) << "a kernel is listed twice";
-    EXPECT_EQ(table.size(), kKernelCount);
+    EXPECT_EQ(table.size(), kInterfaceCount);
     const std::set<std::string> declared = kernels_in_header();
     ASSERT_FALSE(declared.empty()) << "could not read " << STEPFORMER_BACKEND_HEADER;
     for (const auto& k : declared) EXPECT_TRUE(unique.count(k)) << k << " is declared in backend.h but not tested here";
     for (const auto& k : unique) EXPECT_TRUE(declared.count(k)) << k << " is tested here but not in backend.h";
-    EXPECT_EQ(declared.size(), kKernelCount);
+    EXPECT_EQ(declared.size(), kInterfaceCount);
+    // backend_ops.h's list of kernels (what the fallback and the test backends go by) names
+    // every kernel backend.h declares, once.
+    std::set<std::string> listed;
+    for (int k = 0; k < stepformer::kKernelCount; ++k) {
+        const std::string name = kernel_name(static_cast<Kernel>(k));
+        EXPECT_TRUE(declared.count(name)) << name << " is in backend_ops.h but not declared in backend.h";
+        EXPECT_TRUE(listed.insert(name).second) << name << " is listed twice in backend_ops.h";
+    }
+    for (const auto& k : declared) {
+        if (listed.count(k)) continue;
+        EXPECT_TRUE(k == "sync" || k == "host_memory" || k == "alloc" || k == "release" || k == "upload" ||
+                        k == "download" || k == "memory_in_use" || k == "supports" || k == "run_elsewhere")
+            << k << " is declared in backend.h but not listed in backend_ops.h";
+    }
 }
 
 TEST(BackendOpsCoverage, TheCopyBackendIsRegisteredBesideTheCpu) {

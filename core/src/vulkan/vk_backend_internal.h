@@ -104,6 +104,7 @@ public:
     std::string describe() const override { return "gpu, " + ctx_.info().name + " (Vulkan)"; }
 
     // ----- memory
+    bool supports(Kernel) const override { return true; }  // a shader for every kernel
     bool host_memory() const override { return false; }
     void* alloc(size_t bytes) override;
     void release(void* p) override;
