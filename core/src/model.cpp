@@ -2,6 +2,8 @@
 // Shapes in comments: B batch, S src_len, T tgt_len, L either, H heads, D d_model.
 #include "stepformer/model.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -18,21 +20,32 @@ namespace stepformer {
 
 Batch make_batch(const Config& c, const std::vector<std::string>& src, const std::vector<std::string>& tgt,
                  const std::vector<std::string>& out) {
-    if (src.empty()) throw ConfigError("the batch is empty: give at least one source sentence");
-    if (src.size() != tgt.size())
+    const std::vector<TokenStream> reads = model_streams(c);
+    const bool reads_src = std::find(reads.begin(), reads.end(), TokenStream::Src) != reads.end();
+    if (!reads_src) {
+        // A model without an encoder: its batch is the target streams alone.
+        if (tgt.empty()) throw ConfigError("the batch is empty: give at least one sentence");
+        if (!src.empty())
+            throw ConfigError("this model reads no source sentences, but the batch has " + std::to_string(src.size()));
+    } else if (src.empty()) {
+        throw ConfigError("the batch is empty: give at least one source sentence");
+    }
+    if (reads_src && src.size() != tgt.size())
         throw ConfigError("the batch has " + std::to_string(src.size()) + " source sentences but " +
                           std::to_string(tgt.size()) + " target sentences");
-    if (!out.empty() && out.size() != src.size())
+    if (!out.empty() && out.size() != tgt.size())
         throw ConfigError("the batch has " + std::to_string(out.size()) + " expected outputs for " +
-                          std::to_string(src.size()) + " sentences");
+                          std::to_string(tgt.size()) + " sentences");
     Batch b;
-    b.B = static_cast<int>(src.size());
-    b.S = c.src_len;
+    b.B = static_cast<int>(tgt.size());
+    b.S = reads_src ? c.src_len : 0;
     b.T = c.tgt_len;
-    for (size_t i = 0; i < src.size(); ++i) {
-        auto s = encode_sentence(src[i], c.src_vocab, c.src_len, "source");
+    for (size_t i = 0; i < tgt.size(); ++i) {
+        if (reads_src) {
+            auto s = encode_sentence(src[i], c.src_vocab, c.src_len, "source");
+            b.src.insert(b.src.end(), s.begin(), s.end());
+        }
         auto t = encode_sentence(tgt[i], c.tgt_vocab, c.tgt_len, "target");
-        b.src.insert(b.src.end(), s.begin(), s.end());
         b.tgt.insert(b.tgt.end(), t.begin(), t.end());
         if (!out.empty()) {
             auto o = encode_sentence(out[i], c.tgt_vocab, c.tgt_len, "expected output");
@@ -146,12 +159,23 @@ void Transformer::forward(const Batch& batch, Trace& tr, const ForwardOptions& o
     const Config& c = config_;
     const int B = batch.B, S = batch.S, T = batch.T;
     if (!c.layers()) {
-        if (B <= 0 || S <= 0 || T <= 0 || batch.src.size() != size_t(B) * S || batch.tgt.size() != size_t(B) * T)
-            throw std::invalid_argument("forward: malformed batch");
-        for (int id : batch.src)
-            if (id < 0 || id >= c.src_vocab_size()) throw std::invalid_argument("forward: source id out of the vocabulary");
-        for (int id : batch.tgt)
-            if (id < 0 || id >= c.tgt_vocab_size()) throw std::invalid_argument("forward: target id out of the vocabulary");
+        // Every token stream the model reads but the targets (the loss's): there, of its size, in
+        // its vocabulary.
+        if (B <= 0) throw std::invalid_argument("forward: malformed batch (no sequences)");
+        for (TokenStream s : model_streams(c)) {
+            if (s == TokenStream::Out) continue;
+            const std::vector<int>& ids = batch.tokens(s);
+            const int L = batch.length(s);
+            if (L <= 0 || ids.size() != size_t(B) * L)
+                throw std::invalid_argument(std::string("forward: malformed batch (its ") + token_stream_name(s) +
+                                            " stream is not B x length)");
+            const int V = s == TokenStream::Src ? c.src_vocab_size() : c.tgt_vocab_size();
+            for (int id : ids)
+                if (id < 0 || id >= V)
+                    throw std::invalid_argument(std::string("forward: ") +
+                                                (s == TokenStream::Src ? "source" : "target") +
+                                                " id out of the vocabulary");
+        }
     }
     std::shared_ptr<const Graph> g = build::model_graph(c, batch);  // checks the layer lab's inputs too
 

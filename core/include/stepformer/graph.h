@@ -19,6 +19,12 @@ namespace stepformer {
 // lab's given tensors (Input) and the masks given with them (AdditiveMask).
 enum class Stream : int { Src = 0, Tgt = 1, Memory = 2 };
 
+// The batch's token streams (Batch::tokens), each (B, its length) of ids: "src" the encoder's
+// input, "tgt" the decoder's input, "out" the targets the loss reads. A model says which it
+// reads (model_streams, its registry line); a step's Attrs::stream of Src or Tgt reads the same.
+enum class TokenStream : int { Src = 0, Tgt = 1, Out = 2 };
+const char* token_stream_name(TokenStream s);
+
 struct Step {
     std::string name;  // the trace's name
     Node node;         // role, op, block, inputs (trace entries or parameters), attrs

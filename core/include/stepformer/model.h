@@ -27,6 +27,10 @@ struct Batch {
     std::vector<int> tgt;  // (B, T) decoder input, starting with bos
     std::vector<int> out;  // (B, T) decoder target, ending with eos; empty when unknown
 
+    // A token stream by name: src (B, S), tgt (B, T), out (B, T).
+    const std::vector<int>& tokens(TokenStream s) const { return s == TokenStream::Src ? src : s == TokenStream::Tgt ? tgt : out; }
+    int length(TokenStream s) const { return s == TokenStream::Src ? S : T; }
+
     // "structure": "layers" (seed 004's layer lab): the layers' inputs are tensors, batch-first,
     // with the masks PyTorch's forward takes; S and T are their lengths, src/tgt/out stay empty.
     Tensor src_x;        // (B, S, D)
@@ -41,6 +45,9 @@ struct Batch {
 // is batch_first); tgt empty when there is no decoder layer. Throws ConfigError naming a shape
 // that does not fit.
 Batch make_layer_batch(const Config& c, const Tensor& src, const Tensor& tgt = {});
+
+// The token streams the config's model reads (its registry line); none for the layer lab.
+std::vector<TokenStream> model_streams(const Config& c);
 
 // Encodes sentences (validated against the vocabularies, padded to src_len / tgt_len).
 // Throws ConfigError naming the bad token or the too-long sentence.

@@ -4,6 +4,15 @@
 
 namespace stepformer {
 
+const char* token_stream_name(TokenStream s) {
+    switch (s) {
+        case TokenStream::Src: return "src";
+        case TokenStream::Tgt: return "tgt";
+        case TokenStream::Out: return "out";
+    }
+    return "?";
+}
+
 const Step& Graph::add(Step s) {
     if (index_.count(s.name)) throw std::logic_error("graph: duplicate step '" + s.name + "'");
     if (s.axes.size() != s.shape.size())

@@ -92,7 +92,8 @@ struct Aiayn {
 
 }  // namespace
 
-void aiayn_graph(Builder& b, const Config& c, int B, int S, int T) {
+void aiayn_graph(Builder& b, const Config& c, const Batch& batch) {
+    const int B = batch.B, S = batch.S, T = batch.T;
     constexpr AxisKind src = AxisKind::SrcToken, tgt = AxisKind::TgtToken;
     Aiayn m{b, c, B};
     b.graph().loss = LossSpec{kLabelSmoothing, true};  // cal_loss(smoothing=True)

@@ -9,10 +9,10 @@
 
 namespace stepformer::build {
 
-// The graph of one forward pass over a batch of B sequences of lengths S (source) and T (target).
-void tutorial_graph(Builder& b, const Config& c, int B, int S, int T);
+// The graph of one forward pass over a batch (its sizes; the layer lab's, its tensors too).
+void tutorial_graph(Builder& b, const Config& c, const Batch& batch);
 void torch_graph(Builder& b, const Config& c, const Batch& batch);
-void aiayn_graph(Builder& b, const Config& c, int B, int S, int T);
+void aiayn_graph(Builder& b, const Config& c, const Batch& batch);
 
 // The graph of the config's model for this batch.
 std::shared_ptr<const Graph> model_graph(const Config& c, const Batch& batch);

@@ -73,7 +73,8 @@ struct Tutorial {
 
 }  // namespace
 
-void tutorial_graph(Builder& b, const Config& c, int B, int S, int T) {
+void tutorial_graph(Builder& b, const Config& c, const Batch& batch) {
+    const int B = batch.B, S = batch.S, T = batch.T;
     constexpr AxisKind src = AxisKind::SrcToken, tgt = AxisKind::TgtToken;
     Tutorial m{b, c, B};
     const Block enc_in{Stack::Encoder, BlockKind::Input, -1}, dec_in{Stack::Decoder, BlockKind::Input, -1};
