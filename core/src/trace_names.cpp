@@ -254,6 +254,25 @@ std::string entry(const Block& b, std::string_view leaf) {
 
 std::string param(const Block& b, std::string_view leaf) { return entry(b, leaf); }
 
+std::string every_layer(const Block& b, std::string_view leaf) {
+    if (b.layer < 0) return entry(b, leaf);
+    // Each naming writes the layer's index its own way: compose two layers' names and star
+    // where they differ.
+    Block b0 = b, b1 = b;
+    b0.layer = 10;
+    b1.layer = 11;
+    const std::string n0 = entry(b0, leaf), n1 = entry(b1, leaf);
+    if (n0.size() != n1.size()) return entry(b, leaf);
+    size_t first = 0;
+    while (first < n0.size() && n0[first] == n1[first]) ++first;
+    if (first == n0.size()) return entry(b, leaf);  // the index is not in the name
+    // Back to the start of the number ("1" of "10"/"11").
+    size_t start = first;
+    while (start > 0 && n0[start - 1] >= '0' && n0[start - 1] <= '9') --start;
+    size_t end = first + 1;
+    return n0.substr(0, start) + "*" + n0.substr(end);
+}
+
 std::string block_word(BlockKind k) {
     const char* w = layer_block_word(k);
     return w ? w : "";

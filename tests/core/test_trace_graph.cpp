@@ -4,6 +4,7 @@
 
 #include "fixture_util.h"
 #include "stepformer/model_io.h"
+#include "stepformer/params.h"
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
 
@@ -155,6 +156,36 @@ TEST(TraceNames, ParseInvertsEntryForEveryTracedName) {
     EXPECT_EQ(names::parse("encoder.layers.x.enc_self_attn.Q").block.kind, BlockKind::Input);
     EXPECT_EQ(names::parse("decoder.layers.12.dec_enc_attn.attn").block,
               (Block{Stack::Decoder, BlockKind::CrossAttention, 12}));
+}
+
+}  // namespace
+
+namespace {
+
+// Every layer's entry written with its layer index as "*" gives back the entry when the star
+// is replaced by the index, in every model's naming (the attention view's "all layers" title).
+TEST(TraceNames, EveryLayerStarsTheLayerIndexInEveryNaming) {
+    for (const std::string which : {"tutorial", "torch", "aiayn"}) {
+        const Config c = which == "tutorial" ? Config::small() : which == "torch" ? Config::torch_small() : Config::aiayn_small();
+        const Transformer model(c, init_params(c, 1));
+        Trace t;
+        model.forward(make_batch(c, {"ich mochte ein bier P"}, {"S i want a beer ."}), t);
+        size_t layered = 0;
+        for (const TraceEntry& e : t.entries()) {
+            const names::Parsed p = names::parse(e.name);
+            const std::string every = names::every_layer(p.block, p.leaf);
+            if (p.block.layer < 0) {
+                EXPECT_EQ(every, e.name);
+                continue;
+            }
+            ++layered;
+            const size_t star = every.find('*');
+            ASSERT_NE(star, std::string::npos) << which << ": " << every;
+            EXPECT_EQ(every.find('*', star + 1), std::string::npos) << every;
+            EXPECT_EQ(every.substr(0, star) + std::to_string(p.block.layer) + every.substr(star + 1), e.name) << which;
+        }
+        EXPECT_GT(layered, 20u) << which;
+    }
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "stepformer/dataset.h"
 #include "stepformer/model.h"
 #include "stepformer/optimizer.h"
+#include "stepformer/params.h"
 #include "stepformer/train.h"
 #include "steps/tensor_slice.h"
 #include "test_util.h"
@@ -322,20 +323,27 @@ void TestGradientView::weightFollowsTheStep() {
              QStringLiteral("encoder.layers.1.enc_self_attn.fc.weight"));
     QCOMPARE(GradientView::relatedParameter(tr, QStringLiteral("grad.encoder.layers.1.pos_ffn.out"), false),
              QStringLiteral("encoder.layers.1.pos_ffn.fc.2.weight"));
-    QCOMPARE(GradientView::relatedParameter(tr, QStringLiteral("grad.encoder.layers.1.enc_self_attn.out"), true),
-             QStringLiteral("encoder.layers.1.enc_self_attn.layer_norm.weight"));
     // Every related parameter exists, with fixed and with learned LayerNorm.
     QVERIFY(!f.config.learn_layer_norm);
     for (const QString& s : backwardStepOrder(*f.trace)) {
         const QString p = GradientView::relatedParameter(tr, s, false);
         if (!p.isEmpty()) QVERIFY2(f.params->contains(p.toStdString()), qPrintable(p));
     }
+    // A learned LayerNorm leads to its own γ, the parameter its step reads.
     Config learned = f.config;
     learned.learn_layer_norm = true;
-    const ParamSet learnedParams(param_specs(learned));
-    for (const QString& s : backwardStepOrder(*f.trace)) {
-        const QString p = GradientView::relatedParameter(tr, s, true);
-        if (!p.isEmpty()) QVERIFY2(learnedParams.contains(p.toStdString()), qPrintable(p));
+    const Transformer learnedModel(learned, init_params(learned, 2));
+    const Batch batch = make_batch(learned, {"ich mochte ein bier P"}, {"S i want a beer ."}, {"i want a beer . E"});
+    Trace learnedTrace;
+    learnedModel.forward(batch, learnedTrace);
+    learnedModel.loss(batch, learnedTrace);
+    ParamSet learnedGrads;
+    learnedModel.backward(batch, learnedTrace, learnedGrads);
+    QCOMPARE(GradientView::relatedParameter(learnedTrace, QStringLiteral("grad.encoder.layers.1.enc_self_attn.out"), true),
+             QStringLiteral("encoder.layers.1.enc_self_attn.layer_norm.weight"));
+    for (const QString& s : backwardStepOrder(learnedTrace)) {
+        const QString p = GradientView::relatedParameter(learnedTrace, s, true);
+        if (!p.isEmpty()) QVERIFY2(learnedModel.params().contains(p.toStdString()), qPrintable(p));
     }
     GradientView view;
     view.setTrace(f.trace, f.config);

@@ -27,7 +27,7 @@
 #include "lab/layer_lab_window.h"
 #include "lab/step_detail.h"
 #include "lab/tensor_table.h"
-#include "lab/torch_print.h"
+#include "lab/module_repr.h"
 #include "stepformer/npy.h"
 #include "stepformer/params.h"
 #include "stepformer/safetensors.h"

@@ -58,6 +58,8 @@ private slots:
     void missingTargetsShowAMessage();
     void exportsLossPerToken();
     void grabIsNotBlank();
+    void everyModelShowsItsOwnLoss_data();
+    void everyModelShowsItsOwnLoss();
 };
 
 void TestLossView::objectNamesAndEmptyState() {
@@ -71,6 +73,58 @@ void TestLossView::objectNamesAndEmptyState() {
     QVERIFY(!view.message().isEmpty());
     QVERIFY(std::isnan(view.displayedMean()));
     QCOMPARE(view.currentTensor(), nullptr);
+}
+
+void TestLossView::everyModelShowsItsOwnLoss_data() {
+    QTest::addColumn<int>("which");
+    QTest::newRow("tutorial") << 0;
+    QTest::newRow("torch") << 1;
+    QTest::newRow("aiayn") << 2;
+}
+
+// Whichever loss the model's graph holds, the view shows its numbers: the model's `loss` (a mean,
+// or aiayn's label-smoothed sum), loss.per_token position by position, and for a smoothed loss
+// the target distribution q row by row.
+void TestLossView::everyModelShowsItsOwnLoss() {
+    QFETCH(int, which);
+    const Config c = which == 0 ? Config::small() : which == 1 ? Config::torch_small() : Config::aiayn_small();
+    Transformer model(c, init_params(c, 5));
+    const Batch b = lossBatch(c);
+    const auto trace = forwardWithLoss(model, b);
+    LossView view;
+    view.resize(1200, 700);
+    view.setTrace(trace, c, b.out);
+    QVERIFY(view.hasData());
+    const float core = trace->at("loss").value.data[0];
+    QCOMPARE(float(view.displayedLoss()), core);
+    const Tensor& per = trace->at("loss.per_token").value;
+    for (int bi = 0; bi < b.B; ++bi)
+        for (int t = 0; t < b.T; ++t)
+            if (!view.isIgnored(bi, t)) QCOMPARE(float(view.negLogProb(bi, t)), per.at({bi, t}));
+    const bool smoothed = which == 2;
+    QCOMPARE(view.smoothed(), smoothed);
+    QCOMPARE(view.targetHeatmap()->isHidden(), !smoothed);
+    QVERIFY(view.formulaText().contains(smoothed ? QStringLiteral("Sum over the batch") : QStringLiteral("Mean over the batch")));
+    if (smoothed) {
+        const int V = c.tgt_vocab_size();
+        const HeatmapWidget* q = view.targetHeatmap();
+        QCOMPARE(q->rows(), b.T);
+        QCOMPARE(q->cols(), V);
+        for (int t = 0; t < b.T; ++t) {
+            const int target = b.out[size_t(t)];
+            float row = 0.0f;
+            for (int v = 0; v < V; ++v) {
+                QCOMPARE(q->value(t, v), v == target ? 0.9f : float(0.1 / (V - 1)));
+                row += q->value(t, v);
+            }
+            QVERIFY(std::fabs(row - 1.0f) < 1e-5f);
+        }
+        QVERIFY(view.table()->horizontalHeaderItem(6)->text().contains(QStringLiteral("q log p")));
+    }
+    // The title names the model's own loss code.
+    const QString title = view.findChild<QLabel*>(QStringLiteral("lossTitleLabel"))->text();
+    QVERIFY2(title.contains(smoothed ? QStringLiteral("cal_loss") : QStringLiteral("nn.CrossEntropyLoss")), qPrintable(title));
+    saveShot(view, QStringLiteral("loss_view_model_%1").arg(which));
 }
 
 void TestLossView::meanEqualsTheCoreLoss() {

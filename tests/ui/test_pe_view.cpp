@@ -76,7 +76,7 @@ void TestPeView::tableEqualsPositionalTable() {
     const int L = view.length(), D = view.dModel();
     const Tensor ref = positional_table(L, D);
     QCOMPARE(view.table().shape, ref.shape);
-    const int cells[][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}, {3, 4}, {5, 7}, {L - 1, D - 1}, {2, D - 2}};
+    const int cells[][2] = {{0, 0}, {0, 1}, {1, 0}, {1, 1}, {3, 4}, {L - 2, 7}, {L - 1, D - 1}, {2, D - 2}};
     for (const auto& cell : cells) {
         const int p = cell[0], d = cell[1];
         QCOMPARE(view.tableValue(p, d), ref.at({p, d}));
@@ -97,8 +97,13 @@ void TestPeView::defaultsFollowTrace() {
     PositionalEncodingView view;
     const Config c = Config::small();
     view.setTrace(makeTrace(c), c);
-    QCOMPARE(view.length(), std::max(c.src_len, c.tgt_len));  // both PE tables fit
+    // As many positions as the table of the step's stack, as its explanation says.
+    QCOMPARE(view.length(), c.src_len);
     QCOMPARE(view.dModel(), c.d_model);
+    view.setStep(QStringLiteral("decoder.pos_emb.out"));
+    QCOMPARE(view.length(), c.tgt_len);
+    view.setStep(QStringLiteral("encoder.pos_emb.out"));
+    QCOMPARE(view.length(), c.src_len);
     // A length the student chose survives another trace of the same model...
     view.setLength(40);
     view.setTrace(makeTrace(c), c);
@@ -109,7 +114,7 @@ void TestPeView::defaultsFollowTrace() {
     c2.d_k = c2.d_v = 4;
     view.setTrace(makeTrace(c2), c2);
     QCOMPARE(view.dModel(), 16);
-    QCOMPARE(view.length(), std::max(c2.src_len, c2.tgt_len));
+    QCOMPARE(view.length(), c2.src_len);
 }
 
 void TestPeView::lengthAndDModelUpdateChart() {

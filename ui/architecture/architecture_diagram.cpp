@@ -7,8 +7,8 @@
 #include <QToolTip>
 
 #include "architecture/architecture_parts.h"
-#include "architecture/aiayn_layout.h"
-#include "architecture/torch_layout.h"
+#include "models/aiayn/diagram_layout.h"
+#include "models/torch/diagram_layout.h"
 #include "steps/reference_trace.h"
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"

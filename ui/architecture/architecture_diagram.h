@@ -3,7 +3,7 @@
 // hovering a block shows what it computes; clicking it asks for the block's first step.
 //
 // A translation model around PyTorch's nn.Transformer ("architecture": "torch") is drawn as
-// PyTorch builds it (torch_layout.h): biases, its activation, the final encoder.norm /
+// PyTorch builds it (models/torch/diagram_layout.h): biases, its activation, the final encoder.norm /
 // decoder.norm (encoder.final_norm, decoder.final_norm), the generator; with norm_first the
 // LayerNorm sits before each sub-layer and the residual goes around both into a ⊕ (the extra ids
 // encoder.mha_add, encoder.ffn_add, decoder.masked_mha_add, decoder.cross_mha_add, decoder.ffn_add).
@@ -60,7 +60,7 @@ public:
     QString layerText(const QString& stack) const;
 
     // How the diagram is drawn: the tutorial's figure, or PyTorch's post-norm / pre-norm layers.
-    // Aiayn: attention-is-all-you-need-pytorch's model (aiayn_layout.h).
+    // Aiayn: attention-is-all-you-need-pytorch's model (models/aiayn/diagram_layout.h).
     enum class Layout { Tutorial, TorchPostNorm, TorchPreNorm, Aiayn };
     Layout layout() const { return layout_; }
     // Whether the diagram draws weight sharing (attention-is-all-you-need-pytorch's tied

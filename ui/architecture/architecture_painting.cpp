@@ -2,8 +2,8 @@
 // size and trace into an image) and, over it, the current step's block, the hovered block, the
 // N× labels with the current layer and the current step's name.
 #include "architecture/architecture_diagram.h"
-#include "architecture/aiayn_layout.h"
-#include "architecture/torch_layout.h"
+#include "models/aiayn/diagram_layout.h"
+#include "models/torch/diagram_layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -347,7 +347,7 @@ QRectF ArchitectureDiagram::nxRect(bool encoder) const {
     return QRectF(map(std::max<qreal>(0, x0 - 2), cy - 22), map(std::min(kW, x1 + 2), cy + 30));
 }
 
-// PyTorch's picture's arrows, from torch_layout.h.
+// PyTorch's picture's arrows, from models/torch/diagram_layout.h.
 void ArchitectureDiagram::paintTorchArrows(QPainter& p, qreal lineW, qreal head) const {
     p.setPen(QPen(QColor(0x30, 0x30, 0x30), lineW, Qt::SolidLine, Qt::FlatCap, Qt::MiterJoin));
     p.setBrush(Qt::NoBrush);
@@ -364,7 +364,7 @@ void ArchitectureDiagram::paintTorchArrows(QPainter& p, qreal lineW, qreal head)
     else draw(kTorchPostArrows);
 }
 
-// attention-is-all-you-need-pytorch's picture's arrows (aiayn_layout.h), and its weight sharing as
+// attention-is-all-you-need-pytorch's picture's arrows (models/aiayn/diagram_layout.h), and its weight sharing as
 // dashed links labelled "shared": trg_word_prj ↔ trg_word_emb, src_word_emb ↔ trg_word_emb.
 void ArchitectureDiagram::paintAiaynArrows(QPainter& p, qreal lineW, qreal head) const {
     p.setPen(QPen(QColor(0x30, 0x30, 0x30), lineW, Qt::SolidLine, Qt::FlatCap, Qt::MiterJoin));

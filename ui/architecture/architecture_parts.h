@@ -29,10 +29,10 @@ QString blockOf(const stepformer::Trace& tr, const stepformer::TraceEntry& e, bo
 
 // The tooltip's description of a block (rich text), with the sizes of `c`.
 QString description(const QString& id, const stepformer::Config& c);
-// The same for the diagram of PyTorch's nn.Transformer (torch_layout.h): its module names, the
+// The same for the diagram of PyTorch's nn.Transformer (models/torch/diagram_layout.h): its module names, the
 // biases, norm_first and the activation of `c`.
 QString torchDescription(const QString& id, const stepformer::Config& c);
-// The same for attention-is-all-you-need-pytorch's model (aiayn_layout.h): no biases on the
+// The same for attention-is-all-you-need-pytorch's model (models/aiayn/diagram_layout.h): no biases on the
 // attention, the LayerNorm before the layers, the shared weights.
 QString aiaynDescription(const QString& id, const stepformer::Config& c);
 

@@ -1,5 +1,7 @@
 #include "compare/scaling_compare_window.h"
 
+#include "models/model_registry.h"
+
 #include <cmath>
 
 #include <QComboBox>
@@ -35,15 +37,7 @@ HeatmapWidget* makeMap(const QString& name, QWidget* parent) {
 }
 
 // Which model the trace is, and which order it uses (the seeds' code, not Stepformer's).
-QString modelSentence(Naming n) {
-    switch (n) {
-    case Naming::Tutorial: return QObject::tr("the tutorial's model (seed 001), which computes <b>B</b>");
-    case Naming::TorchLayers:
-    case Naming::TorchSeq2Seq: return QObject::tr("PyTorch's nn.Transformer layers (seeds 002 and 004), which compute <b>A</b>");
-    case Naming::Aiayn: return QObject::tr("attention-is-all-you-need-pytorch (seed 003), which computes <b>A</b>");
-    }
-    return {};
-}
+QString modelSentence(Naming n) { return models::presentation(n).scalingSentence(); }
 
 QString agreementText(const scaling::Agreement& g, int total) {
     if (g.equal()) return QObject::tr("equal bit for bit");

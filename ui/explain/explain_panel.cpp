@@ -16,6 +16,7 @@
 #include "steps/backward_steps.h"
 #include "explain/device_agreement.h"
 #include "explain/explain_header.h"
+#include "models/model_registry.h"
 #include "steps/step_model.h"
 #include "steps/step_panels.h"
 #include "stepformer/trace_graph.h"
@@ -178,10 +179,10 @@ void ExplainPanel::refresh() {
     shape_ = StepModel::shapeText(*e);
     const QString kind = QString::fromLatin1(stepformer::role_name(e->role));
     const TraceEntry* fwdEntry = stepformer::graph::forward_of(*trace_, *e);
-    // The loss is the same block in both architectures: the config says whose lines to quote.
-    const bool torch = fwdEntry && (fwdEntry->block.torch() || config_.torch());
-    // attention-is-all-you-need-pytorch's model: its own texts (aiayn_<kind>.md) where it differs.
-    const bool aiayn = fwdEntry && (fwdEntry->block.naming == stepformer::Naming::Aiayn || config_.aiayn());
+    // The model's own pages where they differ (models/model_registry.h); the loss block is the
+    // same in every model, so the trace, not the block, says whose lines to quote.
+    const QStringList prefixes = models::presentation(models::namingOf(*trace_)).explainPrefixes;
+    const bool additive = tensorviz::maskConvention(*trace_) == tensorviz::MaskConvention::Additive;
 
     ExplainHeader::Content head;
     // A gradient: ∂loss/∂ <the forward step>, where that step is (the gradient carries its block).
@@ -220,7 +221,7 @@ void ExplainPanel::refresh() {
                 ++finite;
             }
         }
-        if (finite == v.size() || (finite > 0 && !torch))
+        if (finite == v.size() || (finite > 0 && !additive))
             head.stats = tr("%1 values, min %2, max %3, mean %4").arg(v.size()).arg(numfmt::tensorStat(lo), numfmt::tensorStat(hi), numfmt::tensorStat(sum / double(finite)));
         else if (finite > 0)
             head.stats = tr("%1 values; of the %2 finite ones min %3, max %4, mean %5").arg(v.size()).arg(finite)
@@ -257,16 +258,19 @@ void ExplainPanel::refresh() {
     // (gradient_<role>.md), else the generic text.
     const TraceEntry* forward =
         e->role == Role::Gradient ? trace_->find(BackwardStepList::forwardName(step_).toStdString()) : nullptr;
-    // PyTorch's layers have their own texts (torch_<kind>.md; a stack's final norm final_norm.md),
-    // the tutorial's where none is needed (the loss).
+    // The model's own page (<prefix><kind>.md), else the shared one; a stack's final norm has a
+    // page of its own (final_norm.md).
+    const bool finalNorm = fwdEntry && fwdEntry->block.kind == BlockKind::FinalNorm && !forward;
     const auto explained = [&](const QString& k) {
-        QString t;
-        if (aiayn) t = explanationFor(QStringLiteral("aiayn_") + k, config_);
-        if (torch && fwdEntry->block.kind == BlockKind::FinalNorm)
-            t = explanationFor(k == kind && !forward ? QStringLiteral("final_norm") : QStringLiteral("torch_") + k, config_);
-        if (t.isEmpty() && torch) t = explanationFor(QStringLiteral("torch_") + k, config_);
-        if (t.isEmpty()) t = explanationFor(k, config_);
-        return t;
+        QStringList pages;
+        for (const QString& prefix : prefixes) {
+            if (finalNorm && k == kind) pages << QStringLiteral("final_norm");
+            pages << prefix + k;
+        }
+        pages << k;
+        for (const QString& page : pages)
+            if (QString t = explanationFor(page, config_); !t.isEmpty()) return t;
+        return QString();
     };
     QString text = forward ? explained(kind + QLatin1Char('_') + QLatin1String(stepformer::role_name(forward->role))) : QString();
     if (text.isEmpty()) text = explained(kind);

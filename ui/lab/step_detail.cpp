@@ -12,7 +12,7 @@
 
 #include "lab/lab_steps.h"
 #include "lab/tensor_table.h"
-#include "lab/torch_print.h"
+#include "lab/module_repr.h"
 #include "widgets/colormap.h"
 #include "widgets/flow_layout.h"
 

@@ -4,7 +4,7 @@
 
 #include <QHeaderView>
 
-#include "lab/torch_print.h"
+#include "lab/module_repr.h"
 #include "widgets/number_format.h"
 
 TensorTable::TensorTable(QWidget* parent) : QTableWidget(parent) {

@@ -1,4 +1,4 @@
-// Private to the step panels (step_pieces.cpp, torch_pieces.cpp): appends the panels and the
+// Private to the step panels (step_pieces.cpp, models/torch/pieces.cpp): appends the panels and the
 // operators between them to a step's pieces.
 #pragma once
 
@@ -26,7 +26,7 @@ struct PieceBuilder {
 // The pieces and formula of a step of PyTorch's layers, in PyTorch's words; false for a role it
 // leaves to the tutorial's (the gradients, the loss). H: the block's heads, hh: the head shown.
 bool torchStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, int H, int hh);
-// The same for attention-is-all-you-need-pytorch's model (aiayn_pieces.cpp).
+// The same for attention-is-all-you-need-pytorch's model (models/aiayn/pieces.cpp).
 bool aiaynStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, int H, int hh);
 
 }  // namespace tensorviz

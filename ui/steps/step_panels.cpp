@@ -144,7 +144,7 @@ Block attentionBlockOf(const Trace& tr, BlockKind kind, int layer) {
     return Block{Stack::None, kind, layer, traceNaming(tr)};
 }
 
-bool keepsOnes(const TraceEntry& mask) { return mask.is_mask && mask.block.naming == Naming::Aiayn; }
+bool keepsOnes(const TraceEntry& mask) { return mask.is_mask && mask.attrs.keep_ones; }
 
 QString maskReason(const Trace& tr, const TraceEntry& mask, int b, int i, int j) {
     if (keepsOnes(mask)) {  // its masks have no inputs: tell padding from a later word by position
@@ -274,7 +274,7 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
         if (!p.mask.empty() && keepsOnes(*maskEntry))
             for (float& v : p.mask) v = v == 0.0f ? 1.0f : 0.0f;
     }
-    if (!p.mask.empty()) p.maskedExplanation = maskedExplanationFor(s, e->is_mask || e->role == Role::AttnMask);
+    if (!p.mask.empty()) p.maskedExplanation = maskedExplanationFor(s, e->is_mask || e->role == Role::AttnMask, maskConvention(tr));
 
     auto ctx = std::make_shared<CellTipContext>();
     ctx->tr = trp;

@@ -6,6 +6,8 @@
 #include "steps/panel_text.h"
 #include "steps/piece_builder.h"
 #include "steps/step_panels.h"
+
+#include "models/model_registry.h"
 #include "widgets/number_format.h"
 #include "stepformer/trace_graph.h"
 
@@ -101,14 +103,9 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
         return out;
     }
 
-    // PyTorch's layers: their own lines (torch_pieces.cpp).
-    if (s.block.torch() && torchStepPieces(pb, s, step, H, hh)) {
-        if (out.pieces.empty()) add(step, shortLeafTitle(tr, step));
-        return out;
-    }
-
-    // attention-is-all-you-need-pytorch's (its loss block has no model's names: the config tells).
-    if ((s.block.naming == Naming::Aiayn || cfg.aiayn()) && aiaynStepPieces(pb, s, step, H, hh)) {
+    // The model's own lines where it has them (models/model_registry.h); the trace says which
+    // model it is (the loss block carries no model's names).
+    if (const auto own = models::presentation(models::namingOf(tr)).stepPieces; own && own(pb, s, step, H, hh)) {
         if (out.pieces.empty()) add(step, shortLeafTitle(tr, step));
         return out;
     }
@@ -294,7 +291,7 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
     case Role::Input:
     case Role::AttnMask:
     case Role::Gelu:
-    case Role::ScaledQ: break;  // the other models' roles (torch_pieces.cpp for PyTorch's)
+    case Role::ScaledQ: break;  // the other models' roles (models/torch/pieces.cpp for PyTorch's)
     }
 
     if (out.pieces.empty()) add(step, shortLeafTitle(tr, step));

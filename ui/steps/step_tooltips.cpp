@@ -1,5 +1,7 @@
 #include "steps/step_tooltips.h"
 
+#include "models/model_registry.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -57,14 +59,9 @@ QString extraFor(const CellTipContext& x, int r, int c) {
         if (inside(base, r, c)) t += QStringLiteral("<br>The number itself: %1 = %2").arg(esc(leafName(s.base)), exact(base.at(r, c)));
         return t;
     }
-    if (s.block.torch()) {
+    if (const auto own = models::presentation(models::namingOf(tr)).cellTip) {  // the model's own words
         bool handled = false;
-        QString t = torchCellExtra(x, r, c, handled);
-        if (handled) return t;
-    }
-    if (s.block.naming == stepformer::Naming::Aiayn || x.cfg.aiayn()) {
-        bool handled = false;
-        QString t = aiaynCellExtra(x, r, c, handled);
+        QString t = own(x, r, c, handled);
         if (handled) return t;
     }
     if (x.isMask) {
@@ -246,16 +243,16 @@ QString cellTooltip(const CellTipContext& x, int r, int c) {
     return s;
 }
 
-QString maskedExplanationFor(const StepInfo& s, bool isMask) {
+QString maskedExplanationFor(const StepInfo& s, bool isMask, MaskConvention convention) {
     if (isMask) return {};
-    if (s.block.torch()) {  // PyTorch adds −∞ where the tutorial fills −1e9
+    if (convention == MaskConvention::Additive) {  // PyTorch adds −∞ where the tutorial fills −1e9
         if (s.role == Role::MaskedScores)
             return QStringLiteral("<i>Ignored: the additive mask is <b>\u2212\u221e</b> here, so the score became \u2212\u221e.</i>");
         if (s.role == Role::Softmax || s.role == Role::Context)
             return QStringLiteral("<i>Ignored: the score was \u2212\u221e, so after the softmax this weight is exactly "
                                   "<b>0</b> (NaN when every key of the row is \u2212\u221e).</i>");
     }
-    if (s.block.naming == stepformer::Naming::Aiayn && s.role == Role::MaskedScores)
+    if (convention == MaskConvention::FillZeros && s.role == Role::MaskedScores)
         return QStringLiteral("<i>Masked: the mask is 0 here (1 = keep), so <b>masked_fill(mask == 0, −1e9)</b> replaced "
                               "the score by <b>−1e9</b>.</i>");
     if (s.role == Role::MaskedScores)

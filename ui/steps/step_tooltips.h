@@ -26,12 +26,12 @@ struct CellTipContext {
 
 QString cellTooltip(const CellTipContext& x, int r, int c);
 // The "how it was computed" part of a cell's tooltip for a step of PyTorch's layers
-// (torch_tooltips.cpp); `handled` false: the tutorial's text applies (softmax over the
+// (models/torch/tooltips.cpp); `handled` false: the tutorial's text applies (softmax over the
 // vocabulary, the loss).
 QString torchCellExtra(const CellTipContext& x, int r, int c, bool& handled);
-// The same for attention-is-all-you-need-pytorch's model (aiayn_tooltips.cpp).
+// The same for attention-is-all-you-need-pytorch's model (models/aiayn/tooltips.cpp).
 QString aiaynCellExtra(const CellTipContext& x, int r, int c, bool& handled);
 // The note a masked cell of a masked-scores / softmax / context panel adds to its tooltip.
-QString maskedExplanationFor(const StepInfo& s, bool isMask);
+QString maskedExplanationFor(const StepInfo& s, bool isMask, MaskConvention convention);
 
 }  // namespace tensorviz

@@ -1,5 +1,7 @@
 #include "steps/tensor_slice.h"
 
+#include "models/model_registry.h"
+
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
 
@@ -197,8 +199,15 @@ StepInfo stepInfo(const Trace& tr, const QString& name) {
     return s;
 }
 
-stepformer::Naming traceNaming(const Trace& tr) {
-    return tr.blocks().empty() ? stepformer::Naming::Tutorial : tr.blocks().front().naming;
+stepformer::Naming traceNaming(const Trace& tr) { return models::namingOf(tr); }
+
+MaskConvention maskConvention(const Trace& tr) {
+    for (const TraceEntry& e : tr.entries()) {
+        if (e.op == stepformer::Op::MaskAdd) return MaskConvention::Additive;
+        if (e.is_mask && e.attrs.keep_ones) return MaskConvention::FillZeros;
+        if (e.op == stepformer::Op::MaskFill) return MaskConvention::FillOnes;
+    }
+    return MaskConvention::FillOnes;
 }
 
 const TraceEntry* roleEntry(const Trace& tr, const stepformer::Block& b, stepformer::Role role) {

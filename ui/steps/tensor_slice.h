@@ -79,6 +79,12 @@ StepInfo stepInfo(const stepformer::Trace& tr, const QString& name);
 
 // Which model's names the trace's blocks take (the first block's; Tutorial for an empty trace).
 stepformer::Naming traceNaming(const stepformer::Trace& tr);
+
+// How a model's attention masks act, read from its graph (never from which model it is):
+// 0/1 masks whose 1s are filled with −1e9 (masked_fill), 0/1 masks that keep their 1s and fill
+// the 0s (Attrs::keep_ones), or additive 0/−∞ masks added to the scores (Op::MaskAdd).
+enum class MaskConvention { FillOnes, FillZeros, Additive };
+MaskConvention maskConvention(const stepformer::Trace& tr);
 // The entry with `role` in block b and its name ("" when there is none). A block whose naming is
 // not the trace's is looked up with the trace's.
 const stepformer::TraceEntry* roleEntry(const stepformer::Trace& tr, const stepformer::Block& b, stepformer::Role role);

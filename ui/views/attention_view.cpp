@@ -1,5 +1,7 @@
 #include "views/attention_view.h"
 
+#include "stepformer/trace_names.h"
+
 #include <algorithm>
 
 #include <QBoxLayout>
@@ -9,7 +11,6 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QScrollArea>
-#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSettings>
 #include <QSignalBlocker>
@@ -278,9 +279,9 @@ void AttentionView::placeThumbs() {
 }
 
 void AttentionView::rebuildOverview() {
-    // The block's entries of every layer, e.g. "decoder.layers.*.dec_enc_attn.attn".
-    QString entries = currentTensorName();
-    entries.replace(QRegularExpression(QStringLiteral("\\.layers\\.\\d+\\.")), QStringLiteral(".layers.*."));
+    // The block's entries of every layer, e.g. "decoder.layers.*.dec_enc_attn.attn", in the model's naming.
+    const stepformer::names::Parsed parsed = stepformer::names::parse(currentTensorName().toStdString());
+    const QString entries = QString::fromStdString(stepformer::names::every_layer(parsed.block, parsed.leaf));
     titleLabel_->setText(tr("<b>All layers \u00b7 %1</b> \u2014 <tt>%2</tt>, sentence %3: a row per layer, a column per "
                             "head and their mean (each cell: queries \u00d7 keys). Click a cell to enlarge it.")
                              .arg(blockTitle(block_), entries.toHtmlEscaped())

@@ -240,11 +240,10 @@ QString GradientView::relatedParameter(const Trace& tr, const QString& step, boo
     case Role::Context: return weightOf(s.block, Role::V);
     case Role::AttnMask: return weightOf(s.block, Role::Q);
     case Role::LayerNorm:
-        // PyTorch's LayerNorms (a layer's normK, a stack's final norm) read their own weight.
-        // attention-is-all-you-need-pytorch's too (its stack's layer_norm before the layers).
-        if (s.block.torch() || s.block.naming == stepformer::Naming::Aiayn)
+        // A LayerNorm with a learned γ reads its own weight, as its step says (PyTorch's normK, a
+        // stack's final norm, attention-is-all-you-need-pytorch's layer_norm).
+        if (learnedLayerNorm)
             if (const auto ps = stepformer::graph::params(tr, *s.forward); !ps.empty()) return QString::fromStdString(ps.front());
-        if (learnedLayerNorm) return QString::fromStdString(stepformer::names::param(s.block, "layer_norm.weight"));
         [[fallthrough]];
     case Role::OutProjection:
     case Role::FfnOut:

@@ -14,7 +14,9 @@
 
 #include "widgets/heatmap_widget.h"
 #include "stepformer/backend.h"
+#include "stepformer/graph.h"
 #include "stepformer/loss.h"
+#include "stepformer/trace_graph.h"
 #include "steps/step_panels.h"
 #include "views/message_stack.h"
 #include "views/target_heatmap.h"
@@ -30,6 +32,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const QColor kIgnoredBg(0xee, 0xee, 0xee);
 const QColor kIgnoredFg(0x9a, 0x9a, 0x9a);
+const Block kLossBlock{Stack::None, BlockKind::Loss, -1};
 
 QTableWidgetItem* item(const QString& text, Qt::Alignment align = Qt::AlignCenter) {
     auto* it = new QTableWidgetItem(text);
@@ -62,12 +65,21 @@ LossView::LossView(QWidget* parent) : StepView(parent) {
     logits_ = view_parts::makeHeatmap<TargetHeatmap>(QStringLiteral("lossLogitsHeatmap"), page);
     probs_ = view_parts::makeHeatmap<TargetHeatmap>(QStringLiteral("lossProbsHeatmap"), page);
     for (auto* h : {logits_, probs_}) h->setValueText(HeatmapWidget::ValueText::Always);  // tall enough: their hint
-    QLabel* op = view_parts::makeOpLabel(tr("softmax\n\u2192"), 12.0, 3.0, page);
+    QLabel* op = softmaxOp_ = view_parts::makeOpLabel(tr("softmax\n\u2192"), 12.0, 3.0, page);
     op->setToolTip(tr("p[t, v] = exp(z[t, v]) / \u03a3\u1d64 exp(z[t, u]) along the vocabulary"));
     maps->addWidget(logits_, 1);
     maps->addWidget(op, 0);
     maps->addWidget(probs_, 1);
+    target_ = view_parts::makeHeatmap<TargetHeatmap>(QStringLiteral("lossTargetHeatmap"), page);
+    target_->setValueText(HeatmapWidget::ValueText::Always);
+    target_->setToolTip(tr("The distribution a label-smoothed loss compares p with, row by row"));
+    target_->hide();  // a loss with label smoothing only
+    maps->addWidget(target_, 1);
     pageLay->addLayout(maps, 1);
+    // The maps take the height the table and the formula leave: their natural size (48 px a
+    // row) would make the page taller than a laptop's view, where the scroll area asks the
+    // page's height for its width. Their minimum (every row readable) is kept in rebuild().
+    for (auto* h : {logits_, probs_, target_}) h->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
 
     table_ = new QTableWidget(page);
     table_->setObjectName(QStringLiteral("lossTable"));
@@ -191,6 +203,9 @@ void LossView::recompute() {
     sentenceCount_.clear();
     sum_ = 0.0;
     mean_ = kNaN;
+    loss_ = kNaN;
+    logitsName_.clear();
+    spec_ = LossSpec{};
     count_ = 0;
     traceLoss_ = kNaN;
     perToken_ = Tensor();
@@ -198,12 +213,15 @@ void LossView::recompute() {
     probValues_ = nullptr;
     ignoreIndex_ = std::max(0, config_.tgt_id(config_.pad));
     if (!trace_) return;
-    const TraceEntry* logits = trace_->find("projection.logits");
+    spec_ = trace_->graph ? trace_->graph->loss : LossSpec{};
+    const TraceEntry* logits = graph::output_logits(*trace_);
     if (!logits || logits->value.rank() != 3) return;
+    logitsName_ = logits->name;
     B_ = int(logits->value.dim(0));
     T_ = int(logits->value.dim(1));
     V_ = int(logits->value.dim(2));
-    if (const TraceEntry* l = trace_->find("loss")) traceLoss_ = l->value.empty() ? kNaN : double(l->value.data[0]);
+    if (const TraceEntry* l = graph::find(*trace_, kLossBlock, Role::Loss))
+        traceLoss_ = l->value.empty() ? kNaN : double(l->value.data[0]);
     if (targets_.size() != size_t(B_) * T_) return;
     for (int id : targets_)
         if (id < 0 || id >= V_) return;
@@ -211,14 +229,28 @@ void LossView::recompute() {
     const size_t N = size_t(B_) * T_;
     const float* z = logits->value.ptr();
     // The model's softmax; a trace without it gets the same kernel's, never a recomputation here.
-    if (const TraceEntry* pe = trace_->find("projection.probs"); pe && pe->value.shape == logits->value.shape) {
+    if (const TraceEntry* pe = graph::output_probs(*trace_); pe && pe->value.shape == logits->value.shape) {
         probValues_ = pe->value.ptr();
     } else {
         ownProbs_ = Tensor(logits->value.shape);
         default_backend().softmax_forward(ownProbs_.ptr(), z, int(N), V_);
         probValues_ = ownProbs_.ptr();
     }
-    const CrossEntropy ce = cross_entropy(probValues_, targets_.data(), int(N), V_, ignoreIndex_);
+    CrossEntropy ce;
+    if (smoothed()) {
+        // The model's own kernel on the same logits: its per-position terms and their sum.
+        ce.per_token.assign(N, 0.0f);
+        float total = 0.0f;
+        Backend& be = default_backend();
+        be.smoothed_cross_entropy_forward(ce.per_token.data(), &total, z, targets_.data(), int(N), V_, ignoreIndex_,
+                                          spec_.label_smoothing);
+        be.sync();
+        for (size_t i = 0; i < N; ++i)
+            if (targets_[i] != ignoreIndex_) ++ce.counted;
+        ce.sum = total;
+    } else {
+        ce = cross_entropy(probValues_, targets_.data(), int(N), V_, ignoreIndex_);
+    }
     lse_.assign(N, kNaN);
     zTarget_.assign(N, kNaN);
     p_.assign(N, kNaN);
@@ -237,6 +269,7 @@ void LossView::recompute() {
     sum_ = ce.sum;
     count_ = ce.counted;
     mean_ = count_ > 0 ? ce.mean() : kNaN;
+    loss_ = spec_.sum ? double(float(sum_)) : mean_;
     valid_ = true;
 }
 
@@ -249,30 +282,26 @@ void LossView::rebuild() {
     updating_ = false;
 
     const QString ignoreTok = QString::fromStdString(config_.tgt_vocab.empty() ? std::string("P") : config_.pad);
-    if (config_.aiayn()) {
-        // attention-is-all-you-need-pytorch's cal_loss is not this view's CrossEntropyLoss: its
-        // label-smoothed per-token losses and their sum are the trace's loss.per_token and loss.
-        titleLabel_->setText(tr("<b>cal_loss</b> &nbsp;<span style='color:#555'>\u2014 cross-entropy against a label-smoothed "
-                                "target (\u03b5 0.1: 0.9 on the expected word), <b>summed</b> over the non-pad targets "
-                                "(<b>%1</b> ignored).</span>")
-                                 .arg(ignoreTok.toHtmlEscaped()));
-        messages_->showMessage(trace_ ? tr("cal_loss's numbers are the trace's steps loss.per_token and loss: open them in the "
-                                           "Tensor view (this page shows nn.CrossEntropyLoss's mean).")
-                                      : tr("No data yet \u2014 run the forward pass to see the loss."));
-        return;
-    }
-    titleLabel_->setText(tr("<b>Cross-entropy loss</b> &nbsp;<tt>nn.CrossEntropyLoss(ignore_index=%1)</tt>"
-                            "<span style='color:#555'> &nbsp;\u2014 per position: softmax of the logits, p of the correct "
-                            "token, \u2212log p; pad targets (<b>%2</b>) are ignored.</span>")
-                             .arg(ignoreIndex_)
-                             .arg(ignoreTok.toHtmlEscaped()));
+    const QString code = QString::fromStdString(spec_.code).toHtmlEscaped();
+    const double eps = spec_.label_smoothing;
+    if (smoothed())
+        // One line: the target distribution is spelled out in its heatmap's title.
+        titleLabel_->setText(tr("<b>Label-smoothed cross-entropy, summed</b> &nbsp;<tt>%1</tt>"
+                                "<span style='color:#555'> &nbsp;\u2014 pad targets (<b>%2</b>) ignored</span>")
+                                 .arg(code, ignoreTok.toHtmlEscaped()));
+    else
+        titleLabel_->setText(tr("<b>Cross-entropy loss</b> &nbsp;<tt>%1</tt>"
+                                "<span style='color:#555'> &nbsp;\u2014 per position: softmax of the logits, p of the correct "
+                                "token, \u2212log p; pad targets (<b>%2</b>, id %3) are ignored.</span>")
+                                 .arg(code, ignoreTok.toHtmlEscaped())
+                                 .arg(ignoreIndex_));
 
     if (!trace_) {
         messages_->showMessage(tr("No data yet \u2014 run the forward pass to see the loss."));
         return;
     }
-    if (!trace_->find("projection.logits")) {
-        messages_->showMessage(tr("This trace has no logits (projection.logits) to compute the loss from."));
+    if (!graph::output_logits(*trace_)) {
+        messages_->showMessage(tr("This trace has no logits to compute the loss from."));
         return;
     }
     if (!valid_) {
@@ -286,9 +315,9 @@ void LossView::rebuild() {
 
     const int b = batch_;
     const Trace& trc = *trace_;
-    const TraceEntry& le = trc.at("projection.logits");
+    const TraceEntry& le = trc.at(logitsName_);
     const tensorviz::Matrix ml = tensorviz::slice(trc, le, b, 0, &config_);
-    const TraceEntry* pe = trc.find("projection.probs");
+    const TraceEntry* pe = graph::output_probs(trc);
     tensorviz::Matrix mp;
     if (pe) {
         mp = tensorviz::slice(trc, *pe, b, 0, &config_);
@@ -314,7 +343,8 @@ void LossView::rebuild() {
             for (int v = 0; v < V_; ++v) mask[size_t(t) * V_ + v] = 1.0f;
     }
     const QString ignoredExpl =
-        tr("<i>ignored: the target here is the pad token %1, and CrossEntropyLoss(ignore_index=%2) leaves it out of the mean</i>")
+        (spec_.sum ? tr("<i>ignored: the target here is the pad token %1 (id %2), which the loss leaves out of the sum</i>")
+                   : tr("<i>ignored: the target here is the pad token %1 (id %2), which the loss leaves out of the mean</i>"))
             .arg(ignoreTok.toHtmlEscaped())
             .arg(ignoreIndex_);
     const QString rowTitle = tr("position t: input \u2192 target");
@@ -326,7 +356,7 @@ void LossView::rebuild() {
     logits_->setColLabels(ml.colLabels);
     logits_->setRowAxisTitle(rowTitle);
     logits_->setColAxisTitle(tr("tgt_vocab"));
-    logits_->setTitle(tr("logits z = projection(dec_outputs)"));
+    logits_->setTitle(tr("logits z = %1").arg(QString::fromStdString(logitsName_)));
     logits_->setColorMode(HeatmapWidget::ColorMode::Diverging);
     logits_->clearValueRange();
     logits_->setLegendCaption(tr("logit"));
@@ -345,11 +375,46 @@ void LossView::rebuild() {
     static_cast<TargetHeatmap*>(logits_)->setTargets(tcols);
     static_cast<TargetHeatmap*>(probs_)->setTargets(tcols);
 
+    // A label-smoothed loss's target distribution q, row by row, and its term per position.
+    // Beside p, the q it is compared with; the logits are in the table (z of the target, log Σ e^z).
+    target_->setVisible(smoothed());
+    logits_->setVisible(!smoothed());
+    softmaxOp_->setVisible(!smoothed());
+    const double off = eps / std::max(1, V_ - 1);
+    if (smoothed()) {
+        std::vector<float> q(size_t(T_) * V_, float(off));
+        for (int t = 0; t < T_; ++t) q[size_t(t) * V_ + size_t(tcols[size_t(t)])] = float(1.0 - eps);
+        target_->setMatrix(T_, V_, q);
+        target_->setMask(mask);
+        target_->setMaskedExplanation(ignoredExpl);
+        target_->setRowLabels(rowLabels);
+        target_->setColLabels(mp.colLabels);
+        target_->setRowAxisTitle(rowTitle);
+        target_->setColAxisTitle(tr("tgt_vocab"));
+        target_->setTitle(tr("target q: %1 on the target, %2 elsewhere")
+                              .arg(QString::number(1.0 - eps, 'g', 4), QString::number(off, 'g', 4)));
+        target_->setToolTip(tr("The label-smoothed target: 1 \u2212 \u03b5 = %1 on the expected token and \u03b5/(V\u22121) = %2 "
+                               "on each of the other %3 tokens (\u03b5 = %4)")
+                                .arg(QString::number(1.0 - eps, 'g', 4), QString::number(off, 'g', 4))
+                                .arg(V_ - 1)
+                                .arg(QString::number(eps, 'g', 4)));
+        target_->setColorMode(HeatmapWidget::ColorMode::Sequential);
+        target_->setValueRange(0.0f, 1.0f);
+        target_->setLegendCaption(tr("q"));
+        static_cast<TargetHeatmap*>(target_)->setTargets(tcols);
+    }
+    for (auto* h : {logits_, probs_, target_}) h->setMinimumHeight(h->minimumSizeHint().height());
+    table_->horizontalHeaderItem(6)->setText(smoothed() ? tr("\u2212\u03a3 q log p") : tr("\u2212log p(target)"));
+    table_->horizontalHeaderItem(6)->setToolTip(
+        smoothed() ? tr("this position's term: \u2212(1\u2212\u03b5) log p(target) \u2212 \u03b5/(V\u22121) \u03a3 of log p over "
+                        "the other tokens")
+                   : tr("cross-entropy of this position = log \u03a3 e^z \u2212 z\u209c"));
+
     const auto cellTip = [this, b, rowLabels, ignoredExpl](bool isProb) {
         return [this, b, rowLabels, ignoredExpl, isProb](int r, int c) {
             const size_t i = size_t(b) * T_ + r;
             const int target = targets_[i];
-            const float z = trace_->at("projection.logits").value.ptr()[i * V_ + c];
+            const float z = trace_->at(logitsName_).value.ptr()[i * V_ + c];
             const float p = probValues_[i * V_ + c];
             const QString tok = QString::fromStdString(config_.tgt_vocab[size_t(c)]).toHtmlEscaped();
             QString t = tr("<b>position %1</b> (%2)<br>").arg(r).arg(rowLabels.value(r).toHtmlEscaped());
@@ -402,8 +467,8 @@ void LossView::rebuild() {
                 QFont f = it->font();
                 f.setItalic(true);
                 it->setFont(f);
-                it->setToolTip(tr("The target at position %1 is the pad token %2: CrossEntropyLoss(ignore_index=%3) "
-                                  "skips it, so it adds nothing to the sum and is not counted.")
+                it->setToolTip(tr("The target at position %1 is the pad token %2 (id %3): the loss skips it, so it "
+                                  "adds nothing to the sum and is not counted.")
                                    .arg(t)
                                    .arg(ignoreTok)
                                    .arg(ignoreIndex_));
@@ -440,7 +505,14 @@ void LossView::rebuild() {
                        .arg(sentenceCount_[size_t(b)])
                        .arg(ignoredHere > 0 ? tr(", %1 ignored").arg(ignoredHere) : QString());
     QString mean;
-    if (B_ > 1) {
+    if (spec_.sum) {
+        QStringList sums;
+        for (int s = 0; s < B_; ++s) sums << numfmt::decimals(sentenceSum_[size_t(s)], places);
+        // One sentence: its sum is the loss (written out above).
+        mean = B_ > 1 ? tr("loss = %1 = <b>%2</b>")
+                            .arg(sums.join(QStringLiteral(" + ")), numfmt::decimals(loss_, std::max(6, places)))
+                      : tr("loss = <b>%1</b>").arg(numfmt::decimals(loss_, std::max(6, places)));
+    } else if (B_ > 1) {
         QStringList sums, counts;
         for (int s = 0; s < B_; ++s) {
             sums << numfmt::decimals(sentenceSum_[size_t(s)], places);
@@ -453,10 +525,10 @@ void LossView::rebuild() {
     } else {
         mean = tr("loss = %1 / %2 = <b>%3</b>").arg(numfmt::decimals(sum_, places)).arg(count_).arg(numfmt::decimals(mean_, std::max(6, places)));
     }
-    html += QStringLiteral("<br>") + tr("<b>Mean over the batch:</b> &nbsp;") + mean;
+    html += QStringLiteral("<br>") + (spec_.sum ? tr("<b>Sum over the batch:</b> &nbsp;") : tr("<b>Mean over the batch:</b> &nbsp;")) + mean;
     if (!std::isnan(traceLoss_)) {
-        // The same function on the same probabilities: equal to the bit unless the targets differ.
-        const bool same = float(traceLoss_) == float(mean_);
+        // The same function on the same numbers: equal to the bit unless the targets differ.
+        const bool same = float(traceLoss_) == float(loss_);
         html += same ? tr(" &nbsp;<span style='color:#2e7d32'>\u2714 the model's <tt>loss</tt> = %1</span>").arg(numfmt::decimals(traceLoss_, 6))
                      : tr(" &nbsp;<span style='color:#b00020'>\u2260 the model's <tt>loss</tt> = %1</span>").arg(numfmt::decimals(traceLoss_, 6));
     }

@@ -4,9 +4,14 @@
 // (CrossEntropyLoss(ignore_index=0)); below, the mean that makes the loss written out with the
 // numbers: (sum of −log p over every counted position of the batch) / count = loss.
 //
-// The numbers are the core's: p is the trace's `projection.probs`, −log p and the mean come
-// from stepformer::cross_entropy, the function the model's `loss` is made with, so they equal
-// `loss.per_token` and `loss` exactly (log Σ e^z is shown only to explain the softmax).
+// Whichever loss the trace's graph holds (Graph::loss): the mean cross-entropy, or a
+// label-smoothed sum (attention-is-all-you-need-pytorch's cal_loss), whose target distribution q
+// is a third heatmap ("lossTargetHeatmap") and whose per-position term is −Σ q log p.
+//
+// The numbers are the core's: p is the trace's output probabilities, −log p and the mean come
+// from stepformer::cross_entropy (a smoothed loss: the backend's smoothed_cross_entropy_forward),
+// the functions the model's `loss` is made with, so they equal `loss.per_token` and `loss`
+// exactly (log Σ e^z is shown only to explain the softmax).
 //
 // Controls (objectNames): "batchPicker" (QComboBox), "lossLogitsHeatmap", "lossProbsHeatmap"
 // (HeatmapWidget, the target cells outlined), "lossTable" (QTableWidget), "lossFormulaLabel",
@@ -20,6 +25,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "stepformer/graph.h"
 #include "views/step_view.h"
 
 class QComboBox;
@@ -58,6 +64,9 @@ public:
     // whole batch / their count, stepformer::CrossEntropy::mean() (NaN when there is nothing to
     // show); as float it is the trace's `loss`.
     double displayedMean() const { return mean_; }
+    // The loss as the model defines it: the mean, or for a summed loss the sum (as float).
+    double displayedLoss() const { return loss_; }
+    bool smoothed() const { return spec_.label_smoothing > 0.0f; }
     double displayedSum() const { return sum_; }
     int countedPositions() const { return count_; }
     // The trace's `loss` (NaN when the trace has none).
@@ -72,6 +81,7 @@ public:
 
     HeatmapWidget* logitsHeatmap() const { return logits_; }
     HeatmapWidget* probsHeatmap() const { return probs_; }
+    HeatmapWidget* targetHeatmap() const { return target_; }
     QTableWidget* table() const { return table_; }
     QString formulaText() const;
 
@@ -88,6 +98,9 @@ private:
     void rebuild();
 
     std::vector<int> targets_;
+    stepformer::LossSpec spec_;
+    std::string logitsName_;
+    double loss_ = std::numeric_limits<double>::quiet_NaN();
     int B_ = 0, T_ = 0, V_ = 0;
     int batch_ = 0;
     int ignoreIndex_ = 0;
@@ -108,6 +121,8 @@ private:
     QLabel* titleLabel_ = nullptr;
     HeatmapWidget* logits_ = nullptr;
     HeatmapWidget* probs_ = nullptr;
+    HeatmapWidget* target_ = nullptr;
+    QLabel* softmaxOp_ = nullptr;
     QTableWidget* table_ = nullptr;
     QLabel* formulaLabel_ = nullptr;
 };

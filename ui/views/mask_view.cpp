@@ -89,7 +89,7 @@ MaskView::MaskView(QWidget* parent)
         if (i == 1) masksRow->addWidget(tutorialOnly_.emplace_back(opLabel(QStringLiteral("OR"), page)));
         if (i == 2) masksRow->addWidget(tutorialOnly_.emplace_back(opLabel(QStringLiteral("="), page)));
     }
-    pageLay->addLayout(masksRow, 5);
+    pageLay->addLayout(masksRow, 4);
 
     flowTitle_ = view_parts::makeRichLabel(QStringLiteral("flowTitle"), page, view_parts::Selectable::No);
     pageLay->addWidget(flowTitle_);
@@ -105,7 +105,7 @@ MaskView::MaskView(QWidget* parent)
     flowRow->addWidget(masked_, 1);
     flowRow->addWidget(opLabel(tr("softmax\n(each\nrow)\n\u2192"), page, 10.0, 0.5));
     flowRow->addWidget(attn_, 1);
-    pageLay->addLayout(flowRow, 7);
+    pageLay->addLayout(flowRow, 8);
 
     messages_->setPage(page, QStringLiteral("noDataLabel"));
     root->addWidget(messages_, 1);
@@ -119,16 +119,22 @@ MaskView::~MaskView() = default;
 
 void MaskView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     StepView::setTrace(std::move(trace), config);
-    torch_ = trace_ && traceNaming(*trace_) != stepformer::Naming::Tutorial;
-    aiayn_ = trace_ && traceNaming(*trace_) == stepformer::Naming::Aiayn;
-    for (QWidget* w : tutorialOnly_) w->setVisible(!torch_);
-    fillOp_->setText(aiayn_   ? tr("masked_fill\n(mask == 0,\n\u22121e9)\n\u2192")
-                     : torch_ ? tr("+ mask\n(0 / \u2212\u221e)\n\u2192")
+    // What the masks are is read from the graph: how they act, and whether the model traces the
+    // tutorial's pad, subsequence and combined masks or makes one mask per attention block.
+    const MaskConvention convention = trace_ ? maskConvention(*trace_) : MaskConvention::FillOnes;
+    additive_ = convention == MaskConvention::Additive;
+    keepOnes_ = convention == MaskConvention::FillZeros;
+    perBlock_ = trace_ && std::none_of(trace_->entries().begin(), trace_->entries().end(), [](const stepformer::TraceEntry& e) {
+                    return e.role == stepformer::Role::SubsequenceMask;
+                });
+    for (QWidget* w : tutorialOnly_) w->setVisible(!perBlock_);
+    fillOp_->setText(keepOnes_   ? tr("masked_fill\n(mask == 0,\n\u22121e9)\n\u2192")
+                     : additive_ ? tr("+ mask\n(0 / \u2212\u221e)\n\u2192")
                               : tr("masked_fill\n(mask,\n\u22121e9)\n\u2192"));
     masksTitle_->setText(
-        aiayn_ ? tr("<b>The masks</b>, this project's convention \u2014 <b>1 = keep</b>, 0 (hatched) = masked: the opposite "
+        keepOnes_ ? tr("<b>The masks</b>, this project's convention \u2014 <b>1 = keep</b>, 0 (hatched) = masked: the opposite "
                     "of the tutorial's. src_mask is one row for every query; slf_attn and enc_attn both read it.")
-        : torch_ ? tr("<b>The masks</b>, PyTorch's convention \u2014 added to the scores: 0 = may attend, \u2212\u221e (hatched) = "
+        : additive_ ? tr("<b>The masks</b>, PyTorch's convention \u2014 added to the scores: 0 = may attend, \u2212\u221e (hatched) = "
                     "ignored. Each block merges its attn_mask and key_padding_mask (True = ignore) into one.")
                : tr("<b>The masks</b> \u2014 1 (dark, hatched) = masked: the query in that row may not look at the key in that column."));
     assignMasks();
@@ -144,7 +150,7 @@ void MaskView::assignMasks() {
     using namespace stepformer;
     for (QString& n : maskNames_) n.clear();
     if (!trace_) return;
-    if (torch_) {  // one additive mask per block: the picked layer's (layer 0 of the other stack)
+    if (perBlock_) {  // one additive mask per block: the picked layer's (layer 0 of the other stack)
         const auto maskAt = [&](Stack s, BlockKind k) {
             const int layer = block_.stack == s ? block_.layer : 0;
             return maskName(graph::mask_of(*trace_, Block{s, k, std::max(0, layer), traceNaming(*trace_)}));
@@ -201,7 +207,7 @@ QString MaskView::flowTitle() const {
 
 void MaskView::rebuild() {
     syncPickers(stepformer::Role::Scores);
-    if (torch_) assignMasks();  // the picked layer's masks
+    if (perBlock_) assignMasks();  // the picked layer's masks
     bool anyMask = false;
     if (trace_)
         for (const auto& n : maskNames_) anyMask = anyMask || (!n.isEmpty() && trace_->contains(n.toStdString()));
@@ -216,9 +222,9 @@ void MaskView::rebuild() {
     }
     messages_->showPage();
     const QStringList titles =
-        aiayn_   ? QStringList{tr("src_mask (slf_attn)"), QString(), QString(), tr("trg_mask (slf_attn, causal)"),
+        keepOnes_   ? QStringList{tr("src_mask (slf_attn)"), QString(), QString(), tr("trg_mask (slf_attn, causal)"),
                                tr("src_mask (enc_attn)")}
-        : torch_ ? QStringList{tr("encoder self_attn mask"), QString(), QString(), tr("decoder self_attn mask (causal)"),
+        : additive_ ? QStringList{tr("encoder self_attn mask"), QString(), QString(), tr("decoder self_attn mask (causal)"),
                              tr("multihead_attn mask")}
                : QStringList{tr("encoder pad mask"), tr("decoder pad mask"), tr("subsequence mask"),
                              tr("decoder self-attn mask"), tr("decoder\u2013encoder pad mask")};
@@ -235,15 +241,15 @@ void MaskView::rebuild() {
                   maskedScores = roleName(*trace_, block_, Role::MaskedScores),
                   attn = roleName(*trace_, block_, Role::Softmax);
     const QString flow =
-        aiayn_ ? tr("the scores before masking (<tt>(q / temperature) \u00b7 k\u1d40</tt>), after <tt>masked_fill(mask == 0, "
+        keepOnes_ ? tr("the scores before masking (<tt>(q / temperature) \u00b7 k\u1d40</tt>), after <tt>masked_fill(mask == 0, "
                     "\u22121e9)</tt>, and after the softmax \u2014 the masked (hatched) positions become exactly <b>0</b>.")
-        : torch_ ? tr("the scores before masking, <tt>scores + attn_mask</tt> (\u2212\u221e where a key is ignored), and after "
+        : additive_ ? tr("the scores before masking, <tt>scores + attn_mask</tt> (\u2212\u221e where a key is ignored), and after "
                     "the softmax \u2014 the ignored (hatched) positions become exactly <b>0</b>.")
                : tr("the scores before masking, after <tt>masked_fill_(attn_mask, \u22121e9)</tt>, and after the "
                     "softmax \u2014 the masked (hatched) positions become exactly <b>0</b>.");
     // A mask is made once per stack, before its first layer, and every layer uses it: at a mask's
     // step the title names no layer (the layer picker says whose scores are shown).
-    if (showsMaskStep() && !torch_)  // PyTorch's masks are per block: the layer's own, titled below
+    if (showsMaskStep() && !perBlock_)  // PyTorch's masks are per block: the layer's own, titled below
         flowTitle_->setText(tr("<b>How every layer's %1 uses this mask</b> (the layer picked above, head %2, sentence %3): "
                                "%4")
                                 .arg(blockTitle(block_))
@@ -260,22 +266,22 @@ void MaskView::rebuild() {
     // The head is named in the flow title above (in each panel's title too, they wrapped into
     // three lines in a 1366 px window).
     PanelSpec ps = panelFor(trace_, config_, scores, batch_, head_,
-                            aiayn_   ? tr("1. scores = (q/\u221ad_k)\u00b7k\u1d40")
-                            : torch_ ? tr("1. scores = q\u00b7k\u1d40/\u221ahead_dim")
+                            keepOnes_   ? tr("1. scores = (q/\u221ad_k)\u00b7k\u1d40")
+                            : additive_ ? tr("1. scores: q\u00b7k\u1d40/\u221ahead_dim")
                                      : tr("1. scores = QK\u1d40/\u221ad_k"));
     // Mark where the mask will hit before it does.
     if (ps.present) {
         PanelSpec pm = panelFor(trace_, config_, maskedScores, batch_, head_);
         if (pm.mask.size() == ps.m.values.size()) {
             ps.mask = pm.mask;
-            ps.maskedExplanation = aiayn_ ? tr("<i>The mask is 0 here: the next step replaces this score by <b>\u22121e9</b>.</i>")
-                                   : torch_ ? tr("<i>The mask is \u2212\u221e here: the next step adds it to this score.</i>")
+            ps.maskedExplanation = keepOnes_ ? tr("<i>The mask is 0 here: the next step replaces this score by <b>\u22121e9</b>.</i>")
+                                   : additive_ ? tr("<i>The mask is \u2212\u221e here: the next step adds it to this score.</i>")
                                           : tr("<i>The mask is 1 here: the next step replaces this score by <b>\u22121e9</b>.</i>");
         }
     }
     applyPanel(scores_, ps);
     applyPanel(masked_, panelFor(trace_, config_, maskedScores, batch_, head_,
-                                 torch_ && !aiayn_ ? tr("2. scores + mask") : tr("2. masked scores")));
+                                 additive_ ? tr("2. scores + mask") : tr("2. masked scores")));
     applyPanel(attn_, panelFor(trace_, config_, attn, batch_, head_, tr("3. attn = softmax")));
     for (auto* w : {scores_, masked_, attn_}) w->setValueText(HeatmapWidget::ValueText::Auto);
 }

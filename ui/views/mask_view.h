@@ -57,9 +57,9 @@ private:
     QLabel* masksTitle_ = nullptr;
     QLabel* fillOp_ = nullptr;            // "masked_fill (mask, −1e9)" / PyTorch's "+ mask"
     QList<QWidget*> tutorialOnly_;        // the pad OR subsequence = combined part: PyTorch merges in each block
-    bool torch_ = false;                  // the trace is of PyTorch's layers (additive masks, one per block)
-                                          // or attention-is-all-you-need-pytorch's (one mask per block too)
-    bool aiayn_ = false;                  // attention-is-all-you-need-pytorch's: 1 = keep, masked_fill −1e9
+    bool perBlock_ = false;               // one mask per attention block, no traced subsequence mask
+    bool additive_ = false;               // 0 / −∞ masks added to the scores (PyTorch's layers)
+    bool keepOnes_ = false;               // 1 = keep, masked_fill(mask == 0, −1e9)
     QList<HeatmapWidget*> masks_;
     QStringList maskNames_;
     HeatmapWidget* scores_ = nullptr;

@@ -247,21 +247,30 @@ PositionalEncodingView::~PositionalEncodingView() = default;
 
 void PositionalEncodingView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     StepView::setTrace(std::move(trace), config);
-    int L = 0;
+    encoderLength_ = decoderLength_ = 0;
     if (trace_) {
         for (const stepformer::Block& b : trace_->blocks())  // the stacks' tables, whatever the model names them
             if (b.kind == stepformer::BlockKind::Input)
                 if (const auto* e = stepformer::graph::find(*trace_, b, stepformer::Role::PositionalTable); e && e->value.rank() == 2)
-                    L = std::max(L, static_cast<int>(e->value.dim(0)));
+                    (b.stack == stepformer::Stack::Decoder ? decoderLength_ : encoderLength_) = static_cast<int>(e->value.dim(0));
     }
-    if (L <= 0) L = std::max(config.src_len, config.tgt_len);
-    const int D = config.d_model;
+    followTable();
+    rebuildSum();
+}
+
+// The table as long as the one the current step's stack adds (the encoder's or the decoder's),
+// so the view and the step's explanation agree on the number of positions.
+void PositionalEncodingView::followTable() {
+    const bool dec = sumSource_ == QLatin1String("decoder");
+    int L = dec ? decoderLength_ : encoderLength_;
+    if (L <= 0) L = dec ? encoderLength_ : decoderLength_;
+    if (L <= 0) L = dec ? config_.tgt_len : config_.src_len;
+    const int D = config_.d_model;
     if (L != defaultLength_ || D != defaultDModel_) {
         defaultLength_ = L;
         defaultDModel_ = D;
         resetToDefaults();
     }
-    rebuildSum();
 }
 
 void PositionalEncodingView::setStep(const QString& traceName) {
@@ -269,6 +278,7 @@ void PositionalEncodingView::setStep(const QString& traceName) {
     const QString side = isDecoderStep(traceName) ? QStringLiteral("decoder") : QStringLiteral("encoder");
     if (side == sumSource_) return;
     sumSource_ = side;
+    followTable();
     rebuildSum();
 }
 
@@ -379,9 +389,13 @@ void PositionalEncodingView::rebuildSum() {
     using stepformer::Role;
     const stepformer::Stack stack = dec ? stepformer::Stack::Decoder : stepformer::Stack::Encoder;
     const stepformer::TraceEntry* e[3] = {nullptr, nullptr, nullptr};
+    // A stack that normalises the sum before layer 0 (attention-is-all-you-need-pytorch's
+    // <stack>.layer_norm): its input block has a LayerNorm step.
+    bool normed = false;
     if (trace_)
         for (const stepformer::Block& b : trace_->blocks())
             if (b.stack == stack && b.kind == stepformer::BlockKind::Input) {
+                normed = stepformer::graph::find(*trace_, b, Role::LayerNorm) != nullptr;
                 e[0] = stepformer::graph::find(*trace_, b, Role::Embedding);
                 e[1] = stepformer::graph::find(*trace_, b, Role::PositionalTable);
                 e[2] = stepformer::graph::find(*trace_, b, Role::PositionalAdd);
@@ -446,8 +460,7 @@ void PositionalEncodingView::rebuildSum() {
         return tr("%1, dim %2\nembedding %3 + PE %4 = %5").arg(labels.value(r)).arg(c).arg(numfmt::fourDigits(a), numfmt::fourDigits(b), numfmt::fourDigits(s));
     };
     for (PeHeatmap* m : sumMaps_) m->setTooltipFn(tip);
-    // attention-is-all-you-need-pytorch's stacks normalise the sum before layer 0 (<stack>.layer_norm).
-    QString cap = config_.aiayn()
+    QString cap = normed
                       ? tr("<b>%1 input for the current sentence</b> (batch item 0: <i>%2</i>): token embedding + "
                            "positional encoding; dropout and <tt>%3.layer_norm</tt> follow before layer 0. One colour scale "
                            "for all three.")

@@ -65,7 +65,9 @@ private:
     void rebuildSum();
     void resetToDefaults();
 
+    void followTable();
     int defaultLength_ = 0, defaultDModel_ = 0;
+    int encoderLength_ = 0, decoderLength_ = 0;  // the trace's tables' positions
     QString sumSource_ = QStringLiteral("encoder");
     stepformer::Tensor table_;
     QList<int> dims_;

@@ -41,6 +41,8 @@ struct Step {
 struct LossSpec {
     float label_smoothing = 0.0f;
     bool sum = false;
+    // The loss as the model's own code writes it, for a viewer to print.
+    std::string code = "nn.CrossEntropyLoss(ignore_index=0)";
 };
 
 class Graph {

@@ -29,6 +29,10 @@ namespace stepformer::names {
 std::string block_prefix(const Block& b);
 // block_prefix + "." + leaf; the loss block's own entry is "loss" (leaf "").
 std::string entry(const Block& b, std::string_view leaf);
+// The name of a layer block's entry in every layer at once, the layer's index a "*":
+// "decoder.layers.*.dec_enc_attn.attn", "decoder.layer_stack.*.enc_attn.attn". A block outside
+// the layers: entry().
+std::string every_layer(const Block& b, std::string_view leaf);
 // A parameter of a block: "encoder.layers.0.enc_self_attn.W_Q.weight", "decoder.tgt_emb.weight".
 std::string param(const Block& b, std::string_view leaf);
 

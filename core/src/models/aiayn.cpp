@@ -96,7 +96,7 @@ void aiayn_graph(Builder& b, const Config& c, const Batch& batch) {
     const int B = batch.B, S = batch.S, T = batch.T;
     constexpr AxisKind src = AxisKind::SrcToken, tgt = AxisKind::TgtToken;
     Aiayn m{b, c, B};
-    b.graph().loss = LossSpec{kLabelSmoothing, true};  // cal_loss(smoothing=True)
+    b.graph().loss = LossSpec{kLabelSmoothing, true, "cal_loss(pred, gold, trg_pad_idx, smoothing=True)"};
     const int pad = c.src_id(c.pad), tpad = c.tgt_id(c.pad);
     const Block enc_in{Stack::Encoder, BlockKind::Input, -1, kN}, dec_in{Stack::Decoder, BlockKind::Input, -1, kN};
     const Axis aB = ax(AxisKind::Batch, "batch_size");

@@ -1,4 +1,4 @@
-#include "lab/torch_print.h"
+#include "lab/module_repr.h"
 
 #include <cmath>
 #include <cstdio>

@@ -7,7 +7,7 @@
 // the picture is kAiaynShift taller at the bottom, where the input LayerNorm sits.
 #pragma once
 
-#include "architecture/torch_layout.h"
+#include "models/torch/diagram_layout.h"
 
 namespace architecture {
 

@@ -1,0 +1,40 @@
+// The UI's one place that tells the models apart: what each model's presentation adds to the
+// data its graph carries, keyed by the trace's naming (Block::naming, the registry key). Views
+// ask for the fact they need (which explanation pages, which sentence describes the model),
+// never which model they show.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+
+#include "stepformer/trace.h"
+
+namespace tensorviz {
+struct PieceBuilder;
+struct StepInfo;
+struct CellTipContext;
+}  // namespace tensorviz
+
+namespace models {
+
+struct Presentation {
+    // Explanation page families to try, most specific first, before the shared pages
+    // (resources/explain/<prefix><kind>.md, then <kind>.md).
+    QStringList explainPrefixes;
+    // Which seed the model comes from and which order of the scaled product it computes
+    // (the scaling comparison's sentence), untranslated: scalingSentence() translates it.
+    const char* scalingSentenceSource = "";
+    QString scalingSentence() const;
+    // A step's pieces and formula in the model's own words; false for a step left to the
+    // shared ones (the gradients, the loss). Null: the shared ones for every step.
+    bool (*stepPieces)(tensorviz::PieceBuilder& pb, const tensorviz::StepInfo& s, const QString& step, int H, int hh) = nullptr;
+    // A cell's tooltip in the model's own words; `handled` false leaves it to the shared one.
+    QString (*cellTip)(const tensorviz::CellTipContext& x, int r, int c, bool& handled) = nullptr;
+};
+
+const Presentation& presentation(stepformer::Naming naming);
+
+// The model a trace shows: its blocks' naming (the first block's; the tutorial's for an empty trace).
+stepformer::Naming namingOf(const stepformer::Trace& tr);
+
+}  // namespace models
