@@ -83,7 +83,8 @@ void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b, bool hi, bool h
         const auto listed = [&](const auto& ids) {
             return std::any_of(std::begin(ids), std::end(ids), [&](const char* id) { return b.id == QLatin1String(id); });
         };
-        // A small tag on the box's top edge: right (+b) or left (dropout).
+        // A small tag: on the box's top edge at its right (+b), or just above its top left
+        // (dropout), where it covers neither the label nor the arrow into the box's middle.
         const auto badge = [&](const QString& t, bool right, bool bold) {
             QFont bf = font();
             bf.setPixelSize(static_cast<int>(std::round(std::max<qreal>(kMinLabelPx, 9 * u))));
@@ -91,7 +92,7 @@ void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b, bool hi, bool h
             const QFontMetricsF fm(bf);
             const QSizeF sz(fm.horizontalAdvance(t) + 4, fm.height());
             const qreal x = right ? b.rect.right() - sz.width() + 2 : b.rect.left() - 2;
-            const QRectF r(QPointF(x, b.rect.top() - sz.height() / 2), sz);
+            const QRectF r(QPointF(x, right ? b.rect.top() - sz.height() / 2 : b.rect.top() - sz.height() - 1), sz);
             p.setPen(QPen(QColor(0x55, 0x55, 0x55), std::max<qreal>(1.0, 0.8 * u)));
             p.setBrush(Qt::white);
             p.drawRoundedRect(r, 3 * u, 3 * u);
@@ -281,8 +282,9 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     gf.setPixelSize(px(9.5 * u));
     p.setFont(gf);
     p.setPen(QColor(0x80, 0x80, 0x80));
-    // Above the encoder's title (PyTorch's picture: above its final norm's title).
-    const qreal hintBottom = torch() ? 184 : 196;
+    // Above the encoder's title (PyTorch's picture: above its final norm's title; the paper's
+    // picture with its dropout tags: under the current step, clear of the encoder's title).
+    const qreal hintBottom = torch() ? 184 : aiayn() ? 160 : 196;
     text(6, hintBottom - 46, 196, hintBottom, Qt::AlignLeft | Qt::AlignBottom,
          torch()   ? tr("+b: with bias. Click a block to go to its first step; hover for details.")
          : aiayn() ? tr("+b: bias. dropout: before the add. Dashed: a shared weight.")
@@ -383,11 +385,16 @@ void ArchitectureDiagram::paintAiaynArrows(QPainter& p, qreal lineW, qreal head)
     const qreal embY = (kAiaynEmbY0 + kAiaynEmbY1) / 2;
     if (drawsSharedProjection()) {
         p.setPen(dashed);
-        const QPolygonF link{map(332, 84), map(kAiaynShareX, 84), map(kAiaynShareX, embY), map(kDecX1 + 12, embY)};
+        // From trg_word_prj's right edge (its box in diagram_layout.h: x 214–344, y 64–100).
+        const QPolygonF link{map(344, 84), map(kAiaynShareX, 84), map(kAiaynShareX, embY), map(kDecX1 + 12, embY)};
         p.drawPolyline(link);
         p.setFont(f);
         p.setPen(shareInk);
-        p.drawText(QRectF(map(334, 66), map(kW, 82)), Qt::AlignLeft | Qt::AlignBottom, tr("shared"));
+        // Beside the box where the word fits; at a small size (the fonts' floor) the legend's
+        // "Dashed: a shared weight" says it, rather than a clipped word.
+        const QRectF room(map(346, 62), map(kW, 82));
+        if (QFontMetricsF(f).horizontalAdvance(tr("shared")) <= room.width())
+            p.drawText(room, Qt::AlignLeft | Qt::AlignBottom, tr("shared"));
     }
     if (drawsSharedEmbeddings()) {
         p.setPen(dashed);

@@ -38,7 +38,8 @@ inline constexpr BlockSpec kAiaynBlocks[] = {
     box("decoder.cross_mha_norm", "Add & Norm", kDecX0, 222, kDecX1, 244, kNorm),
     box("decoder.ffn", "pos_ffn\nw_1 · ReLU · w_2", kDecX0, 166, kDecX1, 204, kFfn),
     box("decoder.ffn_norm", "Add & Norm", kDecX0, 130, kDecX1, 152, kNorm),
-    box("linear", "trg_word_prj%prj", 226, 72, 332, 96, kLinear),
+    // Tall enough for "trg_word_prj × d_model^−0.5" on two lines at the boxes' size.
+    box("linear", "trg_word_prj%prj", 214, 64, 344, 100, kLinear),
     box("softmax", "Softmax", 234, 34, 324, 58, kSoftmax),
 };
 
@@ -89,8 +90,8 @@ inline constexpr Arrow kAiaynArrows[] = {
     line({kDecCx, 222}, {kDecCx, 204}),
     line4({kDecCx, 213}, {kDecLane, 213}, {kDecLane, 141}, {kDecX1, 141}),
     line({kDecCx, 166}, {kDecCx, 152}),
-    line({kDecCx, 130}, {kDecCx, 96}),
-    line({kDecCx, 72}, {kDecCx, 58}),
+    line({kDecCx, 130}, {kDecCx, 100}),
+    line({kDecCx, 64}, {kDecCx, 58}),
     line({kDecCx, 34}, {kDecCx, 20}),
 };
 
