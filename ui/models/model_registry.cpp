@@ -2,6 +2,7 @@
 
 #include <QCoreApplication>
 
+#include "models/model_words.h"
 #include "steps/piece_builder.h"
 #include "steps/step_tooltips.h"
 
@@ -12,14 +13,22 @@ QString Presentation::scalingSentence() const { return QCoreApplication::transla
 const Presentation& presentation(stepformer::Naming naming) {
     using stepformer::Naming;
     static const Presentation tutorial{{}, QT_TRANSLATE_NOOP("models", "the tutorial's model (seed 001), which computes <b>B</b>")};
+    // (the tutorial's source and target tips are the defaults: QT_TRANSLATE_NOOP marks them there)
     static const Presentation torch{
         {QStringLiteral("torch_")},
         QT_TRANSLATE_NOOP("models", "PyTorch's nn.Transformer layers (seeds 002 and 004), which compute <b>A</b>"),
-        tensorviz::torchStepPieces, tensorviz::torchCellExtra};
+        tensorviz::torchStepPieces, tensorviz::torchCellExtra, torch::blockWord, torch::sublayerTitle,
+        QT_TRANSLATE_NOOP("StepModel", "src: the source sentence's token ids, padded to src_len with the pad token "
+                                       "(key_padding_mask is True there)"),
+        QT_TRANSLATE_NOOP("StepModel", "tgt_input: the target sentence starting with the start symbol, padded to "
+                                       "tgt_len; tgt_mask keeps each position from the later ones")};
     static const Presentation aiayn{
         {QStringLiteral("aiayn_")},
         QT_TRANSLATE_NOOP("models", "attention-is-all-you-need-pytorch (seed 003), which computes <b>A</b>"),
-        tensorviz::aiaynStepPieces, tensorviz::aiaynCellExtra};
+        tensorviz::aiaynStepPieces, tensorviz::aiaynCellExtra, aiayn::blockWord, aiayn::sublayerTitle,
+        QT_TRANSLATE_NOOP("StepModel", "src_seq: the source sentence's token ids, padded with pad id 0 (src_mask is 0 there)"),
+        QT_TRANSLATE_NOOP("StepModel", "trg_seq: the target sentence starting with the start symbol, padded with pad id 0; "
+                                       "trg_mask keeps (1) the earlier, non-pad positions")};
     switch (naming) {
         case Naming::Tutorial: return tutorial;
         case Naming::TorchLayers:

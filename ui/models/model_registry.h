@@ -30,6 +30,15 @@ struct Presentation {
     bool (*stepPieces)(tensorviz::PieceBuilder& pb, const tensorviz::StepInfo& s, const QString& step, int H, int hh) = nullptr;
     // A cell's tooltip in the model's own words; `handled` false leaves it to the shared one.
     QString (*cellTip)(const tensorviz::CellTipContext& x, int r, int c, bool& handled) = nullptr;
+    // The module name a block goes by ("multihead_attn") and the navigator's title of a
+    // sub-layer ("Cross-attention (multihead_attn)"); empty, or null: the shared words.
+    QString (*blockWord)(const stepformer::Block& b) = nullptr;
+    QString (*sublayerTitle)(const stepformer::Block& b) = nullptr;
+    // What the navigator's source and target nodes are in the model's code, untranslated
+    // (translated with the "StepModel" context).
+    const char* sourceTip = QT_TRANSLATE_NOOP("StepModel", "enc_inputs: the source sentence, padded to src_len with the pad token");
+    const char* targetTip =
+        QT_TRANSLATE_NOOP("StepModel", "dec_inputs: the target sentence starting with the start symbol, padded to tgt_len");
 };
 
 const Presentation& presentation(stepformer::Naming naming);

@@ -1,5 +1,7 @@
 #include "steps/step_model.h"
 
+#include "models/model_registry.h"
+
 #include <functional>
 
 #include <QColor>
@@ -55,7 +57,8 @@ QStringList groupPath(const Block& b) {
     case BlockKind::Input: return {title};
     case BlockKind::FinalNorm: return {title, tensorviz::sublayerTitle(b)};
     case BlockKind::Projection:
-        return {b.torch() || b.naming == stepformer::Naming::Aiayn ? tensorviz::sublayerTitle(b) : StepModel::tr("Projection")};
+        // A model's own name for its projection ("Generator (generator)"), else "Projection".
+        return {models::presentation(b.naming).sublayerTitle ? tensorviz::sublayerTitle(b) : StepModel::tr("Projection")};
     case BlockKind::Loss: return {StepModel::tr("Loss")};
     case BlockKind::None: return {StepModel::tr("Other")};
     default:
@@ -385,22 +388,14 @@ void StepModel::updateInputLabels() {
         return leaves_.contains(name) ? name : order_.value(0);
     };
     if (sourceNode_ && targetNode_) {
-        const TraceEntry* src = inputEntry(Stack::Encoder);
-        const bool torch = src && src->block.torch();
-        const bool aiayn = src && src->block.naming == stepformer::Naming::Aiayn;
+        // What the sentences are in the model's code (models/model_registry.cpp).
+        const models::Presentation& own = models::presentation(models::namingOf(*trace_));
         sourceNode_->label = tr("Source: %1").arg(tokensText(trace_->src_tokens));
         sourceNode_->jump = embedding(Stack::Encoder);
-        sourceNode_->tooltip = aiayn ? tr("src_seq: the source sentence's token ids, padded with pad id 0 (src_mask is 0 there)")
-                             : torch ? tr("src: the source sentence's token ids, padded to src_len with the pad token "
-                                          "(key_padding_mask is True there)")
-                                     : tr("enc_inputs: the source sentence, padded to src_len with the pad token");
+        sourceNode_->tooltip = tr(own.sourceTip);
         targetNode_->label = tr("Target: %1").arg(tokensText(trace_->tgt_tokens));
         targetNode_->jump = embedding(Stack::Decoder);
-        targetNode_->tooltip = aiayn ? tr("trg_seq: the target sentence starting with the start symbol, padded with pad id 0; "
-                                          "trg_mask keeps (1) the earlier, non-pad positions")
-                             : torch ? tr("tgt_input: the target sentence starting with the start symbol, padded to "
-                                          "tgt_len; tgt_mask keeps each position from the later ones")
-                                     : tr("dec_inputs: the target sentence starting with the start symbol, padded to tgt_len");
+        targetNode_->tooltip = tr(own.targetTip);
     }
 }
 
