@@ -1,5 +1,7 @@
 #include "architecture/architecture_diagram.h"
 
+#include "models/model_registry.h"
+
 #include <algorithm>
 
 #include <QHelpEvent>
@@ -118,14 +120,12 @@ void ArchitectureDiagram::setTrace(std::shared_ptr<const stepformer::Trace> trac
     const QString act = QString::fromStdString(config_.activation);
     config_ = config;
     // PyTorch's translation model is drawn as PyTorch builds it (the layer lab has its own window).
-    const Layout layout = config.aiayn()                      ? Layout::Aiayn
-                          : !config.torch() || config.layers() ? Layout::Tutorial
-                          : config.norm_first                ? Layout::TorchPreNorm
-                                                             : Layout::TorchPostNorm;
-    naming_ = config.aiayn()    ? stepformer::Naming::Aiayn
-              : !config.torch() ? stepformer::Naming::Tutorial
-              : config.layers() ? stepformer::Naming::TorchLayers
-                                : stepformer::Naming::TorchSeq2Seq;
+    naming_ = models::namingOf(config);
+    const models::Diagram picture = models::presentation(naming_).diagram;
+    const Layout layout = picture == models::Diagram::Aiayn   ? Layout::Aiayn
+                          : picture == models::Diagram::Paper ? Layout::Tutorial
+                          : config.norm_first                 ? Layout::TorchPreNorm
+                                                              : Layout::TorchPostNorm;
     // The labels carry the scale and the links the sharing: a change of either redraws the blocks.
     if (layout != layout_ || act != QString::fromStdString(config.activation) || layout == Layout::Aiayn) {
         layout_ = layout;

@@ -123,7 +123,7 @@ private:
     QString step_, highlighted_, hovered_, stack_;
     int layer_ = -1;
     Layout layout_ = Layout::Tutorial;
-    stepformer::Naming naming_ = stepformer::Naming::Tutorial;  // the trace's names (for stepForBlock)
+    stepformer::Naming naming_{};  // the trace's names (for stepForBlock)
     qreal sx_ = 1, sy_ = 1, ox_ = 0, oy_ = 0;
     QImage staticImage_;  // paintStatic() at the widget's size; null when it must be redrawn
 };

@@ -40,7 +40,7 @@ std::string blockOf(const stepformer::Trace& tr, const std::string& entryName);
 
 struct Comparison {
     std::string block;            // P
-    stepformer::Naming naming = stepformer::Naming::Tutorial;
+    stepformer::Naming naming{};  // the tutorial's
     int sentence = 0, head = 0;
     int rows = 0, cols = 0, dk = 0;  // Lq, Lk, d_k
     float sqrtDk = 0.0f;          // √d_k rounded to float32, the divisor of both

@@ -21,17 +21,26 @@ const Presentation& presentation(stepformer::Naming naming) {
         QT_TRANSLATE_NOOP("StepModel", "src: the source sentence's token ids, padded to src_len with the pad token "
                                        "(key_padding_mask is True there)"),
         QT_TRANSLATE_NOOP("StepModel", "tgt_input: the target sentence starting with the start symbol, padded to "
-                                       "tgt_len; tgt_mask keeps each position from the later ones")};
+                                       "tgt_len; tgt_mask keeps each position from the later ones"),
+        Diagram::Torch};
+    // Seed 004's layer lab: PyTorch's words; the main window's diagram stays the paper's (the
+    // lab draws its layers in a window of its own).
+    static const Presentation torchLayers = [] {
+        Presentation p = torch;
+        p.diagram = Diagram::Paper;
+        return p;
+    }();
     static const Presentation aiayn{
         {QStringLiteral("aiayn_")},
         QT_TRANSLATE_NOOP("models", "attention-is-all-you-need-pytorch (seed 003), which computes <b>A</b>"),
         tensorviz::aiaynStepPieces, tensorviz::aiaynCellExtra, aiayn::blockWord, aiayn::sublayerTitle,
         QT_TRANSLATE_NOOP("StepModel", "src_seq: the source sentence's token ids, padded with pad id 0 (src_mask is 0 there)"),
         QT_TRANSLATE_NOOP("StepModel", "trg_seq: the target sentence starting with the start symbol, padded with pad id 0; "
-                                       "trg_mask keeps (1) the earlier, non-pad positions")};
+                                       "trg_mask keeps (1) the earlier, non-pad positions"),
+        Diagram::Aiayn};
     switch (naming) {
         case Naming::Tutorial: return tutorial;
-        case Naming::TorchLayers:
+        case Naming::TorchLayers: return torchLayers;
         case Naming::TorchSeq2Seq: return torch;
         case Naming::Aiayn: return aiayn;
     }
@@ -40,6 +49,13 @@ const Presentation& presentation(stepformer::Naming naming) {
 
 stepformer::Naming namingOf(const stepformer::Trace& tr) {
     return tr.blocks().empty() ? stepformer::Naming::Tutorial : tr.blocks().front().naming;
+}
+
+stepformer::Naming namingOf(const stepformer::Config& c) {
+    using stepformer::Naming;
+    if (c.aiayn()) return Naming::Aiayn;
+    if (c.torch()) return c.layers() ? Naming::TorchLayers : Naming::TorchSeq2Seq;
+    return Naming::Tutorial;
 }
 
 }  // namespace models

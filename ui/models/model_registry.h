@@ -7,6 +7,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "stepformer/config.h"
 #include "stepformer/trace.h"
 
 namespace tensorviz {
@@ -16,6 +17,10 @@ struct CellTipContext;
 }  // namespace tensorviz
 
 namespace models {
+
+// Which picture the architecture diagram draws (ui/architecture/, the model's layout in
+// ui/models/<model>/diagram_layout.h).
+enum class Diagram { Paper, Torch, Aiayn };
 
 struct Presentation {
     // Explanation page families to try, most specific first, before the shared pages
@@ -39,11 +44,14 @@ struct Presentation {
     const char* sourceTip = QT_TRANSLATE_NOOP("StepModel", "enc_inputs: the source sentence, padded to src_len with the pad token");
     const char* targetTip =
         QT_TRANSLATE_NOOP("StepModel", "dec_inputs: the target sentence starting with the start symbol, padded to tgt_len");
+    Diagram diagram = Diagram::Paper;
 };
 
 const Presentation& presentation(stepformer::Naming naming);
 
 // The model a trace shows: its blocks' naming (the first block's; the tutorial's for an empty trace).
 stepformer::Naming namingOf(const stepformer::Trace& tr);
+// The model a configuration makes: the naming its traces will have.
+stepformer::Naming namingOf(const stepformer::Config& c);
 
 }  // namespace models

@@ -261,7 +261,7 @@ void DecodeStepPage::showAttention(const DecodingStep* step, const Config& confi
     }
     const DecodingStep& s = *step;
     // The attention weights (softmax) of the layer's two attention blocks, titled by the block's word.
-    const stepformer::Naming naming = s.trace ? tensorviz::traceNaming(*s.trace) : stepformer::Naming::Tutorial;
+    const stepformer::Naming naming = s.trace ? tensorviz::traceNaming(*s.trace) : stepformer::Naming{};
     const Block selfBlock{Stack::Decoder, BlockKind::MaskedSelfAttention, layer, naming};
     const Block crossBlock{Stack::Decoder, BlockKind::CrossAttention, layer, naming};
     auto softmaxOf = [&](const Block& b) {
