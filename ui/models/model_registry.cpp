@@ -17,7 +17,7 @@ const Presentation& presentation(stepformer::Naming naming) {
     static const Presentation torch{
         {QStringLiteral("torch_")},
         QT_TRANSLATE_NOOP("models", "PyTorch's nn.Transformer layers (seeds 002 and 004), which compute <b>A</b>"),
-        tensorviz::torchStepPieces, tensorviz::torchCellExtra, torch::blockWord, torch::sublayerTitle,
+        tensorviz::torchStepPieces, tensorviz::torchCellExtra, torch::blockWord, torch::label, torch::sublayerTitle,
         QT_TRANSLATE_NOOP("StepModel", "src: the source sentence's token ids, padded to src_len with the pad token "
                                        "(key_padding_mask is True there)"),
         QT_TRANSLATE_NOOP("StepModel", "tgt_input: the target sentence starting with the start symbol, padded to "
@@ -33,7 +33,7 @@ const Presentation& presentation(stepformer::Naming naming) {
     static const Presentation aiayn{
         {QStringLiteral("aiayn_")},
         QT_TRANSLATE_NOOP("models", "attention-is-all-you-need-pytorch (seed 003), which computes <b>A</b>"),
-        tensorviz::aiaynStepPieces, tensorviz::aiaynCellExtra, aiayn::blockWord, aiayn::sublayerTitle,
+        tensorviz::aiaynStepPieces, tensorviz::aiaynCellExtra, aiayn::blockWord, aiayn::label, aiayn::sublayerTitle,
         QT_TRANSLATE_NOOP("StepModel", "src_seq: the source sentence's token ids, padded with pad id 0 (src_mask is 0 there)"),
         QT_TRANSLATE_NOOP("StepModel", "trg_seq: the target sentence starting with the start symbol, padded with pad id 0; "
                                        "trg_mask keeps (1) the earlier, non-pad positions"),

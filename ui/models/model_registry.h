@@ -38,6 +38,9 @@ struct Presentation {
     // The module name a block goes by ("multihead_attn") and the navigator's title of a
     // sub-layer ("Cross-attention (multihead_attn)"); empty, or null: the shared words.
     QString (*blockWord)(const stepformer::Block& b) = nullptr;
+    // The navigator's label of a step in the model's words ("out_proj (+ bias)"); empty, or
+    // null: the shared label.
+    QString (*label)(stepformer::Role op, const stepformer::TraceEntry& e) = nullptr;
     QString (*sublayerTitle)(const stepformer::Block& b) = nullptr;
     // What the navigator's source and target nodes are in the model's code, untranslated
     // (translated with the "StepModel" context).

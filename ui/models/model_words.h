@@ -7,10 +7,12 @@
 
 namespace models {
 namespace torch {
+QString label(stepformer::Role op, const stepformer::TraceEntry& e);
 QString blockWord(const stepformer::Block& b);
 QString sublayerTitle(const stepformer::Block& b);
 }  // namespace torch
 namespace aiayn {
+QString label(stepformer::Role op, const stepformer::TraceEntry& e);
 QString blockWord(const stepformer::Block& b);
 QString sublayerTitle(const stepformer::Block& b);
 }  // namespace aiayn

@@ -132,99 +132,16 @@ QString StepModel::friendlyLabel(const QString& name, Role op) {
 
 namespace {
 
-// The label of a step of PyTorch's layers: the name PyTorch gives its module or the layer's own
-// step (add1, norm2, linear1, activation), and what it computes. "" where the tutorial's label
-// fits as it is (softmax, context, the loss).
-QString torchLabel(Role op, const TraceEntry& e) {
-    const Block& b = e.block;
-    const QString leaf = QString::fromStdString(stepformer::names::parse(e.name).leaf);
-    const bool dec = b.stack == Stack::Decoder;
-    switch (op) {
-    case Role::Input: return dec ? StepModel::tr("tgt (the given input)") : StepModel::tr("src (the given input)");
-    case Role::Embedding: return dec ? StepModel::tr("tgt_tok_emb (× √d_model)") : StepModel::tr("src_tok_emb (× √d_model)");
-    case Role::PositionalTable: return StepModel::tr("positional_encoding table");
-    case Role::PositionalAdd: return StepModel::tr("+ positional_encoding");
-    case Role::Q: return StepModel::tr("Q (in_proj: q rows + bias)");
-    case Role::K: return StepModel::tr("K (in_proj: k rows + bias)");
-    case Role::V: return StepModel::tr("V (in_proj: v rows + bias)");
-    case Role::Scores: return StepModel::tr("scores = q·kᵀ/√head_dim");
-    case Role::AttnMask: return StepModel::tr("mask (additive: 0 / −∞)");
-    case Role::MaskedScores: return StepModel::tr("scores + mask");
-    case Role::Softmax: return StepModel::tr("softmax (attn weights)");
-    case Role::OutProjection: return StepModel::tr("out_proj (+ bias)");
-    case Role::Residual: return StepModel::tr("%1 (+ residual)").arg(leaf.isEmpty() ? QStringLiteral("add") : leaf);
-    case Role::LayerNorm:
-        if (b.kind == BlockKind::FinalNorm)
-            return dec ? StepModel::tr("decoder.norm (LayerNorm)") : StepModel::tr("encoder.norm (LayerNorm)");
-        return StepModel::tr("%1 (LayerNorm)").arg(leaf.isEmpty() ? QStringLiteral("norm") : leaf);
-    case Role::FfnHidden: return StepModel::tr("linear1 (+ bias)");
-    case Role::Relu: return StepModel::tr("activation (ReLU)");
-    case Role::Gelu: return StepModel::tr("activation (GELU)");
-    case Role::FfnOut: return StepModel::tr("linear2 (+ bias)");
-    case Role::Logits: return StepModel::tr("generator (logits)");
-    default: return {};
-    }
-}
-
-// The label of a step of attention-is-all-you-need-pytorch's model (seed 003): its module names
-// (src_word_emb, position_enc, slf_attn, pos_ffn's w_1 / w_2, trg_word_prj) and its own order of
-// operations (q / temperature before q·kᵀ, masks 1 = keep, dropout before the add). "" where
-// the tutorial's label fits (softmax, context).
-QString aiaynLabel(Role op, const TraceEntry& e) {
-    const Block& b = e.block;
-    const bool dec = b.stack == Stack::Decoder;
-    const bool ffn = b.kind == BlockKind::FeedForward;
-    switch (op) {
-    case Role::Embedding: return dec ? StepModel::tr("trg_word_emb") : StepModel::tr("src_word_emb");
-    case Role::PositionalTable: return StepModel::tr("pos_table (float64)");
-    case Role::PositionalAdd: return StepModel::tr("+ position_enc, dropout");
-    case Role::PadMask: return StepModel::tr("src_mask (1 = keep)");
-    case Role::CombinedMask: return StepModel::tr("trg_mask (1 = keep)");
-    case Role::Q: return StepModel::tr("Q = w_qs(q) (no bias)");
-    case Role::K: return StepModel::tr("K = w_ks(k) (no bias)");
-    case Role::V: return StepModel::tr("V = w_vs(v) (no bias)");
-    case Role::ScaledQ: return StepModel::tr("q / temperature (temperature = √d_k)");
-    case Role::Scores: return StepModel::tr("scores = q_scaled·kᵀ (no second scale)");
-    case Role::MaskedScores: return StepModel::tr("masked_fill(mask == 0, −1e9)");
-    case Role::OutProjection: return StepModel::tr("fc (no bias)");
-    case Role::Residual: return StepModel::tr("dropout(%1) + residual").arg(ffn ? QStringLiteral("w_2(·)") : QStringLiteral("fc(·)"));
-    case Role::LayerNorm:
-        if (b.kind == BlockKind::Input)
-            return StepModel::tr("layer_norm (before layer 0)");  // short: the navigator's column is narrow on a laptop
-        return StepModel::tr("layer_norm (post-norm, ε 1e-6)");
-    case Role::FfnHidden: return StepModel::tr("w_1 (+ bias)");
-    case Role::Relu: return StepModel::tr("ReLU");
-    case Role::FfnOut: return StepModel::tr("w_2 (+ bias)");
-    case Role::Logits: return StepModel::tr("trg_word_prj (logits, no bias)");
-    case Role::LossPerToken: return StepModel::tr("cal_loss per token (label-smoothed)");
-    case Role::Loss: return StepModel::tr("cal_loss: label-smoothed (ε 0.1), summed");
-    default: return {};
-    }
-}
-
-// Whether an entry is attention-is-all-you-need-pytorch's: its block says so, except the loss's
-// (outside any model's names), told by its sum (cal_loss) or by the trg_word_prj logits it reads.
-bool isAiayn(const TraceEntry& e) {
-    if (e.block.naming == stepformer::Naming::Aiayn) return true;
-    if (e.role == Role::Loss) return e.op == stepformer::Op::Sum;
-    if (e.role == Role::LossPerToken)
-        return !e.inputs.empty() && e.inputs.front().rfind("trg_word_prj.", 0) == 0;
-    return false;
-}
-
 // What a step of a kind the tutorial lacks is, for its tooltip ("" for the others).
 QString roleNote(const TraceEntry& e) {
-    if (isAiayn(e)) {
-        switch (e.role) {
-        case Role::PadMask:
-        case Role::CombinedMask:
-            return StepModel::tr("attention-is-all-you-need-pytorch's convention: 1 = keep (may attend), 0 = masked — "
-                                 "the opposite of the tutorial's 1 = masked");
-        case Role::ScaledQ: return StepModel::tr("The query divided by temperature = √d_k before q·kᵀ (the project's rounding)");
-        case Role::Loss: return StepModel::tr("cal_loss: cross-entropy with label smoothing ε = 0.1, summed over the non-pad targets");
-        default: break;
-        }
-    }
+    // Read from the step's attributes: a mask that keeps its 1s, a query scaled before q·kᵀ, a
+    // label-smoothed sum.
+    if (e.is_mask && e.attrs.keep_ones)
+        return StepModel::tr("This model's convention: 1 = keep (may attend), 0 = masked — the opposite of the "
+                             "tutorial's 1 = masked");
+    if (e.role == Role::ScaledQ) return StepModel::tr("The query divided by temperature = √d_k before q·kᵀ (the project's rounding)");
+    if (e.role == Role::Loss && e.op == stepformer::Op::Sum)
+        return StepModel::tr("Cross-entropy against a label-smoothed target, summed over the non-pad targets");
     if (e.block.kind == BlockKind::FinalNorm)
         return StepModel::tr("nn.Transformer's final LayerNorm over the last layer's output (%1.norm)")
             .arg(e.block.stack == Stack::Decoder ? QStringLiteral("decoder") : QStringLiteral("encoder"));
@@ -241,10 +158,10 @@ QString roleNote(const TraceEntry& e) {
 }  // namespace
 
 QString StepModel::label(Role op, const TraceEntry* placed) {
-    if (placed && placed->role == op && placed->block.torch())
-        if (QString l = torchLabel(op, *placed); !l.isEmpty()) return l;
-    if (placed && placed->role == op && isAiayn(*placed))
-        if (QString l = aiaynLabel(op, *placed); !l.isEmpty()) return l;
+    // The model's own words for its steps (ui/models/<model>/labels.cpp).
+    if (placed && placed->role == op)
+        if (const auto own = models::presentation(placed->block.naming).label)
+            if (QString l = own(op, *placed); !l.isEmpty()) return l;
     // The embeddings and the decoder-encoder mask are told apart by where they sit.
     if (placed && op == Role::Embedding && placed->role == op) {
         if (placed->block.stack == Stack::Encoder) return tr("Embedding (src_emb)");
@@ -274,8 +191,12 @@ QString StepModel::label(Role op, const TraceEntry* placed) {
     case Role::FfnOut: return tr("FFN output (fc[2])");
     case Role::Logits: return tr("logits");
     case Role::Probs: return tr("probabilities → tokens");
-    case Role::LossPerToken: return tr("loss per token");
-    case Role::Loss: return tr("loss (mean)");
+    // The loss as its steps say: label-smoothed or not, a sum or a mean.
+    case Role::LossPerToken:
+        return placed && placed->attrs.label_smoothing > 0.0f
+                   ? tr("loss per token (label-smoothed, ε %1)").arg(double(placed->attrs.label_smoothing))
+                   : tr("loss per token");
+    case Role::Loss: return placed && placed->op == stepformer::Op::Sum ? tr("loss (summed)") : tr("loss (mean)");
     case Role::Gradient: return tr("gradient");
     case Role::Input: return tr("input");
     case Role::AttnMask: return tr("mask (additive: 0 / −∞)");
