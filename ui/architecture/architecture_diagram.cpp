@@ -189,9 +189,7 @@ QString ArchitectureDiagram::stepForBlock(const QString& blockId) const {
     const stepformer::TraceEntry* e = trace_ ? stepformer::graph::find(*trace_, b, p->first) : nullptr;
     // A step this trace lacks is still named as the model records it (the tooltip says it is missing).
     if (!e)
-        e = stepformer::graph::find(b.torch() ? tensorviz::torchReferenceTrace(naming_, b.layer + 1)
-                                              : tensorviz::referenceTrace(b.layer + 1),
-                                    b, p->first);
+        e = stepformer::graph::find(tensorviz::referenceTrace(naming_, b.layer + 1), b, p->first);
     return e ? QString::fromStdString(e->name) : QString();
 }
 

@@ -4,6 +4,8 @@
 // never which model they show.
 #pragma once
 
+#include <memory>
+
 #include <QString>
 #include <QStringList>
 
@@ -48,6 +50,10 @@ struct Presentation {
     const char* targetTip =
         QT_TRANSLATE_NOOP("StepModel", "dec_inputs: the target sentence starting with the start symbol, padded to tgt_len");
     Diagram diagram = Diagram::Paper;
+    // The reference trace names are resolved against before a trace exists (steps/reference_trace.h),
+    // with at least `referenceLayers` layers; null: the tutorial's small model.
+    std::unique_ptr<stepformer::Trace> (*reference)(int layers) = nullptr;
+    int referenceLayers = 6;
 };
 
 const Presentation& presentation(stepformer::Naming naming);

@@ -1,17 +1,22 @@
 // Private to the registry: each model's words (ui/models/<model>/words.cpp). Empty: the shared one.
 #pragma once
 
+#include <memory>
+
 #include <QString>
 
 #include "stepformer/trace.h"
 
 namespace models {
 namespace torch {
+std::unique_ptr<stepformer::Trace> reference(int layers);
+std::unique_ptr<stepformer::Trace> layerLabReference(int layers);
 QString label(stepformer::Role op, const stepformer::TraceEntry& e);
 QString blockWord(const stepformer::Block& b);
 QString sublayerTitle(const stepformer::Block& b);
 }  // namespace torch
 namespace aiayn {
+std::unique_ptr<stepformer::Trace> reference(int layers);
 QString label(stepformer::Role op, const stepformer::TraceEntry& e);
 QString blockWord(const stepformer::Block& b);
 QString sublayerTitle(const stepformer::Block& b);

@@ -4,7 +4,10 @@
 // and inputs as a real trace's, and a widget reads them instead of spelling names.
 #pragma once
 
+#include <memory>
 #include <string>
+
+#include "stepformer/config.h"
 
 #include "stepformer/trace.h"
 
@@ -14,9 +17,13 @@ namespace tensorviz {
 // program's life (references stay valid).
 const stepformer::Trace& referenceTrace(int layers);
 
-// The same for a model of PyTorch's layers ("architecture": "torch") with names of `naming`:
-// a seq2seq model with (at least) `layers` layers per stack, or the layer lab.
-const stepformer::Trace& torchReferenceTrace(stepformer::Naming naming, int layers);
+// The same for the model whose names are `naming` (its entry in models/model_registry.h says
+// how its reference is made: PyTorch's seq2seq model, the layer lab, ...).
+const stepformer::Trace& referenceTrace(stepformer::Naming naming, int layers);
+
+// A translation model of `c`'s architecture, shrunk to `layers` layers per stack, run forward
+// with its loss on one token each way: a registry entry's reference.
+std::unique_ptr<stepformer::Trace> translationReference(stepformer::Config c, int layers);
 
 // The forward entry a trace of the model records under `name` (a gradient's name gives its
 // forward entry), found in a reference trace with enough layers; nullptr for a name the model

@@ -3,6 +3,9 @@
 #include <QCoreApplication>
 
 #include "models/model_words.h"
+#include "stepformer/model.h"
+#include "stepformer/params.h"
+#include "steps/reference_trace.h"
 
 namespace models::aiayn {
 
@@ -28,6 +31,15 @@ QString sublayerTitle(const stepformer::Block& b) {
     case BlockKind::Projection: return t("Projection (trg_word_prj)");
     default: return {};
     }
+}
+
+}  // namespace models::aiayn
+
+namespace models::aiayn {
+
+// attention-is-all-you-need-pytorch's model at its small size.
+std::unique_ptr<stepformer::Trace> reference(int layers) {
+    return tensorviz::translationReference(stepformer::Config::aiayn_small(), layers);
 }
 
 }  // namespace models::aiayn

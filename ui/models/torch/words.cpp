@@ -3,6 +3,9 @@
 #include <QCoreApplication>
 
 #include "models/model_words.h"
+#include "stepformer/model.h"
+#include "stepformer/params.h"
+#include "steps/reference_trace.h"
 
 namespace models::torch {
 
@@ -30,6 +33,26 @@ QString sublayerTitle(const stepformer::Block& b) {
     case BlockKind::Projection: return t("Generator (generator)");
     default: return {};
     }
+}
+
+}  // namespace models::torch
+
+namespace models::torch {
+
+// PyTorch's translation model around nn.Transformer, at its small size.
+std::unique_ptr<stepformer::Trace> reference(int layers) {
+    return tensorviz::translationReference(stepformer::Config::torch_small(), layers);
+}
+
+// Seed 004's layer lab with its decoder layer (its names have no layer number).
+std::unique_ptr<stepformer::Trace> layerLabReference(int) {
+    stepformer::Config c = stepformer::Config::seed004();
+    c.decoder_layer = true;
+    const stepformer::Transformer model(c, stepformer::init_params(c, 1));
+    stepformer::Tensor src({1, 1, c.d_model}), tgt({1, 1, c.d_model});
+    auto tr = std::make_unique<stepformer::Trace>();
+    model.forward(stepformer::make_layer_batch(c, src, tgt), *tr);
+    return tr;
 }
 
 }  // namespace models::torch
