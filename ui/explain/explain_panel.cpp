@@ -258,13 +258,13 @@ void ExplainPanel::refresh() {
     // (gradient_<role>.md), else the generic text.
     const TraceEntry* forward =
         e->role == Role::Gradient ? trace_->find(BackwardStepList::forwardName(step_).toStdString()) : nullptr;
-    // The model's own page (<prefix><kind>.md), else the shared one; a stack's final norm has a
-    // page of its own (final_norm.md).
+    // The model's own page (<folder>/<kind>.md), else the shared one; a stack's final norm has a
+    // page of its own (<folder>/final_norm.md).
     const bool finalNorm = fwdEntry && fwdEntry->block.kind == BlockKind::FinalNorm && !forward;
     const auto explained = [&](const QString& k) {
         QStringList pages;
         for (const QString& prefix : prefixes) {
-            if (finalNorm && k == kind) pages << QStringLiteral("final_norm");
+            if (finalNorm && k == kind) pages << prefix + QStringLiteral("final_norm");
             pages << prefix + k;
         }
         pages << k;

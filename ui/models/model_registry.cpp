@@ -15,7 +15,7 @@ const Presentation& presentation(stepformer::Naming naming) {
     static const Presentation tutorial{{}, QT_TRANSLATE_NOOP("models", "the tutorial's model (seed 001), which computes <b>B</b>")};
     // (the tutorial's source and target tips are the defaults: QT_TRANSLATE_NOOP marks them there)
     static const Presentation torch{
-        {QStringLiteral("torch_")},
+        {QStringLiteral("torch/")},
         QT_TRANSLATE_NOOP("models", "PyTorch's nn.Transformer layers (seeds 002 and 004), which compute <b>A</b>"),
         tensorviz::torchStepPieces, tensorviz::torchCellExtra, torch::blockWord, torch::label, torch::sublayerTitle,
         QT_TRANSLATE_NOOP("StepModel", "src: the source sentence's token ids, padded to src_len with the pad token "
@@ -33,7 +33,7 @@ const Presentation& presentation(stepformer::Naming naming) {
         return p;
     }();
     static const Presentation aiayn{
-        {QStringLiteral("aiayn_")},
+        {QStringLiteral("aiayn/")},
         QT_TRANSLATE_NOOP("models", "attention-is-all-you-need-pytorch (seed 003), which computes <b>A</b>"),
         tensorviz::aiaynStepPieces, tensorviz::aiaynCellExtra, aiayn::blockWord, aiayn::label, aiayn::sublayerTitle,
         QT_TRANSLATE_NOOP("StepModel", "src_seq: the source sentence's token ids, padded with pad id 0 (src_mask is 0 there)"),

@@ -25,8 +25,8 @@ namespace models {
 enum class Diagram { Paper, Torch, Aiayn };
 
 struct Presentation {
-    // Explanation page families to try, most specific first, before the shared pages
-    // (resources/explain/<prefix><kind>.md, then <kind>.md).
+    // The model's explanation folders, most specific first, tried before the shared pages
+    // (resources/explain/<folder>/<kind>.md, then resources/explain/<kind>.md).
     QStringList explainPrefixes;
     // Which seed the model comes from and which order of the scaled product it computes
     // (the scaling comparison's sentence), untranslated: scalingSentence() translates it.
