@@ -35,6 +35,7 @@
 #include "steps/step_navigator.h"
 #include "views/attention_overview.h"
 #include "views/attention_view.h"
+#include "views/tensor_view.h"
 #include "views/view_table.h"
 #include "widgets/elision_log.h"
 #include "widgets/heatmap_widget.h"
@@ -184,6 +185,24 @@ QStringList modelProblems(QWidget* view, const ExplainPanel* explain, const QStr
     return out;
 }
 
+// The tensor view's map of the step itself has the step's last two axes: as many rows and
+// columns as its shape says (a count the view made up, as the PE view's positions once were,
+// shows here).
+int shapesChecked = 0;  // how many maps shapeProblems compared (the walk asserts it is not none)
+QStringList shapeProblems(QWidget* view, const stepformer::Trace& tr, const QString& step) {
+    auto* tv = qobject_cast<TensorView*>(view);
+    const stepformer::TraceEntry* e = tr.find(step.toStdString());
+    if (!tv || !e || e->value.rank() < 2) return {};
+    const HeatmapWidget* out = tv->outputHeatmap();
+    if (!out || out->isEmpty() || !out->isVisible()) return {};
+    const int R = e->value.rank();
+    const int rows = int(e->value.dim(R - 2)), cols = int(e->value.dim(R - 1));
+    ++shapesChecked;
+    if (out->rows() == rows && out->cols() == cols) return {};
+    return {QStringLiteral("the map of %1 is %2x%3, its shape's last axes %4x%5")
+                .arg(step).arg(out->rows()).arg(out->cols()).arg(rows).arg(cols)};
+}
+
 }  // namespace
 
 class TestViewLayout : public QObject {
@@ -286,6 +305,7 @@ void TestViewLayout::everyViewWholeAtEveryStep() {
 
     QStringList failures;
     int checked = 0;
+    shapesChecked = 0;
     for (const ViewInfo& v : viewTable()) {
         QString view = QLatin1String(v.name);
         QVERIFY(w.setCurrentView(view));
@@ -302,7 +322,8 @@ void TestViewLayout::everyViewWholeAtEveryStep() {
                 QApplication::processEvents();  // the layout settles (a view reflows after a resize)
                 QApplication::processEvents();
                 testutil::saveShot(w, QStringLiteral("%1-%2x%3-%4-%5.png").arg(model).arg(size.width()).arg(size.height()).arg(QString(view).replace(QLatin1Char('/'), QLatin1Char('-')), step));
-                for (const QString& p : layoutProblems(w.currentViewWidget()) + modelProblems(w.currentViewWidget(), w.explainPanel(), model))
+                for (const QString& p : layoutProblems(w.currentViewWidget()) + modelProblems(w.currentViewWidget(), w.explainPanel(), model) +
+                                            shapeProblems(w.currentViewWidget(), *trace, step))
                     failures << QStringLiteral("[%1 %2 %3] %4").arg(model, view, step, p);
                 ++checked;
             }
@@ -310,6 +331,7 @@ void TestViewLayout::everyViewWholeAtEveryStep() {
         if (attention) attention->setMode(AttentionView::Mode::OneLayer);
     }
     QVERIFY(checked > 100);
+    QVERIFY2(shapesChecked > 15, qPrintable(QStringLiteral("the tensor view's maps were compared with %1 shapes").arg(shapesChecked)));
     failures.removeDuplicates();
     for (const QString& f : failures) qWarning("%s", qPrintable(f));
     QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 problems with %2 at %3x%4, the first: %5")
