@@ -1,4 +1,4 @@
-// Private to the registry: each model's words (ui/models/<model>/words.cpp). Empty: the shared one.
+// Private to the registry: each model's words and labels (ui/models/<model>/words.cpp). Empty: the shared one.
 #pragma once
 
 #include <memory>
@@ -8,6 +8,13 @@
 #include "stepformer/trace.h"
 
 namespace models {
+
+using stepformer::Block;
+using stepformer::BlockKind;
+using stepformer::Role;
+using stepformer::Stack;
+using stepformer::TraceEntry;
+
 namespace torch {
 std::unique_ptr<stepformer::Trace> reference(int layers);
 std::unique_ptr<stepformer::Trace> layerLabReference(int layers);

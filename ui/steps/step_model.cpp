@@ -158,7 +158,7 @@ QString roleNote(const TraceEntry& e) {
 }  // namespace
 
 QString StepModel::label(Role op, const TraceEntry* placed) {
-    // The model's own words for its steps (ui/models/<model>/labels.cpp).
+    // The model's own words for its steps (ui/models/<model>/words.cpp).
     if (placed && placed->role == op)
         if (const auto own = models::presentation(placed->block.naming).label)
             if (QString l = own(op, *placed); !l.isEmpty()) return l;
