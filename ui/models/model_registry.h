@@ -15,7 +15,7 @@
 namespace tensorviz {
 struct PieceBuilder;
 struct StepInfo;
-struct CellTipContext;
+struct CellScope;
 }  // namespace tensorviz
 
 namespace models {
@@ -36,7 +36,7 @@ struct Presentation {
     // shared ones (the gradients, the loss). Null: the shared ones for every step.
     bool (*stepPieces)(tensorviz::PieceBuilder& pb, const tensorviz::StepInfo& s, const QString& step, int H, int hh) = nullptr;
     // A cell's tooltip in the model's own words; `handled` false leaves it to the shared one.
-    QString (*cellTip)(const tensorviz::CellTipContext& x, int r, int c, bool& handled) = nullptr;
+    QString (*cellTip)(const tensorviz::CellScope& cell, bool& handled) = nullptr;
     // The module name a block goes by ("multihead_attn") and the navigator's title of a
     // sub-layer ("Cross-attention (multihead_attn)"); empty, or null: the shared words.
     QString (*blockWord)(const stepformer::Block& b) = nullptr;

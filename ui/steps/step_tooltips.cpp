@@ -39,18 +39,18 @@ QString sumTerms(const std::vector<std::pair<double, double>>& terms, double tot
     return s + QStringLiteral(" = <b>%1</b>").arg(exact(total));
 }
 
-QString extraFor(const CellTipContext& x, int r, int c) {
-    const Trace& tr = *x.tr;
-    const StepInfo& s = x.s;
-    const int b = x.b, h = x.h;
-    const float v = x.m.at(r, c);
-    const QString qi = labelOf(x.m.rowLabels, r), kj = labelOf(x.m.colLabels, c);
-    // The step's operands, as the graph records them (argument order: see trace.h).
-    const TraceEntry* e = s.forward;
-    const auto in = [&](size_t i) { return e ? inputName(*e, i) : QString(); };
-    const auto operand = [&](size_t i) { return sliceOf(tr, &x.cfg, in(i), b, h); };
-    const TraceEntry* maskEntry = s.isAttention() ? stepformer::graph::mask_of(tr, s.block) : nullptr;
-    const auto reason = [&]() { return maskEntry ? maskReason(tr, *maskEntry, b, r, c) : QString(); };
+}  // namespace
+
+CellScope::CellScope(const CellTipContext& x_, int r_, int c_)
+    : x(x_), r(r_), c(c_), b(x_.b), h(x_.h), tr(*x_.tr), s(x_.s), e(x_.s.forward), v(x_.m.at(r_, c_)),
+      qi(labelOf(x_.m.rowLabels, r_)), kj(labelOf(x_.m.colLabels, c_)),
+      maskEntry(x_.s.isAttention() ? stepformer::graph::mask_of(*x_.tr, x_.s.block) : nullptr) {}
+
+QString CellScope::in(size_t i) const { return e ? inputName(*e, i) : QString(); }
+Matrix CellScope::operand(size_t i) const { return sliceOf(tr, &x.cfg, in(i), b, h); }
+QString CellScope::reason() const { return maskEntry ? maskReason(tr, *maskEntry, b, r, c) : QString(); }
+
+QString CellScope::sharedText() const {
 
     if (s.isGrad) {
         QString t = QStringLiteral("\u2202loss/\u2202%1 at this index. Nudging this number by a small \u03b5 changes the loss by about %2\u00b7\u03b5.")
@@ -61,7 +61,7 @@ QString extraFor(const CellTipContext& x, int r, int c) {
     }
     if (const auto own = models::presentation(models::namingOf(tr)).cellTip) {  // the model's own words
         bool handled = false;
-        QString t = own(x, r, c, handled);
+        QString t = own(*this, handled);
         if (handled) return t;
     }
     if (x.isMask) {
@@ -224,8 +224,6 @@ QString extraFor(const CellTipContext& x, int r, int c) {
     }
 }
 
-}  // namespace
-
 QString cellTooltip(const CellTipContext& x, int r, int c) {
     if (!inside(x.m, r, c)) return {};
     const TraceEntry* e = findEntry(*x.tr, x.name);
@@ -238,7 +236,7 @@ QString cellTooltip(const CellTipContext& x, int r, int c) {
     }
     if (x.m.rows > 1 || !x.m.rowTitle.isEmpty()) s += QStringLiteral("<br>") + axisLine(QStringLiteral("row"), r, x.m.rowLabels, x.m.rowTitle);
     s += QStringLiteral("<br>") + axisLine(QStringLiteral("column"), c, x.m.colLabels, x.m.colTitle);
-    const QString extra = extraFor(x, r, c);
+    const QString extra = CellScope(x, r, c).sharedText();
     if (!extra.isEmpty()) s += QStringLiteral("<hr>") + extra;
     return s;
 }

@@ -25,12 +25,33 @@ struct CellTipContext {
 };
 
 QString cellTooltip(const CellTipContext& x, int r, int c);
-// The "how it was computed" part of a cell's tooltip for a step of PyTorch's layers
-// (models/torch/tooltips.cpp); `handled` false: the tutorial's text applies (softmax over the
-// vocabulary, the loss).
-QString torchCellExtra(const CellTipContext& x, int r, int c, bool& handled);
-// The same for attention-is-all-you-need-pytorch's model (models/aiayn/tooltips.cpp).
-QString aiaynCellExtra(const CellTipContext& x, int r, int c, bool& handled);
+
+// What every "how it was computed" text reads about cell (r, c) of a step's panel: the trace,
+// the step and its forward entry, the value, the row's and column's labels, the step's operands
+// (the graph's inputs, in argument order) and its attention block's mask. The texts are its
+// member functions, so each reads these by their names (models/<model>/tooltips.cpp add theirs).
+struct CellScope {
+    CellScope(const CellTipContext& x, int r, int c);
+    const CellTipContext& x;
+    int r, c, b, h;
+    const stepformer::Trace& tr;
+    const StepInfo& s;
+    const stepformer::TraceEntry* e;  // the forward entry
+    float v;
+    QString qi, kj;
+    const stepformer::TraceEntry* maskEntry;
+    QString in(size_t i) const;       // the name of operand i ("" when there is none)
+    Matrix operand(size_t i) const;   // operand i, sliced as the panel is
+    QString reason() const;           // why the cell is masked ("" when it is not)
+
+    QString sharedText() const;                // the tutorial's words (steps/step_tooltips.cpp)
+    QString torchText(bool& handled) const;    // models/torch/tooltips.cpp
+    QString aiaynText(bool& handled) const;    // models/aiayn/tooltips.cpp
+};
+// The "how it was computed" part of a cell's tooltip in a model's own words; `handled` false:
+// the shared text applies (softmax over the vocabulary, the loss).
+inline QString torchCellExtra(const CellScope& k, bool& handled) { return k.torchText(handled); }
+inline QString aiaynCellExtra(const CellScope& k, bool& handled) { return k.aiaynText(handled); }
 // The note a masked cell of a masked-scores / softmax / context panel adds to its tooltip.
 QString maskedExplanationFor(const StepInfo& s, bool isMask, MaskConvention convention);
 

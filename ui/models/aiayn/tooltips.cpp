@@ -28,17 +28,8 @@ float maskAt(const Matrix& mk, int r, int c) {
 
 }  // namespace
 
-QString aiaynCellExtra(const CellTipContext& x, int r, int c, bool& handled) {
+QString CellScope::aiaynText(bool& handled) const {
     handled = true;
-    const Trace& tr = *x.tr;
-    const StepInfo& s = x.s;
-    const TraceEntry* e = s.forward;
-    const float v = x.m.at(r, c);
-    const QString qi = labelOf(x.m.rowLabels, r), kj = labelOf(x.m.colLabels, c);
-    const auto in = [&](size_t i) { return e ? inputName(*e, i) : QString(); };
-    const auto operand = [&](size_t i) { return sliceOf(tr, &x.cfg, in(i), x.b, x.h); };
-    const TraceEntry* maskEntry = s.isAttention() ? graph::mask_of(tr, s.block) : nullptr;
-    const auto reason = [&]() { return maskEntry ? maskReason(tr, *maskEntry, x.b, r, c) : QString(); };
     const auto masked = [&]() {
         return maskEntry && maskAt(slice(tr, *maskEntry, x.b, 0, &x.cfg), r, c) == 0.0f;
     };

@@ -18,17 +18,8 @@ using namespace panel;
 using numfmt::exact;
 using numfmt::exactOperand;
 
-QString torchCellExtra(const CellTipContext& x, int r, int c, bool& handled) {
+QString CellScope::torchText(bool& handled) const {
     handled = true;
-    const Trace& tr = *x.tr;
-    const StepInfo& s = x.s;
-    const TraceEntry* e = s.forward;
-    const float v = x.m.at(r, c);
-    const QString qi = labelOf(x.m.rowLabels, r), kj = labelOf(x.m.colLabels, c);
-    const auto in = [&](size_t i) { return e ? inputName(*e, i) : QString(); };
-    const auto operand = [&](size_t i) { return sliceOf(tr, &x.cfg, in(i), x.b, x.h); };
-    const TraceEntry* maskEntry = s.isAttention() ? graph::mask_of(tr, s.block) : nullptr;
-    const auto reason = [&]() { return maskEntry ? maskReason(tr, *maskEntry, x.b, r, c) : QString(); };
     const auto masked = [&]() {
         const Matrix mk = maskEntry ? slice(tr, *maskEntry, x.b, x.h, &x.cfg) : Matrix{};
         return inside(mk, r, c) && mk.at(r, c) != 0.0f;
