@@ -57,12 +57,16 @@ void fillNormal(Tensor& t, uint32_t seed) {
 LabModel::LabModel(QObject* parent) : QObject(parent), trace_(std::make_unique<Trace>()) {
     config_ = Config::seed004();
     useSeedWeightsQuietly();
+    useSeedInputs();
+    recompute();
+}
+
+void LabModel::useSeedInputs() {
     src_ = seedTensor("src");
     tgt_ = seedTensor("tgt");
     srcOrigin_ = tr("seed 004's x");
     tgtOrigin_ = tr("seed 004's tgt (continued)");
     resetPadding();
-    recompute();
 }
 
 Config LabModel::config() const { return withDecoder(config_, decoder_); }
@@ -141,11 +145,7 @@ bool LabModel::loadSeedInputs(QString* error) {
         if (error) *error = tr("Seed 004's x has d_model 4; these weights have d_model %1.").arg(config_.d_model);
         return false;
     }
-    src_ = seedTensor("src");
-    tgt_ = seedTensor("tgt");
-    srcOrigin_ = tr("seed 004's x");
-    tgtOrigin_ = tr("seed 004's tgt (continued)");
-    resetPadding();
+    useSeedInputs();
     emit shapeChanged();
     recompute();
     return true;
@@ -250,11 +250,7 @@ void LabModel::useSeedWeights() {
     const int oldD = config_.d_model;
     useSeedWeightsQuietly();
     if (oldD != config_.d_model) {
-        src_ = seedTensor("src");
-        tgt_ = seedTensor("tgt");
-        srcOrigin_ = tr("seed 004's x");
-        tgtOrigin_ = tr("seed 004's tgt (continued)");
-        resetPadding();
+        useSeedInputs();
     }
     emit shapeChanged();
     recompute();

@@ -94,6 +94,7 @@ signals:
 private:
     void recompute();
     void useSeedWeightsQuietly();  // without recomputing
+    void useSeedInputs();          // seed 004's x and tgt, unpadded (without recomputing)
     void resizeInput(Side s, int len, int batch);
     stepformer::Config fullConfig() const;  // with the decoder layer, for the held weights
     void resetPadding();

@@ -221,37 +221,31 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
     if (title.isEmpty() && p.hasHead) p.title += QStringLiteral("  \u00b7 head %1").arg(hh);
 
     const StepInfo s = stepInfo(tr, name);
+    // Values in [0, 1] on a sequential scale; a mask hatches the cells `hatched` picks.
+    const auto unitScale = [&p](const QString& caption) {
+        p.mode = HeatmapWidget::ColorMode::Sequential;
+        p.fixedRange = true;
+        p.lo = 0.0f;
+        p.hi = 1.0f;
+        p.legendCaption = caption;
+    };
+    const auto hatch = [&p](auto hatched) {
+        p.mask.resize(p.m.values.size());
+        std::transform(p.m.values.begin(), p.m.values.end(), p.mask.begin(), [&](float v) { return hatched(v) ? 1.0f : 0.0f; });
+    };
     if (e->role == Role::AttnMask) {
-        // PyTorch's additive mask: 0 or −∞. Its −∞ cells are drawn as masked (hatched), 0 as visible.
-        p.mode = HeatmapWidget::ColorMode::Sequential;
-        p.fixedRange = true;
-        p.lo = 0.0f;
-        p.hi = 1.0f;
-        p.legendCaption = QStringLiteral("additive mask");
-        p.mask.resize(p.m.values.size());
-        std::transform(p.m.values.begin(), p.m.values.end(), p.mask.begin(), [](float v) { return v != 0.0f ? 1.0f : 0.0f; });
+        // An additive mask: 0 or −∞. Its −∞ cells are drawn as masked (hatched), 0 as visible.
+        unitScale(QStringLiteral("additive mask"));
+        hatch([](float v) { return v != 0.0f; });
     } else if (e->is_mask && keepsOnes(*e)) {
-        // attention-is-all-you-need-pytorch's masks: 1 = keep, so its 0 cells are the hatched ones.
-        p.mode = HeatmapWidget::ColorMode::Sequential;
-        p.fixedRange = true;
-        p.lo = 0.0f;
-        p.hi = 1.0f;
-        p.legendCaption = QStringLiteral("1 = keep, 0 = masked");
-        p.mask.resize(p.m.values.size());
-        std::transform(p.m.values.begin(), p.m.values.end(), p.mask.begin(), [](float v) { return v == 0.0f ? 1.0f : 0.0f; });
+        // A mask that keeps its 1s: its 0 cells are the hatched ones.
+        unitScale(QStringLiteral("1 = keep, 0 = masked"));
+        hatch([](float v) { return v == 0.0f; });
     } else if (e->is_mask) {
-        p.mode = HeatmapWidget::ColorMode::Sequential;
-        p.fixedRange = true;
-        p.lo = 0.0f;
-        p.hi = 1.0f;
-        p.legendCaption = QStringLiteral("1 = masked");
+        unitScale(QStringLiteral("1 = masked"));
         p.mask = p.m.values;
     } else if (e->role == Role::Softmax || e->role == Role::Probs) {
-        p.mode = HeatmapWidget::ColorMode::Sequential;
-        p.fixedRange = true;
-        p.lo = 0.0f;
-        p.hi = 1.0f;
-        p.legendCaption = QStringLiteral("probability");
+        unitScale(QStringLiteral("probability"));
     } else if (e->role == Role::LossPerToken || e->role == Role::Loss) {
         p.mode = HeatmapWidget::ColorMode::Sequential;
         p.legendCaption = QStringLiteral("loss");
