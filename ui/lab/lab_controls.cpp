@@ -35,6 +35,13 @@ QPushButton* button(const QString& text, const char* name, const QString& tip, Q
     return b;
 }
 
+QCheckBox* check(const QString& text, const char* name, const QString& tip, QWidget* parent) {
+    auto* b = new QCheckBox(text, parent);
+    b->setObjectName(QLatin1String(name));
+    b->setToolTip(tip);
+    return b;
+}
+
 QSpinBox* spin(const char* name, int lo, int hi, int value, QWidget* parent) {
     auto* s = new QSpinBox(parent);
     s->setObjectName(QLatin1String(name));
@@ -111,10 +118,10 @@ void LabControls::buildInputs(QWidget* host) {
     sv->addWidget(srcTable_);
     v->addWidget(src);
 
-    decoder_ = new QCheckBox(tr("Decoder layer (nn.TransformerDecoderLayer)"), host);
-    decoder_->setObjectName(QStringLiteral("decoderCheck"));
-    decoder_->setToolTip(tr("output = decoder_layer(tgt, memory): a decoder layer of the same size after the encoder "
-                            "layer, reading its output as memory (seed 004's second part, with trg_seq_len 5)"));
+    decoder_ = check(tr("Decoder layer (nn.TransformerDecoderLayer)"), "decoderCheck",
+                     tr("output = decoder_layer(tgt, memory): a decoder layer of the same size after the encoder "
+                        "layer, reading its output as memory (seed 004's second part, with trg_seq_len 5)"),
+                     host);
     v->addWidget(decoder_);
     tgtBox_ = new QGroupBox(tr("tgt [tgt_len, batch, d_model]"), host);
     tgtBox_->setObjectName(QStringLiteral("tgtBox"));
@@ -129,10 +136,10 @@ void LabControls::buildInputs(QWidget* host) {
     trow->addWidget(tgtNpy);
     trow->addStretch(1);
     tv->addLayout(trow);
-    causal_ = new QCheckBox(tr("causal tgt_mask (-inf above the diagonal)"), tgtBox_);
-    causal_->setObjectName(QStringLiteral("causalCheck"));
-    causal_->setToolTip(tr("tgt_mask = nn.Transformer.generate_square_subsequent_mask(tgt_len): position i may not look "
-                           "at the positions after it"));
+    causal_ = check(tr("causal tgt_mask (-inf above the diagonal)"), "causalCheck",
+                    tr("tgt_mask = nn.Transformer.generate_square_subsequent_mask(tgt_len): position i may not look "
+                       "at the positions after it"),
+                    tgtBox_);
     tv->addWidget(causal_);
     tgtOrigin_ = note({}, tgtBox_, "tgtOrigin");
     tv->addWidget(tgtOrigin_);
@@ -179,18 +186,18 @@ void LabControls::buildInputs(QWidget* host) {
 QGroupBox* LabControls::buildOptions() {
     auto* box = new QGroupBox(tr("Layer options"), this);
     auto* f = new QFormLayout(box);
-    normFirst_ = new QCheckBox(tr("norm_first (pre-norm)"), box);
-    normFirst_->setToolTip(tr("norm_first=True: LayerNorm before each sub-layer, x + sub-layer(norm(x)); the layer ends "
-                              "on the residual, without a norm after it"));
-    normFirst_->setObjectName(QStringLiteral("normFirstCheck"));
+    normFirst_ = check(tr("norm_first (pre-norm)"), "normFirstCheck",
+                       tr("norm_first=True: LayerNorm before each sub-layer, x + sub-layer(norm(x)); the layer ends "
+                          "on the residual, without a norm after it"),
+                       box);
     activation_ = new QComboBox(box);
     activation_->setObjectName(QStringLiteral("activationCombo"));
     activation_->addItems({QStringLiteral("relu"), QStringLiteral("gelu")});
-    grads_ = new QCheckBox(tr("Gradients of loss = output[..., 0].sum()"), box);
-    grads_->setObjectName(QStringLiteral("gradCheck"));
-    grads_->setToolTip(tr("Adds a grad.<step> for every step, in the order backpropagation computes them. (Not "
-                          "output.sum(): a LayerNorm's outputs always sum to the sum of its bias, so its gradient "
-                          "would be 0.)"));
+    grads_ = check(tr("Gradients of loss = output[..., 0].sum()"), "gradCheck",
+                   tr("Adds a grad.<step> for every step, in the order backpropagation computes them. (Not "
+                      "output.sum(): a LayerNorm's outputs always sum to the sum of its bias, so its gradient "
+                      "would be 0.)"),
+                   box);
     f->addRow(normFirst_);
     f->addRow(tr("activation"), activation_);
     f->addRow(grads_);
