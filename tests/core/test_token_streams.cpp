@@ -10,6 +10,7 @@
 #include "model_cases.h"
 #include "stepformer/graph.h"
 #include "stepformer/model.h"
+#include "stepformer/model_registry.h"
 #include "stepformer/params.h"
 
 namespace {
@@ -38,6 +39,21 @@ TEST_P(TokenStreams, TheGraphReadsTheStreamsTheRegistrySays) {
     // The loss reads the targets: a model that trains declares them.
     const auto streams = model_streams(c);
     EXPECT_NE(std::find(streams.begin(), streams.end(), TokenStream::Out), streams.end());
+}
+
+// The registry's naming of a model is the one its trace's layer blocks carry.
+TEST_P(TokenStreams, TheRegistrySaysWhichNamesItsTracesTake) {
+    const Config c = model_config(GetParam());
+    const Transformer model(c, init_params(c, 1));
+    Trace t;
+    model.forward(sentence_batch(c), t);
+    size_t layered = 0;
+    for (const Block& b : t.blocks())
+        if (b.layer >= 0) {
+            EXPECT_EQ(b.naming, model_naming(c));
+            ++layered;
+        }
+    EXPECT_GT(layered, 0u);
 }
 
 TEST_P(TokenStreams, ABatchWithoutAStreamTheModelReadsIsRefusedByName) {
@@ -73,6 +89,7 @@ TEST(TokenStreams, TheBatchNamesItsStreams) {
     EXPECT_STREQ(token_stream_name(TokenStream::Tgt), "tgt");
     EXPECT_STREQ(token_stream_name(TokenStream::Out), "out");
     EXPECT_TRUE(model_streams(Config::seed004()).empty()) << "the layer lab reads tensors";
+    EXPECT_EQ(model_naming(Config::seed004()), Naming::TorchLayers);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 
 #include "models/model_words.h"
+#include "stepformer/model_registry.h"
 #include "steps/piece_builder.h"
 #include "steps/step_tooltips.h"
 
@@ -50,14 +51,9 @@ const Presentation& presentation(stepformer::Naming naming) {
 }
 
 stepformer::Naming namingOf(const stepformer::Trace& tr) {
-    return tr.blocks().empty() ? stepformer::Naming::Tutorial : tr.blocks().front().naming;
+    return tr.blocks().empty() ? stepformer::Naming{} : tr.blocks().front().naming;  // none yet: the tutorial's
 }
 
-stepformer::Naming namingOf(const stepformer::Config& c) {
-    using stepformer::Naming;
-    if (c.aiayn()) return Naming::Aiayn;
-    if (c.torch()) return c.layers() ? Naming::TorchLayers : Naming::TorchSeq2Seq;
-    return Naming::Tutorial;
-}
+stepformer::Naming namingOf(const stepformer::Config& c) { return stepformer::model_naming(c); }
 
 }  // namespace models

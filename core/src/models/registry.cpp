@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "models/models.h"
+#include "stepformer/model_registry.h"
 
 namespace stepformer {
 
@@ -13,14 +14,15 @@ struct ModelEntry {
     Architecture architecture;
     void (*graph)(build::Builder& b, const Config& c, const Batch& batch);
     std::vector<TokenStream> reads;
+    Naming naming;  // its traces' names (the layer lab's: TorchLayers)
 };
 
 const std::vector<ModelEntry>& models() {
     using enum TokenStream;
     static const std::vector<ModelEntry> m = {
-        {Architecture::Tutorial, build::tutorial_graph, {Src, Tgt, Out}},
-        {Architecture::Torch, build::torch_graph, {Src, Tgt, Out}},
-        {Architecture::Aiayn, build::aiayn_graph, {Src, Tgt, Out}},
+        {Architecture::Tutorial, build::tutorial_graph, {Src, Tgt, Out}, Naming::Tutorial},
+        {Architecture::Torch, build::torch_graph, {Src, Tgt, Out}, Naming::TorchSeq2Seq},
+        {Architecture::Aiayn, build::aiayn_graph, {Src, Tgt, Out}, Naming::Aiayn},
     };
     return m;
 }
@@ -37,6 +39,11 @@ const ModelEntry& entry(const Config& c) {
 std::vector<TokenStream> model_streams(const Config& c) {
     if (c.layers()) return {};  // the layer lab reads tensors, not tokens
     return entry(c).reads;
+}
+
+Naming model_naming(const Config& c) {
+    if (c.layers()) return Naming::TorchLayers;  // the layer lab: PyTorch's layers without a model around them
+    return entry(c).naming;
 }
 
 namespace build {
