@@ -17,6 +17,7 @@
 
 #include "app/main_window.h"
 #include "architecture/architecture_diagram.h"
+#include "models/model_registry.h"
 #include "architecture/architecture_parts.h"
 #include "explain/explain_panel.h"
 #include "steps/backward_steps.h"
@@ -235,10 +236,10 @@ void TestAiaynViews::diagramDrawsItsLayoutAndSharing() {
     ArchitectureDiagram d;
     d.resize(360, 520);
     d.setTrace(unshared.trace, unshared.config);
-    QCOMPARE(d.layout(), ArchitectureDiagram::Layout::Aiayn);
+    QCOMPARE(d.layout(), QStringLiteral("aiayn"));
     QVERIFY(d.blockIds().contains(QStringLiteral("encoder.input_norm")));
     QVERIFY(!d.blockIds().contains(QStringLiteral("encoder.final_norm")));
-    QVERIFY(!d.drawsSharedProjection());
+    QVERIFY(!d.drawsSharedLink(QStringLiteral("trg_emb_prj_weight_sharing")));
     const auto highlightOf = [&](const char* step) {
         d.setStep(QLatin1String(step));
         return d.highlightedBlock();
@@ -256,17 +257,17 @@ void TestAiaynViews::diagramDrawsItsLayoutAndSharing() {
     QVERIFY(d.blockRect(QStringLiteral("encoder.input_norm")).bottom() < d.blockRect(QStringLiteral("encoder.add_pe")).top());
     QVERIFY(d.blockRect(QStringLiteral("encoder.input_norm")).top() > d.blockRect(QStringLiteral("encoder.mha")).bottom());
     QCOMPARE(d.stepForBlock(QStringLiteral("encoder.input_norm")), QStringLiteral("encoder.layer_norm.out"));
-    QVERIFY(!architecture::aiaynDescription(QStringLiteral("linear"), unshared.config).contains(QStringLiteral("shared")));
-    QVERIFY(architecture::aiaynDescription(QStringLiteral("encoder.mha"), unshared.config).contains(QStringLiteral("without bias")));
+    QVERIFY(!models::presentation(models::namingOf(unshared.config)).blockTip(QStringLiteral("linear"), unshared.config).contains(QStringLiteral("shared")));
+    QVERIFY(models::presentation(models::namingOf(unshared.config)).blockTip(QStringLiteral("encoder.mha"), unshared.config).contains(QStringLiteral("without bias")));
     const QImage unsharedImage = d.grab().toImage();
     d.resize(420, 640);
     testutil::saveShot(d, QStringLiteral("aiayn_diagram_unshared.png"));
     d.resize(360, 520);
 
     d.setTrace(shared.trace, shared.config);
-    QVERIFY(d.drawsSharedProjection());
-    QVERIFY(architecture::aiaynDescription(QStringLiteral("linear"), shared.config).contains(QStringLiteral("shared")));
-    QVERIFY(architecture::aiaynDescription(QStringLiteral("decoder.embedding"), shared.config).contains(QStringLiteral("Shared")));
+    QVERIFY(d.drawsSharedLink(QStringLiteral("trg_emb_prj_weight_sharing")));
+    QVERIFY(models::presentation(models::namingOf(shared.config)).blockTip(QStringLiteral("linear"), shared.config).contains(QStringLiteral("shared")));
+    QVERIFY(models::presentation(models::namingOf(shared.config)).blockTip(QStringLiteral("decoder.embedding"), shared.config).contains(QStringLiteral("Shared")));
     d.setStep(QStringLiteral("encoder.layer_stack.1.slf_attn.q_scaled"));
     const QImage sharedImage = d.grab().toImage();
     QVERIFY(sharedImage != unsharedImage);  // the dashed link and the × d_model^−0.5
@@ -293,8 +294,8 @@ void TestAiaynViews::mainWindowWalksEveryStep() {
     QCOMPARE(w.session()->config().architecture, Architecture::Aiayn);
     auto* explain = w.findChild<ExplainPanel*>(QStringLiteral("explainPanel"));
     QVERIFY(explain);
-    QCOMPARE(w.architectureDiagram()->layout(), ArchitectureDiagram::Layout::Aiayn);
-    QVERIFY(w.architectureDiagram()->drawsSharedProjection());
+    QCOMPARE(w.architectureDiagram()->layout(), QStringLiteral("aiayn"));
+    QVERIFY(w.architectureDiagram()->drawsSharedLink(QStringLiteral("trg_emb_prj_weight_sharing")));
 
     QVERIFY(w.navigator()->model()->stepOrder().contains(QStringLiteral("encoder.layer_stack.0.slf_attn.q_scaled")));
     QVERIFY(backwardStepOrder(*w.session()->trace()).contains(QStringLiteral("grad.encoder.layer_stack.0.slf_attn.q_scaled")));
@@ -358,8 +359,8 @@ void TestAiaynViews::mainWindowWalksUnsharedModel() {
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(w.session()->trace());
     QVERIFY(!w.session()->config().trg_emb_prj_weight_sharing);
-    QCOMPARE(w.architectureDiagram()->layout(), ArchitectureDiagram::Layout::Aiayn);
-    QVERIFY(!w.architectureDiagram()->drawsSharedProjection());
+    QCOMPARE(w.architectureDiagram()->layout(), QStringLiteral("aiayn"));
+    QVERIFY(!w.architectureDiagram()->drawsSharedLink(QStringLiteral("trg_emb_prj_weight_sharing")));
     auto* explain = w.findChild<ExplainPanel*>(QStringLiteral("explainPanel"));
     QVERIFY(explain);
     QVERIFY(backwardStepOrder(*w.session()->trace()).contains(QStringLiteral("grad.trg_word_prj.logits")));

@@ -11,6 +11,8 @@
 #include <memory>
 
 #include "architecture/architecture_diagram.h"
+#include "architecture/architecture_parts.h"
+#include "architecture/diagram_layout.h"
 #include "stepformer/model.h"
 #include "stepformer/params.h"
 #include "test_util.h"
@@ -45,6 +47,8 @@ private slots:
     void hover();
     void tooltip();
     void grabIsNotBlank();
+    void everyLayoutReads();
+    void malformedLayoutIsNamed();
 };
 
 void TestArchitecture::highlight_data() {
@@ -238,6 +242,39 @@ void TestArchitecture::grabIsNotBlank() {
     const QRectF r = d.blockRect(QStringLiteral("decoder.cross_mha"));
     const QColor edge = img.pixelColor(QPoint(static_cast<int>(r.center().x()), static_cast<int>(r.top()) ));
     QVERIFY2(edge.red() > 150 && edge.green() < 120, qPrintable(edge.name()));
+    testutil::saveShot(d, QStringLiteral("paper_diagram.png"));
+}
+
+// Every layout in resources/diagrams/ reads, names only blocks the diagram knows (so a click
+// and a highlight can find them), once each, inside its design space, with its arrows there too.
+void TestArchitecture::everyLayoutReads() {
+    const QStringList files = QDir(QStringLiteral(":/diagrams")).entryList({QStringLiteral("*.json")});
+    QVERIFY2(files.size() >= 4, qPrintable(files.join(u',')));
+    for (const QString& f : files) {
+        const architecture::DiagramLayout& d = architecture::diagramLayout(QFileInfo(f).completeBaseName());
+        const QRectF space(0, 0, architecture::kW, d.height);
+        QSet<QString> seen;
+        for (const architecture::DiagramBlock& b : d.blocks) {
+            QVERIFY2(architecture::part(b.id), qPrintable(f + u' ' + b.id));
+            QVERIFY2(!seen.contains(b.id), qPrintable(f + QStringLiteral(" repeats ") + b.id));
+            seen.insert(b.id);
+            QVERIFY2(space.contains(b.logical), qPrintable(f + u' ' + b.id));
+            QVERIFY(!b.label.isEmpty());
+        }
+        for (const architecture::DiagramArrow& a : d.arrows)
+            for (const QPointF& p : a.points) QVERIFY2(space.contains(p), qPrintable(f));
+        QVERIFY2(seen.contains(QStringLiteral("encoder.mha")) && seen.contains(QStringLiteral("linear")), qPrintable(f));
+        QVERIFY(!d.hint.isEmpty() && !d.inputs.isEmpty() && !d.outputs.isEmpty());
+    }
+}
+
+void TestArchitecture::malformedLayoutIsNamed() {
+    try {
+        architecture::diagramLayout(QStringLiteral("no_such_layout"));
+        QFAIL("no error");
+    } catch (const std::runtime_error& e) {
+        QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral(":/diagrams/no_such_layout.json")), e.what());
+    }
 }
 
 int main(int argc, char** argv) {

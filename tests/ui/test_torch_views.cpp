@@ -17,6 +17,7 @@
 
 #include "app/main_window.h"
 #include "architecture/architecture_diagram.h"
+#include "models/model_registry.h"
 #include "architecture/architecture_parts.h"
 #include "explain/explain_panel.h"
 #include "steps/backward_steps.h"
@@ -245,7 +246,7 @@ void TestTorchViews::diagramPostAndPreNorm() {
     ArchitectureDiagram d;
     d.resize(360, 520);
     d.setTrace(post.trace, post.config);
-    QCOMPARE(d.layout(), ArchitectureDiagram::Layout::TorchPostNorm);
+    QCOMPARE(d.layout(), QStringLiteral("torch_post_norm"));
     QVERIFY(d.blockIds().contains(QStringLiteral("encoder.final_norm")));
     QVERIFY(d.blockIds().contains(QStringLiteral("decoder.final_norm")));
     QVERIFY(!d.blockIds().contains(QStringLiteral("encoder.mha_add")));
@@ -264,15 +265,15 @@ void TestTorchViews::diagramPostAndPreNorm() {
     QCOMPARE(highlightOf("tgt_tok_emb.out"), QStringLiteral("decoder.embedding"));
     QCOMPARE(d.stepForBlock(QStringLiteral("decoder.final_norm")), QStringLiteral("transformer.decoder.norm.out"));
     QCOMPARE(d.stepForBlock(QStringLiteral("encoder.mha")), QStringLiteral("transformer.encoder.layers.0.self_attn.Q"));
-    QVERIFY(architecture::torchDescription(QStringLiteral("encoder.ffn"), post.config).contains(QStringLiteral("ReLU")));
-    QVERIFY(architecture::torchDescription(QStringLiteral("encoder.mha"), post.config).contains(QStringLiteral("in_proj_bias")));
+    QVERIFY(models::presentation(models::namingOf(post.config)).blockTip(QStringLiteral("encoder.ffn"), post.config).contains(QStringLiteral("ReLU")));
+    QVERIFY(models::presentation(models::namingOf(post.config)).blockTip(QStringLiteral("encoder.mha"), post.config).contains(QStringLiteral("in_proj_bias")));
     const QImage postImage = d.grab().toImage();
     d.resize(420, 640);
     testutil::saveShot(d, QStringLiteral("torch_diagram_postnorm.png"));
     d.resize(360, 520);
 
     d.setTrace(pre.trace, pre.config);
-    QCOMPARE(d.layout(), ArchitectureDiagram::Layout::TorchPreNorm);
+    QCOMPARE(d.layout(), QStringLiteral("torch_pre_norm"));
     QVERIFY(d.blockIds().contains(QStringLiteral("encoder.mha_add")));
     QCOMPARE(highlightOf("transformer.encoder.layers.0.norm1"), QStringLiteral("encoder.mha_norm"));
     QCOMPARE(highlightOf("transformer.encoder.layers.0.add1"), QStringLiteral("encoder.mha_add"));
@@ -280,8 +281,8 @@ void TestTorchViews::diagramPostAndPreNorm() {
     // Pre-norm: the LayerNorm sits below (before) the sub-layer it feeds.
     QVERIFY(d.blockRect(QStringLiteral("encoder.mha_norm")).top() > d.blockRect(QStringLiteral("encoder.mha")).bottom());
     QVERIFY(d.blockRect(QStringLiteral("encoder.mha_add")).bottom() < d.blockRect(QStringLiteral("encoder.mha")).top());
-    QVERIFY(architecture::torchDescription(QStringLiteral("encoder.ffn"), pre.config).contains(QStringLiteral("GELU")));
-    QVERIFY(architecture::torchDescription(QStringLiteral("encoder.mha_norm"), pre.config).contains(QStringLiteral("norm_first=True")));
+    QVERIFY(models::presentation(models::namingOf(pre.config)).blockTip(QStringLiteral("encoder.ffn"), pre.config).contains(QStringLiteral("GELU")));
+    QVERIFY(models::presentation(models::namingOf(pre.config)).blockTip(QStringLiteral("encoder.mha_norm"), pre.config).contains(QStringLiteral("norm_first=True")));
     const QImage preImage = d.grab().toImage();
     QVERIFY(preImage != postImage);
     QVERIFY(testutil::distinctColors(preImage) > 10);
@@ -291,7 +292,7 @@ void TestTorchViews::diagramPostAndPreNorm() {
     // The tutorial's model: its own figure again.
     const Traced tut = traced(Config::small());
     d.setTrace(tut.trace, tut.config);
-    QCOMPARE(d.layout(), ArchitectureDiagram::Layout::Tutorial);
+    QCOMPARE(d.layout(), QStringLiteral("paper"));
     QVERIFY(!d.blockIds().contains(QStringLiteral("encoder.final_norm")));
     QCOMPARE(highlightOf("encoder.layers.0.enc_self_attn.residual"), QStringLiteral("encoder.mha_norm"));
 }
@@ -305,7 +306,7 @@ void TestTorchViews::mainWindowWalksEveryStep() {
     QCOMPARE(w.session()->config().architecture, Architecture::Torch);
     auto* explain = w.findChild<ExplainPanel*>(QStringLiteral("explainPanel"));
     QVERIFY(explain);
-    QCOMPARE(w.architectureDiagram()->layout(), ArchitectureDiagram::Layout::TorchPostNorm);
+    QCOMPARE(w.architectureDiagram()->layout(), QStringLiteral("torch_post_norm"));
 
     QVERIFY(w.navigator()->model()->stepOrder().contains(QStringLiteral("transformer.encoder.layers.0.self_attn.masked_scores")));
     QVERIFY(backwardStepOrder(*w.session()->trace()).contains(QStringLiteral("grad.transformer.encoder.layers.0.self_attn.Q")));

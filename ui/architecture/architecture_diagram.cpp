@@ -8,9 +8,10 @@
 #include <QMouseEvent>
 #include <QToolTip>
 
+#include <nlohmann/json.hpp>
+
 #include "architecture/architecture_parts.h"
-#include "models/aiayn/diagram_layout.h"
-#include "models/torch/diagram_layout.h"
+#include "stepformer/config.h"
 #include "steps/reference_trace.h"
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
@@ -36,6 +37,7 @@ ArchitectureDiagram::ArchitectureDiagram(QWidget* parent) : QWidget(parent) {
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     setAttribute(Qt::WA_OpaquePaintEvent);
     config_ = stepformer::Config::tutorial();
+    layout_ = &diagramLayout(models::presentation(models::namingOf(config_)).diagramFor(config_));
     buildBlocks();
     relayout();
 }
@@ -48,40 +50,31 @@ void ArchitectureDiagram::buildBlocks() {
     // attention-is-all-you-need-pytorch scales only with the target embedding tied to the projection.
     const bool scaleEmb = config_.trg_emb_prj_weight_sharing && config_.scale_emb_or_prj == "emb";
     const bool scalePrj = config_.trg_emb_prj_weight_sharing && config_.scale_emb_or_prj == "prj";
-    const auto addAll = [&](const auto& specs) {
-        for (const BlockSpec& s : specs) {
-            Block b;
-            b.id = QLatin1String(s.id);
-            b.label = tr(s.label);
-            b.label.replace(QStringLiteral("%act"), act);
-            b.label.replace(QStringLiteral("%emb"), scaleEmb ? QStringLiteral(" × √d_model") : QString());
-            b.label.replace(QStringLiteral("%prj"), scalePrj ? QStringLiteral(" × d_model^−0.5") : QString());
-            b.shape = s.shape;
-            b.logical = s.logical;
-            b.fill = s.fill;
-            blocks_.append(b);
-        }
-    };
-    switch (layout_) {
-    case Layout::Tutorial: addAll(kBlocks); break;
-    case Layout::TorchPostNorm:
-        addAll(kTorchCommon);
-        addAll(kTorchPostNorm);
-        break;
-    case Layout::TorchPreNorm:
-        addAll(kTorchCommon);
-        addAll(kTorchPreNorm);
-        break;
-    case Layout::Aiayn: addAll(kAiaynBlocks); break;
+    for (const DiagramBlock& s : layout_->blocks) {
+        Block b;
+        static_cast<DiagramBlock&>(b) = s;
+        b.label = tr(s.label.toUtf8().constData());
+        b.label.replace(QStringLiteral("%act"), act);
+        b.label.replace(QStringLiteral("%emb"), scaleEmb ? QStringLiteral(" × √d_model") : QString());
+        b.label.replace(QStringLiteral("%prj"), scalePrj ? QStringLiteral(" × d_model^−0.5") : QString());
+        blocks_.append(b);
     }
 }
 
-qreal ArchitectureDiagram::designHeight() const { return torch() ? kTorchH : aiayn() ? kAiaynH : kH; }
 qreal ArchitectureDiagram::frameTop(bool encoder) const {
-    if (torch()) return encoder ? kTorchEncFrameTop : kTorchDecFrameTop;
-    return encoder ? kEncFrameTop : kDecFrameTop;
+    return (encoder ? layout_->encoderFrame : layout_->decoderFrame).top();
 }
-qreal ArchitectureDiagram::frameBottom() const { return torch() ? kTorchFrameBottom : kFrameBottom; }
+qreal ArchitectureDiagram::frameBottom() const { return layout_->encoderFrame.bottom(); }
+
+bool ArchitectureDiagram::drawsSharedLink(const QString& when) const {
+    const nlohmann::json cfg = stepformer::config_to_json(config_);
+    for (const SharedLink& l : layout_->sharedLinks)
+        if (l.when == when) {
+            const auto it = cfg.find(when.toStdString());
+            return it != cfg.end() && it->is_boolean() && it->get<bool>();
+        }
+    return false;
+}
 
 int ArchitectureDiagram::layersOf(const QString& stack) const {
     return stack == QLatin1String("decoder") ? config_.decoder_layers() : config_.encoder_layers();
@@ -89,7 +82,7 @@ int ArchitectureDiagram::layersOf(const QString& stack) const {
 
 void ArchitectureDiagram::relayout() {
     const qreal w = std::max(1, width()), h = std::max(1, height());
-    const qreal H = designHeight();
+    const qreal H = layout_->height;
     sx_ = w / kW;
     sy_ = h / H;
     if (sy_ > sx_ * kMaxStretch) sy_ = sx_ * kMaxStretch;
@@ -117,17 +110,11 @@ void ArchitectureDiagram::resizeEvent(QResizeEvent*) {
 
 void ArchitectureDiagram::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     trace_ = std::move(trace);
-    const QString act = QString::fromStdString(config_.activation);
     config_ = config;
-    // PyTorch's translation model is drawn as PyTorch builds it (the layer lab has its own window).
     naming_ = models::namingOf(config);
-    const models::Diagram picture = models::presentation(naming_).diagram;
-    const Layout layout = picture == models::Diagram::Aiayn   ? Layout::Aiayn
-                          : picture == models::Diagram::Paper ? Layout::Tutorial
-                          : config.norm_first                 ? Layout::TorchPreNorm
-                                                              : Layout::TorchPostNorm;
-    // The labels carry the scale and the links the sharing: a change of either redraws the blocks.
-    if (layout != layout_ || act != QString::fromStdString(config.activation) || layout == Layout::Aiayn) {
+    const DiagramLayout* layout = &diagramLayout(models::presentation(naming_).diagramFor(config));
+    // The labels carry the activation and the scale, the links the sharing: always rebuilt (cheap).
+    {
         layout_ = layout;
         buildBlocks();
         relayout();
@@ -163,7 +150,7 @@ void ArchitectureDiagram::setStep(const QString& traceName) {
     step_ = traceName;
     const stepformer::Trace* graph = nullptr;
     const stepformer::TraceEntry* e = entryFor(traceName, &graph);
-    highlighted_ = e ? architecture::blockOf(*graph, *e, layout_ == Layout::TorchPreNorm) : QString();
+    highlighted_ = e ? architecture::blockOf(*graph, *e, layout_->separateAdds) : QString();
     // A trace made by hand may lack the links that place an entry (a mask nobody reads): the
     // model's own graph still does.
     if (highlighted_.isEmpty()) highlighted_ = blockForTraceName(traceName);
@@ -221,9 +208,8 @@ QStringList ArchitectureDiagram::blockIds() const {
 }
 
 QString ArchitectureDiagram::tooltipFor(const QString& id) const {
-    QString what = torch()   ? architecture::torchDescription(id, config_)
-                   : aiayn() ? architecture::aiaynDescription(id, config_)
-                             : architecture::description(id, config_);
+    const auto own = models::presentation(naming_).blockTip;
+    QString what = own ? own(id, config_) : architecture::description(id, config_);
     const QString step = stepForBlock(id);
     if (!step.isEmpty()) {
         QString where = tr("Click: go to <tt>%1</tt>").arg(step.toHtmlEscaped());

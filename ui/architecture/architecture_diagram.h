@@ -2,16 +2,10 @@
 // The block of the current step is highlighted (with "layer k/N" beside the stack's N×);
 // hovering a block shows what it computes; clicking it asks for the block's first step.
 //
-// A translation model around PyTorch's nn.Transformer ("architecture": "torch") is drawn as
-// PyTorch builds it (models/torch/diagram_layout.h): biases, its activation, the final encoder.norm /
-// decoder.norm (encoder.final_norm, decoder.final_norm), the generator; with norm_first the
-// LayerNorm sits before each sub-layer and the residual goes around both into a ⊕ (the extra ids
-// encoder.mha_add, encoder.ffn_add, decoder.masked_mha_add, decoder.cross_mha_add, decoder.ffn_add).
-//
-// Block ids: encoder.embedding, encoder.pe, encoder.add_pe, encoder.mha, encoder.mha_norm,
-// encoder.ffn, encoder.ffn_norm, decoder.embedding, decoder.pe, decoder.add_pe,
-// decoder.masked_mha, decoder.masked_mha_norm, decoder.cross_mha, decoder.cross_mha_norm,
-// decoder.ffn, decoder.ffn_norm, linear, softmax.
+// Each model is drawn as its code builds it, from the layout its presentation names
+// (resources/diagrams/<name>.json, architecture/diagram_layout.h): PyTorch's layers with their
+// biases, final norms and, with norm_first, a ⊕ per sub-layer; attention-is-all-you-need-pytorch's
+// input LayerNorm, dropout tags and shared weights. The block ids are architecture_parts.h's.
 #pragma once
 
 #include <memory>
@@ -59,14 +53,11 @@ public:
     // (0-based); "" when the current step is not in that stack's layers.
     QString layerText(const QString& stack) const;
 
-    // How the diagram is drawn: the tutorial's figure, or PyTorch's post-norm / pre-norm layers.
-    // Aiayn: attention-is-all-you-need-pytorch's model (models/aiayn/diagram_layout.h).
-    enum class Layout { Tutorial, TorchPostNorm, TorchPreNorm, Aiayn };
-    Layout layout() const { return layout_; }
-    // Whether the diagram draws weight sharing (attention-is-all-you-need-pytorch's tied
-    // trg_word_prj / embeddings): the dashed "shared" links.
-    bool drawsSharedProjection() const { return layout_ == Layout::Aiayn && config_.trg_emb_prj_weight_sharing; }
-    bool drawsSharedEmbeddings() const { return layout_ == Layout::Aiayn && config_.emb_src_trg_weight_sharing; }
+    // The layout drawn: the base name of its file in resources/diagrams/ ("paper", "aiayn", ...).
+    QString layout() const { return layout_->name; }
+    // Whether the dashed "shared" link that the configuration key `when` turns on is drawn
+    // (e.g. "trg_emb_prj_weight_sharing": the tied projection and target embedding).
+    bool drawsSharedLink(const QString& when) const;
 
 
     QSize sizeHint() const override;
@@ -86,27 +77,19 @@ protected:
 
 private:
     using Shape = architecture::Shape;
-    struct Block {
-        QString id;
-        QString label;
-        Shape shape = Shape::Box;
-        QRectF logical;  // in the design space (architecture::kW x kH)
-        QRectF rect;     // in widget coordinates
-        QRgb fill = 0xffffff;
+    struct Block : architecture::DiagramBlock {
+        QRectF rect;  // in widget coordinates
     };
-    void buildBlocks();  // from architecture::kBlocks
+    void buildBlocks();  // from the layout, labels translated and filled in
     void relayout();
     QPointF map(qreal x, qreal y) const;
     qreal unit() const;  // logical -> pixel factor for sizes that must stay round (circles, fonts, pens)
     QString tooltipFor(const QString& blockId) const;
-    bool torch() const { return layout_ == Layout::TorchPostNorm || layout_ == Layout::TorchPreNorm; }
-    bool aiayn() const { return layout_ == Layout::Aiayn; }
-    qreal designHeight() const;
     qreal frameTop(bool encoder) const;
     qreal frameBottom() const;
     int layersOf(const QString& stack) const;  // the stack's layer count (N of N×)
-    void paintTorchArrows(QPainter& p, qreal lineW, qreal head) const;
-    void paintAiaynArrows(QPainter& p, qreal lineW, qreal head) const;  // with the "shared" links
+    void paintArrows(QPainter& p, qreal lineW, qreal head) const;
+    void paintSharedLinks(QPainter& p) const;
     // The entry `traceName` (or the forward step of a gradient) stands for: the current trace's,
     // else the model's; `graph` receives the trace it is in. nullptr for an unknown name.
     const stepformer::TraceEntry* entryFor(const QString& traceName, const stepformer::Trace** graph) const;
@@ -122,7 +105,7 @@ private:
     QList<Block> blocks_;
     QString step_, highlighted_, hovered_, stack_;
     int layer_ = -1;
-    Layout layout_ = Layout::Tutorial;
+    const architecture::DiagramLayout* layout_ = nullptr;
     stepformer::Naming naming_{};  // the trace's names (for stepForBlock)
     qreal sx_ = 1, sy_ = 1, ox_ = 0, oy_ = 0;
     QImage staticImage_;  // paintStatic() at the widget's size; null when it must be redrawn

@@ -2,8 +2,6 @@
 // size and trace into an image) and, over it, the current step's block, the hovered block, the
 // N× labels with the current layer and the current step's name.
 #include "architecture/architecture_diagram.h"
-#include "models/aiayn/diagram_layout.h"
-#include "models/torch/diagram_layout.h"
 
 #include <algorithm>
 #include <cmath>
@@ -80,9 +78,6 @@ void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b, bool hi, bool h
         p.setFont(f);
         p.setPen(QColor(0x20, 0x20, 0x20));
         p.drawText(inner, b.label, opt);
-        const auto listed = [&](const auto& ids) {
-            return std::any_of(std::begin(ids), std::end(ids), [&](const char* id) { return b.id == QLatin1String(id); });
-        };
         // A small tag: on the box's top edge at its right (+b), or just above its top left
         // (dropout), where it covers neither the label nor the arrow into the box's middle.
         const auto badge = [&](const QString& t, bool right, bool bold) {
@@ -100,10 +95,11 @@ void ArchitectureDiagram::drawBlock(QPainter& p, const Block& b, bool hi, bool h
             p.setPen(QColor(0x20, 0x20, 0x20));
             p.drawText(r, Qt::AlignCenter, t);
         };
-        // "+b": this block's linear maps have biases (PyTorch's default), the tutorial's have none.
-        if ((torch() && listed(kBiasBadge)) || (aiayn() && listed(kAiaynBiasBadge))) badge(QStringLiteral("+b"), true, true);
-        // attention-is-all-you-need-pytorch: dropout comes before the add (and before the input norm).
-        if (aiayn() && listed(kAiaynDropoutBadge)) badge(tr("dropout"), false, false);
+        // "+b": this block's linear maps have biases; "dropout": its input went through dropout first.
+        for (const QString& t : b.badges) {
+            const bool edge = t.startsWith(QLatin1Char('+'));
+            badge(tr(t.toUtf8().constData()), edge, edge);
+        }
         return;
     }
     if (hi) {
@@ -141,69 +137,21 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     p.fillRect(rect(), Qt::white);
     p.setRenderHint(QPainter::Antialiasing);
     const qreal u = unit();
-    const QColor ink(0x30, 0x30, 0x30);
     const qreal lineW = std::max<qreal>(1.0, 1.2 * u);
     const qreal head = std::max<qreal>(4.0, 5.5 * u);
     auto px = [](qreal v) { return static_cast<int>(std::round(std::max<qreal>(kMinFontPx, v))); };
-    auto poly = [&](std::initializer_list<QPointF> pts, bool arrow) {
-        QPolygonF poly;
-        for (const QPointF& q : pts) poly << map(q.x(), q.y());
-        p.setPen(QPen(ink, lineW, Qt::SolidLine, Qt::FlatCap, Qt::MiterJoin));
-        p.setBrush(Qt::NoBrush);
-        p.drawPolyline(poly);
-        if (arrow && poly.size() >= 2) drawArrowHead(p, poly[poly.size() - 2], poly.back(), head);
-    };
 
     // Stack frames.
-    const QRectF encFrame(map(kEncFrameL, frameTop(true)), map(kEncFrameR, frameBottom()));
-    const QRectF decFrame(map(kDecFrameL, frameTop(false)), map(kDecFrameR, frameBottom()));
+    const QRectF encFrame(map(layout_->encoderFrame.left(), frameTop(true)), map(layout_->encoderFrame.right(), frameBottom()));
+    const QRectF decFrame(map(layout_->decoderFrame.left(), frameTop(false)), map(layout_->decoderFrame.right(), frameBottom()));
     for (const QRectF& fr : {encFrame, decFrame}) {
         p.setPen(QPen(QColor(0x9e, 0x9e, 0x9e), lineW));
         p.setBrush(QColor(0xf2, 0xf2, 0xf2));
         p.drawRoundedRect(fr, 8 * u, 8 * u);
     }
 
-    if (torch()) {
-        paintTorchArrows(p, lineW, head);
-    } else if (aiayn()) {
-        paintAiaynArrows(p, lineW, head);
-    } else {
-        // Arrows: encoder.
-        poly({{kEncCx, 490}, {kEncCx, 480}}, true);                                 // inputs -> embedding
-        poly({{kEncCx, 456}, {kEncCx, kAddY + kAddR}}, true);                       // embedding -> +
-        poly({{kEncCx - 36 + kPeR, kAddY}, {kEncCx - kAddR, kAddY}}, true);         // PE -> +
-        poly({{kEncCx, kAddY - kAddR}, {kEncCx, kBranchY}}, false);                 // + -> branch
-        poly({{kEncLane, kBranchY}, {kEncCx + 30, kBranchY}}, false);
-        for (qreal x : {kEncCx - 30, kEncCx, kEncCx + 30}) poly({{x, kBranchY}, {x, 390}}, true);  // Q, K, V
-        poly({{kEncLane, kBranchY}, {kEncLane, 323}, {kEncX0, 323}}, true);         // residual 1
-        poly({{kEncCx, 350}, {kEncCx, 334}}, true);
-        poly({{kEncCx, 312}, {kEncCx, 298}}, true);
-        poly({{kEncCx, 305}, {kEncLane, 305}, {kEncLane, 233}, {kEncX0, 233}}, true);  // residual 2
-        poly({{kEncCx, 260}, {kEncCx, 244}}, true);
-        // Encoder output -> K, V of the decoder's second attention.
-        poly({{kEncX1, 233}, {200, 233}, {200, 306}, {kDecX0 + 30, 306}}, false);
-        poly({{kDecX0 + 14, 306}, {kDecX0 + 14, 298}}, true);
-        poly({{kDecX0 + 30, 306}, {kDecX0 + 30, 298}}, true);
-
-        // Arrows: decoder.
-        poly({{kDecCx, 490}, {kDecCx, 480}}, true);
-        poly({{kDecCx, 456}, {kDecCx, kAddY + kAddR}}, true);
-        poly({{kDecCx + 36 - kPeR, kAddY}, {kDecCx + kAddR, kAddY}}, true);
-        poly({{kDecCx, kAddY - kAddR}, {kDecCx, kBranchY}}, false);
-        poly({{kDecCx - 30, kBranchY}, {kDecLane, kBranchY}}, false);
-        for (qreal x : {kDecCx - 30, kDecCx, kDecCx + 30}) poly({{x, kBranchY}, {x, 390}}, true);
-        poly({{kDecLane, kBranchY}, {kDecLane, 323}, {kDecX1, 323}}, true);
-        poly({{kDecCx, 350}, {kDecCx, 334}}, true);
-        poly({{kDecCx + 26, 312}, {kDecCx + 26, 298}}, true);                        // Q from the decoder
-        poly({{kDecCx + 26, 305}, {kDecLane, 305}, {kDecLane, 233}, {kDecX1, 233}}, true);
-        poly({{kDecCx, 258}, {kDecCx, 244}}, true);
-        poly({{kDecCx, 222}, {kDecCx, 204}}, true);
-        poly({{kDecCx, 213}, {kDecLane, 213}, {kDecLane, 141}, {kDecX1, 141}}, true);
-        poly({{kDecCx, 166}, {kDecCx, 152}}, true);
-        poly({{kDecCx, 130}, {kDecCx, 96}}, true);                                   // -> Linear
-        poly({{kDecCx, 72}, {kDecCx, 58}}, true);
-        poly({{kDecCx, 34}, {kDecCx, 20}}, true);
-    }
+    paintArrows(p, lineW, head);
+    paintSharedLinks(p);
 
     // Blocks.
     for (const Block& b : blocks_) drawBlock(p, b, false, false);
@@ -217,13 +165,10 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
         p.drawText(QRectF(map(x0, y0), map(x1, y1)), align | Qt::TextWordWrap, s);
     };
     text(200, 2, 360, 20, Qt::AlignCenter, tr("Output Probabilities"));
-    // PyTorch's picture: the stacks sit lower; attention-is-all-you-need-pytorch's: its input norm
-    // makes the bottom taller.
-    const qreal dy = torch() ? kTorchShift : aiayn() ? kAiaynShift : 0;
-    text(kEncFrameL, 490 + dy, kEncFrameR, 506 + dy, Qt::AlignCenter,
-         torch() ? tr("src") : aiayn() ? tr("src_seq") : tr("Inputs"));
-    text(kDecFrameL - 12, 490 + dy, kDecFrameR + 12, 506 + dy, Qt::AlignCenter,
-         torch() ? tr("tgt (shifted right)") : aiayn() ? tr("trg_seq (shifted right)") : tr("Outputs (shifted right)"));
+    const QRectF enc = layout_->encoderFrame, dec = layout_->decoderFrame;
+    const qreal inY = layout_->inputsY;
+    text(enc.left(), inY, enc.right(), inY + 16, Qt::AlignCenter, tr(layout_->inputs.toUtf8().constData()));
+    text(dec.left() - 12, inY, dec.right() + 12, inY + 16, Qt::AlignCenter, tr(layout_->outputs.toUtf8().constData()));
     // The sentences of batch item 0 under the inputs.
     if (trace_) {
         QFont tf = f;
@@ -238,8 +183,8 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
             return w.join(QLatin1Char(' '));
         };
         const QFontMetricsF fm(tf);
-        const QRectF er(map(kEncFrameL - 30, 506 + dy), map(kEncFrameR + 10, 524 + dy));
-        const QRectF dr(map(kDecFrameL - 10, 506 + dy), map(kDecFrameR + 30, 524 + dy));
+        const QRectF er(map(enc.left() - 30, inY + 16), map(enc.right() + 10, inY + 34));
+        const QRectF dr(map(dec.left() - 10, inY + 16), map(dec.right() + 30, inY + 34));
         p.drawText(er, Qt::AlignCenter, fm.elidedText(joined(trace_->src_tokens), Qt::ElideRight, er.width()));
         p.drawText(dr, Qt::AlignCenter, fm.elidedText(joined(trace_->tgt_tokens), Qt::ElideRight, dr.width()));
     }
@@ -248,11 +193,16 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     sf.setPixelSize(px(10 * u));
     p.setFont(sf);
     p.setPen(QColor(0x20, 0x20, 0x20));
-    const qreal addY = aiayn() ? kAiaynAddY : kAddY + dy;
-    // "position_" / "enc" may wrap at the zero-width space in a narrow dock.
-    const QString peText = aiayn() ? tr("position_\u200Benc") : tr("Positional Encoding");
-    text(0, addY - 14, kEncCx - 36 - kPeR - 2, addY + 14, Qt::AlignRight | Qt::AlignVCenter, peText);
-    text(kDecCx + 36 + kPeR + 2, addY - 14, aiayn() ? kAiaynShareX - 3 : kW, addY + 14, Qt::AlignLeft | Qt::AlignVCenter, peText);
+    // Beside the two sine icons ("position_" / "enc" may wrap at a zero-width space in a narrow dock).
+    const QString peText = tr(layout_->positional.toUtf8().constData());
+    const qreal addY = layout_->positionalY;
+    for (const Block& b : blocks_) {
+        if (b.shape != Shape::PeIcon) continue;
+        if (b.logical.center().x() < enc.right())
+            text(0, addY - 14, b.logical.left() - 2, addY + 14, Qt::AlignRight | Qt::AlignVCenter, peText);
+        else
+            text(b.logical.right() + 2, addY - 14, layout_->positionalRight, addY + 14, Qt::AlignLeft | Qt::AlignVCenter, peText);
+    }
 
     // Stack titles.
     QFont bf = font();
@@ -260,15 +210,13 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     bf.setBold(true);
     p.setFont(bf);
     p.setPen(QColor(0x40, 0x40, 0x40));
-    // PyTorch's encoder has its final norm above the frame: the title goes above that.
-    const qreal encTitle = torch() ? 204 : kEncFrameTop - 2;
-    text(kEncFrameL, encTitle - 16, kEncFrameR, encTitle, Qt::AlignLeft | Qt::AlignBottom,
-         tr("Encoder"));
+    const qreal encTitle = layout_->encoderTitleBottom;  // above a final norm over the frame, if any
+    text(enc.left(), encTitle - 16, enc.right(), encTitle, Qt::AlignLeft | Qt::AlignBottom, tr("Encoder"));
     // "Decoder" ends before the arrow into Linear; in a small diagram, whose least font is large
     // for it, it starts left of the frame rather than wrap.
-    const qreal decoderEnd = kDecCx - 4;
+    const qreal decoderEnd = dec.center().x() - 4;
     const qreal decoderStart =
-        std::min(kDecFrameL, decoderEnd - QFontMetricsF(bf).horizontalAdvance(tr("Decoder")) / sx_ - 2);
+        std::min(dec.left(), decoderEnd - QFontMetricsF(bf).horizontalAdvance(tr("Decoder")) / sx_ - 2);
     text(decoderStart, frameTop(false) - 18, decoderEnd, frameTop(false) - 2, Qt::AlignLeft | Qt::AlignBottom, tr("Decoder"));
 
     // The current step's header, top left, and a hint.
@@ -282,13 +230,9 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     gf.setPixelSize(px(9.5 * u));
     p.setFont(gf);
     p.setPen(QColor(0x80, 0x80, 0x80));
-    // Above the encoder's title (PyTorch's picture: above its final norm's title; the paper's
-    // picture with its dropout tags: under the current step, clear of the encoder's title).
-    const qreal hintBottom = torch() ? 184 : aiayn() ? 160 : 196;
-    text(6, hintBottom - 46, 196, hintBottom, Qt::AlignLeft | Qt::AlignBottom,
-         torch()   ? tr("+b: with bias. Click a block to go to its first step; hover for details.")
-         : aiayn() ? tr("+b: bias. dropout: before the add. Dashed: a shared weight.")
-                   : tr("Click a block to go to its first step; hover for details."));
+    // Above the encoder's title and what stands over its frame.
+    const qreal hintBottom = layout_->hintBottom;
+    text(6, hintBottom - 46, 196, hintBottom, Qt::AlignLeft | Qt::AlignBottom, tr(layout_->hint.toUtf8().constData()));
 }
 
 // The current step's block (highlighted), the hovered block, the N× labels with the current layer,
@@ -328,8 +272,8 @@ void ArchitectureDiagram::paintDynamic(QPainter& p) const {
                  fits ? word + QLatin1Char('\n') + frac : frac);
         }
     };
-    nx(QStringLiteral("encoder"), 0, kEncFrameL - 2, (frameTop(true) + frameBottom()) / 2);
-    nx(QStringLiteral("decoder"), kDecFrameR + 2, kW, (frameTop(false) + frameBottom()) / 2);
+    nx(QStringLiteral("encoder"), 0, layout_->encoderFrame.left() - 2, (frameTop(true) + frameBottom()) / 2);
+    nx(QStringLiteral("decoder"), layout_->decoderFrame.right() + 2, kW, (frameTop(false) + frameBottom()) / 2);
 
     // The current step, top left (its header is static).
     QFont mf = QFont(QStringLiteral("DejaVu Sans Mono"));
@@ -345,63 +289,42 @@ void ArchitectureDiagram::paintDynamic(QPainter& p) const {
 
 QRectF ArchitectureDiagram::nxRect(bool encoder) const {
     const qreal cy = (frameTop(encoder) + frameBottom()) / 2;
-    const qreal x0 = encoder ? 0 : kDecFrameR + 2, x1 = encoder ? kEncFrameL - 2 : kW;
+    const qreal x0 = encoder ? 0 : layout_->decoderFrame.right() + 2, x1 = encoder ? layout_->encoderFrame.left() - 2 : kW;
     return QRectF(map(std::max<qreal>(0, x0 - 2), cy - 22), map(std::min(kW, x1 + 2), cy + 30));
 }
 
-// PyTorch's picture's arrows, from models/torch/diagram_layout.h.
-void ArchitectureDiagram::paintTorchArrows(QPainter& p, qreal lineW, qreal head) const {
+void ArchitectureDiagram::paintArrows(QPainter& p, qreal lineW, qreal head) const {
     p.setPen(QPen(QColor(0x30, 0x30, 0x30), lineW, Qt::SolidLine, Qt::FlatCap, Qt::MiterJoin));
     p.setBrush(Qt::NoBrush);
-    const auto draw = [&](const auto& arrows) {
-        for (const Arrow& a : arrows) {
-            QPolygonF poly;
-            for (int i = 0; i < a.n; ++i) poly << map(a.pts[i].x(), a.pts[i].y());
-            p.drawPolyline(poly);
-            if (a.head) drawArrowHead(p, poly[poly.size() - 2], poly.back(), head);
-        }
-    };
-    draw(kTorchCommonArrows);
-    if (layout_ == Layout::TorchPreNorm) draw(kTorchPreArrows);
-    else draw(kTorchPostArrows);
-}
-
-// attention-is-all-you-need-pytorch's picture's arrows (models/aiayn/diagram_layout.h), and its weight sharing as
-// dashed links labelled "shared": trg_word_prj ↔ trg_word_emb, src_word_emb ↔ trg_word_emb.
-void ArchitectureDiagram::paintAiaynArrows(QPainter& p, qreal lineW, qreal head) const {
-    p.setPen(QPen(QColor(0x30, 0x30, 0x30), lineW, Qt::SolidLine, Qt::FlatCap, Qt::MiterJoin));
-    p.setBrush(Qt::NoBrush);
-    for (const Arrow& a : kAiaynArrows) {
+    for (const DiagramArrow& a : layout_->arrows) {
         QPolygonF poly;
-        for (int i = 0; i < a.n; ++i) poly << map(a.pts[i].x(), a.pts[i].y());
+        for (const QPointF& q : a.points) poly << map(q.x(), q.y());
         p.drawPolyline(poly);
         if (a.head) drawArrowHead(p, poly[poly.size() - 2], poly.back(), head);
     }
+}
+
+// Weight sharing as dashed links labelled "shared" (e.g. trg_word_prj ↔ trg_word_emb), each
+// where the configuration turns it on.
+void ArchitectureDiagram::paintSharedLinks(QPainter& p) const {
     const QColor shareInk(0x6a, 0x3d, 0x9a);
-    QPen dashed(shareInk, std::max<qreal>(1.2, 1.5 * unit()), Qt::DashLine, Qt::FlatCap, Qt::MiterJoin);
+    const QPen dashed(shareInk, std::max<qreal>(1.2, 1.5 * unit()), Qt::DashLine, Qt::FlatCap, Qt::MiterJoin);
     QFont f = font();
     f.setPixelSize(static_cast<int>(std::round(std::max<qreal>(kMinFontPx, 9.5 * unit()))));
     f.setBold(true);
-    const qreal embY = (kAiaynEmbY0 + kAiaynEmbY1) / 2;
-    if (drawsSharedProjection()) {
+    for (const SharedLink& l : layout_->sharedLinks) {
+        if (!drawsSharedLink(l.when)) continue;
+        QPolygonF poly;
+        for (const QPointF& q : l.points) poly << map(q.x(), q.y());
         p.setPen(dashed);
-        // From trg_word_prj's right edge (its box in diagram_layout.h: x 214–344, y 64–100).
-        const QPolygonF link{map(344, 84), map(kAiaynShareX, 84), map(kAiaynShareX, embY), map(kDecX1 + 12, embY)};
-        p.drawPolyline(link);
+        p.drawPolyline(poly);
         p.setFont(f);
         p.setPen(shareInk);
-        // Beside the box where the word fits; at a small size (the fonts' floor) the legend's
-        // "Dashed: a shared weight" says it, rather than a clipped word.
-        const QRectF room(map(346, 62), map(kW, 82));
-        if (QFontMetricsF(f).horizontalAdvance(tr("shared")) <= room.width())
-            p.drawText(room, Qt::AlignLeft | Qt::AlignBottom, tr("shared"));
-    }
-    if (drawsSharedEmbeddings()) {
-        p.setPen(dashed);
-        p.drawLine(map(kEncX1 + 8, embY), map(kDecX0 - 8, embY));
-        p.setFont(f);
-        p.setPen(shareInk);
-        p.drawText(QRectF(map(kEncX1 - 10, kAiaynEmbY1 + 1), map(kDecX0 + 10, kAiaynEmbY1 + 14)), Qt::AlignCenter, tr("shared"));
+        const QRectF room(map(l.label.left(), l.label.top()), map(l.label.right(), l.label.bottom()));
+        // Where the word does not fit (the fonts' floor in a small dock), the hint's "Dashed: a
+        // shared weight" says it, rather than a clipped word.
+        if (l.labelIfFits && QFontMetricsF(f).horizontalAdvance(tr("shared")) > room.width()) continue;
+        p.drawText(room, l.labelAtBottomLeft ? Qt::AlignLeft | Qt::AlignBottom : Qt::AlignCenter, tr("shared"));
     }
 }
 
@@ -410,8 +333,8 @@ QRectF ArchitectureDiagram::stepTextRect() const { return QRectF(map(6, 22), map
 QRegion ArchitectureDiagram::dynamicRegion() const {
     QRegion r;
     for (const QRectF& f : {nxRect(true), nxRect(false), stepTextRect()}) r += f.toAlignedRect().adjusted(-2, -2, 2, 2);
-    // Half the glow's pen and the antialiasing; PyTorch's "+b" badges stick out above their box.
-    const qreal glow = std::max<qreal>(2.5, 3.2 * unit()) * 1.5 + 3 + (torch() || aiayn() ? 6 * std::max<qreal>(1.0, unit()) : 0);
+    // Half the glow's pen and the antialiasing; badges stick out above their box.
+    const qreal glow = std::max<qreal>(2.5, 3.2 * unit()) * 1.5 + 3 + (layout_->hasBadges() ? 6 * std::max<qreal>(1.0, unit()) : 0);
     for (const Block& b : blocks_)
         if (b.id == highlighted_ || b.id == hovered_)
             r += b.rect.adjusted(-glow, -glow, glow, glow).toAlignedRect();

@@ -27,13 +27,7 @@ const Part* part(const QString& id);
 // a stack's final norm (nn.Transformer's encoder.norm / decoder.norm) is "<stack>.final_norm".
 QString blockOf(const stepformer::Trace& tr, const stepformer::TraceEntry& e, bool separateAdds = false);
 
-// The tooltip's description of a block (rich text), with the sizes of `c`.
+// The tooltip's description of a block (rich text) in the paper's words, with the sizes of `c`
+// (a model's presentation may have its own: models::Presentation::blockTip).
 QString description(const QString& id, const stepformer::Config& c);
-// The same for the diagram of PyTorch's nn.Transformer (models/torch/diagram_layout.h): its module names, the
-// biases, norm_first and the activation of `c`.
-QString torchDescription(const QString& id, const stepformer::Config& c);
-// The same for attention-is-all-you-need-pytorch's model (models/aiayn/diagram_layout.h): no biases on the
-// attention, the LayerNorm before the layers, the shared weights.
-QString aiaynDescription(const QString& id, const stepformer::Config& c);
-
 }  // namespace architecture

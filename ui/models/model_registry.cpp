@@ -11,6 +11,10 @@ namespace models {
 
 QString Presentation::scalingSentence() const { return QCoreApplication::translate("models", scalingSentenceSource); }
 
+QString Presentation::diagramFor(const stepformer::Config& c) const {
+    return QString::fromLatin1(c.norm_first && diagramNormFirst ? diagramNormFirst : diagram);
+}
+
 const Presentation& presentation(stepformer::Naming naming) {
     using stepformer::Naming;
     static const Presentation tutorial{{}, QT_TRANSLATE_NOOP("models", "the tutorial's model (seed 001), which computes <b>B</b>")};
@@ -23,12 +27,14 @@ const Presentation& presentation(stepformer::Naming naming) {
                                        "(key_padding_mask is True there)"),
         QT_TRANSLATE_NOOP("StepModel", "tgt_input: the target sentence starting with the start symbol, padded to "
                                        "tgt_len; tgt_mask keeps each position from the later ones"),
-        Diagram::Torch, torch::reference, 2};
+        "torch_post_norm", "torch_pre_norm", torch::blockTip, torch::reference, 2};
     // Seed 004's layer lab: PyTorch's words; the main window's diagram stays the paper's (the
     // lab draws its layers in a window of its own).
     static const Presentation torchLayers = [] {
         Presentation p = torch;
-        p.diagram = Diagram::Paper;
+        p.diagram = "paper";
+        p.diagramNormFirst = nullptr;
+        p.blockTip = nullptr;
         p.reference = torch::layerLabReference;
         p.referenceLayers = 1;
         return p;
@@ -40,7 +46,7 @@ const Presentation& presentation(stepformer::Naming naming) {
         QT_TRANSLATE_NOOP("StepModel", "src_seq: the source sentence's token ids, padded with pad id 0 (src_mask is 0 there)"),
         QT_TRANSLATE_NOOP("StepModel", "trg_seq: the target sentence starting with the start symbol, padded with pad id 0; "
                                        "trg_mask keeps (1) the earlier, non-pad positions"),
-        Diagram::Aiayn, aiayn::reference, 2};
+        "aiayn", nullptr, aiayn::blockTip, aiayn::reference, 2};
     switch (naming) {
         case Naming::Tutorial: return tutorial;
         case Naming::TorchLayers: return torchLayers;

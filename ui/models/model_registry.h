@@ -20,10 +20,6 @@ struct CellScope;
 
 namespace models {
 
-// Which picture the architecture diagram draws (ui/architecture/, the model's layout in
-// ui/models/<model>/diagram_layout.h).
-enum class Diagram { Paper, Torch, Aiayn };
-
 struct Presentation {
     // The model's explanation folders, most specific first, tried before the shared pages
     // (resources/explain/<folder>/<kind>.md, then resources/explain/<kind>.md).
@@ -49,7 +45,14 @@ struct Presentation {
     const char* sourceTip = QT_TRANSLATE_NOOP("StepModel", "enc_inputs: the source sentence, padded to src_len with the pad token");
     const char* targetTip =
         QT_TRANSLATE_NOOP("StepModel", "dec_inputs: the target sentence starting with the start symbol, padded to tgt_len");
-    Diagram diagram = Diagram::Paper;
+    // The architecture diagram's layout: resources/diagrams/<diagram>.json, or <diagramNormFirst>
+    // for a configuration with norm_first (a LayerNorm before each sub-layer).
+    const char* diagram = "paper";
+    const char* diagramNormFirst = nullptr;
+    QString diagramFor(const stepformer::Config& c) const;
+    // A diagram block's tooltip (rich text) in the model's words, with the sizes of `c`; null:
+    // the paper's (architecture/architecture_parts.h).
+    QString (*blockTip)(const QString& blockId, const stepformer::Config& c) = nullptr;
     // The reference trace names are resolved against before a trace exists (steps/reference_trace.h),
     // with at least `referenceLayers` layers; null: the tutorial's small model.
     std::unique_ptr<stepformer::Trace> (*reference)(int layers) = nullptr;

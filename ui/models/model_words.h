@@ -5,6 +5,7 @@
 
 #include <QString>
 
+#include "stepformer/config.h"
 #include "stepformer/trace.h"
 
 namespace models {
@@ -21,11 +22,13 @@ std::unique_ptr<stepformer::Trace> layerLabReference(int layers);
 QString label(stepformer::Role op, const stepformer::TraceEntry& e);
 QString blockWord(const stepformer::Block& b);
 QString sublayerTitle(const stepformer::Block& b);
+QString blockTip(const QString& blockId, const stepformer::Config& c);  // diagram_tips.cpp
 }  // namespace torch
 namespace aiayn {
 std::unique_ptr<stepformer::Trace> reference(int layers);
 QString label(stepformer::Role op, const stepformer::TraceEntry& e);
 QString blockWord(const stepformer::Block& b);
 QString sublayerTitle(const stepformer::Block& b);
+QString blockTip(const QString& blockId, const stepformer::Config& c);  // diagram_tips.cpp
 }  // namespace aiayn
 }  // namespace models
