@@ -73,8 +73,7 @@ private:
     void render();
     void setStatus(const QString& html, bool error);
 
-    SentenceEdit* source_ = nullptr;
-    SentenceEdit* target_ = nullptr;
+    SentenceEdit *source_ = nullptr, *target_ = nullptr;
     QLabel* status_ = nullptr;
     QToolButton* reset_ = nullptr;
     QTimer* debounce_ = nullptr;

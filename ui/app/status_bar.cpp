@@ -1,4 +1,5 @@
 #include "app/status_bar.h"
+#include "views/view_parts.h"
 
 #include <QAction>
 #include <QHBoxLayout>
@@ -36,9 +37,7 @@ StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
 
     trainingBox_ = new QWidget(this);
     trainingBox_->setObjectName(QStringLiteral("trainingBox"));
-    auto* lay = new QHBoxLayout(trainingBox_);
-    lay->setContentsMargins(0, 0, 0, 0);
-    lay->setSpacing(6);
+    auto* lay = view_parts::makeRow(trainingBox_, 6, 0);
     auto* caption = new QLabel(tr("Training:"), trainingBox_);
     progress_ = new QProgressBar(trainingBox_);
     progress_->setObjectName(QStringLiteral("trainingProgress"));

@@ -46,9 +46,7 @@ private:
 
     Session* session_ = nullptr;
     QAction* cancelTraining_ = nullptr;
-    QLabel* modelLabel_ = nullptr;
-    QLabel* stepLabel_ = nullptr;
-    QLabel* liveLabel_ = nullptr;
+    QLabel *modelLabel_ = nullptr, *stepLabel_ = nullptr, *liveLabel_ = nullptr;
     QToolButton* deviceButton_ = nullptr;
     QWidget* trainingBox_ = nullptr;
     QProgressBar* progress_ = nullptr;

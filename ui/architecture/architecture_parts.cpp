@@ -16,8 +16,6 @@ namespace architecture {
 
 namespace {
 
-QString tr(const char* text) { return QCoreApplication::translate("ArchitectureDiagram", text); }
-
 constexpr Part kParts[] = {
     {"encoder.embedding", Stack::Encoder, BlockKind::Input, Role::Embedding},
     {"encoder.pe", Stack::Encoder, BlockKind::Input, Role::PositionalTable},
@@ -64,6 +62,8 @@ BlockKind maskedKind(const Trace& tr, const std::string& mask) {
 }
 
 }  // namespace
+
+QString tr(const char* text) { return QCoreApplication::translate("ArchitectureDiagram", text); }
 
 const Part* part(const QString& id) {
     for (const Part& p : kParts)

@@ -10,6 +10,9 @@
 
 namespace architecture {
 
+// Translated in the diagram's context ("ArchitectureDiagram"), as its blocks' tooltips are.
+QString tr(const char* text);
+
 struct Part {
     const char* id;             // the diagram's block id: "encoder.mha", "decoder.ffn_norm", "linear", ...
     stepformer::Stack stack;

@@ -47,8 +47,7 @@ private:
     std::shared_ptr<const stepformer::Trace> trace_;
     scaling::Comparison cmp_;
     QComboBox* block_ = nullptr;
-    QSpinBox* head_ = nullptr;
-    QSpinBox* sentence_ = nullptr;
+    QSpinBox *head_ = nullptr, *sentence_ = nullptr;
     HeatmapWidget *a_ = nullptr, *b_ = nullptr, *diff_ = nullptr, *traced_ = nullptr;
     QLabel *summary_ = nullptr, *verdict_ = nullptr, *explanation_ = nullptr;
 };

@@ -1,4 +1,5 @@
 #include "explain/device_agreement.h"
+#include "views/view_parts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -58,9 +59,7 @@ DeviceAgreement::DeviceAgreement(QWidget* parent) : QFrame(parent) {
     setFrameShape(QFrame::StyledPanel);
     setToolTip(tr("Which device computed this pass, and how far its numbers are from the CPU's"));
 
-    auto* column = new QVBoxLayout(this);
-    column->setContentsMargins(10, 6, 10, 6);
-    column->setSpacing(4);
+    auto* column = view_parts::makeColumn(this, 4, QMargins(10, 6, 10, 6));
 
     label_ = new WrappedLabel(this);
     label_->setObjectName(QStringLiteral("agreementLabel"));
@@ -99,9 +98,7 @@ DeviceAgreement::DeviceAgreement(QWidget* parent) : QFrame(parent) {
     pane_ = new QWidget(this);
     pane_->setObjectName(QStringLiteral("differencePane"));
     pane_->setToolTip(tr("GPU − CPU for this step's numbers"));
-    auto* paneColumn = new QVBoxLayout(pane_);
-    paneColumn->setContentsMargins(0, 2, 0, 0);
-    paneColumn->setSpacing(2);
+    auto* paneColumn = view_parts::makeColumn(pane_, 2, QMargins(0, 2, 0, 0));
     sliceNote_ = new WrappedLabel(pane_);
     sliceNote_->setObjectName(QStringLiteral("differenceSliceNote"));
     sliceNote_->setTextFormat(Qt::PlainText);

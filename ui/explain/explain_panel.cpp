@@ -1,4 +1,5 @@
 #include "explain/explain_panel.h"
+#include "views/view_parts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -56,9 +57,7 @@ ExplainPanel::ExplainPanel(QWidget* parent) : QWidget(parent) {
     blank_ = newBrowser();
     blank_->setPlaceholderText(tr("Select a step to see what it computes."));
     bodies_->addWidget(blank_);
-    auto* lay = new QVBoxLayout(this);
-    lay->setContentsMargins(0, 0, 0, 0);
-    lay->setSpacing(0);
+    auto* lay = view_parts::makeColumn(this, 0, 0);
     lay->addWidget(header_);
     lay->addWidget(agreement_);
     lay->addWidget(bodies_, 1);

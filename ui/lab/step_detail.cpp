@@ -1,4 +1,5 @@
 #include "lab/step_detail.h"
+#include "views/view_parts.h"
 
 #include <cmath>
 
@@ -55,9 +56,7 @@ QString headerWord(const Axis& a) {
 }  // namespace
 
 StepDetail::StepDetail(QWidget* parent) : QWidget(parent) {
-    auto* outer = new QVBoxLayout(this);
-    outer->setContentsMargins(8, 6, 8, 6);
-    outer->setSpacing(4);
+    auto* outer = view_parts::makeColumn(this, 4, QMargins(8, 6, 8, 6));
     title_ = wrapped(this, "stepTitle");
     QFont tf = title_->font();
     tf.setPointSizeF(tf.pointSizeF() * 1.25);
@@ -158,9 +157,7 @@ void StepDetail::showEntry(const TraceEntry* e, const Config& c, bool last) {
     for (int64_t b = 0; b < B; ++b)
         for (int64_t h = 0; h < H; ++h) {
             auto* box = new QWidget(tablesHost_);
-            auto* bl = new QVBoxLayout(box);
-            bl->setContentsMargins(0, 0, 0, 0);
-            bl->setSpacing(2);
+            auto* bl = view_parts::makeColumn(box, 2, 0);
             auto* caption = new QLabel(heads ? tr("batch %1 \u00b7 head %2").arg(b).arg(h) : tr("batch %1").arg(b), box);
             QFont cf = caption->font();
             cf.setBold(true);

@@ -16,19 +16,19 @@ using stepformer::Role;
 using stepformer::Stack;
 using stepformer::TraceEntry;
 
+// The hooks a model's folder defines (words.cpp, diagram_tips.cpp), declared alike for each.
+#define STEPFORMER_MODEL_HOOKS                                                 \
+    std::unique_ptr<stepformer::Trace> reference(int layers);                  \
+    QString label(stepformer::Role op, const stepformer::TraceEntry& e);       \
+    QString blockWord(const stepformer::Block& b);                             \
+    QString sublayerTitle(const stepformer::Block& b);                         \
+    QString blockTip(const QString& blockId, const stepformer::Config& c);
+
 namespace torch {
-std::unique_ptr<stepformer::Trace> reference(int layers);
-std::unique_ptr<stepformer::Trace> layerLabReference(int layers);
-QString label(stepformer::Role op, const stepformer::TraceEntry& e);
-QString blockWord(const stepformer::Block& b);
-QString sublayerTitle(const stepformer::Block& b);
-QString blockTip(const QString& blockId, const stepformer::Config& c);  // diagram_tips.cpp
+STEPFORMER_MODEL_HOOKS
+std::unique_ptr<stepformer::Trace> layerLabReference(int layers);  // seed 004's layer lab
 }  // namespace torch
 namespace aiayn {
-std::unique_ptr<stepformer::Trace> reference(int layers);
-QString label(stepformer::Role op, const stepformer::TraceEntry& e);
-QString blockWord(const stepformer::Block& b);
-QString sublayerTitle(const stepformer::Block& b);
-QString blockTip(const QString& blockId, const stepformer::Config& c);  // diagram_tips.cpp
+STEPFORMER_MODEL_HOOKS
 }  // namespace aiayn
 }  // namespace models

@@ -84,6 +84,5 @@ private:
     QStringList order_;
     QHash<QString, int> position_;
     QHash<QString, Node*> leaves_;
-    Node* sourceNode_ = nullptr;
-    Node* targetNode_ = nullptr;
+    Node *sourceNode_ = nullptr, *targetNode_ = nullptr;
 };

@@ -1,4 +1,5 @@
 #include "steps/step_navigator.h"
+#include "views/view_parts.h"
 
 #include "steps/step_item_delegate.h"
 
@@ -122,9 +123,7 @@ StepNavigator::StepNavigator(QWidget* parent) : QWidget(parent) {
     bar->setContentsMargins(0, 0, 4, 0);
     bar->addWidget(toolBar_, 1);
     bar->addWidget(positionLabel_);
-    auto* lay = new QVBoxLayout(this);
-    lay->setContentsMargins(0, 0, 0, 0);
-    lay->setSpacing(2);
+    auto* lay = view_parts::makeColumn(this, 2, 0);
     lay->addLayout(bar);
     lay->addWidget(tree_, 1);
     updateActions();

@@ -1,22 +1,13 @@
 #include "steps/step_tooltips.h"
+#include "steps/cell_tip_kit.h"
 
 #include "models/model_registry.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "steps/panel_text.h"
-#include "steps/step_panels.h"
-#include "widgets/number_format.h"
-#include "stepformer/trace_graph.h"
-
-using namespace stepformer;
 
 namespace tensorviz {
-
-using namespace panel;
-using numfmt::exact;
-using numfmt::exactOperand;
 
 namespace {
 

@@ -1,4 +1,5 @@
 #include "training/attention_replay.h"
+#include "views/view_parts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -31,9 +32,7 @@ constexpr BlockKind kAttentionKinds[] = {BlockKind::SelfAttention, BlockKind::Ma
 
 AttentionReplay::AttentionReplay(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("attentionReplay"));
-    auto* outer = new QVBoxLayout(this);
-    outer->setContentsMargins(6, 6, 6, 6);
-    outer->setSpacing(6);
+    auto* outer = view_parts::makeColumn(this, 6, 6);
 
     sentence_ = new QLabel(this);
     sentence_->setObjectName(QStringLiteral("replaySentenceLabel"));

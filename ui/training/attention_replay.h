@@ -73,9 +73,7 @@ private:
     bool updating_ = false;
 
     QLabel* sentence_ = nullptr;
-    QComboBox* layerPicker_ = nullptr;
-    QComboBox* blockPicker_ = nullptr;
-    QComboBox* headPicker_ = nullptr;
+    QComboBox *layerPicker_ = nullptr, *blockPicker_ = nullptr, *headPicker_ = nullptr;
     QWidget* thumbBox_ = nullptr;
     QScrollArea* thumbScroll_ = nullptr;
     QHBoxLayout* thumbLayout_ = nullptr;
@@ -84,7 +82,6 @@ private:
     QSlider* slider_ = nullptr;
     QToolButton* play_ = nullptr;
     QLabel* epochLabel_ = nullptr;
-    QTimer* playTimer_ = nullptr;
-    QTimer* refreshTimer_ = nullptr;
+    QTimer *playTimer_ = nullptr, *refreshTimer_ = nullptr;
     bool dirty_ = false;
 };

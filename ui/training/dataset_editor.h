@@ -120,11 +120,8 @@ private:
 
     DatasetModel* model_ = nullptr;
     QTableView* view_ = nullptr;
-    QListWidget* srcVocab_ = nullptr;
-    QListWidget* tgtVocab_ = nullptr;
-    QLabel* vocabNote_ = nullptr;
-    QLabel* message_ = nullptr;
-    QLabel* rowsSummary_ = nullptr;
+    QListWidget *srcVocab_ = nullptr, *tgtVocab_ = nullptr;
+    QLabel *vocabNote_ = nullptr, *message_ = nullptr, *rowsSummary_ = nullptr;
     QPushButton *add_ = nullptr, *remove_ = nullptr, *import_ = nullptr, *export_ = nullptr, *restore_ = nullptr;
     bool lastValid_ = true;
     bool editing_ = true;

@@ -1,4 +1,5 @@
 #include "training/hyperparameter_form.h"
+#include "views/view_parts.h"
 
 #include <cmath>
 
@@ -42,9 +43,7 @@ bool parseNumber(const QString& text, double* out) {
 
 HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("hyperparameterForm"));
-    auto* outer = new QVBoxLayout(this);
-    outer->setContentsMargins(6, 6, 6, 6);
-    outer->setSpacing(8);
+    auto* outer = view_parts::makeColumn(this, 8, 6);
 
     auto* presetRow = new QHBoxLayout;
     presetRow->addWidget(new QLabel(tr("Preset:"), this));

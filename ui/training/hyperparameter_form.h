@@ -102,9 +102,7 @@ private:
     QSpinBox* warmupSteps_ = nullptr;
     QSpinBox *epochs_ = nullptr, *batch_ = nullptr, *seed_ = nullptr;
     QCheckBox* shuffle_ = nullptr;
-    QLabel* sizeLabel_ = nullptr;
-    QLabel* lockLabel_ = nullptr;
-    QLabel* errorLabel_ = nullptr;
+    QLabel *sizeLabel_ = nullptr, *lockLabel_ = nullptr, *errorLabel_ = nullptr;
     QList<QPair<QWidget*, QString>> errors_;
     bool updating_ = false;
     bool locked_ = false;

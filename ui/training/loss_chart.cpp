@@ -1,4 +1,5 @@
 #include "training/loss_chart.h"
+#include "views/view_parts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -74,9 +75,7 @@ void styleAxis(QAbstractAxis* a, const QString& title, const QColor& color = QCo
 
 LossChart::LossChart(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("lossChart"));
-    auto* outer = new QVBoxLayout(this);
-    outer->setContentsMargins(0, 0, 0, 0);
-    outer->setSpacing(4);
+    auto* outer = view_parts::makeColumn(this, 4, 0);
 
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 0, 6, 0);

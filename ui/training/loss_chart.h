@@ -75,10 +75,8 @@ private:
     double smoothing_ = 0.8;
     bool log_ = false;
 
-    QChart* lossChart_ = nullptr;
-    QChart* statsChart_ = nullptr;
-    QChartView* lossView_ = nullptr;
-    QChartView* statsView_ = nullptr;
+    QChart *lossChart_ = nullptr, *statsChart_ = nullptr;
+    QChartView *lossView_ = nullptr, *statsView_ = nullptr;
     QLineSeries *raw_ = nullptr, *smooth_ = nullptr, *grad_s_ = nullptr, *lr_s_ = nullptr;
     QScatterSeries* marker_ = nullptr;
     QValueAxis *x_ = nullptr, *sx_ = nullptr, *gy_ = nullptr, *ly_ = nullptr;

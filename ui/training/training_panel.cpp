@@ -1,6 +1,7 @@
 // TrainingPanel: its controls, tabs and wiring. A run: training_panel_run.cpp; checkpoints:
 // training_panel_checkpoints.cpp.
 #include "training/training_panel.h"
+#include "views/view_parts.h"
 
 #include <algorithm>
 
@@ -44,9 +45,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     frame->addWidget(page);
     auto* content = new QWidget(page);
     page->setWidget(content);
-    auto* outer = new QVBoxLayout(content);
-    outer->setContentsMargins(8, 8, 8, 8);
-    outer->setSpacing(6);
+    auto* outer = view_parts::makeColumn(content, 6, 8);
 
     // --- the controls ---
     // Two rows: the buttons (wrapping where the dock is narrow), then the progress bar across
@@ -109,9 +108,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     split->setChildrenCollapsible(false);
     auto* left = new QWidget(split);
     setup_ = left;
-    auto* ll = new QVBoxLayout(left);
-    ll->setContentsMargins(0, 0, 0, 0);
-    ll->setSpacing(4);
+    auto* ll = view_parts::makeColumn(left, 4, 0);
     form_ = new HyperparameterForm(left);
     auto* scroll = new QScrollArea(left);
     scroll->setWidget(form_);

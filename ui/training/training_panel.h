@@ -173,8 +173,7 @@ private:
     QComboBox* paceCombo_ = nullptr;
     QCheckBox* liveToggle_ = nullptr;
     QProgressBar* progress_ = nullptr;
-    QLabel* stateLabel_ = nullptr;
-    QLabel* message_ = nullptr;
+    QLabel *stateLabel_ = nullptr, *message_ = nullptr;
     QString messageKind_;
 
     std::optional<Resume> resume_;

@@ -43,8 +43,6 @@ protected:
     stepformer::Block block_;
     int batch_ = 0;
     int head_ = 0;
-    QComboBox* blockPicker_ = nullptr;
-    QComboBox* layerPicker_ = nullptr;
-    QComboBox* batchPicker_ = nullptr;
+    QComboBox *blockPicker_ = nullptr, *layerPicker_ = nullptr, *batchPicker_ = nullptr;
     QSpinBox* headPicker_ = nullptr;
 };

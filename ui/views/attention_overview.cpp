@@ -1,4 +1,5 @@
 #include "views/attention_overview.h"
+#include "views/view_parts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -155,9 +156,7 @@ AttentionOverview::AttentionOverview(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("attentionOverview"));
     setToolTip(tr("Every layer (rows) and head (columns) of this attention block, and the mean of the heads: "
                   "hover a cell for its weight, click one to enlarge it"));
-    auto* root = new QVBoxLayout(this);
-    root->setContentsMargins(0, 0, 0, 0);
-    root->setSpacing(1);
+    auto* root = view_parts::makeColumn(this, 1, 0);
     // The heads' names stay above the columns while the layers scroll under them.
     header_ = new QWidget(this);
     header_->setObjectName(QStringLiteral("overviewHeader"));
@@ -247,9 +246,7 @@ void AttentionOverview::ensureGrid(int layers, int heads) {
         // size it asked for first).
         auto* box = new QWidget(header_);
         box->setObjectName(h < heads ? QStringLiteral("overviewHeadColumn_%1").arg(h) : QStringLiteral("overviewMeanColumn"));
-        auto* inBox = new QVBoxLayout(box);
-        inBox->setContentsMargins(0, 0, 0, 0);
-        inBox->setSpacing(0);
+        auto* inBox = view_parts::makeColumn(box, 0, 0);
         auto* l = new QLabel(h < heads ? tr("head %1").arg(h) : tr("mean"), box);
         l->setObjectName(h < heads ? QStringLiteral("overviewHeadLabel_%1").arg(h) : QStringLiteral("overviewMeanLabel"));
         l->setToolTip(h < heads ? tr("Attention head %1 of every layer").arg(h)

@@ -74,8 +74,6 @@ private:
     QBarSet* bars_ = nullptr;
     QBarCategoryAxis* axisX_ = nullptr;
     QValueAxis* axisY_ = nullptr;
-    HeatmapWidget* selfAttn_ = nullptr;
-    HeatmapWidget* crossAttn_ = nullptr;
-    QLabel* selfCaption_ = nullptr;
-    QLabel* crossCaption_ = nullptr;
+    HeatmapWidget *selfAttn_ = nullptr, *crossAttn_ = nullptr;
+    QLabel *selfCaption_ = nullptr, *crossCaption_ = nullptr;
 };

@@ -136,14 +136,8 @@ private:
     QFutureWatcher<std::shared_ptr<Outcome>>* watcher_ = nullptr;
     QTimer* playTimer_ = nullptr;
 
-    QLabel* sourceLabel_ = nullptr;
-    QLabel* translationLabel_ = nullptr;
-    QLabel* statusLabel_ = nullptr;
-    QToolButton* stepButton_ = nullptr;
-    QToolButton* backButton_ = nullptr;
-    QToolButton* playButton_ = nullptr;
-    QToolButton* resetButton_ = nullptr;
-    QSpinBox* headPicker_ = nullptr;
-    QSpinBox* layerPicker_ = nullptr;
+    QLabel *sourceLabel_ = nullptr, *translationLabel_ = nullptr, *statusLabel_ = nullptr;
+    QToolButton *stepButton_ = nullptr, *backButton_ = nullptr, *playButton_ = nullptr, *resetButton_ = nullptr;
+    QSpinBox *headPicker_ = nullptr, *layerPicker_ = nullptr;
     DecodeStepPage* page_ = nullptr;
 };

@@ -123,11 +123,9 @@ private:
     QSpinBox* headPicker_ = nullptr;
     QStackedWidget* pages_ = nullptr;
     QButtonGroup* switch_ = nullptr;
-    WrappedLabel* stepTitle_ = nullptr;
-    WrappedLabel* stepStats_ = nullptr;
+    WrappedLabel *stepTitle_ = nullptr, *stepStats_ = nullptr;
     QBoxLayout* pairLayout_ = nullptr;
     QLabel* pairOp_ = nullptr;
-    HeatmapWidget* value_ = nullptr;
-    HeatmapWidget* grad_ = nullptr;
+    HeatmapWidget *value_ = nullptr, *grad_ = nullptr;
     ParameterPane* paramPane_ = nullptr;
 };

@@ -119,9 +119,7 @@ private:
 
     QComboBox* batchPicker_ = nullptr;
     QLabel* titleLabel_ = nullptr;
-    HeatmapWidget* logits_ = nullptr;
-    HeatmapWidget* probs_ = nullptr;
-    HeatmapWidget* target_ = nullptr;
+    HeatmapWidget *logits_ = nullptr, *probs_ = nullptr, *target_ = nullptr;
     QLabel* softmaxOp_ = nullptr;
     QTableWidget* table_ = nullptr;
     QLabel* formulaLabel_ = nullptr;

@@ -53,8 +53,7 @@ private:
 
     bool stepBeforeTrace_ = false;  // step_ came before a trace: its block is picked on setTrace
 
-    QLabel* flowTitle_ = nullptr;
-    QLabel* masksTitle_ = nullptr;
+    QLabel *flowTitle_ = nullptr, *masksTitle_ = nullptr;
     QLabel* fillOp_ = nullptr;            // "masked_fill (mask, −1e9)" / PyTorch's "+ mask"
     QList<QWidget*> tutorialOnly_;        // the pad OR subsequence = combined part: PyTorch merges in each block
     bool perBlock_ = false;               // one mask per attention block, no traced subsequence mask
@@ -62,7 +61,5 @@ private:
     bool keepOnes_ = false;               // 1 = keep, masked_fill(mask == 0, −1e9)
     QList<HeatmapWidget*> masks_;
     QStringList maskNames_;
-    HeatmapWidget* scores_ = nullptr;
-    HeatmapWidget* masked_ = nullptr;
-    HeatmapWidget* attn_ = nullptr;
+    HeatmapWidget *scores_ = nullptr, *masked_ = nullptr, *attn_ = nullptr;
 };

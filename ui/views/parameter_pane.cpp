@@ -31,9 +31,7 @@ QString optimizerText(const Optimizer& o) {
 
 ParameterPane::ParameterPane(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("paramSection"));
-    auto* lay = new QVBoxLayout(this);
-    lay->setContentsMargins(0, 0, 0, 0);
-    lay->setSpacing(3);
+    auto* lay = view_parts::makeColumn(this, 3, 0);
     auto* head = new QHBoxLayout;
     title_ = view_parts::makeTitleLabel(QStringLiteral("paramTitle"), this, view_parts::Selectable::Yes);
     picker_ = new QComboBox(this);

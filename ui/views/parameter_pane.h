@@ -102,12 +102,8 @@ private:
     QHash<const float*, double> norms_;  // of the weights and gradients shown, by their data
 
     QComboBox* picker_ = nullptr;
-    WrappedLabel* title_ = nullptr;
-    WrappedLabel* stats_ = nullptr;
-    WrappedLabel* blocksNote_ = nullptr;
+    WrappedLabel *title_ = nullptr, *stats_ = nullptr, *blocksNote_ = nullptr;
     QCheckBox* everyEntryBox_ = nullptr;
     QStackedWidget* stack_ = nullptr;
-    HeatmapWidget* weight_ = nullptr;
-    HeatmapWidget* weightGrad_ = nullptr;
-    HeatmapWidget* update_ = nullptr;
+    HeatmapWidget *weight_ = nullptr, *weightGrad_ = nullptr, *update_ = nullptr;
 };

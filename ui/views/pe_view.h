@@ -72,15 +72,13 @@ private:
     stepformer::Tensor table_;
     QList<int> dims_;
 
-    QSpinBox* lengthSpin_ = nullptr;
-    QSpinBox* dModelSpin_ = nullptr;
+    QSpinBox *lengthSpin_ = nullptr, *dModelSpin_ = nullptr;
     QLineEdit* dimsEdit_ = nullptr;
     QLabel* dimsHint_ = nullptr;
     QPushButton* resetButton_ = nullptr;
     PeHeatmap* tableMap_ = nullptr;
     QChart* chart_ = nullptr;
-    QValueAxis* axisX_ = nullptr;
-    QValueAxis* axisY_ = nullptr;
+    QValueAxis *axisX_ = nullptr, *axisY_ = nullptr;
     QChartView* chartView_ = nullptr;
     QLabel* sumCaption_ = nullptr;
     PeHeatmap* sumMaps_[3] = {nullptr, nullptr, nullptr};

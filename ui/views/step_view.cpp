@@ -1,4 +1,5 @@
 #include "views/step_view.h"
+#include "views/view_parts.h"
 
 #include <algorithm>
 
@@ -34,9 +35,7 @@ QVBoxLayout* StepView::makeWhitePage(int sideMargin, int spacing) {
     QPalette pal = palette();
     pal.setColor(QPalette::Window, Qt::white);
     setPalette(pal);
-    auto* root = new QVBoxLayout(this);
-    root->setContentsMargins(sideMargin, 6, sideMargin, 6);
-    root->setSpacing(spacing);
+    auto* root = view_parts::makeColumn(this, spacing, QMargins(sideMargin, 6, sideMargin, 6));
     return root;
 }
 

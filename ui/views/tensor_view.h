@@ -97,9 +97,7 @@ private:
     QComboBox* batchPicker_ = nullptr;
     QSpinBox* headPicker_ = nullptr;
     QCheckBox* headGridToggle_ = nullptr;
-    QToolButton* zoomInButton_ = nullptr;
-    QToolButton* zoomOutButton_ = nullptr;
-    QToolButton* zoomFitButton_ = nullptr;
+    QToolButton *zoomInButton_ = nullptr, *zoomOutButton_ = nullptr, *zoomFitButton_ = nullptr;
     QLabel* titleLabel_ = nullptr;
     WrappedLabel* formulaLabel_ = nullptr;
     QScrollArea* scroll_ = nullptr;

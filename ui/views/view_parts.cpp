@@ -33,12 +33,20 @@ WrappedLabel* makeTitleLabel(const QString& name, QWidget* parent, Selectable se
     return l;
 }
 
-QVBoxLayout* makeColumn(QWidget* w, int spacing) {
-    auto* column = new QVBoxLayout(w);
-    column->setContentsMargins(0, 0, 0, 0);
-    column->setSpacing(spacing);
-    return column;
+namespace {
+template <class Box>
+Box* makeBox(QWidget* w, int spacing, QMargins margins) {
+    auto* box = new Box(w);
+    box->setContentsMargins(margins);
+    box->setSpacing(spacing);
+    return box;
 }
+}  // namespace
+
+QVBoxLayout* makeColumn(QWidget* w, int spacing, QMargins m) { return makeBox<QVBoxLayout>(w, spacing, m); }
+QHBoxLayout* makeRow(QWidget* w, int spacing, QMargins m) { return makeBox<QHBoxLayout>(w, spacing, m); }
+QVBoxLayout* makeColumn(QWidget* w, int spacing, int m) { return makeColumn(w, spacing, QMargins(m, m, m, m)); }
+QHBoxLayout* makeRow(QWidget* w, int spacing, int m) { return makeRow(w, spacing, QMargins(m, m, m, m)); }
 
 QBoxLayout* makePanelRow(QWidget* w, int spacing) {
     auto* row = new QBoxLayout(QBoxLayout::LeftToRight, w);
@@ -56,9 +64,7 @@ void addLabelled(QBoxLayout* row, const QString& text, QWidget* buddy) {
 
 QWidget* labelled(const QString& text, QWidget* buddy) {
     auto* pair = new QWidget(buddy->parentWidget());
-    auto* row = new QHBoxLayout(pair);
-    row->setContentsMargins(0, 0, 0, 0);
-    row->setSpacing(4);
+    auto* row = makeRow(pair, 4, 0);
     buddy->setParent(pair);
     auto* l = new QLabel(text, pair);
     l->setBuddy(buddy);

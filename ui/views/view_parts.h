@@ -4,10 +4,12 @@
 
 #include <initializer_list>
 
+#include <QMargins>
 #include <QString>
 
 class HeatmapWidget;
 class QBoxLayout;
+class QHBoxLayout;
 class QLabel;
 class QLayout;
 class QSpinBox;
@@ -26,8 +28,11 @@ WrappedLabel* makeRichLabel(const QString& name, QWidget* parent, Selectable sel
 // The same for a title: a point larger, at least 11 points.
 WrappedLabel* makeTitleLabel(const QString& name, QWidget* parent, Selectable selectable);
 
-// A vertical layout on `w`, without margins.
-QVBoxLayout* makeColumn(QWidget* w, int spacing);
+// A vertical (horizontal) layout on `w` (none: to be added to another) with these margins.
+QVBoxLayout* makeColumn(QWidget* w, int spacing, QMargins margins = {});
+QVBoxLayout* makeColumn(QWidget* w, int spacing, int margin);
+QHBoxLayout* makeRow(QWidget* w, int spacing, QMargins margins = {});
+QHBoxLayout* makeRow(QWidget* w, int spacing, int margin);
 
 // The row of panels under a view's text (2 px below it), left to right; a view showing wide
 // tensors turns it top to bottom.

@@ -129,11 +129,12 @@ int Colormap::horizontalLegendHeight(const QFont& font, bool withMaskRow) {
 
 void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, const QString& caption,
                            const QString& maskCaption, Qt::Orientation orientation) const {
-    if (orientation == Qt::Horizontal) {
-        if (area.width() < 60 || area.height() < 12) return;
-        p.save();
-        p.setFont(font);
-        QFontMetrics fm(font);
+    const bool horizontal = orientation == Qt::Horizontal;
+    if (horizontal ? area.width() < 60 || area.height() < 12 : area.width() < 20 || area.height() < 40) return;
+    p.save();
+    p.setFont(font);
+    const QFontMetrics fm(font);
+    if (horizontal) {
         const int barH = 12;
         int x0 = area.left();
         int x1 = area.right();
@@ -211,10 +212,6 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
         p.restore();
         return;
     }
-    if (area.width() < 20 || area.height() < 40) return;
-    p.save();
-    p.setFont(font);
-    QFontMetrics fm(font);
     const int barW = 16;
     int top = area.top();
     if (!caption.isEmpty()) {

@@ -4,15 +4,11 @@
 
 #include <algorithm>
 
-#include <QCoreApplication>
-
 #include "architecture/architecture_parts.h"
 
 namespace models::aiayn {
 
-namespace {
-QString tr(const char* text) { return QCoreApplication::translate("ArchitectureDiagram", text); }
-}  // namespace
+using architecture::tr;
 
 QString blockTip(const QString& id, const stepformer::Config& c) {
     const architecture::Part* p = architecture::part(id);

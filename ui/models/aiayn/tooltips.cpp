@@ -3,19 +3,9 @@
 // masked_fill(mask == 0, −1e9), w_qs / fc without bias, dropout before the add, cal_loss's sum.
 #include <cmath>
 
-#include "steps/panel_text.h"
-#include "steps/step_panels.h"
-#include "steps/step_tooltips.h"
-#include "widgets/number_format.h"
-#include "stepformer/trace_graph.h"
-
-using namespace stepformer;
+#include "steps/cell_tip_kit.h"
 
 namespace tensorviz {
-
-using namespace panel;
-using numfmt::exact;
-using numfmt::exactOperand;
 
 namespace {
 

@@ -4,19 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "steps/panel_text.h"
-#include "steps/step_panels.h"
-#include "steps/step_tooltips.h"
-#include "widgets/number_format.h"
-#include "stepformer/trace_graph.h"
-
-using namespace stepformer;
+#include "steps/cell_tip_kit.h"
 
 namespace tensorviz {
-
-using namespace panel;
-using numfmt::exact;
-using numfmt::exactOperand;
 
 QString CellScope::torchText(bool& handled) const {
     handled = true;
