@@ -1,4 +1,5 @@
 #include "app/device_chooser.h"
+#include "views/view_parts.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -18,8 +19,7 @@ const QString kSettingKey = QStringLiteral("compute/device");
 DeviceChooser::DeviceChooser(Session* session, QWidget* window,
                              std::function<void(const QString&, const QString&)> showError)
     : QObject(window), session_(session), window_(window), showError_(std::move(showError)) {
-    menu_ = new QMenu(tr("&Compute On"), window);
-    menu_->setObjectName(QStringLiteral("menuComputeOn"));
+    menu_ = view_parts::named(new QMenu(tr("&Compute On"), window), "menuComputeOn");
     menu_->setToolTipsVisible(true);
     group_ = new QActionGroup(this);
     group_->setExclusive(true);

@@ -9,19 +9,23 @@ void HelpDialogs::showShortcuts(QWidget* parent) {
     auto row = [&rows](const QString& key, const QString& what) {
         rows += QStringLiteral("<tr><td><b>%1</b></td><td>&nbsp;&nbsp;%2</td></tr>").arg(key.toHtmlEscaped(), what);
     };
-    row(tr("→ / ←"), tr("next / previous step"));
-    row(tr("Space"), tr("play / pause"));
-    row(tr("Home / End"), tr("first / last step"));
-    row(tr("Ctrl+1 … Ctrl+7"), tr("tensor, attention, masks, positional-encoding, decode, loss, gradients view"));
-    row(tr("Ctrl+B"), tr("step forward / backward (through the gradients)"));
-    row(tr("Ctrl+T"), tr("show the Train panel"));
-    row(tr("Ctrl+S"), tr("save the trained checkpoint"));
-    row(tr("Ctrl+F"), tr("follow step: pick the view that suits each step"));
-    row(tr("Ctrl+O"), tr("open weights"));
-    row(tr("Ctrl+Shift+S"), tr("export the view as PNG"));
-    row(tr("Ctrl+Shift+C"), tr("export the tensor as CSV"));
-    row(tr("Ctrl+Space"), tr("in a sentence field: list the vocabulary"));
-    row(tr("Ctrl+Q"), tr("quit"));
+    // Each shortcut and what it does, translated in this file's context.
+    static const char* const kShortcuts[][2] = {
+        {QT_TR_NOOP("→ / ←"), QT_TR_NOOP("next / previous step")},
+        {QT_TR_NOOP("Space"), QT_TR_NOOP("play / pause")},
+        {QT_TR_NOOP("Home / End"), QT_TR_NOOP("first / last step")},
+        {QT_TR_NOOP("Ctrl+1 … Ctrl+7"), QT_TR_NOOP("tensor, attention, masks, positional-encoding, decode, loss, gradients view")},
+        {QT_TR_NOOP("Ctrl+B"), QT_TR_NOOP("step forward / backward (through the gradients)")},
+        {QT_TR_NOOP("Ctrl+T"), QT_TR_NOOP("show the Train panel")},
+        {QT_TR_NOOP("Ctrl+S"), QT_TR_NOOP("save the trained checkpoint")},
+        {QT_TR_NOOP("Ctrl+F"), QT_TR_NOOP("follow step: pick the view that suits each step")},
+        {QT_TR_NOOP("Ctrl+O"), QT_TR_NOOP("open weights")},
+        {QT_TR_NOOP("Ctrl+Shift+S"), QT_TR_NOOP("export the view as PNG")},
+        {QT_TR_NOOP("Ctrl+Shift+C"), QT_TR_NOOP("export the tensor as CSV")},
+        {QT_TR_NOOP("Ctrl+Space"), QT_TR_NOOP("in a sentence field: list the vocabulary")},
+        {QT_TR_NOOP("Ctrl+Q"), QT_TR_NOOP("quit")},
+    };
+    for (const auto& [key, what] : kShortcuts) row(tr(key), tr(what));
     auto* box = new QMessageBox(QMessageBox::Information, tr("Keyboard Shortcuts"),
                                 QStringLiteral("<table>%1</table>").arg(rows), QMessageBox::Ok, parent);
     box->setAttribute(Qt::WA_DeleteOnClose);

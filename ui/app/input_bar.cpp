@@ -1,4 +1,5 @@
 #include "app/input_bar.h"
+#include "views/view_parts.h"
 
 #include <QAbstractItemView>
 #include <QCompleter>
@@ -39,8 +40,7 @@ QList<WordSpan> words(const QString& text) {
 
 SentenceEdit::SentenceEdit(QWidget* parent) : QLineEdit(parent) {
     completionModel_ = new QStringListModel(this);
-    completer_ = new QCompleter(completionModel_, this);
-    completer_->setObjectName(QStringLiteral("vocabularyCompleter"));
+    completer_ = view_parts::named(new QCompleter(completionModel_, this), "vocabularyCompleter");
     completer_->setWidget(this);
     completer_->setCaseSensitivity(Qt::CaseSensitive);
     completer_->setCompletionMode(QCompleter::PopupCompletion);
@@ -152,13 +152,11 @@ void SentenceEdit::updateUnderlines() {
 
 InputBar::InputBar(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("inputBar"));
-    source_ = new SentenceEdit(this);
-    source_->setObjectName(QStringLiteral("sourceEdit"));
+    source_ = view_parts::named(new SentenceEdit(this), "sourceEdit");
     source_->setPlaceholderText(tr("Source sentence, e.g. ich mochte ein bier P"));
     source_->setToolTip(tr("The encoder's input (enc_inputs): source words separated by spaces. "
                            "Ctrl+Space lists the vocabulary."));
-    target_ = new SentenceEdit(this);
-    target_->setObjectName(QStringLiteral("targetEdit"));
+    target_ = view_parts::named(new SentenceEdit(this), "targetEdit");
     target_->setPlaceholderText(tr("Target sentence, e.g. S i want a beer ."));
     target_->setToolTip(tr("The decoder's input (dec_inputs): starts with the start symbol S. "
                            "Ctrl+Space lists the vocabulary."));
@@ -169,18 +167,14 @@ InputBar::InputBar(QWidget* parent) : QWidget(parent) {
     tgtLabel->setBuddy(target_);
     tgtLabel->setToolTip(target_->toolTip());
 
-    reset_ = new QToolButton(this);
-    reset_->setObjectName(QStringLiteral("resetSentencesButton"));
+    reset_ = view_parts::named(new QToolButton(this), "resetSentencesButton");
     reset_->setIcon(style()->standardIcon(QStyle::SP_BrowserReload));
     reset_->setText(tr("Example"));
     reset_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     reset_->setToolTip(tr("Back to the tutorial's example: ich mochte ein bier P → S i want a beer ."));
     connect(reset_, &QToolButton::clicked, this, &InputBar::resetRequested);
 
-    status_ = new QLabel(this);
-    status_->setObjectName(QStringLiteral("inputStatusLabel"));
-    status_->setTextFormat(Qt::RichText);
-    status_->setWordWrap(true);
+    status_ = view_parts::makeWrappingLabel(QStringLiteral("inputStatusLabel"), this);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto* grid = new QGridLayout(this);
@@ -196,8 +190,7 @@ InputBar::InputBar(QWidget* parent) : QWidget(parent) {
     grid->setColumnStretch(1, 1);
     grid->setColumnStretch(3, 1);
 
-    debounce_ = new QTimer(this);
-    debounce_->setObjectName(QStringLiteral("inputDebounceTimer"));
+    debounce_ = view_parts::named(new QTimer(this), "inputDebounceTimer");
     debounce_->setSingleShot(true);
     debounce_->setInterval(150);
     connect(debounce_, &QTimer::timeout, this, [this] { emit sentencesEdited(source(), target()); });

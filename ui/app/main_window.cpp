@@ -1,4 +1,5 @@
 #include "app/main_window.h"
+#include "views/view_parts.h"
 
 #include "app/app_style.h"
 
@@ -48,8 +49,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Stepformer"));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks | QMainWindow::AllowNestedDocks);
-    session_ = new Session(this);
-    session_->setObjectName(QStringLiteral("session"));
+    session_ = view_parts::named(new Session(this), "session");
     session_->setProvisioning(options_.provisioning);
     if (!options_.cacheDir.isEmpty()) session_->setCacheDir(options_.cacheDir);
 
@@ -71,8 +71,7 @@ MainWindow::~MainWindow() = default;
 // ----- construction ---------------------------------------------------------------------------
 
 void MainWindow::buildViews() {
-    tabs_ = new QTabWidget(this);
-    tabs_->setObjectName(QStringLiteral("viewTabs"));
+    tabs_ = view_parts::named(new QTabWidget(this), "viewTabs");
     tabs_->setDocumentMode(true);
     for (const ViewInfo& v : viewTable()) views_ << v.make(tabs_);
     decodeView_ = qobject_cast<DecodeView*>(viewWidget(QStringLiteral("decode")));

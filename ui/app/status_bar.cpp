@@ -18,10 +18,8 @@ StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
     : QStatusBar(parent), session_(session), cancelTraining_(cancelTraining) {
     setObjectName(QStringLiteral("statusBar"));
     setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);  // as QMainWindow::statusBar() makes its own
-    modelLabel_ = new QLabel(this);
-    modelLabel_->setObjectName(QStringLiteral("modelLabel"));
-    stepLabel_ = new QLabel(this);
-    stepLabel_->setObjectName(QStringLiteral("stepLabel"));
+    modelLabel_ = view_parts::named(new QLabel(this), "modelLabel");
+    stepLabel_ = view_parts::named(new QLabel(this), "stepLabel");
     stepLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     // Wide enough for most steps' text, so stepping does not re-lay the status bar out.
     const QString longStep = QString::fromStdString(stepformer::names::entry(
@@ -29,28 +27,23 @@ StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
     stepLabel_->setMinimumWidth(stepLabel_->fontMetrics().horizontalAdvance(
         QStringLiteral("Step 888/888 · %1 · [8, 8, 8, 8]").arg(longStep)));
 
-    liveLabel_ = new QLabel(this);
-    liveLabel_->setObjectName(QStringLiteral("liveLabel"));
+    liveLabel_ = view_parts::named(new QLabel(this), "liveLabel");
     liveLabel_->setStyleSheet(QStringLiteral("QLabel { background: #dbe9fb; color: #1f4f8f; border-radius: 8px;"
                                              " padding: 1px 8px; font-weight: 600; }"));
     liveLabel_->setVisible(false);
 
-    trainingBox_ = new QWidget(this);
-    trainingBox_->setObjectName(QStringLiteral("trainingBox"));
+    trainingBox_ = view_parts::named(new QWidget(this), "trainingBox");
     auto* lay = view_parts::makeRow(trainingBox_, 6, 0);
     auto* caption = new QLabel(tr("Training:"), trainingBox_);
-    progress_ = new QProgressBar(trainingBox_);
-    progress_->setObjectName(QStringLiteral("trainingProgress"));
+    progress_ = view_parts::named(new QProgressBar(trainingBox_), "trainingProgress");
     progress_->setFixedWidth(190);
     progress_->setTextVisible(true);
     progress_->setFormat(tr("step %v / %m"));
     progress_->setToolTip(tr("Training the model on the tutorial's two sentences (once; the result is cached)"));
     sparkline_ = new LossSparkline(trainingBox_);
-    lossLabel_ = new QLabel(trainingBox_);
-    lossLabel_->setObjectName(QStringLiteral("lossLabel"));
+    lossLabel_ = view_parts::named(new QLabel(trainingBox_), "lossLabel");
     lossLabel_->setMinimumWidth(QFontMetrics(font()).horizontalAdvance(QStringLiteral("loss 0.000000")));
-    cancelButton_ = new QToolButton(trainingBox_);
-    cancelButton_->setObjectName(QStringLiteral("cancelTrainingButton"));
+    cancelButton_ = view_parts::named(new QToolButton(trainingBox_), "cancelTrainingButton");
     cancelButton_->setDefaultAction(cancelTraining_);
     cancelButton_->setAutoRaise(true);
     lay->addWidget(caption);
@@ -60,8 +53,7 @@ StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
     lay->addWidget(cancelButton_);
     trainingBox_->setVisible(false);
 
-    deviceButton_ = new QToolButton(this);
-    deviceButton_->setObjectName(QStringLiteral("deviceButton"));
+    deviceButton_ = view_parts::named(new QToolButton(this), "deviceButton");
     deviceButton_->setAutoRaise(true);
     deviceButton_->setPopupMode(QToolButton::InstantPopup);
     deviceButton_->setToolButtonStyle(Qt::ToolButtonTextOnly);

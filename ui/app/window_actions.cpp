@@ -1,4 +1,5 @@
 #include "app/window_actions.h"
+#include "views/view_parts.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -39,8 +40,7 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
     // A picture with an arrow out of it: the floppy (SP_DialogSaveButton) means saving weights.
     exportPng->setIcon(QIcon(QStringLiteral(":/icons/export_image.svg")));
 
-    quit = new QAction(tr("&Quit"), window);
-    quit->setObjectName(QStringLiteral("actionQuit"));
+    quit = view_parts::named(new QAction(tr("&Quit"), window), "actionQuit");
     quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
     quit->setMenuRole(QAction::QuitRole);
 
@@ -59,8 +59,7 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
     }
     views[0]->setChecked(true);
 
-    follow = new QAction(tr("&Follow Step"), window);
-    follow->setObjectName(QStringLiteral("actionFollowStep"));
+    follow = view_parts::named(new QAction(tr("&Follow Step"), window), "actionFollowStep");
     follow->setCheckable(true);
     follow->setChecked(true);
     follow->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
@@ -68,8 +67,7 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
                           "attention for the softmax, the positional encoding for PE, the tensor otherwise"));
     follow->setStatusTip(follow->toolTip());
 
-    restoreLayout = new QAction(tr("&Restore Default Layout"), window);
-    restoreLayout->setObjectName(QStringLiteral("actionRestoreLayout"));
+    restoreLayout = view_parts::named(new QAction(tr("&Restore Default Layout"), window), "actionRestoreLayout");
     restoreLayout->setToolTip(tr("Put the docks back in the default arrangement for the window's size (compact in "
                                  "a window narrower than 1600 px)"));
 
@@ -86,22 +84,19 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
     }
     // Not presets but the other models the menu shows (ModelChooser::kTrainedInApp, kFromFile):
     // checked when they are the model, so the menu agrees with the model box and the title.
-    auto* inApp = new QAction(tr("Trained in the app"), window);
-    inApp->setObjectName(QStringLiteral("actionModelTrainedInApp"));
+    auto* inApp = view_parts::named(new QAction(tr("Trained in the app"), window), "actionModelTrainedInApp");
     inApp->setCheckable(true);
     inApp->setEnabled(false);
     inApp->setData(-2);
     inApp->setToolTip(tr("The weights of the last run of the Train panel (Train › Start)"));
     presetGroup->addAction(inApp);
-    auto* fromFile = new QAction(tr("From File…"), window);
-    fromFile->setObjectName(QStringLiteral("actionModelFromFile"));
+    auto* fromFile = view_parts::named(new QAction(tr("From File…"), window), "actionModelFromFile");
     fromFile->setCheckable(true);
     fromFile->setData(-1);
     fromFile->setToolTip(tr("Weights opened with File › Open Weights"));
     presetGroup->addAction(fromFile);
 
-    retrain = new QAction(tr("&Train Again"), window);
-    retrain->setObjectName(QStringLiteral("actionRetrain"));
+    retrain = view_parts::named(new QAction(tr("&Train Again"), window), "actionRetrain");
     retrain->setToolTip(tr("Forget the cached trained model of this preset and train it again"));
     retrain->setStatusTip(retrain->toolTip());
 
@@ -121,8 +116,7 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
 
     // Issue 18: the current attention step's scores rounded as the tutorial and as PyTorch /
     // attention-is-all-you-need-pytorch round them, side by side (a window of its own).
-    compareScaling = new QAction(tr("Compare Score &Scaling\u2026"), window);
-    compareScaling->setObjectName(QStringLiteral("actionCompareScaling"));
+    compareScaling = view_parts::named(new QAction(tr("Compare Score &Scaling\u2026"), window), "actionCompareScaling");
     compareScaling->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
     compareScaling->setToolTip(tr("The current attention step's scores as (q/\u221Ad_k)\u00B7k\u1D40 (PyTorch, "
                                   "attention-is-all-you-need-pytorch) and as (q\u00B7k\u1D40)/\u221Ad_k (the tutorial) side "

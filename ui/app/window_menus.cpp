@@ -1,4 +1,5 @@
 #include "app/window_menus.h"
+#include "views/view_parts.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -94,8 +95,7 @@ QComboBox* WindowMenus::addToolBar(QMainWindow* window, const WindowActions& act
     tb->addSeparator();
     auto* modelLabel = new QLabel(tr(" Model: "), tb);
     tb->addWidget(modelLabel);
-    auto* presets = new QComboBox(tb);
-    presets->setObjectName(QStringLiteral("presetCombo"));
+    auto* presets = view_parts::named(new QComboBox(tb), "presetCombo");
     presets->setToolTip(tr("The model to step through"));
     presets->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     for (Session::Preset p : Session::allPresets()) {

@@ -1,4 +1,5 @@
 #include "compare/scaling_compare_window.h"
+#include "views/view_parts.h"
 
 #include "models/model_registry.h"
 
@@ -56,21 +57,15 @@ ScalingCompareWindow::ScalingCompareWindow(QWidget* parent) : QWidget(parent, Qt
     setAttribute(Qt::WA_DeleteOnClose, false);
 
     auto* controls = new QHBoxLayout;
-    block_ = new QComboBox(this);
-    block_->setObjectName(QStringLiteral("scalingBlock"));
+    block_ = view_parts::named(new QComboBox(this), "scalingBlock");
     block_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    head_ = new QSpinBox(this);
-    head_->setObjectName(QStringLiteral("scalingHead"));
-    sentence_ = new QSpinBox(this);
-    sentence_->setObjectName(QStringLiteral("scalingSentence"));
-    controls->addWidget(new QLabel(tr("Attention block:"), this));
-    controls->addWidget(block_);
+    head_ = view_parts::named(new QSpinBox(this), "scalingHead");
+    sentence_ = view_parts::named(new QSpinBox(this), "scalingSentence");
+    view_parts::addLabelled(controls, tr("Attention block:"), block_);
     controls->addSpacing(12);
-    controls->addWidget(new QLabel(tr("Head:"), this));
-    controls->addWidget(head_);
+    view_parts::addLabelled(controls, tr("Head:"), head_);
     controls->addSpacing(12);
-    controls->addWidget(new QLabel(tr("Sentence:"), this));
-    controls->addWidget(sentence_);
+    view_parts::addLabelled(controls, tr("Sentence:"), sentence_);
     controls->addStretch(1);
 
     a_ = makeMap(QStringLiteral("scalingA"), this);

@@ -61,8 +61,7 @@ DeviceAgreement::DeviceAgreement(QWidget* parent) : QFrame(parent) {
 
     auto* column = view_parts::makeColumn(this, 4, QMargins(10, 6, 10, 6));
 
-    label_ = new WrappedLabel(this);
-    label_->setObjectName(QStringLiteral("agreementLabel"));
+    label_ = view_parts::named(new WrappedLabel(this), "agreementLabel");
     label_->setTextFormat(Qt::RichText);
     label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     label_->setToolTip(
@@ -77,17 +76,14 @@ DeviceAgreement::DeviceAgreement(QWidget* parent) : QFrame(parent) {
     column->addWidget(label_);
 
     // Button and toggle wrap onto two lines in a narrow dock instead of widening it.
-    auto* controls = new QWidget(this);
-    controls->setObjectName(QStringLiteral("agreementControls"));
+    auto* controls = view_parts::named(new QWidget(this), "agreementControls");
     auto* flow = new FlowLayout(controls, 8, 4);
     flow->setContentsMargins(0, 0, 0, 0);
-    compareButton_ = new QPushButton(tr("Compare with the CPU"), controls);
-    compareButton_->setObjectName(QStringLiteral("compareWithCpuButton"));
+    compareButton_ = view_parts::named(new QPushButton(tr("Compare with the CPU"), controls), "compareWithCpuButton");
     compareButton_->setToolTip(tr("Compute this pass again on the CPU backend (the reference) and compare every "
                                   "step's numbers with this device's. Takes about as long as the pass; done once "
                                   "per pass."));
-    toggle_ = new QCheckBox(tr("Show the difference"), controls);
-    toggle_->setObjectName(QStringLiteral("showDifferenceToggle"));
+    toggle_ = view_parts::named(new QCheckBox(tr("Show the difference"), controls), "showDifferenceToggle");
     toggle_->setToolTip(tr("Show GPU − CPU for this step as a heatmap: white = equal, red = the GPU's number is "
                            "larger, blue = smaller; where float rounding differs"));
     toggle_->setChecked(QSettings().value(settingsKey(), false).toBool());
@@ -95,12 +91,10 @@ DeviceAgreement::DeviceAgreement(QWidget* parent) : QFrame(parent) {
     flow->addWidget(toggle_);
     column->addWidget(controls);
 
-    pane_ = new QWidget(this);
-    pane_->setObjectName(QStringLiteral("differencePane"));
+    pane_ = view_parts::named(new QWidget(this), "differencePane");
     pane_->setToolTip(tr("GPU − CPU for this step's numbers"));
     auto* paneColumn = view_parts::makeColumn(pane_, 2, QMargins(0, 2, 0, 0));
-    sliceNote_ = new WrappedLabel(pane_);
-    sliceNote_->setObjectName(QStringLiteral("differenceSliceNote"));
+    sliceNote_ = view_parts::named(new WrappedLabel(pane_), "differenceSliceNote");
     sliceNote_->setTextFormat(Qt::PlainText);
     sliceNote_->setToolTip(tr("Which part of the tensor the heatmap shows, and where its largest difference is"));
     QFont small = sliceNote_->font();
@@ -111,8 +105,7 @@ DeviceAgreement::DeviceAgreement(QWidget* parent) : QFrame(parent) {
     auto* headLayout = new QHBoxLayout(headRow_);
     headLayout->setContentsMargins(0, 0, 0, 0);
     auto* headLabel = new QLabel(tr("Head:"), headRow_);
-    headPicker_ = new QSpinBox(headRow_);
-    headPicker_->setObjectName(QStringLiteral("differenceHeadPicker"));
+    headPicker_ = view_parts::named(new QSpinBox(headRow_), "differenceHeadPicker");
     headPicker_->setToolTip(tr("Which attention head of the difference to show (the n_heads axis)"));
     headLabel->setToolTip(headPicker_->toolTip());
     headLabel->setBuddy(headPicker_);
@@ -121,8 +114,7 @@ DeviceAgreement::DeviceAgreement(QWidget* parent) : QFrame(parent) {
     headLayout->addStretch(1);
     paneColumn->addWidget(headRow_);
     paneColumn->addWidget(sliceNote_);
-    heatmap_ = new HeatmapWidget(pane_);
-    heatmap_->setObjectName(QStringLiteral("differenceHeatmap"));
+    heatmap_ = view_parts::named(new HeatmapWidget(pane_), "differenceHeatmap");
     heatmap_->setToolTip(tr("GPU − CPU, number by number (hover a cell for both numbers)"));
     heatmap_->setColorMode(HeatmapWidget::ColorMode::Diverging);
     heatmap_->setLegendCaption(tr("GPU − CPU"));

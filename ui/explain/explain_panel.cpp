@@ -52,8 +52,7 @@ ExplainPanel::ExplainPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("explainPanel"));
     header_ = new ExplainHeader(this);
     agreement_ = new DeviceAgreement(this);
-    bodies_ = new QStackedWidget(this);
-    bodies_->setObjectName(QStringLiteral("explainBodies"));
+    bodies_ = view_parts::named(new QStackedWidget(this), "explainBodies");
     blank_ = newBrowser();
     blank_->setPlaceholderText(tr("Select a step to see what it computes."));
     bodies_->addWidget(blank_);
@@ -65,8 +64,7 @@ ExplainPanel::ExplainPanel(QWidget* parent) : QWidget(parent) {
 }
 
 QTextBrowser* ExplainPanel::newBrowser() {
-    auto* b = new QTextBrowser(bodies_);
-    b->setObjectName(QStringLiteral("explainBrowser"));
+    auto* b = view_parts::named(new QTextBrowser(bodies_), "explainBrowser");
     b->setOpenExternalLinks(true);
     b->setFrameShape(QFrame::NoFrame);
     b->document()->setDocumentMargin(10);

@@ -1,6 +1,8 @@
 #include "lab/lab_controls.h"
+#include "views/view_parts.h"
 
 #include <QCheckBox>
+#include <QCoreApplication>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -50,13 +52,28 @@ QSpinBox* spin(const char* name, int lo, int hi, int value, QWidget* parent) {
     return s;
 }
 
+// A seed for a random draw ("seed 7"), beside the button that draws with it.
+QSpinBox* seedSpin(const char* name, int value, const QString& tip, QWidget* parent) {
+    QSpinBox* s = spin(name, 0, 999999, value, parent);
+    s->setPrefix(QCoreApplication::translate("LabControls", "seed "));
+    s->setToolTip(tip);
+    return s;
+}
+
+// `widgets` left to right, then a stretch, as a row added to `into`.
+void addRow(QBoxLayout* into, std::initializer_list<QWidget*> widgets) {
+    auto* row = new QHBoxLayout;
+    for (QWidget* w : widgets) row->addWidget(w);
+    row->addStretch(1);
+    into->addLayout(row);
+}
+
 }  // namespace
 
 LabControls::LabControls(LabModel* model, QWidget* parent) : QWidget(parent), model_(model) {
     auto* v = new QVBoxLayout(this);
     v->setContentsMargins(6, 6, 6, 6);
-    error_ = new QLabel(this);
-    error_->setObjectName(QStringLiteral("labError"));
+    error_ = view_parts::named(new QLabel(this), "labError");
     error_->setWordWrap(true);
     error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     error_->setStyleSheet(QStringLiteral("QLabel { color: #b00020; font-weight: bold; }"));
@@ -88,7 +105,6 @@ void LabControls::buildInputs(QWidget* host) {
     sizes->addWidget(batch_);
     sv->addLayout(sizes);
 
-    auto* fill = new QHBoxLayout;
     auto* seedX = button(tr("Seed 004's x"), "seedInputsButton",
                          tr("torch.manual_seed(42); x = torch.randn(3, 1, 4): the notebook's encoder_input (and, with "
                             "the decoder layer, a tgt [5, 1, 4] drawn next from the same stream)"),
@@ -97,24 +113,17 @@ void LabControls::buildInputs(QWidget* host) {
                           tr("Standard-normal numbers (like torch.randn, from Stepformer's own generator) with the seed "
                              "beside it; src and, with the decoder layer, tgt"),
                           src);
-    randomSeed_ = spin("randomSeedSpin", 0, 999999, 0, src);
-    randomSeed_->setPrefix(tr("seed "));
-    randomSeed_->setToolTip(tr("The seed Random uses"));
+    randomSeed_ = seedSpin("randomSeedSpin", 0, tr("The seed Random uses"), src);
     auto* npy = button(tr("Load .npy\u2026"), "loadSrcNpyButton",
                        tr("A NumPy array [seq_len, batch, d_model] (or [seq_len, d_model]), e.g. np.save('x.npy', "
                           "x.numpy())"),
                        src);
     sizes->addWidget(seedX);
     sizes->addStretch(1);
-    fill->addWidget(random);
-    fill->addWidget(randomSeed_);
-    fill->addWidget(npy);
-    fill->addStretch(1);
-    sv->addLayout(fill);
+    addRow(sv, {random, randomSeed_, npy});
     srcOrigin_ = note({}, src, "srcOrigin");
     sv->addWidget(srcOrigin_);
-    srcTable_ = new InputTable(src);
-    srcTable_->setObjectName(QStringLiteral("srcTable"));
+    srcTable_ = view_parts::named(new InputTable(src), "srcTable");
     sv->addWidget(srcTable_);
     v->addWidget(src);
 
@@ -123,8 +132,7 @@ void LabControls::buildInputs(QWidget* host) {
                         "layer, reading its output as memory (seed 004's second part, with trg_seq_len 5)"),
                      host);
     v->addWidget(decoder_);
-    tgtBox_ = new QGroupBox(tr("tgt [tgt_len, batch, d_model]"), host);
-    tgtBox_->setObjectName(QStringLiteral("tgtBox"));
+    tgtBox_ = view_parts::named(new QGroupBox(tr("tgt [tgt_len, batch, d_model]"), host), "tgtBox");
     auto* tv = new QVBoxLayout(tgtBox_);
     auto* trow = new QHBoxLayout;
     tgtLen_ = spin("tgtLenSpin", 1, LabModel::kMaxLen, model_->length(Side::Tgt), tgtBox_);
@@ -143,8 +151,7 @@ void LabControls::buildInputs(QWidget* host) {
     tv->addWidget(causal_);
     tgtOrigin_ = note({}, tgtBox_, "tgtOrigin");
     tv->addWidget(tgtOrigin_);
-    tgtTable_ = new InputTable(tgtBox_);
-    tgtTable_->setObjectName(QStringLiteral("tgtTable"));
+    tgtTable_ = view_parts::named(new InputTable(tgtBox_), "tgtTable");
     tv->addWidget(tgtTable_);
     tv->addWidget(note(tr("src's pad column is also the decoder's memory_key_padding_mask."), tgtBox_));
     v->addWidget(tgtBox_);
@@ -190,8 +197,7 @@ QGroupBox* LabControls::buildOptions() {
                        tr("norm_first=True: LayerNorm before each sub-layer, x + sub-layer(norm(x)); the layer ends "
                           "on the residual, without a norm after it"),
                        box);
-    activation_ = new QComboBox(box);
-    activation_->setObjectName(QStringLiteral("activationCombo"));
+    activation_ = view_parts::named(new QComboBox(box), "activationCombo");
     activation_->addItems({QStringLiteral("relu"), QStringLiteral("gelu")});
     grads_ = check(tr("Gradients of loss = output[..., 0].sum()"), "gradCheck",
                    tr("Adds a grad.<step> for every step, in the order backpropagation computes them. (Not "
@@ -214,28 +220,19 @@ QGroupBox* LabControls::buildOptions() {
 QGroupBox* LabControls::buildWeights() {
     auto* box = new QGroupBox(tr("Weights"), this);
     auto* v = new QVBoxLayout(box);
-    auto* row = new QHBoxLayout;
     auto* seedW = button(tr("Seed 004's"), "seedWeightsButton",
                          tr("PyTorch's own initialisation of nn.TransformerEncoderLayer(d_model=4, nhead=2, "
                             "dim_feedforward=8, dropout=0.0) after torch.manual_seed(42) and x = torch.randn(3, 1, 4)"),
                          box);
     auto* fresh = button(tr("Fresh"), "freshWeightsButton",
                          tr("init_params with the seed beside it: PyTorch's schemes, Stepformer's random generator"), box);
-    freshSeed_ = spin("freshSeedSpin", 0, 999999, int(model_->freshSeed()), box);
-    freshSeed_->setPrefix(tr("seed "));
+    freshSeed_ = seedSpin("freshSeedSpin", int(model_->freshSeed()), tr("The seed Fresh uses"), box);
     auto* open = button(tr("Open state_dict\u2026"), "openWeightsButton",
                         tr("A safetensors file with encoder_layer.* (and decoder_layer.*) names, e.g. "
                            "save_file({'encoder_layer.' + k: v for k, v in layer.state_dict().items()}, 'w.safetensors')"),
                         box);
-    row->addWidget(seedW);
-    row->addWidget(fresh);
-    row->addWidget(freshSeed_);
-    row->addStretch(1);
-    v->addLayout(row);
-    auto* row2 = new QHBoxLayout;
-    row2->addWidget(open);
-    row2->addStretch(1);
-    v->addLayout(row2);
+    addRow(v, {seedW, fresh, freshSeed_});
+    addRow(v, {open});
     weights_ = note({}, box, "weightsLabel");
     v->addWidget(weights_);
     connect(seedW, &QPushButton::clicked, model_, &LabModel::useSeedWeights);

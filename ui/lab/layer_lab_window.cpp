@@ -1,4 +1,5 @@
 #include "lab/layer_lab_window.h"
+#include "views/view_parts.h"
 
 #include <QCloseEvent>
 #include <QGuiApplication>
@@ -37,20 +38,16 @@ LayerLabWindow::LayerLabWindow(QWidget* parent) : QMainWindow(parent, Qt::Window
     setWindowTitle(tr("Layer Lab: nn.TransformerEncoderLayer, step by step (seed 004)"));
     model_ = new LabModel(this);
 
-    split_ = new QSplitter(Qt::Horizontal, this);
-    split_->setObjectName(QStringLiteral("labSplitter"));
+    split_ = view_parts::named(new QSplitter(Qt::Horizontal, this), "labSplitter");
     split_->setChildrenCollapsible(false);
-    auto* scroll = new QScrollArea(split_);
-    scroll->setObjectName(QStringLiteral("labControlsScroll"));
+    auto* scroll = view_parts::named(new QScrollArea(split_), "labControlsScroll");
     scroll->setWidgetResizable(true);
     scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    controls_ = new LabControls(model_, scroll);
-    controls_->setObjectName(QStringLiteral("labControls"));
+    controls_ = view_parts::named(new LabControls(model_, scroll), "labControls");
     scroll->setWidget(controls_);
     scroll->setMinimumWidth(340);
 
-    tree_ = new QTreeWidget(split_);
-    tree_->setObjectName(QStringLiteral("labSteps"));
+    tree_ = view_parts::named(new QTreeWidget(split_), "labSteps");
     tree_->setColumnCount(2);
     tree_->setHeaderLabels({tr("Step"), tr("Seed 004")});
     tree_->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
@@ -59,8 +56,7 @@ LayerLabWindow::LayerLabWindow(QWidget* parent) : QMainWindow(parent, Qt::Window
     tree_->setIndentation(12);  // two levels only: room for seed 004's names in the second column
     tree_->setMinimumWidth(260);
 
-    detail_ = new StepDetail(split_);
-    detail_->setObjectName(QStringLiteral("stepDetail"));
+    detail_ = view_parts::named(new StepDetail(split_), "stepDetail");
     split_->addWidget(scroll);
     split_->addWidget(tree_);
     split_->addWidget(detail_);

@@ -71,8 +71,7 @@ StepDetail::StepDetail(QWidget* parent) : QWidget(parent) {
 
     // The tables and the print under them scroll together: the print sits right below the
     // numbers it repeats, however tall the window.
-    scroll_ = new QScrollArea(this);
-    scroll_->setObjectName(QStringLiteral("tablesScroll"));
+    scroll_ = view_parts::named(new QScrollArea(this), "tablesScroll");
     scroll_->setWidgetResizable(true);
     scroll_->setFrameShape(QFrame::NoFrame);
     auto* content = new QWidget(scroll_);
@@ -87,8 +86,7 @@ StepDetail::StepDetail(QWidget* parent) : QWidget(parent) {
     auto* printTitle = new QLabel(tr("print(tensor) in PyTorch (its own layout and number format):"), content);
     cv->addSpacing(6);
     cv->addWidget(printTitle);
-    print_ = new QPlainTextEdit(content);
-    print_->setObjectName(QStringLiteral("torchPrint"));
+    print_ = view_parts::named(new QPlainTextEdit(content), "torchPrint");
     print_->setReadOnly(true);
     print_->setLineWrapMode(QPlainTextEdit::NoWrap);
     print_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));

@@ -25,10 +25,8 @@ constexpr int kSpeedScale = 2;  // slider units per step/second: 1 = 0.5 steps/s
 
 StepNavigator::StepNavigator(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("stepNavigator"));
-    model_ = new StepModel(this);
-    model_->setObjectName(QStringLiteral("stepModel"));
-    backwardModel_ = new BackwardStepList(this);
-    backwardModel_->setObjectName(QStringLiteral("backwardStepList"));
+    model_ = view_parts::named(new StepModel(this), "stepModel");
+    backwardModel_ = view_parts::named(new BackwardStepList(this), "backwardStepList");
 
     auto mkAction = [this](const QString& name, QStyle::StandardPixmap icon, const QString& text,
                            const QKeySequence& key, const QString& tip) {
@@ -60,19 +58,16 @@ StepNavigator::StepNavigator(QWidget* parent) : QWidget(parent) {
     // The shortcuts work wherever the window has focus (a text field keeps its own keys).
     addActions(navigationActions());
 
-    toolBar_ = new QToolBar(tr("Steps"), this);
-    toolBar_->setObjectName(QStringLiteral("navigatorToolBar"));
+    toolBar_ = view_parts::named(new QToolBar(tr("Steps"), this), "navigatorToolBar");
     toolBar_->setIconSize(QSize(18, 18));
     toolBar_->addActions(navigationActions());
 
-    speed_ = new QSlider(Qt::Horizontal, this);
-    speed_->setObjectName(QStringLiteral("playSpeedSlider"));
+    speed_ = view_parts::named(new QSlider(Qt::Horizontal, this), "playSpeedSlider");
     speed_->setRange(1, 10 * kSpeedScale);
     speed_->setValue(2 * kSpeedScale);
     speed_->setFixedWidth(64);
     speed_->setToolTip(tr("Play speed (steps per second)"));
-    speedLabel_ = new QLabel(this);
-    speedLabel_->setObjectName(QStringLiteral("playSpeedLabel"));
+    speedLabel_ = view_parts::named(new QLabel(this), "playSpeedLabel");
     speedLabel_->setMinimumWidth(QFontMetrics(font()).horizontalAdvance(QStringLiteral(" 10.0/s")));
     speedLabel_->setToolTip(speed_->toolTip());
     actionsSeparator_ = toolBar_->addSeparator();
@@ -82,13 +77,11 @@ StepNavigator::StepNavigator(QWidget* parent) : QWidget(parent) {
     toolBar_->addWidget(speed_);
     toolBar_->addWidget(speedLabel_);
 
-    positionLabel_ = new QLabel(this);
-    positionLabel_->setObjectName(QStringLiteral("stepPositionLabel"));
+    positionLabel_ = view_parts::named(new QLabel(this), "stepPositionLabel");
     positionLabel_->setToolTip(tr("Current step / number of steps in the forward pass"));
     positionLabel_->setAlignment(Qt::AlignRight | Qt::AlignVCenter);
 
-    tree_ = new QTreeView(this);
-    tree_->setObjectName(QStringLiteral("stepTree"));
+    tree_ = view_parts::named(new QTreeView(this), "stepTree");
     attachModel(model_);
     tree_->setHeaderHidden(true);
     tree_->setUniformRowHeights(true);
@@ -108,8 +101,7 @@ StepNavigator::StepNavigator(QWidget* parent) : QWidget(parent) {
             selectInTree(current_);
         });
 
-    timer_ = new QTimer(this);
-    timer_->setObjectName(QStringLiteral("playTimer"));
+    timer_ = view_parts::named(new QTimer(this), "playTimer");
     connect(timer_, &QTimer::timeout, this, &StepNavigator::onTimer);
     connect(speed_, &QSlider::valueChanged, this, [this](int v) {
         const double sps = double(v) / kSpeedScale;

@@ -1,4 +1,5 @@
 #include "steps/step_panels.h"
+#include "views/view_parts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -87,8 +88,7 @@ int fillBatchPicker(QComboBox* box, const Trace* tr) {
 }
 
 QComboBox* makeBatchPicker(QWidget* parent, const QString& toolTip) {
-    auto* box = new QComboBox(parent);
-    box->setObjectName(QStringLiteral("batchPicker"));
+    auto* box = view_parts::named(new QComboBox(parent), "batchPicker");
     box->setToolTip(toolTip);
     box->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     box->setMinimumContentsLength(8);

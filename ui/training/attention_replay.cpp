@@ -34,28 +34,22 @@ AttentionReplay::AttentionReplay(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("attentionReplay"));
     auto* outer = view_parts::makeColumn(this, 6, 6);
 
-    sentence_ = new QLabel(this);
-    sentence_->setObjectName(QStringLiteral("replaySentenceLabel"));
-    sentence_->setTextFormat(Qt::RichText);
-    sentence_->setWordWrap(true);
+    sentence_ = view_parts::makeWrappingLabel(QStringLiteral("replaySentenceLabel"), this);
     outer->addWidget(sentence_);
 
     auto* pickers = new QHBoxLayout;
     pickers->addWidget(new QLabel(tr("Layer"), this));
-    layerPicker_ = new QComboBox(this);
-    layerPicker_->setObjectName(QStringLiteral("replayLayerPicker"));
+    layerPicker_ = view_parts::named(new QComboBox(this), "replayLayerPicker");
     pickers->addWidget(layerPicker_);
     pickers->addSpacing(8);
     pickers->addWidget(new QLabel(tr("Block"), this));
-    blockPicker_ = new QComboBox(this);
-    blockPicker_->setObjectName(QStringLiteral("replayBlockPicker"));
+    blockPicker_ = view_parts::named(new QComboBox(this), "replayBlockPicker");
     for (const BlockKind k : kAttentionKinds)
         blockPicker_->addItem(QStringLiteral("%1 (%2)").arg(blockTitle(k), blockWord(k)), blockWord(k));
     pickers->addWidget(blockPicker_);
     pickers->addSpacing(8);
     pickers->addWidget(new QLabel(tr("Head"), this));
-    headPicker_ = new QComboBox(this);
-    headPicker_->setObjectName(QStringLiteral("replayHeadPicker"));
+    headPicker_ = view_parts::named(new QComboBox(this), "replayHeadPicker");
     pickers->addWidget(headPicker_);
     pickers->addStretch(1);
     outer->addLayout(pickers);
@@ -73,8 +67,7 @@ AttentionReplay::AttentionReplay(QWidget* parent) : QWidget(parent) {
     thumbScroll->setWidget(thumbBox_);
     outer->addWidget(thumbScroll);
 
-    map_ = new HeatmapWidget(this);
-    map_->setObjectName(QStringLiteral("replayHeatmap"));
+    map_ = view_parts::named(new HeatmapWidget(this), "replayHeatmap");
     map_->setColorMode(HeatmapWidget::ColorMode::Sequential);
     map_->setValueRange(0.0f, 1.0f);
     map_->setLegendCaption(tr("attention weight"));
@@ -84,19 +77,16 @@ AttentionReplay::AttentionReplay(QWidget* parent) : QWidget(parent) {
     outer->addWidget(map_, 1);
 
     auto* bar = new QHBoxLayout;
-    play_ = new QToolButton(this);
-    play_->setObjectName(QStringLiteral("playButton"));
+    play_ = view_parts::named(new QToolButton(this), "playButton");
     play_->setIcon(style()->standardIcon(QStyle::SP_MediaPlay));
     play_->setToolTip(tr("Play the epochs"));
     play_->setAutoRaise(true);
     bar->addWidget(play_);
-    slider_ = new QSlider(Qt::Horizontal, this);
-    slider_->setObjectName(QStringLiteral("epochSlider"));
+    slider_ = view_parts::named(new QSlider(Qt::Horizontal, this), "epochSlider");
     slider_->setTickPosition(QSlider::TicksBelow);
     slider_->setPageStep(5);
     bar->addWidget(slider_, 1);
-    epochLabel_ = new QLabel(this);
-    epochLabel_->setObjectName(QStringLiteral("epochLabel"));
+    epochLabel_ = view_parts::named(new QLabel(this), "epochLabel");
     epochLabel_->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("epoch 000 / 000 · mean loss 0.00000")));
     bar->addWidget(epochLabel_);
     outer->addLayout(bar);

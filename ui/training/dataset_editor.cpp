@@ -1,4 +1,5 @@
 #include "training/dataset_editor.h"
+#include "views/view_parts.h"
 #include "widgets/text_util.h"
 
 #include <algorithm>
@@ -50,8 +51,7 @@ DatasetEditor::DatasetEditor(QWidget* parent) : QWidget(parent) {
     auto* left = new QWidget(split);
     auto* ll = new QVBoxLayout(left);
     ll->setContentsMargins(0, 0, 0, 0);
-    view_ = new QTableView(left);
-    view_->setObjectName(QStringLiteral("datasetTable"));
+    view_ = view_parts::named(new QTableView(left), "datasetTable");
     view_->setModel(model_);
     view_->setSelectionBehavior(QAbstractItemView::SelectRows);
     view_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
@@ -79,16 +79,12 @@ DatasetEditor::DatasetEditor(QWidget* parent) : QWidget(parent) {
     buttons->addStretch(1);
     mk(restore_, tr("Tutorial's sentences"), "restoreTutorialButton", tr("Go back to the tutorial's two sentences."));
     ll->addLayout(buttons);
-    message_ = new QLabel(left);
-    message_->setObjectName(QStringLiteral("datasetMessage"));
+    message_ = view_parts::named(new QLabel(left), "datasetMessage");
     message_->setWordWrap(true);
     message_->setTextFormat(Qt::PlainText);
     message_->hide();
     ll->addWidget(message_);
-    rowsSummary_ = new QLabel(left);
-    rowsSummary_->setObjectName(QStringLiteral("datasetRowsSummary"));
-    rowsSummary_->setWordWrap(true);
-    rowsSummary_->setTextFormat(Qt::RichText);
+    rowsSummary_ = view_parts::makeWrappingLabel(QStringLiteral("datasetRowsSummary"), left);
     rowsSummary_->hide();
     ll->addWidget(rowsSummary_);
 
@@ -97,8 +93,7 @@ DatasetEditor::DatasetEditor(QWidget* parent) : QWidget(parent) {
     rl->setContentsMargins(0, 0, 0, 0);
     auto* vt = new QLabel(tr("<b>Vocabulary</b>"), right);
     rl->addWidget(vt);
-    vocabNote_ = new QLabel(right);
-    vocabNote_->setObjectName(QStringLiteral("vocabularyNote"));
+    vocabNote_ = view_parts::named(new QLabel(right), "vocabularyNote");
     vocabNote_->setWordWrap(true);
     vocabNote_->setStyleSheet(QStringLiteral("QLabel { color: #666666; }"));
     rl->addWidget(vocabNote_);

@@ -39,6 +39,22 @@ bool parseNumber(const QString& text, double* out) {
     return ok;
 }
 
+// The form inside one of the panel's group boxes: its fields take the width there is.
+QFormLayout* growingForm(QGroupBox* box) {
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    return form;
+}
+
+// Two fields sharing a form row: `a`, then `b` after its label (each field half the width).
+QHBoxLayout* pairRow(QWidget* a, const QString& bLabel, QWidget* b) {
+    auto* row = new QHBoxLayout;
+    row->addWidget(a, 1);
+    row->addWidget(new QLabel(bLabel, a->parentWidget()));
+    row->addWidget(b, 1);
+    return row;
+}
+
 }  // namespace
 
 HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
@@ -47,8 +63,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
 
     auto* presetRow = new QHBoxLayout;
     presetRow->addWidget(new QLabel(tr("Preset:"), this));
-    presetCombo_ = new QComboBox(this);
-    presetCombo_->setObjectName(QStringLiteral("presetCombo"));
+    presetCombo_ = view_parts::named(new QComboBox(this), "presetCombo");
     presetCombo_->addItem(tr("The tutorial's (d_model 512, 6 layers, SGD)"), int(Preset::Tutorial));
     presetCombo_->addItem(tr("Small and readable (d_model 32, 2 layers, Adam)"), int(Preset::Small));
     presetCombo_->addItem(tr("PyTorch's nn.Transformer (d_model 32, 2 + 2 layers, Adam)"), int(Preset::Torch));
@@ -61,8 +76,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     presetRow->addWidget(presetCombo_, 1);
     outer->addLayout(presetRow);
 
-    lockLabel_ = new QLabel(this);
-    lockLabel_->setObjectName(QStringLiteral("architectureLockLabel"));
+    lockLabel_ = view_parts::named(new QLabel(this), "architectureLockLabel");
     lockLabel_->setWordWrap(true);
     lockLabel_->setStyleSheet(QStringLiteral("QLabel { color: palette(text); background: #fff4d6; border: 1px solid #e0c060;"
                                              " border-radius: 3px; padding: 3px 6px; }"));
@@ -71,34 +85,29 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
 
     // --- the model ---
     auto* modelBox = new QGroupBox(tr("Model"), this);
-    auto* mf = new QFormLayout(modelBox);
-    mf->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    QFormLayout* mf = growingForm(modelBox);
     dModel_ = intSpin("dModelSpin", 1, 4096, tr("d_model: the width of every token's vector (the tutorial: 512)."));
     dFf_ = intSpin("dFfSpin", 1, 16384, tr("d_ff: the hidden width of the feed-forward network (the tutorial: 2048)."));
     dK_ = intSpin("dKSpin", 1, 1024, tr("d_k: the width of each head's queries and keys (the tutorial: 64)."));
     dV_ = intSpin("dVSpin", 1, 1024, tr("d_v: the width of each head's values (the tutorial: 64)."));
     heads_ = intSpin("headsSpin", 1, 64, tr("n_heads: attention heads per block (the tutorial: 8)."));
     layers_ = intSpin("layersSpin", 1, 24, tr("n_layers: encoder and decoder layers each (the tutorial: 6)."));
-    dropout_ = new QDoubleSpinBox(this);
-    dropout_->setObjectName(QStringLiteral("dropoutSpin"));
+    dropout_ = view_parts::named(new QDoubleSpinBox(this), "dropoutSpin");
     dropout_->setRange(0.0, 1.0);
     dropout_->setDecimals(2);
     dropout_->setSingleStep(0.05);
     dropout_->setToolTip(tr("Dropout after the positional encoding, active while training only (the tutorial: 0.1). "
                             "Must be below 1."));
-    architecture_ = new QComboBox(this);
-    architecture_->setObjectName(QStringLiteral("architectureCombo"));
+    architecture_ = view_parts::named(new QComboBox(this), "architectureCombo");
     architecture_->addItem(tr("The tutorial's (seed 001)"), int(Architecture::Tutorial));
     architecture_->addItem(tr("PyTorch's nn.Transformer (seed 002)"), int(Architecture::Torch));
     architecture_->addItem(tr("attention-is-all-you-need-pytorch (seed 003)"), int(Architecture::Aiayn));
     architecture_->setToolTip(tr("The tutorial's model, or PyTorch's own nn.Transformer layers: packed in-projection "
                                  "with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf."));
-    normFirst_ = new QCheckBox(tr("pre-norm (norm_first)"), this);
-    normFirst_->setObjectName(QStringLiteral("normFirstCheck"));
+    normFirst_ = view_parts::named(new QCheckBox(tr("pre-norm (norm_first)"), this), "normFirstCheck");
     normFirst_->setToolTip(tr("nn.TransformerEncoderLayer(norm_first=True): LayerNorm before each sub-layer, the "
                               "residual around it (off: after the residual sum, as the paper)."));
-    activation_ = new QComboBox(this);
-    activation_->setObjectName(QStringLiteral("activationCombo"));
+    activation_ = view_parts::named(new QComboBox(this), "activationCombo");
     activation_->addItem(QStringLiteral("relu"));
     activation_->addItem(QStringLiteral("gelu"));
     activation_->setToolTip(tr("The feed-forward network's activation (nn.Transformer's activation argument)."));
@@ -109,18 +118,11 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     mf->addRow(tr("architecture"), al);
     mf->addRow(tr("d_model"), dModel_);
     mf->addRow(tr("d_ff"), dFf_);
-    auto* kv = new QHBoxLayout;
-    kv->addWidget(dK_, 1);
-    kv->addWidget(new QLabel(tr("d_v"), this));
-    kv->addWidget(dV_, 1);
+    QHBoxLayout* kv = pairRow(dK_, tr("d_v"), dV_);
     mf->addRow(tr("d_k"), kv);
-    auto* hl = new QHBoxLayout;
-    hl->addWidget(heads_, 1);
-    hl->addWidget(new QLabel(tr("layers"), this));
-    hl->addWidget(layers_, 1);
+    QHBoxLayout* hl = pairRow(heads_, tr("layers"), layers_);
     mf->addRow(tr("heads"), hl);
-    learnNorm_ = new QCheckBox(tr("learn LayerNorm γ, β"), this);
-    learnNorm_->setObjectName(QStringLiteral("learnLayerNormCheck"));
+    learnNorm_ = view_parts::named(new QCheckBox(tr("learn LayerNorm γ, β"), this), "learnLayerNormCheck");
     learnNorm_->setToolTip(tr("Off (the tutorial): LayerNorm has no learned scale, γ = 1 and β = 0, because the "
                               "tutorial builds a fresh nn.LayerNorm in every forward, so they are never trained.\n"
                               "On: γ and β are parameters, trained and saved (config key learn_layer_norm)."));
@@ -128,34 +130,28 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     dl->addWidget(dropout_, 1);
     dl->addWidget(learnNorm_);
     mf->addRow(tr("dropout"), dl);
-    sizeLabel_ = new QLabel(this);
-    sizeLabel_->setObjectName(QStringLiteral("modelSizeLabel"));
+    sizeLabel_ = view_parts::named(new QLabel(this), "modelSizeLabel");
     sizeLabel_->setStyleSheet(QStringLiteral("QLabel { color: #666666; }"));
     mf->addRow(QString(), sizeLabel_);
     outer->addWidget(modelBox);
 
     // --- the optimizer ---
     auto* optBox = new QGroupBox(tr("Optimizer"), this);
-    auto* of = new QFormLayout(optBox);
-    of->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    optimizer_ = new QComboBox(this);
-    optimizer_->setObjectName(QStringLiteral("optimizerCombo"));
+    QFormLayout* of = growingForm(optBox);
+    optimizer_ = view_parts::named(new QComboBox(this), "optimizerCombo");
     optimizer_->addItem(tr("SGD with momentum (the tutorial's)"), int(OptimizerKind::SGD));
     optimizer_->addItem(tr("Adam"), int(OptimizerKind::Adam));
     optimizer_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     optimizer_->setMinimumContentsLength(12);
-    lr_ = new QLineEdit(this);
-    lr_->setObjectName(QStringLiteral("learningRateEdit"));
+    lr_ = view_parts::named(new QLineEdit(this), "learningRateEdit");
     lr_->setPlaceholderText(QStringLiteral("1e-3"));
     lr_->setToolTip(tr("Learning rate, e.g. 1e-3 or 0.001. Between 0 (exclusive) and 100."));
-    momentum_ = new QDoubleSpinBox(this);
-    momentum_->setObjectName(QStringLiteral("momentumSpin"));
+    momentum_ = view_parts::named(new QDoubleSpinBox(this), "momentumSpin");
     momentum_->setRange(0.0, 1.0);
     momentum_->setDecimals(3);
     momentum_->setSingleStep(0.01);
     momentum_->setToolTip(tr("SGD momentum (the tutorial: 0.99). Must be below 1."));
-    warmup_ = new QCheckBox(tr("warm-up schedule"), this);
-    warmup_->setObjectName(QStringLiteral("warmupCheck"));
+    warmup_ = view_parts::named(new QCheckBox(tr("warm-up schedule"), this), "warmupCheck");
     warmup_->setToolTip(tr("The paper's schedule: lr × d_model^−0.5 × min(step^−0.5, step × warmup^−1.5). "
                            "With it, the learning rate field is a multiplier (the paper: 1)."));
     warmupSteps_ = intSpin("warmupStepsSpin", 1, 1000000, tr("Warm-up steps (the paper: 4000)."));
@@ -171,19 +167,14 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
 
     // --- the loop ---
     auto* loopBox = new QGroupBox(tr("Training loop"), this);
-    auto* lf = new QFormLayout(loopBox);
-    lf->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    QFormLayout* lf = growingForm(loopBox);
     epochs_ = intSpin("epochsSpin", 1, 100000, tr("Passes over the dataset (the tutorial: 30)."));
     batch_ = intSpin("batchSizeSpin", 1, 4096, tr("Sentences per optimizer step (the tutorial: 2)."));
     seed_ = intSpin("seedSpin", 0, 2147483647, tr("Seeds the initial weights, the shuffling and dropout: the same seed "
                                                    "gives the same run."));
-    shuffle_ = new QCheckBox(tr("shuffle every epoch"), this);
-    shuffle_->setObjectName(QStringLiteral("shuffleCheck"));
+    shuffle_ = view_parts::named(new QCheckBox(tr("shuffle every epoch"), this), "shuffleCheck");
     shuffle_->setToolTip(tr("The tutorial's DataLoader shuffles (shuffle=True)."));
-    auto* eb = new QHBoxLayout;
-    eb->addWidget(epochs_, 1);
-    eb->addWidget(new QLabel(tr("batch size"), this));
-    eb->addWidget(batch_, 1);
+    QHBoxLayout* eb = pairRow(epochs_, tr("batch size"), batch_);
     lf->addRow(tr("epochs"), eb);
     auto* ss = new QHBoxLayout;
     ss->addWidget(seed_, 1);
@@ -191,8 +182,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     lf->addRow(tr("seed"), ss);
     outer->addWidget(loopBox);
 
-    errorLabel_ = new QLabel(this);
-    errorLabel_->setObjectName(QStringLiteral("hyperparameterError"));
+    errorLabel_ = view_parts::named(new QLabel(this), "hyperparameterError");
     errorLabel_->setWordWrap(true);
     errorLabel_->setTextFormat(Qt::PlainText);
     errorLabel_->setStyleSheet(QStringLiteral("QLabel { color: #b00020; font-weight: 600; }"));

@@ -45,6 +45,13 @@ double niceInterval(double span, int maxTicks) {
     return std::max(1.0, 10.0 * p);
 }
 
+QLineSeries* lineSeries(const QString& name, const QPen& pen) {
+    auto* s = new QLineSeries;
+    s->setName(name);
+    s->setPen(pen);
+    return s;
+}
+
 void styleChart(QChart* c) {
     c->setMargins(QMargins(4, 4, 4, 4));
     c->setBackgroundRoundness(0);
@@ -71,6 +78,7 @@ void styleAxis(QAbstractAxis* a, const QString& title, const QColor& color = QCo
     a->setMinorGridLineColor(QColor(242, 242, 242));
 }
 
+
 }  // namespace
 
 LossChart::LossChart(QWidget* parent) : QWidget(parent) {
@@ -79,21 +87,18 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent) {
 
     auto* bar = new QHBoxLayout;
     bar->setContentsMargins(6, 0, 6, 0);
-    valueLabel_ = new QLabel(this);
-    valueLabel_->setObjectName(QStringLiteral("lossValueLabel"));
+    valueLabel_ = view_parts::named(new QLabel(this), "lossValueLabel");
     valueLabel_->setTextFormat(Qt::RichText);
     bar->addWidget(valueLabel_, 1);
     bar->addWidget(new QLabel(tr("smoothing"), this));
-    smoothSpin_ = new QDoubleSpinBox(this);
-    smoothSpin_->setObjectName(QStringLiteral("smoothingSpin"));
+    smoothSpin_ = view_parts::named(new QDoubleSpinBox(this), "smoothingSpin");
     smoothSpin_->setRange(0.0, 0.99);
     smoothSpin_->setSingleStep(0.05);
     smoothSpin_->setDecimals(2);
     smoothSpin_->setValue(smoothing_);
     smoothSpin_->setToolTip(tr("Weight of the past in the smoothed line (exponential moving average): 0 = the raw loss."));
     bar->addWidget(smoothSpin_);
-    logCheck_ = new QCheckBox(tr("log scale"), this);
-    logCheck_->setObjectName(QStringLiteral("logScaleCheck"));
+    logCheck_ = view_parts::named(new QCheckBox(tr("log scale"), this), "logScaleCheck");
     logCheck_->setToolTip(tr("A logarithmic loss axis: late, small improvements stay visible."));
     bar->addWidget(logCheck_);
     outer->addLayout(bar);
@@ -101,12 +106,8 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent) {
     // --- loss ---
     lossChart_ = new QChart;
     styleChart(lossChart_);
-    raw_ = new QLineSeries;
-    raw_->setName(tr("loss per step"));
-    raw_->setPen(QPen(kRaw, 1.2));
-    smooth_ = new QLineSeries;
-    smooth_->setName(tr("smoothed"));
-    smooth_->setPen(QPen(kSmooth, 2.2));
+    raw_ = lineSeries(tr("loss per step"), QPen(kRaw, 1.2));
+    smooth_ = lineSeries(tr("smoothed"), QPen(kSmooth, 2.2));
     marker_ = new QScatterSeries;
     marker_->setMarkerSize(9);
     marker_->setColor(kSmooth);
@@ -126,8 +127,7 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent) {
     for (QLineSeries* s : {raw_, smooth_}) s->attachAxis(x_);
     marker_->attachAxis(x_);
     installLossAxis();
-    lossView_ = new QChartView(lossChart_, this);
-    lossView_->setObjectName(QStringLiteral("lossChartView"));
+    lossView_ = view_parts::named(new QChartView(lossChart_, this), "lossChartView");
     lossView_->setRenderHint(QPainter::Antialiasing);
     lossView_->setMouseTracking(true);
     lossView_->viewport()->setMouseTracking(true);
@@ -137,14 +137,8 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent) {
     // --- gradient norm and learning rate ---
     statsChart_ = new QChart;
     styleChart(statsChart_);
-    grad_s_ = new QLineSeries;
-    grad_s_->setName(tr("gradient norm"));
-    grad_s_->setPen(QPen(kGrad, 1.5));
-    lr_s_ = new QLineSeries;
-    lr_s_->setName(tr("learning rate"));
-    QPen lp(kLr, 1.8);
-    lp.setStyle(Qt::DashLine);
-    lr_s_->setPen(lp);
+    grad_s_ = lineSeries(tr("gradient norm"), QPen(kGrad, 1.5));
+    lr_s_ = lineSeries(tr("learning rate"), QPen(kLr, 1.8, Qt::DashLine));
     statsChart_->addSeries(grad_s_);
     statsChart_->addSeries(lr_s_);
     sx_ = new QValueAxis;
@@ -170,8 +164,7 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent) {
     grad_s_->attachAxis(gy_);
     lr_s_->attachAxis(sx_);
     lr_s_->attachAxis(ly_);
-    statsView_ = new QChartView(statsChart_, this);
-    statsView_->setObjectName(QStringLiteral("statsChartView"));
+    statsView_ = view_parts::named(new QChartView(statsChart_, this), "statsChartView");
     statsView_->setRenderHint(QPainter::Antialiasing);
     statsView_->setMinimumHeight(110);
 
@@ -275,38 +268,32 @@ void LossChart::flush() {
         rebuildSeries();
         return;
     }
-    QList<QPointF> r, e, g, l;
-    for (size_t i = flushed_; i < n; ++i) {
-        if (i % size_t(stride_) != 0) continue;
-        r.append(QPointF(steps_[i], loss_[i]));
-        e.append(QPointF(steps_[i], ema_[i]));
-        g.append(QPointF(steps_[i], grad_[i]));
-        l.append(QPointF(steps_[i], lr_[i]));
-    }
-    flushed_ = n;
     // One append per series: one repaint, not one per point.
-    raw_->append(r);
-    smooth_->append(e);
-    grad_s_->append(g);
-    lr_s_->append(l);
+    const Points pts = pointsFrom(flushed_);
+    for (size_t i = 0; i < pts.size(); ++i) series()[i]->append(pts[i]);
     updateAxes();
     updateValueLabel();
 }
 
-void LossChart::rebuildSeries() {
-    QList<QPointF> r, e, g, l;
+LossChart::Points LossChart::pointsFrom(size_t first) {
+    Points pts;
     const size_t n = steps_.size();
-    for (size_t i = 0; i < n; i += size_t(stride_)) {
-        r.append(QPointF(steps_[i], loss_[i]));
-        e.append(QPointF(steps_[i], ema_[i]));
-        g.append(QPointF(steps_[i], grad_[i]));
-        l.append(QPointF(steps_[i], lr_[i]));
+    for (size_t i = first; i < n; ++i) {
+        if (i % size_t(stride_) != 0) continue;  // every stride_-th step is plotted
+        const double x = steps_[i];
+        pts[0].append(QPointF(x, loss_[i]));
+        pts[1].append(QPointF(x, ema_[i]));
+        pts[2].append(QPointF(x, grad_[i]));
+        pts[3].append(QPointF(x, lr_[i]));
     }
     flushed_ = n;
-    raw_->replace(r);
-    smooth_->replace(e);
-    grad_s_->replace(g);
-    lr_s_->replace(l);
+    return pts;
+}
+
+void LossChart::rebuildSeries() {
+    const Points pts = pointsFrom(0);
+    const auto all = series();
+    for (size_t i = 0; i < all.size(); ++i) all[i]->replace(pts[i]);
     updateAxes();
     updateValueLabel();
 }

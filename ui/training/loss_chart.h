@@ -9,8 +9,12 @@
 // objectNames: lossChartView, statsChartView, logScaleCheck, smoothingSpin, lossValueLabel.
 #pragma once
 
+#include <array>
+
 #include <vector>
 
+#include <QList>
+#include <QPointF>
 #include <QString>
 #include <QWidget>
 
@@ -59,6 +63,11 @@ protected:
 
 private:
     void rebuildSeries();
+    // The points of the raw loss, its average, the gradient norm and the learning rate from step
+    // index `first` on (every stride_-th); marks them all flushed.
+    using Points = std::array<QList<QPointF>, 4>;
+    Points pointsFrom(size_t first);
+    std::array<QLineSeries*, 4> series() const { return {raw_, smooth_, grad_s_, lr_s_}; }  // as Points
     void recomputeEma();
     void updateAxes();
     void updateValueLabel();

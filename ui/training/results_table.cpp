@@ -1,4 +1,5 @@
 #include "training/results_table.h"
+#include "views/view_parts.h"
 #include "widgets/text_util.h"
 
 #include <QBrush>
@@ -27,13 +28,9 @@ ResultsTable::ResultsTable(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("resultsTable"));
     auto* l = new QVBoxLayout(this);
     l->setContentsMargins(6, 6, 6, 6);
-    summary_ = new QLabel(this);
-    summary_->setObjectName(QStringLiteral("resultsSummary"));
-    summary_->setTextFormat(Qt::RichText);
-    summary_->setWordWrap(true);
+    summary_ = view_parts::makeWrappingLabel(QStringLiteral("resultsSummary"), this);
     l->addWidget(summary_);
-    table_ = new QTableWidget(0, 4, this);
-    table_->setObjectName(QStringLiteral("resultsTableView"));
+    table_ = view_parts::named(new QTableWidget(0, 4, this), "resultsTableView");
     table_->setHorizontalHeaderLabels({tr("source"), tr("expected"), tr("predicted (greedy)"), QString()});
     table_->horizontalHeaderItem(3)->setToolTip(tr("✓ when the greedy translation is exactly the expected one"));
     table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);

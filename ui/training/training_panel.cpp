@@ -38,8 +38,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     // room than it would like, and its minimum must not make the window grow (issue 14).
     auto* frame = new QVBoxLayout(this);
     frame->setContentsMargins(0, 0, 0, 0);
-    auto* page = new QScrollArea(this);
-    page->setObjectName(QStringLiteral("trainingScroll"));
+    auto* page = view_parts::named(new QScrollArea(this), "trainingScroll");
     page->setWidgetResizable(true);
     page->setFrameShape(QFrame::NoFrame);
     frame->addWidget(page);
@@ -70,8 +69,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     sf.setBold(true);
     start_->setFont(sf);
     // The run's length beside Start: the form's epoch count, mirrored (the form is a long scroll).
-    runEpochs_ = new QSpinBox(buttons);
-    runEpochs_->setObjectName(QStringLiteral("runEpochsSpin"));
+    runEpochs_ = view_parts::named(new QSpinBox(buttons), "runEpochsSpin");
     runEpochs_->setRange(1, 100000);
     runEpochs_->setToolTip(tr("Passes over the dataset (the same as \"epochs\" in the form)."));
     runEpochs_->setSuffix(tr(" epochs"));
@@ -82,20 +80,17 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 
     auto* progressRow = new QHBoxLayout;
     progressRow->setSpacing(6);
-    progress_ = new QProgressBar(this);
-    progress_->setObjectName(QStringLiteral("trainingProgress"));
+    progress_ = view_parts::named(new QProgressBar(this), "trainingProgress");
     progress_->setTextVisible(true);
     progress_->setMinimumWidth(120);
     progressRow->addWidget(progress_, 1);
-    stateLabel_ = new QLabel(this);
-    stateLabel_->setObjectName(QStringLiteral("trainingStateLabel"));
+    stateLabel_ = view_parts::named(new QLabel(this), "trainingStateLabel");
     stateLabel_->setAlignment(Qt::AlignCenter);
     stateLabel_->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("Finished")) + 28);
     progressRow->addWidget(stateLabel_);
     outer->addLayout(progressRow);
 
-    message_ = new QLabel(this);
-    message_->setObjectName(QStringLiteral("trainingMessage"));
+    message_ = view_parts::named(new QLabel(this), "trainingMessage");
     message_->setWordWrap(true);
     message_->setTextFormat(Qt::PlainText);
     message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -131,8 +126,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     left->setMinimumWidth(form_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
 
     // --- right: dataset, curves, attention, results ---
-    tabs_ = new QTabWidget(split);
-    tabs_->setObjectName(QStringLiteral("trainingTabs"));
+    tabs_ = view_parts::named(new QTabWidget(split), "trainingTabs");
     dataset_ = new DatasetEditor(tabs_);
     chart_ = new LossChart(tabs_);
     replay_ = new AttentionReplay(tabs_);

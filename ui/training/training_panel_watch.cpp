@@ -3,6 +3,7 @@
 // step-through views while it trains. Both are remembered (QSettings training/pace,
 // training/liveViews) and take effect at once, also in the middle of a run.
 #include "training/training_panel.h"
+#include "views/view_parts.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -28,8 +29,7 @@ TrainingPanel::Pace TrainingPanel::defaultPace(HyperparameterForm::Preset p) {
 }
 
 void TrainingPanel::buildWatchControls(QWidget* parent) {
-    paceCombo_ = new QComboBox(parent);
-    paceCombo_->setObjectName(QStringLiteral("paceCombo"));
+    paceCombo_ = view_parts::named(new QComboBox(parent), "paceCombo");
     paceCombo_->addItem(tr("Watch (%1 steps/s)").arg(1000 / kWatchPaceMs), int(Pace::Watch));
     paceCombo_->addItem(tr("Full speed"), int(Pace::FullSpeed));
     paceCombo_->setToolTip(
@@ -41,8 +41,7 @@ void TrainingPanel::buildWatchControls(QWidget* parent) {
             .arg(kWatchPaceMs / 1000.0)
             .arg(1000 / kWatchPaceMs));
 
-    liveToggle_ = new QCheckBox(tr("Live views"), parent);
-    liveToggle_->setObjectName(QStringLiteral("liveViewsToggle"));
+    liveToggle_ = view_parts::named(new QCheckBox(tr("Live views"), parent), "liveViewsToggle");
     liveToggle_->setToolTip(
         tr("Update the step-through views while training: about every %1 s (at most once a step) the run's "
            "current weights compute the forward pass of the sentences in the Sentences bar, and the views show "

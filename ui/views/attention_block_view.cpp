@@ -1,4 +1,5 @@
 #include "views/attention_block_view.h"
+#include "views/view_parts.h"
 
 #include <algorithm>
 
@@ -40,8 +41,7 @@ void AttentionBlockView::setHeadIndex(int h) {
 }
 
 void AttentionBlockView::makeBlockPickers(const QString& blockTip, const QString& layerTip) {
-    blockPicker_ = new QComboBox(this);
-    blockPicker_->setObjectName(QStringLiteral("blockPicker"));
+    blockPicker_ = view_parts::named(new QComboBox(this), "blockPicker");
     blockPicker_->setToolTip(blockTip);
     fillBlockPicker(blockPicker_);
     layerPicker_ = new QComboBox(this);

@@ -158,14 +158,12 @@ AttentionOverview::AttentionOverview(QWidget* parent) : QWidget(parent) {
                   "hover a cell for its weight, click one to enlarge it"));
     auto* root = view_parts::makeColumn(this, 1, 0);
     // The heads' names stay above the columns while the layers scroll under them.
-    header_ = new QWidget(this);
-    header_->setObjectName(QStringLiteral("overviewHeader"));
+    header_ = view_parts::named(new QWidget(this), "overviewHeader");
     headerBox_ = new QHBoxLayout(header_);
     headerBox_->setContentsMargins(0, 0, 0, 0);
     headerBox_->setSpacing(0);
     root->addWidget(header_);
-    scroll_ = new QScrollArea(this);
-    scroll_->setObjectName(QStringLiteral("attentionOverviewScroll"));
+    scroll_ = view_parts::named(new QScrollArea(this), "attentionOverviewScroll");
     scroll_->setFrameShape(QFrame::NoFrame);
     scroll_->setWidgetResizable(true);
     scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // more layers scroll down, never sideways

@@ -48,16 +48,14 @@ AttentionView::AttentionView(QWidget* parent)
     makeBlockPickers(tr("Which attention block: the encoder's self-attention, the decoder's masked "
                         "self-attention, or the decoder\u2013encoder attention"),
                      tr("Which layer (n_layers) of the encoder or decoder"));
-    modeSwitch_ = new QComboBox(this);
-    modeSwitch_->setObjectName(QStringLiteral("attentionModeSwitch"));
+    modeSwitch_ = view_parts::named(new QComboBox(this), "attentionModeSwitch");
     modeSwitch_->addItem(tr("One layer"), int(Mode::OneLayer));
     modeSwitch_->addItem(tr("All layers"), int(Mode::AllLayers));
     modeSwitch_->setToolTip(tr("One layer: its heads, one enlarged, and the lines between the tokens.\n"
                                "All layers: every layer \u00d7 every head of the block at once (click a cell to enlarge it)."));
     batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show"));
     headPicker_ = view_parts::makeHeadPicker(this, tr("The enlarged head (or click one of the small heatmaps)"));
-    allHeadsToggle_ = new QCheckBox(tr("All heads"), this);
-    allHeadsToggle_->setObjectName(QStringLiteral("allHeadsLinesToggle"));
+    allHeadsToggle_ = view_parts::named(new QCheckBox(tr("All heads"), this), "allHeadsLinesToggle");
     allHeadsToggle_->setToolTip(tr("Line view: draw every head's lines at once, one colour per head"));
     QLayout* bar = view_parts::addPickerBar(root, this);
     bar->addWidget(view_parts::labelled(tr("Show:"), modeSwitch_));
@@ -73,8 +71,7 @@ AttentionView::AttentionView(QWidget* parent)
 
     messages_ = new MessageStack(this);
     // The two modes' pages in one box, one of them hidden: the hidden one asks for no room.
-    auto* modes = new QWidget(messages_);
-    modes->setObjectName(QStringLiteral("attentionModes"));
+    auto* modes = view_parts::named(new QWidget(messages_), "attentionModes");
     auto* modesBox = new QVBoxLayout(modes);
     modesBox->setContentsMargins(0, 0, 0, 0);
     auto* splitter = new QSplitter(Qt::Horizontal, modes);

@@ -63,8 +63,7 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     auto* pageLay = view_parts::makeColumn(this, 6);
 
     // Decoder input chips.
-    chipsHost_ = new QWidget(this);
-    chipsHost_->setObjectName(QStringLiteral("decodeInputChips"));
+    chipsHost_ = view_parts::named(new QWidget(this), "decodeInputChips");
     chipsLayout_ = new QHBoxLayout(chipsHost_);
     chipsLayout_->setContentsMargins(0, 2, 0, 2);
     chipsLayout_->setSpacing(6);
@@ -110,8 +109,7 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     chart_->addAxis(axisY_, Qt::AlignLeft);
     series_->attachAxis(axisX_);
     series_->attachAxis(axisY_);
-    chartView_ = new QChartView(chart_, this);
-    chartView_->setObjectName(QStringLiteral("decodeChart"));
+    chartView_ = view_parts::named(new QChartView(chart_, this), "decodeChart");
     chartView_->setRenderHint(QPainter::Antialiasing);
     chartView_->setMinimumHeight(200);
     pageLay->addWidget(chartView_, 4);

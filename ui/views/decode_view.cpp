@@ -1,4 +1,5 @@
 #include "views/decode_view.h"
+#include "views/view_parts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -40,12 +41,10 @@ DecodeView::DecodeView(QWidget* parent) : StepView(parent) {
     // Source -> translation.
     auto* header = new QHBoxLayout;
     header->setSpacing(10);
-    sourceLabel_ = new QLabel(this);
-    sourceLabel_->setObjectName(QStringLiteral("decodeSourceLabel"));
+    sourceLabel_ = view_parts::named(new QLabel(this), "decodeSourceLabel");
     sourceLabel_->setTextFormat(Qt::RichText);
     sourceLabel_->setToolTip(tr("enc_input: the source sentence the encoder reads once"));
-    translationLabel_ = new QLabel(this);
-    translationLabel_->setObjectName(QStringLiteral("decodeTranslationLabel"));
+    translationLabel_ = view_parts::named(new QLabel(this), "decodeTranslationLabel");
     translationLabel_->setTextFormat(Qt::RichText);
     // Wraps: at the last step "finished: the end token E after n steps" follows the translation,
     // and a label that does not wrap widened the view past a laptop's window.
@@ -81,14 +80,11 @@ DecodeView::DecodeView(QWidget* parent) : StepView(parent) {
     stepButton_ = mkButton(QStringLiteral("decodeStepButton"), tr("Step \u25b6"), tr("Run the next forward pass and choose the next token"));
     playButton_ = mkButton(QStringLiteral("decodePlayButton"), tr("\u25b6 Play"), tr("Step automatically until the end token"));
     playButton_->setCheckable(true);
-    statusLabel_ = new QLabel(this);
-    statusLabel_->setObjectName(QStringLiteral("decodeStatusLabel"));
+    statusLabel_ = view_parts::named(new QLabel(this), "decodeStatusLabel");
     statusLabel_->setMinimumWidth(150);
-    layerPicker_ = new QSpinBox(this);
-    layerPicker_->setObjectName(QStringLiteral("decodeLayerPicker"));
+    layerPicker_ = view_parts::named(new QSpinBox(this), "decodeLayerPicker");
     layerPicker_->setToolTip(tr("Which decoder layer's attention to show (the last one by default)"));
-    headPicker_ = new QSpinBox(this);
-    headPicker_->setObjectName(QStringLiteral("decodeHeadPicker"));
+    headPicker_ = view_parts::named(new QSpinBox(this), "decodeHeadPicker");
     headPicker_->setToolTip(tr("Which attention head to show (the n_heads axis)"));
     auto* layerLabel = new QLabel(tr("Decoder layer:"), this);
     layerLabel->setBuddy(layerPicker_);

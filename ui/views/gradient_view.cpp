@@ -90,8 +90,7 @@ GradientView::GradientView(QWidget* parent) : StepView(parent) {
     show->addStretch(1);
     root->addLayout(show);
 
-    pages_ = new PageStack(this);
-    pages_->setObjectName(QStringLiteral("gradPages"));
+    pages_ = view_parts::named(new PageStack(this), "gradPages");
     // The tensor and its gradient.
     auto* top = new QWidget(pages_);
     auto* topLay = view_parts::makeColumn(top, 3);

@@ -81,8 +81,7 @@ LossView::LossView(QWidget* parent) : StepView(parent) {
     // page's height for its width. Their minimum (every row readable) is kept in rebuild().
     for (auto* h : {logits_, probs_, target_}) h->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Ignored);
 
-    table_ = new QTableWidget(page);
-    table_->setObjectName(QStringLiteral("lossTable"));
+    table_ = view_parts::named(new QTableWidget(page), "lossTable");
     table_->setColumnCount(8);
     table_->setHorizontalHeaderLabels({tr("t"), tr("decoder input"), tr("target"), tr("logit z\u209c"),
                                        tr("log \u03a3 e^z"), tr("p(target)"), tr("\u2212log p(target)"), tr("in the loss?")});
@@ -104,10 +103,7 @@ LossView::LossView(QWidget* parent) : StepView(parent) {
     table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     pageLay->addWidget(table_, 0);
 
-    formulaLabel_ = new QLabel(page);
-    formulaLabel_->setObjectName(QStringLiteral("lossFormulaLabel"));
-    formulaLabel_->setTextFormat(Qt::RichText);
-    formulaLabel_->setWordWrap(true);
+    formulaLabel_ = view_parts::makeWrappingLabel(QStringLiteral("lossFormulaLabel"), page);
     formulaLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     formulaLabel_->setStyleSheet(
         QStringLiteral("QLabel { background:#f7f7fb; border:1px solid #dcdce6; border-radius:4px; padding:6px 10px; color:#222; }"));

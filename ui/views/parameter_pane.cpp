@@ -34,8 +34,7 @@ ParameterPane::ParameterPane(QWidget* parent) : QWidget(parent) {
     auto* lay = view_parts::makeColumn(this, 3, 0);
     auto* head = new QHBoxLayout;
     title_ = view_parts::makeTitleLabel(QStringLiteral("paramTitle"), this, view_parts::Selectable::Yes);
-    picker_ = new QComboBox(this);
-    picker_->setObjectName(QStringLiteral("parameterPicker"));
+    picker_ = view_parts::named(new QComboBox(this), "parameterPicker");
     picker_->setToolTip(tr("Which weight to show with its gradient and update"));
     // The picker names the weight and its shape (the longest, with the shape, ~52 characters).
     picker_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
@@ -53,8 +52,7 @@ ParameterPane::ParameterPane(QWidget* parent) : QWidget(parent) {
     auto* blocksRow = new QHBoxLayout;
     blocksNote_ = view_parts::makeRichLabel(QStringLiteral("paramBlocksNote"), this, view_parts::Selectable::No);
     blocksNote_->setTextColor(QColor(0x55, 0x55, 0x55));
-    everyEntryBox_ = new QCheckBox(tr("Every entry"), this);
-    everyEntryBox_->setObjectName(QStringLiteral("paramEveryEntry"));
+    everyEntryBox_ = view_parts::named(new QCheckBox(tr("Every entry"), this), "paramEveryEntry");
     everyEntryBox_->setToolTip(tr("Show every entry of the weight (zoom with Ctrl+wheel and scroll) instead of its blocks"));
     blocksRow->addWidget(blocksNote_, 1);
     blocksRow->addWidget(everyEntryBox_, 0, Qt::AlignTop);

@@ -1,4 +1,5 @@
 #include "views/pe_view.h"
+#include "views/view_parts.h"
 
 #include "stepformer/trace_graph.h"
 #include "stepformer/trace_names.h"
@@ -88,34 +89,27 @@ PositionalEncodingView::PositionalEncodingView(QWidget* parent) : StepView(paren
     setObjectName(QStringLiteral("peView"));
 
     // Controls.
-    lengthSpin_ = new QSpinBox(this);
-    lengthSpin_->setObjectName(QStringLiteral("peLengthSpin"));
+    lengthSpin_ = view_parts::named(new QSpinBox(this), "peLengthSpin");
     lengthSpin_->setRange(1, kMaxLength);
     lengthSpin_->setToolTip(tr("Number of positions (rows of the table, points of each curve)"));
-    dModelSpin_ = new QSpinBox(this);
-    dModelSpin_->setObjectName(QStringLiteral("peDModelSpin"));
+    dModelSpin_ = view_parts::named(new QSpinBox(this), "peDModelSpin");
     dModelSpin_->setRange(2, kMaxDModel);
     dModelSpin_->setSingleStep(2);
     dModelSpin_->setToolTip(tr("d_model: number of dimensions (columns of the table)"));
-    dimsEdit_ = new QLineEdit(this);
-    dimsEdit_->setObjectName(QStringLiteral("peDimsEdit"));
+    dimsEdit_ = view_parts::named(new QLineEdit(this), "peDimsEdit");
     dimsEdit_->setPlaceholderText(QStringLiteral("0, 1, 4, 5"));
     dimsEdit_->setToolTip(tr("Dimensions to plot against position, e.g. \"0, 1, 4, 5\" or \"0-3\".\n"
                              "Even dimensions are sines, odd ones cosines. Clicking a column of the table "
                              "adds or removes it."));
     dimsEdit_->setMinimumWidth(120);
-    dimsHint_ = new QLabel(this);
-    dimsHint_->setObjectName(QStringLiteral("peDimsHint"));
-    resetButton_ = new QPushButton(tr("Reset"), this);
-    resetButton_->setObjectName(QStringLiteral("peResetButton"));
+    dimsHint_ = view_parts::named(new QLabel(this), "peDimsHint");
+    resetButton_ = view_parts::named(new QPushButton(tr("Reset"), this), "peResetButton");
     resetButton_->setToolTip(tr("Back to the length and d_model of the current trace"));
 
     auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Positions:"), this));
-    controls->addWidget(lengthSpin_);
+    view_parts::addLabelled(controls, tr("Positions:"), lengthSpin_);
     controls->addSpacing(8);
-    controls->addWidget(new QLabel(tr("d_model:"), this));
-    controls->addWidget(dModelSpin_);
+    view_parts::addLabelled(controls, tr("d_model:"), dModelSpin_);
     controls->addSpacing(8);
     controls->addWidget(resetButton_);
     controls->addSpacing(16);
@@ -123,15 +117,13 @@ PositionalEncodingView::PositionalEncodingView(QWidget* parent) : StepView(paren
     controls->addWidget(dimsEdit_, 1);
     controls->addWidget(dimsHint_);
 
-    auto* formula = new QLabel(this);
-    formula->setObjectName(QStringLiteral("peFormula"));
+    auto* formula = view_parts::named(new QLabel(this), "peFormula");
     formula->setTextFormat(Qt::RichText);
     formula->setText(tr("PE(pos, 2i) = sin(pos / 10000<sup>2i/d_model</sup>) &nbsp;&nbsp; "
                         "PE(pos, 2i+1) = cos(pos / 10000<sup>2i/d_model</sup>)"));
 
     // Table heatmap.
-    tableMap_ = new PeHeatmap(this);
-    tableMap_->setObjectName(QStringLiteral("peTableHeatmap"));
+    tableMap_ = view_parts::named(new PeHeatmap(this), "peTableHeatmap");
     tableMap_->setRowAxisTitle(tr("position"));
     tableMap_->setColAxisTitle(tr("dimension (click a column to plot it)"));
     tableMap_->setValueRange(1.0f);
@@ -166,8 +158,7 @@ PositionalEncodingView::PositionalEncodingView(QWidget* parent) : StepView(paren
     axisY_->setLabelFormat(QStringLiteral("%.1f"));
     chart_->addAxis(axisX_, Qt::AlignBottom);
     chart_->addAxis(axisY_, Qt::AlignLeft);
-    chartView_ = new QChartView(chart_, this);
-    chartView_->setObjectName(QStringLiteral("peChartView"));
+    chartView_ = view_parts::named(new QChartView(chart_, this), "peChartView");
     chartView_->setRenderHint(QPainter::Antialiasing);
     chartView_->setMinimumSize(240, 180);
 
@@ -183,10 +174,7 @@ PositionalEncodingView::PositionalEncodingView(QWidget* parent) : StepView(paren
     auto* sumBox = new QWidget(this);
     auto* sumLayout = new QVBoxLayout(sumBox);
     sumLayout->setContentsMargins(0, 0, 0, 0);
-    sumCaption_ = new QLabel(sumBox);
-    sumCaption_->setObjectName(QStringLiteral("peSumCaption"));
-    sumCaption_->setTextFormat(Qt::RichText);
-    sumCaption_->setWordWrap(true);
+    sumCaption_ = view_parts::makeWrappingLabel(QStringLiteral("peSumCaption"), sumBox);
     sumLayout->addWidget(sumCaption_);
     auto* row = new QHBoxLayout;
     static const char* const names[] = {"peSumEmbedding", "peSumPe", "peSumOut"};

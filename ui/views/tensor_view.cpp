@@ -56,8 +56,7 @@ TensorView::TensorView(QWidget* parent) : StepView(parent) {
     batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show (the batch_size axis)"));
     headPicker_ = view_parts::makeHeadPicker(this, tr("Which attention head to show (the n_heads axis)"));
     headPicker_->setRange(0, 0);
-    headGridToggle_ = new QCheckBox(tr("All heads"), this);
-    headGridToggle_->setObjectName(QStringLiteral("headGridToggle"));
+    headGridToggle_ = view_parts::named(new QCheckBox(tr("All heads"), this), "headGridToggle");
     headGridToggle_->setToolTip(tr("Show every head of this tensor side by side (click one to pick it)"));
     auto mkButton = [this](const QString& name, const QString& text, const QString& tip) {
         auto* b = new QToolButton(this);
@@ -92,8 +91,7 @@ TensorView::TensorView(QWidget* parent) : StepView(parent) {
     root->addWidget(formulaLabel_);
 
     messages_ = new MessageStack(this);
-    scroll_ = new QScrollArea(messages_);
-    scroll_->setObjectName(QStringLiteral("tensorScroll"));
+    scroll_ = view_parts::named(new QScrollArea(messages_), "tensorScroll");
     scroll_->setWidgetResizable(true);
     scroll_->setFrameShape(QFrame::NoFrame);
     scroll_->viewport()->installEventFilter(this);
@@ -410,8 +408,7 @@ QWidget* TensorView::buildHeadGrid(const std::vector<PanelSpec>& panels, const Q
         watchHover(hm);
     }
     // One legend for the whole grid, in words.
-    gridLegend_ = new QLabel(legendText, w);
-    gridLegend_->setObjectName(QStringLiteral("headGridLegend"));
+    gridLegend_ = view_parts::named(new QLabel(legendText, w), "headGridLegend");
     gridLegend_->setStyleSheet(QStringLiteral("color: #444;"));
     grid->addWidget(gridLegend_, (heads + columns - 1) / columns, 0, 1, columns);
     output_ = heatmaps_.value(std::clamp(head_, 0, heads - 1));

@@ -27,6 +27,14 @@ WrappedLabel* makeRichLabel(const QString& name, QWidget* parent, Selectable sel
     return l;
 }
 
+QLabel* makeWrappingLabel(const QString& name, QWidget* parent) {
+    auto* l = new QLabel(parent);
+    l->setObjectName(name);
+    l->setTextFormat(Qt::RichText);
+    l->setWordWrap(true);
+    return l;
+}
+
 WrappedLabel* makeTitleLabel(const QString& name, QWidget* parent, Selectable selectable) {
     WrappedLabel* l = makeRichLabel(name, parent, selectable);
     enlargeFont(l, 11.0, 1.0);
@@ -74,16 +82,14 @@ QWidget* labelled(const QString& text, QWidget* buddy) {
 }
 
 QLayout* addPickerBar(QBoxLayout* root, QWidget* parent) {
-    auto* host = new QWidget(parent);
-    host->setObjectName(QStringLiteral("pickerBar"));
+    auto* host = view_parts::named(new QWidget(parent), "pickerBar");
     auto* bar = new FlowLayout(host, 12, 4);
     root->addWidget(host);
     return bar;
 }
 
 QSpinBox* makeHeadPicker(QWidget* parent, const QString& toolTip) {
-    auto* box = new QSpinBox(parent);
-    box->setObjectName(QStringLiteral("headPicker"));
+    auto* box = view_parts::named(new QSpinBox(parent), "headPicker");
     box->setToolTip(toolTip);
     return box;
 }

@@ -38,6 +38,16 @@ QHBoxLayout* makeRow(QWidget* w, int spacing, int margin);
 // tensors turns it top to bottom.
 QBoxLayout* makePanelRow(QWidget* w, int spacing);
 
+// `w` with the objectName `name` (what the tests and the style sheets find it by); returns `w`.
+template <class W>
+W* named(W* w, const char* name) {
+    w->setObjectName(QString::fromLatin1(name));
+    return w;
+}
+
+// A plain label named `name` that shows rich text and wraps (a caption or a summary line).
+QLabel* makeWrappingLabel(const QString& name, QWidget* parent);
+
 // A heatmap (HeatmapWidget or a kind of one) named `name`.
 template <class Heatmap = HeatmapWidget>
 Heatmap* makeHeatmap(const QString& name, QWidget* parent) {

@@ -127,6 +127,15 @@ int Colormap::horizontalLegendHeight(const QFont& font, bool withMaskRow) {
     return 12 + 4 + fm.height() + 4 + (withMaskRow ? 12 + 8 : 0);
 }
 
+// The legend's sample of a masked cell (hatched), outlined; leaves the pen ready for its caption.
+static void paintMaskSwatch(QPainter& p, const QRect& swatch) {
+    p.fillRect(swatch, Colormap::maskedColor());
+    p.fillRect(swatch, QBrush(Colormap::hatchColorOn(Colormap::maskedColor()), Qt::BDiagPattern));
+    p.setPen(QColor(120, 120, 120));
+    p.drawRect(swatch.adjusted(0, 0, -1, -1));
+    p.setPen(QColor(40, 40, 40));
+}
+
 void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, const QString& caption,
                            const QString& maskCaption, Qt::Orientation orientation) const {
     const bool horizontal = orientation == Qt::Horizontal;
@@ -201,11 +210,7 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
             }
         }
         if (!swatch.isNull()) {
-            p.fillRect(swatch, maskedColor());
-            p.fillRect(swatch, QBrush(hatchColorOn(maskedColor()), Qt::BDiagPattern));
-            p.setPen(QColor(120, 120, 120));
-            p.drawRect(swatch.adjusted(0, 0, -1, -1));
-            p.setPen(QColor(40, 40, 40));
+            paintMaskSwatch(p, swatch);
             const QRect tr(swatch.right() + 5, swatch.top() - 3, area.right() - swatch.right() - 4, barH + 6);
             p.drawText(tr, Qt::AlignLeft | Qt::AlignVCenter, elision_log::elidedText(p, fm, maskLine, Qt::ElideRight, tr.width()));
         }
@@ -255,11 +260,7 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
         }
     }
     if (!swatch.isNull()) {
-        p.fillRect(swatch, maskedColor());
-        p.fillRect(swatch, QBrush(hatchColorOn(maskedColor()), Qt::BDiagPattern));
-        p.setPen(QColor(120, 120, 120));
-        p.drawRect(swatch.adjusted(0, 0, -1, -1));
-        p.setPen(QColor(40, 40, 40));
+        paintMaskSwatch(p, swatch);
         const QRect text(area.left(), swatch.bottom() + 3, area.width(),
                          fm.height() * (maskCaption.count(QLatin1Char('\n')) + 1));
         p.drawText(text, Qt::AlignLeft | Qt::AlignTop, maskCaption);

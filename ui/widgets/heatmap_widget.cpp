@@ -53,15 +53,23 @@ void HeatmapWidget::setMatrix(int rows, int cols, std::shared_ptr<const std::vec
     invalidate();
 }
 
+namespace {
+// Sets `member` to `value`; true when that changed it (the caller then redraws).
+template <class T>
+bool changed(T& member, T value) {
+    if (member == value) return false;
+    member = std::move(value);
+    return true;
+}
+}  // namespace
+
 void HeatmapWidget::setMask(std::vector<float> mask) {
     std::vector<unsigned char> m;
     if (!mask.empty() && mask.size() == vals().size()) {
         m.resize(mask.size());
         for (size_t i = 0; i < mask.size(); ++i) m[i] = mask[i] != 0.0f ? 1 : 0;
     }
-    if (m == mask_) return;
-    mask_ = std::move(m);
-    invalidate();
+    if (changed(mask_, std::move(m))) invalidate();
 }
 
 void HeatmapWidget::clear() {
@@ -70,53 +78,39 @@ void HeatmapWidget::clear() {
 }
 
 void HeatmapWidget::setRowLabels(const QStringList& labels) {
-    if (labels == rowLabels_) return;
-    rowLabels_ = labels;
+    if (!changed(rowLabels_, labels)) return;
     rowLabelExtent_ = -1;
     layoutChanged();
 }
 
 void HeatmapWidget::setColLabels(const QStringList& labels) {
-    if (labels == colLabels_) return;
-    colLabels_ = labels;
+    if (!changed(colLabels_, labels)) return;
     colLabelExtent_ = -1;
     layoutChanged();
 }
 
 void HeatmapWidget::setTitle(const QString& title) {
-    if (title == title_) return;
-    title_ = title;
-    layoutChanged();
+    if (changed(title_, title)) layoutChanged();
 }
 
 void HeatmapWidget::setRowAxisTitle(const QString& title) {
-    if (title == rowTitle_) return;
-    rowTitle_ = title;
-    layoutChanged();
+    if (changed(rowTitle_, title)) layoutChanged();
 }
 
 void HeatmapWidget::setColAxisTitle(const QString& title) {
-    if (title == colTitle_) return;
-    colTitle_ = title;
-    layoutChanged();
+    if (changed(colTitle_, title)) layoutChanged();
 }
 
 void HeatmapWidget::setLegendCaption(const QString& caption) {
-    if (caption == legendCaption_) return;
-    legendCaption_ = caption;
-    viewport()->update();
+    if (changed(legendCaption_, caption)) viewport()->update();
 }
 
 void HeatmapWidget::setEmptyMessage(const QString& message) {
-    if (message == emptyMessage_) return;
-    emptyMessage_ = message;
-    viewport()->update();
+    if (changed(emptyMessage_, message)) viewport()->update();
 }
 
 void HeatmapWidget::setColorMode(ColorMode mode) {
-    if (mode == mode_) return;
-    mode_ = mode;
-    invalidate();
+    if (changed(mode_, mode)) invalidate();
 }
 
 void HeatmapWidget::setValueRange(float lo, float hi) {
@@ -138,9 +132,7 @@ void HeatmapWidget::setTooltipFunction(TooltipFn fn) { tooltipFn_ = std::move(fn
 void HeatmapWidget::setMaskedExplanation(const QString& html) { maskedExplanation_ = html; }
 
 void HeatmapWidget::setValueText(ValueText mode) {
-    if (mode == valueText_) return;
-    valueText_ = mode;
-    viewport()->update();
+    if (changed(valueText_, mode)) viewport()->update();
 }
 
 void HeatmapWidget::setCompact(bool compact) {
@@ -156,23 +148,17 @@ void HeatmapWidget::setShowLegend(bool show) {
 }
 
 void HeatmapWidget::setSelected(bool selected) {
-    if (selected == selected_) return;
-    selected_ = selected;
-    viewport()->update();
+    if (changed(selected_, selected)) viewport()->update();
 }
 
 void HeatmapWidget::setHighlightedRow(int r) {
     r = (r >= 0 && r < rows_) ? r : -1;
-    if (r == hlRow_) return;
-    hlRow_ = r;
-    viewport()->update();
+    if (changed(hlRow_, r)) viewport()->update();
 }
 
 void HeatmapWidget::setHighlightedCol(int c) {
     c = (c >= 0 && c < cols_) ? c : -1;
-    if (c == hlCol_) return;
-    hlCol_ = c;
-    viewport()->update();
+    if (changed(hlCol_, c)) viewport()->update();
 }
 
 float HeatmapWidget::value(int r, int c) const {
