@@ -16,6 +16,16 @@
 #include "app/window_actions.h"
 #include "steps/step_navigator.h"
 
+namespace {
+// `entries` appended to `menu` in order; a nullptr is a separator.
+void addEntries(QMenu* menu, std::initializer_list<QAction*> entries) {
+    for (QAction* a : entries) {
+        if (a) menu->addAction(a);
+        else menu->addSeparator();
+    }
+}
+}  // namespace
+
 QComboBox* WindowMenus::build(QMainWindow* window, const WindowActions& actions, const QList<QDockWidget*>& docks,
                               QDockWidget* trainingDock, StepNavigator* navigator, Session* session) {
     addMenus(window, actions, docks, trainingDock, navigator, session);
@@ -27,23 +37,13 @@ void WindowMenus::addMenus(QMainWindow* window, const WindowActions& actions, co
     QMenuBar* bar = window->menuBar();
     QMenu* file = bar->addMenu(tr("&File"));
     file->setObjectName(QStringLiteral("menuFile"));
-    file->addAction(actions.open);
-    file->addAction(actions.saveTrained);
-    file->addSeparator();
-    file->addAction(actions.exportCsv);
-    file->addAction(actions.exportNpy);
-    file->addAction(actions.exportPng);
-    file->addAction(actions.exportSvg);
-    file->addSeparator();
-    file->addAction(actions.quit);
+    addEntries(file, {actions.open, actions.saveTrained, nullptr, actions.exportCsv, actions.exportNpy, actions.exportPng,
+                      actions.exportSvg, nullptr, actions.quit});
 
     QMenu* view = bar->addMenu(tr("&View"));
     view->setObjectName(QStringLiteral("menuView"));
     view->addActions(actions.views);
-    view->addSeparator();
-    view->addAction(actions.follow);
-    view->addAction(actions.compareScaling);
-    view->addSeparator();
+    addEntries(view, {nullptr, actions.follow, actions.compareScaling, nullptr});
     for (QDockWidget* d : docks) {
         QAction* t = d->toggleViewAction();
         t->setObjectName(QStringLiteral("actionToggle_%1").arg(d->objectName()));
@@ -64,11 +64,7 @@ void WindowMenus::addMenus(QMainWindow* window, const WindowActions& actions, co
     model->setObjectName(QStringLiteral("menuModel"));
     model->setToolTipsVisible(true);
     model->addActions(actions.presetGroup->actions());
-    model->addSeparator();
-    model->addAction(actions.retrain);
-    model->addAction(actions.cancelTrain);
-    model->addSeparator();
-    model->addAction(actions.layerLab);
+    addEntries(model, {nullptr, actions.retrain, actions.cancelTrain, nullptr, actions.layerLab});
 
     QMenu* help = bar->addMenu(tr("&Help"));
     help->setObjectName(QStringLiteral("menuHelp"));

@@ -144,12 +144,12 @@ QString CellScope::sharedText() const {
     case Role::LayerNorm: {
         const Matrix R = operand(0);
         if (!inside(R, r, c)) return {};
-        const auto [mean, var] = rowStats(R, r);
-        const double z = (R.at(r, c) - mean) / std::sqrt(var + x.cfg.layer_norm_eps);
+        const NormedCell n = normedCell(R, r, c, x.cfg.layer_norm_eps);
         return QStringLiteral("row %1 of the residual: mean \u03bc = %2, variance \u03c3\u00b2 = %3<br>"
                               "(x \u2212 \u03bc) / \u221a(\u03c3\u00b2 + \u03b5) = (%4 \u2212 %5) / %6 = %7<br>%8 = <b>%9</b>")
             .arg(r)
-            .arg(exact(mean), exact(var), exact(R.at(r, c)), exactOperand(mean), exact(std::sqrt(var + x.cfg.layer_norm_eps)), exact(z),
+            .arg(exact(n.mean), exact(n.var), exact(R.at(r, c)), exactOperand(n.mean), exact(std::sqrt(n.var + x.cfg.layer_norm_eps)),
+                 exact(n.z),
                  x.cfg.learns_layer_norm() ? QStringLiteral("then \u00b7 \u03b3 + \u03b2")
                                         : QStringLiteral("no learned \u03b3, \u03b2 (fixed 1, 0)"),
                  exact(v));

@@ -3,6 +3,8 @@
 // tensors an operation read from. (Numbers are formatted by widgets/number_format.h.)
 #pragma once
 
+#include <cmath>
+
 #include <vector>
 
 #include <QString>
@@ -36,6 +38,18 @@ inline RowStats rowStats(const Matrix& m, int r) {
     for (int k = 0; k < m.cols; ++k) s.var += (m.at(r, k) - s.mean) * (m.at(r, k) - s.mean);
     s.var /= m.cols;
     return s;
+}
+
+// What LayerNorm computes for cell (r, c) of `m` before its scale and shift: the row's mean and
+// variance and the normalised value z = (x − mean) / √(var + eps).
+struct NormedCell : RowStats {
+    double z = 0.0;
+};
+inline NormedCell normedCell(const Matrix& m, int r, int c, double eps) {
+    NormedCell n;
+    static_cast<RowStats&>(n) = rowStats(m, r);
+    n.z = (m.at(r, c) - n.mean) / std::sqrt(n.var + eps);
+    return n;
 }
 
 // First axis of `kind` in the entry, or -1.

@@ -302,39 +302,45 @@ TrainOptions HyperparameterForm::trainOptions() const {
 
 uint64_t HyperparameterForm::seed() const { return uint64_t(seed_->value()); }
 
-void HyperparameterForm::setArchitecture(const Config& c) {
+// The form's own edits stay quiet while `set` fills it; then one edit is reported (unless this
+// runs inside another such fill).
+void HyperparameterForm::setQuietly(const std::function<void()>& set) {
     const bool was = updating_;
     updating_ = true;
-    dModel_->setValue(c.d_model);
-    dFf_->setValue(c.d_ff);
-    dK_->setValue(c.d_k);
-    dV_->setValue(c.d_v);
-    heads_->setValue(c.n_heads);
-    layers_->setValue(c.n_layers);
-    dropout_->setValue(c.dropout);
-    learnNorm_->setChecked(c.learns_layer_norm());
-    architecture_->setCurrentIndex(architecture_->findData(int(c.architecture)));
-    normFirst_->setChecked(c.norm_first);
-    activation_->setCurrentText(QString::fromStdString(c.activation));
-    updateArchitectureFields();
+    set();
     updating_ = was;
     if (!was) onEdited();
 }
 
+void HyperparameterForm::setArchitecture(const Config& c) {
+    setQuietly([&] {
+        dModel_->setValue(c.d_model);
+        dFf_->setValue(c.d_ff);
+        dK_->setValue(c.d_k);
+        dV_->setValue(c.d_v);
+        heads_->setValue(c.n_heads);
+        layers_->setValue(c.n_layers);
+        dropout_->setValue(c.dropout);
+        learnNorm_->setChecked(c.learns_layer_norm());
+        architecture_->setCurrentIndex(architecture_->findData(int(c.architecture)));
+        normFirst_->setChecked(c.norm_first);
+        activation_->setCurrentText(QString::fromStdString(c.activation));
+        updateArchitectureFields();
+    });
+}
+
 void HyperparameterForm::setTrainOptions(const TrainOptions& o) {
-    const bool was = updating_;
-    updating_ = true;
-    epochs_->setValue(o.epochs);
-    batch_->setValue(o.batch_size);
-    shuffle_->setChecked(o.shuffle);
-    seed_->setValue(int(std::min<uint64_t>(o.seed, 2147483647u)));
-    optimizer_->setCurrentIndex(optimizer_->findData(int(o.optimizer.kind)));
-    lr_->setText(numfmt::learningRate(o.optimizer.lr));
-    momentum_->setValue(o.optimizer.momentum);
-    warmup_->setChecked(o.optimizer.warmup_schedule);
-    warmupSteps_->setValue(o.optimizer.warmup_steps);
-    updating_ = was;
-    if (!was) onEdited();
+    setQuietly([&] {
+        epochs_->setValue(o.epochs);
+        batch_->setValue(o.batch_size);
+        shuffle_->setChecked(o.shuffle);
+        seed_->setValue(int(std::min<uint64_t>(o.seed, 2147483647u)));
+        optimizer_->setCurrentIndex(optimizer_->findData(int(o.optimizer.kind)));
+        lr_->setText(numfmt::learningRate(o.optimizer.lr));
+        momentum_->setValue(o.optimizer.momentum);
+        warmup_->setChecked(o.optimizer.warmup_schedule);
+        warmupSteps_->setValue(o.optimizer.warmup_steps);
+    });
 }
 
 void HyperparameterForm::setLearningRate(double lr) { lr_->setText(numfmt::learningRate(lr)); }

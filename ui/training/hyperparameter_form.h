@@ -20,6 +20,8 @@
 // epochsSpin, batchSizeSpin, seedSpin, shuffleCheck, hyperparameterError, modelSizeLabel.
 #pragma once
 
+#include <functional>
+
 #include <cstdint>
 
 #include <QList>
@@ -83,6 +85,7 @@ private:
     void updateOptimizerFields();
     void markInvalid(QWidget* w, bool invalid);
     QSpinBox* intSpin(const char* name, int lo, int hi, const QString& tip);
+    void setQuietly(const std::function<void()>& set);
 
     void updateArchitectureFields();
 

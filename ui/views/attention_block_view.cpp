@@ -12,8 +12,8 @@
 
 using namespace tensorviz;
 
-AttentionBlockView::AttentionBlockView(const stepformer::Block& initial, QWidget* parent)
-    : StepView(parent), block_(initial) {}
+AttentionBlockView::AttentionBlockView(const stepformer::Block& initial, QWidget* parent, const char* name)
+    : StepView(parent, name), block_(initial) {}
 
 QString AttentionBlockView::currentBlock() const { return blockName(block_); }
 

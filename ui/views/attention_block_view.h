@@ -29,7 +29,7 @@ signals:
     void blockChanged(const QString& block);
 
 protected:
-    AttentionBlockView(const stepformer::Block& initial, QWidget* parent);
+    AttentionBlockView(const stepformer::Block& initial, QWidget* parent, const char* name);
 
     // The block and layer pickers (the view makes the sentence and head pickers, and lays them
     // all out), made where the view's tab order wants them.

@@ -41,8 +41,7 @@ std::optional<AttentionView::Mode> AttentionView::modeFromKey(const QString& key
 }
 
 AttentionView::AttentionView(QWidget* parent)
-    : AttentionBlockView({stepformer::Stack::Encoder, stepformer::BlockKind::SelfAttention, 0}, parent) {
-    setObjectName(QStringLiteral("attentionView"));
+    : AttentionBlockView({stepformer::Stack::Encoder, stepformer::BlockKind::SelfAttention, 0}, parent, "attentionView") {
     auto* root = makeWhitePage(6, 4);
 
     makeBlockPickers(tr("Which attention block: the encoder's self-attention, the decoder's masked "

@@ -34,8 +34,7 @@ struct DecodeView::Outcome {
     QString error;
 };
 
-DecodeView::DecodeView(QWidget* parent) : StepView(parent) {
-    setObjectName(QStringLiteral("decodeView"));
+DecodeView::DecodeView(QWidget* parent) : StepView(parent, "decodeView") {
     auto* root = makeWhitePage(8, 6);
 
     // Source -> translation.

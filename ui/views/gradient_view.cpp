@@ -47,17 +47,10 @@ public:
 
 }  // namespace
 
-GradientView::GradientView(QWidget* parent) : StepView(parent) {
-    setObjectName(QStringLiteral("gradientView"));
+GradientView::GradientView(QWidget* parent) : StepView(parent, "gradientView") {
     auto* root = makeWhitePage(8, 4);
 
-    auto* bar = new QHBoxLayout;
-    bar->setSpacing(6);
-    batchPicker_ = tensorviz::makeBatchPicker(this, tr("Which sentence of the batch to show (the batch_size axis)"));
-    headPicker_ = view_parts::makeHeadPicker(this, tr("Which attention head to show (the n_heads axis)"));
-    view_parts::addLabelled(bar, tr("Sentence:"), batchPicker_);
-    bar->addSpacing(10);
-    view_parts::addLabelled(bar, tr("Head:"), headPicker_);
+    QHBoxLayout* bar = makeSentenceHeadBar(batchPicker_, headPicker_);
     bar->addStretch(1);
     root->addLayout(bar);
 

@@ -43,8 +43,7 @@ QTableWidgetItem* item(const QString& text, Qt::Alignment align = Qt::AlignCente
 
 }  // namespace
 
-LossView::LossView(QWidget* parent) : StepView(parent) {
-    setObjectName(QStringLiteral("lossView"));
+LossView::LossView(QWidget* parent) : StepView(parent, "lossView") {
     auto* root = makeWhitePage(8, 6);
 
     auto* bar = new QHBoxLayout;

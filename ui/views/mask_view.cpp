@@ -42,8 +42,7 @@ QString maskName(const stepformer::TraceEntry* e) { return e ? QString::fromStdS
 }  // namespace
 
 MaskView::MaskView(QWidget* parent)
-    : AttentionBlockView({stepformer::Stack::Decoder, stepformer::BlockKind::MaskedSelfAttention, 0}, parent) {
-    setObjectName(QStringLiteral("maskView"));
+    : AttentionBlockView({stepformer::Stack::Decoder, stepformer::BlockKind::MaskedSelfAttention, 0}, parent, "maskView") {
     auto* root = makeWhitePage(6, 4);
 
     batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show"));

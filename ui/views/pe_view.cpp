@@ -85,8 +85,7 @@ QColor PositionalEncodingView::seriesColor(int index) {
     return QColor(colors[static_cast<size_t>(index) % (sizeof(colors) / sizeof(colors[0]))]);
 }
 
-PositionalEncodingView::PositionalEncodingView(QWidget* parent) : StepView(parent) {
-    setObjectName(QStringLiteral("peView"));
+PositionalEncodingView::PositionalEncodingView(QWidget* parent) : StepView(parent, "peView") {
 
     // Controls.
     lengthSpin_ = view_parts::named(new QSpinBox(this), "peLengthSpin");

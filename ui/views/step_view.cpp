@@ -1,4 +1,6 @@
 #include "views/step_view.h"
+
+#include "steps/step_panels.h"
 #include "views/view_parts.h"
 
 #include <algorithm>
@@ -9,7 +11,9 @@
 
 #include "views/message_stack.h"
 
-StepView::StepView(QWidget* parent) : QWidget(parent) {}
+StepView::StepView(QWidget* parent, const char* name) : QWidget(parent) {
+    if (name) setObjectName(QString::fromLatin1(name));
+}
 
 StepView::~StepView() = default;
 
@@ -29,6 +33,24 @@ const stepformer::Tensor* StepView::currentTensor() const {
 bool StepView::hasData() const { return !messages_ || !messages_->showsMessage(); }
 
 QString StepView::message() const { return messages_ ? messages_->message() : QString(); }
+
+QComboBox* StepView::makeSentencePicker() {
+    return tensorviz::makeBatchPicker(this, tr("Which sentence of the batch to show (the batch_size axis)"));
+}
+
+QSpinBox* StepView::makeHeadPicker() {
+    return view_parts::makeHeadPicker(this, tr("Which attention head to show (the n_heads axis)"));
+}
+
+QHBoxLayout* StepView::makeSentenceHeadBar(QComboBox*& sentence, QSpinBox*& head) {
+    QHBoxLayout* bar = view_parts::makeRow(nullptr, 6);  // nested: no margins of its own
+    sentence = makeSentencePicker();
+    head = makeHeadPicker();
+    view_parts::addLabelled(bar, tr("Sentence:"), sentence);
+    bar->addSpacing(10);
+    view_parts::addLabelled(bar, tr("Head:"), head);
+    return bar;
+}
 
 QVBoxLayout* StepView::makeWhitePage(int sideMargin, int spacing) {
     setAutoFillBackground(true);

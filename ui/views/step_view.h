@@ -19,6 +19,7 @@
 #include "stepformer/trace.h"
 
 class QComboBox;
+class QHBoxLayout;
 class QSpinBox;
 class QVBoxLayout;
 class MessageStack;
@@ -26,7 +27,8 @@ class MessageStack;
 class StepView : public QWidget {
     Q_OBJECT
 public:
-    explicit StepView(QWidget* parent = nullptr);
+    // `name`: the view's objectName (what the window's settings and the tests find it by).
+    explicit StepView(QWidget* parent = nullptr, const char* name = nullptr);
     ~StepView() override;
 
     virtual void setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config);
@@ -53,6 +55,11 @@ signals:
 protected:
     // The view on white (like its heatmaps), and its root layout.
     QVBoxLayout* makeWhitePage(int sideMargin, int spacing);
+    // The sentence (batch item) and attention head pickers, worded alike in every view.
+    QComboBox* makeSentencePicker();
+    QSpinBox* makeHeadPicker();
+    // A row of those two, labelled "Sentence:" and "Head:", for the top of a view (more may follow).
+    QHBoxLayout* makeSentenceHeadBar(QComboBox*& sentence, QSpinBox*& head);
     // Calls `pick` with the index the student picks in `box` (never while updating_).
     void onPicked(QComboBox* box, std::function<void(int)> pick);
     void onPicked(QSpinBox* box, std::function<void(int)> pick);

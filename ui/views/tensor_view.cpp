@@ -47,14 +47,10 @@ int stretchFor(const HeatmapWidget* hm, bool vertical, bool output) {
 
 }  // namespace
 
-TensorView::TensorView(QWidget* parent) : StepView(parent) {
-    setObjectName(QStringLiteral("tensorView"));
+TensorView::TensorView(QWidget* parent) : StepView(parent, "tensorView") {
     auto* root = makeWhitePage(6, 4);
 
-    auto* bar = new QHBoxLayout;
-    bar->setSpacing(6);
-    batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show (the batch_size axis)"));
-    headPicker_ = view_parts::makeHeadPicker(this, tr("Which attention head to show (the n_heads axis)"));
+    QHBoxLayout* bar = makeSentenceHeadBar(batchPicker_, headPicker_);
     headPicker_->setRange(0, 0);
     headGridToggle_ = view_parts::named(new QCheckBox(tr("All heads"), this), "headGridToggle");
     headGridToggle_->setToolTip(tr("Show every head of this tensor side by side (click one to pick it)"));
@@ -70,9 +66,6 @@ TensorView::TensorView(QWidget* parent) : StepView(parent) {
     zoomOutButton_ = mkButton(QStringLiteral("zoomOutButton"), QStringLiteral("\u2212"), tr("Zoom out (Ctrl+mouse wheel)"));
     zoomInButton_ = mkButton(QStringLiteral("zoomInButton"), QStringLiteral("+"), tr("Zoom in (Ctrl+mouse wheel)"));
     zoomFitButton_ = mkButton(QStringLiteral("zoomFitButton"), tr("Fit"), tr("Fit the whole tensor into the view"));
-    view_parts::addLabelled(bar, tr("Sentence:"), batchPicker_);
-    bar->addSpacing(10);
-    view_parts::addLabelled(bar, tr("Head:"), headPicker_);
     bar->addWidget(headGridToggle_);
     bar->addStretch(1);
     auto* zoomLabel = new QLabel(tr("Zoom:"), this);

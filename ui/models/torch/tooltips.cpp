@@ -96,12 +96,11 @@ QString CellScope::torchText(bool& handled) const {
     case Role::LayerNorm: {
         const Matrix R = operand(0);
         if (!inside(R, r, c)) return {};
-        const auto [mean, var] = rowStats(R, r);
-        const double z = (R.at(r, c) - mean) / std::sqrt(var + x.cfg.layer_norm_eps);
+        const NormedCell n = normedCell(R, r, c, x.cfg.layer_norm_eps);
         return QStringLiteral("row %1 of %2: mean \u03bc = %3, variance \u03c3\u00b2 = %4<br>"
                               "(x \u2212 \u03bc) / \u221a(\u03c3\u00b2 + \u03b5) = %5, then \u00b7 weight[%6] + bias[%6] = <b>%7</b>")
             .arg(r)
-            .arg(esc(leafName(in(0))), exact(mean), exact(var), exact(z))
+            .arg(esc(leafName(in(0))), exact(n.mean), exact(n.var), exact(n.z))
             .arg(c)
             .arg(exact(v));
     }
