@@ -8,8 +8,10 @@
 // Every model is walked (issue 29): the tutorial's at 1366×768 and 1920×1080, PyTorch's
 // nn.Transformer and attention-is-all-you-need-pytorch at 1366×768. Besides the layout, the walk
 // fails on what shows a view not made for the model: a placeholder saying there is nothing to
-// show ("has no …", "for this model") in the central view, and an explanation page of another
-// model (a page quoting the tutorial's code for another model, or the other way round).
+// show ("has no …", "for this model") in the central view, an explanation page of another
+// model (a page quoting the tutorial's code for another model, or the other way round), and a
+// tensor map whose size or axis titles disagree with the step's shape. Seed 004's layer (the
+// layer lab's model) is walked in the lab's window, forward and backward.
 //
 // The tutorial's model has its shapes where the layout depends on them (d_model 512, d_ff 2048,
 // 8 heads, src_len 5, tgt_len 6) and one layer, so it is made in a moment (untrained: the
@@ -25,8 +27,11 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QCheckBox>
+#include <QTreeWidget>
 
 #include "app/main_window.h"
+#include "lab/layer_lab_window.h"
 #include "app/session.h"
 #include "explain/explain_panel.h"
 #include "stepformer/model_io.h"
@@ -187,7 +192,7 @@ QStringList modelProblems(QWidget* view, const ExplainPanel* explain, const QStr
 
 // The tensor view's map of the step itself has the step's last two axes: as many rows and
 // columns as its shape says (a count the view made up, as the PE view's positions once were,
-// shows here).
+// shows here), and axis titles that name them.
 int shapesChecked = 0;  // how many maps shapeProblems compared (the walk asserts it is not none)
 QStringList shapeProblems(QWidget* view, const stepformer::Trace& tr, const QString& step) {
     auto* tv = qobject_cast<TensorView*>(view);
@@ -196,11 +201,21 @@ QStringList shapeProblems(QWidget* view, const stepformer::Trace& tr, const QStr
     const HeatmapWidget* out = tv->outputHeatmap();
     if (!out || out->isEmpty() || !out->isVisible()) return {};
     const int R = e->value.rank();
-    const int rows = int(e->value.dim(R - 2)), cols = int(e->value.dim(R - 1));
+    // (A batch axis is the one the sentence picker slices: one row, the picked sentence.)
+    const bool rowPicked = e->axes[size_t(R - 2)].kind == stepformer::AxisKind::Batch;
+    const int rows = rowPicked ? 1 : int(e->value.dim(R - 2)), cols = int(e->value.dim(R - 1));
     ++shapesChecked;
-    if (out->rows() == rows && out->cols() == cols) return {};
-    return {QStringLiteral("the map of %1 is %2x%3, its shape's last axes %4x%5")
-                .arg(step).arg(out->rows()).arg(out->cols()).arg(rows).arg(cols)};
+    QStringList out2;
+    if (out->rows() != rows || out->cols() != cols)
+        out2 << QStringLiteral("the map of %1 is %2x%3, its shape's last axes %4x%5")
+                    .arg(step).arg(out->rows()).arg(out->cols()).arg(rows).arg(cols);
+    // Its axis titles name the step's own axes ("len_q · query token" for an axis len_q).
+    const QString rowAxis = QString::fromStdString(e->axes[size_t(R - 2)].name);
+    const QString colAxis = QString::fromStdString(e->axes[size_t(R - 1)].name);
+    if ((!rowPicked && !out->rowAxisTitle().contains(rowAxis)) || !out->colAxisTitle().contains(colAxis))
+        out2 << QStringLiteral("the map of %1 has the axes \"%2\" × \"%3\", its shape's last axes are %4 × %5")
+                    .arg(step, out->rowAxisTitle(), out->colAxisTitle(), rowAxis, colAxis);
+    return out2;
 }
 
 }  // namespace
@@ -214,6 +229,7 @@ private slots:
     void everyViewWholeAtEveryStep();
     void attentionOverviewOfSixLayers_data();
     void attentionOverviewOfSixLayers();
+    void layerLabWholeAtEveryStep();
 
 private:
     // A window on `weights` that neither reads nor writes settings and opens the file at once.
@@ -373,6 +389,46 @@ void TestViewLayout::attentionOverviewOfSixLayers() {
     QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 layout problems at %2x%3, the first: %4")
                                                 .arg(failures.size()).arg(size.width()).arg(size.height())
                                                 .arg(failures.value(0))));
+}
+
+// Seed 004's model, PyTorch's nn.TransformerEncoderLayer (and its decoder layer), is shown in the
+// layer lab's own window: every step of it, forward and backward, at 1366x768, whole and without
+// a placeholder.
+void TestViewLayout::layerLabWholeAtEveryStep() {
+    LayerLabWindow lab;
+    auto* decoder = lab.findChild<QCheckBox*>(QStringLiteral("decoderCheck"));
+    QVERIFY(decoder);
+    decoder->setChecked(true);
+    auto* grads = lab.findChild<QCheckBox*>(QStringLiteral("gradCheck"));
+    QVERIFY(grads);
+    grads->setChecked(true);
+    lab.resize(1366, 768);
+    lab.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&lab));
+    QStringList steps;
+    QTreeWidget* tree = lab.stepTree();
+    for (int g = 0; g < tree->topLevelItemCount(); ++g)
+        for (int i = 0; i < tree->topLevelItem(g)->childCount(); ++i)
+            steps << tree->topLevelItem(g)->child(i)->data(0, Qt::UserRole).toString();
+    QVERIFY2(steps.size() > 60 && steps.contains(QStringLiteral("grad.encoder_layer.self_attn.scores")),
+             qPrintable(steps.join(u' ')));
+    QStringList failures;
+    for (const QString& step : steps) {
+        QVERIFY(lab.selectStep(step));
+        QApplication::processEvents();
+        QApplication::processEvents();
+        testutil::saveShot(lab, QStringLiteral("lab-1366x768-%1.png").arg(step));
+        for (const QString& p : layoutProblems(lab.centralWidget()))
+            failures << QStringLiteral("[lab %1] %2").arg(step, p);
+        for (const QLabel* label : lab.findChildren<QLabel*>())
+            if (label->isVisible() && (label->text().contains(QLatin1String("for this model")) ||
+                                       label->text().contains(QLatin1String("not available for"))))
+                failures << QStringLiteral("[lab %1] a placeholder: \"%2\"").arg(step, shortText(label->text()));
+    }
+    failures.removeDuplicates();
+    for (const QString& f : failures) qWarning("%s", qPrintable(f));
+    QVERIFY2(failures.isEmpty(), qPrintable(QStringLiteral("%1 problems in the layer lab, the first: %2")
+                                                .arg(failures.size()).arg(failures.value(0))));
 }
 
 QTEST_MAIN(TestViewLayout)

@@ -65,7 +65,10 @@ QString axisTitle(const Axis& a) {
     case AxisKind::SrcToken: return name + QStringLiteral(" \u00b7 source token");
     case AxisKind::TgtToken: return name + QStringLiteral(" \u00b7 target token");
     case AxisKind::Vocab: return name + QStringLiteral(" \u00b7 target word");
-    case AxisKind::Position: return QStringLiteral("position");
+    case AxisKind::Position:
+        // A mask's broadcast axis ("1": one row that every query reads), or the positions it names.
+        if (name == QLatin1String("1")) return QStringLiteral("1 \u00b7 every query");
+        return name == QLatin1String("position") ? name : name + QStringLiteral(" \u00b7 position");
     default: return name;
     }
 }
