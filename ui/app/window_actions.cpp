@@ -107,7 +107,7 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
     cancelTrain->setEnabled(false);
 
     // Seed 004's layer lab: not a model of the main window but a window of its own, opened here.
-    layerLab = new QAction(tr("Layer &Lab (nn.TransformerEncoderLayer)\u2026"), window);
+    layerLab = new QAction(tr("Layer &Lab (nn.TransformerEncoderLayer)…"), window);
     layerLab->setObjectName(QStringLiteral("actionLayerLab"));
     layerLab->setToolTip(tr("Seed 004's nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8) step by step, "
                             "every number printed as PyTorch prints it; optionally a decoder layer after it"));
@@ -116,10 +116,10 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
 
     // Issue 18: the current attention step's scores rounded as the tutorial and as PyTorch /
     // attention-is-all-you-need-pytorch round them, side by side (a window of its own).
-    compareScaling = view_parts::named(new QAction(tr("Compare Score &Scaling\u2026"), window), "actionCompareScaling");
+    compareScaling = view_parts::named(new QAction(tr("Compare Score &Scaling…"), window), "actionCompareScaling");
     compareScaling->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_K));
-    compareScaling->setToolTip(tr("The current attention step's scores as (q/\u221Ad_k)\u00B7k\u1D40 (PyTorch, "
-                                  "attention-is-all-you-need-pytorch) and as (q\u00B7k\u1D40)/\u221Ad_k (the tutorial) side "
+    compareScaling->setToolTip(tr("The current attention step's scores as (q/√d_k)·kᵀ (PyTorch, "
+                                  "attention-is-all-you-need-pytorch) and as (q·kᵀ)/√d_k (the tutorial) side "
                                   "by side: the same maths, two roundings (Ctrl+Shift+K)"));
     compareScaling->setStatusTip(compareScaling->toolTip());
     QObject::connect(compareScaling, &QAction::triggered, window, [window] {
@@ -142,7 +142,7 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
     direction->setObjectName(QStringLiteral("directionToggle"));
     direction->setCheckable(true);
     direction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-    direction->setToolTip(tr("Switch to the backward pass at the gradient of the current step, \u2202loss/\u2202(this "
+    direction->setToolTip(tr("Switch to the backward pass at the gradient of the current step, ∂loss/∂(this "
                              "tensor); a step without one goes to the loss's gradient, where backpropagation starts. "
                              "The backward pass lists the gradients in the order they were computed, loss first "
                              "(Home goes there); the earliest forward steps get their gradients last (Ctrl+B)"));

@@ -42,7 +42,7 @@ QString modelSentence(Naming n) { return models::presentation(n).scalingSentence
 
 QString agreementText(const scaling::Agreement& g, int total) {
     if (g.equal()) return QObject::tr("equal bit for bit");
-    return QObject::tr("differs in %1 of %2 numbers by \u2264 %3 ulp (max |\u0394| = %4)")
+    return QObject::tr("differs in %1 of %2 numbers by ≤ %3 ulp (max |Δ| = %4)")
         .arg(g.differing)
         .arg(total)
         .arg(g.maxUlp)
@@ -53,7 +53,7 @@ QString agreementText(const scaling::Agreement& g, int total) {
 
 ScalingCompareWindow::ScalingCompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     setObjectName(QStringLiteral("scalingCompareWindow"));
-    setWindowTitle(tr("Compare Score Scaling \u2014 (q/\u221Ad\u2096)\u00B7k\u1D40 vs (q\u00B7k\u1D40)/\u221Ad\u2096"));
+    setWindowTitle(tr("Compare Score Scaling — (q/√dₖ)·kᵀ vs (q·kᵀ)/√dₖ"));
     setAttribute(Qt::WA_DeleteOnClose, false);
 
     auto* controls = new QHBoxLayout;
@@ -73,7 +73,7 @@ ScalingCompareWindow::ScalingCompareWindow(QWidget* parent) : QWidget(parent, Qt
     diff_ = makeMap(QStringLiteral("scalingDiff"), this);
     traced_ = makeMap(QStringLiteral("scalingTrace"), this);
     diff_->setColorMode(HeatmapWidget::ColorMode::Diverging);
-    diff_->setLegendCaption(tr("A \u2212 B (ulp)"));
+    diff_->setLegendCaption(tr("A − B (ulp)"));
     auto* grid = new QGridLayout;
     grid->addWidget(a_, 0, 0);
     grid->addWidget(b_, 0, 1);
@@ -176,10 +176,10 @@ QString ScalingCompareWindow::summaryText() const {
     const int total = cmp_.rows * cmp_.cols;
     if (cmp_.aVsB.equal())
         return tr("<b>0 of %1 numbers differ</b>: A and B are equal bit for bit, and so is the softmax that follows "
-                  "(max |\u0394| = %2).")
+                  "(max |Δ| = %2).")
             .arg(total)
             .arg(numfmt::exact(cmp_.softmaxMaxAbs));
-    return tr("<b>%1 of %2 numbers differ, at most %3 ulp</b> (max |\u0394| = %4); the softmax that follows changes "
+    return tr("<b>%1 of %2 numbers differ, at most %3 ulp</b> (max |Δ| = %4); the softmax that follows changes "
               "by at most %5.")
         .arg(cmp_.aVsB.differing)
         .arg(total)
@@ -195,15 +195,15 @@ QString ScalingCompareWindow::traceVerdictText() const {
     QString v;
     if (eA && eB)
         v = tr("The trace's own <b>P.scores</b> is what both orders give here, bit for bit, in Stepformer's engine "
-               "(Eigen's product, then \u00D7 fl(1/\u221Ad<sub>k</sub>), or the query \u00D7 fl(1/\u221Ad<sub>k</sub>) first).");
+               "(Eigen's product, then × fl(1/√d<sub>k</sub>), or the query × fl(1/√d<sub>k</sub>) first).");
     else if (eB)
         v = tr("The trace's own <b>P.scores</b> is <b>B</b>'s rounding: bit for bit what Stepformer's engine gives for "
-               "(q\u00B7k\u1D40) \u00D7 fl(1/\u221Ad<sub>k</sub>) (Eigen's product); the engine's query-first order "
+               "(q·kᵀ) × fl(1/√d<sub>k</sub>) (Eigen's product); the engine's query-first order "
                "%1.")
                 .arg(agreementText(cmp_.traceVsEngineA, total));
     else if (eA)
         v = tr("The trace's own <b>P.scores</b> is <b>A</b>'s rounding: bit for bit what Stepformer's engine gives for "
-               "(q \u00D7 fl(1/\u221Ad<sub>k</sub>))\u00B7k\u1D40 (Eigen's product); the engine's product-first order "
+               "(q × fl(1/√d<sub>k</sub>))·kᵀ (Eigen's product); the engine's product-first order "
                "%1.")
                 .arg(agreementText(cmp_.traceVsEngineB, total));
     else
@@ -223,32 +223,32 @@ QString ScalingCompareWindow::explanationText() const {
     const QString dk = QString::number(cmp_.dk);
     QString t;
     if (cmp_.sqrtIsPowerOfTwo)
-        t += tr("<p><b>Why they are identical here:</b> d<sub>k</sub> = %1 is a power of 4, so \u221Ad<sub>k</sub> = %2 is a "
+        t += tr("<p><b>Why they are identical here:</b> d<sub>k</sub> = %1 is a power of 4, so √d<sub>k</sub> = %2 is a "
                 "power of two. Dividing a float by a power of two only lowers its exponent: it is exact, nothing rounds. "
                 "Scaling before or after the product then gives the same bits (as for the tutorial's d<sub>k</sub> = 64, "
-                "\u221A64 = 8). The difference shows with a d<sub>k</sub> that is not a power of 4 (8, 32, 128) \u2014 "
+                "√64 = 8). The difference shows with a d<sub>k</sub> that is not a power of 4 (8, 32, 128) — "
                 "d<sub>k</sub> is the model's, not a setting of this window.</p>")
                  .arg(dk, numfmt::exact(cmp_.sqrtDk));
-    t += tr("<p><b>Same maths, two roundings.</b> Dividing by \u221Ad<sub>k</sub> before or after the dot "
-                   "product is the same number on paper: (q/\u221Ad<sub>k</sub>)\u00B7k\u1D40 = (q\u00B7k\u1D40)/\u221Ad<sub>k</sub>. "
+    t += tr("<p><b>Same maths, two roundings.</b> Dividing by √d<sub>k</sub> before or after the dot "
+                   "product is the same number on paper: (q/√d<sub>k</sub>)·kᵀ = (q·kᵀ)/√d<sub>k</sub>. "
                    "In float32 every operation rounds to 24 bits, and the two orders round at different places, "
                    "so the last bit or two can differ. One <i>ulp</i> is the gap between a float and the next one.</p>"
-                   "<p><b>A</b> = (q/\u221Ad<sub>k</sub>)\u00B7k\u1D40, the query scaled first: attention-is-all-you-need-pytorch "
+                   "<p><b>A</b> = (q/√d<sub>k</sub>)·kᵀ, the query scaled first: attention-is-all-you-need-pytorch "
                    "(seed 003: <tt>q / temperature</tt>, <tt>temperature = d_k ** 0.5</tt>) and PyTorch's nn.MultiheadAttention "
                    "(seeds 002 and 004; 1.13: <tt>q / math.sqrt(head_dim)</tt>).<br>"
-                   "<b>B</b> = (q\u00B7k\u1D40)/\u221Ad<sub>k</sub>, the product scaled: the tutorial (seed 001: "
+                   "<b>B</b> = (q·kᵀ)/√d<sub>k</sub>, the product scaled: the tutorial (seed 001: "
                    "<tt>matmul(Q, K.transpose(-1, -2)) / np.sqrt(d_k)</tt>).</p>"
                    "<p>Both are computed here from the trace's P.Q and P.K in float32, in one loop that sums the same "
-                   "products in the same order (i = 0 \u2026 d<sub>k</sub>\u22121) without fused multiply-adds, and divide by "
-                   "\u221Ad<sub>k</sub> rounded to float32 (%1), as torch does with a Python or NumPy float; so only the place of "
+                   "products in the same order (i = 0 … d<sub>k</sub>−1) without fused multiply-adds, and divide by "
+                   "√d<sub>k</sub> rounded to float32 (%1), as torch does with a Python or NumPy float; so only the place of "
                    "the division differs. A real GEMM (PyTorch's, Eigen's) sums in its own order and may fuse, which moves "
                    "the last bits again.</p>")
                     .arg(numfmt::exact(cmp_.sqrtDk));
     if (!cmp_.sqrtIsPowerOfTwo)
-        t += tr("<p>d<sub>k</sub> = %1: \u221Ad<sub>k</sub> = %2 is not a power of two, so each division rounds, and "
+        t += tr("<p>d<sub>k</sub> = %1: √d<sub>k</sub> = %2 is not a power of two, so each division rounds, and "
                 "rounding the d<sub>k</sub> scaled query entries before the sum is not rounding the one sum after it. "
                 "A score near 0 can show tens of ulps: its terms cancel, so its own ulp is tiny while the terms' "
-                "rounding errors (a few 1e\u22128) remain \u2014 |\u0394| stays that small. The softmax line shows what "
+                "rounding errors (a few 1e−8) remain — |Δ| stays that small. The softmax line shows what "
                 "reaches the attention weights: far below what a student can see.</p>")
                  .arg(dk, numfmt::exact(double(cmp_.sqrtDk)));
     return t;
@@ -274,12 +274,12 @@ void ScalingCompareWindow::refill() {
         h->setTitle(title);
     };
     const QString block = QString::fromStdString(cmp_.block);
-    fill(a_, tr("A: (q/\u221Ad\u2096)\u00B7k\u1D40 \u2014 query scaled first"), cmp_.a);
-    fill(b_, tr("B: (q\u00B7k\u1D40)/\u221Ad\u2096 \u2014 product scaled"), cmp_.b);
+    fill(a_, tr("A: (q/√dₖ)·kᵀ — query scaled first"), cmp_.a);
+    fill(b_, tr("B: (q·kᵀ)/√dₖ — product scaled"), cmp_.b);
     std::vector<float> signedUlps(cmp_.ulps.size());
     for (size_t i = 0; i < signedUlps.size(); ++i)
         signedUlps[i] = float(cmp_.diff[i] < 0 ? -double(cmp_.ulps[i]) : double(cmp_.ulps[i]));
-    fill(diff_, tr("A \u2212 B in ulps (%1 of %2 differ)").arg(cmp_.aVsB.differing).arg(cmp_.rows * cmp_.cols),
+    fill(diff_, tr("A − B in ulps (%1 of %2 differ)").arg(cmp_.aVsB.differing).arg(cmp_.rows * cmp_.cols),
          std::move(signedUlps));
     const float worst = std::max(1.0f, float(cmp_.aVsB.maxUlp));
     diff_->setValueRange(-worst, worst);
@@ -288,7 +288,7 @@ void ScalingCompareWindow::refill() {
     diff_->setTooltipFunction([c, this](int r, int col) {
         const size_t at = size_t(r) * c->cols + col;
         if (at >= c->a.size()) return QString();
-        return tr("A = %1<br>B = %2<br>A \u2212 B = %3 (%4 ulp)")
+        return tr("A = %1<br>B = %2<br>A − B = %3 (%4 ulp)")
             .arg(numfmt::exact(c->a[at]), numfmt::exact(c->b[at]), numfmt::exact(c->diff[at]))
             .arg(c->ulps[at]);
     });

@@ -36,7 +36,7 @@ constexpr int kHeatmapMinHeight = 60;
 QString grouped(int64_t n) {
     QString digits = QString::number(n < 0 ? -n : n);
     for (int i = int(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, QChar(0x202F));
-    return n < 0 ? QStringLiteral("\u2212") + digits : digits;
+    return n < 0 ? QStringLiteral("−") + digits : digits;
 }
 
 // A flat index as the tensor's indices: "[0, 3, 1, 2]".
@@ -155,9 +155,9 @@ void DeviceAgreement::setStep(const QString& traceName) {
         const TraceEntry* a = shown_->find(name);
         const TraceEntry* b = reference_->find(name);
         if (!a)
-            missing_ = tr("\u201c%1\u201d is not in this pass").arg(step_);
+            missing_ = tr("“%1” is not in this pass").arg(step_);
         else if (!b)
-            missing_ = tr("\u201c%1\u201d is not in the CPU\u2019s pass").arg(step_);
+            missing_ = tr("“%1” is not in the CPU’s pass").arg(step_);
         else
             diff_ = stepformer::agreement::compare(a->value, b->value);
     }
@@ -173,7 +173,7 @@ void DeviceAgreement::setDifferenceHead(int head) {
 void DeviceAgreement::compare() {
     if (asked_ || !shown_ || device_.isEmpty() || !referenceFn_) return;
     asked_ = true;
-    label_->setText(tr("Computed on <b>%1</b><br>computing the same pass on the CPU\u2026").arg(device_.toHtmlEscaped()));
+    label_->setText(tr("Computed on <b>%1</b><br>computing the same pass on the CPU…").arg(device_.toHtmlEscaped()));
     label_->repaint();  // the CPU pass blocks the event loop
     {
         QApplication::setOverrideCursor(Qt::WaitCursor);
@@ -199,32 +199,32 @@ QString DeviceAgreement::summary() const {
 }
 
 QString DeviceAgreement::figuresText() const {
-    if (!asked_) return tr("Press <i>Compare with the CPU</i> to see how far this step is from the CPU\u2019s numbers.");
+    if (!asked_) return tr("Press <i>Compare with the CPU</i> to see how far this step is from the CPU’s numbers.");
     if (!reference_) return tr("Could not compute the pass on the CPU: %1").arg(referenceError_.toHtmlEscaped());
     if (step_.isEmpty()) return tr("vs CPU: choose a step to compare it.");
     if (!missing_.isEmpty()) return tr("vs CPU: %1.").arg(missing_.toHtmlEscaped());
     if (!diff_) return {};
     const stepformer::agreement::TensorDiff& d = *diff_;
-    if (!d.ok()) return tr("vs CPU: cannot compare \u2014 %1.").arg(QString::fromStdString(d.error).toHtmlEscaped());
+    if (!d.ok()) return tr("vs CPU: cannot compare — %1.").arg(QString::fromStdString(d.error).toHtmlEscaped());
 
     QString text;
     if (d.bitIdentical)
         text = tr("identical to the CPU (bit for bit)");
     else if (d.differing == 0)
-        text = tr("the same values as the CPU (not bit for bit: the sign of a zero or a NaN\u2019s bits differ)");
+        text = tr("the same values as the CPU (not bit for bit: the sign of a zero or a NaN’s bits differ)");
     else
-        text = tr("vs CPU: max |\u0394| %1, max relative %2 (%3 of %4 numbers differ)")
+        text = tr("vs CPU: max |Δ| %1, max relative %2 (%3 of %4 numbers differ)")
                    .arg(numfmt::tensorStat(d.maxAbs), numfmt::tensorStat(d.maxRel), grouped(d.differing), grouped(d.count));
     if (d.nonFiniteMismatch > 0) {
         const QString count = d.nonFiniteMismatch == 1
-                                  ? tr("1 number is NaN or \u221e on one side only")
-                                  : tr("%1 numbers are NaN or \u221e on one side only").arg(grouped(d.nonFiniteMismatch));
-        const QString detail = tr("(GPU: %1 NaN, %2 \u221e; CPU: %3 NaN, %4 \u221e); max |\u0394| is over the finite numbers.")
+                                  ? tr("1 number is NaN or ∞ on one side only")
+                                  : tr("%1 numbers are NaN or ∞ on one side only").arg(grouped(d.nonFiniteMismatch));
+        const QString detail = tr("(GPU: %1 NaN, %2 ∞; CPU: %3 NaN, %4 ∞); max |Δ| is over the finite numbers.")
                                    .arg(grouped(d.nanA), grouped(d.infA), grouped(d.nanB), grouped(d.infB));
         text += QStringLiteral("<br><span style='color:#b3261e'><b>%1</b> %2</span>").arg(count, detail);
     } else if (d.hasNonFinite()) {
-        text += QStringLiteral("<br>") + tr("Both have NaN or \u221e at the same places (%1 NaN, %2 \u221e); max "
-                                            "|\u0394| is over the finite numbers.")
+        text += QStringLiteral("<br>") + tr("Both have NaN or ∞ at the same places (%1 NaN, %2 ∞); max "
+                                            "|Δ| is over the finite numbers.")
                                              .arg(grouped(d.nanA), grouped(d.infA));
     }
     return text;
@@ -281,11 +281,11 @@ void DeviceAgreement::refreshDifference() {
         heatmap_->setColorMode(HeatmapWidget::ColorMode::Diverging);
         heatmap_->setTooltipFunction([m, ma, mb](int r, int c) {
             if (r < 0 || c < 0 || r >= m.rows || c >= m.cols || ma.rows != m.rows || mb.rows != m.rows) return QString();
-            const QString where = QStringLiteral("%1 \u00b7 %2").arg(m.rowLabels.value(r), m.colLabels.value(c));
+            const QString where = QStringLiteral("%1 · %2").arg(m.rowLabels.value(r), m.colLabels.value(c));
             return QStringLiteral("<b>%1</b><br>%2<br>%3<br>%4")
                 .arg(where.toHtmlEscaped(), tr("GPU: %1").arg(numfmt::exact(ma.at(r, c))),
                      tr("CPU: %1").arg(numfmt::exact(mb.at(r, c))),
-                     tr("GPU \u2212 CPU: %1").arg(numfmt::exact(m.at(r, c))));
+                     tr("GPU − CPU: %1").arg(numfmt::exact(m.at(r, c))));
         });
     }
 
@@ -299,7 +299,7 @@ void DeviceAgreement::refreshDifference() {
     QStringList note;
     if (!fixed.isEmpty()) note << tr("Showing the slice %1 (the first sentence).").arg(fixed.join(QStringLiteral(", ")));
     if (diff_->maxAbsIndex >= 0)
-        note << tr("Largest |\u0394| of the whole tensor at %1.").arg(indexText(d.value.shape, diff_->maxAbsIndex));
+        note << tr("Largest |Δ| of the whole tensor at %1.").arg(indexText(d.value.shape, diff_->maxAbsIndex));
     sliceNote_->setText(note.join(QLatin1Char(' ')));
     sliceNote_->setVisible(!note.isEmpty());
     // Up to what a few token rows want, where the panel has the room (the explanation below

@@ -114,7 +114,7 @@ void LabControls::buildInputs(QWidget* host) {
                              "beside it; src and, with the decoder layer, tgt"),
                           src);
     randomSeed_ = seedSpin("randomSeedSpin", 0, tr("The seed Random uses"), src);
-    auto* npy = button(tr("Load .npy\u2026"), "loadSrcNpyButton",
+    auto* npy = button(tr("Load .npy…"), "loadSrcNpyButton",
                        tr("A NumPy array [seq_len, batch, d_model] (or [seq_len, d_model]), e.g. np.save('x.npy', "
                           "x.numpy())"),
                        src);
@@ -139,7 +139,7 @@ void LabControls::buildInputs(QWidget* host) {
     trow->addWidget(tgtLen_);
     tgtLen_->setPrefix(tr("tgt_len "));
     auto* tgtRandom = button(tr("Random"), "randomTgtButton", tr("Standard-normal tgt with the seed of src's Random"), tgtBox_);
-    auto* tgtNpy = button(tr("Load .npy\u2026"), "loadTgtNpyButton", tr("A NumPy array [tgt_len, batch, d_model]"), tgtBox_);
+    auto* tgtNpy = button(tr("Load .npy…"), "loadTgtNpyButton", tr("A NumPy array [tgt_len, batch, d_model]"), tgtBox_);
     trow->addWidget(tgtRandom);
     trow->addWidget(tgtNpy);
     trow->addStretch(1);
@@ -227,7 +227,7 @@ QGroupBox* LabControls::buildWeights() {
     auto* fresh = button(tr("Fresh"), "freshWeightsButton",
                          tr("init_params with the seed beside it: PyTorch's schemes, Stepformer's random generator"), box);
     freshSeed_ = seedSpin("freshSeedSpin", int(model_->freshSeed()), tr("The seed Fresh uses"), box);
-    auto* open = button(tr("Open state_dict\u2026"), "openWeightsButton",
+    auto* open = button(tr("Open state_dict…"), "openWeightsButton",
                         tr("A safetensors file with encoder_layer.* (and decoder_layer.*) names, e.g. "
                            "save_file({'encoder_layer.' + k: v for k, v in layer.state_dict().items()}, 'w.safetensors')"),
                         box);

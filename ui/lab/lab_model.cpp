@@ -261,7 +261,7 @@ void LabModel::useFreshWeights(uint64_t seed) {
     weights_ = init_params(fullConfig(), seed);
     weightsSource_ = WeightsSource::Fresh;
     weightsText_ = tr("Fresh: init_params(seed %1), PyTorch's initialisation schemes (in_proj xavier, linear layers "
-                      "U(\u00b11/\u221afan_in), biases of the attention 0, norms 1 and 0) from Stepformer's own random "
+                      "U(±1/√fan_in), biases of the attention 0, norms 1 and 0) from Stepformer's own random "
                       "generator, so not the numbers torch.manual_seed(%1) would give")
                        .arg(seed);
     emit shapeChanged();

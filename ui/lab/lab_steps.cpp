@@ -42,11 +42,11 @@ QString subLayerTitle(const TraceEntry& e, const Config& c, bool full) {
                                  : t(tr("src (encoder input)"), tr("the encoder layer's input"));
     case BlockKind::SelfAttention:
     case BlockKind::MaskedSelfAttention:
-        return t(tr("%1 \u00b7 self-attn").arg(L), tr("self_attn, add1, norm1"));
+        return t(tr("%1 · self-attn").arg(L), tr("self_attn, add1, norm1"));
     case BlockKind::CrossAttention:
-        return t(tr("%1 \u00b7 cross-attn").arg(L), tr("multihead_attn over memory, add2, norm2"));
+        return t(tr("%1 · cross-attn").arg(L), tr("multihead_attn over memory, add2, norm2"));
     case BlockKind::FeedForward:
-        return t(tr("%1 \u00b7 feed-forward").arg(L),
+        return t(tr("%1 · feed-forward").arg(L),
                  e.block.decoder() ? tr("linear1, %1, linear2, add3, norm3").arg(act) : tr("linear1, %1, linear2, add2, norm2").arg(act));
     default:
         return tr("other");
@@ -57,7 +57,7 @@ QString subLayerTitle(const TraceEntry& e, const Config& c, bool full) {
 
 QString groupTitle(const TraceEntry& e, const Config& c) {
     const QString t = subLayerTitle(e, c, false);
-    return isGrad(e) ? tr("grad \u00b7 %1").arg(t) : t;
+    return isGrad(e) ? tr("grad · %1").arg(t) : t;
 }
 
 QString groupToolTip(const TraceEntry& e, const Config& c) {
@@ -105,21 +105,21 @@ QString torchLine(const TraceEntry& e, const Config& c, bool last) {
     const int D = c.d_model, H = c.n_heads, hd = D / std::max(1, H), F = c.d_ff;
     const QString leaf = leafOf(baseName(e));
     if (isGrad(e))
-        return tr("\u2202loss/\u2202%1 for loss = output[..., 0].sum(): what %1.grad holds after loss.backward() "
+        return tr("∂loss/∂%1 for loss = output[..., 0].sum(): what %1.grad holds after loss.backward() "
                   "(with %1.retain_grad()); 1 at feature 0 of the output, carried back through every step")
             .arg(leaf);
     const bool cross = e.block.kind == BlockKind::CrossAttention;
     const QString attnModule = cross ? QStringLiteral("multihead_attn") : QStringLiteral("self_attn");
     const QString kv = cross ? tr("memory (the encoder layer's output)") : tr("x");
     const auto slice = [&](int i) { return QStringLiteral("in_proj_weight[%1:%2], in_proj_bias[%1:%2]").arg(i * D).arg((i + 1) * D); };
-    const QString heads = tr("then split into %1 heads of %2: .view(L, B\u00b7%1, %2).transpose(0, 1)").arg(H).arg(hd);
+    const QString heads = tr("then split into %1 heads of %2: .view(L, B·%1, %2).transpose(0, 1)").arg(H).arg(hd);
     switch (e.role) {
     case Role::Input:
         return e.block.decoder()
-                   ? tr("tgt, the decoder layer's input [tgt_len, batch, d_model]: decoder_layer(tgt, memory, tgt_mask=\u2026, "
-                        "tgt_key_padding_mask=\u2026, memory_key_padding_mask=\u2026)")
+                   ? tr("tgt, the decoder layer's input [tgt_len, batch, d_model]: decoder_layer(tgt, memory, tgt_mask=…, "
+                        "tgt_key_padding_mask=…, memory_key_padding_mask=…)")
                    : tr("src, the encoder layer's input [seq_len, batch, d_model]: memory = encoder_layer(src, "
-                        "src_key_padding_mask=\u2026); seed 004: encoder_input = torch.randn(3, 1, 4) after manual_seed(42)");
+                        "src_key_padding_mask=…); seed 004: encoder_input = torch.randn(3, 1, 4) after manual_seed(42)");
     case Role::Q:
         return tr("q = F.linear(x, %1) (%2.in_proj_weight packs Q | K | V), %3").arg(slice(0), attnModule, heads);
     case Role::K:
@@ -142,7 +142,7 @@ QString torchLine(const TraceEntry& e, const Config& c, bool last) {
     case Role::Context:
         return tr("torch.bmm(attn_output_weights, v): each query's weighted sum of the values, per head");
     case Role::OutProjection:
-        return tr("the heads side by side again, attn_output.transpose(0, 1).contiguous().view(L\u00b7B, %1), then "
+        return tr("the heads side by side again, attn_output.transpose(0, 1).contiguous().view(L·B, %1), then "
                   "F.linear(attn_output, %2.out_proj.weight, %2.out_proj.bias)")
             .arg(D)
             .arg(attnModule);
@@ -160,7 +160,7 @@ QString torchLine(const TraceEntry& e, const Config& c, bool last) {
     case Role::LayerNorm: {
         const QString norm = leaf;  // norm1 / norm2 / norm3
         const QString call = tr("F.layer_norm(x, (%1,), %2.weight, %2.bias, eps=%3): each position's %1 features to "
-                                "mean 0 and variance 1, then \u00d7 weight + bias")
+                                "mean 0 and variance 1, then × weight + bias")
                                  .arg(D)
                                  .arg(norm)
                                  .arg(c.layer_norm_eps);
@@ -168,13 +168,13 @@ QString torchLine(const TraceEntry& e, const Config& c, bool last) {
         return tr("x = self.%1(x + sub-layer(x)): %2%3").arg(norm, call, last ? tr("; the layer's output") : QString());
     }
     case Role::FfnHidden:
-        return tr("F.linear(x, linear1.weight, linear1.bias): d_model %1 \u2192 dim_feedforward %2").arg(D).arg(F);
+        return tr("F.linear(x, linear1.weight, linear1.bias): d_model %1 → dim_feedforward %2").arg(D).arg(F);
     case Role::Relu:
         return tr("F.relu(x): negative numbers become 0");
     case Role::Gelu:
-        return tr("F.gelu(x) = x\u00b7\u03a6(x) = x/2\u00b7(1 + erf(x/\u221a2)), the exact form (approximate='none')");
+        return tr("F.gelu(x) = x·Φ(x) = x/2·(1 + erf(x/√2)), the exact form (approximate='none')");
     case Role::FfnOut:
-        return tr("F.linear(x, linear2.weight, linear2.bias): dim_feedforward %1 \u2192 d_model %2").arg(F).arg(D);
+        return tr("F.linear(x, linear2.weight, linear2.bias): dim_feedforward %1 → d_model %2").arg(F).arg(D);
     default:
         return {};
     }
@@ -215,7 +215,7 @@ QString torchShapeText(const TraceEntry& e, const Config& c) {
     };
     const auto nm = [&](size_t i) { return QString::fromStdString(e.axes[i].name); };
     if (perHead(e))
-        return tr("%1 = [batch, num_heads, %2, %3]; PyTorch holds it as [batch\u00b7num_heads, %2, %3] = %4 "
+        return tr("%1 = [batch, num_heads, %2, %3]; PyTorch holds it as [batch·num_heads, %2, %3] = %4 "
                   "(F.multi_head_attention_forward, seed 004's reshape_for_heads)")
             .arg(dims({s[0], s[1], s[2], s[3]}), nm(2), nm(3), dims({s[0] * s[1], s[2], s[3]}));
     if (perPosition(e) && !c.batch_first)

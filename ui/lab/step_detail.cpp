@@ -147,7 +147,7 @@ void StepDetail::showEntry(const TraceEntry* e, const Config& c, bool last) {
     const int64_t rows = rank >= 2 ? t.dim(-2) : 1, cols = rank >= 1 ? t.dim(-1) : 1;
     const Axis rowAxis = rank >= 2 ? e->axes[size_t(rank - 2)] : Axis{AxisKind::Feature, ""};
     const Axis colAxis = rank >= 1 ? e->axes[size_t(rank - 1)] : Axis{AxisKind::Feature, ""};
-    axes_->setText(tr("Rows: %1 \u00b7 columns: %2 \u00b7 one table per %3")
+    axes_->setText(tr("Rows: %1 · columns: %2 · one table per %3")
                        .arg(labsteps::axisWord(rowAxis), labsteps::axisWord(colAxis),
                             heads ? tr("batch element and head") : tr("batch element")));
     const QStringList rowLabels = numbered(headerWord(rowAxis), rows), colLabels = numbered(headerWord(colAxis), cols);
@@ -156,7 +156,7 @@ void StepDetail::showEntry(const TraceEntry* e, const Config& c, bool last) {
         for (int64_t h = 0; h < H; ++h) {
             auto* box = new QWidget(tablesHost_);
             auto* bl = view_parts::makeColumn(box, 2, 0);
-            auto* caption = new QLabel(heads ? tr("batch %1 \u00b7 head %2").arg(b).arg(h) : tr("batch %1").arg(b), box);
+            auto* caption = new QLabel(heads ? tr("batch %1 · head %2").arg(b).arg(h) : tr("batch %1").arg(b), box);
             QFont cf = caption->font();
             cf.setBold(true);
             caption->setFont(cf);

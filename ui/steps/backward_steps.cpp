@@ -64,14 +64,14 @@ QString BackwardStepList::friendlyLabel(const QString& gradName, Role op) {
     const QString base = forwardName(gradName);
     QString what = lossLabel(op);
     if (what.isEmpty()) what = op == Role::Gradient ? base : StepModel::friendlyLabel(base, op);
-    return QStringLiteral("\u2202loss/\u2202 ") + what;
+    return QStringLiteral("∂loss/∂ ") + what;
 }
 
 QString BackwardStepList::friendlyLabel(const TraceEntry* forward, const QString& gradName) {
     if (!forward) return friendlyLabel(gradName, Role::Gradient);
     QString what = lossLabel(forward->role);
     if (what.isEmpty()) what = StepModel::friendlyLabel(*forward);
-    return QStringLiteral("\u2202loss/\u2202 ") + what;
+    return QStringLiteral("∂loss/∂ ") + what;
 }
 
 QString BackwardStepList::friendlyLabel(const Trace& trace, const QString& gradName) {
@@ -122,7 +122,7 @@ QVariant BackwardStepList::data(const QModelIndex& index, int role) const {
         if (cached.isEmpty()) {
             const QString label = friendlyLabel(fwd, name);
             const QString where = location(fwd, base);
-            cached = where.isEmpty() ? label : QStringLiteral("%1   \u00b7 %2").arg(label, where);
+            cached = where.isEmpty() ? label : QStringLiteral("%1   · %2").arg(label, where);
         }
         return cached;
     }

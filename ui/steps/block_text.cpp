@@ -14,7 +14,7 @@ QString blockTitle(BlockKind k) {
     switch (k) {
     case BlockKind::SelfAttention: return QStringLiteral("encoder self-attention");
     case BlockKind::MaskedSelfAttention: return QStringLiteral("decoder masked self-attention");
-    case BlockKind::CrossAttention: return QStringLiteral("decoder\u2013encoder attention");
+    case BlockKind::CrossAttention: return QStringLiteral("decoder–encoder attention");
     case BlockKind::FeedForward: return QStringLiteral("feed-forward network");
     default: return blockWord(k);
     }

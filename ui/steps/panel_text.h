@@ -16,8 +16,8 @@ inline QString quoted(const QString& tok) { return QStringLiteral("'") + esc(tok
 inline QString sub(const QString& s) { return QStringLiteral("<sub>") + s + QStringLiteral("</sub>"); }
 // The tutorial's LayerNorm has no learned scale; say so where the formula would show one.
 inline QString layerNormAffineText(const stepformer::Config& c) {
-    return c.learns_layer_norm() ? QStringLiteral(", then \u00b7 \u03b3 + \u03b2 (learned)")
-                              : QStringLiteral(" (no learned \u03b3/\u03b2: a fresh nn.LayerNorm each call is never trained)");
+    return c.learns_layer_norm() ? QStringLiteral(", then · γ + β (learned)")
+                              : QStringLiteral(" (no learned γ/β: a fresh nn.LayerNorm each call is never trained)");
 }
 
 inline const stepformer::TraceEntry* findEntry(const stepformer::Trace& tr, const QString& name) {

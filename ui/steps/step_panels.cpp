@@ -71,7 +71,7 @@ int fillBatchPicker(QComboBox* box, const Trace* tr) {
         QString text = QString::number(b);
         if (tr) {
             const QString src = sentenceText(*tr, b, false), tgt = sentenceText(*tr, b, true);
-            if (!src.isEmpty() || !tgt.isEmpty()) text += QStringLiteral(":  ") + src + QStringLiteral("  \u2192  ") + tgt;
+            if (!src.isEmpty() || !tgt.isEmpty()) text += QStringLiteral(":  ") + src + QStringLiteral("  →  ") + tgt;
         }
         items << text;
     }
@@ -126,7 +126,7 @@ void syncBlockLayerPickers(QComboBox* blockBox, QComboBox* layerBox, const Trace
     if (layerBox->count() != std::max(layers, 1)) {
         layerBox->clear();
         for (int i = 0; i < layers; ++i) layerBox->addItem(QCoreApplication::translate("StepPanels", "Layer %1").arg(i));
-        if (layers == 0) layerBox->addItem(QStringLiteral("\u2014"));
+        if (layers == 0) layerBox->addItem(QStringLiteral("—"));
     }
     block.layer = std::clamp(block.layer, 0, std::max(0, layers - 1));
     layerBox->setCurrentIndex(block.layer);
@@ -218,7 +218,7 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
     const int bb = std::clamp(b, 0, batchCount(*e) - 1);
     p.m = slice(tr, *e, bb, hh, &cfg);
     if (p.m.empty()) p.emptyMessage = QStringLiteral("'%1' is empty.").arg(name);
-    if (title.isEmpty() && p.hasHead) p.title += QStringLiteral("  \u00b7 head %1").arg(hh);
+    if (title.isEmpty() && p.hasHead) p.title += QStringLiteral("  · head %1").arg(hh);
 
     const StepInfo s = stepInfo(tr, name);
     // Values in [0, 1] on a sequential scale; a mask hatches the cells `hatched` picks.

@@ -23,7 +23,7 @@ struct PanelSpec {
     QString traceName;     // the entry shown ("" for a derived panel)
     bool present = false;  // the entry exists in the trace
     bool hasHead = false;  // the entry has a head axis (the head picker applies)
-    bool transposed = false;  // rows and columns swapped from the entry's slice (K shown as K\u1d40)
+    bool transposed = false;  // rows and columns swapped from the entry's slice (K shown as Kᵀ)
     Matrix m;
     std::vector<float> mask;  // same size as m.values or empty
     HeatmapWidget::ColorMode mode = HeatmapWidget::ColorMode::Diverging;
@@ -37,7 +37,7 @@ struct PanelSpec {
 
 struct Piece {
     bool isOp = false;
-    QString op;       // operator text between panels ("\u00b7", "+", "softmax \u2192")
+    QString op;       // operator text between panels ("·", "+", "softmax →")
     PanelSpec panel;  // when !isOp
 };
 

@@ -77,7 +77,7 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
         if (const TraceEntry* q = s.isAttention() ? roleEntry(tr, s.block, probe) : nullptr) H = std::max(H, headCount(*q));
     if (e) H = std::max(H, headCount(*e));
     const int hh = std::clamp(h, 0, H - 1);
-    const QString headTag = QStringLiteral("  \u00b7 head %1").arg(hh);
+    const QString headTag = QStringLiteral("  · head %1").arg(hh);
     const auto in = [&](size_t i) { return e ? inputName(*e, i) : QString(); };
 
     PieceBuilder pb{trp, cfg, b, h, out};
@@ -89,10 +89,10 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
         const QString leaf = leafName(s.base);
         if (s.forward) {
             add(s.base, QStringLiteral("the tensor: ") + shortLeafTitle(tr, s.base));
-            op(QStringLiteral("backward\n\u2192"));
+            op(QStringLiteral("backward\n→"));
         }
-        add(step, QStringLiteral("its gradient: \u2202loss/\u2202") + leaf);
-        out.formula = QStringLiteral("<b>\u2202loss/\u2202%1</b>: for every number of <tt>%2</tt>, how fast the loss changes when "
+        add(step, QStringLiteral("its gradient: ∂loss/∂") + leaf);
+        out.formula = QStringLiteral("<b>∂loss/∂%1</b>: for every number of <tt>%2</tt>, how fast the loss changes when "
                                      "that number changes (computed by the backward pass). Red: increasing it raises the loss; "
                                      "blue: increasing it lowers the loss.")
                           .arg(esc(leaf), esc(s.base));
@@ -117,10 +117,10 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
     case Role::V: {
         const QString L = letterOf(s.role), x = in(0);
         add(x, QStringLiteral("input: ") + x);
-        op(QStringLiteral("\u00d7 W_%1\u1d40\n\u2192 head %2").arg(L).arg(hh));
+        op(QStringLiteral("× W_%1ᵀ\n→ head %2").arg(L).arg(hh));
         add(step, L + headTag);
-        out.formula = QStringLiteral("<b>%1</b> = W_%1(input).view(batch, \u22121, n_heads, d_%2).transpose(1, 2): the input "
-                                     "times W_%1\u1d40, cut into %3 heads of %4 columns; shown: head %5.")
+        out.formula = QStringLiteral("<b>%1</b> = W_%1(input).view(batch, −1, n_heads, d_%2).transpose(1, 2): the input "
+                                     "times W_%1ᵀ, cut into %3 heads of %4 columns; shown: head %5.")
                           .arg(L, s.role == Role::V ? QStringLiteral("v") : QStringLiteral("k"))
                           .arg(H)
                           .arg(s.role == Role::V ? cfg.d_v : cfg.d_k)
@@ -133,13 +133,13 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
     case Role::Scores: {
         const int dk = cfg.d_k;
         add(in(0), QStringLiteral("Q") + headTag);
-        op(QStringLiteral("\u00d7"));
+        op(QStringLiteral("×"));
         add(in(1), QString());
-        transposeLast(QStringLiteral("K\u1d40") + headTag);
-        op(QStringLiteral("/ \u221ad_k\n="));
-        add(step, QStringLiteral("scores = QK\u1d40/\u221ad_k") + headTag);
-        out.formula = QStringLiteral("<b>scores</b> = torch.matmul(Q, K.transpose(\u22121, \u22122)) / np.sqrt(d_k) "
-                                     "(d_k = %1, \u221ad_k = %2): how well each query (row) matches each key (column).")
+        transposeLast(QStringLiteral("Kᵀ") + headTag);
+        op(QStringLiteral("/ √d_k\n="));
+        add(step, QStringLiteral("scores = QKᵀ/√d_k") + headTag);
+        out.formula = QStringLiteral("<b>scores</b> = torch.matmul(Q, K.transpose(−1, −2)) / np.sqrt(d_k) "
+                                     "(d_k = %1, √d_k = %2): how well each query (row) matches each key (column).")
                           .arg(dk)
                           .arg(numfmt::fourDigits(std::sqrt(double(std::max(dk, 1)))));
         break;
@@ -148,21 +148,21 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
         add(in(0), QStringLiteral("scores") + headTag);
         op(QStringLiteral("masked_fill_\nusing"));
         add(in(1), QStringLiteral("mask: ") + in(1));
-        op(QStringLiteral("1 \u2192 \u22121e9\n="));
+        op(QStringLiteral("1 → −1e9\n="));
         add(step, QStringLiteral("masked scores") + headTag);
-        out.formula = QStringLiteral("<b>scores.masked_fill_(attn_mask, \u22121e9)</b>: wherever the mask is 1 the score "
-                                     "becomes \u22121e9 (hatched), so the softmax will give it no weight.");
+        out.formula = QStringLiteral("<b>scores.masked_fill_(attn_mask, −1e9)</b>: wherever the mask is 1 the score "
+                                     "becomes −1e9 (hatched), so the softmax will give it no weight.");
         break;
     case Role::Softmax:
         add(in(0), QStringLiteral("masked scores") + headTag);
-        op(QStringLiteral("softmax\nover each\nrow \u2192"));
+        op(QStringLiteral("softmax\nover each\nrow →"));
         add(step, QStringLiteral("attn") + headTag);
-        out.formula = QStringLiteral("<b>attn</b> = nn.Softmax(dim=\u22121)(scores): each row becomes weights that sum to 1; "
-                                     "the \u22121e9 cells become exactly 0.");
+        out.formula = QStringLiteral("<b>attn</b> = nn.Softmax(dim=−1)(scores): each row becomes weights that sum to 1; "
+                                     "the −1e9 cells become exactly 0.");
         break;
     case Role::Context:
         add(in(0), QStringLiteral("attn") + headTag);
-        op(QStringLiteral("\u00d7"));
+        op(QStringLiteral("×"));
         add(in(1), QStringLiteral("V") + headTag);
         op(QStringLiteral("="));
         add(step, QStringLiteral("context") + headTag);
@@ -171,9 +171,9 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
         break;
     case Role::OutProjection: {
         pb.mergedHeads(in(0), QStringLiteral("context, all heads concatenated"));
-        op(QStringLiteral("\u00d7 fc\u1d40\n="));
+        op(QStringLiteral("× fcᵀ\n="));
         add(step, QStringLiteral("fc_out (the block's output before the residual)"));
-        out.formula = QStringLiteral("<b>output</b> = self.fc(context.transpose(1, 2).reshape(batch, \u22121, n_heads\u00b7d_v)): "
+        out.formula = QStringLiteral("<b>output</b> = self.fc(context.transpose(1, 2).reshape(batch, −1, n_heads·d_v)): "
                                      "the heads side by side, mixed back to d_model = %1 columns.")
                           .arg(cfg.d_model);
         break;
@@ -199,27 +199,27 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
         break;
     case Role::FfnHidden:
         add(in(0), QStringLiteral("input: ") + in(0));
-        op(QStringLiteral("\u00d7 fc[0]\u1d40\n="));
+        op(QStringLiteral("× fc[0]ᵀ\n="));
         add(step, QStringLiteral("hidden (d_ff = %1)").arg(cfg.d_ff));
         out.formula = QStringLiteral("<b>fc[0]</b> = nn.Linear(d_model, d_ff, bias=False): every position is widened from "
                                      "%1 to %2 features.").arg(cfg.d_model).arg(cfg.d_ff);
         break;
     case Role::Relu:
         add(in(0), QStringLiteral("hidden"));
-        op(QStringLiteral("ReLU\nmax(0, \u00b7)"));
+        op(QStringLiteral("ReLU\nmax(0, ·)"));
         add(step, QStringLiteral("relu"));
         out.formula = QStringLiteral("<b>nn.ReLU()</b>: negative numbers become 0, positive ones stay.");
         break;
     case Role::FfnOut:
         add(in(0), QStringLiteral("relu"));
-        op(QStringLiteral("\u00d7 fc[2]\u1d40\n="));
+        op(QStringLiteral("× fc[2]ᵀ\n="));
         add(step, QStringLiteral("fc_out"));
         out.formula = QStringLiteral("<b>fc[2]</b> = nn.Linear(d_ff, d_model, bias=False): back from %1 to %2 features.")
                           .arg(cfg.d_ff).arg(cfg.d_model);
         break;
     case Role::Embedding:
         add(step, QStringLiteral("embedding of each token"));
-        out.formula = QStringLiteral("<b>%1</b>(%2): each token id picks its row of the embedding table (vocabulary \u00d7 d_model = %3).")
+        out.formula = QStringLiteral("<b>%1</b>(%2): each token id picks its row of the embedding table (vocabulary × d_model = %3).")
                           .arg(s.decoder() ? QStringLiteral("tgt_emb") : QStringLiteral("src_emb"),
                                s.decoder() ? QStringLiteral("dec_inputs") : QStringLiteral("enc_inputs"))
                           .arg(cfg.d_model);
@@ -251,39 +251,39 @@ StepPieces stepPieces(const TracePtr& trp, const Config& cfg, const QString& ste
     case Role::PadMask:
         add(step, step);
         if (s.role == Role::SubsequenceMask)
-            out.formula = QStringLiteral("<b>get_attn_subsequence_mask</b>: np.triu(ones, k=1) \u2014 1 above the diagonal: "
+            out.formula = QStringLiteral("<b>get_attn_subsequence_mask</b>: np.triu(ones, k=1) — 1 above the diagonal: "
                                          "while predicting, a word may not look at the words after it.");
         else if (masksCrossAttention(tr, *e))
             out.formula = QStringLiteral("<b>get_attn_pad_mask(dec_inputs, enc_inputs)</b>: queries from the decoder, keys from "
                                          "the source; 1 where the source word is the padding 'P'.");
         else
-            out.formula = QStringLiteral("<b>get_attn_pad_mask</b>: seq_k.eq(0) \u2014 1 where the key is the padding 'P' "
+            out.formula = QStringLiteral("<b>get_attn_pad_mask</b>: seq_k.eq(0) — 1 where the key is the padding 'P' "
                                          "(expanded over every query row).");
         break;
     case Role::Logits:
         add(in(0), QStringLiteral("decoder output: ") + in(0));
-        op(QStringLiteral("\u00d7 W\u1d40\n="));
+        op(QStringLiteral("× Wᵀ\n="));
         add(step, QStringLiteral("logits"));
         out.formula = QStringLiteral("<b>self.projection</b> = nn.Linear(d_model, tgt_vocab_size, bias=False): one score per "
                                      "target word for every position.");
         break;
     case Role::Probs:
         add(in(0), QStringLiteral("logits"));
-        op(QStringLiteral("softmax\nover each\nrow \u2192"));
+        op(QStringLiteral("softmax\nover each\nrow →"));
         add(step, QStringLiteral("probs"));
         out.formula = QStringLiteral("<b>softmax(logits)</b>: for every position, the probability of each target word being "
                                      "the next one.");
         break;
     case Role::LossPerToken:
         add(in(0), QStringLiteral("probs"));
-        op(QStringLiteral("\u2212log P(correct)\n\u2192"));
+        op(QStringLiteral("−log P(correct)\n→"));
         add(step, QStringLiteral("loss per position"));
-        out.formula = QStringLiteral("<b>nn.CrossEntropyLoss(ignore_index=0)</b>, position by position: \u2212log of the "
+        out.formula = QStringLiteral("<b>nn.CrossEntropyLoss(ignore_index=0)</b>, position by position: −log of the "
                                      "probability given to the correct word (padding targets count 0).");
         break;
     case Role::Loss:
         add(in(0), QStringLiteral("loss per position"));
-        op(QStringLiteral("mean\n\u2192"));
+        op(QStringLiteral("mean\n→"));
         add(step, QStringLiteral("loss"));
         out.formula = QStringLiteral("<b>loss</b>: the mean of the per-position losses over the non-padding targets.");
         break;

@@ -24,9 +24,9 @@ QString sumTerms(const std::vector<std::pair<double, double>>& terms, double tot
     QStringList parts;
     const size_t shown = std::min<size_t>(terms.size(), 6);
     for (size_t i = 0; i < shown; ++i)
-        parts << QStringLiteral("%1\u00b7%2").arg(numfmt::cell(terms[i].first), numfmt::cellOperand(terms[i].second));
+        parts << QStringLiteral("%1·%2").arg(numfmt::cell(terms[i].first), numfmt::cellOperand(terms[i].second));
     QString s = parts.join(QStringLiteral(" + "));
-    if (terms.size() > shown) s += QStringLiteral(" + \u2026 (%1 terms)").arg(terms.size());
+    if (terms.size() > shown) s += QStringLiteral(" + … (%1 terms)").arg(terms.size());
     return s + QStringLiteral(" = <b>%1</b>").arg(exact(total));
 }
 
@@ -44,7 +44,7 @@ QString CellScope::reason() const { return maskEntry ? maskReason(tr, *maskEntry
 QString CellScope::sharedText() const {
 
     if (s.isGrad) {
-        QString t = QStringLiteral("\u2202loss/\u2202%1 at this index. Nudging this number by a small \u03b5 changes the loss by about %2\u00b7\u03b5.")
+        QString t = QStringLiteral("∂loss/∂%1 at this index. Nudging this number by a small ε changes the loss by about %2·ε.")
                         .arg(esc(s.base), exact(v));
         const Matrix base = sliceOf(tr, &x.cfg, s.base, b, h);
         if (inside(base, r, c)) t += QStringLiteral("<br>The number itself: %1 = %2").arg(esc(leafName(s.base)), exact(base.at(r, c)));
@@ -59,7 +59,7 @@ QString CellScope::sharedText() const {
         if (v != 0.0f) {
             const QString why = s.entry ? maskReason(tr, *s.entry, b, r, c) : QString();
             return QStringLiteral("<b>1 = masked</b>: query %1 may not look at key %2%3.")
-                .arg(quoted(qi), quoted(kj), why.isEmpty() ? QString() : QStringLiteral(" \u2014 ") + esc(why));
+                .arg(quoted(qi), quoted(kj), why.isEmpty() ? QString() : QStringLiteral(" — ") + esc(why));
         }
         return QStringLiteral("<b>0 = visible</b>: query %1 may look at key %2.").arg(quoted(qi), quoted(kj));
     }
@@ -69,8 +69,8 @@ QString CellScope::sharedText() const {
     case Role::V: {
         const QString W = s.role == Role::Q ? QStringLiteral("W_Q") : s.role == Role::K ? QStringLiteral("W_K") : QStringLiteral("W_V");
         const int d = x.m.cols;
-        return QStringLiteral("= (input \u00b7 %1<sup>T</sup>)[%2, %3]: row %2 of the block input times column %3 of %1, "
-                              "i.e. column %4 of the projection \u2014 head %5 owns columns %6\u2026%7.")
+        return QStringLiteral("= (input · %1<sup>T</sup>)[%2, %3]: row %2 of the block input times column %3 of %1, "
+                              "i.e. column %4 of the projection — head %5 owns columns %6…%7.")
             .arg(W).arg(r).arg(c).arg(h * d + c).arg(h).arg(h * d).arg(h * d + d - 1);
     }
     case Role::Scores: {
@@ -80,7 +80,7 @@ QString CellScope::sharedText() const {
             double dot = 0.0;
             for (int d = 0; d < Q.cols; ++d) dot += double(Q.at(r, d)) * double(K.at(c, d));
             const double sq = std::sqrt(double(Q.cols));
-            t = QStringLiteral("q%1 \u00b7 k%2 / \u221ad_k = <b>%3 / %4 = %5</b><br>"
+            t = QStringLiteral("q%1 · k%2 / √d_k = <b>%3 / %4 = %5</b><br>"
                                "(the dot product of query %6's row of Q with key %7's row of K, d_k = %8)")
                     .arg(sub(QString::number(r)), sub(QString::number(c)), exact(dot), exact(sq), exact(v), quoted(qi), quoted(kj))
                     .arg(Q.cols);
@@ -88,7 +88,7 @@ QString CellScope::sharedText() const {
         const Matrix mk = maskEntry ? slice(tr, *maskEntry, b, 0, &x.cfg) : Matrix{};
         if (inside(mk, r, c) && mk.at(r, c) != 0.0f) {
             const QString why = reason();
-            t += QStringLiteral("<br><i>This key is masked (%1): the next step replaces this score by \u22121e9.</i>").arg(esc(why));
+            t += QStringLiteral("<br><i>This key is masked (%1): the next step replaces this score by −1e9.</i>").arg(esc(why));
         }
         return t;
     }
@@ -96,10 +96,10 @@ QString CellScope::sharedText() const {
         const Matrix sc = operand(0);
         const Matrix mk = sliceOf(tr, &x.cfg, in(1), b, 0);
         if (inside(mk, r, c) && mk.at(r, c) != 0.0f)
-            return QStringLiteral("mask[%1, %2] = 1 (%3) \u2192 masked_fill_ puts <b>\u22121e9</b> here%4.")
+            return QStringLiteral("mask[%1, %2] = 1 (%3) → masked_fill_ puts <b>−1e9</b> here%4.")
                 .arg(r).arg(c).arg(esc(reason()),
                                    inside(sc, r, c) ? QStringLiteral(" (the score was %1)").arg(exact(sc.at(r, c))) : QString());
-        return QStringLiteral("mask[%1, %2] = 0 \u2192 unchanged: the score %3.").arg(r).arg(c).arg(inside(sc, r, c) ? exact(sc.at(r, c)) : exact(v));
+        return QStringLiteral("mask[%1, %2] = 0 → unchanged: the score %3.").arg(r).arg(c).arg(inside(sc, r, c) ? exact(sc.at(r, c)) : exact(v));
     }
     case Role::Softmax: {
         const Matrix ms = operand(0);
@@ -110,11 +110,11 @@ QString CellScope::sharedText() const {
         for (int k = 0; k < ms.cols; ++k) sum += std::exp(double(ms.at(r, k)) - mx);
         const double sc = ms.at(r, c);
         if (sc <= -1e8) {
-            return QStringLiteral("<b>Masked</b> (%1): its score is \u22121e9, and exp(\u22121e9 \u2212 %2) is exactly <b>0</b> in "
-                                  "floating point \u2014 query %3 pays no attention to key %4.")
+            return QStringLiteral("<b>Masked</b> (%1): its score is −1e9, and exp(−1e9 − %2) is exactly <b>0</b> in "
+                                  "floating point — query %3 pays no attention to key %4.")
                 .arg(esc(reason()), exact(mx), quoted(qi), quoted(kj));
         }
-        return QStringLiteral("softmax over row %1: exp(s \u2212 max) / \u03a3 exp(s<sub>k</sub> \u2212 max)<br>= exp(%2 \u2212 %3) / %4 = "
+        return QStringLiteral("softmax over row %1: exp(s − max) / Σ exp(s<sub>k</sub> − max)<br>= exp(%2 − %3) / %4 = "
                               "%5 / %4 = <b>%6</b><br>How much query %7 attends to key %8 (each row sums to 1).")
             .arg(r)
             .arg(exact(sc), exactOperand(mx), exact(sum), exact(std::exp(sc - mx)), exact(v), quoted(qi), quoted(kj));
@@ -128,11 +128,11 @@ QString CellScope::sharedText() const {
             terms.emplace_back(A.at(r, k), V.at(k, c));
             total += double(A.at(r, k)) * V.at(k, c);
         }
-        return QStringLiteral("context[%1, %2] = \u03a3<sub>j</sub> attn[%1, j] \u00b7 V[j, %2]<br>= %3")
+        return QStringLiteral("context[%1, %2] = Σ<sub>j</sub> attn[%1, j] · V[j, %2]<br>= %3")
             .arg(r).arg(c).arg(sumTerms(terms, total));
     }
     case Role::OutProjection:
-        return QStringLiteral("= row %1 of the concatenated heads' context \u00b7 fc.weight<sup>T</sup> (n_heads\u00b7d_v \u2192 d_model), column %2.")
+        return QStringLiteral("= row %1 of the concatenated heads' context · fc.weight<sup>T</sup> (n_heads·d_v → d_model), column %2.")
             .arg(r).arg(c);
     case Role::Residual: {
         const QString inName = in(1);
@@ -145,24 +145,24 @@ QString CellScope::sharedText() const {
         const Matrix R = operand(0);
         if (!inside(R, r, c)) return {};
         const NormedCell n = normedCell(R, r, c, x.cfg.layer_norm_eps);
-        return QStringLiteral("row %1 of the residual: mean \u03bc = %2, variance \u03c3\u00b2 = %3<br>"
-                              "(x \u2212 \u03bc) / \u221a(\u03c3\u00b2 + \u03b5) = (%4 \u2212 %5) / %6 = %7<br>%8 = <b>%9</b>")
+        return QStringLiteral("row %1 of the residual: mean μ = %2, variance σ² = %3<br>"
+                              "(x − μ) / √(σ² + ε) = (%4 − %5) / %6 = %7<br>%8 = <b>%9</b>")
             .arg(r)
             .arg(exact(n.mean), exact(n.var), exact(R.at(r, c)), exactOperand(n.mean), exact(std::sqrt(n.var + x.cfg.layer_norm_eps)),
                  exact(n.z),
-                 x.cfg.learns_layer_norm() ? QStringLiteral("then \u00b7 \u03b3 + \u03b2")
-                                        : QStringLiteral("no learned \u03b3, \u03b2 (fixed 1, 0)"),
+                 x.cfg.learns_layer_norm() ? QStringLiteral("then · γ + β")
+                                        : QStringLiteral("no learned γ, β (fixed 1, 0)"),
                  exact(v));
     }
     case Role::FfnHidden:
-        return QStringLiteral("= row %1 of the input \u00b7 fc[0].weight<sup>T</sup> (d_model \u2192 d_ff), hidden unit %2.").arg(r).arg(c);
+        return QStringLiteral("= row %1 of the input · fc[0].weight<sup>T</sup> (d_model → d_ff), hidden unit %2.").arg(r).arg(c);
     case Role::Relu: {
         const Matrix H = operand(0);
         if (!inside(H, r, c)) return {};
         return QStringLiteral("= max(0, hidden) = max(0, %1) = <b>%2</b>").arg(exact(H.at(r, c)), exact(v));
     }
     case Role::FfnOut:
-        return QStringLiteral("= row %1 of relu \u00b7 fc[2].weight<sup>T</sup> (d_ff \u2192 d_model), column %2.").arg(r).arg(c);
+        return QStringLiteral("= row %1 of relu · fc[2].weight<sup>T</sup> (d_ff → d_model), column %2.").arg(r).arg(c);
     case Role::Embedding: {
         const auto& vocab = s.decoder() ? x.cfg.tgt_vocab : x.cfg.src_vocab;
         int id = -1;
@@ -184,7 +184,7 @@ QString CellScope::sharedText() const {
         return QStringLiteral("= embedding + PE[position %1] = %2 + %3 = <b>%4</b>").arg(r).arg(exact(E.at(r, c)), exactOperand(PE.at(r, c)), exact(v));
     }
     case Role::Logits:
-        return QStringLiteral("score of the word %1 as the output at position %2 = row %2 of the decoder output \u00b7 "
+        return QStringLiteral("score of the word %1 as the output at position %2 = row %2 of the decoder output · "
                               "projection.weight<sup>T</sup>.").arg(quoted(kj)).arg(r);
     case Role::Probs: {
         const Matrix L = operand(0);
@@ -193,19 +193,19 @@ QString CellScope::sharedText() const {
             double mx = -INFINITY, sum = 0.0;
             for (int k = 0; k < L.cols; ++k) mx = std::max(mx, double(L.at(r, k)));
             for (int k = 0; k < L.cols; ++k) sum += std::exp(double(L.at(r, k)) - mx);
-            t += QStringLiteral("<br>= exp(logit \u2212 max) / \u03a3 = exp(%1 \u2212 %2) / %3").arg(exact(L.at(r, c)), exactOperand(mx), exact(sum));
+            t += QStringLiteral("<br>= exp(logit − max) / Σ = exp(%1 − %2) / %3").arg(exact(L.at(r, c)), exactOperand(mx), exact(sum));
         }
         return t;
     }
     case Role::LossPerToken: {
         if (v == 0.0f) return QStringLiteral("The target here is padding: CrossEntropyLoss(ignore_index=0) skips it.");
         const Matrix Pm = operand(0);
-        if (!inside(Pm, c, 0)) return QStringLiteral("= \u2212log P(correct word)");
+        if (!inside(Pm, c, 0)) return QStringLiteral("= −log P(correct word)");
         const double p = std::exp(-double(v));
         int best = 0;
         for (int k = 1; k < Pm.cols; ++k)
             if (std::fabs(Pm.at(c, k) - p) < std::fabs(Pm.at(c, best) - p)) best = k;
-        return QStringLiteral("= \u2212log P(correct word %1) = \u2212log %2 = <b>%3</b>")
+        return QStringLiteral("= −log P(correct word %1) = −log %2 = <b>%3</b>")
             .arg(quoted(labelOf(Pm.colLabels, best)), exact(Pm.at(c, best)), exact(v));
     }
     case Role::Loss:
@@ -236,18 +236,18 @@ QString maskedExplanationFor(const StepInfo& s, bool isMask, MaskConvention conv
     if (isMask) return {};
     if (convention == MaskConvention::Additive) {  // PyTorch adds −∞ where the tutorial fills −1e9
         if (s.role == Role::MaskedScores)
-            return QStringLiteral("<i>Ignored: the additive mask is <b>\u2212\u221e</b> here, so the score became \u2212\u221e.</i>");
+            return QStringLiteral("<i>Ignored: the additive mask is <b>−∞</b> here, so the score became −∞.</i>");
         if (s.role == Role::Softmax || s.role == Role::Context)
-            return QStringLiteral("<i>Ignored: the score was \u2212\u221e, so after the softmax this weight is exactly "
-                                  "<b>0</b> (NaN when every key of the row is \u2212\u221e).</i>");
+            return QStringLiteral("<i>Ignored: the score was −∞, so after the softmax this weight is exactly "
+                                  "<b>0</b> (NaN when every key of the row is −∞).</i>");
     }
     if (convention == MaskConvention::FillZeros && s.role == Role::MaskedScores)
         return QStringLiteral("<i>Masked: the mask is 0 here (1 = keep), so <b>masked_fill(mask == 0, −1e9)</b> replaced "
                               "the score by <b>−1e9</b>.</i>");
     if (s.role == Role::MaskedScores)
-        return QStringLiteral("<i>Masked: the mask is 1 here, so <b>masked_fill_</b> replaced the score by <b>\u22121e9</b>.</i>");
+        return QStringLiteral("<i>Masked: the mask is 1 here, so <b>masked_fill_</b> replaced the score by <b>−1e9</b>.</i>");
     if (s.role == Role::Softmax || s.role == Role::Context)
-        return QStringLiteral("<i>Masked: the score was \u22121e9, so after the softmax this weight is exactly <b>0</b>.</i>");
+        return QStringLiteral("<i>Masked: the score was −1e9, so after the softmax this weight is exactly <b>0</b>.</i>");
     return {};
 }
 

@@ -62,13 +62,13 @@ QStringList axisLabels(const Trace& tr, AxisKind kind, int n, int batch, const s
 QString axisTitle(const Axis& a) {
     const QString name = QString::fromStdString(a.name);
     switch (a.kind) {
-    case AxisKind::SrcToken: return name + QStringLiteral(" \u00b7 source token");
-    case AxisKind::TgtToken: return name + QStringLiteral(" \u00b7 target token");
-    case AxisKind::Vocab: return name + QStringLiteral(" \u00b7 target word");
+    case AxisKind::SrcToken: return name + QStringLiteral(" · source token");
+    case AxisKind::TgtToken: return name + QStringLiteral(" · target token");
+    case AxisKind::Vocab: return name + QStringLiteral(" · target word");
     case AxisKind::Position:
         // A mask's broadcast axis ("1": one row that every query reads), or the positions it names.
-        if (name == QLatin1String("1")) return QStringLiteral("1 \u00b7 every query");
-        return name == QLatin1String("position") ? name : name + QStringLiteral(" \u00b7 position");
+        if (name == QLatin1String("1")) return QStringLiteral("1 · every query");
+        return name == QLatin1String("position") ? name : name + QStringLiteral(" · position");
     default: return name;
     }
 }
@@ -129,7 +129,7 @@ Matrix slice(const Trace& tr, const TraceEntry& e, int batch, int head, const st
     } else {
         QStringList names;
         for (int d : rowDims) names << QString::fromStdString(axes[size_t(d)].name);
-        m.rowTitle = names.join(QStringLiteral(" \u00d7 "));
+        m.rowTitle = names.join(QStringLiteral(" × "));
     }
     m.values.resize(size_t(m.rows) * m.cols);
     for (int64_t r = 0; r < rows; ++r) {
@@ -161,7 +161,7 @@ Matrix sliceMergedHeads(const Trace& tr, const TraceEntry& e, int batch, const s
             for (int c = 0; c < dv; ++c) m.values[size_t(r) * m.cols + h * dv + c] = part.at(r, c);
         for (int c = 0; c < dv; ++c) m.colLabels << QString::number(h * dv + c);
     }
-    m.colTitle = QStringLiteral("n_heads \u00d7 d_v (concatenated heads)");
+    m.colTitle = QStringLiteral("n_heads × d_v (concatenated heads)");
     return m;
 }
 

@@ -19,7 +19,7 @@ struct Matrix {
     int rows = 0, cols = 0;
     std::vector<float> values;  // row-major
     QStringList rowLabels, colLabels;
-    QString rowTitle, colTitle;  // "len_q \u00b7 query token", "d_model"
+    QString rowTitle, colTitle;  // "len_q · query token", "d_model"
     stepformer::AxisKind rowKind = stepformer::AxisKind::Feature;
     stepformer::AxisKind colKind = stepformer::AxisKind::Feature;
 
@@ -62,7 +62,7 @@ int axisSize(const stepformer::TraceEntry& e, stepformer::AxisKind kind);
 // ones flattened into rows. `cfg` (may be null) names Vocab entries.
 Matrix slice(const stepformer::Trace& tr, const stepformer::TraceEntry& e, int batch, int head,
              const stepformer::Config* cfg);
-// Same, the head axis concatenated (context merged: [len_q, n_heads*d_v], labels "h0\u00b70"...).
+// Same, the head axis concatenated (context merged: [len_q, n_heads*d_v], labels "h0·0"...).
 Matrix sliceMergedHeads(const stepformer::Trace& tr, const stepformer::TraceEntry& e, int batch,
                         const stepformer::Config* cfg);
 Matrix transposed(const Matrix& m);

@@ -165,7 +165,7 @@ QString AttentionLinesWidget::tokenTooltip(bool querySide, int index) const {
                          .arg((querySide ? keys_ : queries_)[j].toHtmlEscaped(), numfmt::cell(w[i].first),
                               m ? tr(" (masked)") : QString());
         }
-        s += QStringLiteral("<br><span style='color:%1'>\u25a0</span> head %2: %3")
+        s += QStringLiteral("<br><span style='color:%1'>■</span> head %2: %3")
                  .arg(headColor(headIds_[slot]).name())
                  .arg(headIds_[slot])
                  .arg(parts.join(QStringLiteral(", ")));

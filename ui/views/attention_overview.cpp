@@ -344,7 +344,7 @@ int AttentionOverview::setAttention(std::shared_ptr<const stepformer::Trace> tra
             QStringList perHead;
             for (size_t h = 0; h < each.size(); ++h)
                 if (i < each[h].size()) perHead << numfmt::cell(each[h][i]);
-            QString s = AttentionOverview::tr("<b>Layer %1 \u00b7 mean of the %2 heads</b><br>query <b>'%3'</b> \u2192 key "
+            QString s = AttentionOverview::tr("<b>Layer %1 · mean of the %2 heads</b><br>query <b>'%3'</b> → key "
                                               "<b>'%4'</b>: <b>%5</b><br>per head: %6")
                             .arg(l)
                             .arg(each.size())

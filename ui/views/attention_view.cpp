@@ -45,13 +45,13 @@ AttentionView::AttentionView(QWidget* parent)
     auto* root = makeWhitePage(6, 4);
 
     makeBlockPickers(tr("Which attention block: the encoder's self-attention, the decoder's masked "
-                        "self-attention, or the decoder\u2013encoder attention"),
+                        "self-attention, or the decoder–encoder attention"),
                      tr("Which layer (n_layers) of the encoder or decoder"));
     modeSwitch_ = view_parts::named(new QComboBox(this), "attentionModeSwitch");
     modeSwitch_->addItem(tr("One layer"), int(Mode::OneLayer));
     modeSwitch_->addItem(tr("All layers"), int(Mode::AllLayers));
     modeSwitch_->setToolTip(tr("One layer: its heads, one enlarged, and the lines between the tokens.\n"
-                               "All layers: every layer \u00d7 every head of the block at once (click a cell to enlarge it)."));
+                               "All layers: every layer × every head of the block at once (click a cell to enlarge it)."));
     batchPicker_ = makeBatchPicker(this, tr("Which sentence of the batch to show"));
     headPicker_ = view_parts::makeHeadPicker(this, tr("The enlarged head (or click one of the small heatmaps)"));
     allHeadsToggle_ = view_parts::named(new QCheckBox(tr("All heads"), this), "allHeadsLinesToggle");
@@ -203,7 +203,7 @@ void AttentionView::rebuild() {
     const stepformer::TraceEntry* e = trace_ ? trace_->find(currentTensorName().toStdString()) : nullptr;
     if (!trace_ || !e || e->value.empty()) {
         titleLabel_->clear();
-        messages_->showMessage(!trace_ ? tr("No data yet \u2014 run the forward pass to see the attention weights.")
+        messages_->showMessage(!trace_ ? tr("No data yet — run the forward pass to see the attention weights.")
                                        : tr("No attention weights for the %1 of layer %2 in this trace.")
                                              .arg(blockTitle(block_))
                                              .arg(block_.layer));
@@ -220,7 +220,7 @@ void AttentionView::rebuild() {
         rebuildOverview();
         return;
     }
-    titleLabel_->setText(tr("<b>Layer %1 \u00b7 %2</b> \u2014 <tt>%3.attn</tt>, sentence %4. Each row is a query, each column a "
+    titleLabel_->setText(tr("<b>Layer %1 · %2</b> — <tt>%3.attn</tt>, sentence %4. Each row is a query, each column a "
                             "key; every row sums to 1. Click a head to enlarge it; hover a token on the right to see its lines.")
                              .arg(block_.layer)
                              .arg(blockTitle(block_), block.toHtmlEscaped())
@@ -278,8 +278,8 @@ void AttentionView::rebuildOverview() {
     // The block's entries of every layer, e.g. "decoder.layers.*.dec_enc_attn.attn", in the model's naming.
     const stepformer::names::Parsed parsed = stepformer::names::parse(currentTensorName().toStdString());
     const QString entries = QString::fromStdString(stepformer::names::every_layer(parsed.block, parsed.leaf));
-    titleLabel_->setText(tr("<b>All layers \u00b7 %1</b> \u2014 <tt>%2</tt>, sentence %3: a row per layer, a column per "
-                            "head and their mean (each cell: queries \u00d7 keys). Click a cell to enlarge it.")
+    titleLabel_->setText(tr("<b>All layers · %1</b> — <tt>%2</tt>, sentence %3: a row per layer, a column per "
+                            "head and their mean (each cell: queries × keys). Click a cell to enlarge it.")
                              .arg(blockTitle(block_), entries.toHtmlEscaped())
                              .arg(batch_));
     overview_->setAttention(trace_, config_, block_.stack, block_.kind, batch_);
@@ -298,7 +298,7 @@ void AttentionView::updateSelection() {
     if (!trace_ || thumbs_.isEmpty() || messages_->showsMessage()) return;
     for (int h = 0; h < thumbs_.size(); ++h) thumbs_[h]->setSelected(h == head_);
     PanelSpec p = panelFor(trace_, config_, currentTensorName(), batch_, head_,
-                           tr("Layer %1 \u00b7 %2 \u00b7 head %3").arg(block_.layer).arg(blockTitle(block_)).arg(head_));
+                           tr("Layer %1 · %2 · head %3").arg(block_.layer).arg(blockTitle(block_)).arg(head_));
     p.m.rowTitle = tr("query: ") + p.m.rowTitle;
     p.m.colTitle = tr("key: ") + p.m.colTitle;
     applyPanel(enlarged_, p);

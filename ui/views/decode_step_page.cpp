@@ -191,7 +191,7 @@ void DecodeStepPage::showChips(const DecodingStep* step, const Config& config) {
                                    : tr("position %1: chosen at step %2").arg(i).arg(i);
         chipsLayout_->addWidget(makeChip(tok, inStyle, tip, chipsHost_));
     }
-    auto* arrow = new QLabel(QStringLiteral("\u27f6"), chipsHost_);
+    auto* arrow = new QLabel(QStringLiteral("⟶"), chipsHost_);
     view_parts::enlargeFont(arrow, 13.0, 3.0);
     arrow->setStyleSheet(QStringLiteral("color:#888;"));
     chipsLayout_->addWidget(arrow);
@@ -204,7 +204,7 @@ void DecodeStepPage::showChips(const DecodingStep* step, const Config& config) {
     auto* note = new QLabel(chipsHost_);
     note->setTextFormat(Qt::RichText);
     QString text = tr("next token = argmax p = <b>%1</b> &nbsp;(p = %2)").arg(chosen.toHtmlEscaped(), numfmt::probability(p));
-    if (s.chosen == config.eos_id()) text += tr(" &nbsp;\u2014 the end token: decoding stops");
+    if (s.chosen == config.eos_id()) text += tr(" &nbsp;— the end token: decoding stops");
     note->setText(text);
     note->setStyleSheet(QStringLiteral("color:#333;"));
     note->setWordWrap(true);  // six chips and the note must fit a laptop's window: the note wraps
@@ -266,7 +266,7 @@ void DecodeStepPage::showAttention(const DecodingStep* step, const Config& confi
         return s.trace ? QString::fromStdString(graph::name_of(*s.trace, b, Role::Softmax)) : QString();
     };
     auto title = [&](const Block& b) {
-        return tr("%1 \u00b7 layer %2 \u00b7 head %3").arg(tensorviz::blockWord(b)).arg(layer).arg(head);
+        return tr("%1 · layer %2 · head %3").arg(tensorviz::blockWord(b)).arg(layer).arg(head);
     };
     const QString selfName = softmaxOf(selfBlock);
     const QString crossName = softmaxOf(crossBlock);
@@ -278,12 +278,12 @@ void DecodeStepPage::showAttention(const DecodingStep* step, const Config& confi
     tensorviz::PanelSpec pc = tensorviz::panelFor(s.trace, config, crossName, 0, head, title(crossBlock));
     tensorviz::applyPanel(crossAttn_, pc);
     selfCaption_->setText(tr("<b>Masked self-attention</b> (<tt>%1</tt>): each decoder token looks at itself and the "
-                             "tokens before it. %2 query row(s) now; the new one is <b>\u201c%3\u201d</b>.")
+                             "tokens before it. %2 query row(s) now; the new one is <b>“%3”</b>.")
                               .arg(selfName.toHtmlEscaped())
                               .arg(T)
                               .arg(newest));
     crossCaption_->setText(tr("<b>Encoder-decoder attention</b> (<tt>%1</tt>): which source words each decoder "
-                              "token reads. The new row <b>\u201c%2\u201d</b> decides the next token.")
+                              "token reads. The new row <b>“%2”</b> decides the next token.")
                                .arg(crossName.toHtmlEscaped(), newest));
     selfAttn_->setToolTip(QString());
     crossAttn_->setToolTip(QString());

@@ -54,7 +54,7 @@ DecodeView::DecodeView(QWidget* parent) : StepView(parent, "decodeView") {
     hf.setPointSizeF(std::max(12.5, hf.pointSizeF() + 3.0));
     sourceLabel_->setFont(hf);
     translationLabel_->setFont(hf);
-    auto* arrow = new QLabel(QStringLiteral("\u27f6"), this);
+    auto* arrow = new QLabel(QStringLiteral("⟶"), this);
     arrow->setFont(hf);
     arrow->setStyleSheet(QStringLiteral("color: #888;"));
     header->addWidget(sourceLabel_);
@@ -74,10 +74,10 @@ DecodeView::DecodeView(QWidget* parent) : StepView(parent, "decodeView") {
         b->setMinimumWidth(70);
         return b;
     };
-    resetButton_ = mkButton(QStringLiteral("decodeResetButton"), tr("\u21ba Reset"), tr("Back to the first step: only the start symbol S"));
-    backButton_ = mkButton(QStringLiteral("decodeBackButton"), tr("\u25c0 Back"), tr("The previous step"));
-    stepButton_ = mkButton(QStringLiteral("decodeStepButton"), tr("Step \u25b6"), tr("Run the next forward pass and choose the next token"));
-    playButton_ = mkButton(QStringLiteral("decodePlayButton"), tr("\u25b6 Play"), tr("Step automatically until the end token"));
+    resetButton_ = mkButton(QStringLiteral("decodeResetButton"), tr("↺ Reset"), tr("Back to the first step: only the start symbol S"));
+    backButton_ = mkButton(QStringLiteral("decodeBackButton"), tr("◀ Back"), tr("The previous step"));
+    stepButton_ = mkButton(QStringLiteral("decodeStepButton"), tr("Step ▶"), tr("Run the next forward pass and choose the next token"));
+    playButton_ = mkButton(QStringLiteral("decodePlayButton"), tr("▶ Play"), tr("Step automatically until the end token"));
     playButton_->setCheckable(true);
     statusLabel_ = view_parts::named(new QLabel(this), "decodeStatusLabel");
     statusLabel_->setMinimumWidth(150);
@@ -130,7 +130,7 @@ DecodeView::DecodeView(QWidget* parent) : StepView(parent, "decodeView") {
         if (outcome && outcome->generation == generation_) applyOutcome(outcome);
     });
 
-    messages_->showMessage(tr("No model yet \u2014 the greedy decoder needs a trained model."));
+    messages_->showMessage(tr("No model yet — the greedy decoder needs a trained model."));
     updateHeader();
     updateButtons();
 }
@@ -171,7 +171,7 @@ void DecodeView::startDecode() {
         decoding_ = false;
         steps_.clear();
         current_ = -1;
-        messages_->showMessage(tr("No model yet \u2014 the greedy decoder needs a trained model."));
+        messages_->showMessage(tr("No model yet — the greedy decoder needs a trained model."));
         updateHeader();
         updateButtons();
         return;
@@ -201,7 +201,7 @@ void DecodeView::startDecode() {
     };
     decoding_ = true;
     if (model->params().total_elements() > kAsyncParameterThreshold) {
-        statusLabel_->setText(tr("Decoding\u2026"));
+        statusLabel_->setText(tr("Decoding…"));
         stepButton_->setEnabled(false);
         playButton_->setEnabled(false);
         watcher_->setFuture(QtConcurrent::run(work));
@@ -219,7 +219,7 @@ void DecodeView::applyOutcome(const std::shared_ptr<Outcome>& o) {
     current_ = steps_.empty() ? -1 : 0;
     if (steps_.empty()) updateStep();  // clears the chips, the bars and the heatmaps
     if (!error_.isEmpty()) {
-        messages_->showMessage(tr("Cannot decode \u201c%1\u201d:\n%2").arg(source_, error_));
+        messages_->showMessage(tr("Cannot decode “%1”:\n%2").arg(source_, error_));
     } else if (steps_.empty()) {
         messages_->showMessage(tr("Nothing to decode."));
     } else {
@@ -284,7 +284,7 @@ void DecodeView::setPlaying(bool playing) {
     {
         const QSignalBlocker b(playButton_);
         playButton_->setChecked(playing);
-        playButton_->setText(playing ? tr("\u2016 Pause") : tr("\u25b6 Play"));
+        playButton_->setText(playing ? tr("‖ Pause") : tr("▶ Play"));
     }
     updateButtons();
     emit playingChanged(playing);
@@ -368,8 +368,8 @@ void DecodeView::updateHeader() {
                               .arg(tr("Source:"), srcText().toHtmlEscaped()));
     if (steps_.empty()) {
         translationLabel_->setText(QStringLiteral("<span style='color:#666'>%1</span>&nbsp;%2")
-                                       .arg(tr("Translation:"), decoding_ ? tr("decoding\u2026") : QStringLiteral("\u2014")));
-        statusLabel_->setText(decoding_ ? tr("Decoding\u2026") : QString());
+                                       .arg(tr("Translation:"), decoding_ ? tr("decoding…") : QStringLiteral("—")));
+        statusLabel_->setText(decoding_ ? tr("Decoding…") : QString());
         return;
     }
     QStringList parts;
@@ -386,7 +386,7 @@ void DecodeView::updateHeader() {
     const bool finished = current_ == stepCount() - 1;
     QString tail;
     if (finished)
-        tail = reachedEos_ ? QStringLiteral("&nbsp;&nbsp;<span style='color:#2e7d32; font-size:small'>\u2714 %1</span>")
+        tail = reachedEos_ ? QStringLiteral("&nbsp;&nbsp;<span style='color:#2e7d32; font-size:small'>✔ %1</span>")
                                  .arg(tr("finished: the end token E after %1 steps").arg(stepCount()))
                            : QStringLiteral("&nbsp;&nbsp;<span style='color:#b26a00; font-size:small'>%1</span>")
                                  .arg(tr("stopped at tgt_len = %1 without the end token").arg(config_.tgt_len));

@@ -95,7 +95,7 @@ GradientView::GradientView(QWidget* parent) : StepView(parent, "gradientView") {
     pairLayout_ = view_parts::makePanelRow(pair, 8);
     value_ = view_parts::makeHeatmap(QStringLiteral("gradValueHeatmap"), pair);
     grad_ = view_parts::makeHeatmap(QStringLiteral("gradGradientHeatmap"), pair);
-    pairOp_ = view_parts::makeOpLabel(QStringLiteral("\u2202loss/\u2202\n\u2192"), 12.0, 3.0, pair);
+    pairOp_ = view_parts::makeOpLabel(QStringLiteral("∂loss/∂\n→"), 12.0, 3.0, pair);
     pairOp_->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     pairOp_->setToolTip(tr("The gradient has the tensor's shape: one number per entry, how much the loss changes when that entry changes"));
     pairLayout_->addWidget(value_, 1);
@@ -349,7 +349,7 @@ void GradientView::rebuildTensor() {
     syncPickers();
     if (!trace_) {
         stepTitle_->setText(tr("<b>Backward pass</b>"));
-        showTensorMessage(tr("No data yet \u2014 run a training step to see the gradients."));
+        showTensorMessage(tr("No data yet — run a training step to see the gradients."));
         return;
     }
     if (step_.isEmpty()) {
@@ -364,7 +364,7 @@ void GradientView::rebuildTensor() {
     const TraceEntry* fe = trace_->find(base.toStdString());
     showTitle(base, fe);
     if (!ge) {
-        showTensorMessage(tr("No gradient for \u201c%1\u201d in this trace.\nRun a backward pass (a training step) to see it, "
+        showTensorMessage(tr("No gradient for “%1” in this trace.\nRun a backward pass (a training step) to see it, "
                              "or pick a step on the loss's path (masks and the positional table have none).")
                               .arg(base));
         return;
@@ -374,20 +374,20 @@ void GradientView::rebuildTensor() {
     const QString leaf = [&] {
         return tensorviz::leafName(base);
     }();
-    PanelSpec pg = tensorviz::panelFor(trace_, config_, step_, batch_, head_, QStringLiteral("\u2202loss/\u2202 ") + leaf);
+    PanelSpec pg = tensorviz::panelFor(trace_, config_, step_, batch_, head_, QStringLiteral("∂loss/∂ ") + leaf);
     PanelSpec pv;
     if (fe)
         pv = tensorviz::panelFor(trace_, config_, base, batch_, head_, leaf + tr("  (forward value)"));
     else
         pv.emptyMessage = tr("'%1' is not in this trace.").arg(base);
     if (pg.hasHead) {
-        const QString h = tr("  \u00b7 head %1").arg(std::clamp(head_, 0, tensorviz::headCount(*ge) - 1));
+        const QString h = tr("  · head %1").arg(std::clamp(head_, 0, tensorviz::headCount(*ge) - 1));
         pg.title += h;
         if (fe) pv.title += h;
     }
     pg.mode = HeatmapWidget::ColorMode::Diverging;
     pg.fixedRange = false;
-    pg.legendCaption = tr("\u2202loss/\u2202x");
+    pg.legendCaption = tr("∂loss/∂x");
     const bool sameShape = !pv.m.empty() && pv.m.rows == pg.m.rows && pv.m.cols == pg.m.cols;
     if (sameShape) {
         const tensorviz::Matrix gm = pg.m, vm = pv.m;
@@ -395,7 +395,7 @@ void GradientView::rebuildTensor() {
         const QString lh = leaf.toHtmlEscaped();
         pv.tooltip = [vt, gm, lh](int r, int c) {
             return (vt ? vt(r, c) : QString()) +
-                   QStringLiteral("<br>\u2202loss/\u2202%1 here = <b>%2</b>").arg(lh, numfmt::exact(gm.at(r, c)));
+                   QStringLiteral("<br>∂loss/∂%1 here = <b>%2</b>").arg(lh, numfmt::exact(gm.at(r, c)));
         };
         pg.tooltip = [gt, vm, gm, lh](int r, int c) {
             const float g = gm.at(r, c);
@@ -415,9 +415,9 @@ void GradientView::rebuildTensor() {
     const bool vertical = pg.m.cols > 16 && pg.m.cols >= 2 * pg.m.rows;
     pairLayout_->setDirection(vertical ? QBoxLayout::TopToBottom : QBoxLayout::LeftToRight);
     // Stacked, the gradient's title says it (the page's height goes to the token rows).
-    pairOp_->setText(tr("its\ngradient\n\u2192"));
+    pairOp_->setText(tr("its\ngradient\n→"));
     pairOp_->setVisible(!vertical);
-    if (vertical) pg.title = tr("\u2193 its gradient: %1").arg(pg.title);
+    if (vertical) pg.title = tr("↓ its gradient: %1").arg(pg.title);
     tensorviz::applyPanel(value_, pv);
     tensorviz::applyPanel(grad_, pg);
 
@@ -431,7 +431,7 @@ void GradientView::rebuildTensor() {
                 br = r;
                 bc = c;
             }
-    QString stats = tr("\u2016\u2202loss/\u2202%1\u2016 = %2 over the whole tensor %3")
+    QString stats = tr("‖∂loss/∂%1‖ = %2 over the whole tensor %3")
                         .arg(leaf.toHtmlEscaped(), numfmt::gradientStat(l2(ge->value)), tensorviz::shapeText(ge->value.shape));
     if (br >= 0)
         stats += tr(";&nbsp; largest here: <b>%1</b> at (%2, %3)")

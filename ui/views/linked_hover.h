@@ -1,5 +1,5 @@
 // Linked hover: which row and column of an operation's operands a cell of its output came from
-// (issue 14). Pointing at scores[r, c] outlines Q's row r and K\u1d40's column c; at attn[r, c] the
+// (issue 14). Pointing at scores[r, c] outlines Q's row r and Kᵀ's column c; at attn[r, c] the
 // row r of the masked scores the softmax normalised; at a residual sum's cell the same cell of
 // both summands. Read from the output entry's op and the operand's axes in the trace (never
 // from names); where the rule is not sure (shapes that do not line up, flattened axes, a mean
@@ -17,7 +17,7 @@ namespace linked_hover {
 enum class From { None, OutRow, OutCol };
 
 // How an operand panel's row and column follow the output cell: for Q of the scores
-// {OutRow, None}, for K shown as K\u1d40 {None, OutCol}, element-wise {OutRow, OutCol}.
+// {OutRow, None}, for K shown as Kᵀ {None, OutCol}, element-wise {OutRow, OutCol}.
 struct Link {
     From row = From::None;
     From col = From::None;

@@ -64,8 +64,8 @@ LossView::LossView(QWidget* parent) : StepView(parent, "lossView") {
     logits_ = view_parts::makeHeatmap<TargetHeatmap>(QStringLiteral("lossLogitsHeatmap"), page);
     probs_ = view_parts::makeHeatmap<TargetHeatmap>(QStringLiteral("lossProbsHeatmap"), page);
     for (auto* h : {logits_, probs_}) h->setValueText(HeatmapWidget::ValueText::Always);  // tall enough: their hint
-    QLabel* op = softmaxOp_ = view_parts::makeOpLabel(tr("softmax\n\u2192"), 12.0, 3.0, page);
-    op->setToolTip(tr("p[t, v] = exp(z[t, v]) / \u03a3\u1d64 exp(z[t, u]) along the vocabulary"));
+    QLabel* op = softmaxOp_ = view_parts::makeOpLabel(tr("softmax\n→"), 12.0, 3.0, page);
+    op->setToolTip(tr("p[t, v] = exp(z[t, v]) / Σᵤ exp(z[t, u]) along the vocabulary"));
     maps->addWidget(logits_, 1);
     maps->addWidget(op, 0);
     maps->addWidget(probs_, 1);
@@ -82,12 +82,12 @@ LossView::LossView(QWidget* parent) : StepView(parent, "lossView") {
 
     table_ = view_parts::named(new QTableWidget(page), "lossTable");
     table_->setColumnCount(8);
-    table_->setHorizontalHeaderLabels({tr("t"), tr("decoder input"), tr("target"), tr("logit z\u209c"),
-                                       tr("log \u03a3 e^z"), tr("p(target)"), tr("\u2212log p(target)"), tr("in the loss?")});
+    table_->setHorizontalHeaderLabels({tr("t"), tr("decoder input"), tr("target"), tr("logit zₜ"),
+                                       tr("log Σ e^z"), tr("p(target)"), tr("−log p(target)"), tr("in the loss?")});
     table_->horizontalHeaderItem(3)->setToolTip(tr("The target's logit: z[t, target]"));
-    table_->horizontalHeaderItem(4)->setToolTip(tr("log of the softmax's denominator: log \u03a3\u1d64 exp(z[t, u])"));
-    table_->horizontalHeaderItem(5)->setToolTip(tr("softmax probability of the correct token = exp(z\u209c \u2212 log \u03a3 e^z)"));
-    table_->horizontalHeaderItem(6)->setToolTip(tr("cross-entropy of this position = log \u03a3 e^z \u2212 z\u209c"));
+    table_->horizontalHeaderItem(4)->setToolTip(tr("log of the softmax's denominator: log Σᵤ exp(z[t, u])"));
+    table_->horizontalHeaderItem(5)->setToolTip(tr("softmax probability of the correct token = exp(zₜ − log Σ e^z)"));
+    table_->horizontalHeaderItem(6)->setToolTip(tr("cross-entropy of this position = log Σ e^z − zₜ"));
     table_->verticalHeader()->hide();
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionMode(QAbstractItemView::NoSelection);
@@ -282,17 +282,17 @@ void LossView::rebuild() {
     if (smoothed())
         // One line: the target distribution is spelled out in its heatmap's title.
         titleLabel_->setText(tr("<b>Label-smoothed cross-entropy, summed</b> &nbsp;<tt>%1</tt>"
-                                "<span style='color:#555'> &nbsp;\u2014 pad targets (<b>%2</b>) ignored</span>")
+                                "<span style='color:#555'> &nbsp;— pad targets (<b>%2</b>) ignored</span>")
                                  .arg(code, ignoreTok.toHtmlEscaped()));
     else
         titleLabel_->setText(tr("<b>Cross-entropy loss</b> &nbsp;<tt>%1</tt>"
-                                "<span style='color:#555'> &nbsp;\u2014 per position: softmax of the logits, p of the correct "
-                                "token, \u2212log p; pad targets (<b>%2</b>, id %3) are ignored.</span>")
+                                "<span style='color:#555'> &nbsp;— per position: softmax of the logits, p of the correct "
+                                "token, −log p; pad targets (<b>%2</b>, id %3) are ignored.</span>")
                                  .arg(code, ignoreTok.toHtmlEscaped())
                                  .arg(ignoreIndex_));
 
     if (!trace_) {
-        messages_->showMessage(tr("No data yet \u2014 run the forward pass to see the loss."));
+        messages_->showMessage(tr("No data yet — run the forward pass to see the loss."));
         return;
     }
     if (!graph::output_logits(*trace_)) {
@@ -332,7 +332,7 @@ void LossView::rebuild() {
     };
     for (int t = 0; t < T_; ++t) {
         const int id = targets_[size_t(b) * T_ + t];
-        rowLabels << QStringLiteral("%1\u2192%2").arg(inTok(t), tgtTok(id));
+        rowLabels << QStringLiteral("%1→%2").arg(inTok(t), tgtTok(id));
         tcols.push_back(id);
         if (id == ignoreIndex_)
             for (int v = 0; v < V_; ++v) mask[size_t(t) * V_ + v] = 1.0f;
@@ -342,7 +342,7 @@ void LossView::rebuild() {
                    : tr("<i>ignored: the target here is the pad token %1 (id %2), which the loss leaves out of the mean</i>"))
             .arg(ignoreTok.toHtmlEscaped())
             .arg(ignoreIndex_);
-    const QString rowTitle = tr("position t: input \u2192 target");
+    const QString rowTitle = tr("position t: input → target");
 
     logits_->setMatrix(ml.rows, ml.cols, ml.values);
     logits_->setMask(mask);
@@ -388,8 +388,8 @@ void LossView::rebuild() {
         target_->setColAxisTitle(tr("tgt_vocab"));
         target_->setTitle(tr("target q: %1 on the target, %2 elsewhere")
                               .arg(QString::number(1.0 - eps, 'g', 4), QString::number(off, 'g', 4)));
-        target_->setToolTip(tr("The label-smoothed target: 1 \u2212 \u03b5 = %1 on the expected token and \u03b5/(V\u22121) = %2 "
-                               "on each of the other %3 tokens (\u03b5 = %4)")
+        target_->setToolTip(tr("The label-smoothed target: 1 − ε = %1 on the expected token and ε/(V−1) = %2 "
+                               "on each of the other %3 tokens (ε = %4)")
                                 .arg(QString::number(1.0 - eps, 'g', 4), QString::number(off, 'g', 4))
                                 .arg(V_ - 1)
                                 .arg(QString::number(eps, 'g', 4)));
@@ -399,11 +399,11 @@ void LossView::rebuild() {
         static_cast<TargetHeatmap*>(target_)->setTargets(tcols);
     }
     for (auto* h : {logits_, probs_, target_}) h->setMinimumHeight(h->minimumSizeHint().height());
-    table_->horizontalHeaderItem(6)->setText(smoothed() ? tr("\u2212\u03a3 q log p") : tr("\u2212log p(target)"));
+    table_->horizontalHeaderItem(6)->setText(smoothed() ? tr("−Σ q log p") : tr("−log p(target)"));
     table_->horizontalHeaderItem(6)->setToolTip(
-        smoothed() ? tr("this position's term: \u2212(1\u2212\u03b5) log p(target) \u2212 \u03b5/(V\u22121) \u03a3 of log p over "
+        smoothed() ? tr("this position's term: −(1−ε) log p(target) − ε/(V−1) Σ of log p over "
                         "the other tokens")
-                   : tr("cross-entropy of this position = log \u03a3 e^z \u2212 z\u209c"));
+                   : tr("cross-entropy of this position = log Σ e^z − zₜ"));
 
     const auto cellTip = [this, b, rowLabels, ignoredExpl](bool isProb) {
         return [this, b, rowLabels, ignoredExpl, isProb](int r, int c) {
@@ -414,7 +414,7 @@ void LossView::rebuild() {
             const QString tok = QString::fromStdString(config_.tgt_vocab[size_t(c)]).toHtmlEscaped();
             QString t = tr("<b>position %1</b> (%2)<br>").arg(r).arg(rowLabels.value(r).toHtmlEscaped());
             if (isProb)
-                t += tr("p[%1, <b>%2</b>] = exp(z) / \u03a3 exp(z) = exp(%3 \u2212 %4) = <b>%5</b>")
+                t += tr("p[%1, <b>%2</b>] = exp(z) / Σ exp(z) = exp(%3 − %4) = <b>%5</b>")
                          .arg(r)
                          .arg(tok, numfmt::decimals(z), numfmt::decimals(lse_[i]), numfmt::exact(p));
             else
@@ -423,7 +423,7 @@ void LossView::rebuild() {
                 if (target == ignoreIndex_)
                     t += QStringLiteral("<br>") + ignoredExpl;
                 else
-                    t += tr("<br>the correct token: \u2212log p = %1").arg(numfmt::decimals(nll_[i]));
+                    t += tr("<br>the correct token: −log p = %1").arg(numfmt::decimals(nll_[i]));
             } else if (target == ignoreIndex_) {
                 t += QStringLiteral("<br>") + ignoredExpl;
             }
@@ -449,11 +449,11 @@ void LossView::rebuild() {
         table_->setItem(t, 0, item(QString::number(t)));
         table_->setItem(t, 1, item(inTok(t)));
         table_->setItem(t, 2, item(tgtTok(id)));
-        table_->setItem(t, 3, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(zTarget_[i])));
-        table_->setItem(t, 4, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(lse_[i])));
-        table_->setItem(t, 5, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(p_[i])));
-        table_->setItem(t, 6, item(ignored ? QStringLiteral("\u2014") : numfmt::decimals(nll_[i], places)));
-        table_->setItem(t, 7, item(ignored ? tr("ignored (ignore_index=%1)").arg(ignoreIndex_) : tr("\u2714 counted")));
+        table_->setItem(t, 3, item(ignored ? QStringLiteral("—") : numfmt::decimals(zTarget_[i])));
+        table_->setItem(t, 4, item(ignored ? QStringLiteral("—") : numfmt::decimals(lse_[i])));
+        table_->setItem(t, 5, item(ignored ? QStringLiteral("—") : numfmt::decimals(p_[i])));
+        table_->setItem(t, 6, item(ignored ? QStringLiteral("—") : numfmt::decimals(nll_[i], places)));
+        table_->setItem(t, 7, item(ignored ? tr("ignored (ignore_index=%1)").arg(ignoreIndex_) : tr("✔ counted")));
         for (int c = 0; c < table_->columnCount(); ++c) {
             QTableWidgetItem* it = table_->item(t, c);
             if (ignored) {
@@ -524,8 +524,8 @@ void LossView::rebuild() {
     if (!std::isnan(traceLoss_)) {
         // The same function on the same numbers: equal to the bit unless the targets differ.
         const bool same = float(traceLoss_) == float(loss_);
-        html += same ? tr(" &nbsp;<span style='color:#2e7d32'>\u2714 the model's <tt>loss</tt> = %1</span>").arg(numfmt::decimals(traceLoss_, 6))
-                     : tr(" &nbsp;<span style='color:#b00020'>\u2260 the model's <tt>loss</tt> = %1</span>").arg(numfmt::decimals(traceLoss_, 6));
+        html += same ? tr(" &nbsp;<span style='color:#2e7d32'>✔ the model's <tt>loss</tt> = %1</span>").arg(numfmt::decimals(traceLoss_, 6))
+                     : tr(" &nbsp;<span style='color:#b00020'>≠ the model's <tt>loss</tt> = %1</span>").arg(numfmt::decimals(traceLoss_, 6));
     }
     formulaLabel_->setText(html);
 }

@@ -59,7 +59,7 @@ MaskView::MaskView(QWidget* parent)
     auto* pageLay = view_parts::makeColumn(page, 4);
 
     masksTitle_ = new QLabel(
-        tr("<b>The masks</b> \u2014 1 (dark, hatched) = masked: the query in that row may not look at the key in that column."),
+        tr("<b>The masks</b> — 1 (dark, hatched) = masked: the query in that row may not look at the key in that column."),
         page);
     masksTitle_->setObjectName(QStringLiteral("masksTitle"));
     masksTitle_->setWordWrap(true);
@@ -99,10 +99,10 @@ MaskView::MaskView(QWidget* parent)
     attn_ = view_parts::makeHeatmap(QStringLiteral("attnHeatmap"), page);
     flowRow->addWidget(scores_, 1);
     // Narrow (short lines, a point smaller) so that the three panels get the width at 1366 px.
-    fillOp_ = opLabel(tr("masked_fill\n(mask,\n\u22121e9)\n\u2192"), page, 10.0, 0.5);
+    fillOp_ = opLabel(tr("masked_fill\n(mask,\n−1e9)\n→"), page, 10.0, 0.5);
     flowRow->addWidget(fillOp_);
     flowRow->addWidget(masked_, 1);
-    flowRow->addWidget(opLabel(tr("softmax\n(each\nrow)\n\u2192"), page, 10.0, 0.5));
+    flowRow->addWidget(opLabel(tr("softmax\n(each\nrow)\n→"), page, 10.0, 0.5));
     flowRow->addWidget(attn_, 1);
     pageLay->addLayout(flowRow, 8);
 
@@ -127,15 +127,15 @@ void MaskView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const st
                     return e.role == stepformer::Role::SubsequenceMask;
                 });
     for (QWidget* w : tutorialOnly_) w->setVisible(!perBlock_);
-    fillOp_->setText(keepOnes_   ? tr("masked_fill\n(mask == 0,\n\u22121e9)\n\u2192")
-                     : additive_ ? tr("+ mask\n(0 / \u2212\u221e)\n\u2192")
-                              : tr("masked_fill\n(mask,\n\u22121e9)\n\u2192"));
+    fillOp_->setText(keepOnes_   ? tr("masked_fill\n(mask == 0,\n−1e9)\n→")
+                     : additive_ ? tr("+ mask\n(0 / −∞)\n→")
+                              : tr("masked_fill\n(mask,\n−1e9)\n→"));
     masksTitle_->setText(
-        keepOnes_ ? tr("<b>The masks</b>, this project's convention \u2014 <b>1 = keep</b>, 0 (hatched) = masked: the opposite "
+        keepOnes_ ? tr("<b>The masks</b>, this project's convention — <b>1 = keep</b>, 0 (hatched) = masked: the opposite "
                     "of the tutorial's. src_mask is one row for every query; slf_attn and enc_attn both read it.")
-        : additive_ ? tr("<b>The masks</b>, PyTorch's convention \u2014 added to the scores: 0 = may attend, \u2212\u221e (hatched) = "
+        : additive_ ? tr("<b>The masks</b>, PyTorch's convention — added to the scores: 0 = may attend, −∞ (hatched) = "
                     "ignored. Each block merges its attn_mask and key_padding_mask (True = ignore) into one.")
-               : tr("<b>The masks</b> \u2014 1 (dark, hatched) = masked: the query in that row may not look at the key in that column."));
+               : tr("<b>The masks</b> — 1 (dark, hatched) = masked: the query in that row may not look at the key in that column."));
     assignMasks();
     if (stepBeforeTrace_) {
         stepBeforeTrace_ = false;
@@ -211,7 +211,7 @@ void MaskView::rebuild() {
     if (trace_)
         for (const auto& n : maskNames_) anyMask = anyMask || (!n.isEmpty() && trace_->contains(n.toStdString()));
     if (!trace_ || !anyMask) {
-        messages_->showMessage(!trace_ ? tr("No data yet \u2014 run the forward pass to see the masks.")
+        messages_->showMessage(!trace_ ? tr("No data yet — run the forward pass to see the masks.")
                                        : tr("No masks in this trace."));
         for (auto* m : masks_) m->clear();
         scores_->clear();
@@ -226,10 +226,10 @@ void MaskView::rebuild() {
         : additive_ ? QStringList{tr("encoder self_attn mask"), QString(), QString(), tr("decoder self_attn mask (causal)"),
                              tr("multihead_attn mask")}
                : QStringList{tr("encoder pad mask"), tr("decoder pad mask"), tr("subsequence mask"),
-                             tr("decoder self-attn mask"), tr("decoder\u2013encoder pad mask")};
+                             tr("decoder self-attn mask"), tr("decoder–encoder pad mask")};
     for (int i = 0; i < masks_.size(); ++i) {
         PanelSpec p = panelFor(trace_, config_, maskNames_[i], batch_, 0, titles[i]);
-        if (!p.present) p.emptyMessage = tr("\u201c%1\u201d is not in this trace.").arg(maskNames_[i]);
+        if (!p.present) p.emptyMessage = tr("“%1” is not in this trace.").arg(maskNames_[i]);
         applyPanel(masks_[i], p);
         masks_[i]->setSelected(!maskNames_[i].isEmpty() && maskNames_[i] == step_);
         masks_[i]->setToolTip(maskNames_[i]);
@@ -240,12 +240,12 @@ void MaskView::rebuild() {
                   maskedScores = roleName(*trace_, block_, Role::MaskedScores),
                   attn = roleName(*trace_, block_, Role::Softmax);
     const QString flow =
-        keepOnes_ ? tr("the scores before masking (<tt>(q / temperature) \u00b7 k\u1d40</tt>), after <tt>masked_fill(mask == 0, "
-                    "\u22121e9)</tt>, and after the softmax \u2014 the masked (hatched) positions become exactly <b>0</b>.")
-        : additive_ ? tr("the scores before masking, <tt>scores + attn_mask</tt> (\u2212\u221e where a key is ignored), and after "
-                    "the softmax \u2014 the ignored (hatched) positions become exactly <b>0</b>.")
-               : tr("the scores before masking, after <tt>masked_fill_(attn_mask, \u22121e9)</tt>, and after the "
-                    "softmax \u2014 the masked (hatched) positions become exactly <b>0</b>.");
+        keepOnes_ ? tr("the scores before masking (<tt>(q / temperature) · kᵀ</tt>), after <tt>masked_fill(mask == 0, "
+                    "−1e9)</tt>, and after the softmax — the masked (hatched) positions become exactly <b>0</b>.")
+        : additive_ ? tr("the scores before masking, <tt>scores + attn_mask</tt> (−∞ where a key is ignored), and after "
+                    "the softmax — the ignored (hatched) positions become exactly <b>0</b>.")
+               : tr("the scores before masking, after <tt>masked_fill_(attn_mask, −1e9)</tt>, and after the "
+                    "softmax — the masked (hatched) positions become exactly <b>0</b>.");
     // A mask is made once per stack, before its first layer, and every layer uses it: at a mask's
     // step the title names no layer (the layer picker says whose scores are shown).
     if (showsMaskStep() && !perBlock_)  // PyTorch's masks are per block: the layer's own, titled below
@@ -265,17 +265,17 @@ void MaskView::rebuild() {
     // The head is named in the flow title above (in each panel's title too, they wrapped into
     // three lines in a 1366 px window).
     PanelSpec ps = panelFor(trace_, config_, scores, batch_, head_,
-                            keepOnes_   ? tr("1. scores = (q/\u221ad_k)\u00b7k\u1d40")
-                            : additive_ ? tr("1. scores: q\u00b7k\u1d40/\u221ahead_dim")
-                                     : tr("1. scores = QK\u1d40/\u221ad_k"));
+                            keepOnes_   ? tr("1. scores = (q/√d_k)·kᵀ")
+                            : additive_ ? tr("1. scores: q·kᵀ/√head_dim")
+                                     : tr("1. scores = QKᵀ/√d_k"));
     // Mark where the mask will hit before it does.
     if (ps.present) {
         PanelSpec pm = panelFor(trace_, config_, maskedScores, batch_, head_);
         if (pm.mask.size() == ps.m.values.size()) {
             ps.mask = pm.mask;
-            ps.maskedExplanation = keepOnes_ ? tr("<i>The mask is 0 here: the next step replaces this score by <b>\u22121e9</b>.</i>")
-                                   : additive_ ? tr("<i>The mask is \u2212\u221e here: the next step adds it to this score.</i>")
-                                          : tr("<i>The mask is 1 here: the next step replaces this score by <b>\u22121e9</b>.</i>");
+            ps.maskedExplanation = keepOnes_ ? tr("<i>The mask is 0 here: the next step replaces this score by <b>−1e9</b>.</i>")
+                                   : additive_ ? tr("<i>The mask is −∞ here: the next step adds it to this score.</i>")
+                                          : tr("<i>The mask is 1 here: the next step replaces this score by <b>−1e9</b>.</i>");
         }
     }
     applyPanel(scores_, ps);

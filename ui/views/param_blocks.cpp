@@ -68,7 +68,7 @@ QStringList blockLabels(const QStringList& labels, int step) {
     QStringList out;
     for (int i = 0; i < labels.size(); i += step) {
         const int last = std::min<int>(int(labels.size()), i + step) - 1;
-        out << (last == i ? labels[i] : labels[i] + QStringLiteral("\u2013") + labels[last]);
+        out << (last == i ? labels[i] : labels[i] + QStringLiteral("–") + labels[last]);
     }
     return out;
 }

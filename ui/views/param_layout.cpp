@@ -17,7 +17,7 @@ QStringList indexLabels(int n) {
 QStringList headLabels(int heads, int per) {
     QStringList l;
     for (int h = 0; h < heads; ++h)
-        for (int i = 0; i < per; ++i) l << QStringLiteral("h%1\u00b7%2").arg(h).arg(i);
+        for (int i = 0; i < per; ++i) l << QStringLiteral("h%1·%2").arg(h).arg(i);
     return l;
 }
 
@@ -66,14 +66,14 @@ ParamLayout paramLayout(const Config& c, const Trace* tr, const QString& name, c
         setRows(vocabLabels(c.tgt_vocab), QStringLiteral("tgt_vocab (token)"));
         setCols(indexLabels(p.cols), QStringLiteral("d_model"));
     } else if (role == Role::Q || role == Role::K) {
-        setRows(headLabels(c.n_heads, c.d_k), QStringLiteral("n_heads\u00b7d_k (out)"));
+        setRows(headLabels(c.n_heads, c.d_k), QStringLiteral("n_heads·d_k (out)"));
         setCols(indexLabels(p.cols), QStringLiteral("d_model (in)"));
     } else if (role == Role::V) {
-        setRows(headLabels(c.n_heads, c.d_v), QStringLiteral("n_heads\u00b7d_v (out)"));
+        setRows(headLabels(c.n_heads, c.d_v), QStringLiteral("n_heads·d_v (out)"));
         setCols(indexLabels(p.cols), QStringLiteral("d_model (in)"));
     } else if (role == Role::OutProjection) {
         setRows(indexLabels(p.rows), QStringLiteral("d_model (out)"));
-        setCols(headLabels(c.n_heads, c.d_v), QStringLiteral("n_heads\u00b7d_v (in)"));
+        setCols(headLabels(c.n_heads, c.d_v), QStringLiteral("n_heads·d_v (in)"));
     } else if (role == Role::FfnHidden) {
         p.rowTitle = QStringLiteral("d_ff (out)");
         p.colTitle = QStringLiteral("d_model (in)");
@@ -83,7 +83,7 @@ ParamLayout paramLayout(const Config& c, const Trace* tr, const QString& name, c
     } else if (role == Role::LayerNorm) {  // inputs: residual, gamma, beta
         p.rowTitle = QString();
         p.colTitle = QStringLiteral("d_model");
-        p.rowLabels = {arg == 2 ? QStringLiteral("\u03b2") : QStringLiteral("\u03b3")};
+        p.rowLabels = {arg == 2 ? QStringLiteral("β") : QStringLiteral("γ")};
     }
     return p;
 }

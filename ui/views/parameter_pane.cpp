@@ -23,7 +23,7 @@ namespace {
 QString optimizerText(const Optimizer& o) {
     const auto& oo = o.options();
     if (oo.kind == OptimizerKind::Adam)
-        return QStringLiteral("Adam (lr %1, \u03b2\u2081 %2, \u03b2\u2082 %3)").arg(numfmt::gradientStat(o.current_lr()), numfmt::gradientStat(oo.beta1), numfmt::gradientStat(oo.beta2));
+        return QStringLiteral("Adam (lr %1, β₁ %2, β₂ %3)").arg(numfmt::gradientStat(o.current_lr()), numfmt::gradientStat(oo.beta1), numfmt::gradientStat(oo.beta2));
     return QStringLiteral("SGD (lr %1, momentum %2)").arg(numfmt::gradientStat(o.current_lr()), numfmt::gradientStat(oo.momentum));
 }
 
@@ -184,9 +184,9 @@ void ParameterPane::showStats(const Tensor& W, const Tensor& G, bool haveUpdate)
         if (norms_.size() >= 256) norms_.clear();
         return norms_.insert(v.data(), l2(v)).value();
     };
-    QString stats = tr("\u2016W\u2016 = %1, \u2016\u2202loss/\u2202W\u2016 = %2").arg(numfmt::gradientStat(norm(W.data)), numfmt::gradientStat(norm(G.data)));
+    QString stats = tr("‖W‖ = %1, ‖∂loss/∂W‖ = %2").arg(numfmt::gradientStat(norm(W.data)), numfmt::gradientStat(norm(G.data)));
     if (haveUpdate)
-        stats += tr(", \u2016\u0394W\u2016 = %1 with %2, step %3")
+        stats += tr(", ‖ΔW‖ = %1 with %2, step %3")
                      .arg(numfmt::gradientStat(previewNorm_), optimizerText(*optimizer_))
                      .arg(optimizer_->step_count() + 1);
     else
@@ -195,7 +195,7 @@ void ParameterPane::showStats(const Tensor& W, const Tensor& G, bool haveUpdate)
         stats += optimizer_->options().kind == OptimizerKind::Adam
                      ? tr("<br><span style='color:#555'>Adam divides the (averaged) gradient by its running RMS, so "
                           "every weight moves about lr against the sign of its gradient.</span>")
-                     : tr("<br><span style='color:#555'>SGD with momentum: \u0394W = \u2212lr \u00b7 (momentum buffer + "
+                     : tr("<br><span style='color:#555'>SGD with momentum: ΔW = −lr · (momentum buffer + "
                           "gradient).</span>");
     }
     stats_->setText(stats);
@@ -249,7 +249,7 @@ void ParameterPane::rebuild() {
     if (!B.pooled())
         blocksNote_->setText(tr("Every entry is shown. Hover a cell for its weight, gradient and update."));
     else if (blocks_)
-        blocksNote_->setText(tr("%1 entries, shown as %2 \u00d7 %3 blocks of %4 \u00d7 %5: each cell is the block's "
+        blocksNote_->setText(tr("%1 entries, shown as %2 × %3 blocks of %4 × %5: each cell is the block's "
                                 "largest entry (with its sign). Hover a cell to see which entry it is.")
                                  .arg(loc.toString(qlonglong(W.size())))
                                  .arg(B.blockRows())
@@ -262,7 +262,7 @@ void ParameterPane::rebuild() {
     const QStringList rowLabels = blocks_ ? blockLabels(L.rowLabels, B.rowStep) : L.rowLabels;
     const QStringList colLabels = blocks_ ? blockLabels(L.colLabels, B.colStep) : L.colLabels;
     const auto blockTitle = [&](const QString& t, int step) {
-        return blocks_ && step > 1 && !t.isEmpty() ? tr("%1 \u00b7 %2 per cell").arg(t).arg(step) : t;
+        return blocks_ && step > 1 && !t.isEmpty() ? tr("%1 · %2 per cell").arg(t).arg(step) : t;
     };
     // The heatmaps share the numbers with the (immutable) sets instead of copying a million of
     // them; in blocks, the cells with the index of the entry each shows (for the tooltips).
@@ -289,10 +289,10 @@ void ParameterPane::rebuild() {
         return source;
     };
     const auto wSource = fill(weight_, std::shared_ptr<const std::vector<float>>(params_, &W.data), tr("W"), tr("weight"));
-    const auto gSource = fill(weightGrad_, std::shared_ptr<const std::vector<float>>(grads_, &G.data), tr("\u2202loss/\u2202W"), tr("gradient"));
+    const auto gSource = fill(weightGrad_, std::shared_ptr<const std::vector<float>>(grads_, &G.data), tr("∂loss/∂W"), tr("gradient"));
     std::shared_ptr<const std::vector<int64_t>> uSource;
     if (haveUpdate) {
-        uSource = fill(update_, std::shared_ptr<const std::vector<float>>(preview_, &preview_->data), tr("\u0394W (next step)"), tr("update"));
+        uSource = fill(update_, std::shared_ptr<const std::vector<float>>(preview_, &preview_->data), tr("ΔW (next step)"), tr("update"));
     } else {
         update_->clear();
         update_->setEmptyMessage(tr("No optimizer"));
@@ -312,9 +312,9 @@ void ParameterPane::rebuild() {
         if (i >= w.size() || i >= g.size()) return QString();
         QString t = QStringLiteral("<b>%1</b>[%2, %3]").arg(name.toHtmlEscaped(), rl.value(r).toHtmlEscaped(), cl.value(c).toHtmlEscaped());
         t += QStringLiteral("<br>W = <b>%1</b>").arg(numfmt::exact(w[i]));
-        t += QStringLiteral("<br>\u2202loss/\u2202W = <b>%1</b>").arg(numfmt::exact(g[i]));
+        t += QStringLiteral("<br>∂loss/∂W = <b>%1</b>").arg(numfmt::exact(g[i]));
         if (update && i < update->data.size())
-            t += QStringLiteral("<br>update \u0394W = <b>%1</b><br>after the step: W = %2")
+            t += QStringLiteral("<br>update ΔW = <b>%1</b><br>after the step: W = %2")
                      .arg(numfmt::exact(update->data[i]), numfmt::exact(w[i] + update->data[i]));
         return t;
     };
@@ -326,7 +326,7 @@ void ParameterPane::rebuild() {
             if (cell >= source->size() || (*source)[cell] < 0) return QString();
             const int64_t i = (*source)[cell];
             const auto range = [](const QStringList& l, int first, int last) {
-                return first == last ? l.value(first) : l.value(first) + QStringLiteral("\u2013") + l.value(last);
+                return first == last ? l.value(first) : l.value(first) + QStringLiteral("–") + l.value(last);
             };
             return tr("<i>Block: rows %1, columns %2; its largest %3 is</i><br>")
                        .arg(range(rl, b.firstRow(r), b.lastRow(r)).toHtmlEscaped(),

@@ -63,7 +63,7 @@ TensorView::TensorView(QWidget* parent) : StepView(parent, "tensorView") {
         b->setMinimumWidth(32);
         return b;
     };
-    zoomOutButton_ = mkButton(QStringLiteral("zoomOutButton"), QStringLiteral("\u2212"), tr("Zoom out (Ctrl+mouse wheel)"));
+    zoomOutButton_ = mkButton(QStringLiteral("zoomOutButton"), QStringLiteral("−"), tr("Zoom out (Ctrl+mouse wheel)"));
     zoomInButton_ = mkButton(QStringLiteral("zoomInButton"), QStringLiteral("+"), tr("Zoom in (Ctrl+mouse wheel)"));
     zoomFitButton_ = mkButton(QStringLiteral("zoomFitButton"), tr("Fit"), tr("Fit the whole tensor into the view"));
     bar->addWidget(headGridToggle_);
@@ -208,7 +208,7 @@ void TensorView::rebuild() {
     if (!trace_) {
         titleLabel_->clear();
         formulaLabel_->clear();
-        message(tr("No data yet \u2014 run the forward pass to see the tensors."));
+        message(tr("No data yet — run the forward pass to see the tensors."));
         return;
     }
     if (step_.isEmpty()) {
@@ -223,10 +223,10 @@ void TensorView::rebuild() {
         titleLabel_->setText(QStringLiteral("<b><tt>%1</tt></b>").arg(step_.toHtmlEscaped()));
         formulaLabel_->clear();
         if (s.isGrad)
-            message(tr("No gradient for \u201c%1\u201d yet.\nRun a backward pass (a training step) to see the gradients.")
+            message(tr("No gradient for “%1” yet.\nRun a backward pass (a training step) to see the gradients.")
                         .arg(s.base));
         else
-            message(tr("No data for \u201c%1\u201d in this trace.").arg(step_));
+            message(tr("No data for “%1” in this trace.").arg(step_));
         return;
     }
 

@@ -1,6 +1,6 @@
 // The tensor view for the current step: the operation's inputs and its output side by side as
-// heatmaps (e.g. for `scores`: Q and K\u1d40 of the chosen head and the resulting QK\u1d40/\u221ad_k),
-// with token labels, a legend, masked cells marked and explanatory tooltips ("q_2\u00b7k_3/\u221ad_k =
+// heatmaps (e.g. for `scores`: Q and Kᵀ of the chosen head and the resulting QKᵀ/√d_k),
+// with token labels, a legend, masked cells marked and explanatory tooltips ("q_2·k_3/√d_k =
 // ..."). Wide tensors (512 features) are stacked vertically with their scrolling and zoom in
 // sync, so one column is one feature in every panel. For grad.<name> steps the tensor itself
 // is shown beside its gradient.
@@ -11,7 +11,7 @@
 // A step that is not in the trace (or no trace at all) shows a friendly message instead.
 //
 // Linked hover (views/linked_hover.h): pointing at a cell of the output outlines the rows and
-// columns of the operands it came from (Q's row and K\u1d40's column for a score, the softmax's
+// columns of the operands it came from (Q's row and Kᵀ's column for a score, the softmax's
 // input row, the same cell of both summands); pointing at an operand outlines the output's row
 // or column it feeds. In the head grid a cell outlines the same cell in every head. Leaving
 // the cells clears every outline.

@@ -30,7 +30,7 @@ QString HeatmapWidget::defaultTooltip(int r, int c) const {
     if (isMasked(r, c)) {
         s += QStringLiteral("<br><br>");
         s += maskedExplanation_.isEmpty()
-                 ? tr("<i>Masked</i> (the mask is 1 here): the score is replaced by <b>\u22121e9</b> before the "
+                 ? tr("<i>Masked</i> (the mask is 1 here): the score is replaced by <b>−1e9</b> before the "
                       "softmax, so this attention weight becomes exactly <b>0</b>.")
                  : maskedExplanation_;
     }

@@ -62,8 +62,8 @@ QFont HeatmapWidget::titleFont() const {
 
 QString HeatmapWidget::maskCaption() const {
     if (mask_.empty() && !hasFill_) return {};
-    if (negInfFill_) return tr("ignored\n(= \u2212\u221e)");
-    return hasFill_ ? tr("masked\n(= \u22121e9)") : tr("masked");
+    if (negInfFill_) return tr("ignored\n(= −∞)");
+    return hasFill_ ? tr("masked\n(= −1e9)") : tr("masked");
 }
 
 int HeatmapWidget::labelExtent(bool rowsSide, const QFontMetrics& fm) const {
@@ -97,7 +97,7 @@ void HeatmapWidget::relayout() {
     const int pad = compact_ ? 3 : 6;
     const bool legend = showLegend_ && !compact_ && !isEmpty();
     const QString mcap = maskCaption();
-    const QString colTitle = colTitle_ + QStringLiteral("\u00a0\u00a0\u2192"), rowTitle = rowTitle_ + QStringLiteral("\u00a0\u00a0\u2192");
+    const QString colTitle = colTitle_ + QStringLiteral("\u00a0\u00a0→"), rowTitle = rowTitle_ + QStringLiteral("\u00a0\u00a0→");
 
     int naturalLeft = 0, naturalRight = 0;
     for (int iter = 0; iter < 3; ++iter) {
@@ -123,7 +123,7 @@ void HeatmapWidget::relayout() {
                                std::all_of(colLabels_.begin(), colLabels_.end(), [](const QString& l) { return l.isEmpty(); });
         const int horizHeader = blankCols ? 0 : fm.height() + 6;
         naturalRight = !legend ? 0
-                       : binary_ ? fm.horizontalAdvance(negInfFill_ ? tr("\u2212\u221e = ignored") : tr("1 = masked")) + 16 + 8 + 14
+                       : binary_ ? fm.horizontalAdvance(negInfFill_ ? tr("−∞ = ignored") : tr("1 = masked")) + 16 + 8 + 14
                                  : cmap_.legendWidth(lf, legendCaption_, mcap) + 14;
         const int legendRightW = std::max(naturalRight, legend ? minRight_ : 0);
         const int legendBottomH = legend ? Colormap::horizontalLegendHeight(lf, !mcap.isEmpty() && !binary_) + 8 : 0;
@@ -321,7 +321,7 @@ QSize HeatmapWidget::minimumSizeHint() const {
         const int wrapW = m.width() - 2 * pad - 2;
         const int header = std::min(maxCol, colLabelCap()) + 8;  // vertical labels, the tallest case
         const int h = 2 * pad + (title_.isEmpty() ? 0 : wrappedLines(tfm, title_, wrapW) * tfm.height() + (compact_ ? 2 : 6)) +
-                      (axisTitles && !colTitle_.isEmpty() ? wrappedLines(fm, colTitle_ + QStringLiteral("\u00a0\u00a0\u2192"), wrapW) * fm.height() + 2 : 0) +
+                      (axisTitles && !colTitle_.isEmpty() ? wrappedLines(fm, colTitle_ + QStringLiteral("\u00a0\u00a0→"), wrapW) * fm.height() + 2 : 0) +
                       header + rows_ * minCellHeight(fm) +
                       (showLegend_ && !compact_ ? Colormap::horizontalLegendHeight(labelFont(), !maskCaption().isEmpty() && !binary_) + 8 : 0);
         m.setHeight(std::max(m.height(), h));

@@ -76,7 +76,7 @@ void HeatmapWidget::paintAxisTitles(QPainter& p, const QFontMetrics& fm) const {
     if (colTitleH_ > 0) {
         p.setPen(QColor(90, 90, 90));
         const QRect tr(gridRect_.left(), origin_.y() + titleH_, std::max(40, vr.width() - gridRect_.left() - pad), colTitleH_ - 2);
-        drawWrapped(p, fm, tr, pad, colTitleLines_, colTitle_ + QStringLiteral("\u00a0\u00a0\u2192"));
+        drawWrapped(p, fm, tr, pad, colTitleLines_, colTitle_ + QStringLiteral("\u00a0\u00a0→"));
     }
     if (rowTitleW_ > 0) {
         // Along the cells, from their top down to the bottom of the widget; moved up (as far as
@@ -89,7 +89,7 @@ void HeatmapWidget::paintAxisTitles(QPainter& p, const QFontMetrics& fm) const {
         p.rotate(90);
         const int lines = rowTitleLines_;
         drawWrapped(p, fm, QRect(y, -lines * fm.height(), len, lines * fm.height()), origin_.y() + titleH_, lines,
-                    rowTitle_ + QStringLiteral("\u00a0\u00a0\u2192"));
+                    rowTitle_ + QStringLiteral("\u00a0\u00a0→"));
         p.restore();
     }
 }
@@ -271,7 +271,7 @@ void HeatmapWidget::paintLegend(QPainter& p, const QFont& lf) const {
         const int sw = 16, sh = std::min(14, fm.height());
         // PyTorch's additive mask is 0 / −∞ (its −∞ cells are drawn as masked, not by the scale).
         const QString t0 = negInfFill_ ? tr("0 = attend") : tr("0 = visible"),
-                      t1 = negInfFill_ ? tr("\u2212\u221e = ignored") : tr("1 = masked");
+                      t1 = negInfFill_ ? tr("−∞ = ignored") : tr("1 = masked");
         QRect s0, s1;
         if (legendBottom_) {
             s0 = QRect(legendRect_.left(), legendRect_.top() + 2, sw, sh);

@@ -17,7 +17,7 @@
 //
 // Masked cells (mask != 0): filled with the neutral "masked" grey when their value is the
 // -1e9 fill (or beyond +-1e8), otherwise with their colour, and hatched either way; they show
-// their value ("\u22121e9", "0") when the cell is big enough, and the tooltip explains them.
+// their value ("−1e9", "0") when the cell is big enough, and the tooltip explains them.
 #pragma once
 
 #include <algorithm>
@@ -127,7 +127,7 @@ public:
     QRect cellRect(int r, int c) const;
     // Scrolls so that the cell is visible.
     void ensureCellVisible(int r, int c);
-    // The text a cell shows when it is big enough, e.g. "0.42", "0", "\u22121e9".
+    // The text a cell shows when it is big enough, e.g. "0.42", "0", "−1e9".
     QString cellText(int r, int c) const;
     // Whether numbers are currently printed in the cells.
     bool valuesShown() const;

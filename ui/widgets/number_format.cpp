@@ -23,7 +23,7 @@ QString finish(QString s) {
     const QString body = negative ? s.mid(1) : s;
     if (body.compare(QLatin1String("nan"), Qt::CaseInsensitive) == 0) return QStringLiteral("NaN");
     if (body.compare(QLatin1String("inf"), Qt::CaseInsensitive) == 0)
-        return negative ? kMinus + QStringLiteral("\u221e") : QStringLiteral("\u221e");
+        return negative ? kMinus + QStringLiteral("∞") : QStringLiteral("∞");
     const int e = s.indexOf(QLatin1Char('e'));
     if (e >= 0) {
         const QString mant = s.left(e);
@@ -48,7 +48,7 @@ QString parenthesizedIfNegative(double v, const QString& text) {
 QString exact(double value) {
     const float v = static_cast<float>(value);
     if (std::isnan(v)) return QStringLiteral("NaN");
-    if (std::isinf(v)) return v > 0 ? QStringLiteral("+\u221e") : kMinus + QStringLiteral("\u221e");
+    if (std::isinf(v)) return v > 0 ? QStringLiteral("+∞") : kMinus + QStringLiteral("∞");
     char buf[64];
     const auto res = std::to_chars(buf, buf + sizeof buf, v);  // shortest text that reads back as v
     return finish(QString::fromLatin1(buf, static_cast<int>(res.ptr - buf)));
@@ -59,7 +59,7 @@ QString exactOperand(double v) { return parenthesizedIfNegative(v, exact(v)); }
 QString cell(double value) {
     const float v = static_cast<float>(value);
     if (std::isnan(v)) return QStringLiteral("NaN");
-    if (std::isinf(v)) return v > 0 ? QStringLiteral("\u221e") : kMinus + QStringLiteral("\u221e");
+    if (std::isinf(v)) return v > 0 ? QStringLiteral("∞") : kMinus + QStringLiteral("∞");
     if (v == 0.0f) return QStringLiteral("0");
     const float a = std::fabs(v);
     QString s;
@@ -97,14 +97,14 @@ QString tensorStat(double v) {
 }
 
 QString gradientStat(double v) {
-    if (!std::isfinite(v)) return QStringLiteral("\u2014");
+    if (!std::isfinite(v)) return QStringLiteral("—");
     return tensorStat(v);
 }
 
 QString fourDigits(double v) { return finish(QString::number(v, 'g', 4)); }
 
 QString decimals(double v, int places) {
-    if (std::isnan(v)) return QStringLiteral("\u2014");
+    if (std::isnan(v)) return QStringLiteral("—");
     return finish(QString::number(v, 'f', places));
 }
 

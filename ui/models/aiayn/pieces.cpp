@@ -26,7 +26,7 @@ bool aiaynStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     const Config& cfg = pb.cfg;
     const TraceEntry* e = s.entry;
     const auto in = [&](size_t i) { return e ? inputName(*e, i) : QString(); };
-    const QString headTag = QStringLiteral("  \u00b7 head %1").arg(hh);
+    const QString headTag = QStringLiteral("  · head %1").arg(hh);
     const int D = cfg.d_model;
     const QString temperature = numfmt::fourDigits(std::sqrt(double(cfg.d_k)));
     const bool ffn = s.block.kind == BlockKind::FeedForward;
@@ -36,7 +36,7 @@ bool aiaynStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     case Role::PadMask:
         pb.add(step, QStringLiteral("src_mask (1 = keep)"));
         f = QStringLiteral("<b>get_pad_mask(src_seq, pad_idx)</b> = (seq != pad_idx).unsqueeze(-2): <b>1 = keep</b> (a real "
-                           "word), <b>0 = masked</b> (padding) \u2014 this project's convention, the opposite of the "
+                           "word), <b>0 = masked</b> (padding) — this project's convention, the opposite of the "
                            "tutorial's 1 = masked. One row, broadcast over every query; slf_attn and enc_attn both read it.");
         return true;
     case Role::CombinedMask:
@@ -50,9 +50,9 @@ bool aiaynStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     case Role::V: {
         const QString l = s.role == Role::Q ? QStringLiteral("q") : s.role == Role::K ? QStringLiteral("k") : QStringLiteral("v");
         pb.add(in(0), QStringLiteral("input: ") + leafName(in(0)));
-        pb.op(QStringLiteral("\u00d7 w_%1s\u1d40\n(no bias)\n\u2192 head %2").arg(l).arg(hh));
+        pb.op(QStringLiteral("× w_%1sᵀ\n(no bias)\n→ head %2").arg(l).arg(hh));
         pb.add(step, l.toUpper() + headTag);
-        f = QStringLiteral("<b>%1</b> = w_%2s(%2).view(sz_b, len, n_head, d_%3).transpose(1, 2): nn.Linear(d_model, n_head\u00b7d_%3, "
+        f = QStringLiteral("<b>%1</b> = w_%2s(%2).view(sz_b, len, n_head, d_%3).transpose(1, 2): nn.Linear(d_model, n_head·d_%3, "
                            "bias=False), cut into n_head = %4 heads of d_%3 = %5 columns; shown: head %6.")
                 .arg(l.toUpper(), l, s.role == Role::V ? QStringLiteral("v") : QStringLiteral("k"))
                 .arg(H)
@@ -65,39 +65,39 @@ bool aiaynStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     }
     case Role::ScaledQ:
         pb.add(in(0), QStringLiteral("q") + headTag);
-        pb.op(QStringLiteral("/ temperature\n(\u221ad_k = %1)").arg(temperature));
+        pb.op(QStringLiteral("/ temperature\n(√d_k = %1)").arg(temperature));
         pb.add(step, QStringLiteral("q / temperature") + headTag);
-        f = QStringLiteral("<b>q / self.temperature</b>, temperature = d_k ** 0.5 = \u221a%1 = %2: ScaledDotProductAttention "
+        f = QStringLiteral("<b>q / self.temperature</b>, temperature = d_k ** 0.5 = √%1 = %2: ScaledDotProductAttention "
                            "scales the <i>query</i> before the product, not the scores after it. The same maths as "
-                           "(q\u00b7k\u1d40)/\u221ad_k, rounded differently in the last bits.")
+                           "(q·kᵀ)/√d_k, rounded differently in the last bits.")
                 .arg(cfg.d_k)
                 .arg(temperature);
         return true;
     case Role::Scores:
         pb.add(in(0), QStringLiteral("q / temperature") + headTag);
-        pb.op(QStringLiteral("\u00d7"));
+        pb.op(QStringLiteral("×"));
         pb.add(in(1), QString());
-        pb.transposeLast(QStringLiteral("k\u1d40") + headTag);
+        pb.transposeLast(QStringLiteral("kᵀ") + headTag);
         pb.op(QStringLiteral("="));
         pb.add(step, QStringLiteral("scores") + headTag);
         f = QStringLiteral("<b>attn = torch.matmul(q / self.temperature, k.transpose(2, 3))</b>: the query was already "
-                           "divided by \u221ad_k = %1, so no second scale follows; each row is a query, each column a key.")
+                           "divided by √d_k = %1, so no second scale follows; each row is a query, each column a key.")
                 .arg(temperature);
         return true;
     case Role::MaskedScores:
         pb.add(in(0), QStringLiteral("scores") + headTag);
-        pb.op(QStringLiteral("masked_fill\n(mask == 0,\n\u22121e9)"));
+        pb.op(QStringLiteral("masked_fill\n(mask == 0,\n−1e9)"));
         pb.add(in(1), QStringLiteral("mask (1 = keep)"));
         pb.op(QStringLiteral("="));
         pb.add(step, QStringLiteral("masked scores") + headTag);
         f = QStringLiteral("<b>attn.masked_fill(mask == 0, -1e9)</b>: where the mask is <b>0</b> (this project's masks are "
-                           "1 = keep) the score becomes \u22121e9, so the softmax gives that key (almost exactly) no weight.");
+                           "1 = keep) the score becomes −1e9, so the softmax gives that key (almost exactly) no weight.");
         return true;
     case Role::OutProjection:
         pb.mergedHeads(in(0), QStringLiteral("context, all heads concatenated"));
-        pb.op(QStringLiteral("\u00d7 fc.weight\u1d40\n(no bias)\n="));
+        pb.op(QStringLiteral("× fc.weightᵀ\n(no bias)\n="));
         pb.add(step, QStringLiteral("fc (the attention's output)"));
-        f = QStringLiteral("<b>fc</b> = nn.Linear(n_head\u00b7d_v = %1, d_model = %2, bias=False): the heads side by side mixed "
+        f = QStringLiteral("<b>fc</b> = nn.Linear(n_head·d_v = %1, d_model = %2, bias=False): the heads side by side mixed "
                            "back to d_model; dropout follows (in training).")
                 .arg(cfg.n_heads * cfg.d_v)
                 .arg(D);
@@ -115,36 +115,36 @@ bool aiaynStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     case Role::LayerNorm: {
         const bool before = s.block.kind == BlockKind::Input;
         pb.add(in(0), QStringLiteral("input: ") + leafName(in(0)));
-        pb.op(QStringLiteral("LayerNorm\n(\u03b5 1e-6)\n\u00b7 \u03b3 + \u03b2"));
+        pb.op(QStringLiteral("LayerNorm\n(ε 1e-6)\n· γ + β"));
         pb.add(step, leafName(step));
         f = before ? QStringLiteral("<b>%1.layer_norm</b> = nn.LayerNorm(d_model, eps=1e-6): applied once to the embeddings "
                                     "plus positions, <i>before</i> the first layer (nn.Transformer and the tutorial have none "
-                                    "here); each row to mean 0, variance 1, then \u00b7 \u03b3 + \u03b2 (learned).")
+                                    "here); each row to mean 0, variance 1, then · γ + β (learned).")
                              .arg(s.decoder() ? QStringLiteral("decoder") : QStringLiteral("encoder"))
                    : QStringLiteral("<b>self.layer_norm(x)</b>, nn.LayerNorm(d_model, eps=1e-6), after the residual add (post-norm): "
-                                    "each row to mean 0, variance 1, then \u00b7 \u03b3 + \u03b2 (learned).");
+                                    "each row to mean 0, variance 1, then · γ + β (learned).");
         return true;
     }
     case Role::FfnHidden:
         pb.add(in(0), QStringLiteral("input: ") + leafName(in(0)));
-        pb.op(QStringLiteral("\u00d7 w_1.weight\u1d40\n+ w_1.bias"));
+        pb.op(QStringLiteral("× w_1.weightᵀ\n+ w_1.bias"));
         pb.add(step, QStringLiteral("w_1 (d_inner = %1)").arg(cfg.d_ff));
         f = QStringLiteral("<b>w_1</b> = nn.Linear(d_model, d_inner) with bias: every position widened from %1 to %2.").arg(D).arg(cfg.d_ff);
         return true;
     case Role::FfnOut:
         pb.add(in(0), QStringLiteral("relu"));
-        pb.op(QStringLiteral("\u00d7 w_2.weight\u1d40\n+ w_2.bias"));
+        pb.op(QStringLiteral("× w_2.weightᵀ\n+ w_2.bias"));
         pb.add(step, QStringLiteral("w_2"));
         f = QStringLiteral("<b>w_2</b> = nn.Linear(d_inner, d_model) with bias: back from %1 to %2 (dropout follows).").arg(cfg.d_ff).arg(D);
         return true;
     case Role::Embedding: {
         const QString mod = s.decoder() ? QStringLiteral("trg_word_emb") : QStringLiteral("src_word_emb");
-        pb.add(step, scaleEmb(cfg) ? mod + QStringLiteral(" \u00d7 \u221ad_model") : mod);
+        pb.add(step, scaleEmb(cfg) ? mod + QStringLiteral(" × √d_model") : mod);
         f = QStringLiteral("<b>%1</b>(seq): each token id picks its row of nn.Embedding(n_vocab, d_model, padding_idx=0) "
-                           "\u2014 the pad row gets no gradient. ")
+                           "— the pad row gets no gradient. ")
                 .arg(mod);
-        f += scaleEmb(cfg) ? QStringLiteral("scale_emb_or_prj = 'emb': then \u00d7 d_model ** 0.5 = %1.").arg(numfmt::fourDigits(std::sqrt(double(D))))
-                           : QStringLiteral("No \u00d7 \u221ad_model here (scale_emb_or_prj is not 'emb' with the weights shared).");
+        f += scaleEmb(cfg) ? QStringLiteral("scale_emb_or_prj = 'emb': then × d_model ** 0.5 = %1.").arg(numfmt::fourDigits(std::sqrt(double(D))))
+                           : QStringLiteral("No × √d_model here (scale_emb_or_prj is not 'emb' with the weights shared).");
         return true;
     }
     case Role::PositionalTable:
@@ -158,34 +158,34 @@ bool aiaynStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
         pb.add(in(0), QStringLiteral("word embedding"));
         pb.op(QStringLiteral("+"));
         pb.add(in(1), QStringLiteral("pos_table"));
-        pb.op(QStringLiteral("= \u2192 dropout"));
+        pb.op(QStringLiteral("= → dropout"));
         pb.add(step, QStringLiteral("embedding + positions"));
         f = QStringLiteral("<b>dropout(position_enc(emb))</b>: pos_table[:, :len] is added, then dropout (training only); "
                            "a LayerNorm follows before the first layer.");
         return true;
     case Role::Logits:
         pb.add(in(0), QStringLiteral("decoder output: ") + leafName(in(0)));
-        pb.op(scalePrj(cfg) ? QStringLiteral("\u00d7 trg_word_prj.weight\u1d40\n\u00d7 d_model^\u22120.5")
-                            : QStringLiteral("\u00d7 trg_word_prj.weight\u1d40\n(no bias)"));
+        pb.op(scalePrj(cfg) ? QStringLiteral("× trg_word_prj.weightᵀ\n× d_model^−0.5")
+                            : QStringLiteral("× trg_word_prj.weightᵀ\n(no bias)"));
         pb.add(step, QStringLiteral("logits"));
         f = QStringLiteral("<b>trg_word_prj</b> = nn.Linear(d_model, n_trg_vocab, bias=False)");
         f += cfg.trg_emb_prj_weight_sharing ? QStringLiteral(", its weight <b>shared</b> with decoder.trg_word_emb (one parameter)")
                                             : QStringLiteral(", its own weight (trg_emb_prj_weight_sharing off)");
-        f += scalePrj(cfg) ? QStringLiteral("; scale_emb_or_prj = 'prj': logits \u00d7 d_model ** \u22120.5 = %1.")
+        f += scalePrj(cfg) ? QStringLiteral("; scale_emb_or_prj = 'prj': logits × d_model ** −0.5 = %1.")
                                  .arg(numfmt::fourDigits(1.0 / std::sqrt(double(D))))
                            : QStringLiteral(".");
         return true;
     case Role::LossPerToken:
         pb.add(in(0), QStringLiteral("logits"));
-        pb.op(QStringLiteral("label-smoothed\ncross-entropy\n\u2192"));
+        pb.op(QStringLiteral("label-smoothed\ncross-entropy\n→"));
         pb.add(step, QStringLiteral("loss per position"));
-        f = QStringLiteral("<b>cal_loss</b>, smoothing on: the one-hot target becomes 1 \u2212 \u03b5 = 0.9 on the correct word "
-                           "and \u03b5/(n_class \u2212 1) on each other; loss = \u2212\u03a3 target \u00b7 log_softmax(logits). "
+        f = QStringLiteral("<b>cal_loss</b>, smoothing on: the one-hot target becomes 1 − ε = 0.9 on the correct word "
+                           "and ε/(n_class − 1) on each other; loss = −Σ target · log_softmax(logits). "
                            "Pad targets count 0.");
         return true;
     case Role::Loss:
         pb.add(in(0), QStringLiteral("loss per position"));
-        pb.op(QStringLiteral("sum\n\u2192"));
+        pb.op(QStringLiteral("sum\n→"));
         pb.add(step, QStringLiteral("loss"));
         f = QStringLiteral("<b>loss = loss.masked_select(non_pad_mask).sum()</b>: cal_loss <i>sums</i> over the non-pad "
                            "targets (the tutorial's CrossEntropyLoss takes the mean).");

@@ -27,7 +27,7 @@ QString CellScope::aiaynText(bool& handled) const {
 
     if (x.isMask && s.entry) {
         if (v == 0.0f)
-            return QStringLiteral("<b>0 = masked</b> (this project's masks are 1 = keep): query %1 may not look at key %2 \u2014 %3.")
+            return QStringLiteral("<b>0 = masked</b> (this project's masks are 1 = keep): query %1 may not look at key %2 — %3.")
                 .arg(quoted(qi), quoted(kj), esc(maskReason(tr, *s.entry, x.b, r, c)));
         return QStringLiteral("<b>1 = keep</b>: query %1 may look at key %2 (the tutorial would write 0 here).").arg(quoted(qi), quoted(kj));
     }
@@ -37,14 +37,14 @@ QString CellScope::aiaynText(bool& handled) const {
     case Role::V: {
         const QString w = s.role == Role::Q ? QStringLiteral("w_qs") : s.role == Role::K ? QStringLiteral("w_ks") : QStringLiteral("w_vs");
         const int d = x.m.cols;
-        return QStringLiteral("= input row %1 \u00b7 %2.weight<sup>T</sup>, column %3 (no bias); head %4 owns columns %5\u2026%6.")
+        return QStringLiteral("= input row %1 · %2.weight<sup>T</sup>, column %3 (no bias); head %4 owns columns %5…%6.")
             .arg(r).arg(w).arg(x.h * d + c).arg(x.h).arg(x.h * d).arg(x.h * d + d - 1);
     }
     case Role::ScaledQ: {
         const Matrix Q = operand(0);
         if (!inside(Q, r, c)) return {};
-        return QStringLiteral("= q[%1, %2] / temperature = %3 / %4 = <b>%5</b><br>temperature = d_k ** 0.5 = \u221a%6; the query is "
-                              "scaled <i>before</i> q\u00b7k\u1d40.")
+        return QStringLiteral("= q[%1, %2] / temperature = %3 / %4 = <b>%5</b><br>temperature = d_k ** 0.5 = √%6; the query is "
+                              "scaled <i>before</i> q·kᵀ.")
             .arg(r).arg(c).arg(exact(Q.at(r, c)), exactOperand(temperature), exact(v)).arg(x.cfg.d_k);
     }
     case Role::Scores: {
@@ -53,12 +53,12 @@ QString CellScope::aiaynText(bool& handled) const {
         if (inside(Q, r, 0) && inside(K, c, 0) && Q.cols == K.cols) {
             double dot = 0.0;
             for (int d = 0; d < Q.cols; ++d) dot += double(Q.at(r, d)) * double(K.at(c, d));
-            t = QStringLiteral("(q%1 / temperature) \u00b7 k%2 = <b>%3</b><br>query %4's already scaled row times key %5's row "
-                               "of k; no second scale (temperature = \u221ad_k = %6)")
+            t = QStringLiteral("(q%1 / temperature) · k%2 = <b>%3</b><br>query %4's already scaled row times key %5's row "
+                               "of k; no second scale (temperature = √d_k = %6)")
                     .arg(sub(QString::number(r)), sub(QString::number(c)), exact(dot), quoted(qi), quoted(kj), exact(temperature));
         }
         if (masked())
-            t += QStringLiteral("<br><i>The mask is 0 here (%1): masked_fill puts \u22121e9 in this place next.</i>").arg(esc(reason()));
+            t += QStringLiteral("<br><i>The mask is 0 here (%1): masked_fill puts −1e9 in this place next.</i>").arg(esc(reason()));
         return t;
     }
     case Role::MaskedScores: {
@@ -66,12 +66,12 @@ QString CellScope::aiaynText(bool& handled) const {
         const float keep = maskAt(sliceOf(tr, &x.cfg, in(1), x.b, 0), r, c);
         const QString before = inside(sc, r, c) ? exact(sc.at(r, c)) : exact(v);
         if (keep == 0.0f)
-            return QStringLiteral("mask = 0 (%1) \u2192 masked_fill(mask == 0, \u22121e9) puts <b>\u22121e9</b> here (the score was %2).")
+            return QStringLiteral("mask = 0 (%1) → masked_fill(mask == 0, −1e9) puts <b>−1e9</b> here (the score was %2).")
                 .arg(esc(reason()), before);
-        return QStringLiteral("mask = 1 (keep) \u2192 unchanged: the score %1.").arg(before);
+        return QStringLiteral("mask = 1 (keep) → unchanged: the score %1.").arg(before);
     }
     case Role::OutProjection:
-        return QStringLiteral("= row %1 of the concatenated heads \u00b7 fc.weight<sup>T</sup>, column %2 (no bias).").arg(r).arg(c);
+        return QStringLiteral("= row %1 of the concatenated heads · fc.weight<sup>T</sup>, column %2 (no bias).").arg(r).arg(c);
     case Role::Residual: {
         const Matrix F = operand(0), X = operand(1);
         if (!inside(F, r, c) || !inside(X, r, c)) return {};
@@ -80,11 +80,11 @@ QString CellScope::aiaynText(bool& handled) const {
             .arg(exact(F.at(r, c)), exactOperand(X.at(r, c)), exact(v), esc(in(0)), esc(in(1)));
     }
     case Role::FfnHidden:
-        return QStringLiteral("= row %1 of the input \u00b7 w_1.weight<sup>T</sup> + w_1.bias, unit %2 of d_inner.").arg(r).arg(c);
+        return QStringLiteral("= row %1 of the input · w_1.weight<sup>T</sup> + w_1.bias, unit %2 of d_inner.").arg(r).arg(c);
     case Role::FfnOut:
-        return QStringLiteral("= row %1 of the ReLU \u00b7 w_2.weight<sup>T</sup> + w_2.bias, column %2.").arg(r).arg(c);
+        return QStringLiteral("= row %1 of the ReLU · w_2.weight<sup>T</sup> + w_2.bias, column %2.").arg(r).arg(c);
     case Role::Logits:
-        return QStringLiteral("score of the word %1 at position %2 = row %2 of the decoder output \u00b7 trg_word_prj.weight"
+        return QStringLiteral("score of the word %1 at position %2 = row %2 of the decoder output · trg_word_prj.weight"
                               "<sup>T</sup> (no bias)%3.")
             .arg(quoted(kj))
             .arg(r)
@@ -93,8 +93,8 @@ QString CellScope::aiaynText(bool& handled) const {
         return QStringLiteral("cal_loss: the <b>sum</b> of the label-smoothed per-token losses over the non-pad targets = <b>%1</b>.")
             .arg(exact(v));
     case Role::LossPerToken:
-        return QStringLiteral("\u2212\u03a3 smoothed target \u00b7 log_softmax(logits) at this position (0.9 on the correct word, "
-                              "\u03b5/(n_class \u2212 1) on the others) = <b>%1</b>.").arg(exact(v));
+        return QStringLiteral("−Σ smoothed target · log_softmax(logits) at this position (0.9 on the correct word, "
+                              "ε/(n_class − 1) on the others) = <b>%1</b>.").arg(exact(v));
     default:
         handled = false;
         return {};

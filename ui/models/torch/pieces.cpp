@@ -33,7 +33,7 @@ bool torchStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     const Config& cfg = pb.cfg;
     const TraceEntry* e = s.entry;
     const auto in = [&](size_t i) { return e ? inputName(*e, i) : QString(); };
-    const QString headTag = QStringLiteral("  \u00b7 head %1").arg(hh);
+    const QString headTag = QStringLiteral("  · head %1").arg(hh);
     const int D = cfg.d_model, hd = std::max(1, cfg.d_model / std::max(1, cfg.n_heads));
     QString& f = pb.out.formula;
     const bool ffn = s.block.kind == BlockKind::FeedForward;
@@ -52,10 +52,10 @@ bool torchStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     case Role::V: {
         const QString l = letter(s.role), rows = packedRows(s.role, D);
         pb.add(in(0), QStringLiteral("input: ") + in(0));
-        pb.op(QStringLiteral("\u00d7 in_proj_weight[%1]\u1d40\n+ in_proj_bias[%1]\n\u2192 head %2").arg(rows).arg(hh));
+        pb.op(QStringLiteral("× in_proj_weight[%1]ᵀ\n+ in_proj_bias[%1]\n→ head %2").arg(rows).arg(hh));
         pb.add(step, l.toUpper() + headTag);
-        f = QStringLiteral("<b>%1</b> = x \u00b7 W<sub>%2</sub>\u1d40 + b<sub>%2</sub>: nn.MultiheadAttention keeps W<sub>q</sub>, "
-                           "W<sub>k</sub>, W<sub>v</sub> packed in one <tt>in_proj_weight</tt> [3\u00b7d_model, d_model]; "
+        f = QStringLiteral("<b>%1</b> = x · W<sub>%2</sub>ᵀ + b<sub>%2</sub>: nn.MultiheadAttention keeps W<sub>q</sub>, "
+                           "W<sub>k</sub>, W<sub>v</sub> packed in one <tt>in_proj_weight</tt> [3·d_model, d_model]; "
                            "the %2 part is rows %3 (and <tt>in_proj_bias[%3]</tt>). The result is cut into nhead = %4 heads "
                            "of head_dim = d_model / nhead = %5 columns; shown: head %6.")
                 .arg(l.toUpper(), l, rows)
@@ -70,12 +70,12 @@ bool torchStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     }
     case Role::Scores:
         pb.add(in(0), QStringLiteral("q") + headTag);
-        pb.op(QStringLiteral("/ \u221ahead_dim\n\u00d7"));
+        pb.op(QStringLiteral("/ √head_dim\n×"));
         pb.add(in(1), QString());
-        pb.transposeLast(QStringLiteral("k\u1d40") + headTag);
+        pb.transposeLast(QStringLiteral("kᵀ") + headTag);
         pb.op(QStringLiteral("="));
         pb.add(step, QStringLiteral("scores") + headTag);
-        f = QStringLiteral("<b>scores</b> = (q / \u221ahead_dim) @ k\u1d40 (head_dim = %1, \u221ahead_dim = %2): PyTorch scales "
+        f = QStringLiteral("<b>scores</b> = (q / √head_dim) @ kᵀ (head_dim = %1, √head_dim = %2): PyTorch scales "
                            "q first, then multiplies; each row is a query, each column a key.")
                 .arg(hd)
                 .arg(numfmt::fourDigits(std::sqrt(double(hd))));
@@ -83,11 +83,11 @@ bool torchStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     case Role::AttnMask:
         pb.add(step, QStringLiteral("mask (additive)") + headTag);
         f = QStringLiteral("<b>The mask as added to the scores</b>, PyTorch's convention: <b>0</b> = may attend, "
-                           "<b>\u2212\u221e</b> = ignored (hatched). <tt>attn_mask</tt> (float, or bool turned into 0 / "
-                           "\u2212\u221e) and <tt>key_padding_mask</tt> (bool, <b>True = ignore</b> that key) are merged "
+                           "<b>−∞</b> = ignored (hatched). <tt>attn_mask</tt> (float, or bool turned into 0 / "
+                           "−∞) and <tt>key_padding_mask</tt> (bool, <b>True = ignore</b> that key) are merged "
                            "into this one tensor per head.");
         if (s.block.kind == BlockKind::MaskedSelfAttention)
-            f += QStringLiteral(" Here: the causal tgt_mask (\u2212\u221e above the diagonal, as "
+            f += QStringLiteral(" Here: the causal tgt_mask (−∞ above the diagonal, as "
                                 "<tt>generate_square_subsequent_mask</tt> makes it) and the target's padding.");
         else if (s.block.kind == BlockKind::CrossAttention)
             f += QStringLiteral(" Here: memory_key_padding_mask, the source's padding.");
@@ -97,23 +97,23 @@ bool torchStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     case Role::MaskedScores:
         pb.add(in(0), QStringLiteral("scores") + headTag);
         pb.op(QStringLiteral("+"));
-        pb.add(in(1), QStringLiteral("mask (0 / \u2212\u221e)") + headTag);
+        pb.add(in(1), QStringLiteral("mask (0 / −∞)") + headTag);
         pb.op(QStringLiteral("="));
         pb.add(step, QStringLiteral("scores + mask") + headTag);
         f = QStringLiteral("<b>scores + attn_mask</b>: the additive mask is added, so an ignored key's score becomes "
-                           "<b>\u2212\u221e</b> (hatched) and the softmax gives it no weight.");
+                           "<b>−∞</b> (hatched) and the softmax gives it no weight.");
         return true;
     case Role::Softmax:
         pb.add(in(0), QStringLiteral("scores + mask") + headTag);
-        pb.op(QStringLiteral("softmax\nover each\nrow \u2192"));
+        pb.op(QStringLiteral("softmax\nover each\nrow →"));
         pb.add(step, QStringLiteral("attn weights") + headTag);
-        f = QStringLiteral("<b>softmax(scores, dim=\u22121)</b>: each row becomes weights that sum to 1; exp(\u2212\u221e) "
-                           "= 0, so an ignored key gets exactly 0. A row whose every key is \u2212\u221e has nothing "
+        f = QStringLiteral("<b>softmax(scores, dim=−1)</b>: each row becomes weights that sum to 1; exp(−∞) "
+                           "= 0, so an ignored key gets exactly 0. A row whose every key is −∞ has nothing "
                            "to normalise: PyTorch 1.13 gives <b>NaN</b> there.");
         return true;
     case Role::Context:
         pb.add(in(0), QStringLiteral("attn") + headTag);
-        pb.op(QStringLiteral("\u00d7"));
+        pb.op(QStringLiteral("×"));
         pb.add(in(1), QStringLiteral("v") + headTag);
         pb.op(QStringLiteral("="));
         pb.add(step, QStringLiteral("attn @ v") + headTag);
@@ -121,10 +121,10 @@ bool torchStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
         return true;
     case Role::OutProjection:
         pb.mergedHeads(in(0), QStringLiteral("attn @ v, all heads concatenated"));
-        pb.op(QStringLiteral("\u00d7 out_proj.weight\u1d40\n+ out_proj.bias\n="));
+        pb.op(QStringLiteral("× out_proj.weightᵀ\n+ out_proj.bias\n="));
         pb.add(step, QStringLiteral("out_proj (the attention's output)"));
         f = QStringLiteral("<b>out_proj</b> = nn.Linear(d_model, d_model) with bias: the heads side by side "
-                           "(nhead \u00b7 head_dim = %1 columns) mixed back to d_model = %1.")
+                           "(nhead · head_dim = %1 columns) mixed back to d_model = %1.")
                 .arg(D);
         return true;
     case Role::Residual: {
@@ -147,10 +147,10 @@ bool torchStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     case Role::LayerNorm: {
         const bool final = s.block.kind == BlockKind::FinalNorm;
         pb.add(in(0), (final ? QStringLiteral("last layer's output: ") : QStringLiteral("input: ")) + leafName(in(0)));
-        pb.op(QStringLiteral("LayerNorm\n(each row)\n\u00b7 \u03b3 + \u03b2"));
+        pb.op(QStringLiteral("LayerNorm\n(each row)\n· γ + β"));
         pb.add(step, leafName(step));
-        const QString what = QStringLiteral("each row shifted to mean 0 and scaled to variance 1 (\u03b5 = %1), then "
-                                            "\u00b7 weight + bias (learned)")
+        const QString what = QStringLiteral("each row shifted to mean 0 and scaled to variance 1 (ε = %1), then "
+                                            "· weight + bias (learned)")
                                  .arg(numfmt::exact(cfg.layer_norm_eps));
         if (final)
             f = QStringLiteral("<b>%1.norm</b> = nn.LayerNorm(d_model): nn.Transformer's final norm after the last layer "
@@ -165,34 +165,34 @@ bool torchStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
     }
     case Role::FfnHidden:
         pb.add(in(0), QStringLiteral("input: ") + leafName(in(0)));
-        pb.op(QStringLiteral("\u00d7 linear1.weight\u1d40\n+ linear1.bias"));
+        pb.op(QStringLiteral("× linear1.weightᵀ\n+ linear1.bias"));
         pb.add(step, QStringLiteral("linear1 (dim_feedforward = %1)").arg(cfg.d_ff));
         f = QStringLiteral("<b>linear1</b> = nn.Linear(d_model, dim_feedforward) with bias: every position widened from "
                            "%1 to %2 features.").arg(D).arg(cfg.d_ff);
         return true;
     case Role::Relu:
         pb.add(in(0), QStringLiteral("linear1"));
-        pb.op(QStringLiteral("ReLU\nmax(0, \u00b7)"));
+        pb.op(QStringLiteral("ReLU\nmax(0, ·)"));
         pb.add(step, QStringLiteral("activation"));
         f = QStringLiteral("<b>activation = F.relu</b>: negative numbers become 0, positive ones stay.");
         return true;
     case Role::Gelu:
         pb.add(in(0), QStringLiteral("linear1"));
-        pb.op(QStringLiteral("GELU\nx\u00b7\u03a6(x)"));
+        pb.op(QStringLiteral("GELU\nx·Φ(x)"));
         pb.add(step, QStringLiteral("activation"));
-        f = QStringLiteral("<b>activation = F.gelu</b> (activation=\"gelu\"): x \u00b7 \u03a6(x) = x/2 \u00b7 (1 + erf(x/\u221a2)); "
+        f = QStringLiteral("<b>activation = F.gelu</b> (activation=\"gelu\"): x · Φ(x) = x/2 · (1 + erf(x/√2)); "
                            "large positive numbers pass, large negative ones go to 0, small negative ones dip a little below 0.");
         return true;
     case Role::FfnOut:
         pb.add(in(0), QStringLiteral("activation"));
-        pb.op(QStringLiteral("\u00d7 linear2.weight\u1d40\n+ linear2.bias"));
+        pb.op(QStringLiteral("× linear2.weightᵀ\n+ linear2.bias"));
         pb.add(step, QStringLiteral("linear2"));
         f = QStringLiteral("<b>linear2</b> = nn.Linear(dim_feedforward, d_model) with bias: back from %1 to %2 features "
                            "(dropout follows in training).").arg(cfg.d_ff).arg(D);
         return true;
     case Role::Embedding:
-        pb.add(step, QStringLiteral("embedding \u00d7 \u221ad_model"));
-        f = QStringLiteral("<b>%1</b>(tokens) = embedding(tokens) \u00b7 \u221ad_model (\u221a%2 = %3): each token id picks "
+        pb.add(step, QStringLiteral("embedding × √d_model"));
+        f = QStringLiteral("<b>%1</b>(tokens) = embedding(tokens) · √d_model (√%2 = %3): each token id picks "
                            "its row of <tt>%1.embedding.weight</tt>, scaled as the translation tutorial's TokenEmbedding does.")
                 .arg(s.decoder() ? QStringLiteral("tgt_tok_emb") : QStringLiteral("src_tok_emb"))
                 .arg(D)
@@ -214,7 +214,7 @@ bool torchStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, i
         return true;
     case Role::Logits:
         pb.add(in(0), QStringLiteral("decoder output: ") + leafName(in(0)));
-        pb.op(QStringLiteral("\u00d7 generator.weight\u1d40\n+ generator.bias"));
+        pb.op(QStringLiteral("× generator.weightᵀ\n+ generator.bias"));
         pb.add(step, QStringLiteral("logits"));
         f = QStringLiteral("<b>generator</b> = nn.Linear(d_model, tgt_vocab_size) with bias: one score per target word "
                            "for every position.");

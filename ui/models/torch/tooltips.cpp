@@ -19,7 +19,7 @@ QString CellScope::torchText(bool& handled) const {
     switch (s.role) {
     case Role::AttnMask:
         if (v != 0.0f)
-            return QStringLiteral("<b>\u2212\u221e = ignored</b>: query %1 may not attend to key %2 \u2014 %3.")
+            return QStringLiteral("<b>−∞ = ignored</b>: query %1 may not attend to key %2 — %3.")
                 .arg(quoted(qi), quoted(kj), esc(reason()));
         return QStringLiteral("<b>0 = may attend</b>: query %1 may look at key %2 (adding 0 leaves the score as it is).")
             .arg(quoted(qi), quoted(kj));
@@ -28,8 +28,8 @@ QString CellScope::torchText(bool& handled) const {
     case Role::V: {
         const int k = s.role == Role::Q ? 0 : s.role == Role::K ? 1 : 2;
         const int d = x.m.cols, col = x.h * d + c;
-        return QStringLiteral("= input row %1 \u00b7 in_proj_weight[%2]\u1d40 + in_proj_bias[%2]: row %2 of the packed weight "
-                              "(the %3 part is rows %4\u2026%5); head %6 owns columns %7\u2026%8 of the projection.")
+        return QStringLiteral("= input row %1 · in_proj_weight[%2]ᵀ + in_proj_bias[%2]: row %2 of the packed weight "
+                              "(the %3 part is rows %4…%5); head %6 owns columns %7…%8 of the projection.")
             .arg(r)
             .arg(k * D + col)
             .arg(k == 0 ? QStringLiteral("q") : k == 1 ? QStringLiteral("k") : QStringLiteral("v"))
@@ -46,21 +46,21 @@ QString CellScope::torchText(bool& handled) const {
             const double sq = std::sqrt(double(Q.cols));
             double dot = 0.0;
             for (int d = 0; d < Q.cols; ++d) dot += double(Q.at(r, d)) / sq * double(K.at(c, d));
-            t = QStringLiteral("(q%1 / \u221ahead_dim) \u00b7 k%2 = <b>%3</b> (head_dim = %4, \u221ahead_dim = %5)<br>"
+            t = QStringLiteral("(q%1 / √head_dim) · k%2 = <b>%3</b> (head_dim = %4, √head_dim = %5)<br>"
                                "query %6's row of q, scaled first as PyTorch does, times key %7's row of k")
                     .arg(sub(QString::number(r)), sub(QString::number(c)), exact(dot))
                     .arg(Q.cols)
                     .arg(exact(sq), quoted(qi), quoted(kj));
         }
         if (masked())
-            t += QStringLiteral("<br><i>This key is ignored (%1): the mask adds \u2212\u221e to this score next.</i>").arg(esc(reason()));
+            t += QStringLiteral("<br><i>This key is ignored (%1): the mask adds −∞ to this score next.</i>").arg(esc(reason()));
         return t;
     }
     case Role::MaskedScores: {
         const Matrix sc = operand(0), mk = operand(1);
         const QString before = inside(sc, r, c) ? exact(sc.at(r, c)) : QStringLiteral("?");
         if (inside(mk, r, c) && mk.at(r, c) != 0.0f)
-            return QStringLiteral("score + mask = %1 + (\u2212\u221e) = <b>\u2212\u221e</b>: %2.").arg(before, esc(reason()));
+            return QStringLiteral("score + mask = %1 + (−∞) = <b>−∞</b>: %2.").arg(before, esc(reason()));
         return QStringLiteral("score + mask = %1 + 0 = <b>%2</b>: the key is visible, the score unchanged.").arg(before, exact(v));
     }
     case Role::Softmax: {
@@ -69,23 +69,23 @@ QString CellScope::torchText(bool& handled) const {
         double mx = -INFINITY;
         for (int k = 0; k < ms.cols; ++k) mx = std::max(mx, double(ms.at(r, k)));
         if (std::isinf(mx))
-            return QStringLiteral("<b>Every key of this row is \u2212\u221e</b>: the softmax divides 0 by 0, and PyTorch 1.13 "
+            return QStringLiteral("<b>Every key of this row is −∞</b>: the softmax divides 0 by 0, and PyTorch 1.13 "
                                   "gives <b>NaN</b> for the whole row (query %1 has nothing it may attend to).")
                 .arg(quoted(qi));
         double sum = 0.0;
         for (int k = 0; k < ms.cols; ++k) sum += std::exp(double(ms.at(r, k)) - mx);
         const double sc = ms.at(r, c);
         if (std::isinf(sc))
-            return QStringLiteral("<b>Ignored</b> (%1): its score is \u2212\u221e and exp(\u2212\u221e) = <b>0</b> \u2014 query %2 "
+            return QStringLiteral("<b>Ignored</b> (%1): its score is −∞ and exp(−∞) = <b>0</b> — query %2 "
                                   "pays no attention to key %3.")
                 .arg(esc(reason()), quoted(qi), quoted(kj));
-        return QStringLiteral("softmax over row %1: exp(s \u2212 max) / \u03a3 exp(s<sub>k</sub> \u2212 max)<br>= exp(%2 \u2212 %3) / %4 = "
+        return QStringLiteral("softmax over row %1: exp(s − max) / Σ exp(s<sub>k</sub> − max)<br>= exp(%2 − %3) / %4 = "
                               "<b>%5</b><br>How much query %6 attends to key %7 (each row sums to 1).")
             .arg(r)
             .arg(exact(sc), exactOperand(mx), exact(sum), exact(v), quoted(qi), quoted(kj));
     }
     case Role::OutProjection:
-        return QStringLiteral("= row %1 of the concatenated heads \u00b7 out_proj.weight<sup>T</sup> + out_proj.bias, column %2.")
+        return QStringLiteral("= row %1 of the concatenated heads · out_proj.weight<sup>T</sup> + out_proj.bias, column %2.")
             .arg(r).arg(c);
     case Role::Residual: {
         const Matrix X = operand(0), F = operand(1);
@@ -97,35 +97,35 @@ QString CellScope::torchText(bool& handled) const {
         const Matrix R = operand(0);
         if (!inside(R, r, c)) return {};
         const NormedCell n = normedCell(R, r, c, x.cfg.layer_norm_eps);
-        return QStringLiteral("row %1 of %2: mean \u03bc = %3, variance \u03c3\u00b2 = %4<br>"
-                              "(x \u2212 \u03bc) / \u221a(\u03c3\u00b2 + \u03b5) = %5, then \u00b7 weight[%6] + bias[%6] = <b>%7</b>")
+        return QStringLiteral("row %1 of %2: mean μ = %3, variance σ² = %4<br>"
+                              "(x − μ) / √(σ² + ε) = %5, then · weight[%6] + bias[%6] = <b>%7</b>")
             .arg(r)
             .arg(esc(leafName(in(0))), exact(n.mean), exact(n.var), exact(n.z))
             .arg(c)
             .arg(exact(v));
     }
     case Role::FfnHidden:
-        return QStringLiteral("= row %1 of the input \u00b7 linear1.weight<sup>T</sup> + linear1.bias (d_model \u2192 "
+        return QStringLiteral("= row %1 of the input · linear1.weight<sup>T</sup> + linear1.bias (d_model → "
                               "dim_feedforward), unit %2.").arg(r).arg(c);
     case Role::Relu:
     case Role::Gelu: {
         const Matrix H = operand(0);
         if (!inside(H, r, c)) return {};
         if (s.role == Role::Relu) return QStringLiteral("= max(0, linear1) = max(0, %1) = <b>%2</b>").arg(exact(H.at(r, c)), exact(v));
-        return QStringLiteral("= GELU(%1) = %1/2 \u00b7 (1 + erf(%1/\u221a2)) = <b>%2</b>").arg(exact(H.at(r, c)), exact(v));
+        return QStringLiteral("= GELU(%1) = %1/2 · (1 + erf(%1/√2)) = <b>%2</b>").arg(exact(H.at(r, c)), exact(v));
     }
     case Role::FfnOut:
-        return QStringLiteral("= row %1 of the activation \u00b7 linear2.weight<sup>T</sup> + linear2.bias (dim_feedforward "
-                              "\u2192 d_model), column %2.").arg(r).arg(c);
+        return QStringLiteral("= row %1 of the activation · linear2.weight<sup>T</sup> + linear2.bias (dim_feedforward "
+                              "→ d_model), column %2.").arg(r).arg(c);
     case Role::Embedding:
-        return QStringLiteral("token %1: its row of %2.embedding.weight, column %3, times \u221ad_model = %4.")
+        return QStringLiteral("token %1: its row of %2.embedding.weight, column %3, times √d_model = %4.")
             .arg(quoted(qi), s.decoder() ? QStringLiteral("tgt_tok_emb") : QStringLiteral("src_tok_emb"))
             .arg(c)
             .arg(numfmt::fourDigits(std::sqrt(double(D))));
     case Role::Input:
         return QStringLiteral("a number given to the layer: position %1, feature %2.").arg(r).arg(c);
     case Role::Logits:
-        return QStringLiteral("score of the word %1 at position %2 = row %2 of the decoder output \u00b7 "
+        return QStringLiteral("score of the word %1 at position %2 = row %2 of the decoder output · "
                               "generator.weight<sup>T</sup> + generator.bias.").arg(quoted(kj)).arg(r);
     default:
         handled = false;
