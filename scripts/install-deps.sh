@@ -7,8 +7,9 @@ qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-charts-dev qt6-svg-dev qt6
 qt6-l10n-tools libgl-dev libxkbcommon-x11-0 qt6-qpa-plugins
 libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev
 libvulkan-dev glslc mesa-vulkan-drivers vulkan-validationlayers
-fonts-dejavu-core"
-if [ "${1:-}" = "--gui-extras" ]; then PKGS="$PKGS fonts-noto-cjk"; fi
+fonts-dejavu-core fonts-noto-cjk qt6-translations-l10n"
+# (fonts-noto-cjk renders the Chinese UI; qt6-translations-l10n has Qt's own qtbase_zh_CN.qm.
+# --gui-extras, which once added the CJK font, is accepted and changes nothing.)
 MISSING=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || MISSING="$MISSING $p"

@@ -22,6 +22,7 @@
 
 #include "app/compute_devices.h"
 #include "app/input_bar.h"
+#include "app/language.h"
 #include "app/main_window.h"
 #include "steps/reference_trace.h"
 #include "app/session.h"
@@ -54,7 +55,7 @@ void setIdentity() {
 
 struct Args {
     MainWindow::Options opts;
-    QString step, view, source, target, shotPath;
+    QString step, view, source, target, shotPath, lang;
     QStringList docks;  // --dock: docks to open (e.g. train)
     std::optional<AttentionView::Mode> attentionMode;  // --attention-mode
     bool haveSource = false, haveTarget = false;
@@ -115,13 +116,23 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
         QStringLiteral("What computes: cpu, gpu (Vulkan compute) or auto (a GPU when there is one). Default: "
                        "$STEPFORMER_BACKEND, else the choice of Model > Compute On remembered from the last run, else cpu."),
         QStringLiteral("cpu|gpu|auto"));
+    const QCommandLineOption langOpt(
+        QStringLiteral("lang"),
+        QStringLiteral("The UI's language: en or zh_CN. Default: the one chosen last in View > Language, else the "
+                       "system's."),
+        QStringLiteral("en|zh_CN"));
     parser.addOptions({stepOpt, viewOpt, shotOpt, sizeOpt, presetOpt, weightsOpt, noTrainOpt, srcOpt, tgtOpt, dockOpt,
-                       attentionModeOpt, backendOpt});
+                       attentionModeOpt, backendOpt, langOpt});
     parser.process(pre);  // --help, --version and unknown options end here
     if (!parser.positionalArguments().isEmpty())
         return fail(QStringLiteral("unexpected argument '%1' (see --help)").arg(parser.positionalArguments().first()));
 
     auto& o = a.opts;
+    if (parser.isSet(langOpt)) {
+        a.lang = parser.value(langOpt).trimmed();
+        if (!language::codes().contains(a.lang))
+            return fail(QStringLiteral("unknown language '%1' (use %2)").arg(a.lang, language::codes().join(QStringLiteral(" or "))));
+    }
     if (parser.isSet(backendOpt)) {
         o.backend = parser.value(backendOpt).trimmed().toLower();
         if (o.backend != QLatin1String("cpu") && o.backend != QLatin1String("gpu") && o.backend != QLatin1String("auto"))
@@ -243,6 +254,7 @@ int main(int argc, char** argv) {
     setIdentity();
     QApplication::setApplicationDisplayName(QStringLiteral("Stepformer"));
     QApplication::setWindowIcon(QIcon(QStringLiteral(":/icons/stepformer.svg")));
+    language::apply(language::startup(args.lang), false);
 
     const int rc = runWindow(args, app);
     // Nothing computes any more: the GPU's memory goes back before the static destructors run.

@@ -357,6 +357,20 @@ QString MainWindow::viewForStep(const QString& traceName) const {
     return e ? QLatin1String(viewTable()[size_t(homeView(e->role))].name) : QString();
 }
 
+void MainWindow::changeEvent(QEvent* e) {
+    QMainWindow::changeEvent(e);
+    if (e->type() != QEvent::LanguageChange || retranslating_) return;
+    retranslating_ = true;
+    QTimer::singleShot(0, this, [this] {
+        retranslating_ = false;
+        const QString step = currentStep();
+        const QString view = currentViewName();
+        onTraceChanged();
+        if (!step.isEmpty()) setCurrentStep(step);
+        setCurrentView(view);
+    });
+}
+
 void MainWindow::onTraceChanged() {
     const auto trace = session_->trace();
     if (!session_->isLive()) status_->showLive({});

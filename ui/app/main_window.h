@@ -103,6 +103,8 @@ signals:
 protected:
     void closeEvent(QCloseEvent* e) override;
     void showEvent(QShowEvent* e) override;
+    // A new language: the texts the views compose are made again, on the step shown.
+    void changeEvent(QEvent* e) override;
 
 private:
     // What a training run's epilogue computed for the Session, handed from its worker.
@@ -117,6 +119,7 @@ private:
     void connectSession();
 
     void onTraceChanged();
+    bool retranslating_ = false;
     // Live traces from the Train panel (issue 14): the views take the trace as on an input
     // change, the current step stays, the status bar says "live: epoch …".
     void onLiveTrace(const std::shared_ptr<const LiveTrace>& live);

@@ -12,6 +12,7 @@
 #include <QToolBar>
 
 #include "app/help_dialogs.h"
+#include "app/language.h"
 #include "app/session.h"
 #include "app/window_actions.h"
 #include "steps/step_navigator.h"
@@ -53,6 +54,18 @@ void WindowMenus::addMenus(QMainWindow* window, const WindowActions& actions, co
     }
     view->addSeparator();
     view->addAction(actions.restoreLayout);
+    // Each language named in itself, so either can be found whatever the UI shows.
+    QMenu* lang = view->addMenu(tr("&Language"));
+    lang->setObjectName(QStringLiteral("menuLanguage"));
+    auto* langGroup = new QActionGroup(lang);
+    for (const QString& code : language::codes()) {
+        QAction* a = lang->addAction(language::displayName(code));
+        a->setObjectName(QStringLiteral("actionLanguage_%1").arg(code));
+        a->setCheckable(true);
+        a->setChecked(code == language::current());
+        langGroup->addAction(a);
+        QObject::connect(a, &QAction::triggered, lang, [code] { language::apply(code, true); });
+    }
 
     QMenu* nav = bar->addMenu(tr("&Step"));
     nav->setObjectName(QStringLiteral("menuStep"));

@@ -63,7 +63,7 @@ BlockKind maskedKind(const Trace& tr, const std::string& mask) {
 
 }  // namespace
 
-QString tr(const char* text) { return QCoreApplication::translate("ArchitectureDiagram", text); }
+QString tr(const char* text) { return QCoreApplication::translate("architecture", text); }
 
 const Part* part(const QString& id) {
     for (const Part& p : kParts)

@@ -10,7 +10,7 @@
 
 namespace architecture {
 
-// Translated in the diagram's context ("ArchitectureDiagram"), as its blocks' tooltips are.
+// Translated in the context lupdate gives tr() in this namespace ("architecture").
 QString tr(const char* text);
 
 struct Part {

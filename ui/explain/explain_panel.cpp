@@ -1,4 +1,6 @@
 #include "explain/explain_panel.h"
+
+#include "app/language.h"
 #include "views/view_parts.h"
 
 #include <algorithm>
@@ -88,7 +90,8 @@ void ExplainPanel::clearBodies() {
 void ExplainPanel::changeEvent(QEvent* e) {
     QWidget::changeEvent(e);
     // The code blocks' tint follows the palette: explanations made under another one are stale.
-    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange) {
+    if (e->type() == QEvent::PaletteChange || e->type() == QEvent::FontChange || e->type() == QEvent::StyleChange ||
+        e->type() == QEvent::LanguageChange) {
         clearBodies();
         refresh();
     }
@@ -110,7 +113,7 @@ void ExplainPanel::setStep(const QString& traceName) {
 }
 
 QString ExplainPanel::explanationFor(const QString& opKindName, const stepformer::Config& c) {
-    QFile f(QStringLiteral(":/explain/%1.md").arg(opKindName));
+    QFile f(language::explainPath(opKindName + QStringLiteral(".md")));
     if (!f.open(QIODevice::ReadOnly)) return {};
     QString text = QString::fromUtf8(f.readAll());
     const double sqrtDk = std::sqrt(double(c.d_k));
@@ -131,9 +134,9 @@ QString ExplainPanel::explanationFor(const QString& opKindName, const stepformer
         {QStringLiteral("{eos}"), QString::fromStdString(c.eos)},
         {QStringLiteral("{layer_norm_affine}"),
          c.learns_layer_norm()
-             ? QStringLiteral("then multiplies by a learned scale γ and adds a learned shift β (this model's config "
+             ? tr("then multiplies by a learned scale γ and adds a learned shift β (this model's config "
                               "has `\"learn_layer_norm\": true`, so they are parameters and are trained)")
-             : QStringLiteral("and has no learned scale: γ = 1 and β = 0, because the tutorial builds a fresh "
+             : tr("and has no learned scale: γ = 1 and β = 0, because the tutorial builds a fresh "
                               "`nn.LayerNorm` inside every `forward`, so they are created anew on each call and never "
                               "trained")},
         // PyTorch's layers: their constructor arguments, spelled as PyTorch spells them.
@@ -149,11 +152,11 @@ QString ExplainPanel::explanationFor(const QString& opKindName, const stepformer
         {QStringLiteral("{num_decoder_layers}"), QString::number(c.decoder_layers())},
         {QStringLiteral("{norm_first}"), c.norm_first ? QStringLiteral("True") : QStringLiteral("False")},
         {QStringLiteral("{norm_order}"),
-         c.norm_first ? QStringLiteral("This model is **pre-norm** (`norm_first=True`): each sub-layer reads the "
+         c.norm_first ? tr("This model is **pre-norm** (`norm_first=True`): each sub-layer reads the "
                                        "normalised x and its output is added to x itself, `x = x + sublayer(norm(x))`; "
                                        "nothing normalises the sum until the next sub-layer's norm (or the stack's final "
                                        "norm).")
-                      : QStringLiteral("This model is **post-norm** (`norm_first=False`, PyTorch's default): the "
+                      : tr("This model is **post-norm** (`norm_first=False`, PyTorch's default): the "
                                        "sub-layer's output is added to its input and the sum is normalised, "
                                        "`x = norm(x + sublayer(x))`.")},
         {QStringLiteral("{layer_norm_formula}"),

@@ -11,7 +11,8 @@ namespace labsteps {
 
 namespace {
 
-QString tr(const char* s) { return QCoreApplication::translate("LabSteps", s); }
+// The context lupdate gives tr() in this namespace.
+QString tr(const char* s) { return QCoreApplication::translate("labsteps", s); }
 
 bool isGrad(const TraceEntry& e) { return names::is_grad(e.name); }
 

@@ -4,11 +4,16 @@
 
 #include <algorithm>
 
+#include <QCoreApplication>
+
 #include "architecture/architecture_parts.h"
 
 namespace models::aiayn {
 
-using architecture::tr;
+namespace {
+// The context lupdate gives tr() in this namespace.
+QString tr(const char* text) { return QCoreApplication::translate("models::aiayn", text); }
+}  // namespace
 
 QString blockTip(const QString& id, const stepformer::Config& c) {
     const architecture::Part* p = architecture::part(id);

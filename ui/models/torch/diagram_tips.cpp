@@ -3,11 +3,16 @@
 
 #include <algorithm>
 
+#include <QCoreApplication>
+
 #include "architecture/architecture_parts.h"
 
 namespace models::torch {
 
-using architecture::tr;
+namespace {
+// The context lupdate gives tr() in this namespace.
+QString tr(const char* text) { return QCoreApplication::translate("models::torch", text); }
+}  // namespace
 
 QString blockTip(const QString& id, const stepformer::Config& c) {
     const architecture::Part* p = architecture::part(id);
