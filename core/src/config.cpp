@@ -400,9 +400,36 @@ nlohmann::json config_to_json(const Config& c) {
 
 std::string config_to_json_text(const Config& c, int indent) { return config_to_json(c).dump(indent); }
 
+std::string fold_full_width(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (size_t i = 0; i < text.size();) {
+        const auto b = static_cast<unsigned char>(text[i]);
+        // Three-byte UTF-8 sequences only: U+3000 (E3 80 80) and U+FF01–U+FF5E (EF BC 81 … EF BD 9E).
+        if (b == 0xE3 || b == 0xEF) {
+            if (i + 2 < text.size()) {
+                const unsigned cp = ((b & 0x0Fu) << 12) | ((static_cast<unsigned char>(text[i + 1]) & 0x3Fu) << 6) |
+                                    (static_cast<unsigned char>(text[i + 2]) & 0x3Fu);
+                if (cp == 0x3000) {
+                    out += ' ';
+                    i += 3;
+                    continue;
+                }
+                if (cp >= 0xFF01 && cp <= 0xFF5E) {
+                    out += static_cast<char>(cp - 0xFEE0);
+                    i += 3;
+                    continue;
+                }
+            }
+        }
+        out += text[i++];
+    }
+    return out;
+}
+
 std::vector<std::string> split_words(const std::string& sentence) {
     std::vector<std::string> words;
-    std::istringstream is(sentence);
+    std::istringstream is(fold_full_width(sentence));
     std::string w;
     while (is >> w) words.push_back(w);
     return words;

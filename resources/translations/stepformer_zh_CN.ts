@@ -1,5 +1,4 @@
-<?xml version="1.0" encoding="utf-8"?>
-<!DOCTYPE TS>
+<?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="zh_CN">
 <context>
     <name>ArchitectureDiagram</name>
@@ -47,12 +46,12 @@
 <context>
     <name>AttentionLinesWidget</name>
     <message>
-        <source>Query &lt;b&gt;&apos;%1&apos;&lt;/b&gt; (position %2) attends to:</source>
-        <translation>查询 &lt;b&gt;&apos;%1&apos;&lt;/b&gt;（位置 %2）关注：</translation>
+        <source>Query &lt;b&gt;'%1'&lt;/b&gt; (position %2) attends to:</source>
+        <translation>查询 &lt;b&gt;'%1'&lt;/b&gt;（位置 %2）关注：</translation>
     </message>
     <message>
-        <source>Key &lt;b&gt;&apos;%1&apos;&lt;/b&gt; (position %2) is attended by:</source>
-        <translation>键 &lt;b&gt;&apos;%1&apos;&lt;/b&gt;（位置 %2）被以下词元关注：</translation>
+        <source>Key &lt;b&gt;'%1'&lt;/b&gt; (position %2) is attended by:</source>
+        <translation>键 &lt;b&gt;'%1'&lt;/b&gt;（位置 %2）被以下词元关注：</translation>
     </message>
     <message>
         <source> (masked)</source>
@@ -86,7 +85,7 @@
 <context>
     <name>AttentionOverview</name>
     <message>
-        <source>Every cell&apos;s colour scale: the attention weight from 0 to 1; hatched = masked</source>
+        <source>Every cell's colour scale: the attention weight from 0 to 1; hatched = masked</source>
         <translation>每个单元格的色标：注意力权重从 0 到 1；斜线阴影 = 已掩码</translation>
     </message>
     <message>
@@ -122,7 +121,7 @@
         <translation>每一层的注意力头 %1</translation>
     </message>
     <message>
-        <source>The mean of the heads&apos; weights in every layer (rows still sum to 1)</source>
+        <source>The mean of the heads' weights in every layer (rows still sum to 1)</source>
         <translation>每一层各头权重的平均值（每行之和仍为 1）</translation>
     </message>
     <message>
@@ -138,8 +137,8 @@
         <translation>第 %1 层（从 0 开始编号）</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Layer %1 · mean of the %2 heads&lt;/b&gt;&lt;br&gt;query &lt;b&gt;&apos;%3&apos;&lt;/b&gt; → key &lt;b&gt;&apos;%4&apos;&lt;/b&gt;: &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;per head: %6</source>
-        <translation>&lt;b&gt;第 %1 层 · %2 个头的平均值&lt;/b&gt;&lt;br&gt;查询 &lt;b&gt;&apos;%3&apos;&lt;/b&gt; → 键 &lt;b&gt;&apos;%4&apos;&lt;/b&gt;：&lt;b&gt;%5&lt;/b&gt;&lt;br&gt;各头：%6</translation>
+        <source>&lt;b&gt;Layer %1 · mean of the %2 heads&lt;/b&gt;&lt;br&gt;query &lt;b&gt;'%3'&lt;/b&gt; → key &lt;b&gt;'%4'&lt;/b&gt;: &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;per head: %6</source>
+        <translation>&lt;b&gt;第 %1 层 · %2 个头的平均值&lt;/b&gt;&lt;br&gt;查询 &lt;b&gt;'%3'&lt;/b&gt; → 键 &lt;b&gt;'%4'&lt;/b&gt;：&lt;b&gt;%5&lt;/b&gt;&lt;br&gt;各头：%6</translation>
     </message>
 </context>
 <context>
@@ -181,8 +180,8 @@
         <translation>头 %1：点击放大</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#777&apos;&gt;No attention kept yet.&lt;/span&gt;</source>
-        <translation>&lt;span style=&apos;color:#777&apos;&gt;尚未保存任何注意力。&lt;/span&gt;</translation>
+        <source>&lt;span style='color:#777'&gt;No attention kept yet.&lt;/span&gt;</source>
+        <translation>&lt;span style='color:#777'&gt;尚未保存任何注意力。&lt;/span&gt;</translation>
     </message>
     <message>
         <source>no epochs yet</source>
@@ -244,7 +243,7 @@
 <context>
     <name>AttentionView</name>
     <message>
-        <source>Which attention block: the encoder&apos;s self-attention, the decoder&apos;s masked self-attention, or the decoder–encoder attention</source>
+        <source>Which attention block: the encoder's self-attention, the decoder's masked self-attention, or the decoder–encoder attention</source>
         <translation>选择注意力块：编码器的自注意力、解码器的掩码自注意力，或编码器-解码器注意力</translation>
     </message>
     <message>
@@ -278,7 +277,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>所有头</translation>
     </message>
     <message>
-        <source>Line view: draw every head&apos;s lines at once, one colour per head</source>
+        <source>Line view: draw every head's lines at once, one colour per head</source>
         <translation>连线视图：同时绘制所有头的连线，每个头一种颜色</translation>
     </message>
     <message>
@@ -427,11 +426,11 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>将表格保存为制表符分隔的文件。</translation>
     </message>
     <message>
-        <source>Tutorial&apos;s sentences</source>
+        <source>Tutorial's sentences</source>
         <translation>教程的句子</translation>
     </message>
     <message>
-        <source>Go back to the tutorial&apos;s two sentences.</source>
+        <source>Go back to the tutorial's two sentences.</source>
         <translation>恢复为教程的两个句子。</translation>
     </message>
     <message>
@@ -495,7 +494,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation> — 填充</translation>
     </message>
     <message>
-        <source> — start of the decoder&apos;s input</source>
+        <source> — start of the decoder's input</source>
         <translation> — 解码器输入的起始</translation>
     </message>
     <message>
@@ -503,7 +502,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation> — 句子结束</translation>
     </message>
     <message>
-        <source> — new: not in the model&apos;s vocabulary</source>
+        <source> — new: not in the model's vocabulary</source>
         <translation> — 新词：不在模型的词表中</translation>
     </message>
     <message>
@@ -519,7 +518,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>由数据集构建（新词显示为橙色）：训练出的模型将使用这个词表。</translation>
     </message>
     <message>
-        <source>The model&apos;s vocabulary covers the dataset, so its token ids are kept (grey: used by no row).</source>
+        <source>The model's vocabulary covers the dataset, so its token ids are kept (grey: used by no row).</source>
         <translation>模型的词表已覆盖该数据集，因此保留其词元 id（灰色：没有任何行使用）。</translation>
     </message>
     <message>
@@ -550,20 +549,20 @@ All layers: every layer × every head of the block at once (click a cell to enla
 <context>
     <name>DatasetModel</name>
     <message>
-        <source>the tutorial&apos;s</source>
+        <source>the tutorial's</source>
         <translation>教程的</translation>
     </message>
     <message>
-        <source>The encoder&apos;s input: the source sentence, padded with &apos;%1&apos; as the tutorial does.</source>
-        <translation>编码器的输入：源句子，并像教程那样用 &apos;%1&apos; 填充。</translation>
+        <source>The encoder's input: the source sentence, padded with '%1' as the tutorial does.</source>
+        <translation>编码器的输入：源句子，并像教程那样用 '%1' 填充。</translation>
     </message>
     <message>
-        <source>The decoder&apos;s input: &apos;%1&apos; followed by the target sentence.</source>
-        <translation>解码器的输入：&apos;%1&apos; 后接目标句子。</translation>
+        <source>The decoder's input: '%1' followed by the target sentence.</source>
+        <translation>解码器的输入：'%1' 后接目标句子。</translation>
     </message>
     <message>
-        <source>What the decoder must output: the target sentence followed by &apos;%1&apos;.</source>
-        <translation>解码器应输出的内容：目标句子后接 &apos;%1&apos;。</translation>
+        <source>What the decoder must output: the target sentence followed by '%1'.</source>
+        <translation>解码器应输出的内容：目标句子后接 '%1'。</translation>
     </message>
     <message>
         <source>enc_input is empty.</source>
@@ -574,16 +573,16 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>dec_input 为空。</translation>
     </message>
     <message>
-        <source>dec_input must start with the start token &apos;%1&apos;.</source>
-        <translation>dec_input 必须以起始词元 &apos;%1&apos; 开头。</translation>
+        <source>dec_input must start with the start token '%1'.</source>
+        <translation>dec_input 必须以起始词元 '%1' 开头。</translation>
     </message>
     <message>
         <source>dec_output is empty.</source>
         <translation>dec_output 为空。</translation>
     </message>
     <message>
-        <source>dec_input has %1 tokens but dec_output has %2: they must be the same length (dec_output is dec_input shifted left by one, ending with &apos;%3&apos;).</source>
-        <translation>dec_input 有 %1 个词元，而 dec_output 有 %2 个：两者长度必须相同（dec_output 是 dec_input 左移一位，并以 &apos;%3&apos; 结尾）。</translation>
+        <source>dec_input has %1 tokens but dec_output has %2: they must be the same length (dec_output is dec_input shifted left by one, ending with '%3').</source>
+        <translation>dec_input 有 %1 个词元，而 dec_output 有 %2 个：两者长度必须相同（dec_output 是 dec_input 左移一位，并以 '%3' 结尾）。</translation>
     </message>
     <message>
         <source>%1 not in %2 source vocabulary.</source>
@@ -716,7 +715,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>自动单步执行，直到结束词元</translation>
     </message>
     <message>
-        <source>Which decoder layer&apos;s attention to show (the last one by default)</source>
+        <source>Which decoder layer's attention to show (the last one by default)</source>
         <translation>显示哪个解码器层的注意力（默认为最后一层）</translation>
     </message>
     <message>
@@ -785,11 +784,11 @@ All layers: every layer × every head of the block at once (click a cell to enla
 <context>
     <name>DeviceAgreement</name>
     <message>
-        <source>Which device computed this pass, and how far its numbers are from the CPU&apos;s</source>
+        <source>Which device computed this pass, and how far its numbers are from the CPU's</source>
         <translation>这次传播由哪个设备计算，以及它的数值与 CPU 的差距有多大</translation>
     </message>
     <message>
-        <source>&lt;p&gt;The same pass computed on the CPU backend (the reference) and compared number by number with this step&apos;s tensor.&lt;/p&gt;&lt;p&gt;&lt;b&gt;max |Δ|&lt;/b&gt;: the largest |GPU − CPU| of a number.&lt;br&gt;&lt;b&gt;max relative&lt;/b&gt;: max |Δ| ÷ the largest |CPU| number of the tensor — the difference measured against the tensor&apos;s scale (dividing number by number would explode where the CPU&apos;s number is near 0).&lt;br&gt;&lt;b&gt;differ&lt;/b&gt;: the numbers that are not exactly equal.&lt;/p&gt;&lt;p&gt;NaN and ∞ are never part of max |Δ|: they are counted and reported on their own line.&lt;/p&gt;</source>
+        <source>&lt;p&gt;The same pass computed on the CPU backend (the reference) and compared number by number with this step's tensor.&lt;/p&gt;&lt;p&gt;&lt;b&gt;max |Δ|&lt;/b&gt;: the largest |GPU − CPU| of a number.&lt;br&gt;&lt;b&gt;max relative&lt;/b&gt;: max |Δ| ÷ the largest |CPU| number of the tensor — the difference measured against the tensor's scale (dividing number by number would explode where the CPU's number is near 0).&lt;br&gt;&lt;b&gt;differ&lt;/b&gt;: the numbers that are not exactly equal.&lt;/p&gt;&lt;p&gt;NaN and ∞ are never part of max |Δ|: they are counted and reported on their own line.&lt;/p&gt;</source>
         <translation>&lt;p&gt;在 CPU 后端（参考实现）上计算同一次传播，并与此步骤的张量逐个数值比较。&lt;/p&gt;&lt;p&gt;&lt;b&gt;max |Δ|&lt;/b&gt;：单个数值的 |GPU − CPU| 的最大值。&lt;br&gt;&lt;b&gt;最大相对差&lt;/b&gt;：max |Δ| ÷ 该张量中最大的 |CPU| 数值 — 即相对于张量量级衡量的差异（若逐个数值相除，在 CPU 数值接近 0 处会急剧放大）。&lt;br&gt;&lt;b&gt;不同&lt;/b&gt;：不完全相等的数值。&lt;/p&gt;&lt;p&gt;NaN 和 ∞ 从不计入 max |Δ|：它们会被单独计数，并在单独一行中报告。&lt;/p&gt;</translation>
     </message>
     <message>
@@ -797,7 +796,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>与 CPU 比较</translation>
     </message>
     <message>
-        <source>Compute this pass again on the CPU backend (the reference) and compare every step&apos;s numbers with this device&apos;s. Takes about as long as the pass; done once per pass.</source>
+        <source>Compute this pass again on the CPU backend (the reference) and compare every step's numbers with this device's. Takes about as long as the pass; done once per pass.</source>
         <translation>在 CPU 后端（参考实现）上重新计算这次传播，并将每个步骤的数值与此设备的结果比较。耗时与这次传播大致相同；每次传播只做一次。</translation>
     </message>
     <message>
@@ -805,11 +804,11 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>显示差异</translation>
     </message>
     <message>
-        <source>Show GPU − CPU for this step as a heatmap: white = equal, red = the GPU&apos;s number is larger, blue = smaller; where float rounding differs</source>
+        <source>Show GPU − CPU for this step as a heatmap: white = equal, red = the GPU's number is larger, blue = smaller; where float rounding differs</source>
         <translation>以热力图显示此步骤的 GPU − CPU：白色 = 相等，红色 = GPU 的数值更大，蓝色 = 更小；即浮点舍入不同之处</translation>
     </message>
     <message>
-        <source>GPU − CPU for this step&apos;s numbers</source>
+        <source>GPU − CPU for this step's numbers</source>
         <translation>此步骤数值的 GPU − CPU</translation>
     </message>
     <message>
@@ -980,7 +979,7 @@ It goes on computing on the CPU.</source>
         <translation>未知设备</translation>
     </message>
     <message>
-        <source>Unknown device &quot;%1&quot;: use cpu, gpu or auto.</source>
+        <source>Unknown device "%1": use cpu, gpu or auto.</source>
         <translation>未知设备“%1”：请使用 cpu、gpu 或 auto。</translation>
     </message>
     <message>
@@ -1068,19 +1067,19 @@ It goes on computing on the CPU.</source>
         <translation>**形状** `%1`</translation>
     </message>
     <message>
-        <source>then multiplies by a learned scale γ and adds a learned shift β (this model&apos;s config has `&quot;learn_layer_norm&quot;: true`, so they are parameters and are trained)</source>
-        <translation>再乘以可学习的缩放 γ 并加上可学习的平移 β（该模型的配置中 `&quot;learn_layer_norm&quot;: true`，所以它们是参数，会被训练）</translation>
+        <source>then multiplies by a learned scale γ and adds a learned shift β (this model's config has `"learn_layer_norm": true`, so they are parameters and are trained)</source>
+        <translation>再乘以可学习的缩放 γ 并加上可学习的平移 β（该模型的配置中 `"learn_layer_norm": true`，所以它们是参数，会被训练）</translation>
     </message>
     <message>
         <source>and has no learned scale: γ = 1 and β = 0, because the tutorial builds a fresh `nn.LayerNorm` inside every `forward`, so they are created anew on each call and never trained</source>
         <translation>且没有可学习的缩放：γ = 1、β = 0，因为教程在每次 `forward` 里都新建一个 `nn.LayerNorm`，它们每次调用都重新创建，从不被训练</translation>
     </message>
     <message>
-        <source>This model is **pre-norm** (`norm_first=True`): each sub-layer reads the normalised x and its output is added to x itself, `x = x + sublayer(norm(x))`; nothing normalises the sum until the next sub-layer&apos;s norm (or the stack&apos;s final norm).</source>
+        <source>This model is **pre-norm** (`norm_first=True`): each sub-layer reads the normalised x and its output is added to x itself, `x = x + sublayer(norm(x))`; nothing normalises the sum until the next sub-layer's norm (or the stack's final norm).</source>
         <translation>该模型是**前置归一化**（`norm_first=True`）：每个子层读取归一化后的 x，其输出加回 x 本身，`x = x + sublayer(norm(x))`；这个和直到下一个子层的归一化（或整个堆叠最后的归一化）才被归一化。</translation>
     </message>
     <message>
-        <source>This model is **post-norm** (`norm_first=False`, PyTorch&apos;s default): the sub-layer&apos;s output is added to its input and the sum is normalised, `x = norm(x + sublayer(x))`.</source>
+        <source>This model is **post-norm** (`norm_first=False`, PyTorch's default): the sub-layer's output is added to its input and the sum is normalised, `x = norm(x + sublayer(x))`.</source>
         <translation>该模型是**后置归一化**（`norm_first=False`，PyTorch 的默认值）：子层的输出加到它的输入上，再对这个和做归一化，`x = norm(x + sublayer(x))`。</translation>
     </message>
 </context>
@@ -1138,7 +1137,7 @@ It goes on computing on the CPU.</source>
         <translation>张量及其梯度</translation>
     </message>
     <message>
-        <source>The step&apos;s tensor beside its gradient ∂loss/∂tensor</source>
+        <source>The step's tensor beside its gradient ∂loss/∂tensor</source>
         <translation>此步骤的张量与其梯度 ∂loss/∂tensor 并排显示</translation>
     </message>
     <message>
@@ -1146,7 +1145,7 @@ It goes on computing on the CPU.</source>
         <translation>权重 W</translation>
     </message>
     <message>
-        <source>The weight that made this step&apos;s tensor</source>
+        <source>The weight that made this step's tensor</source>
         <translation>生成此步骤张量的权重</translation>
     </message>
     <message>
@@ -1154,7 +1153,7 @@ It goes on computing on the CPU.</source>
         <translation>其梯度 ∂loss/∂W</translation>
     </message>
     <message>
-        <source>The weight&apos;s gradient: what the backward pass computes for the optimizer</source>
+        <source>The weight's gradient: what the backward pass computes for the optimizer</source>
         <translation>权重的梯度：反向传播为优化器计算的结果</translation>
     </message>
     <message>
@@ -1162,11 +1161,11 @@ It goes on computing on the CPU.</source>
         <translation>更新量 ΔW</translation>
     </message>
     <message>
-        <source>What the optimizer&apos;s next step would add to the weight</source>
+        <source>What the optimizer's next step would add to the weight</source>
         <translation>优化器下一步将加到权重上的量</translation>
     </message>
     <message>
-        <source>The gradient has the tensor&apos;s shape: one number per entry, how much the loss changes when that entry changes</source>
+        <source>The gradient has the tensor's shape: one number per entry, how much the loss changes when that entry changes</source>
         <translation>梯度与张量形状相同：每个元素对应一个数值，表示该元素变化时损失变化多少</translation>
     </message>
     <message>
@@ -1201,7 +1200,7 @@ Run a backward pass (a training step) to see them.</source>
     </message>
     <message>
         <source>No gradient for “%1” in this trace.
-Run a backward pass (a training step) to see it, or pick a step on the loss&apos;s path (masks and the positional table have none).</source>
+Run a backward pass (a training step) to see it, or pick a step on the loss's path (masks and the positional table have none).</source>
         <translation>此追踪中没有“%1”的梯度。
 运行一次反向传播（一个训练步）即可查看，或选择位于损失路径上的步骤（掩码和位置编码表没有梯度）。</translation>
     </message>
@@ -1210,8 +1209,8 @@ Run a backward pass (a training step) to see it, or pick a step on the loss&apos
         <translation>  （前向值）</translation>
     </message>
     <message>
-        <source>&apos;%1&apos; is not in this trace.</source>
-        <translation>&apos;%1&apos; 不在此追踪中。</translation>
+        <source>'%1' is not in this trace.</source>
+        <translation>'%1' 不在此追踪中。</translation>
     </message>
     <message>
         <source>  · head %1</source>
@@ -1254,8 +1253,8 @@ gradient
         <translation>；&amp;nbsp;此处最大：&lt;b&gt;%1&lt;/b&gt;，位于 (%2, %3)</translation>
     </message>
     <message>
-        <source>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;Red: raising that number would raise the loss; blue: would lower it.&lt;/span&gt;</source>
-        <translation>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;红色：增大该数会使损失升高；蓝色：会使损失降低。&lt;/span&gt;</translation>
+        <source>&lt;br&gt;&lt;span style='color:#555'&gt;Red: raising that number would raise the loss; blue: would lower it.&lt;/span&gt;</source>
+        <translation>&lt;br&gt;&lt;span style='color:#555'&gt;红色：增大该数会使损失升高；蓝色：会使损失降低。&lt;/span&gt;</translation>
     </message>
     <message>
         <source>Gradient descent moves every number against its gradient: the optimizer subtracts (a multiple of) it from each weight.</source>
@@ -1404,10 +1403,6 @@ gradient
         <translation>将张量导出为 CSV</translation>
     </message>
     <message>
-        <source>Ctrl+Space</source>
-        <translation>Ctrl+Space</translation>
-    </message>
-    <message>
         <source>in a sentence field: list the vocabulary</source>
         <translation>在句子输入框中：列出词表</translation>
     </message>
@@ -1428,8 +1423,12 @@ gradient
         <translation>关于 Stepformer</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Stepformer %1&lt;/h3&gt;&lt;p&gt;Step through the forward pass of the classic PyTorch encoder-decoder Transformer tutorial and see every intermediate tensor: embeddings, positional encoding, masks, Q/K/V, attention scores and weights, Add &amp;amp; Norm, the feed-forward network and the output probabilities.&lt;/p&gt;&lt;p&gt;The default model is trained on the tutorial&apos;s two sentences on first start and cached in &lt;tt&gt;%2&lt;/tt&gt;.&lt;/p&gt;</source>
+        <source>&lt;h3&gt;Stepformer %1&lt;/h3&gt;&lt;p&gt;Step through the forward pass of the classic PyTorch encoder-decoder Transformer tutorial and see every intermediate tensor: embeddings, positional encoding, masks, Q/K/V, attention scores and weights, Add &amp;amp; Norm, the feed-forward network and the output probabilities.&lt;/p&gt;&lt;p&gt;The default model is trained on the tutorial's two sentences on first start and cached in &lt;tt&gt;%2&lt;/tt&gt;.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Stepformer %1&lt;/h3&gt;&lt;p&gt;逐步执行经典 PyTorch 编码器-解码器 Transformer 教程的前向传播，查看每一个中间张量：词嵌入、位置编码、掩码、Q/K/V、注意力分数与权重、Add &amp;amp; Norm、前馈网络以及输出概率。&lt;/p&gt;&lt;p&gt;默认模型在首次启动时用教程中的两个句子训练，并缓存在 &lt;tt&gt;%2&lt;/tt&gt; 中。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Alt+/ or Ctrl+Space</source>
+        <translation>Alt+/ 或 Ctrl+Space</translation>
     </message>
 </context>
 <context>
@@ -1439,7 +1438,7 @@ gradient
         <translation>预设：</translation>
     </message>
     <message>
-        <source>The tutorial&apos;s (d_model 512, 6 layers, SGD)</source>
+        <source>The tutorial's (d_model 512, 6 layers, SGD)</source>
         <translation>教程的设置（d_model 512，6 层，SGD）</translation>
     </message>
     <message>
@@ -1447,7 +1446,7 @@ gradient
         <translation>小巧易读（d_model 32，2 层，Adam）</translation>
     </message>
     <message>
-        <source>PyTorch&apos;s nn.Transformer (d_model 32, 2 + 2 layers, Adam)</source>
+        <source>PyTorch's nn.Transformer (d_model 32, 2 + 2 layers, Adam)</source>
         <translation>PyTorch 的 nn.Transformer（d_model 32，2 + 2 层，Adam）</translation>
     </message>
     <message>
@@ -1459,7 +1458,7 @@ gradient
         <translation>自定义</translation>
     </message>
     <message>
-        <source>The tutorial&apos;s hyperparameters train slowly (about 0.1 s a step); the small model trains in a second and its attention maps are easy to read.</source>
+        <source>The tutorial's hyperparameters train slowly (about 0.1 s a step); the small model trains in a second and its attention maps are easy to read.</source>
         <translation>教程的超参数训练较慢（每步约 0.1 秒）；小模型一秒即可训练完成，且注意力图易于阅读。</translation>
     </message>
     <message>
@@ -1467,7 +1466,7 @@ gradient
         <translation>模型</translation>
     </message>
     <message>
-        <source>d_model: the width of every token&apos;s vector (the tutorial: 512).</source>
+        <source>d_model: the width of every token's vector (the tutorial: 512).</source>
         <translation>d_model：每个词元向量的宽度（教程中为 512）。</translation>
     </message>
     <message>
@@ -1475,11 +1474,11 @@ gradient
         <translation>d_ff：前馈网络隐藏层的宽度（教程中为 2048）。</translation>
     </message>
     <message>
-        <source>d_k: the width of each head&apos;s queries and keys (the tutorial: 64).</source>
+        <source>d_k: the width of each head's queries and keys (the tutorial: 64).</source>
         <translation>d_k：每个头的查询和键的宽度（教程中为 64）。</translation>
     </message>
     <message>
-        <source>d_v: the width of each head&apos;s values (the tutorial: 64).</source>
+        <source>d_v: the width of each head's values (the tutorial: 64).</source>
         <translation>d_v：每个头的值的宽度（教程中为 64）。</translation>
     </message>
     <message>
@@ -1495,11 +1494,11 @@ gradient
         <translation>位置编码之后的 dropout，仅在训练时生效（教程中为 0.1）。必须小于 1。</translation>
     </message>
     <message>
-        <source>The tutorial&apos;s (seed 001)</source>
+        <source>The tutorial's (seed 001)</source>
         <translation>教程的模型（种子文档 001）</translation>
     </message>
     <message>
-        <source>PyTorch&apos;s nn.Transformer (seed 002)</source>
+        <source>PyTorch's nn.Transformer (seed 002)</source>
         <translation>PyTorch 的 nn.Transformer（种子文档 002）</translation>
     </message>
     <message>
@@ -1507,7 +1506,7 @@ gradient
         <translation>attention-is-all-you-need-pytorch（种子文档 003）</translation>
     </message>
     <message>
-        <source>The tutorial&apos;s model, or PyTorch&apos;s own nn.Transformer layers: packed in-projection with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf.</source>
+        <source>The tutorial's model, or PyTorch's own nn.Transformer layers: packed in-projection with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf.</source>
         <translation>教程的模型，或 PyTorch 自带的 nn.Transformer 层：带偏置的打包输入投影、可学习的 LayerNorm、编码器和解码器末尾的归一化、取值为 0 / −inf 的掩码。</translation>
     </message>
     <message>
@@ -1519,7 +1518,7 @@ gradient
         <translation>nn.TransformerEncoderLayer(norm_first=True)：在每个子层之前做 LayerNorm，残差连接绕过该子层（关闭时：在残差求和之后做，与论文一致）。</translation>
     </message>
     <message>
-        <source>The feed-forward network&apos;s activation (nn.Transformer&apos;s activation argument).</source>
+        <source>The feed-forward network's activation (nn.Transformer's activation argument).</source>
         <translation>前馈网络的激活函数（即 nn.Transformer 的 activation 参数）。</translation>
     </message>
     <message>
@@ -1569,7 +1568,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>优化器</translation>
     </message>
     <message>
-        <source>SGD with momentum (the tutorial&apos;s)</source>
+        <source>SGD with momentum (the tutorial's)</source>
         <translation>带动量的 SGD（教程的做法）</translation>
     </message>
     <message>
@@ -1589,7 +1588,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>预热调度</translation>
     </message>
     <message>
-        <source>The paper&apos;s schedule: lr × d_model^−0.5 × min(step^−0.5, step × warmup^−1.5). With it, the learning rate field is a multiplier (the paper: 1).</source>
+        <source>The paper's schedule: lr × d_model^−0.5 × min(step^−0.5, step × warmup^−1.5). With it, the learning rate field is a multiplier (the paper: 1).</source>
         <translation>论文中的调度：lr × d_model^−0.5 × min(step^−0.5, step × warmup^−1.5)。启用后，学习率字段作为倍数使用（论文中为 1）。</translation>
     </message>
     <message>
@@ -1629,7 +1628,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>每轮打乱顺序</translation>
     </message>
     <message>
-        <source>The tutorial&apos;s DataLoader shuffles (shuffle=True).</source>
+        <source>The tutorial's DataLoader shuffles (shuffle=True).</source>
         <translation>教程的 DataLoader 会打乱顺序 (shuffle=True)。</translation>
     </message>
     <message>
@@ -1653,7 +1652,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>学习率：请输入一个数，例如 1e-3。</translation>
     </message>
     <message>
-        <source>Learning rate: &quot;%1&quot; is not a number (write e.g. 1e-3 or 0.001).</source>
+        <source>Learning rate: "%1" is not a number (write e.g. 1e-3 or 0.001).</source>
         <translation>学习率：“%1”不是数字（请写成 1e-3 或 0.001 这样的形式）。</translation>
     </message>
     <message>
@@ -1692,16 +1691,8 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>源句子，例如 ich mochte ein bier P</translation>
     </message>
     <message>
-        <source>The encoder&apos;s input (enc_inputs): source words separated by spaces. Ctrl+Space lists the vocabulary.</source>
-        <translation>编码器的输入 (enc_inputs)：以空格分隔的源语言单词。按 Ctrl+Space 列出词表。</translation>
-    </message>
-    <message>
         <source>Target sentence, e.g. S i want a beer .</source>
         <translation>目标句子，例如 S i want a beer .</translation>
-    </message>
-    <message>
-        <source>The decoder&apos;s input (dec_inputs): starts with the start symbol S. Ctrl+Space lists the vocabulary.</source>
-        <translation>解码器的输入 (dec_inputs)：以起始符号 S 开头。按 Ctrl+Space 列出词表。</translation>
     </message>
     <message>
         <source>&amp;Source:</source>
@@ -1716,15 +1707,15 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>示例</translation>
     </message>
     <message>
-        <source>Back to the tutorial&apos;s example: ich mochte ein bier P → S i want a beer .</source>
+        <source>Back to the tutorial's example: ich mochte ein bier P → S i want a beer .</source>
         <translation>恢复为教程的示例：ich mochte ein bier P → S i want a beer .</translation>
     </message>
     <message>
-        <source>The encoder&apos;s input (enc_inputs), at most %1 words from: %2</source>
+        <source>The encoder's input (enc_inputs), at most %1 words from: %2</source>
         <translation>编码器的输入 (enc_inputs)，最多 %1 个单词，可选词：%2</translation>
     </message>
     <message>
-        <source>The decoder&apos;s input (dec_inputs), at most %1 words from: %2</source>
+        <source>The decoder's input (dec_inputs), at most %1 words from: %2</source>
         <translation>解码器的输入 (dec_inputs)，最多 %1 个单词，可选词：%2</translation>
     </message>
     <message>
@@ -1759,6 +1750,14 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <source>Checking…</source>
         <translation>正在检查…</translation>
     </message>
+    <message>
+        <source>The encoder's input (enc_inputs): source words separated by spaces. Alt+/ (or Ctrl+Space) lists the vocabulary.</source>
+        <translation>编码器的输入 (enc_inputs)：以空格分隔的源语言单词。按 Alt+/（或 Ctrl+Space） 列出词表。</translation>
+    </message>
+    <message>
+        <source>The decoder's input (dec_inputs): starts with the start symbol S. Alt+/ (or Ctrl+Space) lists the vocabulary.</source>
+        <translation>解码器的输入 (dec_inputs)：以起始符号 S 开头。按 Alt+/（或 Ctrl+Space） 列出词表。</translation>
+    </message>
 </context>
 <context>
     <name>InputTable</name>
@@ -1779,7 +1778,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>key_padding_mask[%1, %2] = %3</translation>
     </message>
     <message>
-        <source>&quot;%1&quot; is not a number: x[%2, %3, %4] keeps its value</source>
+        <source>"%1" is not a number: x[%2, %3, %4] keeps its value</source>
         <translation>“%1”不是数字：x[%2, %3, %4] 保持原值</translation>
     </message>
 </context>
@@ -1794,7 +1793,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>src [seq_len, batch, d_model]</translation>
     </message>
     <message>
-        <source>The encoder layer&apos;s input, in PyTorch&apos;s layout (batch_first=False)</source>
+        <source>The encoder layer's input, in PyTorch's layout (batch_first=False)</source>
         <translation>编码器层的输入，采用 PyTorch 的布局 (batch_first=False)</translation>
     </message>
     <message>
@@ -1806,11 +1805,11 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>batch </translation>
     </message>
     <message>
-        <source>Seed 004&apos;s x</source>
+        <source>Seed 004's x</source>
         <translation>种子文档 004 的 x</translation>
     </message>
     <message>
-        <source>torch.manual_seed(42); x = torch.randn(3, 1, 4): the notebook&apos;s encoder_input (and, with the decoder layer, a tgt [5, 1, 4] drawn next from the same stream)</source>
+        <source>torch.manual_seed(42); x = torch.randn(3, 1, 4): the notebook's encoder_input (and, with the decoder layer, a tgt [5, 1, 4] drawn next from the same stream)</source>
         <translation>torch.manual_seed(42); x = torch.randn(3, 1, 4)：即笔记本中的 encoder_input（启用解码器层时，还有紧接着从同一随机流中抽取的 tgt [5, 1, 4]）</translation>
     </message>
     <message>
@@ -1818,7 +1817,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>随机</translation>
     </message>
     <message>
-        <source>Standard-normal numbers (like torch.randn, from Stepformer&apos;s own generator) with the seed beside it; src and, with the decoder layer, tgt</source>
+        <source>Standard-normal numbers (like torch.randn, from Stepformer's own generator) with the seed beside it; src and, with the decoder layer, tgt</source>
         <translation>标准正态分布的随机数（类似 torch.randn，但来自 Stepformer 自己的随机数生成器），使用旁边的种子；生成 src，启用解码器层时也生成 tgt</translation>
     </message>
     <message>
@@ -1830,15 +1829,15 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>加载 .npy…</translation>
     </message>
     <message>
-        <source>A NumPy array [seq_len, batch, d_model] (or [seq_len, d_model]), e.g. np.save(&apos;x.npy&apos;, x.numpy())</source>
-        <translation>NumPy 数组 [seq_len, batch, d_model]（或 [seq_len, d_model]），例如 np.save(&apos;x.npy&apos;, x.numpy())</translation>
+        <source>A NumPy array [seq_len, batch, d_model] (or [seq_len, d_model]), e.g. np.save('x.npy', x.numpy())</source>
+        <translation>NumPy 数组 [seq_len, batch, d_model]（或 [seq_len, d_model]），例如 np.save('x.npy', x.numpy())</translation>
     </message>
     <message>
         <source>Decoder layer (nn.TransformerDecoderLayer)</source>
         <translation>解码器层 (nn.TransformerDecoderLayer)</translation>
     </message>
     <message>
-        <source>output = decoder_layer(tgt, memory): a decoder layer of the same size after the encoder layer, reading its output as memory (seed 004&apos;s second part, with trg_seq_len 5)</source>
+        <source>output = decoder_layer(tgt, memory): a decoder layer of the same size after the encoder layer, reading its output as memory (seed 004's second part, with trg_seq_len 5)</source>
         <translation>output = decoder_layer(tgt, memory)：在编码器层之后接一个同样大小的解码器层，把编码器层的输出作为 memory 读入（种子文档 004 的第二部分，trg_seq_len 为 5）</translation>
     </message>
     <message>
@@ -1850,7 +1849,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>tgt_len </translation>
     </message>
     <message>
-        <source>Standard-normal tgt with the seed of src&apos;s Random</source>
+        <source>Standard-normal tgt with the seed of src's Random</source>
         <translation>标准正态分布的 tgt，使用 src “随机”按钮的种子</translation>
     </message>
     <message>
@@ -1866,7 +1865,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>tgt_mask = nn.Transformer.generate_square_subsequent_mask(tgt_len)：位置 i 不能关注它之后的位置</translation>
     </message>
     <message>
-        <source>src&apos;s pad column is also the decoder&apos;s memory_key_padding_mask.</source>
+        <source>src's pad column is also the decoder's memory_key_padding_mask.</source>
         <translation>src 的“填充”列同时也是解码器的 memory_key_padding_mask。</translation>
     </message>
     <message>
@@ -1898,7 +1897,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>loss = output[..., 0].sum() 的梯度</translation>
     </message>
     <message>
-        <source>Adds a grad.&lt;step&gt; for every step, in the order backpropagation computes them. (Not output.sum(): a LayerNorm&apos;s outputs always sum to the sum of its bias, so its gradient would be 0.)</source>
+        <source>Adds a grad.&lt;step&gt; for every step, in the order backpropagation computes them. (Not output.sum(): a LayerNorm's outputs always sum to the sum of its bias, so its gradient would be 0.)</source>
         <translation>为每一步添加一个 grad.&lt;step&gt;，顺序与反向传播计算它们的顺序一致。（不用 output.sum()：LayerNorm 的输出之和总是等于其偏置之和，因此它的梯度会是 0。）</translation>
     </message>
     <message>
@@ -1906,7 +1905,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>激活函数</translation>
     </message>
     <message>
-        <source>PyTorch&apos;s initialisation does not depend on norm_first or activation: torch.manual_seed(42) gives these same weights for every choice. The notebook&apos;s printed numbers are the defaults&apos; (post-norm, relu).</source>
+        <source>PyTorch's initialisation does not depend on norm_first or activation: torch.manual_seed(42) gives these same weights for every choice. The notebook's printed numbers are the defaults' (post-norm, relu).</source>
         <translation>PyTorch 的初始化不依赖于 norm_first 或 activation：无论如何选择，torch.manual_seed(42) 都会给出相同的权重。笔记本中打印的数值对应默认设置（post-norm，relu）。</translation>
     </message>
     <message>
@@ -1914,11 +1913,11 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>权重</translation>
     </message>
     <message>
-        <source>Seed 004&apos;s</source>
+        <source>Seed 004's</source>
         <translation>种子文档 004</translation>
     </message>
     <message>
-        <source>PyTorch&apos;s own initialisation of nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8, dropout=0.0) after torch.manual_seed(42) and x = torch.randn(3, 1, 4)</source>
+        <source>PyTorch's own initialisation of nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8, dropout=0.0) after torch.manual_seed(42) and x = torch.randn(3, 1, 4)</source>
         <translation>在 torch.manual_seed(42) 和 x = torch.randn(3, 1, 4) 之后，PyTorch 自己对 nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8, dropout=0.0) 的初始化</translation>
     </message>
     <message>
@@ -1926,7 +1925,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>全新初始化</translation>
     </message>
     <message>
-        <source>init_params with the seed beside it: PyTorch&apos;s schemes, Stepformer&apos;s random generator</source>
+        <source>init_params with the seed beside it: PyTorch's schemes, Stepformer's random generator</source>
         <translation>使用旁边的种子执行 init_params：采用 PyTorch 的初始化方案，随机数来自 Stepformer 的生成器</translation>
     </message>
     <message>
@@ -1938,8 +1937,8 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>打开 state_dict…</translation>
     </message>
     <message>
-        <source>A safetensors file with encoder_layer.* (and decoder_layer.*) names, e.g. save_file({&apos;encoder_layer.&apos; + k: v for k, v in layer.state_dict().items()}, &apos;w.safetensors&apos;)</source>
-        <translation>名称为 encoder_layer.*（以及 decoder_layer.*）的 safetensors 文件，例如 save_file({&apos;encoder_layer.&apos; + k: v for k, v in layer.state_dict().items()}, &apos;w.safetensors&apos;)</translation>
+        <source>A safetensors file with encoder_layer.* (and decoder_layer.*) names, e.g. save_file({'encoder_layer.' + k: v for k, v in layer.state_dict().items()}, 'w.safetensors')</source>
+        <translation>名称为 encoder_layer.*（以及 decoder_layer.*）的 safetensors 文件，例如 save_file({'encoder_layer.' + k: v for k, v in layer.state_dict().items()}, 'w.safetensors')</translation>
     </message>
     <message>
         <source>Open state_dict</source>
@@ -1970,26 +1969,26 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>d_model %1，nhead %2，dim_feedforward %3。%4</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Seed 004&apos;s setup&lt;/b&gt;: the encoder layer&apos;s output is the notebook&apos;s printed memory.</source>
+        <source>&lt;b&gt;Seed 004's setup&lt;/b&gt;: the encoder layer's output is the notebook's printed memory.</source>
         <translation>&lt;b&gt;种子文档 004 的设置&lt;/b&gt;：编码器层的输出就是笔记本中打印的 memory。</translation>
     </message>
     <message>
-        <source>Not seed 004&apos;s setup (its x, its weights, post-norm relu, no padding): the numbers differ from the notebook&apos;s print.</source>
+        <source>Not seed 004's setup (its x, its weights, post-norm relu, no padding): the numbers differ from the notebook's print.</source>
         <translation>不是种子文档 004 的设置（它的 x、它的权重、post-norm relu、无填充）：数值与笔记本中打印的不同。</translation>
     </message>
 </context>
 <context>
     <name>LabModel</name>
     <message>
-        <source>seed 004&apos;s x</source>
+        <source>seed 004's x</source>
         <translation>种子文档 004 的 x</translation>
     </message>
     <message>
-        <source>seed 004&apos;s tgt (continued)</source>
+        <source>seed 004's tgt (continued)</source>
         <translation>种子文档 004 的 tgt（接续）</translation>
     </message>
     <message>
-        <source>Seed 004&apos;s: PyTorch&apos;s own initialisation after torch.manual_seed(42) and x = torch.randn(3, 1, 4) (in_proj xavier, in_proj and out_proj biases 0, norms 1 and 0). The decoder layer&apos;s weights continue the same random stream: PyTorch&apos;s initialisation too, but not the notebook&apos;s decoder cells</source>
+        <source>Seed 004's: PyTorch's own initialisation after torch.manual_seed(42) and x = torch.randn(3, 1, 4) (in_proj xavier, in_proj and out_proj biases 0, norms 1 and 0). The decoder layer's weights continue the same random stream: PyTorch's initialisation too, but not the notebook's decoder cells</source>
         <translation>种子文档 004 的权重：在 torch.manual_seed(42) 和 x = torch.randn(3, 1, 4) 之后 PyTorch 自己的初始化（in_proj 用 xavier，in_proj 和 out_proj 的偏置为 0，归一化层为 1 和 0）。解码器层的权重接续同一随机流：同样是 PyTorch 的初始化，但不是笔记本中解码器单元格的权重</translation>
     </message>
     <message>
@@ -2001,7 +2000,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>已调整大小</translation>
     </message>
     <message>
-        <source>Seed 004&apos;s x has d_model 4; these weights have d_model %1.</source>
+        <source>Seed 004's x has d_model 4; these weights have d_model %1.</source>
         <translation>种子文档 004 的 x 的 d_model 为 4；这些权重的 d_model 为 %1。</translation>
     </message>
     <message>
@@ -2033,7 +2032,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>其中包含 NaN 或无穷大</translation>
     </message>
     <message>
-        <source>Fresh: init_params(seed %1), PyTorch&apos;s initialisation schemes (in_proj xavier, linear layers U(±1/√fan_in), biases of the attention 0, norms 1 and 0) from Stepformer&apos;s own random generator, so not the numbers torch.manual_seed(%1) would give</source>
+        <source>Fresh: init_params(seed %1), PyTorch's initialisation schemes (in_proj xavier, linear layers U(±1/√fan_in), biases of the attention 0, norms 1 and 0) from Stepformer's own random generator, so not the numbers torch.manual_seed(%1) would give</source>
         <translation>全新初始化：init_params(seed %1)，采用 PyTorch 的初始化方案（in_proj 用 xavier，线性层用 U(±1/√fan_in)，注意力的偏置为 0，归一化层为 1 和 0），随机数来自 Stepformer 自己的生成器，因此与 torch.manual_seed(%1) 得到的数值不同</translation>
     </message>
     <message>
@@ -2049,7 +2048,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>（假定 nhead 为 %1）</translation>
     </message>
     <message>
-        <source>; it has no decoder_layer.*: the decoder layer&apos;s are fresh, init_params(seed %1)</source>
+        <source>; it has no decoder_layer.*: the decoder layer's are fresh, init_params(seed %1)</source>
         <translation>；其中没有 decoder_layer.*：解码器层的权重为全新初始化，init_params(seed %1)</translation>
     </message>
     <message>
@@ -2076,7 +2075,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>种子文档 004</translation>
     </message>
     <message>
-        <source>Every number is computed by Stepformer&apos;s own nn.TransformerEncoderLayer, tested against PyTorch 1.13 to 1e-4</source>
+        <source>Every number is computed by Stepformer's own nn.TransformerEncoderLayer, tested against PyTorch 1.13 to 1e-4</source>
         <translation>每个数值都由 Stepformer 自己的 nn.TransformerEncoderLayer 计算，并已与 PyTorch 1.13 对照测试，误差在 1e-4 以内</translation>
     </message>
     <message>
@@ -2135,12 +2134,12 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>损失</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#777&apos;&gt;The loss appears here, one point per optimizer step.&lt;/span&gt;</source>
-        <translation>&lt;span style=&apos;color:#777&apos;&gt;损失会显示在这里，每个优化器步一个点。&lt;/span&gt;</translation>
+        <source>&lt;span style='color:#777'&gt;The loss appears here, one point per optimizer step.&lt;/span&gt;</source>
+        <translation>&lt;span style='color:#777'&gt;损失会显示在这里，每个优化器步一个点。&lt;/span&gt;</translation>
     </message>
     <message>
-        <source>step &lt;b&gt;%1&lt;/b&gt; · loss &lt;b style=&apos;color:%4&apos;&gt;%2&lt;/b&gt; · smoothed &lt;b style=&apos;color:%5&apos;&gt;%3&lt;/b&gt;</source>
-        <translation>第 &lt;b&gt;%1&lt;/b&gt; 步 · 损失 &lt;b style=&apos;color:%4&apos;&gt;%2&lt;/b&gt; · 平滑后 &lt;b style=&apos;color:%5&apos;&gt;%3&lt;/b&gt;</translation>
+        <source>step &lt;b&gt;%1&lt;/b&gt; · loss &lt;b style='color:%4'&gt;%2&lt;/b&gt; · smoothed &lt;b style='color:%5'&gt;%3&lt;/b&gt;</source>
+        <translation>第 &lt;b&gt;%1&lt;/b&gt; 步 · 损失 &lt;b style='color:%4'&gt;%2&lt;/b&gt; · 平滑后 &lt;b style='color:%5'&gt;%3&lt;/b&gt;</translation>
     </message>
     <message>
         <source>step %1
@@ -2219,11 +2218,11 @@ learning rate %5</source>
         <translation>计入损失？</translation>
     </message>
     <message>
-        <source>The target&apos;s logit: z[t, target]</source>
+        <source>The target's logit: z[t, target]</source>
         <translation>目标词元的 logit：z[t, target]</translation>
     </message>
     <message>
-        <source>log of the softmax&apos;s denominator: log Σᵤ exp(z[t, u])</source>
+        <source>log of the softmax's denominator: log Σᵤ exp(z[t, u])</source>
         <translation>softmax 分母的对数：log Σᵤ exp(z[t, u])</translation>
     </message>
     <message>
@@ -2235,12 +2234,12 @@ learning rate %5</source>
         <translation>该位置的交叉熵 = log Σ e^z − zₜ</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Label-smoothed cross-entropy, summed&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style=&apos;color:#555&apos;&gt; &amp;nbsp;— pad targets (&lt;b&gt;%2&lt;/b&gt;) ignored&lt;/span&gt;</source>
-        <translation>&lt;b&gt;标签平滑交叉熵（求和）&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style=&apos;color:#555&apos;&gt; &amp;nbsp;— 忽略填充目标（&lt;b&gt;%2&lt;/b&gt;）&lt;/span&gt;</translation>
+        <source>&lt;b&gt;Label-smoothed cross-entropy, summed&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style='color:#555'&gt; &amp;nbsp;— pad targets (&lt;b&gt;%2&lt;/b&gt;) ignored&lt;/span&gt;</source>
+        <translation>&lt;b&gt;标签平滑交叉熵（求和）&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style='color:#555'&gt; &amp;nbsp;— 忽略填充目标（&lt;b&gt;%2&lt;/b&gt;）&lt;/span&gt;</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Cross-entropy loss&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style=&apos;color:#555&apos;&gt; &amp;nbsp;— per position: softmax of the logits, p of the correct token, −log p; pad targets (&lt;b&gt;%2&lt;/b&gt;, id %3) are ignored.&lt;/span&gt;</source>
-        <translation>&lt;b&gt;交叉熵损失&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style=&apos;color:#555&apos;&gt; &amp;nbsp;— 逐位置计算：对 logits 做 softmax，取正确词元的概率 p，再取 −log p；填充目标（&lt;b&gt;%2&lt;/b&gt;，id %3）被忽略。&lt;/span&gt;</translation>
+        <source>&lt;b&gt;Cross-entropy loss&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style='color:#555'&gt; &amp;nbsp;— per position: softmax of the logits, p of the correct token, −log p; pad targets (&lt;b&gt;%2&lt;/b&gt;, id %3) are ignored.&lt;/span&gt;</source>
+        <translation>&lt;b&gt;交叉熵损失&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style='color:#555'&gt; &amp;nbsp;— 逐位置计算：对 logits 做 softmax，取正确词元的概率 p，再取 −log p；填充目标（&lt;b&gt;%2&lt;/b&gt;，id %3）被忽略。&lt;/span&gt;</translation>
     </message>
     <message>
         <source>No data yet — run the forward pass to see the loss.</source>
@@ -2305,7 +2304,7 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>−Σ q log p</translation>
     </message>
     <message>
-        <source>this position&apos;s term: −(1−ε) log p(target) − ε/(V−1) Σ of log p over the other tokens</source>
+        <source>this position's term: −(1−ε) log p(target) − ε/(V−1) Σ of log p over the other tokens</source>
         <translation>该位置的项：−(1−ε) log p(target) − ε/(V−1) Σ（其余词元的 log p 之和）</translation>
     </message>
     <message>
@@ -2337,8 +2336,8 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>位置 %1 的目标是填充词元 %2（id %3）：损失跳过它，因此它不增加总和，也不计数。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Sentence %1:&lt;/b&gt; &amp;nbsp;%2 = &lt;b&gt;%3&lt;/b&gt; &amp;nbsp;&lt;span style=&apos;color:#555&apos;&gt;(%4 counted%5)&lt;/span&gt;</source>
-        <translation>&lt;b&gt;句子 %1：&lt;/b&gt; &amp;nbsp;%2 = &lt;b&gt;%3&lt;/b&gt; &amp;nbsp;&lt;span style=&apos;color:#555&apos;&gt;（计入 %4 个%5）&lt;/span&gt;</translation>
+        <source>&lt;b&gt;Sentence %1:&lt;/b&gt; &amp;nbsp;%2 = &lt;b&gt;%3&lt;/b&gt; &amp;nbsp;&lt;span style='color:#555'&gt;(%4 counted%5)&lt;/span&gt;</source>
+        <translation>&lt;b&gt;句子 %1：&lt;/b&gt; &amp;nbsp;%2 = &lt;b&gt;%3&lt;/b&gt; &amp;nbsp;&lt;span style='color:#555'&gt;（计入 %4 个%5）&lt;/span&gt;</translation>
     </message>
     <message>
         <source>, %1 ignored</source>
@@ -2369,12 +2368,12 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>&lt;b&gt;对批求平均：&lt;/b&gt; &amp;nbsp;</translation>
     </message>
     <message>
-        <source> &amp;nbsp;&lt;span style=&apos;color:#2e7d32&apos;&gt;✔ the model&apos;s &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</source>
-        <translation> &amp;nbsp;&lt;span style=&apos;color:#2e7d32&apos;&gt;✔ 模型的 &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</translation>
+        <source> &amp;nbsp;&lt;span style='color:#2e7d32'&gt;✔ the model's &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</source>
+        <translation> &amp;nbsp;&lt;span style='color:#2e7d32'&gt;✔ 模型的 &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</translation>
     </message>
     <message>
-        <source> &amp;nbsp;&lt;span style=&apos;color:#b00020&apos;&gt;≠ the model&apos;s &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</source>
-        <translation> &amp;nbsp;&lt;span style=&apos;color:#b00020&apos;&gt;≠ 模型的 &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</translation>
+        <source> &amp;nbsp;&lt;span style='color:#b00020'&gt;≠ the model's &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</source>
+        <translation> &amp;nbsp;&lt;span style='color:#b00020'&gt;≠ 模型的 &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</translation>
     </message>
 </context>
 <context>
@@ -2412,7 +2411,7 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>GPU 丢失</translation>
     </message>
     <message>
-        <source>the current model&apos;s</source>
+        <source>the current model's</source>
         <translation>当前模型的</translation>
     </message>
     <message>
@@ -2468,7 +2467,7 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>张量</translation>
     </message>
     <message>
-        <source>The current step&apos;s tensor as a heatmap, with the tutorial&apos;s axis names (Ctrl+1)</source>
+        <source>The current step's tensor as a heatmap, with the tutorial's axis names (Ctrl+1)</source>
         <translation>以热力图显示当前步骤的张量，坐标轴名称与教程一致 (Ctrl+1)</translation>
     </message>
     <message>
@@ -2516,7 +2515,7 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>梯度</translation>
     </message>
     <message>
-        <source>The backward pass: each tensor beside its gradient, a weight, its gradient and the optimizer&apos;s update (Ctrl+7)</source>
+        <source>The backward pass: each tensor beside its gradient, a weight, its gradient and the optimizer's update (Ctrl+7)</source>
         <translation>反向传播：每个张量与其梯度并排显示，另有某个权重、它的梯度以及优化器的更新量（Ctrl+7）</translation>
     </message>
 </context>
@@ -2597,11 +2596,11 @@ row)
 →</translation>
     </message>
     <message>
-        <source>&lt;b&gt;The masks&lt;/b&gt;, this project&apos;s convention — &lt;b&gt;1 = keep&lt;/b&gt;, 0 (hatched) = masked: the opposite of the tutorial&apos;s. src_mask is one row for every query; slf_attn and enc_attn both read it.</source>
+        <source>&lt;b&gt;The masks&lt;/b&gt;, this project's convention — &lt;b&gt;1 = keep&lt;/b&gt;, 0 (hatched) = masked: the opposite of the tutorial's. src_mask is one row for every query; slf_attn and enc_attn both read it.</source>
         <translation>&lt;b&gt;掩码&lt;/b&gt;，采用该项目的约定 — &lt;b&gt;1 = 保留&lt;/b&gt;，0（斜线阴影）= 被掩码：与教程的约定正好相反。src_mask 只有一行，所有查询共用；slf_attn 和 enc_attn 都读取它。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;The masks&lt;/b&gt;, PyTorch&apos;s convention — added to the scores: 0 = may attend, −∞ (hatched) = ignored. Each block merges its attn_mask and key_padding_mask (True = ignore) into one.</source>
+        <source>&lt;b&gt;The masks&lt;/b&gt;, PyTorch's convention — added to the scores: 0 = may attend, −∞ (hatched) = ignored. Each block merges its attn_mask and key_padding_mask (True = ignore) into one.</source>
         <translation>&lt;b&gt;掩码&lt;/b&gt;，采用 PyTorch 的约定 — 加到注意力分数上：0 = 可以关注，−∞（斜线阴影）= 被忽略。每个块把自己的 attn_mask 和 key_padding_mask（True = 忽略）合并成一个掩码。</translation>
     </message>
     <message>
@@ -2673,11 +2672,11 @@ row)
         <translation>掩码前的分数、&lt;tt&gt;masked_fill_(attn_mask, −1e9)&lt;/tt&gt; 之后的分数，以及 softmax 之后的结果 — 被掩码（斜线阴影）的位置恰好变为 &lt;b&gt;0&lt;/b&gt;。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;How every layer&apos;s %1 uses this mask&lt;/b&gt; (the layer picked above, head %2, sentence %3): %4</source>
+        <source>&lt;b&gt;How every layer's %1 uses this mask&lt;/b&gt; (the layer picked above, head %2, sentence %3): %4</source>
         <translation>&lt;b&gt;每一层的%1如何使用这个掩码&lt;/b&gt;（上方所选的层，头 %2，句子 %3）：%4</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Masking in layer %1&apos;s %2, head %3&lt;/b&gt; (sentence %4): %5</source>
+        <source>&lt;b&gt;Masking in layer %1's %2, head %3&lt;/b&gt; (sentence %4): %5</source>
         <translation>&lt;b&gt;第 %1 层%2中的掩码，头 %3&lt;/b&gt;（句子 %4）：%5</translation>
     </message>
     <message>
@@ -2787,15 +2786,15 @@ row)
         <translation>&lt;br&gt;未指定优化器：无法预览更新量。</translation>
     </message>
     <message>
-        <source>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;Adam divides the (averaged) gradient by its running RMS, so every weight moves about lr against the sign of its gradient.&lt;/span&gt;</source>
-        <translation>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;Adam 把（平均后的）梯度除以其滑动均方根（RMS），因此每个权重都沿其梯度符号的反方向移动大约 lr。&lt;/span&gt;</translation>
+        <source>&lt;br&gt;&lt;span style='color:#555'&gt;Adam divides the (averaged) gradient by its running RMS, so every weight moves about lr against the sign of its gradient.&lt;/span&gt;</source>
+        <translation>&lt;br&gt;&lt;span style='color:#555'&gt;Adam 把（平均后的）梯度除以其滑动均方根（RMS），因此每个权重都沿其梯度符号的反方向移动大约 lr。&lt;/span&gt;</translation>
     </message>
     <message>
-        <source>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;SGD with momentum: ΔW = −lr · (momentum buffer + gradient).&lt;/span&gt;</source>
-        <translation>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;带动量的 SGD：ΔW = −lr · (动量缓冲 + 梯度)。&lt;/span&gt;</translation>
+        <source>&lt;br&gt;&lt;span style='color:#555'&gt;SGD with momentum: ΔW = −lr · (momentum buffer + gradient).&lt;/span&gt;</source>
+        <translation>&lt;br&gt;&lt;span style='color:#555'&gt;带动量的 SGD：ΔW = −lr · (动量缓冲 + 梯度)。&lt;/span&gt;</translation>
     </message>
     <message>
-        <source>Pick a weight to see its gradient and the optimizer&apos;s update.</source>
+        <source>Pick a weight to see its gradient and the optimizer's update.</source>
         <translation>选择一个权重，查看它的梯度和优化器的更新量。</translation>
     </message>
     <message>
@@ -2803,7 +2802,7 @@ row)
         <translation>已显示全部元素。将鼠标悬停在格子上可查看其权重、梯度和更新量。</translation>
     </message>
     <message>
-        <source>%1 entries, shown as %2 × %3 blocks of %4 × %5: each cell is the block&apos;s largest entry (with its sign). Hover a cell to see which entry it is.</source>
+        <source>%1 entries, shown as %2 × %3 blocks of %4 × %5: each cell is the block's largest entry (with its sign). Hover a cell to see which entry it is.</source>
         <translation>共 %1 个元素，显示为 %2 × %3 个块，每块 %4 × %5：每个格子显示该块中绝对值最大的元素（保留符号）。将鼠标悬停在格子上可查看它是哪个元素。</translation>
     </message>
     <message>
@@ -2815,7 +2814,7 @@ row)
         <translation>%1 · 每格 %2 个</translation>
     </message>
     <message>
-        <source>%1 (block&apos;s largest)</source>
+        <source>%1 (block's largest)</source>
         <translation>%1（块内最大值）</translation>
     </message>
     <message>
@@ -2873,7 +2872,7 @@ row)
         <translation>d_model：维度数（表格的列数）</translation>
     </message>
     <message>
-        <source>Dimensions to plot against position, e.g. &quot;0, 1, 4, 5&quot; or &quot;0-3&quot;.
+        <source>Dimensions to plot against position, e.g. "0, 1, 4, 5" or "0-3".
 Even dimensions are sines, odd ones cosines. Clicking a column of the table adds or removes it.</source>
         <translation>要随位置绘制的维度，例如“0, 1, 4, 5”或“0-3”。
 偶数维是正弦，奇数维是余弦。点击表格中的某一列可添加或移除该维度。</translation>
@@ -3007,8 +3006,8 @@ embedding %3 + PE %4 = %5</source>
         <translation>&lt;b&gt;当前句子的%1输入&lt;/b&gt;（批中第 0 项：&lt;i&gt;%2&lt;/i&gt;）：词元嵌入 + 位置编码 = 第 0 层的输入。三者使用同一色标。</translation>
     </message>
     <message>
-        <source> &lt;span style=&apos;color:#b00020&apos;&gt;Dropout was active in this pass: the input is dropout(embedding + PE).&lt;/span&gt;</source>
-        <translation>&lt;span style=&apos;color:#b00020&apos;&gt;本次前向传播中 dropout 处于启用状态：输入为 dropout(embedding + PE)。&lt;/span&gt;</translation>
+        <source> &lt;span style='color:#b00020'&gt;Dropout was active in this pass: the input is dropout(embedding + PE).&lt;/span&gt;</source>
+        <translation>&lt;span style='color:#b00020'&gt;本次前向传播中 dropout 处于启用状态：输入为 dropout(embedding + PE)。&lt;/span&gt;</translation>
     </message>
 </context>
 <context>
@@ -3053,7 +3052,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>无法导出 %1：生成的 SVG 为空</translation>
     </message>
     <message>
-        <source>Cannot export %1: the tensor&apos;s shape does not match its data</source>
+        <source>Cannot export %1: the tensor's shape does not match its data</source>
         <translation>无法导出 %1：张量的形状与其数据不符</translation>
     </message>
     <message>
@@ -3096,12 +3095,12 @@ embedding %3 + PE %4 = %5</source>
         <translation>贪心翻译与期望输出完全一致时显示 ✓</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#777&apos;&gt;Translating %1 sentences with the trained model…&lt;/span&gt;</source>
-        <translation>&lt;span style=&apos;color:#777&apos;&gt;正在用训练好的模型翻译 %1 个句子…&lt;/span&gt;</translation>
+        <source>&lt;span style='color:#777'&gt;Translating %1 sentences with the trained model…&lt;/span&gt;</source>
+        <translation>&lt;span style='color:#777'&gt;正在用训练好的模型翻译 %1 个句子…&lt;/span&gt;</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#777&apos;&gt;After training, every sentence of the dataset is translated greedily (one token at a time, the most probable each time) and compared with the expected output.&lt;/span&gt;</source>
-        <translation>&lt;span style=&apos;color:#777&apos;&gt;训练结束后，数据集中的每个句子都会用贪心解码翻译（一次生成一个词元，每次取概率最大的那个），并与期望输出进行比较。&lt;/span&gt;</translation>
+        <source>&lt;span style='color:#777'&gt;After training, every sentence of the dataset is translated greedily (one token at a time, the most probable each time) and compared with the expected output.&lt;/span&gt;</source>
+        <translation>&lt;span style='color:#777'&gt;训练结束后，数据集中的每个句子都会用贪心解码翻译（一次生成一个词元，每次取概率最大的那个），并与期望输出进行比较。&lt;/span&gt;</translation>
     </message>
     <message>
         <source>(cannot translate)</source>
@@ -3124,8 +3123,8 @@ embedding %3 + PE %4 = %5</source>
         <translation>没有句子。</translation>
     </message>
     <message>
-        <source>&lt;b style=&apos;color:%3&apos;&gt;%1 / %2&lt;/b&gt; translated correctly by greedy decoding.</source>
-        <translation>贪心解码正确翻译了 &lt;b style=&apos;color:%3&apos;&gt;%1 / %2&lt;/b&gt; 个句子。</translation>
+        <source>&lt;b style='color:%3'&gt;%1 / %2&lt;/b&gt; translated correctly by greedy decoding.</source>
+        <translation>贪心解码正确翻译了 &lt;b style='color:%3'&gt;%1 / %2&lt;/b&gt; 个句子。</translation>
     </message>
 </context>
 <context>
@@ -3159,19 +3158,19 @@ embedding %3 + PE %4 = %5</source>
         <translation>&lt;b&gt;%2 个数中有 %1 个不同，最多相差 %3 ulp&lt;/b&gt;（最大 |Δ| = %4）；其后的 softmax 最多变化 %5。</translation>
     </message>
     <message>
-        <source>The trace&apos;s own &lt;b&gt;P.scores&lt;/b&gt; is what both orders give here, bit for bit, in Stepformer&apos;s engine (Eigen&apos;s product, then × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;), or the query × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;) first).</source>
+        <source>The trace's own &lt;b&gt;P.scores&lt;/b&gt; is what both orders give here, bit for bit, in Stepformer's engine (Eigen's product, then × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;), or the query × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;) first).</source>
         <translation>追踪记录自身的 &lt;b&gt;P.scores&lt;/b&gt; 在这里与两种顺序的结果逐位相同，均由 Stepformer 的计算引擎得出（先用 Eigen 做矩阵乘法再 × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;)，或者先把查询 × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;)）。</translation>
     </message>
     <message>
-        <source>The trace&apos;s own &lt;b&gt;P.scores&lt;/b&gt; is &lt;b&gt;B&lt;/b&gt;&apos;s rounding: bit for bit what Stepformer&apos;s engine gives for (q·kᵀ) × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;) (Eigen&apos;s product); the engine&apos;s query-first order %1.</source>
+        <source>The trace's own &lt;b&gt;P.scores&lt;/b&gt; is &lt;b&gt;B&lt;/b&gt;'s rounding: bit for bit what Stepformer's engine gives for (q·kᵀ) × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;) (Eigen's product); the engine's query-first order %1.</source>
         <translation>追踪记录自身的 &lt;b&gt;P.scores&lt;/b&gt; 是 &lt;b&gt;B&lt;/b&gt; 的舍入结果：与 Stepformer 计算引擎对 (q·kᵀ) × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;)（Eigen 的矩阵乘法）给出的结果逐位相同；与引擎先缩放查询的顺序相比：%1。</translation>
     </message>
     <message>
-        <source>The trace&apos;s own &lt;b&gt;P.scores&lt;/b&gt; is &lt;b&gt;A&lt;/b&gt;&apos;s rounding: bit for bit what Stepformer&apos;s engine gives for (q × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;))·kᵀ (Eigen&apos;s product); the engine&apos;s product-first order %1.</source>
+        <source>The trace's own &lt;b&gt;P.scores&lt;/b&gt; is &lt;b&gt;A&lt;/b&gt;'s rounding: bit for bit what Stepformer's engine gives for (q × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;))·kᵀ (Eigen's product); the engine's product-first order %1.</source>
         <translation>追踪记录自身的 &lt;b&gt;P.scores&lt;/b&gt; 是 &lt;b&gt;A&lt;/b&gt; 的舍入结果：与 Stepformer 计算引擎对 (q × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;))·kᵀ（Eigen 的矩阵乘法）给出的结果逐位相同；与引擎先做乘积的顺序相比：%1。</translation>
     </message>
     <message>
-        <source>The trace&apos;s own &lt;b&gt;P.scores&lt;/b&gt; is neither of Stepformer&apos;s CPU orders bit for bit (a trace computed on a GPU sums in its own order): against the query-first one it %1, against the product-first one %2.</source>
+        <source>The trace's own &lt;b&gt;P.scores&lt;/b&gt; is neither of Stepformer's CPU orders bit for bit (a trace computed on a GPU sums in its own order): against the query-first one it %1, against the product-first one %2.</source>
         <translation>追踪记录自身的 &lt;b&gt;P.scores&lt;/b&gt; 与 Stepformer 的两种 CPU 计算顺序都不逐位相同（在 GPU 上计算的追踪记录按自己的顺序求和）：与先缩放查询的顺序相比，%1；与先做乘积的顺序相比，%2。</translation>
     </message>
     <message>
@@ -3183,15 +3182,15 @@ embedding %3 + PE %4 = %5</source>
         <translation>此追踪记录来自%1。</translation>
     </message>
     <message>
-        <source>&lt;p&gt;&lt;b&gt;Why they are identical here:&lt;/b&gt; d&lt;sub&gt;k&lt;/sub&gt; = %1 is a power of 4, so √d&lt;sub&gt;k&lt;/sub&gt; = %2 is a power of two. Dividing a float by a power of two only lowers its exponent: it is exact, nothing rounds. Scaling before or after the product then gives the same bits (as for the tutorial&apos;s d&lt;sub&gt;k&lt;/sub&gt; = 64, √64 = 8). The difference shows with a d&lt;sub&gt;k&lt;/sub&gt; that is not a power of 4 (8, 32, 128) — d&lt;sub&gt;k&lt;/sub&gt; is the model&apos;s, not a setting of this window.&lt;/p&gt;</source>
+        <source>&lt;p&gt;&lt;b&gt;Why they are identical here:&lt;/b&gt; d&lt;sub&gt;k&lt;/sub&gt; = %1 is a power of 4, so √d&lt;sub&gt;k&lt;/sub&gt; = %2 is a power of two. Dividing a float by a power of two only lowers its exponent: it is exact, nothing rounds. Scaling before or after the product then gives the same bits (as for the tutorial's d&lt;sub&gt;k&lt;/sub&gt; = 64, √64 = 8). The difference shows with a d&lt;sub&gt;k&lt;/sub&gt; that is not a power of 4 (8, 32, 128) — d&lt;sub&gt;k&lt;/sub&gt; is the model's, not a setting of this window.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;为什么这里两者完全相同：&lt;/b&gt;d&lt;sub&gt;k&lt;/sub&gt; = %1 是 4 的幂，所以 √d&lt;sub&gt;k&lt;/sub&gt; = %2 是 2 的幂。浮点数除以 2 的幂只会降低它的指数：结果是精确的，不发生任何舍入。因此在乘积之前或之后缩放，得到的位完全相同（教程中的 d&lt;sub&gt;k&lt;/sub&gt; = 64、√64 = 8 也是如此）。当 d&lt;sub&gt;k&lt;/sub&gt; 不是 4 的幂（如 8、32、128）时才会出现差异 — d&lt;sub&gt;k&lt;/sub&gt; 由模型决定，不是本窗口的设置。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;&lt;b&gt;Same maths, two roundings.&lt;/b&gt; Dividing by √d&lt;sub&gt;k&lt;/sub&gt; before or after the dot product is the same number on paper: (q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;. In float32 every operation rounds to 24 bits, and the two orders round at different places, so the last bit or two can differ. One &lt;i&gt;ulp&lt;/i&gt; is the gap between a float and the next one.&lt;/p&gt;&lt;p&gt;&lt;b&gt;A&lt;/b&gt; = (q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ, the query scaled first: attention-is-all-you-need-pytorch (seed 003: &lt;tt&gt;q / temperature&lt;/tt&gt;, &lt;tt&gt;temperature = d_k ** 0.5&lt;/tt&gt;) and PyTorch&apos;s nn.MultiheadAttention (seeds 002 and 004; 1.13: &lt;tt&gt;q / math.sqrt(head_dim)&lt;/tt&gt;).&lt;br&gt;&lt;b&gt;B&lt;/b&gt; = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;, the product scaled: the tutorial (seed 001: &lt;tt&gt;matmul(Q, K.transpose(-1, -2)) / np.sqrt(d_k)&lt;/tt&gt;).&lt;/p&gt;&lt;p&gt;Both are computed here from the trace&apos;s P.Q and P.K in float32, in one loop that sums the same products in the same order (i = 0 … d&lt;sub&gt;k&lt;/sub&gt;−1) without fused multiply-adds, and divide by √d&lt;sub&gt;k&lt;/sub&gt; rounded to float32 (%1), as torch does with a Python or NumPy float; so only the place of the division differs. A real GEMM (PyTorch&apos;s, Eigen&apos;s) sums in its own order and may fuse, which moves the last bits again.&lt;/p&gt;</source>
+        <source>&lt;p&gt;&lt;b&gt;Same maths, two roundings.&lt;/b&gt; Dividing by √d&lt;sub&gt;k&lt;/sub&gt; before or after the dot product is the same number on paper: (q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;. In float32 every operation rounds to 24 bits, and the two orders round at different places, so the last bit or two can differ. One &lt;i&gt;ulp&lt;/i&gt; is the gap between a float and the next one.&lt;/p&gt;&lt;p&gt;&lt;b&gt;A&lt;/b&gt; = (q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ, the query scaled first: attention-is-all-you-need-pytorch (seed 003: &lt;tt&gt;q / temperature&lt;/tt&gt;, &lt;tt&gt;temperature = d_k ** 0.5&lt;/tt&gt;) and PyTorch's nn.MultiheadAttention (seeds 002 and 004; 1.13: &lt;tt&gt;q / math.sqrt(head_dim)&lt;/tt&gt;).&lt;br&gt;&lt;b&gt;B&lt;/b&gt; = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;, the product scaled: the tutorial (seed 001: &lt;tt&gt;matmul(Q, K.transpose(-1, -2)) / np.sqrt(d_k)&lt;/tt&gt;).&lt;/p&gt;&lt;p&gt;Both are computed here from the trace's P.Q and P.K in float32, in one loop that sums the same products in the same order (i = 0 … d&lt;sub&gt;k&lt;/sub&gt;−1) without fused multiply-adds, and divide by √d&lt;sub&gt;k&lt;/sub&gt; rounded to float32 (%1), as torch does with a Python or NumPy float; so only the place of the division differs. A real GEMM (PyTorch's, Eigen's) sums in its own order and may fuse, which moves the last bits again.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;数学相同，舍入不同。&lt;/b&gt;在点积之前或之后除以 √d&lt;sub&gt;k&lt;/sub&gt;，在纸面上是同一个数：(q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;。在 float32 中，每次运算都会舍入到 24 位，而两种顺序在不同的地方舍入，因此最后一两位可能不同。一个 &lt;i&gt;ulp&lt;/i&gt; 就是一个浮点数与下一个浮点数之间的间隔。&lt;/p&gt;&lt;p&gt;&lt;b&gt;A&lt;/b&gt; = (q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ，先缩放查询：attention-is-all-you-need-pytorch（种子文档 003：&lt;tt&gt;q / temperature&lt;/tt&gt;，&lt;tt&gt;temperature = d_k ** 0.5&lt;/tt&gt;）和 PyTorch 的 nn.MultiheadAttention（种子文档 002 和 004；1.13：&lt;tt&gt;q / math.sqrt(head_dim)&lt;/tt&gt;）。&lt;br&gt;&lt;b&gt;B&lt;/b&gt; = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;，缩放乘积：教程（种子文档 001：&lt;tt&gt;matmul(Q, K.transpose(-1, -2)) / np.sqrt(d_k)&lt;/tt&gt;）。&lt;/p&gt;&lt;p&gt;这里两者都由追踪记录中的 P.Q 和 P.K 以 float32 计算，使用同一个循环，按相同的顺序（i = 0 … d&lt;sub&gt;k&lt;/sub&gt;−1）对相同的乘积求和，不使用融合乘加，再除以舍入到 float32 的 √d&lt;sub&gt;k&lt;/sub&gt;（%1），这与 torch 处理 Python 或 NumPy 浮点数的方式相同；因此唯一的区别就是除法的位置。真正的 GEMM（PyTorch 的、Eigen 的）按自己的顺序求和，还可能融合运算，这又会改变最后几位。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;d&lt;sub&gt;k&lt;/sub&gt; = %1: √d&lt;sub&gt;k&lt;/sub&gt; = %2 is not a power of two, so each division rounds, and rounding the d&lt;sub&gt;k&lt;/sub&gt; scaled query entries before the sum is not rounding the one sum after it. A score near 0 can show tens of ulps: its terms cancel, so its own ulp is tiny while the terms&apos; rounding errors (a few 1e−8) remain — |Δ| stays that small. The softmax line shows what reaches the attention weights: far below what a student can see.&lt;/p&gt;</source>
+        <source>&lt;p&gt;d&lt;sub&gt;k&lt;/sub&gt; = %1: √d&lt;sub&gt;k&lt;/sub&gt; = %2 is not a power of two, so each division rounds, and rounding the d&lt;sub&gt;k&lt;/sub&gt; scaled query entries before the sum is not rounding the one sum after it. A score near 0 can show tens of ulps: its terms cancel, so its own ulp is tiny while the terms' rounding errors (a few 1e−8) remain — |Δ| stays that small. The softmax line shows what reaches the attention weights: far below what a student can see.&lt;/p&gt;</source>
         <translation>&lt;p&gt;d&lt;sub&gt;k&lt;/sub&gt; = %1：√d&lt;sub&gt;k&lt;/sub&gt; = %2 不是 2 的幂，所以每次除法都会舍入；在求和之前对 d&lt;sub&gt;k&lt;/sub&gt; 个缩放后的查询元素分别舍入，并不等于在求和之后对那一个和舍入。接近 0 的分数可能显示出几十个 ulp 的差异：它的各项相互抵消，所以它自身的 ulp 很小，而各项的舍入误差（几个 1e−8）依然存在 — |Δ| 仍然只有这么小。softmax 那一行显示的是传到注意力权重上的差异：远远小于学生能察觉的程度。&lt;/p&gt;</translation>
     </message>
     <message>
@@ -3211,23 +3210,23 @@ embedding %3 + PE %4 = %5</source>
         <translation>A = %1&lt;br&gt;B = %2&lt;br&gt;A − B = %3（%4 ulp）</translation>
     </message>
     <message>
-        <source>both orders&apos; bits</source>
+        <source>both orders' bits</source>
         <translation>与两种顺序逐位相同</translation>
     </message>
     <message>
-        <source>B&apos;s rounding</source>
+        <source>B's rounding</source>
         <translation>B 的舍入结果</translation>
     </message>
     <message>
-        <source>A&apos;s rounding</source>
+        <source>A's rounding</source>
         <translation>A 的舍入结果</translation>
     </message>
     <message>
-        <source>neither order&apos;s bits</source>
+        <source>neither order's bits</source>
         <translation>与两种顺序都不逐位相同</translation>
     </message>
     <message>
-        <source>The trace&apos;s P.scores: %1</source>
+        <source>The trace's P.scores: %1</source>
         <translation>追踪记录中的 P.scores：%1</translation>
     </message>
     <message>
@@ -3258,7 +3257,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>教程（d_model 512，6 层，8 个头，%1）</translation>
     </message>
     <message>
-        <source>The tutorial&apos;s model and configuration, trained on its two sentences (trained once on first use, then cached)</source>
+        <source>The tutorial's model and configuration, trained on its two sentences (trained once on first use, then cached)</source>
         <translation>教程的模型和配置，在教程的两个句子上训练（首次使用时训练一次，之后使用缓存）</translation>
     </message>
     <message>
@@ -3274,7 +3273,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>未训练（教程规模，初始权重）</translation>
     </message>
     <message>
-        <source>The tutorial&apos;s model before training: compare its noisy attention with the trained one</source>
+        <source>The tutorial's model before training: compare its noisy attention with the trained one</source>
         <translation>训练前的教程模型：可将其杂乱的注意力与训练后的模型对比</translation>
     </message>
     <message>
@@ -3282,7 +3281,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>PyTorch nn.Transformer（d_model 32，2 + 2 层，4 个头，%1）</translation>
     </message>
     <message>
-        <source>PyTorch&apos;s own nn.Transformer (seed 002): packed in-projection with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf; trained on the tutorial&apos;s sentences</source>
+        <source>PyTorch's own nn.Transformer (seed 002): packed in-projection with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf; trained on the tutorial's sentences</source>
         <translation>PyTorch 自带的 nn.Transformer（种子文档 002）：带偏置的合并输入投影（in-projection）、可学习的 LayerNorm、编码器和解码器末尾的归一化、取值为 0 / −inf 的掩码；在教程的句子上训练</translation>
     </message>
     <message>
@@ -3290,7 +3289,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>attention-is-all-you-need-pytorch（d_model 32，2 层，4 个头，%1）</translation>
     </message>
     <message>
-        <source>attention-is-all-you-need-pytorch&apos;s Transformer (seed 003): the query scaled before q·kᵀ, LayerNorm after the positional encoding, the output projection sharing the target embedding, label-smoothed loss; trained on the tutorial&apos;s sentences</source>
+        <source>attention-is-all-you-need-pytorch's Transformer (seed 003): the query scaled before q·kᵀ, LayerNorm after the positional encoding, the output projection sharing the target embedding, label-smoothed loss; trained on the tutorial's sentences</source>
         <translation>attention-is-all-you-need-pytorch 的 Transformer（种子文档 003）：在 q·kᵀ 之前缩放查询、位置编码之后接 LayerNorm、输出投影与目标嵌入共享权重、使用标签平滑损失；在教程的句子上训练</translation>
     </message>
     <message>
@@ -3314,7 +3313,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>来自文件</translation>
     </message>
     <message>
-        <source>%1 preset, trained on the tutorial&apos;s sentences (cached in %2)</source>
+        <source>%1 preset, trained on the tutorial's sentences (cached in %2)</source>
         <translation>%1 预设，在教程的句子上训练（缓存于 %2）</translation>
     </message>
     <message>
@@ -3342,7 +3341,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>配置取自文件本身</translation>
     </message>
     <message>
-        <source>the tutorial&apos;s config (the file has none)</source>
+        <source>the tutorial's config (the file has none)</source>
         <translation>教程的配置（文件中没有配置）</translation>
     </message>
     <message>
@@ -3366,7 +3365,7 @@ embedding %3 + PE %4 = %5</source>
     <message>
         <source>
 
-The file carries no model configuration, so the tutorial&apos;s was assumed. If the model has another size, put its config as &quot;%1.config.json&quot; beside the file.</source>
+The file carries no model configuration, so the tutorial's was assumed. If the model has another size, put its config as "%1.config.json" beside the file.</source>
         <translation>
 
 该文件不含模型配置，因此假定使用教程的配置。如果模型规模不同，请把它的配置保存为“%1.config.json”，放在该文件旁边。</translation>
@@ -3396,11 +3395,11 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>目标句子为空。</translation>
     </message>
     <message>
-        <source>The source sentence is empty: type words such as &quot;ich mochte ein bier&quot;.</source>
+        <source>The source sentence is empty: type words such as "ich mochte ein bier".</source>
         <translation>源句子为空：请输入单词，例如“ich mochte ein bier”。</translation>
     </message>
     <message>
-        <source>The target sentence is empty: it starts with &quot;%1&quot;, e.g. &quot;%1 i want a beer .&quot;.</source>
+        <source>The target sentence is empty: it starts with "%1", e.g. "%1 i want a beer .".</source>
         <translation>目标句子为空：它以“%1”开头，例如“%1 i want a beer .”。</translation>
     </message>
     <message>
@@ -3408,7 +3407,7 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>前向传播失败：%1</translation>
     </message>
     <message>
-        <source>No sentence fits this model&apos;s vocabulary: %1</source>
+        <source>No sentence fits this model's vocabulary: %1</source>
         <translation>没有句子适用于此模型的词表：%1</translation>
     </message>
     <message>
@@ -3416,7 +3415,7 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>未加载模型。</translation>
     </message>
     <message>
-        <source>%1 preset, trained on the tutorial&apos;s sentences (not cached: %2)</source>
+        <source>%1 preset, trained on the tutorial's sentences (not cached: %2)</source>
         <translation>%1 预设，在教程的句子上训练（未缓存：%2）</translation>
     </message>
     <message>
@@ -3439,7 +3438,7 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>第 %v / %m 步</translation>
     </message>
     <message>
-        <source>Training the model on the tutorial&apos;s two sentences (once; the result is cached)</source>
+        <source>Training the model on the tutorial's two sentences (once; the result is cached)</source>
         <translation>正在教程的两个句子上训练模型（只训练一次，结果会被缓存）</translation>
     </message>
     <message>
@@ -3459,7 +3458,7 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>第 %1/%2 步 · %3 · %4</translation>
     </message>
     <message>
-        <source>Training the %1 model on the tutorial&apos;s sentences; the untrained model is shown meanwhile.</source>
+        <source>Training the %1 model on the tutorial's sentences; the untrained model is shown meanwhile.</source>
         <translation>正在教程的句子上训练 %1 模型；训练期间先显示未训练的模型。</translation>
     </message>
     <message>
@@ -3490,12 +3489,12 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>&lt;b&gt;PyTorch：&lt;/b&gt;&lt;code&gt;%1&lt;/code&gt;</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;-inf&amp;nbsp;&lt;/span&gt; masked: the softmax gives it weight 0</source>
-        <translation>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;-inf&amp;nbsp;&lt;/span&gt; 被掩码：softmax 给它的权重为 0</translation>
+        <source>&lt;span style='background:%1'&gt;&amp;nbsp;-inf&amp;nbsp;&lt;/span&gt; masked: the softmax gives it weight 0</source>
+        <translation>&lt;span style='background:%1'&gt;&amp;nbsp;-inf&amp;nbsp;&lt;/span&gt; 被掩码：softmax 给它的权重为 0</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;nan&amp;nbsp;&lt;/span&gt; every key of the row is masked (softmax of all -inf): PyTorch 1.13 returns nan, and it spreads to everything after</source>
-        <translation>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;nan&amp;nbsp;&lt;/span&gt; 该行的所有键都被掩码（对全为 -inf 的一行做 softmax）：PyTorch 1.13 返回 nan，并且会扩散到之后的所有结果</translation>
+        <source>&lt;span style='background:%1'&gt;&amp;nbsp;nan&amp;nbsp;&lt;/span&gt; every key of the row is masked (softmax of all -inf): PyTorch 1.13 returns nan, and it spreads to everything after</source>
+        <translation>&lt;span style='background:%1'&gt;&amp;nbsp;nan&amp;nbsp;&lt;/span&gt; 该行的所有键都被掩码（对全为 -inf 的一行做 softmax）：PyTorch 1.13 返回 nan，并且会扩散到之后的所有结果</translation>
     </message>
     <message>
         <source>Rows: %1 · columns: %2 · one table per %3</source>
@@ -3601,7 +3600,7 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>trg_word_prj（logits，无偏置）</translation>
     </message>
     <message>
-        <source>src: the source sentence&apos;s token ids, padded to src_len with the pad token (key_padding_mask is True there)</source>
+        <source>src: the source sentence's token ids, padded to src_len with the pad token (key_padding_mask is True there)</source>
         <translation>src：源句子的词元 id，用填充词元补齐到 src_len（这些位置的 key_padding_mask 为 True）</translation>
     </message>
     <message>
@@ -3609,7 +3608,7 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>tgt_input：以起始符号开头的目标句子，补齐到 tgt_len；tgt_mask 使每个位置看不到其后的位置</translation>
     </message>
     <message>
-        <source>src_seq: the source sentence&apos;s token ids, padded with pad id 0 (src_mask is 0 there)</source>
+        <source>src_seq: the source sentence's token ids, padded with pad id 0 (src_mask is 0 there)</source>
         <translation>src_seq：源句子的词元 id，用填充 id 0 补齐（这些位置的 src_mask 为 0）</translation>
     </message>
     <message>
@@ -3757,11 +3756,11 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>%1第 %2 层</translation>
     </message>
     <message>
-        <source>This model&apos;s convention: 1 = keep (may attend), 0 = masked — the opposite of the tutorial&apos;s 1 = masked</source>
+        <source>This model's convention: 1 = keep (may attend), 0 = masked — the opposite of the tutorial's 1 = masked</source>
         <translation>此模型的约定：1 = 保留（可以关注），0 = 被掩码 — 与教程中 1 = 被掩码的约定正好相反</translation>
     </message>
     <message>
-        <source>The query divided by temperature = √d_k before q·kᵀ (the project&apos;s rounding)</source>
+        <source>The query divided by temperature = √d_k before q·kᵀ (the project's rounding)</source>
         <translation>在计算 q·kᵀ 之前先将查询除以 temperature = √d_k（该项目的舍入方式）</translation>
     </message>
     <message>
@@ -3769,7 +3768,7 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>与经过标签平滑的目标计算交叉熵，并对所有非填充目标求和</translation>
     </message>
     <message>
-        <source>nn.Transformer&apos;s final LayerNorm over the last layer&apos;s output (%1.norm)</source>
+        <source>nn.Transformer's final LayerNorm over the last layer's output (%1.norm)</source>
         <translation>nn.Transformer 对最后一层输出做的最终 LayerNorm（%1.norm）</translation>
     </message>
     <message>
@@ -3777,11 +3776,11 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>传给该层的张量，形状与 PyTorch 接收的一致（显示时批维度在前）</translation>
     </message>
     <message>
-        <source>Additive mask, PyTorch&apos;s convention: 0 = may attend, −∞ = ignored; attn_mask and key_padding_mask (True = ignore) merged, added to the scores</source>
+        <source>Additive mask, PyTorch's convention: 0 = may attend, −∞ = ignored; attn_mask and key_padding_mask (True = ignore) merged, added to the scores</source>
         <translation>加性掩码，采用 PyTorch 的约定：0 = 可以关注，−∞ = 被忽略；attn_mask 与 key_padding_mask（True = 忽略）合并后加到注意力分数上</translation>
     </message>
     <message>
-        <source>GELU(x) = x · Φ(x) = x/2 · (1 + erf(x/√2)), PyTorch&apos;s exact GELU</source>
+        <source>GELU(x) = x · Φ(x) = x/2 · (1 + erf(x/√2)), PyTorch's exact GELU</source>
         <translation>GELU(x) = x · Φ(x) = x/2 · (1 + erf(x/√2))，PyTorch 的精确 GELU</translation>
     </message>
     <message>
@@ -4156,7 +4155,7 @@ Run a backward pass (a training step) to see the gradients.</source>
 <context>
     <name>TrainingPanel</name>
     <message>
-        <source>the tutorial&apos;s</source>
+        <source>the tutorial's</source>
         <translation>教程的</translation>
     </message>
     <message>
@@ -4192,7 +4191,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>放弃本次训练，并清除曲线、快照和结果。</translation>
     </message>
     <message>
-        <source>Passes over the dataset (the same as &quot;epochs&quot; in the form).</source>
+        <source>Passes over the dataset (the same as "epochs" in the form).</source>
         <translation>遍历数据集的轮数（与表单中的“epochs”相同）。</translation>
     </message>
     <message>
@@ -4240,7 +4239,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>超参数</translation>
     </message>
     <message>
-        <source>The model&apos;s size, the optimizer and the training loop (the epochs are also beside Start)</source>
+        <source>The model's size, the optimizer and the training loop (the epochs are also beside Start)</source>
         <translation>模型规模、优化器和训练循环（轮数也显示在“开始”旁边）</translation>
     </message>
     <message>
@@ -4272,7 +4271,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>架构和词表已由检查点 %1 固定。点“重置”可训练新模型。</translation>
     </message>
     <message>
-        <source>the checkpoint&apos;s</source>
+        <source>the checkpoint's</source>
         <translation>检查点的</translation>
     </message>
     <message>
@@ -4324,19 +4323,19 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>已发散</translation>
     </message>
     <message>
-        <source> The checkpoint&apos;s optimizer state (%1) is not used: this run uses %2.</source>
+        <source> The checkpoint's optimizer state (%1) is not used: this run uses %2.</source>
         <translation>检查点中的优化器状态（%1）未被使用：本次训练使用 %2。</translation>
     </message>
     <message>
-        <source>&lt;span style=&apos;color:#777&apos;&gt;Training… the sentences are translated when the run ends.&lt;/span&gt;</source>
-        <translation>&lt;span style=&apos;color:#777&apos;&gt;训练中… 训练结束后才会翻译这些句子。&lt;/span&gt;</translation>
+        <source>&lt;span style='color:#777'&gt;Training… the sentences are translated when the run ends.&lt;/span&gt;</source>
+        <translation>&lt;span style='color:#777'&gt;训练中… 训练结束后才会翻译这些句子。&lt;/span&gt;</translation>
     </message>
     <message>
         <source>Continuing from %1.</source>
         <translation>从 %1 继续。</translation>
     </message>
     <message>
-        <source>The dataset has words the model&apos;s vocabulary lacks: this model gets the vocabulary built from the dataset (%1 source, %2 target tokens).</source>
+        <source>The dataset has words the model's vocabulary lacks: this model gets the vocabulary built from the dataset (%1 source, %2 target tokens).</source>
         <translation>数据集中有模型词表所没有的词：此模型改用根据数据集构建的词表（源 %1 个词元，目标 %2 个词元）。</translation>
     </message>
     <message>
@@ -4408,7 +4407,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>全速</translation>
     </message>
     <message>
-        <source>&lt;p&gt;&lt;b&gt;Watch&lt;/b&gt;: each optimizer step takes at least %1 s (%2 steps a second), so the loss curve, the attention replay and the live views can be followed, and Pause or Stop can be reached in time.&lt;/p&gt;&lt;p&gt;&lt;b&gt;Full speed&lt;/b&gt;: as fast as the machine trains.&lt;/p&gt;&lt;p&gt;Picking a preset in the hyperparameters sets its pace (Watch for the tutorial&apos;s, Full speed for the small one and custom runs). A change applies at once, also during a run.&lt;/p&gt;</source>
+        <source>&lt;p&gt;&lt;b&gt;Watch&lt;/b&gt;: each optimizer step takes at least %1 s (%2 steps a second), so the loss curve, the attention replay and the live views can be followed, and Pause or Stop can be reached in time.&lt;/p&gt;&lt;p&gt;&lt;b&gt;Full speed&lt;/b&gt;: as fast as the machine trains.&lt;/p&gt;&lt;p&gt;Picking a preset in the hyperparameters sets its pace (Watch for the tutorial's, Full speed for the small one and custom runs). A change applies at once, also during a run.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;观看&lt;/b&gt;：每个优化器步至少耗时 %1 秒（每秒 %2 步），以便跟上损失曲线、注意力回放和实时视图，也来得及点“暂停”或“停止”。&lt;/p&gt;&lt;p&gt;&lt;b&gt;全速&lt;/b&gt;：以机器能达到的最快速度训练。&lt;/p&gt;&lt;p&gt;在超参数中选择预设会同时设定其节奏（教程的预设用“观看”，小模型和自定义训练用“全速”）。更改立即生效，训练过程中也是如此。&lt;/p&gt;</translation>
     </message>
     <message>
@@ -4416,7 +4415,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>实时视图</translation>
     </message>
     <message>
-        <source>Update the step-through views while training: about every %1 s (at most once a step) the run&apos;s current weights compute the forward pass of the sentences in the Sentences bar, and the views show it (the status bar says &quot;live&quot;). The backward pass is not computed during a run. Off: the views keep the shown model until the run ends.</source>
+        <source>Update the step-through views while training: about every %1 s (at most once a step) the run's current weights compute the forward pass of the sentences in the Sentences bar, and the views show it (the status bar says "live"). The backward pass is not computed during a run. Off: the views keep the shown model until the run ends.</source>
         <translation>训练时更新逐步视图：大约每 %1 秒（每步至多一次）用训练中的当前权重对“句子”栏中的句子计算前向传播，并在视图中显示（状态栏会显示“实时”）。训练期间不计算反向传播。关闭时：训练结束前各视图保持显示原来的模型。</translation>
     </message>
 </context>
@@ -4438,7 +4437,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>打开权重(&amp;O)…</translation>
     </message>
     <message>
-        <source>Open a weights file: a Stepformer checkpoint or a state_dict saved from the tutorial&apos;s PyTorch code (safetensors) (Ctrl+O)</source>
+        <source>Open a weights file: a Stepformer checkpoint or a state_dict saved from the tutorial's PyTorch code (safetensors) (Ctrl+O)</source>
         <translation>打开权重文件：Stepformer 检查点，或由教程的 PyTorch 代码保存的 state_dict（safetensors）（Ctrl+O）</translation>
     </message>
     <message>
@@ -4446,7 +4445,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>将张量导出为 CSV(&amp;C)…</translation>
     </message>
     <message>
-        <source>Save the current step&apos;s tensor as comma-separated values</source>
+        <source>Save the current step's tensor as comma-separated values</source>
         <translation>将当前步骤的张量保存为逗号分隔值（CSV）文件</translation>
     </message>
     <message>
@@ -4454,7 +4453,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>将张量导出为 NumPy(&amp;N)…</translation>
     </message>
     <message>
-        <source>Save the current step&apos;s tensor as a NumPy .npy file (np.load reads it)</source>
+        <source>Save the current step's tensor as a NumPy .npy file (np.load reads it)</source>
         <translation>将当前步骤的张量保存为 NumPy .npy 文件（可用 np.load 读取）</translation>
     </message>
     <message>
@@ -4490,7 +4489,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>恢复默认布局(&amp;R)</translation>
     </message>
     <message>
-        <source>Put the docks back in the default arrangement for the window&apos;s size (compact in a window narrower than 1600 px)</source>
+        <source>Put the docks back in the default arrangement for the window's size (compact in a window narrower than 1600 px)</source>
         <translation>按窗口大小将停靠面板恢复为默认排列（窗口宽度小于 1600 px 时使用紧凑布局）</translation>
     </message>
     <message>
@@ -4530,7 +4529,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>层实验室（nn.TransformerEncoderLayer）(&amp;L)…</translation>
     </message>
     <message>
-        <source>Seed 004&apos;s nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8) step by step, every number printed as PyTorch prints it; optionally a decoder layer after it</source>
+        <source>Seed 004's nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8) step by step, every number printed as PyTorch prints it; optionally a decoder layer after it</source>
         <translation>逐步演示种子文档 004 中的 nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8)，每个数都按 PyTorch 的打印方式显示；可选在其后接一个解码器层</translation>
     </message>
     <message>
@@ -4538,7 +4537,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>比较分数缩放(&amp;S)…</translation>
     </message>
     <message>
-        <source>The current attention step&apos;s scores as (q/√d_k)·kᵀ (PyTorch, attention-is-all-you-need-pytorch) and as (q·kᵀ)/√d_k (the tutorial) side by side: the same maths, two roundings (Ctrl+Shift+K)</source>
+        <source>The current attention step's scores as (q/√d_k)·kᵀ (PyTorch, attention-is-all-you-need-pytorch) and as (q·kᵀ)/√d_k (the tutorial) side by side: the same maths, two roundings (Ctrl+Shift+K)</source>
         <translation>并排显示当前注意力步骤的分数按 (q/√d_k)·kᵀ（PyTorch、attention-is-all-you-need-pytorch）和按 (q·kᵀ)/√d_k（教程）计算的结果：数学上相同，舍入不同（Ctrl+Shift+K）</translation>
     </message>
     <message>
@@ -4558,7 +4557,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>反向传播</translation>
     </message>
     <message>
-        <source>Switch to the backward pass at the gradient of the current step, ∂loss/∂(this tensor); a step without one goes to the loss&apos;s gradient, where backpropagation starts. The backward pass lists the gradients in the order they were computed, loss first (Home goes there); the earliest forward steps get their gradients last (Ctrl+B)</source>
+        <source>Switch to the backward pass at the gradient of the current step, ∂loss/∂(this tensor); a step without one goes to the loss's gradient, where backpropagation starts. The backward pass lists the gradients in the order they were computed, loss first (Home goes there); the earliest forward steps get their gradients last (Ctrl+B)</source>
         <translation>切换到反向传播中当前步骤的梯度 ∂loss/∂(此张量)；没有梯度的步骤会跳到损失的梯度，即反向传播的起点。反向传播按梯度的计算顺序列出，损失在最前（按 Home 跳到那里）；最早的前向步骤最后得到梯度（Ctrl+B）</translation>
     </message>
 </context>
@@ -4632,8 +4631,8 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>&lt;b&gt;输入嵌入&lt;/b&gt;&lt;br&gt;每个源词元 id 选取嵌入表 [src_vocab_size %1 × d_model %2] 中对应的行。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Output Embedding&lt;/b&gt;&lt;br&gt;Each decoder input token (the target shifted right, starting with &apos;%1&apos;) picks its row of the embedding table [tgt_vocab_size %2 × d_model %3].</source>
-        <translation>&lt;b&gt;输出嵌入&lt;/b&gt;&lt;br&gt;每个解码器输入词元（右移一位的目标序列，以 &apos;%1&apos; 开头）选取嵌入表 [tgt_vocab_size %2 × d_model %3] 中对应的行。</translation>
+        <source>&lt;b&gt;Output Embedding&lt;/b&gt;&lt;br&gt;Each decoder input token (the target shifted right, starting with '%1') picks its row of the embedding table [tgt_vocab_size %2 × d_model %3].</source>
+        <translation>&lt;b&gt;输出嵌入&lt;/b&gt;&lt;br&gt;每个解码器输入词元（右移一位的目标序列，以 '%1' 开头）选取嵌入表 [tgt_vocab_size %2 × d_model %3] 中对应的行。</translation>
     </message>
     <message>
         <source>&lt;b&gt;Positional Encoding&lt;/b&gt;&lt;br&gt;A fixed table, no parameters: sin(pos / 10000&lt;sup&gt;2i/d_model&lt;/sup&gt;) in even dimensions, cos in odd ones. It tells the model where each token is.</source>
@@ -4648,11 +4647,11 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>&lt;b&gt;多头注意力&lt;/b&gt;（编码器自注意力）&lt;br&gt;Q, K, V = x·W&lt;sub&gt;Q&lt;/sub&gt;, x·W&lt;sub&gt;K&lt;/sub&gt;, x·W&lt;sub&gt;V&lt;/sub&gt;，拆分为 %1 个头，每头 d_k %2；scores = QK&lt;sup&gt;T&lt;/sup&gt;/√d_k；遮住填充位置；softmax；对 V 加权求和；输出投影。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Masked Multi-Head Attention&lt;/b&gt; (decoder self-attention)&lt;br&gt;Like the encoder&apos;s, but the mask also hides later positions (subsequent mask): a position can only attend to itself and earlier ones.</source>
+        <source>&lt;b&gt;Masked Multi-Head Attention&lt;/b&gt; (decoder self-attention)&lt;br&gt;Like the encoder's, but the mask also hides later positions (subsequent mask): a position can only attend to itself and earlier ones.</source>
         <translation>&lt;b&gt;掩码多头注意力&lt;/b&gt;（解码器自注意力）&lt;br&gt;与编码器的相同，但掩码还会遮住后面的位置（后续掩码）：每个位置只能关注自身及之前的位置。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Multi-Head Attention&lt;/b&gt; (encoder-decoder attention)&lt;br&gt;Q comes from the decoder, K and V from the encoder&apos;s output: each target position looks at the source sentence.</source>
+        <source>&lt;b&gt;Multi-Head Attention&lt;/b&gt; (encoder-decoder attention)&lt;br&gt;Q comes from the decoder, K and V from the encoder's output: each target position looks at the source sentence.</source>
         <translation>&lt;b&gt;多头注意力&lt;/b&gt;（编码器-解码器注意力）&lt;br&gt;Q 来自解码器，K 和 V 来自编码器的输出：每个目标位置都查看源句子。</translation>
     </message>
     <message>
@@ -4683,7 +4682,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>tgt（解码器输入）</translation>
     </message>
     <message>
-        <source>the decoder layer&apos;s input</source>
+        <source>the decoder layer's input</source>
         <translation>解码器层的输入</translation>
     </message>
     <message>
@@ -4691,7 +4690,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>src（编码器输入）</translation>
     </message>
     <message>
-        <source>the encoder layer&apos;s input</source>
+        <source>the encoder layer's input</source>
         <translation>编码器层的输入</translation>
     </message>
     <message>
@@ -4739,7 +4738,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>∂loss/∂%1，其中 loss = output[..., 0].sum()：即 loss.backward() 之后 %1.grad 中的值（需先调用 %1.retain_grad()）；输出的第 0 个特征处为 1，经每一步反向传回</translation>
     </message>
     <message>
-        <source>memory (the encoder layer&apos;s output)</source>
+        <source>memory (the encoder layer's output)</source>
         <translation>memory（编码器层的输出）</translation>
     </message>
     <message>
@@ -4751,11 +4750,11 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>然后拆分为 %1 个头，每头 %2 维：.view(L, B·%1, %2).transpose(0, 1)</translation>
     </message>
     <message>
-        <source>tgt, the decoder layer&apos;s input [tgt_len, batch, d_model]: decoder_layer(tgt, memory, tgt_mask=…, tgt_key_padding_mask=…, memory_key_padding_mask=…)</source>
+        <source>tgt, the decoder layer's input [tgt_len, batch, d_model]: decoder_layer(tgt, memory, tgt_mask=…, tgt_key_padding_mask=…, memory_key_padding_mask=…)</source>
         <translation>tgt，解码器层的输入 [tgt_len, batch, d_model]：decoder_layer(tgt, memory, tgt_mask=…, tgt_key_padding_mask=…, memory_key_padding_mask=…)</translation>
     </message>
     <message>
-        <source>src, the encoder layer&apos;s input [seq_len, batch, d_model]: memory = encoder_layer(src, src_key_padding_mask=…); seed 004: encoder_input = torch.randn(3, 1, 4) after manual_seed(42)</source>
+        <source>src, the encoder layer's input [seq_len, batch, d_model]: memory = encoder_layer(src, src_key_padding_mask=…); seed 004: encoder_input = torch.randn(3, 1, 4) after manual_seed(42)</source>
         <translation>src，编码器层的输入 [seq_len, batch, d_model]：memory = encoder_layer(src, src_key_padding_mask=…)；种子文档 004：在 manual_seed(42) 之后 encoder_input = torch.randn(3, 1, 4)</translation>
     </message>
     <message>
@@ -4787,7 +4786,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>F.softmax(attn_output_weights, dim=-1)：每行之和为 1，-inf 变为 0；若某行的键全被掩码，该行全为 -inf，结果为 nan（PyTorch 1.13 未对此做防护）</translation>
     </message>
     <message>
-        <source>torch.bmm(attn_output_weights, v): each query&apos;s weighted sum of the values, per head</source>
+        <source>torch.bmm(attn_output_weights, v): each query's weighted sum of the values, per head</source>
         <translation>torch.bmm(attn_output_weights, v)：在每个头内，每个查询对值的加权和</translation>
     </message>
     <message>
@@ -4803,11 +4802,11 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>x + %1：残差连接（dropout %2：没有丢弃任何值）%3</translation>
     </message>
     <message>
-        <source>; with norm_first=True this is the layer&apos;s output, no norm after it</source>
+        <source>; with norm_first=True this is the layer's output, no norm after it</source>
         <translation>；在 norm_first=True 时这就是该层的输出，其后没有归一化</translation>
     </message>
     <message>
-        <source>F.layer_norm(x, (%1,), %2.weight, %2.bias, eps=%3): each position&apos;s %1 features to mean 0 and variance 1, then × weight + bias</source>
+        <source>F.layer_norm(x, (%1,), %2.weight, %2.bias, eps=%3): each position's %1 features to mean 0 and variance 1, then × weight + bias</source>
         <translation>F.layer_norm(x, (%1,), %2.weight, %2.bias, eps=%3)：将每个位置的 %1 个特征归一化为均值 0、方差 1，再 × weight + bias</translation>
     </message>
     <message>
@@ -4819,7 +4818,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>x = self.%1(x + sub-layer(x))：%2%3</translation>
     </message>
     <message>
-        <source>; the layer&apos;s output</source>
+        <source>; the layer's output</source>
         <translation>；即该层的输出</translation>
     </message>
     <message>
@@ -4831,8 +4830,8 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>F.relu(x)：负数变为 0</translation>
     </message>
     <message>
-        <source>F.gelu(x) = x·Φ(x) = x/2·(1 + erf(x/√2)), the exact form (approximate=&apos;none&apos;)</source>
-        <translation>F.gelu(x) = x·Φ(x) = x/2·(1 + erf(x/√2))，精确形式（approximate=&apos;none&apos;）</translation>
+        <source>F.gelu(x) = x·Φ(x) = x/2·(1 + erf(x/√2)), the exact form (approximate='none')</source>
+        <translation>F.gelu(x) = x·Φ(x) = x/2·(1 + erf(x/√2))，精确形式（approximate='none'）</translation>
     </message>
     <message>
         <source>F.linear(x, linear2.weight, linear2.bias): dim_feedforward %1 → d_model %2</source>
@@ -4859,7 +4858,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>特征（%1）</translation>
     </message>
     <message>
-        <source>%1 = [batch, num_heads, %2, %3]; PyTorch holds it as [batch·num_heads, %2, %3] = %4 (F.multi_head_attention_forward, seed 004&apos;s reshape_for_heads)</source>
+        <source>%1 = [batch, num_heads, %2, %3]; PyTorch holds it as [batch·num_heads, %2, %3] = %4 (F.multi_head_attention_forward, seed 004's reshape_for_heads)</source>
         <translation>%1 = [batch, num_heads, %2, %3]；PyTorch 将其存为 [batch·num_heads, %2, %3] = %4（F.multi_head_attention_forward，种子文档 004 的 reshape_for_heads）</translation>
     </message>
     <message>
@@ -4870,11 +4869,11 @@ Run a backward pass (a training step) to see the gradients.</source>
 <context>
     <name>models</name>
     <message>
-        <source>the tutorial&apos;s model (seed 001), which computes &lt;b&gt;B&lt;/b&gt;</source>
+        <source>the tutorial's model (seed 001), which computes &lt;b&gt;B&lt;/b&gt;</source>
         <translation>教程的模型（种子文档 001），计算的是 &lt;b&gt;B&lt;/b&gt;</translation>
     </message>
     <message>
-        <source>PyTorch&apos;s nn.Transformer layers (seeds 002 and 004), which compute &lt;b&gt;A&lt;/b&gt;</source>
+        <source>PyTorch's nn.Transformer layers (seeds 002 and 004), which compute &lt;b&gt;A&lt;/b&gt;</source>
         <translation>PyTorch 的 nn.Transformer 层（种子文档 002 和 004），计算的是 &lt;b&gt;A&lt;/b&gt;</translation>
     </message>
     <message>
@@ -4889,8 +4888,8 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;nn.Embedding(vocabulary, d_model %2, padding_idx=0)：填充行不接收梯度。%3</translation>
     </message>
     <message>
-        <source> Then × √d_model (scale_emb_or_prj = &apos;emb&apos;).</source>
-        <translation>然后 × √d_model（scale_emb_or_prj = &apos;emb&apos;）。</translation>
+        <source> Then × √d_model (scale_emb_or_prj = 'emb').</source>
+        <translation>然后 × √d_model（scale_emb_or_prj = 'emb'）。</translation>
     </message>
     <message>
         <source>&lt;br&gt;&lt;b&gt;Shared&lt;/b&gt; with trg_word_prj.weight (one parameter).</source>
@@ -4964,7 +4963,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;（nn.MultiheadAttention，%2 个头，head_dim %3）&lt;br&gt;q、k、v 由打包的 &lt;tt&gt;in_proj_weight&lt;/tt&gt; [3·d_model, d_model] 与 &lt;tt&gt;in_proj_bias&lt;/tt&gt; 得到；q / √head_dim · kᵀ；加性掩码（0 / −∞：%4）；softmax；attn · v；带偏置的 &lt;tt&gt;out_proj&lt;/tt&gt;。</translation>
     </message>
     <message>
-        <source>tgt_mask, causal, and the target&apos;s padding</source>
+        <source>tgt_mask, causal, and the target's padding</source>
         <translation>tgt_mask：因果掩码加上目标序列的填充</translation>
     </message>
     <message>
@@ -4976,11 +4975,11 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>src_key_padding_mask</translation>
     </message>
     <message>
-        <source>&lt;b&gt;add%1&lt;/b&gt;&lt;br&gt;x + the sub-layer&apos;s output (norm_first=True: the sub-layer read norm%1(x), the sum is not normalised).</source>
+        <source>&lt;b&gt;add%1&lt;/b&gt;&lt;br&gt;x + the sub-layer's output (norm_first=True: the sub-layer read norm%1(x), the sum is not normalised).</source>
         <translation>&lt;b&gt;add%1&lt;/b&gt;&lt;br&gt;x + 子层的输出（norm_first=True：子层读取的是 norm%1(x)，相加结果不再归一化）。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;%1.norm&lt;/b&gt;&lt;br&gt;nn.Transformer&apos;s final nn.LayerNorm(d_model) after the stack&apos;s last layer, with learned weight and bias (ε %2).</source>
+        <source>&lt;b&gt;%1.norm&lt;/b&gt;&lt;br&gt;nn.Transformer's final nn.LayerNorm(d_model) after the stack's last layer, with learned weight and bias (ε %2).</source>
         <translation>&lt;b&gt;%1.norm&lt;/b&gt;&lt;br&gt;nn.Transformer 在堆叠的最后一层之后的最终 nn.LayerNorm(d_model)，带可学习的权重和偏置（ε %2）。</translation>
     </message>
     <message>
@@ -4988,7 +4987,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>&lt;b&gt;norm%1&lt;/b&gt;（前置归一化，norm_first=True）&lt;br&gt;nn.LayerNorm(d_model)，带可学习的权重和偏置，在子层&lt;i&gt;之前&lt;/i&gt;作用于 x；残差绕过这两者。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Add &amp; Norm: add%1, norm%1&lt;/b&gt; (post-norm, norm_first=False)&lt;br&gt;x + the sub-layer&apos;s output, then nn.LayerNorm(d_model) with learned weight and bias.</source>
+        <source>&lt;b&gt;Add &amp; Norm: add%1, norm%1&lt;/b&gt; (post-norm, norm_first=False)&lt;br&gt;x + the sub-layer's output, then nn.LayerNorm(d_model) with learned weight and bias.</source>
         <translation>&lt;b&gt;Add &amp; Norm：add%1, norm%1&lt;/b&gt;（后置归一化，norm_first=False）&lt;br&gt;x + 子层的输出，然后 nn.LayerNorm(d_model)，带可学习的权重和偏置。</translation>
     </message>
     <message>

@@ -86,6 +86,18 @@ TEST(SentenceErrors, UnknownTokenIsNamedWithTheVocabulary) {
     EXPECT_TRUE(mentions(m, {"'bitte'", kSrcVocab}));
 }
 
+// A Chinese keyboard's ideographic space (U+3000) and full-width forms read as their ASCII.
+TEST(SentenceErrors, FullWidthInputReadsAsAscii) {
+    const Config c = Config::small();
+    const std::vector<int> plain = encode_sentence("ich mochte ein bier P", c.src_vocab, c.src_len, "source");
+    EXPECT_EQ(encode_sentence("ich\u3000mochte\u3000ein bier\u3000\uFF30", c.src_vocab, c.src_len, "source"), plain);
+    EXPECT_EQ(fold_full_width("S i want a beer \uFF0E\uFF01\uFF5E"), "S i want a beer .!~");
+    EXPECT_EQ(fold_full_width("\u6CE8\u610F\u529B"), "\u6CE8\u610F\u529B");  // other characters stay
+    EXPECT_EQ(fold_full_width("\xEF\xBC"), "\xEF\xBC");  // a cut sequence stays as it was
+    auto m = error_of<ConfigError>([&] { encode_sentence("ich\u3000wein", c.src_vocab, c.src_len, "source"); });
+    EXPECT_TRUE(mentions(m, {"unknown source token 'wein'"}));
+}
+
 TEST(SentenceErrors, TooLongSentencesNameTheLimit) {
     const Config c = Config::small();  // src_len 5, tgt_len 6
     auto m = error_of<ConfigError>([&] { make_batch(c, {"ich mochte ein bier cola ich"}, {"S i"}); });

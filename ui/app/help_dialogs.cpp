@@ -22,7 +22,7 @@ void HelpDialogs::showShortcuts(QWidget* parent) {
         {QT_TR_NOOP("Ctrl+O"), QT_TR_NOOP("open weights")},
         {QT_TR_NOOP("Ctrl+Shift+S"), QT_TR_NOOP("export the view as PNG")},
         {QT_TR_NOOP("Ctrl+Shift+C"), QT_TR_NOOP("export the tensor as CSV")},
-        {QT_TR_NOOP("Ctrl+Space"), QT_TR_NOOP("in a sentence field: list the vocabulary")},
+        {QT_TR_NOOP("Alt+/ or Ctrl+Space"), QT_TR_NOOP("in a sentence field: list the vocabulary")},
         {QT_TR_NOOP("Ctrl+Q"), QT_TR_NOOP("quit")},
     };
     for (const auto& [key, what] : kShortcuts) row(tr(key), tr(what));

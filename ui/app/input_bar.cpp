@@ -121,7 +121,10 @@ void SentenceEdit::keyPressEvent(QKeyEvent* e) {
         default: break;
         }
     }
-    if (e->key() == Qt::Key_Space && (e->modifiers() & Qt::ControlModifier)) {
+    // Ctrl+Space (with or without Shift), and Alt+/, which input methods (fcitx, ibus) leave alone:
+    // their default switch key is Ctrl+Space.
+    if ((e->key() == Qt::Key_Space && (e->modifiers() & Qt::ControlModifier)) ||
+        (e->key() == Qt::Key_Slash && (e->modifiers() & Qt::AltModifier))) {
         showCompletions();
         return;
     }
@@ -155,11 +158,11 @@ InputBar::InputBar(QWidget* parent) : QWidget(parent) {
     source_ = view_parts::named(new SentenceEdit(this), "sourceEdit");
     source_->setPlaceholderText(tr("Source sentence, e.g. ich mochte ein bier P"));
     source_->setToolTip(tr("The encoder's input (enc_inputs): source words separated by spaces. "
-                           "Ctrl+Space lists the vocabulary."));
+                           "Alt+/ (or Ctrl+Space) lists the vocabulary."));
     target_ = view_parts::named(new SentenceEdit(this), "targetEdit");
     target_->setPlaceholderText(tr("Target sentence, e.g. S i want a beer ."));
     target_->setToolTip(tr("The decoder's input (dec_inputs): starts with the start symbol S. "
-                           "Ctrl+Space lists the vocabulary."));
+                           "Alt+/ (or Ctrl+Space) lists the vocabulary."));
     auto* srcLabel = new QLabel(tr("&Source:"), this);
     srcLabel->setBuddy(source_);
     srcLabel->setToolTip(source_->toolTip());

@@ -106,7 +106,11 @@ const char* structure_name(Structure s);        // "seq2seq" | "layers"
 // or saying the sentence is longer than `len`.
 std::vector<int> encode_sentence(const std::string& sentence, const std::vector<std::string>& vocab, int len,
                                  const std::string& which);
+// Words split at white space, after fold_full_width.
 std::vector<std::string> split_words(const std::string& sentence);
+// What a Chinese keyboard types, as ASCII: the ideographic space U+3000 as a space, the
+// full-width forms U+FF01–U+FF5E (！ to ～, e.g. "．" and "Ｐ") as the ASCII they stand for.
+std::string fold_full_width(const std::string& text);
 std::string join_vocab(const std::vector<std::string>& vocab);
 
 }  // namespace stepformer
