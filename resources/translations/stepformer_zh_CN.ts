@@ -4034,6 +4034,33 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
     </message>
 </context>
 <context>
+    <name>TensorSlice</name>
+    <message>
+        <source> · source token</source>
+        <translation> · 源词元</translation>
+    </message>
+    <message>
+        <source> · target token</source>
+        <translation> · 目标词元</translation>
+    </message>
+    <message>
+        <source> · target word</source>
+        <translation> · 目标词</translation>
+    </message>
+    <message>
+        <source>1 · every query</source>
+        <translation>1 · 每个查询</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source> · position</source>
+        <translation> · 位置</translation>
+    </message>
+</context>
+<context>
     <name>TensorTable</name>
     <message>
         <source>%1: %2 (float32, exactly %3)</source>

@@ -1,5 +1,7 @@
 #include "steps/tensor_slice.h"
 
+#include <QCoreApplication>
+
 #include "models/model_registry.h"
 
 #include "stepformer/trace_graph.h"
@@ -62,13 +64,14 @@ QStringList axisLabels(const Trace& tr, AxisKind kind, int n, int batch, const s
 QString axisTitle(const Axis& a) {
     const QString name = QString::fromStdString(a.name);
     switch (a.kind) {
-    case AxisKind::SrcToken: return name + QStringLiteral(" · source token");
-    case AxisKind::TgtToken: return name + QStringLiteral(" · target token");
-    case AxisKind::Vocab: return name + QStringLiteral(" · target word");
+    case AxisKind::SrcToken: return name + QCoreApplication::translate("TensorSlice", " · source token");
+    case AxisKind::TgtToken: return name + QCoreApplication::translate("TensorSlice", " · target token");
+    case AxisKind::Vocab: return name + QCoreApplication::translate("TensorSlice", " · target word");
     case AxisKind::Position:
         // A mask's broadcast axis ("1": one row that every query reads), or the positions it names.
-        if (name == QLatin1String("1")) return QStringLiteral("1 · every query");
-        return name == QLatin1String("position") ? name : name + QStringLiteral(" · position");
+        if (name == QLatin1String("1")) return QCoreApplication::translate("TensorSlice", "1 · every query");
+        return name == QLatin1String("position") ? QCoreApplication::translate("TensorSlice", "position")
+                                                 : name + QCoreApplication::translate("TensorSlice", " · position");
     default: return name;
     }
 }
