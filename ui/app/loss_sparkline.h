@@ -1,11 +1,16 @@
 // A tiny loss curve for the status bar while the model trains.
 #pragma once
 
+#include <QCoreApplication>
+
 #include <vector>
 
 #include <QWidget>
 
 class LossSparkline : public QWidget {
+    // Its texts in its own translation context (the one lupdate gives it), without a moc.
+    Q_DECLARE_TR_FUNCTIONS(LossSparkline)
+
 public:
     explicit LossSparkline(QWidget* parent = nullptr);
     void clear();

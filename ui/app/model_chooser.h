@@ -5,6 +5,8 @@
 // "Trained in the app" (the Train panel's weights) or "From file…".
 #pragma once
 
+#include <QCoreApplication>
+
 #include <functional>
 
 #include <QObject>
@@ -16,6 +18,9 @@ class MainWindow;
 struct WindowActions;
 
 class ModelChooser : public QObject {
+    // Its texts in its own translation context (the one lupdate gives it), without a moc.
+    Q_DECLARE_TR_FUNCTIONS(ModelChooser)
+
 public:
     // showModel: shows the session's model in the whole window again; Open Weights asks for it
     // also when the model stays (the box must leave "From file…").

@@ -3,6 +3,8 @@
 // for a few seconds (training started or finished, exports, errors).
 #pragma once
 
+#include <QCoreApplication>
+
 #include <QPointer>
 #include <QStatusBar>
 
@@ -19,6 +21,9 @@ struct TraceEntry;
 }
 
 class StatusBar : public QStatusBar {
+    // Its texts in its own translation context (the one lupdate gives it), without a moc.
+    Q_DECLARE_TR_FUNCTIONS(StatusBar)
+
 public:
     // cancelTraining: the Model menu's action, also the button in the training box; it is enabled
     // while the session trains.
