@@ -12,6 +12,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "stepformer/message.h"
+
 namespace stepformer {
 
 namespace {
@@ -19,8 +21,9 @@ namespace {
 // Armed by set_atomic_write_fault_for_testing; consumed (reset to -1) by the next write.
 std::atomic<int> g_fault_after_bytes{-1};
 
-[[noreturn]] void throw_os_error(const std::string& action, const std::string& path, int err) {
-    throw std::runtime_error(action + " '" + path + "': " + std::strerror(err));
+// "cannot <action> '<path>': <the system's reason>"
+[[noreturn]] void throw_os_error(Msg action, const std::string& path, int err) {
+    throw Error(Message(action, {path, std::strerror(err)}));
 }
 
 // pid keeps concurrent processes apart; the random part keeps threads (and a
@@ -100,39 +103,39 @@ void fsync_directory(const std::string& dir) {
 void set_atomic_write_fault_for_testing(int fail_after_bytes) { g_fault_after_bytes = fail_after_bytes; }
 
 void write_file_atomic(const std::string& path, const void* data, size_t size) {
-    if (path.empty()) throw std::runtime_error("cannot write file: empty path");
+    if (path.empty()) throw Error(Message(Msg::file_empty_path));
 
     const std::string tmp = temp_path_for(path);
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0) throw_os_error("cannot create a temporary file to write", path, errno);
+    if (fd < 0) throw_os_error(Msg::file_cannot_create_temp, path, errno);
     TempFile file(tmp, fd);
     copy_mode_of_existing(path, fd);
 
     const int fault = g_fault_after_bytes.exchange(-1);
     const size_t to_write = fault >= 0 ? std::min(size, static_cast<size_t>(fault)) : size;
-    if (const int err = write_all(fd, static_cast<const char*>(data), to_write)) throw_os_error("cannot write", path, err);
+    if (const int err = write_all(fd, static_cast<const char*>(data), to_write)) throw_os_error(Msg::file_cannot_write, path, err);
     if (fault >= 0)
         throw std::runtime_error("cannot write '" + path + "': simulated interruption after " + std::to_string(to_write) +
                                  " bytes (test fault hook)");
 
-    if (::fsync(fd) != 0) throw_os_error("cannot flush", path, errno);
-    if (file.close() != 0) throw_os_error("cannot close", path, errno);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) throw_os_error("cannot replace", path, errno);
+    if (::fsync(fd) != 0) throw_os_error(Msg::file_cannot_flush, path, errno);
+    if (file.close() != 0) throw_os_error(Msg::file_cannot_close, path, errno);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) throw_os_error(Msg::file_cannot_replace, path, errno);
     file.commit();
     fsync_directory(parent_dir(path));
 }
 
 std::vector<uint8_t> read_file_bytes(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw_os_error("cannot open", path, errno);
+    if (fd < 0) throw_os_error(Msg::file_cannot_open, path, errno);
     struct Closer {
         int fd;
         ~Closer() { ::close(fd); }
     } closer{fd};
 
     struct stat st {};
-    if (::fstat(fd, &st) != 0) throw_os_error("cannot stat", path, errno);
-    if (S_ISDIR(st.st_mode)) throw_os_error("cannot read", path, EISDIR);
+    if (::fstat(fd, &st) != 0) throw_os_error(Msg::file_cannot_stat, path, errno);
+    if (S_ISDIR(st.st_mode)) throw_os_error(Msg::file_cannot_read, path, EISDIR);
 
     // Size from fstat is only a hint (pipes report 0, files may grow): read to EOF.
     std::vector<uint8_t> bytes(S_ISREG(st.st_mode) ? static_cast<size_t>(st.st_size) : 0);
@@ -142,7 +145,7 @@ std::vector<uint8_t> read_file_bytes(const std::string& path) {
         const ssize_t n = ::read(fd, bytes.data() + have, bytes.size() - have);
         if (n < 0) {
             if (errno == EINTR) continue;
-            throw_os_error("cannot read", path, errno);
+            throw_os_error(Msg::file_cannot_read, path, errno);
         }
         if (n == 0) break;
         have += static_cast<size_t>(n);

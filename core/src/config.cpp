@@ -74,6 +74,11 @@ const char* architecture_name(Architecture a) {
 }
 const char* structure_name(Structure s) { return s == Structure::Layers ? "layers" : "seq2seq"; }
 
+// A problem in a config: "config: <problem>" (config_from_json_text puts its source there instead).
+[[noreturn]] static void config_fail(Msg problem, std::vector<MessageArg> args = {}) {
+    throw ConfigError(Message(Msg::config_problem, {Message(problem, std::move(args))}));
+}
+
 static int index_of(const std::vector<std::string>& v, const std::string& s) {
     for (size_t i = 0; i < v.size(); ++i)
         if (v[i] == s) return static_cast<int>(i);
@@ -90,24 +95,21 @@ std::string join_vocab(const std::vector<std::string>& vocab) {
 }
 
 static void check_vocab(const std::vector<std::string>& vocab, const char* key, const std::string& pad) {
-    if (vocab.empty()) throw ConfigError(std::string("config: '") + key + "' is empty");
+    if (vocab.empty()) config_fail(Msg::config_key_empty, {key});
     std::set<std::string> seen;
     for (const auto& t : vocab) {
         if (t.empty() || t.find_first_of(" \t\r\n") != std::string::npos)
-            throw ConfigError(std::string("config: '") + key + "' has an empty token or one with whitespace: '" + t + "'");
-        if (!seen.insert(t).second) throw ConfigError(std::string("config: '") + key + "' lists '" + t + "' twice");
+            config_fail(Msg::config_vocab_bad_token, {key, t});
+        if (!seen.insert(t).second) config_fail(Msg::config_vocab_duplicate, {key, t});
     }
     if (vocab[0] != pad)
-        throw ConfigError(std::string("config: the pad token '") + pad + "' must have id 0 in '" + key +
-                          "', but id 0 is '" + vocab[0] + "'");
+        config_fail(Msg::config_pad_not_first, {pad, key, vocab[0]});
 }
 
 void Config::validate() const {
     auto positive = [](int v, const char* key, int max) {
-        if (v <= 0) throw ConfigError(std::string("config: '") + key + "' must be positive, got " + std::to_string(v));
-        if (v > max)
-            throw ConfigError(std::string("config: '") + key + "' = " + std::to_string(v) + " is larger than the limit " +
-                              std::to_string(max));
+        if (v <= 0) config_fail(Msg::config_not_positive, {key, v});
+        if (v > max) config_fail(Msg::config_over_limit, {key, v, max});
     };
     const bool t = torch();
     positive(d_model, "d_model", 16384);
@@ -118,54 +120,57 @@ void Config::validate() const {
     positive(n_heads, t ? "nhead" : aiayn() ? "n_head" : "n_heads", 256);
     if (t) {
         if (d_model % n_heads != 0)
-            throw ConfigError("config: 'd_model' = " + std::to_string(d_model) + " is not divisible by 'nhead' = " +
-                              std::to_string(n_heads) + " (nn.MultiheadAttention splits d_model into nhead heads)");
+            config_fail(Msg::config_nhead_divides, {d_model, n_heads});
         if (d_k != d_model / n_heads || d_v != d_k)
-            throw ConfigError("config: the head size of nn.MultiheadAttention is d_model / nhead");
+            config_fail(Msg::config_head_size);
         if (activation != "relu" && activation != "gelu")
-            throw ConfigError("config: 'activation' must be \"relu\" or \"gelu\", got \"" + activation + "\"");
+            config_fail(Msg::config_activation, {activation});
         if (layers()) {
             if (n_layers != 1 || n_decoder_layers != (decoder_layer ? 1 : 0))
-                throw ConfigError("config: the layer lab has one encoder layer and at most one decoder layer");
+                config_fail(Msg::config_layer_lab_layers);
         } else {
             positive(n_decoder_layers, "num_decoder_layers", 64);
         }
     }
     if (!(layer_norm_eps > 0.0) || layer_norm_eps > 1.0)
-        throw ConfigError("config: 'layer_norm_eps' must be in (0, 1], got " + std::to_string(layer_norm_eps));
+        config_fail(Msg::config_layer_norm_eps, {std::to_string(layer_norm_eps)});
     if (!(dropout >= 0.0 && dropout < 1.0))
-        throw ConfigError("config: 'dropout' must be in [0, 1), got " + std::to_string(dropout));
+        config_fail(Msg::config_dropout, {std::to_string(dropout)});
     if (aiayn()) {
         positive(n_position, "n_position", 65536);
         if (scale_emb_or_prj != "emb" && scale_emb_or_prj != "prj" && scale_emb_or_prj != "none")
-            throw ConfigError("config: 'scale_emb_or_prj' must be \"emb\", \"prj\" or \"none\", got \"" +
-                              scale_emb_or_prj + "\"");
+            config_fail(Msg::config_scale_emb_or_prj, {scale_emb_or_prj});
         if (emb_src_trg_weight_sharing && src_vocab != tgt_vocab)
-            throw ConfigError("config: 'emb_src_trg_weight_sharing' shares one embedding between source and target: "
-                              "it needs one vocabulary for both (src_vocab and tgt_vocab the same list); set it to "
-                              "false for separate vocabularies");
+            config_fail(Msg::config_shared_vocab);
         if (src_len > n_position || tgt_len > n_position)
-            throw ConfigError("config: sentences of up to " + std::to_string(std::max(src_len, tgt_len)) +
-                              " tokens need 'n_position' >= that, got " + std::to_string(n_position));
+            config_fail(Msg::config_n_position, {std::max(src_len, tgt_len), n_position});
     }
     if (!has_vocabulary()) return;
     positive(src_len, "src_len", 4096);
     positive(tgt_len, "tgt_len", 4096);
-    if (pad.empty()) throw ConfigError("config: 'pad' is empty");
+    if (pad.empty()) config_fail(Msg::config_key_empty, {"pad"});
     check_vocab(src_vocab, "src_vocab", pad);
     check_vocab(tgt_vocab, "tgt_vocab", pad);
-    if (tgt_id(bos) < 0) throw ConfigError("config: the start token 'bos' = '" + bos + "' is not in tgt_vocab");
-    if (tgt_id(eos) < 0) throw ConfigError("config: the end token 'eos' = '" + eos + "' is not in tgt_vocab");
-    if (bos == pad || eos == pad || bos == eos) throw ConfigError("config: pad, bos and eos must be three different tokens");
+    if (tgt_id(bos) < 0) config_fail(Msg::config_bos_missing, {bos});
+    if (tgt_id(eos) < 0) config_fail(Msg::config_eos_missing, {eos});
+    if (bos == pad || eos == pad || bos == eos) config_fail(Msg::config_special_tokens);
 }
 
 bool Config::same_architecture(const Config& o, std::string* why) const {
+    Message m;
+    const bool same = same_architecture(o, why ? &m : nullptr);
+    if (!same && why) *why = m.text();
+    return same;
+}
+
+bool Config::same_architecture(const Config& o, Message* why) const {
     auto diff = [&](const char* key, auto a, auto b) {
         if (a == b) return false;
         if (why) {
-            std::ostringstream os;
-            os << "'" << key << "' differs: " << a << " vs " << b;
-            *why = os.str();
+            std::ostringstream as, bs;
+            as << a;
+            bs << b;
+            *why = Message(Msg::config_differs, {key, as.str(), bs.str()});
         }
         return true;
     };
@@ -186,24 +191,23 @@ bool Config::same_architecture(const Config& o, std::string* why) const {
 
 template <typename T>
 static T get_key(const nlohmann::json& j, const char* key) {
-    if (!j.contains(key)) throw ConfigError(std::string("config: missing key '") + key + "'");
+    if (!j.contains(key)) config_fail(Msg::config_missing_key, {key});
     try {
         return j.at(key).get<T>();
     } catch (const nlohmann::json::exception&) {
-        throw ConfigError(std::string("config: key '") + key + "' has the wrong type (" + j.at(key).dump() + ")");
+        config_fail(Msg::config_wrong_type, {key, j.at(key).dump()});
     }
 }
 
 static int get_int(const nlohmann::json& j, const char* key) {
-    if (!j.contains(key)) throw ConfigError(std::string("config: missing key '") + key + "'");
+    if (!j.contains(key)) config_fail(Msg::config_missing_key, {key});
     const auto& v = j.at(key);
-    if (!v.is_number()) throw ConfigError(std::string("config: key '") + key + "' must be an integer, got " + v.dump());
+    if (!v.is_number()) config_fail(Msg::config_not_integer, {key, v.dump()});
     // The range first: a number too large for any integer type (JSON has no limit; the parser
     // makes it a double) must not reach an integer conversion, which would be undefined.
     const double d = v.get<double>();
-    if (!(std::fabs(d) <= 1e9)) throw ConfigError(std::string("config: key '") + key + "' is out of range: " + v.dump());
-    if (v.is_number_float() && d != std::floor(d))
-        throw ConfigError(std::string("config: key '") + key + "' must be an integer, got " + v.dump());
+    if (!(std::fabs(d) <= 1e9)) config_fail(Msg::config_out_of_range, {key, v.dump()});
+    if (v.is_number_float() && d != std::floor(d)) config_fail(Msg::config_not_integer, {key, v.dump()});
     return static_cast<int>(d);
 }
 
@@ -222,14 +226,11 @@ static Config torch_config_from_json(const nlohmann::json& j) {
     c.architecture = Architecture::Torch;
     const std::string structure = j.contains("structure") ? get_key<std::string>(j, "structure") : "seq2seq";
     if (structure != "seq2seq" && structure != "layers")
-        throw ConfigError("config: 'structure' must be \"seq2seq\" or \"layers\", got \"" + structure + "\"");
+        config_fail(Msg::config_structure, {structure});
     c.structure = structure == "layers" ? Structure::Layers : Structure::Seq2Seq;
     for (const char* tutorial_key : {"d_ff", "n_heads", "n_layers", "d_k", "d_v", "learn_layer_norm"})
         if (j.contains(tutorial_key))
-            throw ConfigError(std::string("config: '") + tutorial_key +
-                              "' is a key of the tutorial's model; \"architecture\": \"torch\" takes nn.Transformer's "
-                              "arguments (d_model, nhead, num_encoder_layers, num_decoder_layers, dim_feedforward, dropout, "
-                              "activation, layer_norm_eps, batch_first, norm_first)");
+            config_fail(Msg::config_tutorial_key, {tutorial_key});
     c.d_model = get_int_or(j, "d_model", 512);
     c.n_heads = get_int_or(j, "nhead", 8);
     c.d_ff = get_int_or(j, "dim_feedforward", 2048);
@@ -242,9 +243,7 @@ static Config torch_config_from_json(const nlohmann::json& j) {
     if (c.structure == Structure::Layers) {
         for (const char* key : {"num_encoder_layers", "num_decoder_layers"})
             if (j.contains(key))
-                throw ConfigError(std::string("config: '") + key +
-                                  "' does not apply to the layer lab (\"structure\": \"layers\": one encoder layer, "
-                                  "and a decoder layer when \"decoder_layer\" is true)");
+                config_fail(Msg::config_layer_lab_key, {key});
         c.decoder_layer = get_bool(j, "decoder_layer", false);
         c.n_layers = 1;
         c.n_decoder_layers = c.decoder_layer ? 1 : 0;
@@ -271,12 +270,9 @@ static Config aiayn_config_from_json(const nlohmann::json& j) {
     for (const char* other : {"d_ff", "n_heads", "nhead", "dim_feedforward", "num_encoder_layers", "learn_layer_norm",
                               "structure"})
         if (j.contains(other))
-            throw ConfigError(std::string("config: '") + other +
-                              "' is not a key of \"architecture\": \"aiayn\", which takes its Transformer's arguments "
-                              "(d_model, d_inner, n_layers, n_head, d_k, d_v, dropout, n_position, "
-                              "trg_emb_prj_weight_sharing, emb_src_trg_weight_sharing, scale_emb_or_prj)");
+            config_fail(Msg::config_not_aiayn_key, {other});
     if (j.contains("d_word_vec") && get_int(j, "d_word_vec") != get_int_or(j, "d_model", 512))
-        throw ConfigError("config: 'd_word_vec' must equal 'd_model' (the residual connections add them)");
+        config_fail(Msg::config_d_word_vec);
     c.d_model = get_int_or(j, "d_model", 512);
     c.d_ff = get_int_or(j, "d_inner", 2048);
     c.n_layers = get_int_or(j, "n_layers", 6);
@@ -301,13 +297,13 @@ static Config aiayn_config_from_json(const nlohmann::json& j) {
 }
 
 Config config_from_json(const nlohmann::json& j) {
-    if (!j.is_object()) throw ConfigError("config: expected a JSON object");
+    if (!j.is_object()) config_fail(Msg::config_not_object);
     if (j.contains("architecture")) {
         const std::string a = get_key<std::string>(j, "architecture");
         if (a == "torch") return torch_config_from_json(j);
         if (a == "aiayn") return aiayn_config_from_json(j);
         if (a != "tutorial")
-            throw ConfigError("config: 'architecture' must be \"tutorial\", \"torch\" or \"aiayn\", got \"" + a + "\"");
+            config_fail(Msg::config_architecture, {a});
     }
     Config c;
     c.d_model = get_int(j, "d_model");
@@ -330,26 +326,30 @@ Config config_from_json(const nlohmann::json& j) {
     return c;
 }
 
-Config config_from_json_text(const std::string& text, const std::string& what) {
+Config config_from_json_text(const std::string& text, const MessageArg& what) {
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
-        throw ConfigError(what + ": not valid JSON (" + e.what() + ")");
+        throw ConfigError(Message(Msg::config_not_json, {what, e.what()}));
     }
     try {
         return config_from_json(j);
     } catch (const ConfigError& e) {
-        throw ConfigError(what + ": " + std::string(e.what()).substr(8));  // drop the "config: " prefix
+        // "<what>: <problem>" in place of "config: <problem>"
+        const Message& m = e.message();
+        if (!m.is_plain() && m.id() == Msg::config_problem && m.args().size() == 1)
+            throw ConfigError(Message(Msg::context, {what, m.args()[0]}));
+        throw ConfigError(what.text() + ": " + std::string(e.what()).substr(8));  // drop the "config: " prefix
     }
 }
 
 Config load_config_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw ConfigError("cannot open config file '" + path + "'");
+    if (!in) throw ConfigError(Message(Msg::config_cannot_open, {path}));
     std::stringstream ss;
     ss << in.rdbuf();
-    return config_from_json_text(ss.str(), "config file '" + path + "'");
+    return config_from_json_text(ss.str(), Message(Msg::config_file_named, {path}));
 }
 
 nlohmann::json config_to_json(const Config& c) {
@@ -435,19 +435,25 @@ std::vector<std::string> split_words(const std::string& sentence) {
     return words;
 }
 
+// The sentence's role in the messages: the words translated, identifiers (dec_input) as they are.
+static MessageArg sentence_role(const std::string& which) {
+    if (which == "source") return Message(Msg::sentence_source);
+    if (which == "target") return Message(Msg::sentence_target);
+    if (which == "expected output") return Message(Msg::sentence_expected_output);
+    return which;
+}
+
 std::vector<int> encode_sentence(const std::string& sentence, const std::vector<std::string>& vocab, int len,
                                  const std::string& which) {
     auto words = split_words(sentence);
-    if (words.empty()) throw ConfigError(which + " sentence is empty");
+    if (words.empty()) throw ConfigError(Message(Msg::sentence_empty, {sentence_role(which)}));
     if (static_cast<int>(words.size()) > len)
-        throw ConfigError(which + " sentence '" + sentence + "' has " + std::to_string(words.size()) +
-                          " tokens, more than the length " + std::to_string(len));
+        throw ConfigError(Message(Msg::sentence_too_long, {sentence_role(which), sentence, words.size(), len}));
     std::vector<int> ids(static_cast<size_t>(len), 0);
     for (size_t i = 0; i < words.size(); ++i) {
         int id = index_of(vocab, words[i]);
         if (id < 0)
-            throw ConfigError("unknown " + which + " token '" + words[i] + "' in '" + sentence +
-                              "'; the vocabulary is: " + join_vocab(vocab));
+            throw ConfigError(Message(Msg::sentence_unknown_token, {sentence_role(which), words[i], sentence, join_vocab(vocab)}));
         ids[i] = id;
     }
     return ids;

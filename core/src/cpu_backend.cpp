@@ -106,7 +106,7 @@ std::unique_ptr<Backend> make_backend(const std::string& name, int threads) {
     if (!make) {
         std::string known;
         for (const std::string& n : available_backends()) known += (known.empty() ? "" : ", ") + n;
-        throw std::invalid_argument("unknown backend '" + name + "' (available: " + known + ")");
+        throw InvalidArgument(Message(Msg::backend_unknown, {name, known}));
     }
     return make(threads);
 }

@@ -41,7 +41,7 @@ static std::vector<std::string> split_tabs(const std::string& line) {
     return cols;
 }
 
-std::vector<Example> parse_tsv(const std::string& text, const Config& c, const std::string& what) {
+std::vector<Example> parse_tsv(const std::string& text, const Config& c, const MessageArg& what) {
     std::vector<Example> out;
     std::istringstream in(text);
     std::string line;
@@ -50,24 +50,20 @@ std::vector<Example> parse_tsv(const std::string& text, const Config& c, const s
         ++lineno;
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (split_words(line).empty() || line[0] == '#') continue;
-        const auto where = what + " line " + std::to_string(lineno) + ": ";
+        // "<what> line <n>: <problem>"
+        const auto fail = [&](MessageArg problem) { return DataError(Message(Msg::data_line, {what, lineno, std::move(problem)})); };
         auto cols = split_tabs(line);
-        if (cols.size() != 2 && cols.size() != 3)
-            throw DataError(where + "expected 2 columns (source, target) or 3 (enc_input, dec_input, dec_output) "
-                                    "separated by tabs, found " + std::to_string(cols.size()));
+        if (cols.size() != 2 && cols.size() != 3) throw fail(Message(Msg::data_columns, {cols.size()}));
         for (size_t i = 0; i < cols.size(); ++i)
-            if (split_words(cols[i]).empty()) throw DataError(where + "column " + std::to_string(i + 1) + " is empty");
+            if (split_words(cols[i]).empty()) throw fail(Message(Msg::data_column_empty, {i + 1}));
         Example ex;
         ex.enc_input = join_words(split_words(cols[0]));
         if (cols.size() == 3) {
             ex.dec_input = join_words(split_words(cols[1]));
             ex.dec_output = join_words(split_words(cols[2]));
             auto di = split_words(ex.dec_input), dout = split_words(ex.dec_output);
-            if (di.front() != c.bos)
-                throw DataError(where + "dec_input must start with the start token '" + c.bos + "'");
-            if (di.size() != dout.size())
-                throw DataError(where + "dec_input has " + std::to_string(di.size()) + " tokens but dec_output has " +
-                                std::to_string(dout.size()) + "; they must be the same length (shifted by one)");
+            if (di.front() != c.bos) throw fail(Message(Msg::data_no_bos, {c.bos}));
+            if (di.size() != dout.size()) throw fail(Message(Msg::data_length_mismatch, {di.size(), dout.size()}));
         } else {
             ex.dec_input = c.bos + " " + join_words(split_words(cols[1]));
             ex.dec_output = dec_output_for(ex.dec_input, c);
@@ -77,20 +73,20 @@ std::vector<Example> parse_tsv(const std::string& text, const Config& c, const s
             encode_sentence(ex.dec_input, c.tgt_vocab, c.tgt_len, "dec_input");
             encode_sentence(ex.dec_output, c.tgt_vocab, c.tgt_len, "dec_output");
         } catch (const ConfigError& e) {
-            throw DataError(where + e.what());
+            throw fail(e.message());
         }
         out.push_back(std::move(ex));
     }
-    if (out.empty()) throw DataError(what + ": no examples (every line is blank or a comment)");
+    if (out.empty()) throw DataError(Message(Msg::data_no_examples, {what}));
     return out;
 }
 
 std::vector<Example> load_tsv(const std::string& path, const Config& c) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw DataError("cannot open dataset '" + path + "'");
+    if (!in) throw DataError(Message(Msg::data_cannot_open, {path}));
     std::stringstream ss;
     ss << in.rdbuf();
-    return parse_tsv(ss.str(), c, "dataset '" + path + "'");
+    return parse_tsv(ss.str(), c, Message(Msg::data_named, {path}));
 }
 
 std::string to_tsv(const std::vector<Example>& examples) {
@@ -135,7 +131,7 @@ Batch make_training_batch(const Config& c, const std::vector<Example>& examples,
     try {
         return make_batch(c, src, tgt, out);
     } catch (const ConfigError& e) {
-        throw ConfigError(std::string(e.what()) + " (in the dataset)");
+        throw ConfigError(Message(Msg::data_in_dataset, {e.message()}));
     }
 }
 

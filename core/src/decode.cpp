@@ -7,7 +7,7 @@ namespace stepformer {
 DecodeResult greedy_decode(const Transformer& model, const std::string& src, bool keep_steps) {
     const Config& c = model.config();
     if (!c.has_vocabulary())
-        throw ConfigError("the layer lab (\"structure\": \"layers\") has no vocabulary: there is nothing to translate");
+        throw ConfigError(Message(Msg::decode_no_vocabulary));
     Batch batch;
     batch.B = 1;
     batch.S = c.src_len;

@@ -36,24 +36,24 @@ int gpu_device_for(const std::vector<ComputeDevice>& devices, bool for_auto) {
 std::unique_ptr<Backend> choose_backend(const std::string& choice, int threads, std::string* note) {
     if (choice == "cpu") return make_cpu_backend(threads);
     if (choice != "gpu" && choice != "auto")
-        throw std::invalid_argument("unknown backend '" + choice + "' (use cpu, gpu or auto)");
+        throw InvalidArgument(Message(Msg::backend_unknown_choice, {choice}));
 #ifdef STEPFORMER_HAVE_VULKAN
     const std::vector<ComputeDevice> devices = gpu_devices();
     int pick = gpu_device_for(devices);
     // auto leaves a CPU device (lavapipe) alone: the CPU backend is the faster way to use the CPU.
-    std::string why = devices.empty() ? "no Vulkan device or driver on this machine" : "no usable Vulkan GPU";
+    Message why(devices.empty() ? Msg::backend_no_vulkan_device : Msg::backend_no_usable_gpu);
     if (choice == "auto" && pick >= 0 && devices[size_t(pick)].type == "cpu") {
-        why = "the only Vulkan device, " + devices[size_t(pick)].name + ", runs on the CPU (ask for it with --backend gpu)";
+        why = Message(Msg::backend_only_cpu_device, {devices[size_t(pick)].name});
         pick = -1;
     }
     if (pick >= 0) return vk::make_vulkan_backend(pick, threads);
     for (const auto& d : devices)
-        if (!d.usable) why += "; " + d.name + ": " + d.why;
+        if (!d.usable) why = Message(Msg::backend_unusable_device, {why, d.name, d.why});
 #else
-    const std::string why = "this build has no GPU backend (it needs libvulkan-dev and glslc when built)";
+    const Message why(Msg::backend_not_built);
 #endif
-    if (choice == "gpu") throw BackendUnavailable("--backend gpu: " + why);
-    if (note) *note = "computing on the CPU: " + why;
+    if (choice == "gpu") throw BackendUnavailable(Message(Msg::backend_gpu_unavailable, {why}));
+    if (note) *note = "computing on the CPU: " + why.text();
     return make_cpu_backend(threads);
 }
 

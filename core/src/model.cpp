@@ -24,18 +24,15 @@ Batch make_batch(const Config& c, const std::vector<std::string>& src, const std
     const bool reads_src = std::find(reads.begin(), reads.end(), TokenStream::Src) != reads.end();
     if (!reads_src) {
         // A model without an encoder: its batch is the target streams alone.
-        if (tgt.empty()) throw ConfigError("the batch is empty: give at least one sentence");
-        if (!src.empty())
-            throw ConfigError("this model reads no source sentences, but the batch has " + std::to_string(src.size()));
+        if (tgt.empty()) throw ConfigError(Message(Msg::batch_empty));
+        if (!src.empty()) throw ConfigError(Message(Msg::batch_no_source_expected, {src.size()}));
     } else if (src.empty()) {
-        throw ConfigError("the batch is empty: give at least one source sentence");
+        throw ConfigError(Message(Msg::batch_empty_source));
     }
     if (reads_src && src.size() != tgt.size())
-        throw ConfigError("the batch has " + std::to_string(src.size()) + " source sentences but " +
-                          std::to_string(tgt.size()) + " target sentences");
+        throw ConfigError(Message(Msg::batch_count_mismatch, {src.size(), tgt.size()}));
     if (!out.empty() && out.size() != tgt.size())
-        throw ConfigError("the batch has " + std::to_string(out.size()) + " expected outputs for " +
-                          std::to_string(tgt.size()) + " sentences");
+        throw ConfigError(Message(Msg::batch_outputs_mismatch, {out.size(), tgt.size()}));
     Batch b;
     b.B = static_cast<int>(tgt.size());
     b.S = reads_src ? c.src_len : 0;
@@ -125,7 +122,7 @@ Transformer::Transformer(Config config, ParamSet params, Backend* backend)
 Transformer::Transformer(Config config, std::shared_ptr<const ParamSet> params, Backend* backend)
     : config_(std::move(config)), shared_(std::move(params)), backend_(backend ? backend : &default_backend()),
       pe_cache_(std::make_shared<PeCache>()), resident_(std::make_shared<ResidentWeights>()) {
-    if (!shared_) throw WeightsError("no parameters");
+    if (!shared_) throw WeightsError(Message(Msg::weights_none));
     check_params();
 }
 
@@ -143,13 +140,11 @@ void Transformer::check_params() {
     const ParamSet& p = std::as_const(*this).params();  // the const one: shared weights stay shared
     const auto specs = param_specs(config_);
     if (p.size() != specs.size())
-        throw WeightsError("parameter set has " + std::to_string(p.size()) + " tensors, the config needs " +
-                           std::to_string(specs.size()));
+        throw WeightsError(Message(Msg::weights_count, {p.size(), specs.size()}));
     for (size_t i = 0; i < specs.size(); ++i)
         if (p.name(i) != specs[i].name || p[i].shape != specs[i].shape)
-            throw WeightsError("parameter " + std::to_string(i) + " is '" + p.name(i) + "' " +
-                               shape_to_string(p[i].shape) + ", expected '" + specs[i].name + "' " +
-                               shape_to_string(specs[i].shape));
+            throw WeightsError(Message(Msg::weights_parameter_mismatch, {i, p.name(i), shape_to_string(p[i].shape),
+                                                                         specs[i].name, shape_to_string(specs[i].shape)}));
     grad_accumulates_.clear();
     for (const ParamSpec& s : specs) grad_accumulates_.push_back(s.grad_accumulates);
 }

@@ -20,9 +20,9 @@ LoadedModel load_model(const ModelSource& src) {
         if (w.config_assumed) cfg_desc = "the tutorial's config (assumed: the file carries none, and its names and shapes are the tutorial's)";
         out.config_assumed = w.config_assumed;
         out.description = cfg_desc + ", weights " + *src.weights_path;
-        out.warnings = w.warnings;
+        for (const auto& m : w.warnings) out.warnings.push_back(m.text());
         for (const auto& n : w.ignored) out.notes.push_back("ignored buffer " + n);
-        for (const auto& n : w.notes) out.notes.push_back(n);
+        for (const auto& n : w.notes) out.notes.push_back(n.text());
         if (!w.defaulted.empty())
             out.notes.push_back(std::to_string(w.defaulted.size()) +
                                 " LayerNorm parameters not in the file: gamma = 1, beta = 0");

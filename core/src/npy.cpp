@@ -20,7 +20,10 @@ constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicSize = 6;
 constexpr size_t kAlignment = 64;
 
-[[noreturn]] void fail(const std::string& path, const std::string& message) { throw NpyError(path + ": " + message); }
+// "<file>: <problem>"
+[[noreturn]] void fail(const std::string& path, Message problem) {
+    throw NpyError(Message(Msg::context, {path, std::move(problem)}));
+}
 
 // ---------------------------------------------------------------------------
 // Writing
@@ -40,7 +43,7 @@ std::string npy_preamble(const Shape& shape, const std::string& path) {
     const size_t unpadded = fixed + dict.size() + 1;
     dict.append((kAlignment - unpadded % kAlignment) % kAlignment, ' ');
     dict += '\n';
-    if (dict.size() > 0xffff) fail(path, "shape " + shape_to_string(shape) + " is too long for a .npy v1.0 header");
+    if (dict.size() > 0xffff) fail(path, Message(Msg::npy_header_too_long, {shape_to_string(shape)}));
 
     std::string out(kMagic, kMagicSize);
     out += '\x01';
@@ -73,7 +76,7 @@ public:
             const std::string key = string_literal();
             expect(':');
             if (key == "descr") {
-                if (peek() != '\'' && peek() != '"') malformed("structured (record) dtypes are not supported");
+                if (peek() != '\'' && peek() != '"') malformed(Message(Msg::npy_record_dtype));
                 h.descr = string_literal();
                 have_descr = true;
             } else if (key == "fortran_order") {
@@ -83,20 +86,20 @@ public:
                 h.shape = tuple_of_ints();
                 have_shape = true;
             } else {
-                malformed("unexpected key '" + key + "'");
+                malformed(Message(Msg::npy_unexpected_key, {key}));
             }
             if (!consume(',')) {
                 expect('}');
                 break;
             }
         }
-        if (!have_descr || !have_order || !have_shape) malformed("header lacks 'descr', 'fortran_order' or 'shape'");
+        if (!have_descr || !have_order || !have_shape) malformed(Message(Msg::npy_missing_keys));
         return h;
     }
 
 private:
-    [[noreturn]] void malformed(const std::string& why) const {
-        fail(path_, "malformed .npy header (" + why + "): " + std::string(s_));
+    [[noreturn]] void malformed(Message why) const {
+        fail(path_, Message(Msg::npy_malformed, {std::move(why), std::string(s_)}));
     }
     void skip_space() {
         while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\n' || s_[i_] == '\r')) ++i_;
@@ -111,13 +114,13 @@ private:
         return true;
     }
     void expect(char c) {
-        if (!consume(c)) malformed(std::string("expected '") + c + "'");
+        if (!consume(c)) malformed(Message(Msg::npy_expected_char, {std::string(1, c)}));
     }
     std::string string_literal() {
         const char quote = peek();
-        if (quote != '\'' && quote != '"') malformed("expected a quoted string");
+        if (quote != '\'' && quote != '"') malformed(Message(Msg::npy_expected_string));
         const size_t end = s_.find(quote, ++i_);
-        if (end == std::string_view::npos) malformed("unterminated string");
+        if (end == std::string_view::npos) malformed(Message(Msg::npy_unterminated_string));
         std::string value(s_.substr(i_, end - i_));
         i_ = end + 1;
         return value;
@@ -130,13 +133,13 @@ private:
                 return value;
             }
         }
-        malformed("expected True or False");
+        malformed(Message(Msg::npy_expected_boolean));
     }
     int64_t integer() {
         skip_space();
         int64_t v = 0;
         const auto [ptr, ec] = std::from_chars(s_.data() + i_, s_.data() + s_.size(), v);
-        if (ec != std::errc() || v < 0) malformed("expected a non-negative integer dimension");
+        if (ec != std::errc() || v < 0) malformed(Message(Msg::npy_expected_dimension));
         i_ = static_cast<size_t>(ptr - s_.data());
         if (i_ < s_.size() && s_[i_] == 'L') ++i_;  // Python 2 long suffix
         return v;
@@ -168,17 +171,17 @@ uint32_t read_le(const uint8_t* p, size_t n) {
 // Returns the header text and the offset where the data begins.
 std::pair<std::string_view, size_t> locate_header(const std::vector<uint8_t>& bytes, const std::string& path) {
     if (bytes.size() < kMagicSize + 4 || std::memcmp(bytes.data(), kMagic, kMagicSize) != 0)
-        fail(path, "not a .npy file (missing the \\x93NUMPY magic)");
+        fail(path, Message(Msg::npy_not_npy));
     const int major = bytes[6], minor = bytes[7];
     // v1.0 has a u16 header length; v2.0 and v3.0 (UTF-8 header) a u32.
     if (major < 1 || major > 3)
-        fail(path, "unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
+        fail(path, Message(Msg::npy_version, {major, minor}));
     const size_t len_size = major == 1 ? 2 : 4;
     const size_t header_start = kMagicSize + 2 + len_size;
-    if (bytes.size() < header_start) fail(path, "file truncated inside the .npy preamble");
+    if (bytes.size() < header_start) fail(path, Message(Msg::npy_truncated_preamble));
     const size_t header_size = read_le(bytes.data() + kMagicSize + 2, len_size);
     if (header_size > bytes.size() - header_start)
-        fail(path, "header length " + std::to_string(header_size) + " exceeds the file size (truncated file?)");
+        fail(path, Message(Msg::npy_header_exceeds, {header_size}));
     const auto* text = reinterpret_cast<const char*>(bytes.data() + header_start);
     return {std::string_view(text, header_size), header_start + header_size};
 }
@@ -186,7 +189,7 @@ std::pair<std::string_view, size_t> locate_header(const std::vector<uint8_t>& by
 size_t element_size_of(const std::string& descr, const std::string& path) {
     if (descr == "<f4") return 4;
     if (descr == "<f8") return 8;
-    fail(path, "unsupported dtype '" + descr + "' (only '<f4' and '<f8' are supported)");
+    fail(path, Message(Msg::npy_dtype, {descr}));
 }
 
 std::optional<uint64_t> checked_byte_size(const Shape& shape, size_t element_size) {
@@ -233,13 +236,13 @@ void append_row(std::string& out, const float* values, int64_t count) {
 
 void write_npy(const std::string& path, const Tensor& t) {
     if (numel(t.shape) != t.size())
-        fail(path, "shape " + shape_to_string(t.shape) + " does not match " + std::to_string(t.size()) + " values");
+        fail(path, Message(Msg::npy_shape_values, {shape_to_string(t.shape), t.size()}));
     std::string bytes = npy_preamble(t.shape, path);
     bytes.append(reinterpret_cast<const char*>(t.ptr()), t.data.size() * sizeof(float));
     try {
         write_file_atomic(path, bytes.data(), bytes.size());
     } catch (const std::runtime_error& e) {
-        throw NpyError(e.what());
+        throw NpyError(as_message(e));
     }
 }
 
@@ -248,7 +251,7 @@ Tensor read_npy(const std::string& path) {
     try {
         bytes = read_file_bytes(path);
     } catch (const std::runtime_error& e) {
-        throw NpyError(e.what());
+        throw NpyError(as_message(e));
     }
     return parse_npy(bytes, path);
 }
@@ -258,14 +261,14 @@ Tensor parse_npy(const std::vector<uint8_t>& bytes, const std::string& path) {
     const NpyHeader header = HeaderParser(header_text, path).parse();
     const size_t element_size = element_size_of(header.descr, path);
     if (header.fortran_order)
-        fail(path, "Fortran-order arrays are not supported (save a C-order array, e.g. np.ascontiguousarray)");
+        fail(path, Message(Msg::npy_fortran_order));
 
     const auto expected = checked_byte_size(header.shape, element_size);
     const size_t found = bytes.size() - data_start;
-    if (!expected) fail(path, "shape " + shape_to_string(header.shape) + " is too large");
+    if (!expected) fail(path, Message(Msg::npy_shape_too_large, {shape_to_string(header.shape)}));
     if (*expected != found)
-        fail(path, "data is " + std::to_string(found) + " bytes but shape " + shape_to_string(header.shape) + " of '" +
-                       header.descr + "' needs " + std::to_string(*expected) + (found < *expected ? " (truncated file?)" : ""));
+        fail(path, Message(found < *expected ? Msg::npy_data_truncated : Msg::npy_data_size,
+                           {found, shape_to_string(header.shape), header.descr, *expected}));
     const size_t count = static_cast<size_t>(*expected / element_size);
     return Tensor(header.shape, decode(bytes.data() + data_start, count, element_size));
 }

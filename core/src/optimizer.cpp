@@ -6,19 +6,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "stepformer/message.h"
 #include "stepformer/staging.h"
 
 namespace stepformer {
 
 void OptimizerOptions::validate() const {
     if (!(lr > 0.0) || !std::isfinite(lr) || lr > 100.0)
-        throw std::invalid_argument("learning rate must be in (0, 100], got " + std::to_string(lr));
+        throw InvalidArgument(Message(Msg::optimizer_lr, {std::to_string(lr)}));
     if (!(momentum >= 0.0 && momentum < 1.0))
-        throw std::invalid_argument("momentum must be in [0, 1), got " + std::to_string(momentum));
+        throw InvalidArgument(Message(Msg::optimizer_momentum, {std::to_string(momentum)}));
     if (!(beta1 >= 0.0 && beta1 < 1.0) || !(beta2 >= 0.0 && beta2 < 1.0))
-        throw std::invalid_argument("Adam betas must be in [0, 1)");
-    if (!(eps > 0.0)) throw std::invalid_argument("Adam eps must be positive");
-    if (warmup_schedule && warmup_steps <= 0) throw std::invalid_argument("warm-up steps must be positive");
+        throw InvalidArgument(Message(Msg::optimizer_betas));
+    if (!(eps > 0.0)) throw InvalidArgument(Message(Msg::optimizer_eps));
+    if (warmup_schedule && warmup_steps <= 0) throw InvalidArgument(Message(Msg::optimizer_warmup));
 }
 
 std::string optimizer_name(OptimizerKind k) { return k == OptimizerKind::SGD ? "sgd" : "adam"; }
@@ -26,7 +27,7 @@ std::string optimizer_name(OptimizerKind k) { return k == OptimizerKind::SGD ? "
 OptimizerKind optimizer_from_name(const std::string& name) {
     if (name == "sgd" || name == "SGD") return OptimizerKind::SGD;
     if (name == "adam" || name == "Adam") return OptimizerKind::Adam;
-    throw std::invalid_argument("unknown optimizer '" + name + "' (use sgd or adam)");
+    throw InvalidArgument(Message(Msg::optimizer_unknown, {name}));
 }
 
 Optimizer::Optimizer(OptimizerOptions opt, const ParamSet& params) : opt_(opt) {
@@ -65,7 +66,7 @@ void Optimizer::allocate_state() const {
     if (!ok) {
         buf1_.clear();
         buf2_.clear();
-        throw std::runtime_error("optimizer state: could not read it back from its temporary file");
+        throw Error(Message(Msg::optimizer_state_spill));
     }
     spill_.reset();
 }
@@ -195,30 +196,29 @@ void Optimizer::load_state(const std::string& json, const std::map<std::string, 
     try {
         j = nlohmann::json::parse(json);
     } catch (const std::exception& e) {
-        throw std::runtime_error(std::string("optimizer state: not valid JSON (") + e.what() + ")");
+        throw Error(Message(Msg::optimizer_state_not_json, {e.what()}));
     }
     // A checkpoint is a file from outside: every field checked, every problem a runtime_error
     // that says which (the JSON library's own exceptions name no file and no field).
-    if (!j.is_object()) throw std::runtime_error(std::string("optimizer state: not a JSON object but ") + j.type_name());
+    if (!j.is_object()) throw Error(Message(Msg::optimizer_state_not_object, {j.type_name()}));
     std::string kind;
     int64_t step = 0;
     try {
         kind = j.value("kind", "");
         step = j.value("step", int64_t{0});
     } catch (const nlohmann::json::exception&) {
-        throw std::runtime_error("optimizer state: \"kind\" must be a string and \"step\" a whole number (" + j.dump() + ")");
+        throw Error(Message(Msg::optimizer_state_fields, {j.dump()}));
     }
     // Adam's bias corrections divide by 1 - beta^step: a negative count would make them 0 or negative.
-    if (step < 0) throw std::runtime_error("optimizer state: step " + std::to_string(step) + " is negative");
+    if (step < 0) throw Error(Message(Msg::optimizer_state_negative_step, {step}));
     if (optimizer_from_name(kind) != opt_.kind)
-        throw std::runtime_error("the checkpoint's optimizer state is for " + kind + ", but training uses " +
-                                 optimizer_name(opt_.kind));
+        throw Error(Message(Msg::optimizer_state_kind, {kind, optimizer_name(opt_.kind)}));
     auto load = [&](const std::string& name, Tensor& dst) {
         auto it = tensors.find(name);
-        if (it == tensors.end()) throw std::runtime_error("optimizer state: missing tensor '" + name + "'");
+        if (it == tensors.end()) throw Error(Message(Msg::optimizer_state_missing_tensor, {name}));
         if (it->second->shape != dst.shape)
-            throw std::runtime_error("optimizer state: '" + name + "' has shape " + shape_to_string(it->second->shape) +
-                                     ", expected " + shape_to_string(dst.shape));
+            throw Error(Message(Msg::optimizer_state_shape,
+                                {name, shape_to_string(it->second->shape), shape_to_string(dst.shape)}));
         dst = *it->second;
     };
     spill_.reset();  // replaced, not read back

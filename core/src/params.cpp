@@ -1,6 +1,7 @@
 #include "stepformer/params.h"
 
 #include <cmath>
+#include <optional>
 #include <cstdio>
 #include <random>
 #include <set>
@@ -282,7 +283,7 @@ bool read_config_from_weights(const std::string& path, Config* out) {
     SafetensorsFile f = read_safetensors(path);
     auto it = f.metadata.find("stepformer.config");
     if (it == f.metadata.end()) return false;
-    *out = config_from_json_text(it->second, "config in the metadata of '" + path + "'");
+    *out = config_from_json_text(it->second, Message(Msg::config_in_weights_metadata, {path}));
     return true;
 }
 
@@ -293,14 +294,13 @@ static bool is_ignored_buffer(const std::string& name) {
 
 // A positional buffer is recomputed, not read: a file whose buffer holds another table (another
 // formula, a learned one) would otherwise change the numbers silently, so it is said.
-static std::string positional_buffer_warning(const StoredTensor& st, const Config& c, const std::string& path) {
+static std::optional<Message> positional_buffer_warning(const StoredTensor& st, const Config& c, const std::string& path) {
     // (max_len, 1, D) as the tutorials register it; (1, n_position, D) in attention-is-all-you-need-pytorch
     const Shape& s = st.shape;
     const int64_t rows = c.aiayn() ? (s.size() == 3 ? s[1] : 0) : (s.size() == 3 ? s[0] : 0);
     const bool fits = s.size() == 3 && s[2] == c.d_model && rows > 0 && (c.aiayn() ? s[0] == 1 : s[1] == 1);
     if (!fits)
-        return "weights '" + path + "': the positional buffer '" + st.name + "' has shape " + shape_to_string(s) +
-               "; it is ignored and the sinusoid table recomputed";
+        return Message(Msg::weights_positional_shape, {path, st.name, shape_to_string(s)});
     const int L = static_cast<int>(std::min<int64_t>(rows, 4096));
     const Tensor pe = c.aiayn() ? positional_table_float64(L, c.d_model) : positional_table(L, c.d_model);  // (L, D)
     double worst = 0.0;
@@ -308,10 +308,9 @@ static std::string positional_buffer_warning(const StoredTensor& st, const Confi
     if (!(worst <= 1e-5)) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%.3g", worst);
-        return "weights '" + path + "': the positional buffer '" + st.name + "' is not the sinusoid table (max |Δ| " +
-               buf + "); the model recomputes the sinusoid table and does not use the file's";
+        return Message(Msg::weights_positional_not_sinusoid, {path, st.name, std::string(buf)});
     }
-    return {};
+    return std::nullopt;
 }
 
 static bool is_optimizer_state(const std::string& name) { return name.rfind("optim.", 0) == 0; }
@@ -344,16 +343,16 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
     // Checkpoints written before learn_layer_norm existed trained gamma/beta; their config lacks the key.
     bool file_predates_option = false;
     if (auto it = f.metadata.find("stepformer.config"); it != f.metadata.end()) {
-        file_config = config_from_json_text(it->second, "config in the metadata of '" + path + "'");
+        file_config = config_from_json_text(it->second, Message(Msg::config_in_weights_metadata, {path}));
         has_file_config = true;
         auto j = nlohmann::json::parse(it->second, nullptr, false);
         file_predates_option = j.is_object() && !j.contains("learn_layer_norm");
     }
     if (config) {
         out.config = *config;
-        std::string why;
+        Message why;
         if (has_file_config && !file_config.same_architecture(*config, &why))
-            throw WeightsError("weights '" + path + "' were made for a different model than the given config: " + why);
+            throw WeightsError(Message(Msg::weights_other_model, {path, why}));
     } else if (has_file_config) {
         out.config = file_config;
         out.config_from_file = true;
@@ -362,14 +361,10 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
         out.config = Config::tutorial();
         out.config_assumed = true;
     }
-    auto fail = [&](const std::string& what) -> WeightsError {
-        if (out.config_assumed)
-            return WeightsError("weights '" + path +
-                                "' carry no config (no 'stepformer.config' in __metadata__) and are not the "
-                                "tutorial's model: " + what + "; pass their config with --config");
-        return WeightsError("weights '" + path + "': " + what);
+    auto fail = [&](Message what) -> WeightsError {
+        if (out.config_assumed) return WeightsError(Message(Msg::weights_not_tutorial, {path, std::move(what)}));
+        return WeightsError(Message(Msg::weights_in_file, {path, std::move(what)}));
     };
-    const std::string expected_word = out.config_assumed ? "the tutorial's is " : "expected ";
 
     // LayerNorm gamma/beta in a file whose config does not learn them: identity values are
     // harmless and skipped; trained values would change the numbers, so they are not dropped silently.
@@ -386,26 +381,20 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
             }
             if (file_predates_option && !config) {
                 out.config.learn_layer_norm = true;
-                out.warnings.push_back(
-                    "weights '" + path + "' were saved by an earlier Stepformer that trained LayerNorm gamma/beta; "
-                    "opened with \"learn_layer_norm\": true so their numbers are unchanged. The tutorial keeps "
-                    "gamma = 1, beta = 0: retrain from the initial weights to follow it");
+                out.warnings.push_back(Message(Msg::weights_earlier_learned_norms, {path}));
                 skipped_norms.clear();
                 break;
             }
-            std::string found = st->shape == sp.shape
-                                     ? "holds " + std::to_string(st->value.data[static_cast<size_t>(bad)]) +
-                                           " at index " + std::to_string(bad)
-                                     : "has shape " + shape_to_string(st->shape);
-            throw fail("LayerNorm parameter '" + sp.name + "' " + found + ", but the config has \"learn_layer_norm\": " +
-                       "false (gamma fixed at 1, beta at 0, as the tutorial does); set \"learn_layer_norm\": true in " +
-                       "the config to use learned LayerNorm" +
-                       (file_predates_option ? " (these weights come from an earlier Stepformer that trained them)" : ""));
+            Message found = st->shape == sp.shape
+                                ? Message(Msg::weights_holds_value,
+                                          {std::to_string(st->value.data[static_cast<size_t>(bad)]), bad})
+                                : Message(Msg::weights_has_shape, {shape_to_string(st->shape)});
+            throw fail(Message(file_predates_option ? Msg::weights_layer_norm_learned_earlier : Msg::weights_layer_norm_learned,
+                               {sp.name, std::move(found)}));
         }
     }
     if (!skipped_norms.empty())
-        out.notes.push_back(std::to_string(skipped_norms.size()) +
-                            " LayerNorm gamma/beta in the file are exactly 1 and 0 and were skipped (not learned)");
+        out.notes.push_back(Message(Msg::weights_norms_skipped, {skipped_norms.size()}));
 
     const auto specs = param_specs(out.config);
     out.params = ParamSet(specs);
@@ -418,38 +407,35 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
         if (is_ignored_buffer(st.name) || is_optimizer_state(st.name)) {
             if (is_ignored_buffer(st.name)) {
                 out.ignored.push_back(st.name);
-                if (std::string w = positional_buffer_warning(st, out.config, path); !w.empty()) out.warnings.push_back(w);
+                if (auto w = positional_buffer_warning(st, out.config, path)) out.warnings.push_back(std::move(*w));
             }
             continue;
         }
         if (out.config_assumed && names::parse(st.name).block.torch())
-            throw WeightsError("weights '" + path + "' hold PyTorch's nn.Transformer layers ('" + st.name +
-                               "') but carry no config: pass one with \"architecture\": \"torch\" and the model's "
-                               "sizes with --config");
+            throw WeightsError(Message(Msg::weights_torch_without_config, {path, st.name}));
         const std::string layers_word =
             out.config.torch() ? "num_encoder_layers=" + std::to_string(out.config.encoder_layers()) +
                                      ", num_decoder_layers=" + std::to_string(out.config.decoder_layers())
                                : "n_layers=" + std::to_string(out.config.n_layers);
-        throw fail("unexpected tensor '" + st.name + "' " + shape_to_string(st.shape) +
-                   " (not a parameter of a model with " + layers_word + ")");
+        throw fail(Message(Msg::weights_unexpected_tensor, {st.name, shape_to_string(st.shape), layers_word}));
     }
     for (size_t i = 0; i < specs.size(); ++i) {
         const auto& sp = specs[i];
         const StoredTensor* st = f.find(sp.name);
         if (!st) {
             if (!sp.optional_in_file)
-                throw fail("missing parameter '" + sp.name + "' (" + expected_word + "shape " +
-                           shape_to_string(sp.shape) + ")");
+                throw fail(Message(out.config_assumed ? Msg::weights_missing_parameter_tutorial : Msg::weights_missing_parameter,
+                                   {sp.name, shape_to_string(sp.shape)}));
             Tensor& t = out.params[i];
             std::fill(t.data.begin(), t.data.end(), sp.init == ParamSpec::Init::Ones ? 1.0f : 0.0f);
             out.defaulted.push_back(sp.name);
             continue;
         }
         if (st->shape != sp.shape)
-            throw fail("parameter '" + sp.name + "' has shape " + shape_to_string(st->shape) + ", " + expected_word +
-                       shape_to_string(sp.shape));
+            throw fail(Message(out.config_assumed ? Msg::weights_parameter_shape_tutorial : Msg::weights_parameter_shape,
+                               {sp.name, shape_to_string(st->shape), shape_to_string(sp.shape)}));
         for (float v : st->value.data)
-            if (!std::isfinite(v)) throw fail("parameter '" + sp.name + "' contains NaN or infinity");
+            if (!std::isfinite(v)) throw fail(Message(Msg::weights_parameter_not_finite, {sp.name}));
         out.params[i] = st->value;
     }
     // A shared weight under its other names: the same values, or the file is not of this model.
@@ -458,8 +444,7 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
         if (!st) continue;
         const Tensor& t = out.params.at(own);
         if (st->shape != t.shape || st->value.data != t.data)
-            throw fail("'" + alias + "' is '" + own + "' in this config (weight sharing), but the file holds other values "
-                       "under it; set the sharing option to false if the model was trained without it");
+            throw fail(Message(Msg::weights_shared_differs, {alias, own}));
     }
     return out;
 }

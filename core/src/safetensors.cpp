@@ -42,11 +42,15 @@ const DTypeInfo& info(DType dtype) {
     throw SafetensorsError("invalid DType value " + std::to_string(static_cast<int>(dtype)));
 }
 
-[[noreturn]] void fail(const std::string& what, const std::string& message) {
-    throw SafetensorsError(what + ": " + message);
+// "<file>: <problem>"
+[[noreturn]] void fail(const MessageArg& what, Message problem) {
+    throw SafetensorsError(Message(Msg::context, {what, std::move(problem)}));
 }
 
-std::string tensor_label(const std::string& name) { return "tensor '" + name + "'"; }
+// "tensor '<name>': <problem>"
+Message tensor_problem(const std::string& name, Msg problem, std::vector<MessageArg> args = {}) {
+    return Message(Msg::st_tensor, {name, Message(problem, std::move(args))});
+}
 
 std::string offsets_to_string(uint64_t begin, uint64_t end) {
     // Appended piecewise: GCC 12 -O3 warns falsely (-Wrestrict) on "[" + std::string.
@@ -78,18 +82,14 @@ struct Sections {
 
 Sections split_sections(const std::vector<uint8_t>& bytes, const std::string& what) {
     if (bytes.size() < 8)
-        fail(what, "file is only " + std::to_string(bytes.size()) +
-                       " bytes, shorter than the 8-byte header length prefix (not a safetensors file?)");
+        fail(what, Message(Msg::st_too_short, {bytes.size()}));
     uint64_t header_size = 0;
     std::memcpy(&header_size, bytes.data(), 8);
     const uint64_t after_prefix = bytes.size() - 8;
     // Checked before the size comparison so garbage (e.g. a text file) gets the clearer message.
     if (header_size > kMaxHeaderBytes)
-        fail(what, "header length " + std::to_string(header_size) +
-                       " bytes is absurd (limit 100 MB): not a safetensors file, or corrupted");
-    if (header_size > after_prefix)
-        fail(what, "header length " + std::to_string(header_size) + " exceeds the " + std::to_string(after_prefix) +
-                       " bytes that follow the length prefix (truncated file?)");
+        fail(what, Message(Msg::st_header_absurd, {header_size}));
+    if (header_size > after_prefix) fail(what, Message(Msg::st_header_exceeds, {header_size, after_prefix}));
     const auto* header_begin = reinterpret_cast<const char*>(bytes.data() + 8);
     return {std::string_view(header_begin, header_size), bytes.data() + 8 + header_size, after_prefix - header_size};
 }
@@ -110,20 +110,19 @@ json parse_header_json(std::string_view text, const std::string& what) {
     try {
         header = json::parse(text.begin(), text.end(), note_keys);
     } catch (const json::exception& e) {  // parse_error, and out_of_range for a number like 1e400
-        fail(what, std::string("header is not valid JSON: ") + e.what());
+        fail(what, Message(Msg::st_header_not_json, {e.what()}));
     }
-    if (!header.is_object()) fail(what, std::string("header is not a JSON object but a JSON ") + header.type_name());
-    if (!duplicate.empty()) fail(what, "duplicate name '" + duplicate + "' in header");
+    if (!header.is_object()) fail(what, Message(Msg::st_header_not_object, {header.type_name()}));
+    if (!duplicate.empty()) fail(what, Message(Msg::st_duplicate_name, {duplicate}));
     return header;
 }
 
 std::map<std::string, std::string> parse_metadata(const json& value, const std::string& what) {
-    if (!value.is_object()) fail(what, std::string(kMetadataKey) + " must be an object of strings, found a " + value.type_name());
+    if (!value.is_object()) fail(what, Message(Msg::st_metadata_not_object, {value.type_name()}));
     std::map<std::string, std::string> metadata;
     for (const auto& [key, v] : value.items()) {
         if (!v.is_string())
-            fail(what, std::string(kMetadataKey) + " value for key '" + key + "' is not a string (found a " +
-                           v.type_name() + ")");
+            fail(what, Message(Msg::st_metadata_not_string, {key, v.type_name()}));
         metadata.emplace(key, v.get<std::string>());
     }
     return metadata;
@@ -131,29 +130,28 @@ std::map<std::string, std::string> parse_metadata(const json& value, const std::
 
 const json& require_field(const json& entry, const char* field, const std::string& name, const std::string& what) {
     const auto it = entry.find(field);
-    if (it == entry.end()) fail(what, tensor_label(name) + ": missing \"" + field + "\"");
+    if (it == entry.end()) fail(what, tensor_problem(name, Msg::st_missing_field, {field}));
     return *it;
 }
 
 DType parse_dtype(const json& value, const std::string& name, const std::string& what) {
-    if (!value.is_string()) fail(what, tensor_label(name) + ": \"dtype\" must be a string, found a " + value.type_name());
+    if (!value.is_string()) fail(what, tensor_problem(name, Msg::st_dtype_not_string, {value.type_name()}));
     const auto& text = value.get_ref<const std::string&>();
     const auto dtype = dtype_from_name(text);
     if (!dtype)
-        fail(what, tensor_label(name) + ": unknown dtype '" + text +
-                       "' (supported: F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL)");
+        fail(what, tensor_problem(name, Msg::st_unknown_dtype, {text}));
     return *dtype;
 }
 
 Shape parse_shape(const json& value, const std::string& name, const std::string& what) {
-    if (!value.is_array()) fail(what, tensor_label(name) + ": \"shape\" must be a list of integers, found a " + value.type_name());
+    if (!value.is_array()) fail(what, tensor_problem(name, Msg::st_shape_not_list, {value.type_name()}));
     Shape shape;
     for (const auto& dim : value) {
-        if (!dim.is_number_integer()) fail(what, tensor_label(name) + ": \"shape\" must be a list of integers, found " + dim.dump());
+        if (!dim.is_number_integer()) fail(what, tensor_problem(name, Msg::st_shape_not_integer, {dim.dump()}));
         if (dim.is_number_unsigned() && dim.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-            fail(what, tensor_label(name) + ": shape dimension " + dim.dump() + " is too large");
+            fail(what, tensor_problem(name, Msg::st_dimension_too_large, {dim.dump()}));
         const auto d = dim.get<int64_t>();
-        if (d < 0) fail(what, tensor_label(name) + ": negative dimension " + std::to_string(d) + " in shape " + value.dump());
+        if (d < 0) fail(what, tensor_problem(name, Msg::st_negative_dimension, {d, value.dump()}));
         shape.push_back(d);
     }
     return shape;
@@ -162,7 +160,7 @@ Shape parse_shape(const json& value, const std::string& name, const std::string&
 std::pair<uint64_t, uint64_t> parse_offsets(const json& value, const std::string& name, const std::string& what) {
     // nlohmann parses non-negative integer literals as unsigned, negative ones as signed.
     const bool ok = value.is_array() && value.size() == 2 && value[0].is_number_unsigned() && value[1].is_number_unsigned();
-    if (!ok) fail(what, tensor_label(name) + ": \"data_offsets\" must be two non-negative integers [begin, end], found " + value.dump());
+    if (!ok) fail(what, tensor_problem(name, Msg::st_offsets_not_pair, {value.dump()}));
     return {value[0].get<uint64_t>(), value[1].get<uint64_t>()};
 }
 
@@ -176,35 +174,34 @@ std::optional<uint64_t> byte_size(const Shape& shape, size_t element_size) {
 
 Entry parse_entry(const std::string& name, const json& value, uint64_t data_size, const std::string& what) {
     if (!value.is_object())
-        fail(what, tensor_label(name) + ": entry must be an object with dtype, shape and data_offsets, found a " + value.type_name());
+        fail(what, tensor_problem(name, Msg::st_entry_not_object, {value.type_name()}));
     Entry e{name, parse_dtype(require_field(value, "dtype", name, what), name, what),
             parse_shape(require_field(value, "shape", name, what), name, what), 0, 0};
     std::tie(e.begin, e.end) = parse_offsets(require_field(value, "data_offsets", name, what), name, what);
 
     const std::string span = offsets_to_string(e.begin, e.end);
-    if (e.begin > e.end) fail(what, tensor_label(name) + ": data_offsets " + span + " have begin > end");
-    if (e.end > data_size)
-        fail(what, tensor_label(name) + ": data_offsets " + span + " out of range of the " + std::to_string(data_size) +
-                       "-byte data section");
+    if (e.begin > e.end) fail(what, tensor_problem(name, Msg::st_offsets_reversed, {span}));
+    if (e.end > data_size) fail(what, tensor_problem(name, Msg::st_offsets_out_of_range, {span, data_size}));
     const size_t elem = dtype_size(e.dtype);
     const auto expected = byte_size(e.shape, elem);
-    const std::string desc = tensor_label(name) + " (" + dtype_name(e.dtype) + ", shape " + shape_to_string(e.shape) + ")";
-    if (!expected) fail(what, desc + ": shape is too large");
+    // "tensor '<name>' (<dtype>, shape <shape>): <problem>"
+    const auto described = [&](Message problem) {
+        return Message(Msg::st_tensor_described, {name, dtype_name(e.dtype), shape_to_string(e.shape), std::move(problem)});
+    };
+    if (!expected) fail(what, described(Message(Msg::st_shape_too_large)));
     if (*expected != e.end - e.begin)
-        fail(what, desc + ": byte size mismatch: expected " + std::to_string(*expected) + " bytes (" +
-                       std::to_string(*expected / elem) + " elements x " + std::to_string(elem) + " bytes) but found " +
-                       std::to_string(e.end - e.begin) + " bytes in data_offsets " + span);
+        fail(what, described(Message(Msg::st_byte_size_mismatch, {*expected, *expected / elem, elem, e.end - e.begin, span})));
     return e;
 }
 
 // Expects entries sorted by begin. Empty tensors occupy no bytes and cannot overlap.
-void check_no_overlap(const std::vector<Entry>& entries, const std::string& what) {
+void check_no_overlap(const std::vector<Entry>& entries, const MessageArg& what) {
     const Entry* furthest = nullptr;  // the non-empty entry reaching furthest so far
     for (const auto& e : entries) {
         if (e.begin == e.end) continue;
         if (furthest && e.begin < furthest->end)
-            fail(what, "tensors '" + furthest->name + "' " + offsets_to_string(furthest->begin, furthest->end) + " and '" +
-                           e.name + "' " + offsets_to_string(e.begin, e.end) + " overlap in the data section");
+            fail(what, Message(Msg::st_overlap, {furthest->name, offsets_to_string(furthest->begin, furthest->end), e.name,
+                                                 offsets_to_string(e.begin, e.end)}));
         if (!furthest || e.end > furthest->end) furthest = &e;
     }
 }
@@ -259,39 +256,37 @@ std::vector<float> decode(DType dtype, const uint8_t* src, size_t count) {
 // ---------------------------------------------------------------------------
 // Writing
 
-void validate_for_writing(const std::vector<TensorToWrite>& tensors, const std::string& what) {
+void validate_for_writing(const std::vector<TensorToWrite>& tensors, const MessageArg& what) {
     std::set<std::string> names;
     for (size_t i = 0; i < tensors.size(); ++i) {
         const auto& t = tensors[i];
-        if (t.name.empty()) fail(what, "tensor #" + std::to_string(i) + " has an empty name");
-        if (t.name == kMetadataKey) fail(what, "tensor name '__metadata__' is reserved for the metadata");
-        if (!names.insert(t.name).second) fail(what, "duplicate tensor name '" + t.name + "'");
-        if (!t.tensor) fail(what, tensor_label(t.name) + ": null tensor pointer");
+        if (t.name.empty()) fail(what, Message(Msg::st_empty_tensor_name, {i}));
+        if (t.name == kMetadataKey) fail(what, Message(Msg::st_reserved_name));
+        if (!names.insert(t.name).second) fail(what, Message(Msg::st_duplicate_tensor, {t.name}));
+        if (!t.tensor) fail(what, Message(Msg::st_tensor, {t.name, "null tensor pointer"}));  // a caller's bug: English
         const Shape& shape = t.tensor->shape;
         const bool negative_dim = std::any_of(shape.begin(), shape.end(), [](int64_t d) { return d < 0; });
         if (negative_dim || numel(shape) != t.tensor->size())
-            fail(what, tensor_label(t.name) + ": shape " + shape_to_string(t.tensor->shape) + " does not match its " +
-                           std::to_string(t.tensor->size()) + " values");
+            fail(what, tensor_problem(t.name, Msg::st_shape_values, {shape_to_string(t.tensor->shape), t.tensor->size()}));
     }
 }
 
 // Integer dtypes store round(v); a value that is not finite or does not fit is a
 // caller bug (e.g. a NaN token id), so it is reported rather than clamped.
 template <typename Int>
-void encode_integers(const TensorToWrite& t, double lo, double hi, std::vector<uint8_t>& out, const std::string& what) {
+void encode_integers(const TensorToWrite& t, double lo, double hi, std::vector<uint8_t>& out, const MessageArg& what) {
     const auto& data = t.tensor->data;
     for (size_t i = 0; i < data.size(); ++i) {
         const double r = std::round(static_cast<double>(data[i]));
         if (!(r >= lo && r <= hi))  // also false for NaN
-            fail(what, tensor_label(t.name) + ": value " + std::to_string(data[i]) + " at index " + std::to_string(i) +
-                           " does not fit " + dtype_name(t.dtype));
+            fail(what, tensor_problem(t.name, Msg::st_value_does_not_fit, {std::to_string(data[i]), i, dtype_name(t.dtype)}));
         const Int v = static_cast<Int>(r);
         const auto* p = reinterpret_cast<const uint8_t*>(&v);
         out.insert(out.end(), p, p + sizeof(Int));
     }
 }
 
-void encode(const TensorToWrite& t, std::vector<uint8_t>& out, const std::string& what) {
+void encode(const TensorToWrite& t, std::vector<uint8_t>& out, const MessageArg& what) {
     const auto& data = t.tensor->data;
     switch (t.dtype) {
         case DType::F32: {
@@ -304,12 +299,12 @@ void encode(const TensorToWrite& t, std::vector<uint8_t>& out, const std::string
         // 2^63 itself does not fit; the largest double below it does.
         case DType::I64: return encode_integers<int64_t>(t, -0x1p63, std::nextafter(0x1p63, 0.0), out, what);
         default:
-            fail(what, tensor_label(t.name) + ": cannot write dtype " + dtype_name(t.dtype) + " (supported: F32, I64, U8, BOOL)");
+            fail(what, tensor_problem(t.name, Msg::st_cannot_write_dtype, {dtype_name(t.dtype)}));
     }
 }
 
 std::vector<uint8_t> serialize(const std::vector<TensorToWrite>& tensors, const std::map<std::string, std::string>& metadata,
-                               const std::string& what) {
+                               const MessageArg& what) {
     validate_for_writing(tensors, what);
 
     // ordered_json keeps the header in writing order, which makes files easier to eyeball.
@@ -329,7 +324,7 @@ std::vector<uint8_t> serialize(const std::vector<TensorToWrite>& tensors, const 
     try {
         text = header.dump();
     } catch (const nlohmann::json::exception& e) {  // invalid UTF-8 in a name or metadata
-        fail(what, std::string("cannot encode header: ") + e.what());
+        fail(what, Message(Msg::st_cannot_encode_header, {e.what()}));
     }
     text.append((8 - text.size() % 8) % 8, ' ');  // keeps the data section 8-byte aligned
 
@@ -340,7 +335,8 @@ std::vector<uint8_t> serialize(const std::vector<TensorToWrite>& tensors, const 
     std::memcpy(out.data(), &header_size, 8);
     std::memcpy(out.data() + 8, text.data(), text.size());
     for (const auto& t : tensors) encode(t, out, what);
-    if (out.size() != 8 + text.size() + data_size) fail(what, "internal error: the data does not match its offsets");
+    if (out.size() != 8 + text.size() + data_size)
+        fail(what, Message::plain("internal error: the data does not match its offsets"));
     return out;
 }
 
@@ -391,14 +387,14 @@ SafetensorsFile read_safetensors(const std::string& path) {
     try {
         bytes = read_file_bytes(path);
     } catch (const std::runtime_error& e) {
-        throw SafetensorsError(e.what());
+        throw SafetensorsError(as_message(e));
     }
     return parse_safetensors(bytes, path);
 }
 
 std::vector<uint8_t> serialize_safetensors(const std::vector<TensorToWrite>& tensors,
                                            const std::map<std::string, std::string>& metadata) {
-    return serialize(tensors, metadata, "safetensors writer");
+    return serialize(tensors, metadata, Message(Msg::st_writer));
 }
 
 void write_safetensors(const std::string& path, const std::vector<TensorToWrite>& tensors,
@@ -407,7 +403,7 @@ void write_safetensors(const std::string& path, const std::vector<TensorToWrite>
     try {
         write_file_atomic(path, bytes.data(), bytes.size());
     } catch (const std::runtime_error& e) {
-        throw SafetensorsError(e.what());
+        throw SafetensorsError(as_message(e));
     }
 }
 

@@ -13,9 +13,8 @@
 namespace stepformer {
 
 void TrainOptions::validate() const {
-    if (epochs < 1 || epochs > 1000000) throw std::invalid_argument("epochs must be between 1 and 1000000, got " + std::to_string(epochs));
-    if (batch_size < 1 || batch_size > 65536)
-        throw std::invalid_argument("batch size must be between 1 and 65536, got " + std::to_string(batch_size));
+    if (epochs < 1 || epochs > 1000000) throw InvalidArgument(Message(Msg::train_epochs, {epochs}));
+    if (batch_size < 1 || batch_size > 65536) throw InvalidArgument(Message(Msg::train_batch_size, {batch_size}));
     optimizer.validate();
 }
 
@@ -67,13 +66,13 @@ Trainer::Trainer(Transformer& model, std::vector<Example> data, TrainOptions opt
       opt_(with_model_size(opt.optimizer, model.config()), model.params()),
       grads_(accumulated_gradients(model.config())) {
     options_.validate();
-    if (data_.empty()) throw DataError("the dataset is empty");
+    if (data_.empty()) throw DataError(Message(Msg::data_empty));
     // Validate every example up front so a bad token is reported before any step runs.
     for (size_t i = 0; i < data_.size(); ++i) {
         try {
             make_training_batch(model_.config(), data_, {i});
         } catch (const ConfigError& e) {
-            throw DataError("example " + std::to_string(i + 1) + ": " + e.what());
+            throw DataError(Message(Msg::data_example, {i + 1, e.message()}));
         }
     }
 }
@@ -232,7 +231,8 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
                 resident.settle();
                 result.status = TrainStatus::Stopped;
                 result.steps_done = step;
-                result.message = "stopped after " + std::to_string(step) + " steps";
+                result.message_value = Message(Msg::train_stopped, {step});
+                result.message = result.message_value.text();
                 return result;
             }
             const size_t lo = size_t(b) * options_.batch_size;
@@ -263,10 +263,12 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
                 opt_ = Optimizer(opt_.options(), model_.params());  // its moments saw the bad gradient too
                 result.status = TrainStatus::Diverged;
                 result.steps_done = step - 1;
-                result.message = std::string(std::isfinite(loss) ? "the gradient" : "the loss") + " became " +
-                                 (std::isnan(std::isfinite(loss) ? gnorm : loss) ? "NaN" : "infinite") + " at step " +
-                                 std::to_string(step) + " (epoch " + std::to_string(epoch) +
-                                 "); training stopped and the last good weights were kept. Try a smaller learning rate.";
+                result.message_value =
+                    Message(Msg::train_diverged,
+                            {Message(std::isfinite(loss) ? Msg::train_the_gradient : Msg::train_the_loss),
+                             std::isnan(std::isfinite(loss) ? gnorm : loss) ? MessageArg("NaN") : Message(Msg::train_infinite),
+                             step, epoch});
+                result.message = result.message_value.text();
                 return result;
             }
             std::swap(model_.params(), previous);
@@ -302,12 +304,13 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
         result.status = TrainStatus::Stopped;
         result.device_lost = true;
         result.steps_done = host_step;
-        result.message = std::string("the device stopped working at step ") + std::to_string(step) + " (" + e.what() +
-                         "); the weights of step " + std::to_string(host_step) + " were kept";
+        result.message_value = Message(Msg::train_device_lost, {step, as_message(e), host_step});
+        result.message = result.message_value.text();
         return result;
     }
     result.status = TrainStatus::Finished;
-    result.message = "finished " + std::to_string(step) + " steps";
+    result.message_value = Message(Msg::train_finished, {step});
+    result.message = result.message_value.text();
     return result;
 }
 

@@ -1,4 +1,5 @@
-<?xml version='1.0' encoding='utf-8'?>
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
     <name>ArchitectureDiagram</name>
@@ -42,16 +43,104 @@
         <source>shared</source>
         <translation>共享</translation>
     </message>
+    <message>
+        <source>trg_seq (shifted right)</source>
+        <translation>trg_seq（右移一位）</translation>
+    </message>
+    <message>
+        <source>+b: bias. dropout: before the add. Dashed: a shared weight.</source>
+        <translation>+b：偏置。dropout：在相加之前。虚线：共享的权重。</translation>
+    </message>
+    <message>
+        <source>Add &amp; Norm</source>
+        <translation>Add &amp; Norm</translation>
+    </message>
+    <message>
+        <source>masked slf_attn
+(q/√d_k)·kᵀ</source>
+        <translation>掩码 slf_attn
+(q/√d_k)·kᵀ</translation>
+    </message>
+    <message>
+        <source>Inputs</source>
+        <translation>输入</translation>
+    </message>
+    <message>
+        <source>Outputs (shifted right)</source>
+        <translation>输出（右移一位）</translation>
+    </message>
+    <message>
+        <source>Positional Encoding</source>
+        <translation>位置编码</translation>
+    </message>
+    <message>
+        <source>Click a block to go to its first step; hover for details.</source>
+        <translation>点击模块跳到它的第一步；悬停查看详情。</translation>
+    </message>
+    <message>
+        <source>Input Embedding</source>
+        <translation>输入嵌入</translation>
+    </message>
+    <message>
+        <source>Multi-Head Attention</source>
+        <translation>多头注意力</translation>
+    </message>
+    <message>
+        <source>Feed Forward</source>
+        <translation>前馈网络</translation>
+    </message>
+    <message>
+        <source>Output Embedding</source>
+        <translation>输出嵌入</translation>
+    </message>
+    <message>
+        <source>Masked Multi-Head Attention</source>
+        <translation>掩码多头注意力</translation>
+    </message>
+    <message>
+        <source>Linear</source>
+        <translation>线性层</translation>
+    </message>
+    <message>
+        <source>tgt (shifted right)</source>
+        <translation>tgt（右移一位）</translation>
+    </message>
+    <message>
+        <source>+b: with bias. Click a block to go to its first step; hover for details.</source>
+        <translation>+b：带偏置。点击模块跳到它的第一步；悬停查看详情。</translation>
+    </message>
+    <message>
+        <source>generator (Linear)</source>
+        <translation>generator（Linear）</translation>
+    </message>
+    <message>
+        <source>self_attn
+attention</source>
+        <translation>self_attn
+注意力</translation>
+    </message>
+    <message>
+        <source>self_attn
+masked attention</source>
+        <translation>self_attn
+掩码注意力</translation>
+    </message>
+    <message>
+        <source>multihead_attn
+cross-attention</source>
+        <translation>multihead_attn
+交叉注意力</translation>
+    </message>
 </context>
 <context>
     <name>AttentionLinesWidget</name>
     <message>
-        <source>Query &lt;b&gt;'%1'&lt;/b&gt; (position %2) attends to:</source>
-        <translation>查询 &lt;b&gt;'%1'&lt;/b&gt;（位置 %2）关注：</translation>
+        <source>Query &lt;b&gt;&apos;%1&apos;&lt;/b&gt; (position %2) attends to:</source>
+        <translation>查询 &lt;b&gt;&apos;%1&apos;&lt;/b&gt;（位置 %2）关注：</translation>
     </message>
     <message>
-        <source>Key &lt;b&gt;'%1'&lt;/b&gt; (position %2) is attended by:</source>
-        <translation>键 &lt;b&gt;'%1'&lt;/b&gt;（位置 %2）被以下词元关注：</translation>
+        <source>Key &lt;b&gt;&apos;%1&apos;&lt;/b&gt; (position %2) is attended by:</source>
+        <translation>键 &lt;b&gt;&apos;%1&apos;&lt;/b&gt;（位置 %2）被以下词元关注：</translation>
     </message>
     <message>
         <source> (masked)</source>
@@ -85,7 +174,7 @@
 <context>
     <name>AttentionOverview</name>
     <message>
-        <source>Every cell's colour scale: the attention weight from 0 to 1; hatched = masked</source>
+        <source>Every cell&apos;s colour scale: the attention weight from 0 to 1; hatched = masked</source>
         <translation>每个单元格的色标：注意力权重从 0 到 1；斜线阴影 = 已掩码</translation>
     </message>
     <message>
@@ -121,7 +210,7 @@
         <translation>每一层的注意力头 %1</translation>
     </message>
     <message>
-        <source>The mean of the heads' weights in every layer (rows still sum to 1)</source>
+        <source>The mean of the heads&apos; weights in every layer (rows still sum to 1)</source>
         <translation>每一层各头权重的平均值（每行之和仍为 1）</translation>
     </message>
     <message>
@@ -137,8 +226,8 @@
         <translation>第 %1 层（从 0 开始编号）</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Layer %1 · mean of the %2 heads&lt;/b&gt;&lt;br&gt;query &lt;b&gt;'%3'&lt;/b&gt; → key &lt;b&gt;'%4'&lt;/b&gt;: &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;per head: %6</source>
-        <translation>&lt;b&gt;第 %1 层 · %2 个头的平均值&lt;/b&gt;&lt;br&gt;查询 &lt;b&gt;'%3'&lt;/b&gt; → 键 &lt;b&gt;'%4'&lt;/b&gt;：&lt;b&gt;%5&lt;/b&gt;&lt;br&gt;各头：%6</translation>
+        <source>&lt;b&gt;Layer %1 · mean of the %2 heads&lt;/b&gt;&lt;br&gt;query &lt;b&gt;&apos;%3&apos;&lt;/b&gt; → key &lt;b&gt;&apos;%4&apos;&lt;/b&gt;: &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;per head: %6</source>
+        <translation>&lt;b&gt;第 %1 层 · %2 个头的平均值&lt;/b&gt;&lt;br&gt;查询 &lt;b&gt;&apos;%3&apos;&lt;/b&gt; → 键 &lt;b&gt;&apos;%4&apos;&lt;/b&gt;：&lt;b&gt;%5&lt;/b&gt;&lt;br&gt;各头：%6</translation>
     </message>
 </context>
 <context>
@@ -180,8 +269,8 @@
         <translation>头 %1：点击放大</translation>
     </message>
     <message>
-        <source>&lt;span style='color:#777'&gt;No attention kept yet.&lt;/span&gt;</source>
-        <translation>&lt;span style='color:#777'&gt;尚未保存任何注意力。&lt;/span&gt;</translation>
+        <source>&lt;span style=&apos;color:#777&apos;&gt;No attention kept yet.&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#777&apos;&gt;尚未保存任何注意力。&lt;/span&gt;</translation>
     </message>
     <message>
         <source>no epochs yet</source>
@@ -243,7 +332,7 @@
 <context>
     <name>AttentionView</name>
     <message>
-        <source>Which attention block: the encoder's self-attention, the decoder's masked self-attention, or the decoder–encoder attention</source>
+        <source>Which attention block: the encoder&apos;s self-attention, the decoder&apos;s masked self-attention, or the decoder–encoder attention</source>
         <translation>选择注意力块：编码器的自注意力、解码器的掩码自注意力，或编码器-解码器注意力</translation>
     </message>
     <message>
@@ -277,7 +366,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>所有头</translation>
     </message>
     <message>
-        <source>Line view: draw every head's lines at once, one colour per head</source>
+        <source>Line view: draw every head&apos;s lines at once, one colour per head</source>
         <translation>连线视图：同时绘制所有头的连线，每个头一种颜色</translation>
     </message>
     <message>
@@ -361,6 +450,303 @@ All layers: every layer × every head of the block at once (click a cell to enla
     </message>
 </context>
 <context>
+    <name>CellTip</name>
+    <message>
+        <source>&lt;b&gt;0 = masked&lt;/b&gt; (this project&apos;s masks are 1 = keep): query %1 may not look at key %2 — %3.</source>
+        <translation>&lt;b&gt;0 = 被掩码&lt;/b&gt;（该项目的掩码以 1 表示保留）：查询 %1 不能关注键 %2——%3。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;1 = keep&lt;/b&gt;: query %1 may look at key %2 (the tutorial would write 0 here).</source>
+        <translation>&lt;b&gt;1 = 保留&lt;/b&gt;：查询 %1 可以关注键 %2（教程在此处会写 0）。</translation>
+    </message>
+    <message>
+        <source>= input row %1 · %2.weight&lt;sup&gt;T&lt;/sup&gt;, column %3 (no bias); head %4 owns columns %5…%6.</source>
+        <translation>= 输入第 %1 行 · %2.weight&lt;sup&gt;T&lt;/sup&gt;，第 %3 列（无偏置）；头 %4 占第 %5…%6 列。</translation>
+    </message>
+    <message>
+        <source>= q[%1, %2] / temperature = %3 / %4 = &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;temperature = d_k ** 0.5 = √%6; the query is scaled &lt;i&gt;before&lt;/i&gt; q·kᵀ.</source>
+        <translation>= q[%1, %2] / temperature = %3 / %4 = &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;temperature = d_k ** 0.5 = √%6；查询在 q·kᵀ &lt;i&gt;之前&lt;/i&gt;就已缩放。</translation>
+    </message>
+    <message>
+        <source>(q%1 / temperature) · k%2 = &lt;b&gt;%3&lt;/b&gt;&lt;br&gt;query %4&apos;s already scaled row times key %5&apos;s row of k; no second scale (temperature = √d_k = %6)</source>
+        <translation>(q%1 / temperature) · k%2 = &lt;b&gt;%3&lt;/b&gt;&lt;br&gt;查询 %4 已缩放的行乘以键 %5 在 k 中的行；不再做第二次缩放（temperature = √d_k = %6）</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;&lt;i&gt;The mask is 0 here (%1): masked_fill puts −1e9 in this place next.&lt;/i&gt;</source>
+        <translation>&lt;br&gt;&lt;i&gt;掩码在此处为 0（%1）：下一步 masked_fill 会在这里填入 −1e9。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>mask = 0 (%1) → masked_fill(mask == 0, −1e9) puts &lt;b&gt;−1e9&lt;/b&gt; here (the score was %2).</source>
+        <translation>掩码 = 0（%1）→ masked_fill(mask == 0, −1e9) 在此处填入 &lt;b&gt;−1e9&lt;/b&gt;（原分数为 %2）。</translation>
+    </message>
+    <message>
+        <source>mask = 1 (keep) → unchanged: the score %1.</source>
+        <translation>掩码 = 1（保留）→ 保持不变：分数为 %1。</translation>
+    </message>
+    <message>
+        <source>= row %1 of the concatenated heads · fc.weight&lt;sup&gt;T&lt;/sup&gt;, column %2 (no bias).</source>
+        <translation>= 各头拼接后的第 %1 行 · fc.weight&lt;sup&gt;T&lt;/sup&gt;，第 %2 列（无偏置）。</translation>
+    </message>
+    <message>
+        <source>= dropout(sub-layer) + residual = %1 + %2 = &lt;b&gt;%3&lt;/b&gt; (dropout is the identity outside training)&lt;br&gt;&lt;span style=&apos;color:#666&apos;&gt;sub-layer: %4&lt;br&gt;residual: %5&lt;/span&gt;</source>
+        <translation>= dropout(子层) + 残差 = %1 + %2 = &lt;b&gt;%3&lt;/b&gt;（非训练时 dropout 是恒等映射）&lt;br&gt;&lt;span style=&apos;color:#666&apos;&gt;子层：%4&lt;br&gt;残差：%5&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>= row %1 of the input · w_1.weight&lt;sup&gt;T&lt;/sup&gt; + w_1.bias, unit %2 of d_inner.</source>
+        <translation>= 输入的第 %1 行 · w_1.weight&lt;sup&gt;T&lt;/sup&gt; + w_1.bias，d_inner 中的单元 %2。</translation>
+    </message>
+    <message>
+        <source>= row %1 of the ReLU · w_2.weight&lt;sup&gt;T&lt;/sup&gt; + w_2.bias, column %2.</source>
+        <translation>= ReLU 输出的第 %1 行 · w_2.weight&lt;sup&gt;T&lt;/sup&gt; + w_2.bias，第 %2 列。</translation>
+    </message>
+    <message>
+        <source>score of the word %1 at position %2 = row %2 of the decoder output · trg_word_prj.weight&lt;sup&gt;T&lt;/sup&gt; (no bias)%3.</source>
+        <translation>词 %1 在位置 %2 的分数 = 解码器输出的第 %2 行 · trg_word_prj.weight&lt;sup&gt;T&lt;/sup&gt;（无偏置）%3。</translation>
+    </message>
+    <message>
+        <source>, the weight shared with trg_word_emb</source>
+        <translation>，该权重与 trg_word_emb 共享</translation>
+    </message>
+    <message>
+        <source>cal_loss: the &lt;b&gt;sum&lt;/b&gt; of the label-smoothed per-token losses over the non-pad targets = &lt;b&gt;%1&lt;/b&gt;.</source>
+        <translation>cal_loss：所有非填充目标上经标签平滑的逐词元损失之&lt;b&gt;和&lt;/b&gt; = &lt;b&gt;%1&lt;/b&gt;。</translation>
+    </message>
+    <message>
+        <source>−Σ smoothed target · log_softmax(logits) at this position (0.9 on the correct word, ε/(n_class − 1) on the others) = &lt;b&gt;%1&lt;/b&gt;.</source>
+        <translation>此位置上的 −Σ 平滑后的目标 · log_softmax(logits)（正确的词为 0.9，其余各词为 ε/(n_class − 1)）= &lt;b&gt;%1&lt;/b&gt;。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;−∞ = ignored&lt;/b&gt;: query %1 may not attend to key %2 — %3.</source>
+        <translation>&lt;b&gt;−∞ = 被忽略&lt;/b&gt;：查询 %1 不能关注键 %2——%3。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;0 = may attend&lt;/b&gt;: query %1 may look at key %2 (adding 0 leaves the score as it is).</source>
+        <translation>&lt;b&gt;0 = 可以关注&lt;/b&gt;：查询 %1 可以关注键 %2（加 0 不改变分数）。</translation>
+    </message>
+    <message>
+        <source>= input row %1 · in_proj_weight[%2]ᵀ + in_proj_bias[%2]: row %2 of the packed weight (the %3 part is rows %4…%5); head %6 owns columns %7…%8 of the projection.</source>
+        <translation>= 输入第 %1 行 · in_proj_weight[%2]ᵀ + in_proj_bias[%2]：打包权重的第 %2 行（%3 部分为第 %4…%5 行）；头 %6 占投影的第 %7…%8 列。</translation>
+    </message>
+    <message>
+        <source>(q%1 / √head_dim) · k%2 = &lt;b&gt;%3&lt;/b&gt; (head_dim = %4, √head_dim = %5)&lt;br&gt;query %6&apos;s row of q, scaled first as PyTorch does, times key %7&apos;s row of k</source>
+        <translation>(q%1 / √head_dim) · k%2 = &lt;b&gt;%3&lt;/b&gt;（head_dim = %4，√head_dim = %5）&lt;br&gt;查询 %6 在 q 中的行（按 PyTorch 的做法先缩放）乘以键 %7 在 k 中的行</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;&lt;i&gt;This key is ignored (%1): the mask adds −∞ to this score next.&lt;/i&gt;</source>
+        <translation>&lt;br&gt;&lt;i&gt;该键被忽略（%1）：下一步掩码会给这个分数加上 −∞。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>score + mask = %1 + (−∞) = &lt;b&gt;−∞&lt;/b&gt;: %2.</source>
+        <translation>分数 + 掩码 = %1 + (−∞) = &lt;b&gt;−∞&lt;/b&gt;：%2。</translation>
+    </message>
+    <message>
+        <source>score + mask = %1 + 0 = &lt;b&gt;%2&lt;/b&gt;: the key is visible, the score unchanged.</source>
+        <translation>分数 + 掩码 = %1 + 0 = &lt;b&gt;%2&lt;/b&gt;：该键可见，分数不变。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Every key of this row is −∞&lt;/b&gt;: the softmax divides 0 by 0, and PyTorch 1.13 gives &lt;b&gt;NaN&lt;/b&gt; for the whole row (query %1 has nothing it may attend to).</source>
+        <translation>&lt;b&gt;该行的所有键都是 −∞&lt;/b&gt;：softmax 要计算 0 除以 0，PyTorch 1.13 对整行给出 &lt;b&gt;NaN&lt;/b&gt;（查询 %1 没有任何可以关注的键）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Ignored&lt;/b&gt; (%1): its score is −∞ and exp(−∞) = &lt;b&gt;0&lt;/b&gt; — query %2 pays no attention to key %3.</source>
+        <translation>&lt;b&gt;被忽略&lt;/b&gt;（%1）：它的分数为 −∞，而 exp(−∞) = &lt;b&gt;0&lt;/b&gt;——查询 %2 完全不关注键 %3。</translation>
+    </message>
+    <message>
+        <source>softmax over row %1: exp(s − max) / Σ exp(s&lt;sub&gt;k&lt;/sub&gt; − max)&lt;br&gt;= exp(%2 − %3) / %4 = &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;How much query %6 attends to key %7 (each row sums to 1).</source>
+        <translation>对第 %1 行做 softmax：exp(s − max) / Σ exp(s&lt;sub&gt;k&lt;/sub&gt; − max)&lt;br&gt;= exp(%2 − %3) / %4 = &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;查询 %6 对键 %7 的关注程度（每行之和为 1）。</translation>
+    </message>
+    <message>
+        <source>= row %1 of the concatenated heads · out_proj.weight&lt;sup&gt;T&lt;/sup&gt; + out_proj.bias, column %2.</source>
+        <translation>= 各头拼接后的第 %1 行 · out_proj.weight&lt;sup&gt;T&lt;/sup&gt; + out_proj.bias，第 %2 列。</translation>
+    </message>
+    <message>
+        <source>= x + sub-layer output = %1 + %2 = &lt;b&gt;%3&lt;/b&gt;&lt;br&gt;&lt;span style=&apos;color:#666&apos;&gt;x: %4&lt;br&gt;sub-layer: %5&lt;/span&gt;</source>
+        <translation>= x + 子层输出 = %1 + %2 = &lt;b&gt;%3&lt;/b&gt;&lt;br&gt;&lt;span style=&apos;color:#666&apos;&gt;x：%4&lt;br&gt;子层：%5&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>row %1 of %2: mean μ = %3, variance σ² = %4&lt;br&gt;(x − μ) / √(σ² + ε) = %5, then · weight[%6] + bias[%6] = &lt;b&gt;%7&lt;/b&gt;</source>
+        <translation>%2 的第 %1 行：均值 μ = %3，方差 σ² = %4&lt;br&gt;(x − μ) / √(σ² + ε) = %5，再 · weight[%6] + bias[%6] = &lt;b&gt;%7&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>= row %1 of the input · linear1.weight&lt;sup&gt;T&lt;/sup&gt; + linear1.bias (d_model → dim_feedforward), unit %2.</source>
+        <translation>= 输入的第 %1 行 · linear1.weight&lt;sup&gt;T&lt;/sup&gt; + linear1.bias（d_model → dim_feedforward），单元 %2。</translation>
+    </message>
+    <message>
+        <source>= row %1 of the activation · linear2.weight&lt;sup&gt;T&lt;/sup&gt; + linear2.bias (dim_feedforward → d_model), column %2.</source>
+        <translation>= 激活函数输出的第 %1 行 · linear2.weight&lt;sup&gt;T&lt;/sup&gt; + linear2.bias（dim_feedforward → d_model），第 %2 列。</translation>
+    </message>
+    <message>
+        <source>token %1: its row of %2.embedding.weight, column %3, times √d_model = %4.</source>
+        <translation>词元 %1：取它在 %2.embedding.weight 中的那一行的第 %3 列，再乘以 √d_model = %4。</translation>
+    </message>
+    <message>
+        <source>a number given to the layer: position %1, feature %2.</source>
+        <translation>输入该层的一个数：位置 %1，特征 %2。</translation>
+    </message>
+    <message>
+        <source>score of the word %1 at position %2 = row %2 of the decoder output · generator.weight&lt;sup&gt;T&lt;/sup&gt; + generator.bias.</source>
+        <translation>词 %1 在位置 %2 的分数 = 解码器输出的第 %2 行 · generator.weight&lt;sup&gt;T&lt;/sup&gt; + generator.bias。</translation>
+    </message>
+    <message numerus="yes">
+        <source> + … (%n terms)</source>
+        <translation>
+            <numerusform> + …（共 %n 项）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>∂loss/∂%1 at this index. Nudging this number by a small ε changes the loss by about %2·ε.</source>
+        <translation>∂loss/∂%1 在此索引处的值。把这个数微调一个小量 ε，损失大约改变 %2·ε。</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;The number itself: %1 = %2</source>
+        <translation>&lt;br&gt;这个数本身：%1 = %2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;1 = masked&lt;/b&gt;: query %1 may not look at key %2%3.</source>
+        <translation>&lt;b&gt;1 = 被掩码&lt;/b&gt;：查询 %1 不能关注键 %2%3。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;0 = visible&lt;/b&gt;: query %1 may look at key %2.</source>
+        <translation>&lt;b&gt;0 = 可见&lt;/b&gt;：查询 %1 可以关注键 %2。</translation>
+    </message>
+    <message>
+        <source>= (input · %1&lt;sup&gt;T&lt;/sup&gt;)[%2, %3]: row %2 of the block input times column %3 of %1, i.e. column %4 of the projection — head %5 owns columns %6…%7.</source>
+        <translation>= (输入 · %1&lt;sup&gt;T&lt;/sup&gt;)[%2, %3]：块输入的第 %2 行乘以 %1 的第 %3 列，即投影的第 %4 列——头 %5 占第 %6…%7 列。</translation>
+    </message>
+    <message>
+        <source>q%1 · k%2 / √d_k = &lt;b&gt;%3 / %4 = %5&lt;/b&gt;&lt;br&gt;(the dot product of query %6&apos;s row of Q with key %7&apos;s row of K, d_k = %8)</source>
+        <translation>q%1 · k%2 / √d_k = &lt;b&gt;%3 / %4 = %5&lt;/b&gt;&lt;br&gt;（查询 %6 在 Q 中的行与键 %7 在 K 中的行的点积，d_k = %8）</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;&lt;i&gt;This key is masked (%1): the next step replaces this score by −1e9.&lt;/i&gt;</source>
+        <translation>&lt;br&gt;&lt;i&gt;该键被掩码（%1）：下一步会把这个分数替换为 −1e9。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>mask[%1, %2] = 1 (%3) → masked_fill_ puts &lt;b&gt;−1e9&lt;/b&gt; here%4.</source>
+        <translation>mask[%1, %2] = 1（%3）→ masked_fill_ 在此处填入 &lt;b&gt;−1e9&lt;/b&gt;%4。</translation>
+    </message>
+    <message>
+        <source> (the score was %1)</source>
+        <translation>（原分数为 %1）</translation>
+    </message>
+    <message>
+        <source>mask[%1, %2] = 0 → unchanged: the score %3.</source>
+        <translation>mask[%1, %2] = 0 → 保持不变：分数为 %3。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Masked&lt;/b&gt; (%1): its score is −1e9, and exp(−1e9 − %2) is exactly &lt;b&gt;0&lt;/b&gt; in floating point — query %3 pays no attention to key %4.</source>
+        <translation>&lt;b&gt;被掩码&lt;/b&gt;（%1）：它的分数为 −1e9，而 exp(−1e9 − %2) 在浮点运算中恰好为 &lt;b&gt;0&lt;/b&gt;——查询 %3 完全不关注键 %4。</translation>
+    </message>
+    <message>
+        <source>softmax over row %1: exp(s − max) / Σ exp(s&lt;sub&gt;k&lt;/sub&gt; − max)&lt;br&gt;= exp(%2 − %3) / %4 = %5 / %4 = &lt;b&gt;%6&lt;/b&gt;&lt;br&gt;How much query %7 attends to key %8 (each row sums to 1).</source>
+        <translation>对第 %1 行做 softmax：exp(s − max) / Σ exp(s&lt;sub&gt;k&lt;/sub&gt; − max)&lt;br&gt;= exp(%2 − %3) / %4 = %5 / %4 = &lt;b&gt;%6&lt;/b&gt;&lt;br&gt;查询 %7 对键 %8 的关注程度（每行之和为 1）。</translation>
+    </message>
+    <message>
+        <source>= row %1 of the concatenated heads&apos; context · fc.weight&lt;sup&gt;T&lt;/sup&gt; (n_heads·d_v → d_model), column %2.</source>
+        <translation>= 各头拼接后的上下文向量的第 %1 行 · fc.weight&lt;sup&gt;T&lt;/sup&gt;（n_heads·d_v → d_model），第 %2 列。</translation>
+    </message>
+    <message>
+        <source>= fc_out + input = %1 + %2 = &lt;b&gt;%3&lt;/b&gt;&lt;br&gt;&lt;span style=&apos;color:#666&apos;&gt;input: %4&lt;/span&gt;</source>
+        <translation>= fc_out + 输入 = %1 + %2 = &lt;b&gt;%3&lt;/b&gt;&lt;br&gt;&lt;span style=&apos;color:#666&apos;&gt;输入：%4&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>row %1 of the residual: mean μ = %2, variance σ² = %3&lt;br&gt;(x − μ) / √(σ² + ε) = (%4 − %5) / %6 = %7&lt;br&gt;%8 = &lt;b&gt;%9&lt;/b&gt;</source>
+        <translation>残差的第 %1 行：均值 μ = %2，方差 σ² = %3&lt;br&gt;(x − μ) / √(σ² + ε) = (%4 − %5) / %6 = %7&lt;br&gt;%8 = &lt;b&gt;%9&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>then · γ + β</source>
+        <translation>再 · γ + β</translation>
+    </message>
+    <message>
+        <source>no learned γ, β (fixed 1, 0)</source>
+        <translation>没有可学习的 γ、β（固定为 1、0）</translation>
+    </message>
+    <message>
+        <source>= row %1 of the input · fc[0].weight&lt;sup&gt;T&lt;/sup&gt; (d_model → d_ff), hidden unit %2.</source>
+        <translation>= 输入的第 %1 行 · fc[0].weight&lt;sup&gt;T&lt;/sup&gt;（d_model → d_ff），隐藏单元 %2。</translation>
+    </message>
+    <message>
+        <source>= max(0, hidden) = max(0, %1) = &lt;b&gt;%2&lt;/b&gt;</source>
+        <translation>= max(0, 隐藏值) = max(0, %1) = &lt;b&gt;%2&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>= row %1 of relu · fc[2].weight&lt;sup&gt;T&lt;/sup&gt; (d_ff → d_model), column %2.</source>
+        <translation>= relu 的第 %1 行 · fc[2].weight&lt;sup&gt;T&lt;/sup&gt;（d_ff → d_model），第 %2 列。</translation>
+    </message>
+    <message>
+        <source>token %1 has id %2: this is row %2, column %3 of the embedding table (%4).</source>
+        <translation>词元 %1 的 id 为 %2：这是嵌入表（%4）第 %2 行、第 %3 列的值。</translation>
+    </message>
+    <message>
+        <source>= embedding + PE[position %1] = %2 + %3 = &lt;b&gt;%4&lt;/b&gt;</source>
+        <translation>= 嵌入 + PE[位置 %1] = %2 + %3 = &lt;b&gt;%4&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>score of the word %1 as the output at position %2 = row %2 of the decoder output · projection.weight&lt;sup&gt;T&lt;/sup&gt;.</source>
+        <translation>词 %1 作为位置 %2 的输出的分数 = 解码器输出的第 %2 行 · projection.weight&lt;sup&gt;T&lt;/sup&gt;。</translation>
+    </message>
+    <message>
+        <source>P(output at position %1 = %2) = &lt;b&gt;%3&lt;/b&gt;</source>
+        <translation>P(位置 %1 的输出 = %2) = &lt;b&gt;%3&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>The target here is padding: CrossEntropyLoss(ignore_index=0) skips it.</source>
+        <translation>此处的目标是填充词元：CrossEntropyLoss(ignore_index=0) 会跳过它。</translation>
+    </message>
+    <message>
+        <source>= −log P(correct word)</source>
+        <translation>= −log P(正确的词)</translation>
+    </message>
+    <message>
+        <source>= −log P(correct word %1) = −log %2 = &lt;b&gt;%3&lt;/b&gt;</source>
+        <translation>= −log P(正确的词 %1) = −log %2 = &lt;b&gt;%3&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>the mean of loss.per_token over the positions whose target is not padding.</source>
+        <translation>目标不是填充词元的所有位置上 loss.per_token 的平均值。</translation>
+    </message>
+    <message>
+        <source>value = &lt;b&gt;%1&lt;/b&gt;</source>
+        <translation>值 = &lt;b&gt;%1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>sentence %1, head %2</source>
+        <translation>句子 %1，头 %2</translation>
+    </message>
+    <message>
+        <source>sentence %1</source>
+        <translation>句子 %1</translation>
+    </message>
+    <message>
+        <source>row</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>column</source>
+        <translation>列</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Ignored: the additive mask is &lt;b&gt;−∞&lt;/b&gt; here, so the score became −∞.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;被忽略：加性掩码在此处为 &lt;b&gt;−∞&lt;/b&gt;，因此分数变为 −∞。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Ignored: the score was −∞, so after the softmax this weight is exactly &lt;b&gt;0&lt;/b&gt; (NaN when every key of the row is −∞).&lt;/i&gt;</source>
+        <translation>&lt;i&gt;被忽略：分数为 −∞，因此经过 softmax 后该权重恰好为 &lt;b&gt;0&lt;/b&gt;（若该行所有键都为 −∞，则为 NaN）。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Masked: the mask is 0 here (1 = keep), so &lt;b&gt;masked_fill(mask == 0, −1e9)&lt;/b&gt; replaced the score by &lt;b&gt;−1e9&lt;/b&gt;.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;被掩码：掩码在此处为 0（1 = 保留），因此 &lt;b&gt;masked_fill(mask == 0, −1e9)&lt;/b&gt; 把分数替换为 &lt;b&gt;−1e9&lt;/b&gt;。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Masked: the mask is 1 here, so &lt;b&gt;masked_fill_&lt;/b&gt; replaced the score by &lt;b&gt;−1e9&lt;/b&gt;.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;被掩码：掩码在此处为 1，因此 &lt;b&gt;masked_fill_&lt;/b&gt; 把分数替换为 &lt;b&gt;−1e9&lt;/b&gt;。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Masked: the score was −1e9, so after the softmax this weight is exactly &lt;b&gt;0&lt;/b&gt;.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;被掩码：分数为 −1e9，因此经过 softmax 后该权重恰好为 &lt;b&gt;0&lt;/b&gt;。&lt;/i&gt;</translation>
+    </message>
+</context>
+<context>
     <name>ComputeDevices</name>
     <message>
         <source>test device</source>
@@ -389,6 +775,970 @@ All layers: every layer × every head of the block at once (click a cell to enla
     <message>
         <source>GPU — %1</source>
         <translation>GPU — %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n threads</source>
+        <translation>
+            <numerusform>%n 个线程</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>CoreMessage</name>
+    <message>
+        <source>%1: %2</source>
+        <extracomment>context</extracomment>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>config: %1</source>
+        <extracomment>config.problem</extracomment>
+        <translation>配置：%1</translation>
+    </message>
+    <message>
+        <source>config</source>
+        <extracomment>config.word</extracomment>
+        <translation>配置</translation>
+    </message>
+    <message>
+        <source>config file &apos;%1&apos;</source>
+        <extracomment>config.file_named</extracomment>
+        <translation>配置文件 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <source>config in the metadata of &apos;%1&apos;</source>
+        <extracomment>config.in_weights_metadata</extracomment>
+        <translation>&apos;%1&apos; 元数据中的配置</translation>
+    </message>
+    <message>
+        <source>cannot open config file &apos;%1&apos;</source>
+        <extracomment>config.cannot_open</extracomment>
+        <translation>无法打开配置文件 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <source>%1: not valid JSON (%2)</source>
+        <extracomment>config.not_json</extracomment>
+        <translation>%1：不是有效的 JSON（%2）</translation>
+    </message>
+    <message>
+        <source>expected a JSON object</source>
+        <extracomment>config.not_object</extracomment>
+        <translation>应为 JSON 对象</translation>
+    </message>
+    <message>
+        <source>missing key &apos;%1&apos;</source>
+        <extracomment>config.missing_key</extracomment>
+        <translation>缺少键 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <source>key &apos;%1&apos; has the wrong type (%2)</source>
+        <extracomment>config.wrong_type</extracomment>
+        <translation>键 &apos;%1&apos; 的类型错误（%2）</translation>
+    </message>
+    <message>
+        <source>key &apos;%1&apos; must be an integer, got %2</source>
+        <extracomment>config.not_integer</extracomment>
+        <translation>键 &apos;%1&apos; 必须是整数，实际为 %2</translation>
+    </message>
+    <message>
+        <source>key &apos;%1&apos; is out of range: %2</source>
+        <extracomment>config.out_of_range</extracomment>
+        <translation>键 &apos;%1&apos; 超出范围：%2</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is empty</source>
+        <extracomment>config.key_empty</extracomment>
+        <translation>&apos;%1&apos; 为空</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; has an empty token or one with whitespace: &apos;%2&apos;</source>
+        <extracomment>config.vocab_bad_token</extracomment>
+        <translation>&apos;%1&apos; 中有空词元或含空白字符的词元：&apos;%2&apos;</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; lists &apos;%2&apos; twice</source>
+        <extracomment>config.vocab_duplicate</extracomment>
+        <translation>&apos;%1&apos; 中 &apos;%2&apos; 出现了两次</translation>
+    </message>
+    <message>
+        <source>the pad token &apos;%1&apos; must have id 0 in &apos;%2&apos;, but id 0 is &apos;%3&apos;</source>
+        <extracomment>config.pad_not_first</extracomment>
+        <translation>填充词元 &apos;%1&apos; 在 &apos;%2&apos; 中的 id 必须为 0，但 id 0 是 &apos;%3&apos;</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; must be positive, got %2</source>
+        <extracomment>config.not_positive</extracomment>
+        <translation>&apos;%1&apos; 必须为正数，实际为 %2</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; = %2 is larger than the limit %3</source>
+        <extracomment>config.over_limit</extracomment>
+        <translation>&apos;%1&apos; = %2 超过上限 %3</translation>
+    </message>
+    <message>
+        <source>&apos;d_model&apos; = %1 is not divisible by &apos;nhead&apos; = %2 (nn.MultiheadAttention splits d_model into nhead heads)</source>
+        <extracomment>config.nhead_divides</extracomment>
+        <translation>&apos;d_model&apos; = %1 不能被 &apos;nhead&apos; = %2 整除（nn.MultiheadAttention 把 d_model 分成 nhead 个头）</translation>
+    </message>
+    <message>
+        <source>the head size of nn.MultiheadAttention is d_model / nhead</source>
+        <extracomment>config.head_size</extracomment>
+        <translation>nn.MultiheadAttention 的头大小为 d_model / nhead</translation>
+    </message>
+    <message>
+        <source>&apos;activation&apos; must be &quot;relu&quot; or &quot;gelu&quot;, got &quot;%1&quot;</source>
+        <extracomment>config.activation</extracomment>
+        <translation>&apos;activation&apos; 必须是 &quot;relu&quot; 或 &quot;gelu&quot;，实际为 &quot;%1&quot;</translation>
+    </message>
+    <message>
+        <source>the layer lab has one encoder layer and at most one decoder layer</source>
+        <extracomment>config.layer_lab_layers</extracomment>
+        <translation>层实验室只有一个编码器层，最多一个解码器层</translation>
+    </message>
+    <message>
+        <source>&apos;layer_norm_eps&apos; must be in (0, 1], got %1</source>
+        <extracomment>config.layer_norm_eps</extracomment>
+        <translation>&apos;layer_norm_eps&apos; 必须在 (0, 1] 内，实际为 %1</translation>
+    </message>
+    <message>
+        <source>&apos;dropout&apos; must be in [0, 1), got %1</source>
+        <extracomment>config.dropout</extracomment>
+        <translation>&apos;dropout&apos; 必须在 [0, 1) 内，实际为 %1</translation>
+    </message>
+    <message>
+        <source>&apos;scale_emb_or_prj&apos; must be &quot;emb&quot;, &quot;prj&quot; or &quot;none&quot;, got &quot;%1&quot;</source>
+        <extracomment>config.scale_emb_or_prj</extracomment>
+        <translation>&apos;scale_emb_or_prj&apos; 必须是 &quot;emb&quot;、&quot;prj&quot; 或 &quot;none&quot;，实际为 &quot;%1&quot;</translation>
+    </message>
+    <message>
+        <source>&apos;emb_src_trg_weight_sharing&apos; shares one embedding between source and target: it needs one vocabulary for both (src_vocab and tgt_vocab the same list); set it to false for separate vocabularies</source>
+        <extracomment>config.shared_vocab</extracomment>
+        <translation>&apos;emb_src_trg_weight_sharing&apos; 让源和目标共用一个嵌入：两边需要同一个词表（src_vocab 与 tgt_vocab 为同一列表）；若要使用不同的词表，请将其设为 false</translation>
+    </message>
+    <message>
+        <source>sentences of up to %1 tokens need &apos;n_position&apos; &gt;= that, got %2</source>
+        <extracomment>config.n_position</extracomment>
+        <translation>句子最长 %1 个词元，需要 &apos;n_position&apos; 不小于该值，实际为 %2</translation>
+    </message>
+    <message>
+        <source>the start token &apos;bos&apos; = &apos;%1&apos; is not in tgt_vocab</source>
+        <extracomment>config.bos_missing</extracomment>
+        <translation>起始词元 &apos;bos&apos; = &apos;%1&apos; 不在 tgt_vocab 中</translation>
+    </message>
+    <message>
+        <source>the end token &apos;eos&apos; = &apos;%1&apos; is not in tgt_vocab</source>
+        <extracomment>config.eos_missing</extracomment>
+        <translation>结束词元 &apos;eos&apos; = &apos;%1&apos; 不在 tgt_vocab 中</translation>
+    </message>
+    <message>
+        <source>pad, bos and eos must be three different tokens</source>
+        <extracomment>config.special_tokens</extracomment>
+        <translation>pad、bos 和 eos 必须是三个不同的词元</translation>
+    </message>
+    <message>
+        <source>&apos;structure&apos; must be &quot;seq2seq&quot; or &quot;layers&quot;, got &quot;%1&quot;</source>
+        <extracomment>config.structure</extracomment>
+        <translation>&apos;structure&apos; 必须是 &quot;seq2seq&quot; 或 &quot;layers&quot;，实际为 &quot;%1&quot;</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is a key of the tutorial&apos;s model; &quot;architecture&quot;: &quot;torch&quot; takes nn.Transformer&apos;s arguments (d_model, nhead, num_encoder_layers, num_decoder_layers, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first)</source>
+        <extracomment>config.tutorial_key</extracomment>
+        <translation>&apos;%1&apos; 是教程模型的键；&quot;architecture&quot;: &quot;torch&quot; 使用 nn.Transformer 的参数（d_model, nhead, num_encoder_layers, num_decoder_layers, dim_feedforward, dropout, activation, layer_norm_eps, batch_first, norm_first）</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; does not apply to the layer lab (&quot;structure&quot;: &quot;layers&quot;: one encoder layer, and a decoder layer when &quot;decoder_layer&quot; is true)</source>
+        <extracomment>config.layer_lab_key</extracomment>
+        <translation>&apos;%1&apos; 不适用于层实验室（&quot;structure&quot;: &quot;layers&quot;：一个编码器层，&quot;decoder_layer&quot; 为 true 时再加一个解码器层）</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a key of &quot;architecture&quot;: &quot;aiayn&quot;, which takes its Transformer&apos;s arguments (d_model, d_inner, n_layers, n_head, d_k, d_v, dropout, n_position, trg_emb_prj_weight_sharing, emb_src_trg_weight_sharing, scale_emb_or_prj)</source>
+        <extracomment>config.not_aiayn_key</extracomment>
+        <translation>&apos;%1&apos; 不是 &quot;architecture&quot;: &quot;aiayn&quot; 的键，它使用其 Transformer 的参数（d_model, d_inner, n_layers, n_head, d_k, d_v, dropout, n_position, trg_emb_prj_weight_sharing, emb_src_trg_weight_sharing, scale_emb_or_prj）</translation>
+    </message>
+    <message>
+        <source>&apos;d_word_vec&apos; must equal &apos;d_model&apos; (the residual connections add them)</source>
+        <extracomment>config.d_word_vec</extracomment>
+        <translation>&apos;d_word_vec&apos; 必须等于 &apos;d_model&apos;（残差连接将两者相加）</translation>
+    </message>
+    <message>
+        <source>&apos;architecture&apos; must be &quot;tutorial&quot;, &quot;torch&quot; or &quot;aiayn&quot;, got &quot;%1&quot;</source>
+        <extracomment>config.architecture</extracomment>
+        <translation>&apos;architecture&apos; 必须是 &quot;tutorial&quot;、&quot;torch&quot; 或 &quot;aiayn&quot;，实际为 &quot;%1&quot;</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; differs: %2 vs %3</source>
+        <extracomment>config.differs</extracomment>
+        <translation>&apos;%1&apos; 不同：%2 与 %3</translation>
+    </message>
+    <message>
+        <source>source</source>
+        <extracomment>sentence.source</extracomment>
+        <translation>源</translation>
+    </message>
+    <message>
+        <source>target</source>
+        <extracomment>sentence.target</extracomment>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>expected output</source>
+        <extracomment>sentence.expected_output</extracomment>
+        <translation>期望输出</translation>
+    </message>
+    <message>
+        <source>%1 sentence is empty</source>
+        <extracomment>sentence.empty</extracomment>
+        <translation>%1句子为空</translation>
+    </message>
+    <message>
+        <source>%1 sentence &apos;%2&apos; has %3 tokens, more than the length %4</source>
+        <extracomment>sentence.too_long</extracomment>
+        <translation>%1句子 &apos;%2&apos; 有 %3 个词元，超过长度 %4</translation>
+    </message>
+    <message>
+        <source>unknown %1 token &apos;%2&apos; in &apos;%3&apos;; the vocabulary is: %4</source>
+        <extracomment>sentence.unknown_token</extracomment>
+        <translation>&apos;%3&apos; 中有未知的%1词元 &apos;%2&apos;；词表为：%4</translation>
+    </message>
+    <message>
+        <source>the batch is empty: give at least one sentence</source>
+        <extracomment>batch.empty</extracomment>
+        <translation>批为空：请至少给出一个句子</translation>
+    </message>
+    <message>
+        <source>the batch is empty: give at least one source sentence</source>
+        <extracomment>batch.empty_source</extracomment>
+        <translation>批为空：请至少给出一个源句子</translation>
+    </message>
+    <message>
+        <source>this model reads no source sentences, but the batch has %1</source>
+        <extracomment>batch.no_source_expected</extracomment>
+        <translation>该模型不读取源句子，但批中有 %1 个</translation>
+    </message>
+    <message>
+        <source>the batch has %1 source sentences but %2 target sentences</source>
+        <extracomment>batch.count_mismatch</extracomment>
+        <translation>批中有 %1 个源句子，却有 %2 个目标句子</translation>
+    </message>
+    <message>
+        <source>the batch has %1 expected outputs for %2 sentences</source>
+        <extracomment>batch.outputs_mismatch</extracomment>
+        <translation>批中 %2 个句子对应 %1 个期望输出</translation>
+    </message>
+    <message>
+        <source>the layer lab (&quot;structure&quot;: &quot;layers&quot;) has no vocabulary: there is nothing to translate</source>
+        <extracomment>decode.no_vocabulary</extracomment>
+        <translation>层实验室（&quot;structure&quot;: &quot;layers&quot;）没有词表：没有可翻译的内容</translation>
+    </message>
+    <message>
+        <source>tensor inputs are for the layer lab (&quot;structure&quot;: &quot;layers&quot;)</source>
+        <extracomment>lab.not_layers</extracomment>
+        <translation>张量输入只用于层实验室（&quot;structure&quot;: &quot;layers&quot;）</translation>
+    </message>
+    <message>
+        <source>%1 has shape %2; the layer takes %3 with d_model = %4</source>
+        <extracomment>lab.input_shape</extracomment>
+        <translation>%1 的形状为 %2；该层接受 %3，其中 d_model = %4</translation>
+    </message>
+    <message>
+        <source>%1 contains NaN or infinity</source>
+        <extracomment>lab.not_finite</extracomment>
+        <translation>%1 含有 NaN 或无穷大</translation>
+    </message>
+    <message>
+        <source>the layer lab has a decoder layer: give its input tgt too</source>
+        <extracomment>lab.needs_tgt</extracomment>
+        <translation>层实验室有解码器层：请同时给出其输入 tgt</translation>
+    </message>
+    <message>
+        <source>src has batch %1 but tgt has batch %2</source>
+        <extracomment>lab.batch_mismatch</extracomment>
+        <translation>src 的批大小为 %1，但 tgt 的批大小为 %2</translation>
+    </message>
+    <message>
+        <source>a tgt input was given, but the layer lab has no decoder layer (&quot;decoder_layer&quot;: false)</source>
+        <extracomment>lab.no_decoder</extracomment>
+        <translation>给出了 tgt 输入，但层实验室没有解码器层（&quot;decoder_layer&quot;: false）</translation>
+    </message>
+    <message>
+        <source>%1 has shape %2, the layer needs [%3, %4]</source>
+        <extracomment>lab.mask_shape</extracomment>
+        <translation>%1 的形状为 %2，该层需要 [%3, %4]</translation>
+    </message>
+    <message>
+        <source>%1 has %2 entries, the layer needs [%3, %4]</source>
+        <extracomment>lab.padding_shape</extracomment>
+        <translation>%1 有 %2 个元素，该层需要 [%3, %4]</translation>
+    </message>
+    <message>
+        <source>dataset</source>
+        <extracomment>data.word</extracomment>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>dataset &apos;%1&apos;</source>
+        <extracomment>data.named</extracomment>
+        <translation>数据集 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <source>cannot open dataset &apos;%1&apos;</source>
+        <extracomment>data.cannot_open</extracomment>
+        <translation>无法打开数据集 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <source>%1 line %2: %3</source>
+        <extracomment>data.line</extracomment>
+        <translation>%1 第 %2 行：%3</translation>
+    </message>
+    <message>
+        <source>expected 2 columns (source, target) or 3 (enc_input, dec_input, dec_output) separated by tabs, found %1</source>
+        <extracomment>data.columns</extracomment>
+        <translation>应为 2 列（源、目标）或 3 列（enc_input, dec_input, dec_output），以制表符分隔，实际为 %1 列</translation>
+    </message>
+    <message>
+        <source>column %1 is empty</source>
+        <extracomment>data.column_empty</extracomment>
+        <translation>第 %1 列为空</translation>
+    </message>
+    <message>
+        <source>dec_input must start with the start token &apos;%1&apos;</source>
+        <extracomment>data.no_bos</extracomment>
+        <translation>dec_input 必须以起始词元 &apos;%1&apos; 开头</translation>
+    </message>
+    <message>
+        <source>dec_input has %1 tokens but dec_output has %2; they must be the same length (shifted by one)</source>
+        <extracomment>data.length_mismatch</extracomment>
+        <translation>dec_input 有 %1 个词元，但 dec_output 有 %2 个；两者长度必须相同（错开一位）</translation>
+    </message>
+    <message>
+        <source>%1: no examples (every line is blank or a comment)</source>
+        <extracomment>data.no_examples</extracomment>
+        <translation>%1：没有样本（每一行都是空行或注释）</translation>
+    </message>
+    <message>
+        <source>%1 (in the dataset)</source>
+        <extracomment>data.in_dataset</extracomment>
+        <translation>%1（在数据集中）</translation>
+    </message>
+    <message>
+        <source>the dataset is empty</source>
+        <extracomment>data.empty</extracomment>
+        <translation>数据集为空</translation>
+    </message>
+    <message>
+        <source>example %1: %2</source>
+        <extracomment>data.example</extracomment>
+        <translation>样本 %1：%2</translation>
+    </message>
+    <message>
+        <source>epochs must be between 1 and 1000000, got %1</source>
+        <extracomment>train.epochs</extracomment>
+        <translation>训练轮数必须在 1 到 1000000 之间，实际为 %1</translation>
+    </message>
+    <message>
+        <source>batch size must be between 1 and 65536, got %1</source>
+        <extracomment>train.batch_size</extracomment>
+        <translation>批大小必须在 1 到 65536 之间，实际为 %1</translation>
+    </message>
+    <message>
+        <source>learning rate must be in (0, 100], got %1</source>
+        <extracomment>optimizer.lr</extracomment>
+        <translation>学习率必须在 (0, 100] 内，实际为 %1</translation>
+    </message>
+    <message>
+        <source>momentum must be in [0, 1), got %1</source>
+        <extracomment>optimizer.momentum</extracomment>
+        <translation>动量必须在 [0, 1) 内，实际为 %1</translation>
+    </message>
+    <message>
+        <source>Adam betas must be in [0, 1)</source>
+        <extracomment>optimizer.betas</extracomment>
+        <translation>Adam 的 beta 必须在 [0, 1) 内</translation>
+    </message>
+    <message>
+        <source>Adam eps must be positive</source>
+        <extracomment>optimizer.eps</extracomment>
+        <translation>Adam 的 eps 必须为正数</translation>
+    </message>
+    <message>
+        <source>warm-up steps must be positive</source>
+        <extracomment>optimizer.warmup</extracomment>
+        <translation>预热步数必须为正数</translation>
+    </message>
+    <message>
+        <source>unknown optimizer &apos;%1&apos; (use sgd or adam)</source>
+        <extracomment>optimizer.unknown</extracomment>
+        <translation>未知的优化器 &apos;%1&apos;（请使用 sgd 或 adam）</translation>
+    </message>
+    <message>
+        <source>optimizer state: could not read it back from its temporary file</source>
+        <extracomment>optimizer_state.spill</extracomment>
+        <translation>优化器状态：无法从其临时文件读回</translation>
+    </message>
+    <message>
+        <source>optimizer state: not valid JSON (%1)</source>
+        <extracomment>optimizer_state.not_json</extracomment>
+        <translation>优化器状态：不是有效的 JSON（%1）</translation>
+    </message>
+    <message>
+        <source>optimizer state: not a JSON object but %1</source>
+        <extracomment>optimizer_state.not_object</extracomment>
+        <translation>优化器状态：不是 JSON 对象，而是 %1</translation>
+    </message>
+    <message>
+        <source>optimizer state: &quot;kind&quot; must be a string and &quot;step&quot; a whole number (%1)</source>
+        <extracomment>optimizer_state.fields</extracomment>
+        <translation>优化器状态：&quot;kind&quot; 必须是字符串，&quot;step&quot; 必须是整数（%1）</translation>
+    </message>
+    <message>
+        <source>optimizer state: step %1 is negative</source>
+        <extracomment>optimizer_state.negative_step</extracomment>
+        <translation>优化器状态：步数 %1 为负</translation>
+    </message>
+    <message>
+        <source>the checkpoint&apos;s optimizer state is for %1, but training uses %2</source>
+        <extracomment>optimizer_state.kind</extracomment>
+        <translation>检查点中的优化器状态属于 %1，但训练使用 %2</translation>
+    </message>
+    <message>
+        <source>optimizer state: missing tensor &apos;%1&apos;</source>
+        <extracomment>optimizer_state.missing_tensor</extracomment>
+        <translation>优化器状态：缺少张量 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <source>optimizer state: &apos;%1&apos; has shape %2, expected %3</source>
+        <extracomment>optimizer_state.shape</extracomment>
+        <translation>优化器状态：&apos;%1&apos; 的形状为 %2，应为 %3</translation>
+    </message>
+    <message>
+        <source>cannot write file: empty path</source>
+        <extracomment>file.empty_path</extracomment>
+        <translation>无法写入文件：路径为空</translation>
+    </message>
+    <message>
+        <source>cannot create a temporary file to write &apos;%1&apos;: %2</source>
+        <extracomment>file.cannot_create_temp</extracomment>
+        <translation>无法创建用于写入 &apos;%1&apos; 的临时文件：%2</translation>
+    </message>
+    <message>
+        <source>cannot write &apos;%1&apos;: %2</source>
+        <extracomment>file.cannot_write</extracomment>
+        <translation>无法写入 &apos;%1&apos;：%2</translation>
+    </message>
+    <message>
+        <source>cannot flush &apos;%1&apos;: %2</source>
+        <extracomment>file.cannot_flush</extracomment>
+        <translation>无法将 &apos;%1&apos; 写入磁盘：%2</translation>
+    </message>
+    <message>
+        <source>cannot close &apos;%1&apos;: %2</source>
+        <extracomment>file.cannot_close</extracomment>
+        <translation>无法关闭 &apos;%1&apos;：%2</translation>
+    </message>
+    <message>
+        <source>cannot replace &apos;%1&apos;: %2</source>
+        <extracomment>file.cannot_replace</extracomment>
+        <translation>无法替换 &apos;%1&apos;：%2</translation>
+    </message>
+    <message>
+        <source>cannot open &apos;%1&apos;: %2</source>
+        <extracomment>file.cannot_open</extracomment>
+        <translation>无法打开 &apos;%1&apos;：%2</translation>
+    </message>
+    <message>
+        <source>cannot stat &apos;%1&apos;: %2</source>
+        <extracomment>file.cannot_stat</extracomment>
+        <translation>无法获取 &apos;%1&apos; 的文件信息：%2</translation>
+    </message>
+    <message>
+        <source>cannot read &apos;%1&apos;: %2</source>
+        <extracomment>file.cannot_read</extracomment>
+        <translation>无法读取 &apos;%1&apos;：%2</translation>
+    </message>
+    <message>
+        <source>safetensors writer</source>
+        <extracomment>safetensors.writer</extracomment>
+        <translation>safetensors 写入器</translation>
+    </message>
+    <message>
+        <source>file is only %1 bytes, shorter than the 8-byte header length prefix (not a safetensors file?)</source>
+        <extracomment>safetensors.too_short</extracomment>
+        <translation>文件只有 %1 字节，比 8 字节的头部长度前缀还短（不是 safetensors 文件？）</translation>
+    </message>
+    <message>
+        <source>header length %1 bytes is absurd (limit 100 MB): not a safetensors file, or corrupted</source>
+        <extracomment>safetensors.header_absurd</extracomment>
+        <translation>头部长度 %1 字节不合理（上限 100 MB）：不是 safetensors 文件，或文件已损坏</translation>
+    </message>
+    <message>
+        <source>header length %1 exceeds the %2 bytes that follow the length prefix (truncated file?)</source>
+        <extracomment>safetensors.header_exceeds</extracomment>
+        <translation>头部长度 %1 超过长度前缀之后的 %2 字节（文件被截断？）</translation>
+    </message>
+    <message>
+        <source>header is not valid JSON: %1</source>
+        <extracomment>safetensors.header_not_json</extracomment>
+        <translation>头部不是有效的 JSON：%1</translation>
+    </message>
+    <message>
+        <source>header is not a JSON object but a JSON %1</source>
+        <extracomment>safetensors.header_not_object</extracomment>
+        <translation>头部不是 JSON 对象，而是 JSON %1</translation>
+    </message>
+    <message>
+        <source>duplicate name &apos;%1&apos; in header</source>
+        <extracomment>safetensors.duplicate_name</extracomment>
+        <translation>头部中有重复的名称 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <source>__metadata__ must be an object of strings, found a %1</source>
+        <extracomment>safetensors.metadata_not_object</extracomment>
+        <translation>__metadata__ 必须是由字符串组成的对象，实际为 %1</translation>
+    </message>
+    <message>
+        <source>__metadata__ value for key &apos;%1&apos; is not a string (found a %2)</source>
+        <extracomment>safetensors.metadata_not_string</extracomment>
+        <translation>__metadata__ 中键 &apos;%1&apos; 的值不是字符串（实际为 %2）</translation>
+    </message>
+    <message>
+        <source>tensor &apos;%1&apos;: %2</source>
+        <extracomment>safetensors.tensor</extracomment>
+        <translation>张量 &apos;%1&apos;：%2</translation>
+    </message>
+    <message>
+        <source>tensor &apos;%1&apos; (%2, shape %3): %4</source>
+        <extracomment>safetensors.tensor_described</extracomment>
+        <translation>张量 &apos;%1&apos;（%2，形状 %3）：%4</translation>
+    </message>
+    <message>
+        <source>missing &quot;%1&quot;</source>
+        <extracomment>safetensors.missing_field</extracomment>
+        <translation>缺少 &quot;%1&quot;</translation>
+    </message>
+    <message>
+        <source>&quot;dtype&quot; must be a string, found a %1</source>
+        <extracomment>safetensors.dtype_not_string</extracomment>
+        <translation>&quot;dtype&quot; 必须是字符串，实际为 %1</translation>
+    </message>
+    <message>
+        <source>unknown dtype &apos;%1&apos; (supported: F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL)</source>
+        <extracomment>safetensors.unknown_dtype</extracomment>
+        <translation>未知的 dtype &apos;%1&apos;（支持：F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL）</translation>
+    </message>
+    <message>
+        <source>&quot;shape&quot; must be a list of integers, found a %1</source>
+        <extracomment>safetensors.shape_not_list</extracomment>
+        <translation>&quot;shape&quot; 必须是整数列表，实际为 %1</translation>
+    </message>
+    <message>
+        <source>&quot;shape&quot; must be a list of integers, found %1</source>
+        <extracomment>safetensors.shape_not_integer</extracomment>
+        <translation>&quot;shape&quot; 必须是整数列表，其中有 %1</translation>
+    </message>
+    <message>
+        <source>shape dimension %1 is too large</source>
+        <extracomment>safetensors.dimension_too_large</extracomment>
+        <translation>形状的维度 %1 太大</translation>
+    </message>
+    <message>
+        <source>negative dimension %1 in shape %2</source>
+        <extracomment>safetensors.negative_dimension</extracomment>
+        <translation>形状 %2 中有负的维度 %1</translation>
+    </message>
+    <message>
+        <source>&quot;data_offsets&quot; must be two non-negative integers [begin, end], found %1</source>
+        <extracomment>safetensors.offsets_not_pair</extracomment>
+        <translation>&quot;data_offsets&quot; 必须是两个非负整数 [begin, end]，实际为 %1</translation>
+    </message>
+    <message>
+        <source>entry must be an object with dtype, shape and data_offsets, found a %1</source>
+        <extracomment>safetensors.entry_not_object</extracomment>
+        <translation>条目必须是包含 &quot;dtype&quot;、&quot;shape&quot; 和 &quot;data_offsets&quot; 的对象，实际为 %1</translation>
+    </message>
+    <message>
+        <source>data_offsets %1 have begin &gt; end</source>
+        <extracomment>safetensors.offsets_reversed</extracomment>
+        <translation>data_offsets %1 的起点大于终点</translation>
+    </message>
+    <message>
+        <source>data_offsets %1 out of range of the %2-byte data section</source>
+        <extracomment>safetensors.offsets_out_of_range</extracomment>
+        <translation>data_offsets %1 超出 %2 字节的数据区</translation>
+    </message>
+    <message>
+        <source>shape is too large</source>
+        <extracomment>safetensors.shape_too_large</extracomment>
+        <translation>形状太大</translation>
+    </message>
+    <message>
+        <source>byte size mismatch: expected %1 bytes (%2 elements x %3 bytes) but found %4 bytes in data_offsets %5</source>
+        <extracomment>safetensors.byte_size_mismatch</extracomment>
+        <translation>字节数不符：应为 %1 字节（%2 个元素 x %3 字节），但 data_offsets %5 中是 %4 字节</translation>
+    </message>
+    <message>
+        <source>tensors &apos;%1&apos; %2 and &apos;%3&apos; %4 overlap in the data section</source>
+        <extracomment>safetensors.overlap</extracomment>
+        <translation>张量 &apos;%1&apos; %2 与 &apos;%3&apos; %4 在数据区中重叠</translation>
+    </message>
+    <message>
+        <source>tensor #%1 has an empty name</source>
+        <extracomment>safetensors.empty_tensor_name</extracomment>
+        <translation>张量 #%1 的名称为空</translation>
+    </message>
+    <message>
+        <source>tensor name &apos;__metadata__&apos; is reserved for the metadata</source>
+        <extracomment>safetensors.reserved_name</extracomment>
+        <translation>张量名 &apos;__metadata__&apos; 保留给元数据</translation>
+    </message>
+    <message>
+        <source>duplicate tensor name &apos;%1&apos;</source>
+        <extracomment>safetensors.duplicate_tensor</extracomment>
+        <translation>重复的张量名 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <source>shape %1 does not match its %2 values</source>
+        <extracomment>safetensors.shape_values</extracomment>
+        <translation>形状 %1 与其 %2 个数值不符</translation>
+    </message>
+    <message>
+        <source>value %1 at index %2 does not fit %3</source>
+        <extracomment>safetensors.value_does_not_fit</extracomment>
+        <translation>索引 %2 处的值 %1 超出 %3 的范围</translation>
+    </message>
+    <message>
+        <source>cannot write dtype %1 (supported: F32, I64, U8, BOOL)</source>
+        <extracomment>safetensors.cannot_write_dtype</extracomment>
+        <translation>无法写入 dtype %1（支持：F32, I64, U8, BOOL）</translation>
+    </message>
+    <message>
+        <source>cannot encode header: %1</source>
+        <extracomment>safetensors.cannot_encode_header</extracomment>
+        <translation>无法编码头部：%1</translation>
+    </message>
+    <message>
+        <source>shape %1 is too long for a .npy v1.0 header</source>
+        <extracomment>npy.header_too_long</extracomment>
+        <translation>形状 %1 对 .npy v1.0 头部来说太长</translation>
+    </message>
+    <message>
+        <source>malformed .npy header (%1): %2</source>
+        <extracomment>npy.malformed</extracomment>
+        <translation>.npy 头部格式错误（%1）：%2</translation>
+    </message>
+    <message>
+        <source>structured (record) dtypes are not supported</source>
+        <extracomment>npy.record_dtype</extracomment>
+        <translation>不支持结构化 dtype</translation>
+    </message>
+    <message>
+        <source>unexpected key &apos;%1&apos;</source>
+        <extracomment>npy.unexpected_key</extracomment>
+        <translation>意外的键 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <source>header lacks &apos;descr&apos;, &apos;fortran_order&apos; or &apos;shape&apos;</source>
+        <extracomment>npy.missing_keys</extracomment>
+        <translation>头部缺少 &apos;descr&apos;、&apos;fortran_order&apos; 或 &apos;shape&apos;</translation>
+    </message>
+    <message>
+        <source>expected &apos;%1&apos;</source>
+        <extracomment>npy.expected_char</extracomment>
+        <translation>应为 &apos;%1&apos;</translation>
+    </message>
+    <message>
+        <source>expected a quoted string</source>
+        <extracomment>npy.expected_string</extracomment>
+        <translation>应为带引号的字符串</translation>
+    </message>
+    <message>
+        <source>unterminated string</source>
+        <extracomment>npy.unterminated_string</extracomment>
+        <translation>字符串没有结束</translation>
+    </message>
+    <message>
+        <source>expected True or False</source>
+        <extracomment>npy.expected_boolean</extracomment>
+        <translation>应为 True 或 False</translation>
+    </message>
+    <message>
+        <source>expected a non-negative integer dimension</source>
+        <extracomment>npy.expected_dimension</extracomment>
+        <translation>应为非负整数维度</translation>
+    </message>
+    <message>
+        <source>not a .npy file (missing the \x93NUMPY magic)</source>
+        <extracomment>npy.not_npy</extracomment>
+        <translation>不是 .npy 文件（缺少 \x93NUMPY 魔数）</translation>
+    </message>
+    <message>
+        <source>unsupported .npy format version %1.%2</source>
+        <extracomment>npy.version</extracomment>
+        <translation>不支持的 .npy 格式版本 %1.%2</translation>
+    </message>
+    <message>
+        <source>file truncated inside the .npy preamble</source>
+        <extracomment>npy.truncated_preamble</extracomment>
+        <translation>文件在 .npy 前导部分内被截断</translation>
+    </message>
+    <message>
+        <source>header length %1 exceeds the file size (truncated file?)</source>
+        <extracomment>npy.header_exceeds</extracomment>
+        <translation>头部长度 %1 超过文件大小（文件被截断？）</translation>
+    </message>
+    <message>
+        <source>unsupported dtype &apos;%1&apos; (only &apos;&lt;f4&apos; and &apos;&lt;f8&apos; are supported)</source>
+        <extracomment>npy.dtype</extracomment>
+        <translation>不支持的 dtype &apos;%1&apos;（只支持 &apos;&lt;f4&apos; 和 &apos;&lt;f8&apos;）</translation>
+    </message>
+    <message>
+        <source>shape %1 does not match %2 values</source>
+        <extracomment>npy.shape_values</extracomment>
+        <translation>形状 %1 与 %2 个数值不符</translation>
+    </message>
+    <message>
+        <source>Fortran-order arrays are not supported (save a C-order array, e.g. np.ascontiguousarray)</source>
+        <extracomment>npy.fortran_order</extracomment>
+        <translation>不支持 Fortran 顺序的数组（请保存 C 顺序的数组，例如用 np.ascontiguousarray）</translation>
+    </message>
+    <message>
+        <source>shape %1 is too large</source>
+        <extracomment>npy.shape_too_large</extracomment>
+        <translation>形状 %1 太大</translation>
+    </message>
+    <message>
+        <source>data is %1 bytes but shape %2 of &apos;%3&apos; needs %4</source>
+        <extracomment>npy.data_size</extracomment>
+        <translation>数据有 %1 字节，但 &apos;%3&apos; 的形状 %2 需要 %4 字节</translation>
+    </message>
+    <message>
+        <source>data is %1 bytes but shape %2 of &apos;%3&apos; needs %4 (truncated file?)</source>
+        <extracomment>npy.data_truncated</extracomment>
+        <translation>数据有 %1 字节，但 &apos;%3&apos; 的形状 %2 需要 %4 字节（文件被截断？）</translation>
+    </message>
+    <message>
+        <source>weights &apos;%1&apos;: %2</source>
+        <extracomment>weights.in_file</extracomment>
+        <translation>权重 &apos;%1&apos;：%2</translation>
+    </message>
+    <message>
+        <source>weights &apos;%1&apos; were made for a different model than the given config: %2</source>
+        <extracomment>weights.other_model</extracomment>
+        <translation>权重 &apos;%1&apos; 是为与给定配置不同的模型制作的：%2</translation>
+    </message>
+    <message>
+        <source>weights &apos;%1&apos; carry no config (no &apos;stepformer.config&apos; in __metadata__) and are not the tutorial&apos;s model: %2; pass their config with --config</source>
+        <extracomment>weights.not_tutorial</extracomment>
+        <translation>权重 &apos;%1&apos; 没有配置（__metadata__ 中没有 &apos;stepformer.config&apos;），也不是教程的模型：%2；请用 --config 给出其配置</translation>
+    </message>
+    <message>
+        <source>weights &apos;%1&apos; hold PyTorch&apos;s nn.Transformer layers (&apos;%2&apos;) but carry no config: pass one with &quot;architecture&quot;: &quot;torch&quot; and the model&apos;s sizes with --config</source>
+        <extracomment>weights.torch_without_config</extracomment>
+        <translation>权重 &apos;%1&apos; 含有 PyTorch 的 nn.Transformer 层（&apos;%2&apos;），但没有配置：请用 --config 给出一个含 &quot;architecture&quot;: &quot;torch&quot; 和模型尺寸的配置</translation>
+    </message>
+    <message>
+        <source>LayerNorm parameter &apos;%1&apos; %2, but the config has &quot;learn_layer_norm&quot;: false (gamma fixed at 1, beta at 0, as the tutorial does); set &quot;learn_layer_norm&quot;: true in the config to use learned LayerNorm</source>
+        <extracomment>weights.layer_norm_learned</extracomment>
+        <translation>LayerNorm 参数 &apos;%1&apos; %2，但配置中 &quot;learn_layer_norm&quot;: false（gamma 固定为 1，beta 固定为 0，与教程相同）；要使用可学习的 LayerNorm，请在配置中设置 &quot;learn_layer_norm&quot;: true</translation>
+    </message>
+    <message>
+        <source>LayerNorm parameter &apos;%1&apos; %2, but the config has &quot;learn_layer_norm&quot;: false (gamma fixed at 1, beta at 0, as the tutorial does); set &quot;learn_layer_norm&quot;: true in the config to use learned LayerNorm (these weights come from an earlier Stepformer that trained them)</source>
+        <extracomment>weights.layer_norm_learned_earlier</extracomment>
+        <translation>LayerNorm 参数 &apos;%1&apos; %2，但配置中 &quot;learn_layer_norm&quot;: false（gamma 固定为 1，beta 固定为 0，与教程相同）；要使用可学习的 LayerNorm，请在配置中设置 &quot;learn_layer_norm&quot;: true（这些权重来自训练过它们的早期版本 Stepformer）</translation>
+    </message>
+    <message>
+        <source>holds %1 at index %2</source>
+        <extracomment>weights.holds_value</extracomment>
+        <translation>在索引 %2 处的值为 %1</translation>
+    </message>
+    <message>
+        <source>has shape %1</source>
+        <extracomment>weights.has_shape</extracomment>
+        <translation>的形状为 %1</translation>
+    </message>
+    <message>
+        <source>unexpected tensor &apos;%1&apos; %2 (not a parameter of a model with %3)</source>
+        <extracomment>weights.unexpected_tensor</extracomment>
+        <translation>意外的张量 &apos;%1&apos; %2（不是 %3 的模型的参数）</translation>
+    </message>
+    <message>
+        <source>missing parameter &apos;%1&apos; (expected shape %2)</source>
+        <extracomment>weights.missing_parameter</extracomment>
+        <translation>缺少参数 &apos;%1&apos;（应为形状 %2）</translation>
+    </message>
+    <message>
+        <source>missing parameter &apos;%1&apos; (the tutorial&apos;s is shape %2)</source>
+        <extracomment>weights.missing_parameter_tutorial</extracomment>
+        <translation>缺少参数 &apos;%1&apos;（教程中的形状为 %2）</translation>
+    </message>
+    <message>
+        <source>parameter &apos;%1&apos; has shape %2, expected %3</source>
+        <extracomment>weights.parameter_shape</extracomment>
+        <translation>参数 &apos;%1&apos; 的形状为 %2，应为 %3</translation>
+    </message>
+    <message>
+        <source>parameter &apos;%1&apos; has shape %2, the tutorial&apos;s is %3</source>
+        <extracomment>weights.parameter_shape_tutorial</extracomment>
+        <translation>参数 &apos;%1&apos; 的形状为 %2，教程中为 %3</translation>
+    </message>
+    <message>
+        <source>parameter &apos;%1&apos; contains NaN or infinity</source>
+        <extracomment>weights.parameter_not_finite</extracomment>
+        <translation>参数 &apos;%1&apos; 含有 NaN 或无穷大</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is &apos;%2&apos; in this config (weight sharing), but the file holds other values under it; set the sharing option to false if the model was trained without it</source>
+        <extracomment>weights.shared_differs</extracomment>
+        <translation>在此配置中 &apos;%1&apos; 就是 &apos;%2&apos;（权重共享），但文件中该名称下的数值不同；如果模型训练时没有共享这一权重，请将相应的共享选项设为 false</translation>
+    </message>
+    <message>
+        <source>no parameters</source>
+        <extracomment>weights.none</extracomment>
+        <translation>没有参数</translation>
+    </message>
+    <message>
+        <source>parameter set has %1 tensors, the config needs %2</source>
+        <extracomment>weights.count</extracomment>
+        <translation>参数集有 %1 个张量，配置需要 %2 个</translation>
+    </message>
+    <message>
+        <source>parameter %1 is &apos;%2&apos; %3, expected &apos;%4&apos; %5</source>
+        <extracomment>weights.parameter_mismatch</extracomment>
+        <translation>参数 %1 是 &apos;%2&apos; %3，应为 &apos;%4&apos; %5</translation>
+    </message>
+    <message>
+        <source>unknown backend &apos;%1&apos; (use cpu, gpu or auto)</source>
+        <extracomment>backend.unknown_choice</extracomment>
+        <translation>未知的后端 &apos;%1&apos;（请使用 &apos;cpu&apos;、&apos;gpu&apos; 或 &apos;auto&apos;）</translation>
+    </message>
+    <message>
+        <source>unknown backend &apos;%1&apos; (available: %2)</source>
+        <extracomment>backend.unknown</extracomment>
+        <translation>未知的后端 &apos;%1&apos;（可用：%2）</translation>
+    </message>
+    <message>
+        <source>--backend gpu: %1</source>
+        <extracomment>backend.gpu_unavailable</extracomment>
+        <translation>--backend gpu：%1</translation>
+    </message>
+    <message>
+        <source>no Vulkan device or driver on this machine</source>
+        <extracomment>backend.no_vulkan_device</extracomment>
+        <translation>本机没有 Vulkan 设备或驱动</translation>
+    </message>
+    <message>
+        <source>no usable Vulkan GPU</source>
+        <extracomment>backend.no_usable_gpu</extracomment>
+        <translation>没有可用的 Vulkan GPU</translation>
+    </message>
+    <message>
+        <source>the only Vulkan device, %1, runs on the CPU (ask for it with --backend gpu)</source>
+        <extracomment>backend.only_cpu_device</extracomment>
+        <translation>唯一的 Vulkan 设备 %1 运行在 CPU 上（可用 --backend gpu 指定使用它）</translation>
+    </message>
+    <message>
+        <source>%1; %2: %3</source>
+        <extracomment>backend.unusable_device</extracomment>
+        <translation>%1；%2：%3</translation>
+    </message>
+    <message>
+        <source>this build has no GPU backend (it needs libvulkan-dev and glslc when built)</source>
+        <extracomment>backend.not_built</extracomment>
+        <translation>此版本没有 GPU 后端（构建时需要 libvulkan-dev 和 glslc）</translation>
+    </message>
+    <message>
+        <source>the GPU stopped working (device lost, in %1); the CPU can take over with the same weights</source>
+        <extracomment>gpu.device_lost</extracomment>
+        <translation>GPU 停止工作（设备丢失，发生在 %1 中）；CPU 可以用同样的权重接手</translation>
+    </message>
+    <message>
+        <source>%1: the GPU is out of memory</source>
+        <extracomment>gpu.out_of_memory</extracomment>
+        <translation>%1：GPU 内存不足</translation>
+    </message>
+    <message>
+        <source>%1 failed (VkResult %2)</source>
+        <extracomment>gpu.call_failed</extracomment>
+        <translation>%1 失败（VkResult %2）</translation>
+    </message>
+    <message>
+        <source>no Vulkan instance (is a Vulkan driver installed?)</source>
+        <extracomment>gpu.no_instance</extracomment>
+        <translation>没有 Vulkan 实例（是否安装了 Vulkan 驱动？）</translation>
+    </message>
+    <message>
+        <source>no Vulkan device %1</source>
+        <extracomment>gpu.no_device</extracomment>
+        <translation>没有 Vulkan 设备 %1</translation>
+    </message>
+    <message>
+        <source>the Vulkan device %1 cannot be used: %2</source>
+        <extracomment>gpu.device_unusable</extracomment>
+        <translation>Vulkan 设备 %1 无法使用：%2</translation>
+    </message>
+    <message>
+        <source>the Vulkan device has no host-visible memory</source>
+        <extracomment>gpu.no_host_memory</extracomment>
+        <translation>该 Vulkan 设备没有主机可见的内存</translation>
+    </message>
+    <message>
+        <source>no usable Vulkan device</source>
+        <extracomment>gpu.no_usable_device</extracomment>
+        <translation>没有可用的 Vulkan 设备</translation>
+    </message>
+    <message>
+        <source>finished %1 steps</source>
+        <extracomment>train.finished</extracomment>
+        <translation>已完成 %1 步</translation>
+    </message>
+    <message>
+        <source>stopped after %1 steps</source>
+        <extracomment>train.stopped</extracomment>
+        <translation>在 %1 步后停止</translation>
+    </message>
+    <message>
+        <source>%1 became %2 at step %3 (epoch %4); training stopped and the last good weights were kept. Try a smaller learning rate.</source>
+        <extracomment>train.diverged</extracomment>
+        <translation>%1在第 %3 步（第 %4 轮）变为 %2；训练已停止，并保留了最后一组正常的权重。请尝试更小的学习率。</translation>
+    </message>
+    <message>
+        <source>the gradient</source>
+        <extracomment>train.the_gradient</extracomment>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>the loss</source>
+        <extracomment>train.the_loss</extracomment>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>infinite</source>
+        <extracomment>train.infinite</extracomment>
+        <translation>无穷大</translation>
+    </message>
+    <message>
+        <source>the device stopped working at step %1 (%2); the weights of step %3 were kept</source>
+        <extracomment>train.device_lost</extracomment>
+        <translation>设备在第 %1 步停止工作（%2）；保留了第 %3 步的权重</translation>
+    </message>
+    <message>
+        <source>%1 LayerNorm gamma/beta in the file are exactly 1 and 0 and were skipped (not learned)</source>
+        <extracomment>weights.norms_skipped</extracomment>
+        <translation>文件中有 %1 个 LayerNorm 的 gamma/beta 恰好为 1 和 0，已跳过（不作为可学习参数）</translation>
+    </message>
+    <message>
+        <source>weights &apos;%1&apos; were saved by an earlier Stepformer that trained LayerNorm gamma/beta; opened with &quot;learn_layer_norm&quot;: true so their numbers are unchanged. The tutorial keeps gamma = 1, beta = 0: retrain from the initial weights to follow it</source>
+        <extracomment>weights.earlier_learned_norms</extracomment>
+        <translation>权重 &apos;%1&apos; 由早期版本的 Stepformer 保存，当时训练了 LayerNorm 的 gamma/beta；已按 &quot;learn_layer_norm&quot;: true 打开，数值保持不变。教程固定 gamma = 1、beta = 0：若要与教程一致，请从初始权重重新训练</translation>
+    </message>
+    <message>
+        <source>weights &apos;%1&apos;: the positional buffer &apos;%2&apos; has shape %3; it is ignored and the sinusoid table recomputed</source>
+        <extracomment>weights.positional_shape</extracomment>
+        <translation>权重 &apos;%1&apos;：位置缓冲区 &apos;%2&apos; 的形状为 %3；已忽略它并重新计算正弦表</translation>
+    </message>
+    <message>
+        <source>weights &apos;%1&apos;: the positional buffer &apos;%2&apos; is not the sinusoid table (max |Δ| %3); the model recomputes the sinusoid table and does not use the file&apos;s</source>
+        <extracomment>weights.positional_not_sinusoid</extracomment>
+        <translation>权重 &apos;%1&apos;：位置缓冲区 &apos;%2&apos; 不是正弦表（最大 |Δ| 为 %3）；模型会重新计算正弦表，不使用文件中的值</translation>
     </message>
 </context>
 <context>
@@ -426,11 +1776,11 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>将表格保存为制表符分隔的文件。</translation>
     </message>
     <message>
-        <source>Tutorial's sentences</source>
+        <source>Tutorial&apos;s sentences</source>
         <translation>教程的句子</translation>
     </message>
     <message>
-        <source>Go back to the tutorial's two sentences.</source>
+        <source>Go back to the tutorial&apos;s two sentences.</source>
         <translation>恢复为教程的两个句子。</translation>
     </message>
     <message>
@@ -494,7 +1844,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation> — 填充</translation>
     </message>
     <message>
-        <source> — start of the decoder's input</source>
+        <source> — start of the decoder&apos;s input</source>
         <translation> — 解码器输入的起始</translation>
     </message>
     <message>
@@ -502,7 +1852,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation> — 句子结束</translation>
     </message>
     <message>
-        <source> — new: not in the model's vocabulary</source>
+        <source> — new: not in the model&apos;s vocabulary</source>
         <translation> — 新词：不在模型的词表中</translation>
     </message>
     <message>
@@ -518,7 +1868,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>由数据集构建（新词显示为橙色）：训练出的模型将使用这个词表。</translation>
     </message>
     <message>
-        <source>The model's vocabulary covers the dataset, so its token ids are kept (grey: used by no row).</source>
+        <source>The model&apos;s vocabulary covers the dataset, so its token ids are kept (grey: used by no row).</source>
         <translation>模型的词表已覆盖该数据集，因此保留其词元 id（灰色：没有任何行使用）。</translation>
     </message>
     <message>
@@ -549,20 +1899,20 @@ All layers: every layer × every head of the block at once (click a cell to enla
 <context>
     <name>DatasetModel</name>
     <message>
-        <source>the tutorial's</source>
+        <source>the tutorial&apos;s</source>
         <translation>教程的</translation>
     </message>
     <message>
-        <source>The encoder's input: the source sentence, padded with '%1' as the tutorial does.</source>
-        <translation>编码器的输入：源句子，并像教程那样用 '%1' 填充。</translation>
+        <source>The encoder&apos;s input: the source sentence, padded with &apos;%1&apos; as the tutorial does.</source>
+        <translation>编码器的输入：源句子，并像教程那样用 &apos;%1&apos; 填充。</translation>
     </message>
     <message>
-        <source>The decoder's input: '%1' followed by the target sentence.</source>
-        <translation>解码器的输入：'%1' 后接目标句子。</translation>
+        <source>The decoder&apos;s input: &apos;%1&apos; followed by the target sentence.</source>
+        <translation>解码器的输入：&apos;%1&apos; 后接目标句子。</translation>
     </message>
     <message>
-        <source>What the decoder must output: the target sentence followed by '%1'.</source>
-        <translation>解码器应输出的内容：目标句子后接 '%1'。</translation>
+        <source>What the decoder must output: the target sentence followed by &apos;%1&apos;.</source>
+        <translation>解码器应输出的内容：目标句子后接 &apos;%1&apos;。</translation>
     </message>
     <message>
         <source>enc_input is empty.</source>
@@ -573,16 +1923,16 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>dec_input 为空。</translation>
     </message>
     <message>
-        <source>dec_input must start with the start token '%1'.</source>
-        <translation>dec_input 必须以起始词元 '%1' 开头。</translation>
+        <source>dec_input must start with the start token &apos;%1&apos;.</source>
+        <translation>dec_input 必须以起始词元 &apos;%1&apos; 开头。</translation>
     </message>
     <message>
         <source>dec_output is empty.</source>
         <translation>dec_output 为空。</translation>
     </message>
     <message>
-        <source>dec_input has %1 tokens but dec_output has %2: they must be the same length (dec_output is dec_input shifted left by one, ending with '%3').</source>
-        <translation>dec_input 有 %1 个词元，而 dec_output 有 %2 个：两者长度必须相同（dec_output 是 dec_input 左移一位，并以 '%3' 结尾）。</translation>
+        <source>dec_input has %1 tokens but dec_output has %2: they must be the same length (dec_output is dec_input shifted left by one, ending with &apos;%3&apos;).</source>
+        <translation>dec_input 有 %1 个词元，而 dec_output 有 %2 个：两者长度必须相同（dec_output 是 dec_input 左移一位，并以 &apos;%3&apos; 结尾）。</translation>
     </message>
     <message>
         <source>%1 not in %2 source vocabulary.</source>
@@ -664,12 +2014,14 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>%1 · 第 %2 层 · 头 %3</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Masked self-attention&lt;/b&gt; (&lt;tt&gt;%1&lt;/tt&gt;): each decoder token looks at itself and the tokens before it. %2 query row(s) now; the new one is &lt;b&gt;“%3”&lt;/b&gt;.</source>
-        <translation>&lt;b&gt;掩码自注意力&lt;/b&gt;（&lt;tt&gt;%1&lt;/tt&gt;）：每个解码器词元关注它自己及其之前的词元。当前有 %2 个查询行；新的一行是 &lt;b&gt;“%3”&lt;/b&gt;。</translation>
-    </message>
-    <message>
         <source>&lt;b&gt;Encoder-decoder attention&lt;/b&gt; (&lt;tt&gt;%1&lt;/tt&gt;): which source words each decoder token reads. The new row &lt;b&gt;“%2”&lt;/b&gt; decides the next token.</source>
         <translation>&lt;b&gt;编码器-解码器注意力&lt;/b&gt;（&lt;tt&gt;%1&lt;/tt&gt;）：每个解码器词元读取哪些源词。新的一行 &lt;b&gt;“%2”&lt;/b&gt; 决定下一个词元。</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Masked self-attention&lt;/b&gt; (&lt;tt&gt;%1&lt;/tt&gt;): each decoder token looks at itself and the tokens before it. %n query rows now; the new one is &lt;b&gt;“%2”&lt;/b&gt;.</source>
+        <translation>
+            <numerusform>&lt;b&gt;掩码自注意力&lt;/b&gt;（&lt;tt&gt;%1&lt;/tt&gt;）：每个解码器词元关注它自己及其之前的词元。当前有 %n 个查询行；新的一行是 &lt;b&gt;“%2”&lt;/b&gt;。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -715,7 +2067,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>自动单步执行，直到结束词元</translation>
     </message>
     <message>
-        <source>Which decoder layer's attention to show (the last one by default)</source>
+        <source>Which decoder layer&apos;s attention to show (the last one by default)</source>
         <translation>显示哪个解码器层的注意力（默认为最后一层）</translation>
     </message>
     <message>
@@ -784,11 +2136,11 @@ All layers: every layer × every head of the block at once (click a cell to enla
 <context>
     <name>DeviceAgreement</name>
     <message>
-        <source>Which device computed this pass, and how far its numbers are from the CPU's</source>
+        <source>Which device computed this pass, and how far its numbers are from the CPU&apos;s</source>
         <translation>这次传播由哪个设备计算，以及它的数值与 CPU 的差距有多大</translation>
     </message>
     <message>
-        <source>&lt;p&gt;The same pass computed on the CPU backend (the reference) and compared number by number with this step's tensor.&lt;/p&gt;&lt;p&gt;&lt;b&gt;max |Δ|&lt;/b&gt;: the largest |GPU − CPU| of a number.&lt;br&gt;&lt;b&gt;max relative&lt;/b&gt;: max |Δ| ÷ the largest |CPU| number of the tensor — the difference measured against the tensor's scale (dividing number by number would explode where the CPU's number is near 0).&lt;br&gt;&lt;b&gt;differ&lt;/b&gt;: the numbers that are not exactly equal.&lt;/p&gt;&lt;p&gt;NaN and ∞ are never part of max |Δ|: they are counted and reported on their own line.&lt;/p&gt;</source>
+        <source>&lt;p&gt;The same pass computed on the CPU backend (the reference) and compared number by number with this step&apos;s tensor.&lt;/p&gt;&lt;p&gt;&lt;b&gt;max |Δ|&lt;/b&gt;: the largest |GPU − CPU| of a number.&lt;br&gt;&lt;b&gt;max relative&lt;/b&gt;: max |Δ| ÷ the largest |CPU| number of the tensor — the difference measured against the tensor&apos;s scale (dividing number by number would explode where the CPU&apos;s number is near 0).&lt;br&gt;&lt;b&gt;differ&lt;/b&gt;: the numbers that are not exactly equal.&lt;/p&gt;&lt;p&gt;NaN and ∞ are never part of max |Δ|: they are counted and reported on their own line.&lt;/p&gt;</source>
         <translation>&lt;p&gt;在 CPU 后端（参考实现）上计算同一次传播，并与此步骤的张量逐个数值比较。&lt;/p&gt;&lt;p&gt;&lt;b&gt;max |Δ|&lt;/b&gt;：单个数值的 |GPU − CPU| 的最大值。&lt;br&gt;&lt;b&gt;最大相对差&lt;/b&gt;：max |Δ| ÷ 该张量中最大的 |CPU| 数值 — 即相对于张量量级衡量的差异（若逐个数值相除，在 CPU 数值接近 0 处会急剧放大）。&lt;br&gt;&lt;b&gt;不同&lt;/b&gt;：不完全相等的数值。&lt;/p&gt;&lt;p&gt;NaN 和 ∞ 从不计入 max |Δ|：它们会被单独计数，并在单独一行中报告。&lt;/p&gt;</translation>
     </message>
     <message>
@@ -796,7 +2148,7 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>与 CPU 比较</translation>
     </message>
     <message>
-        <source>Compute this pass again on the CPU backend (the reference) and compare every step's numbers with this device's. Takes about as long as the pass; done once per pass.</source>
+        <source>Compute this pass again on the CPU backend (the reference) and compare every step&apos;s numbers with this device&apos;s. Takes about as long as the pass; done once per pass.</source>
         <translation>在 CPU 后端（参考实现）上重新计算这次传播，并将每个步骤的数值与此设备的结果比较。耗时与这次传播大致相同；每次传播只做一次。</translation>
     </message>
     <message>
@@ -804,11 +2156,11 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>显示差异</translation>
     </message>
     <message>
-        <source>Show GPU − CPU for this step as a heatmap: white = equal, red = the GPU's number is larger, blue = smaller; where float rounding differs</source>
+        <source>Show GPU − CPU for this step as a heatmap: white = equal, red = the GPU&apos;s number is larger, blue = smaller; where float rounding differs</source>
         <translation>以热力图显示此步骤的 GPU − CPU：白色 = 相等，红色 = GPU 的数值更大，蓝色 = 更小；即浮点舍入不同之处</translation>
     </message>
     <message>
-        <source>GPU − CPU for this step's numbers</source>
+        <source>GPU − CPU for this step&apos;s numbers</source>
         <translation>此步骤数值的 GPU − CPU</translation>
     </message>
     <message>
@@ -979,7 +2331,7 @@ It goes on computing on the CPU.</source>
         <translation>未知设备</translation>
     </message>
     <message>
-        <source>Unknown device "%1": use cpu, gpu or auto.</source>
+        <source>Unknown device &quot;%1&quot;: use cpu, gpu or auto.</source>
         <translation>未知设备“%1”：请使用 cpu、gpu 或 auto。</translation>
     </message>
     <message>
@@ -1067,19 +2419,19 @@ It goes on computing on the CPU.</source>
         <translation>**形状** `%1`</translation>
     </message>
     <message>
-        <source>then multiplies by a learned scale γ and adds a learned shift β (this model's config has `"learn_layer_norm": true`, so they are parameters and are trained)</source>
-        <translation>再乘以可学习的缩放 γ 并加上可学习的平移 β（该模型的配置中 `"learn_layer_norm": true`，所以它们是参数，会被训练）</translation>
+        <source>then multiplies by a learned scale γ and adds a learned shift β (this model&apos;s config has `&quot;learn_layer_norm&quot;: true`, so they are parameters and are trained)</source>
+        <translation>再乘以可学习的缩放 γ 并加上可学习的平移 β（该模型的配置中 `&quot;learn_layer_norm&quot;: true`，所以它们是参数，会被训练）</translation>
     </message>
     <message>
         <source>and has no learned scale: γ = 1 and β = 0, because the tutorial builds a fresh `nn.LayerNorm` inside every `forward`, so they are created anew on each call and never trained</source>
         <translation>且没有可学习的缩放：γ = 1、β = 0，因为教程在每次 `forward` 里都新建一个 `nn.LayerNorm`，它们每次调用都重新创建，从不被训练</translation>
     </message>
     <message>
-        <source>This model is **pre-norm** (`norm_first=True`): each sub-layer reads the normalised x and its output is added to x itself, `x = x + sublayer(norm(x))`; nothing normalises the sum until the next sub-layer's norm (or the stack's final norm).</source>
+        <source>This model is **pre-norm** (`norm_first=True`): each sub-layer reads the normalised x and its output is added to x itself, `x = x + sublayer(norm(x))`; nothing normalises the sum until the next sub-layer&apos;s norm (or the stack&apos;s final norm).</source>
         <translation>该模型是**前置归一化**（`norm_first=True`）：每个子层读取归一化后的 x，其输出加回 x 本身，`x = x + sublayer(norm(x))`；这个和直到下一个子层的归一化（或整个堆叠最后的归一化）才被归一化。</translation>
     </message>
     <message>
-        <source>This model is **post-norm** (`norm_first=False`, PyTorch's default): the sub-layer's output is added to its input and the sum is normalised, `x = norm(x + sublayer(x))`.</source>
+        <source>This model is **post-norm** (`norm_first=False`, PyTorch&apos;s default): the sub-layer&apos;s output is added to its input and the sum is normalised, `x = norm(x + sublayer(x))`.</source>
         <translation>该模型是**后置归一化**（`norm_first=False`，PyTorch 的默认值）：子层的输出加到它的输入上，再对这个和做归一化，`x = norm(x + sublayer(x))`。</translation>
     </message>
 </context>
@@ -1137,7 +2489,7 @@ It goes on computing on the CPU.</source>
         <translation>张量及其梯度</translation>
     </message>
     <message>
-        <source>The step's tensor beside its gradient ∂loss/∂tensor</source>
+        <source>The step&apos;s tensor beside its gradient ∂loss/∂tensor</source>
         <translation>此步骤的张量与其梯度 ∂loss/∂tensor 并排显示</translation>
     </message>
     <message>
@@ -1145,7 +2497,7 @@ It goes on computing on the CPU.</source>
         <translation>权重 W</translation>
     </message>
     <message>
-        <source>The weight that made this step's tensor</source>
+        <source>The weight that made this step&apos;s tensor</source>
         <translation>生成此步骤张量的权重</translation>
     </message>
     <message>
@@ -1153,7 +2505,7 @@ It goes on computing on the CPU.</source>
         <translation>其梯度 ∂loss/∂W</translation>
     </message>
     <message>
-        <source>The weight's gradient: what the backward pass computes for the optimizer</source>
+        <source>The weight&apos;s gradient: what the backward pass computes for the optimizer</source>
         <translation>权重的梯度：反向传播为优化器计算的结果</translation>
     </message>
     <message>
@@ -1161,11 +2513,11 @@ It goes on computing on the CPU.</source>
         <translation>更新量 ΔW</translation>
     </message>
     <message>
-        <source>What the optimizer's next step would add to the weight</source>
+        <source>What the optimizer&apos;s next step would add to the weight</source>
         <translation>优化器下一步将加到权重上的量</translation>
     </message>
     <message>
-        <source>The gradient has the tensor's shape: one number per entry, how much the loss changes when that entry changes</source>
+        <source>The gradient has the tensor&apos;s shape: one number per entry, how much the loss changes when that entry changes</source>
         <translation>梯度与张量形状相同：每个元素对应一个数值，表示该元素变化时损失变化多少</translation>
     </message>
     <message>
@@ -1200,7 +2552,7 @@ Run a backward pass (a training step) to see them.</source>
     </message>
     <message>
         <source>No gradient for “%1” in this trace.
-Run a backward pass (a training step) to see it, or pick a step on the loss's path (masks and the positional table have none).</source>
+Run a backward pass (a training step) to see it, or pick a step on the loss&apos;s path (masks and the positional table have none).</source>
         <translation>此追踪中没有“%1”的梯度。
 运行一次反向传播（一个训练步）即可查看，或选择位于损失路径上的步骤（掩码和位置编码表没有梯度）。</translation>
     </message>
@@ -1209,8 +2561,8 @@ Run a backward pass (a training step) to see it, or pick a step on the loss's pa
         <translation>  （前向值）</translation>
     </message>
     <message>
-        <source>'%1' is not in this trace.</source>
-        <translation>'%1' 不在此追踪中。</translation>
+        <source>&apos;%1&apos; is not in this trace.</source>
+        <translation>&apos;%1&apos; 不在此追踪中。</translation>
     </message>
     <message>
         <source>  · head %1</source>
@@ -1253,12 +2605,20 @@ gradient
         <translation>；&amp;nbsp;此处最大：&lt;b&gt;%1&lt;/b&gt;，位于 (%2, %3)</translation>
     </message>
     <message>
-        <source>&lt;br&gt;&lt;span style='color:#555'&gt;Red: raising that number would raise the loss; blue: would lower it.&lt;/span&gt;</source>
-        <translation>&lt;br&gt;&lt;span style='color:#555'&gt;红色：增大该数会使损失升高；蓝色：会使损失降低。&lt;/span&gt;</translation>
+        <source>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;Red: raising that number would raise the loss; blue: would lower it.&lt;/span&gt;</source>
+        <translation>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;红色：增大该数会使损失升高；蓝色：会使损失降低。&lt;/span&gt;</translation>
     </message>
     <message>
         <source>Gradient descent moves every number against its gradient: the optimizer subtracts (a multiple of) it from each weight.</source>
         <translation>梯度下降让每个数朝其梯度的反方向移动：优化器从每个权重中减去梯度（的若干倍）。</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;∂loss/∂%1 here = &lt;b&gt;%2&lt;/b&gt;</source>
+        <translation>&lt;br&gt;此处的 ∂loss/∂%1 = &lt;b&gt;%2&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;forward value %1 = &lt;b&gt;%2&lt;/b&gt;</source>
+        <translation>&lt;br&gt;前向值 %1 = &lt;b&gt;%2&lt;/b&gt;</translation>
     </message>
 </context>
 <context>
@@ -1310,6 +2670,10 @@ gradient
     <message>
         <source>No data</source>
         <translation>无数据</translation>
+    </message>
+    <message>
+        <source>value = &lt;b&gt;%1&lt;/b&gt;</source>
+        <translation>值 = &lt;b&gt;%1&lt;/b&gt;</translation>
     </message>
 </context>
 <context>
@@ -1423,7 +2787,7 @@ gradient
         <translation>关于 Stepformer</translation>
     </message>
     <message>
-        <source>&lt;h3&gt;Stepformer %1&lt;/h3&gt;&lt;p&gt;Step through the forward pass of the classic PyTorch encoder-decoder Transformer tutorial and see every intermediate tensor: embeddings, positional encoding, masks, Q/K/V, attention scores and weights, Add &amp;amp; Norm, the feed-forward network and the output probabilities.&lt;/p&gt;&lt;p&gt;The default model is trained on the tutorial's two sentences on first start and cached in &lt;tt&gt;%2&lt;/tt&gt;.&lt;/p&gt;</source>
+        <source>&lt;h3&gt;Stepformer %1&lt;/h3&gt;&lt;p&gt;Step through the forward pass of the classic PyTorch encoder-decoder Transformer tutorial and see every intermediate tensor: embeddings, positional encoding, masks, Q/K/V, attention scores and weights, Add &amp;amp; Norm, the feed-forward network and the output probabilities.&lt;/p&gt;&lt;p&gt;The default model is trained on the tutorial&apos;s two sentences on first start and cached in &lt;tt&gt;%2&lt;/tt&gt;.&lt;/p&gt;</source>
         <translation>&lt;h3&gt;Stepformer %1&lt;/h3&gt;&lt;p&gt;逐步执行经典 PyTorch 编码器-解码器 Transformer 教程的前向传播，查看每一个中间张量：词嵌入、位置编码、掩码、Q/K/V、注意力分数与权重、Add &amp;amp; Norm、前馈网络以及输出概率。&lt;/p&gt;&lt;p&gt;默认模型在首次启动时用教程中的两个句子训练，并缓存在 &lt;tt&gt;%2&lt;/tt&gt; 中。&lt;/p&gt;</translation>
     </message>
     <message>
@@ -1438,7 +2802,7 @@ gradient
         <translation>预设：</translation>
     </message>
     <message>
-        <source>The tutorial's (d_model 512, 6 layers, SGD)</source>
+        <source>The tutorial&apos;s (d_model 512, 6 layers, SGD)</source>
         <translation>教程的设置（d_model 512，6 层，SGD）</translation>
     </message>
     <message>
@@ -1446,7 +2810,7 @@ gradient
         <translation>小巧易读（d_model 32，2 层，Adam）</translation>
     </message>
     <message>
-        <source>PyTorch's nn.Transformer (d_model 32, 2 + 2 layers, Adam)</source>
+        <source>PyTorch&apos;s nn.Transformer (d_model 32, 2 + 2 layers, Adam)</source>
         <translation>PyTorch 的 nn.Transformer（d_model 32，2 + 2 层，Adam）</translation>
     </message>
     <message>
@@ -1458,7 +2822,7 @@ gradient
         <translation>自定义</translation>
     </message>
     <message>
-        <source>The tutorial's hyperparameters train slowly (about 0.1 s a step); the small model trains in a second and its attention maps are easy to read.</source>
+        <source>The tutorial&apos;s hyperparameters train slowly (about 0.1 s a step); the small model trains in a second and its attention maps are easy to read.</source>
         <translation>教程的超参数训练较慢（每步约 0.1 秒）；小模型一秒即可训练完成，且注意力图易于阅读。</translation>
     </message>
     <message>
@@ -1466,7 +2830,7 @@ gradient
         <translation>模型</translation>
     </message>
     <message>
-        <source>d_model: the width of every token's vector (the tutorial: 512).</source>
+        <source>d_model: the width of every token&apos;s vector (the tutorial: 512).</source>
         <translation>d_model：每个词元向量的宽度（教程中为 512）。</translation>
     </message>
     <message>
@@ -1474,11 +2838,11 @@ gradient
         <translation>d_ff：前馈网络隐藏层的宽度（教程中为 2048）。</translation>
     </message>
     <message>
-        <source>d_k: the width of each head's queries and keys (the tutorial: 64).</source>
+        <source>d_k: the width of each head&apos;s queries and keys (the tutorial: 64).</source>
         <translation>d_k：每个头的查询和键的宽度（教程中为 64）。</translation>
     </message>
     <message>
-        <source>d_v: the width of each head's values (the tutorial: 64).</source>
+        <source>d_v: the width of each head&apos;s values (the tutorial: 64).</source>
         <translation>d_v：每个头的值的宽度（教程中为 64）。</translation>
     </message>
     <message>
@@ -1494,11 +2858,11 @@ gradient
         <translation>位置编码之后的 dropout，仅在训练时生效（教程中为 0.1）。必须小于 1。</translation>
     </message>
     <message>
-        <source>The tutorial's (seed 001)</source>
+        <source>The tutorial&apos;s (seed 001)</source>
         <translation>教程的模型（种子文档 001）</translation>
     </message>
     <message>
-        <source>PyTorch's nn.Transformer (seed 002)</source>
+        <source>PyTorch&apos;s nn.Transformer (seed 002)</source>
         <translation>PyTorch 的 nn.Transformer（种子文档 002）</translation>
     </message>
     <message>
@@ -1506,7 +2870,7 @@ gradient
         <translation>attention-is-all-you-need-pytorch（种子文档 003）</translation>
     </message>
     <message>
-        <source>The tutorial's model, or PyTorch's own nn.Transformer layers: packed in-projection with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf.</source>
+        <source>The tutorial&apos;s model, or PyTorch&apos;s own nn.Transformer layers: packed in-projection with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf.</source>
         <translation>教程的模型，或 PyTorch 自带的 nn.Transformer 层：带偏置的打包输入投影、可学习的 LayerNorm、编码器和解码器末尾的归一化、取值为 0 / −inf 的掩码。</translation>
     </message>
     <message>
@@ -1518,7 +2882,7 @@ gradient
         <translation>nn.TransformerEncoderLayer(norm_first=True)：在每个子层之前做 LayerNorm，残差连接绕过该子层（关闭时：在残差求和之后做，与论文一致）。</translation>
     </message>
     <message>
-        <source>The feed-forward network's activation (nn.Transformer's activation argument).</source>
+        <source>The feed-forward network&apos;s activation (nn.Transformer&apos;s activation argument).</source>
         <translation>前馈网络的激活函数（即 nn.Transformer 的 activation 参数）。</translation>
     </message>
     <message>
@@ -1568,7 +2932,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>优化器</translation>
     </message>
     <message>
-        <source>SGD with momentum (the tutorial's)</source>
+        <source>SGD with momentum (the tutorial&apos;s)</source>
         <translation>带动量的 SGD（教程的做法）</translation>
     </message>
     <message>
@@ -1588,7 +2952,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>预热调度</translation>
     </message>
     <message>
-        <source>The paper's schedule: lr × d_model^−0.5 × min(step^−0.5, step × warmup^−1.5). With it, the learning rate field is a multiplier (the paper: 1).</source>
+        <source>The paper&apos;s schedule: lr × d_model^−0.5 × min(step^−0.5, step × warmup^−1.5). With it, the learning rate field is a multiplier (the paper: 1).</source>
         <translation>论文中的调度：lr × d_model^−0.5 × min(step^−0.5, step × warmup^−1.5)。启用后，学习率字段作为倍数使用（论文中为 1）。</translation>
     </message>
     <message>
@@ -1628,7 +2992,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>每轮打乱顺序</translation>
     </message>
     <message>
-        <source>The tutorial's DataLoader shuffles (shuffle=True).</source>
+        <source>The tutorial&apos;s DataLoader shuffles (shuffle=True).</source>
         <translation>教程的 DataLoader 会打乱顺序 (shuffle=True)。</translation>
     </message>
     <message>
@@ -1652,7 +3016,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>学习率：请输入一个数，例如 1e-3。</translation>
     </message>
     <message>
-        <source>Learning rate: "%1" is not a number (write e.g. 1e-3 or 0.001).</source>
+        <source>Learning rate: &quot;%1&quot; is not a number (write e.g. 1e-3 or 0.001).</source>
         <translation>学习率：“%1”不是数字（请写成 1e-3 或 0.001 这样的形式）。</translation>
     </message>
     <message>
@@ -1707,32 +3071,16 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>示例</translation>
     </message>
     <message>
-        <source>Back to the tutorial's example: ich mochte ein bier P → S i want a beer .</source>
+        <source>Back to the tutorial&apos;s example: ich mochte ein bier P → S i want a beer .</source>
         <translation>恢复为教程的示例：ich mochte ein bier P → S i want a beer .</translation>
     </message>
     <message>
-        <source>The encoder's input (enc_inputs), at most %1 words from: %2</source>
+        <source>The encoder&apos;s input (enc_inputs), at most %1 words from: %2</source>
         <translation>编码器的输入 (enc_inputs)，最多 %1 个单词，可选词：%2</translation>
     </message>
     <message>
-        <source>The decoder's input (dec_inputs), at most %1 words from: %2</source>
+        <source>The decoder&apos;s input (dec_inputs), at most %1 words from: %2</source>
         <translation>解码器的输入 (dec_inputs)，最多 %1 个单词，可选词：%2</translation>
-    </message>
-    <message>
-        <source>unknown source word%1 %2 (the source vocabulary is: %3)</source>
-        <translation>未知的源语言单词&lt;!--%1--&gt;：%2（源词表为：%3）</translation>
-    </message>
-    <message>
-        <source>unknown target word%1 %2 (the target vocabulary is: %3)</source>
-        <translation>未知的目标语言单词&lt;!--%1--&gt;：%2（目标词表为：%3）</translation>
-    </message>
-    <message>
-        <source>the source has %1 words, at most %2 fit (src_len)</source>
-        <translation>源句子有 %1 个单词，最多只能容纳 %2 个 (src_len)</translation>
-    </message>
-    <message>
-        <source>the target has %1 words, at most %2 fit (tgt_len)</source>
-        <translation>目标句子有 %1 个单词，最多只能容纳 %2 个 (tgt_len)</translation>
     </message>
     <message>
         <source>the source sentence is empty</source>
@@ -1751,12 +3099,36 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>正在检查…</translation>
     </message>
     <message>
-        <source>The encoder's input (enc_inputs): source words separated by spaces. Alt+/ (or Ctrl+Space) lists the vocabulary.</source>
+        <source>The encoder&apos;s input (enc_inputs): source words separated by spaces. Alt+/ (or Ctrl+Space) lists the vocabulary.</source>
         <translation>编码器的输入 (enc_inputs)：以空格分隔的源语言单词。按 Alt+/（或 Ctrl+Space） 列出词表。</translation>
     </message>
     <message>
-        <source>The decoder's input (dec_inputs): starts with the start symbol S. Alt+/ (or Ctrl+Space) lists the vocabulary.</source>
+        <source>The decoder&apos;s input (dec_inputs): starts with the start symbol S. Alt+/ (or Ctrl+Space) lists the vocabulary.</source>
         <translation>解码器的输入 (dec_inputs)：以起始符号 S 开头。按 Alt+/（或 Ctrl+Space） 列出词表。</translation>
+    </message>
+    <message numerus="yes">
+        <source>unknown source words %1 (the source vocabulary is: %2)</source>
+        <translation>
+            <numerusform>未知的源语言单词：%1（源词表为：%2）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>unknown target words %1 (the target vocabulary is: %2)</source>
+        <translation>
+            <numerusform>未知的目标语言单词：%1（目标词表为：%2）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the source has %n words, at most %1 fit (src_len)</source>
+        <translation>
+            <numerusform>源句子有 %n 个单词，最多只能容纳 %1 个 (src_len)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the target has %n words, at most %1 fit (tgt_len)</source>
+        <translation>
+            <numerusform>目标句子有 %n 个单词，最多只能容纳 %1 个 (tgt_len)</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1778,7 +3150,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>key_padding_mask[%1, %2] = %3</translation>
     </message>
     <message>
-        <source>"%1" is not a number: x[%2, %3, %4] keeps its value</source>
+        <source>&quot;%1&quot; is not a number: x[%2, %3, %4] keeps its value</source>
         <translation>“%1”不是数字：x[%2, %3, %4] 保持原值</translation>
     </message>
 </context>
@@ -1793,7 +3165,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>src [seq_len, batch, d_model]</translation>
     </message>
     <message>
-        <source>The encoder layer's input, in PyTorch's layout (batch_first=False)</source>
+        <source>The encoder layer&apos;s input, in PyTorch&apos;s layout (batch_first=False)</source>
         <translation>编码器层的输入，采用 PyTorch 的布局 (batch_first=False)</translation>
     </message>
     <message>
@@ -1802,14 +3174,14 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
     </message>
     <message>
         <source>batch </source>
-        <translation>batch </translation>
+        <translation>批 </translation>
     </message>
     <message>
-        <source>Seed 004's x</source>
+        <source>Seed 004&apos;s x</source>
         <translation>种子文档 004 的 x</translation>
     </message>
     <message>
-        <source>torch.manual_seed(42); x = torch.randn(3, 1, 4): the notebook's encoder_input (and, with the decoder layer, a tgt [5, 1, 4] drawn next from the same stream)</source>
+        <source>torch.manual_seed(42); x = torch.randn(3, 1, 4): the notebook&apos;s encoder_input (and, with the decoder layer, a tgt [5, 1, 4] drawn next from the same stream)</source>
         <translation>torch.manual_seed(42); x = torch.randn(3, 1, 4)：即笔记本中的 encoder_input（启用解码器层时，还有紧接着从同一随机流中抽取的 tgt [5, 1, 4]）</translation>
     </message>
     <message>
@@ -1817,7 +3189,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>随机</translation>
     </message>
     <message>
-        <source>Standard-normal numbers (like torch.randn, from Stepformer's own generator) with the seed beside it; src and, with the decoder layer, tgt</source>
+        <source>Standard-normal numbers (like torch.randn, from Stepformer&apos;s own generator) with the seed beside it; src and, with the decoder layer, tgt</source>
         <translation>标准正态分布的随机数（类似 torch.randn，但来自 Stepformer 自己的随机数生成器），使用旁边的种子；生成 src，启用解码器层时也生成 tgt</translation>
     </message>
     <message>
@@ -1829,15 +3201,15 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>加载 .npy…</translation>
     </message>
     <message>
-        <source>A NumPy array [seq_len, batch, d_model] (or [seq_len, d_model]), e.g. np.save('x.npy', x.numpy())</source>
-        <translation>NumPy 数组 [seq_len, batch, d_model]（或 [seq_len, d_model]），例如 np.save('x.npy', x.numpy())</translation>
+        <source>A NumPy array [seq_len, batch, d_model] (or [seq_len, d_model]), e.g. np.save(&apos;x.npy&apos;, x.numpy())</source>
+        <translation>NumPy 数组 [seq_len, batch, d_model]（或 [seq_len, d_model]），例如 np.save(&apos;x.npy&apos;, x.numpy())</translation>
     </message>
     <message>
         <source>Decoder layer (nn.TransformerDecoderLayer)</source>
         <translation>解码器层 (nn.TransformerDecoderLayer)</translation>
     </message>
     <message>
-        <source>output = decoder_layer(tgt, memory): a decoder layer of the same size after the encoder layer, reading its output as memory (seed 004's second part, with trg_seq_len 5)</source>
+        <source>output = decoder_layer(tgt, memory): a decoder layer of the same size after the encoder layer, reading its output as memory (seed 004&apos;s second part, with trg_seq_len 5)</source>
         <translation>output = decoder_layer(tgt, memory)：在编码器层之后接一个同样大小的解码器层，把编码器层的输出作为 memory 读入（种子文档 004 的第二部分，trg_seq_len 为 5）</translation>
     </message>
     <message>
@@ -1849,7 +3221,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>tgt_len </translation>
     </message>
     <message>
-        <source>Standard-normal tgt with the seed of src's Random</source>
+        <source>Standard-normal tgt with the seed of src&apos;s Random</source>
         <translation>标准正态分布的 tgt，使用 src “随机”按钮的种子</translation>
     </message>
     <message>
@@ -1865,7 +3237,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>tgt_mask = nn.Transformer.generate_square_subsequent_mask(tgt_len)：位置 i 不能关注它之后的位置</translation>
     </message>
     <message>
-        <source>src's pad column is also the decoder's memory_key_padding_mask.</source>
+        <source>src&apos;s pad column is also the decoder&apos;s memory_key_padding_mask.</source>
         <translation>src 的“填充”列同时也是解码器的 memory_key_padding_mask。</translation>
     </message>
     <message>
@@ -1897,7 +3269,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>loss = output[..., 0].sum() 的梯度</translation>
     </message>
     <message>
-        <source>Adds a grad.&lt;step&gt; for every step, in the order backpropagation computes them. (Not output.sum(): a LayerNorm's outputs always sum to the sum of its bias, so its gradient would be 0.)</source>
+        <source>Adds a grad.&lt;step&gt; for every step, in the order backpropagation computes them. (Not output.sum(): a LayerNorm&apos;s outputs always sum to the sum of its bias, so its gradient would be 0.)</source>
         <translation>为每一步添加一个 grad.&lt;step&gt;，顺序与反向传播计算它们的顺序一致。（不用 output.sum()：LayerNorm 的输出之和总是等于其偏置之和，因此它的梯度会是 0。）</translation>
     </message>
     <message>
@@ -1905,7 +3277,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>激活函数</translation>
     </message>
     <message>
-        <source>PyTorch's initialisation does not depend on norm_first or activation: torch.manual_seed(42) gives these same weights for every choice. The notebook's printed numbers are the defaults' (post-norm, relu).</source>
+        <source>PyTorch&apos;s initialisation does not depend on norm_first or activation: torch.manual_seed(42) gives these same weights for every choice. The notebook&apos;s printed numbers are the defaults&apos; (post-norm, relu).</source>
         <translation>PyTorch 的初始化不依赖于 norm_first 或 activation：无论如何选择，torch.manual_seed(42) 都会给出相同的权重。笔记本中打印的数值对应默认设置（post-norm，relu）。</translation>
     </message>
     <message>
@@ -1913,11 +3285,11 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>权重</translation>
     </message>
     <message>
-        <source>Seed 004's</source>
+        <source>Seed 004&apos;s</source>
         <translation>种子文档 004</translation>
     </message>
     <message>
-        <source>PyTorch's own initialisation of nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8, dropout=0.0) after torch.manual_seed(42) and x = torch.randn(3, 1, 4)</source>
+        <source>PyTorch&apos;s own initialisation of nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8, dropout=0.0) after torch.manual_seed(42) and x = torch.randn(3, 1, 4)</source>
         <translation>在 torch.manual_seed(42) 和 x = torch.randn(3, 1, 4) 之后，PyTorch 自己对 nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8, dropout=0.0) 的初始化</translation>
     </message>
     <message>
@@ -1925,7 +3297,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>全新初始化</translation>
     </message>
     <message>
-        <source>init_params with the seed beside it: PyTorch's schemes, Stepformer's random generator</source>
+        <source>init_params with the seed beside it: PyTorch&apos;s schemes, Stepformer&apos;s random generator</source>
         <translation>使用旁边的种子执行 init_params：采用 PyTorch 的初始化方案，随机数来自 Stepformer 的生成器</translation>
     </message>
     <message>
@@ -1937,8 +3309,8 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>打开 state_dict…</translation>
     </message>
     <message>
-        <source>A safetensors file with encoder_layer.* (and decoder_layer.*) names, e.g. save_file({'encoder_layer.' + k: v for k, v in layer.state_dict().items()}, 'w.safetensors')</source>
-        <translation>名称为 encoder_layer.*（以及 decoder_layer.*）的 safetensors 文件，例如 save_file({'encoder_layer.' + k: v for k, v in layer.state_dict().items()}, 'w.safetensors')</translation>
+        <source>A safetensors file with encoder_layer.* (and decoder_layer.*) names, e.g. save_file({&apos;encoder_layer.&apos; + k: v for k, v in layer.state_dict().items()}, &apos;w.safetensors&apos;)</source>
+        <translation>名称为 encoder_layer.*（以及 decoder_layer.*）的 safetensors 文件，例如 save_file({&apos;encoder_layer.&apos; + k: v for k, v in layer.state_dict().items()}, &apos;w.safetensors&apos;)</translation>
     </message>
     <message>
         <source>Open state_dict</source>
@@ -1969,26 +3341,26 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>d_model %1，nhead %2，dim_feedforward %3。%4</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Seed 004's setup&lt;/b&gt;: the encoder layer's output is the notebook's printed memory.</source>
+        <source>&lt;b&gt;Seed 004&apos;s setup&lt;/b&gt;: the encoder layer&apos;s output is the notebook&apos;s printed memory.</source>
         <translation>&lt;b&gt;种子文档 004 的设置&lt;/b&gt;：编码器层的输出就是笔记本中打印的 memory。</translation>
     </message>
     <message>
-        <source>Not seed 004's setup (its x, its weights, post-norm relu, no padding): the numbers differ from the notebook's print.</source>
+        <source>Not seed 004&apos;s setup (its x, its weights, post-norm relu, no padding): the numbers differ from the notebook&apos;s print.</source>
         <translation>不是种子文档 004 的设置（它的 x、它的权重、post-norm relu、无填充）：数值与笔记本中打印的不同。</translation>
     </message>
 </context>
 <context>
     <name>LabModel</name>
     <message>
-        <source>seed 004's x</source>
+        <source>seed 004&apos;s x</source>
         <translation>种子文档 004 的 x</translation>
     </message>
     <message>
-        <source>seed 004's tgt (continued)</source>
+        <source>seed 004&apos;s tgt (continued)</source>
         <translation>种子文档 004 的 tgt（接续）</translation>
     </message>
     <message>
-        <source>Seed 004's: PyTorch's own initialisation after torch.manual_seed(42) and x = torch.randn(3, 1, 4) (in_proj xavier, in_proj and out_proj biases 0, norms 1 and 0). The decoder layer's weights continue the same random stream: PyTorch's initialisation too, but not the notebook's decoder cells</source>
+        <source>Seed 004&apos;s: PyTorch&apos;s own initialisation after torch.manual_seed(42) and x = torch.randn(3, 1, 4) (in_proj xavier, in_proj and out_proj biases 0, norms 1 and 0). The decoder layer&apos;s weights continue the same random stream: PyTorch&apos;s initialisation too, but not the notebook&apos;s decoder cells</source>
         <translation>种子文档 004 的权重：在 torch.manual_seed(42) 和 x = torch.randn(3, 1, 4) 之后 PyTorch 自己的初始化（in_proj 用 xavier，in_proj 和 out_proj 的偏置为 0，归一化层为 1 和 0）。解码器层的权重接续同一随机流：同样是 PyTorch 的初始化，但不是笔记本中解码器单元格的权重</translation>
     </message>
     <message>
@@ -2000,7 +3372,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>已调整大小</translation>
     </message>
     <message>
-        <source>Seed 004's x has d_model 4; these weights have d_model %1.</source>
+        <source>Seed 004&apos;s x has d_model 4; these weights have d_model %1.</source>
         <translation>种子文档 004 的 x 的 d_model 为 4；这些权重的 d_model 为 %1。</translation>
     </message>
     <message>
@@ -2032,7 +3404,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>其中包含 NaN 或无穷大</translation>
     </message>
     <message>
-        <source>Fresh: init_params(seed %1), PyTorch's initialisation schemes (in_proj xavier, linear layers U(±1/√fan_in), biases of the attention 0, norms 1 and 0) from Stepformer's own random generator, so not the numbers torch.manual_seed(%1) would give</source>
+        <source>Fresh: init_params(seed %1), PyTorch&apos;s initialisation schemes (in_proj xavier, linear layers U(±1/√fan_in), biases of the attention 0, norms 1 and 0) from Stepformer&apos;s own random generator, so not the numbers torch.manual_seed(%1) would give</source>
         <translation>全新初始化：init_params(seed %1)，采用 PyTorch 的初始化方案（in_proj 用 xavier，线性层用 U(±1/√fan_in)，注意力的偏置为 0，归一化层为 1 和 0），随机数来自 Stepformer 自己的生成器，因此与 torch.manual_seed(%1) 得到的数值不同</translation>
     </message>
     <message>
@@ -2048,7 +3420,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>（假定 nhead 为 %1）</translation>
     </message>
     <message>
-        <source>; it has no decoder_layer.*: the decoder layer's are fresh, init_params(seed %1)</source>
+        <source>; it has no decoder_layer.*: the decoder layer&apos;s are fresh, init_params(seed %1)</source>
         <translation>；其中没有 decoder_layer.*：解码器层的权重为全新初始化，init_params(seed %1)</translation>
     </message>
     <message>
@@ -2058,6 +3430,14 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
     <message>
         <source>random, seed 1</source>
         <translation>随机，种子 1</translation>
+    </message>
+    <message>
+        <source>no encoder_layer.self_attn.in_proj_weight / encoder_layer.linear1.weight: the lab opens the state_dicts of nn.TransformerEncoderLayer (and nn.TransformerDecoderLayer) saved under the names encoder_layer.* (and decoder_layer.*)</source>
+        <translation>没有 encoder_layer.self_attn.in_proj_weight / encoder_layer.linear1.weight：实验室打开的是以 encoder_layer.*（以及 decoder_layer.*）为名保存的 nn.TransformerEncoderLayer（以及 nn.TransformerDecoderLayer）的 state_dict</translation>
+    </message>
+    <message>
+        <source>d_model %1 is not divisible by nhead %2; a state_dict does not say nhead: save the file with a stepformer config in its metadata</source>
+        <translation>d_model %1 不能被 nhead %2 整除；state_dict 中没有 nhead：请在保存文件时把 stepformer 配置写入其元数据</translation>
     </message>
 </context>
 <context>
@@ -2075,7 +3455,7 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>种子文档 004</translation>
     </message>
     <message>
-        <source>Every number is computed by Stepformer's own nn.TransformerEncoderLayer, tested against PyTorch 1.13 to 1e-4</source>
+        <source>Every number is computed by Stepformer&apos;s own nn.TransformerEncoderLayer, tested against PyTorch 1.13 to 1e-4</source>
         <translation>每个数值都由 Stepformer 自己的 nn.TransformerEncoderLayer 计算，并已与 PyTorch 1.13 对照测试，误差在 1e-4 以内</translation>
     </message>
     <message>
@@ -2134,12 +3514,12 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>损失</translation>
     </message>
     <message>
-        <source>&lt;span style='color:#777'&gt;The loss appears here, one point per optimizer step.&lt;/span&gt;</source>
-        <translation>&lt;span style='color:#777'&gt;损失会显示在这里，每个优化器步一个点。&lt;/span&gt;</translation>
+        <source>&lt;span style=&apos;color:#777&apos;&gt;The loss appears here, one point per optimizer step.&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#777&apos;&gt;损失会显示在这里，每个优化器步一个点。&lt;/span&gt;</translation>
     </message>
     <message>
-        <source>step &lt;b&gt;%1&lt;/b&gt; · loss &lt;b style='color:%4'&gt;%2&lt;/b&gt; · smoothed &lt;b style='color:%5'&gt;%3&lt;/b&gt;</source>
-        <translation>第 &lt;b&gt;%1&lt;/b&gt; 步 · 损失 &lt;b style='color:%4'&gt;%2&lt;/b&gt; · 平滑后 &lt;b style='color:%5'&gt;%3&lt;/b&gt;</translation>
+        <source>step &lt;b&gt;%1&lt;/b&gt; · loss &lt;b style=&apos;color:%4&apos;&gt;%2&lt;/b&gt; · smoothed &lt;b style=&apos;color:%5&apos;&gt;%3&lt;/b&gt;</source>
+        <translation>第 &lt;b&gt;%1&lt;/b&gt; 步 · 损失 &lt;b style=&apos;color:%4&apos;&gt;%2&lt;/b&gt; · 平滑后 &lt;b style=&apos;color:%5&apos;&gt;%3&lt;/b&gt;</translation>
     </message>
     <message>
         <source>step %1
@@ -2218,11 +3598,11 @@ learning rate %5</source>
         <translation>计入损失？</translation>
     </message>
     <message>
-        <source>The target's logit: z[t, target]</source>
+        <source>The target&apos;s logit: z[t, target]</source>
         <translation>目标词元的 logit：z[t, target]</translation>
     </message>
     <message>
-        <source>log of the softmax's denominator: log Σᵤ exp(z[t, u])</source>
+        <source>log of the softmax&apos;s denominator: log Σᵤ exp(z[t, u])</source>
         <translation>softmax 分母的对数：log Σᵤ exp(z[t, u])</translation>
     </message>
     <message>
@@ -2234,12 +3614,12 @@ learning rate %5</source>
         <translation>该位置的交叉熵 = log Σ e^z − zₜ</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Label-smoothed cross-entropy, summed&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style='color:#555'&gt; &amp;nbsp;— pad targets (&lt;b&gt;%2&lt;/b&gt;) ignored&lt;/span&gt;</source>
-        <translation>&lt;b&gt;标签平滑交叉熵（求和）&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style='color:#555'&gt; &amp;nbsp;— 忽略填充目标（&lt;b&gt;%2&lt;/b&gt;）&lt;/span&gt;</translation>
+        <source>&lt;b&gt;Label-smoothed cross-entropy, summed&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style=&apos;color:#555&apos;&gt; &amp;nbsp;— pad targets (&lt;b&gt;%2&lt;/b&gt;) ignored&lt;/span&gt;</source>
+        <translation>&lt;b&gt;标签平滑交叉熵（求和）&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style=&apos;color:#555&apos;&gt; &amp;nbsp;— 忽略填充目标（&lt;b&gt;%2&lt;/b&gt;）&lt;/span&gt;</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Cross-entropy loss&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style='color:#555'&gt; &amp;nbsp;— per position: softmax of the logits, p of the correct token, −log p; pad targets (&lt;b&gt;%2&lt;/b&gt;, id %3) are ignored.&lt;/span&gt;</source>
-        <translation>&lt;b&gt;交叉熵损失&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style='color:#555'&gt; &amp;nbsp;— 逐位置计算：对 logits 做 softmax，取正确词元的概率 p，再取 −log p；填充目标（&lt;b&gt;%2&lt;/b&gt;，id %3）被忽略。&lt;/span&gt;</translation>
+        <source>&lt;b&gt;Cross-entropy loss&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style=&apos;color:#555&apos;&gt; &amp;nbsp;— per position: softmax of the logits, p of the correct token, −log p; pad targets (&lt;b&gt;%2&lt;/b&gt;, id %3) are ignored.&lt;/span&gt;</source>
+        <translation>&lt;b&gt;交叉熵损失&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style=&apos;color:#555&apos;&gt; &amp;nbsp;— 逐位置计算：对 logits 做 softmax，取正确词元的概率 p，再取 −log p；填充目标（&lt;b&gt;%2&lt;/b&gt;，id %3）被忽略。&lt;/span&gt;</translation>
     </message>
     <message>
         <source>No data yet — run the forward pass to see the loss.</source>
@@ -2304,7 +3684,7 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>−Σ q log p</translation>
     </message>
     <message>
-        <source>this position's term: −(1−ε) log p(target) − ε/(V−1) Σ of log p over the other tokens</source>
+        <source>this position&apos;s term: −(1−ε) log p(target) − ε/(V−1) Σ of log p over the other tokens</source>
         <translation>该位置的项：−(1−ε) log p(target) − ε/(V−1) Σ（其余词元的 log p 之和）</translation>
     </message>
     <message>
@@ -2336,8 +3716,8 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>位置 %1 的目标是填充词元 %2（id %3）：损失跳过它，因此它不增加总和，也不计数。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Sentence %1:&lt;/b&gt; &amp;nbsp;%2 = &lt;b&gt;%3&lt;/b&gt; &amp;nbsp;&lt;span style='color:#555'&gt;(%4 counted%5)&lt;/span&gt;</source>
-        <translation>&lt;b&gt;句子 %1：&lt;/b&gt; &amp;nbsp;%2 = &lt;b&gt;%3&lt;/b&gt; &amp;nbsp;&lt;span style='color:#555'&gt;（计入 %4 个%5）&lt;/span&gt;</translation>
+        <source>&lt;b&gt;Sentence %1:&lt;/b&gt; &amp;nbsp;%2 = &lt;b&gt;%3&lt;/b&gt; &amp;nbsp;&lt;span style=&apos;color:#555&apos;&gt;(%4 counted%5)&lt;/span&gt;</source>
+        <translation>&lt;b&gt;句子 %1：&lt;/b&gt; &amp;nbsp;%2 = &lt;b&gt;%3&lt;/b&gt; &amp;nbsp;&lt;span style=&apos;color:#555&apos;&gt;（计入 %4 个%5）&lt;/span&gt;</translation>
     </message>
     <message>
         <source>, %1 ignored</source>
@@ -2368,12 +3748,12 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>&lt;b&gt;对批求平均：&lt;/b&gt; &amp;nbsp;</translation>
     </message>
     <message>
-        <source> &amp;nbsp;&lt;span style='color:#2e7d32'&gt;✔ the model's &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</source>
-        <translation> &amp;nbsp;&lt;span style='color:#2e7d32'&gt;✔ 模型的 &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</translation>
+        <source> &amp;nbsp;&lt;span style=&apos;color:#2e7d32&apos;&gt;✔ the model&apos;s &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</source>
+        <translation> &amp;nbsp;&lt;span style=&apos;color:#2e7d32&apos;&gt;✔ 模型的 &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</translation>
     </message>
     <message>
-        <source> &amp;nbsp;&lt;span style='color:#b00020'&gt;≠ the model's &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</source>
-        <translation> &amp;nbsp;&lt;span style='color:#b00020'&gt;≠ 模型的 &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</translation>
+        <source> &amp;nbsp;&lt;span style=&apos;color:#b00020&apos;&gt;≠ the model&apos;s &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</source>
+        <translation> &amp;nbsp;&lt;span style=&apos;color:#b00020&apos;&gt;≠ 模型的 &lt;tt&gt;loss&lt;/tt&gt; = %1&lt;/span&gt;</translation>
     </message>
 </context>
 <context>
@@ -2411,7 +3791,7 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>GPU 丢失</translation>
     </message>
     <message>
-        <source>the current model's</source>
+        <source>the current model&apos;s</source>
         <translation>当前模型的</translation>
     </message>
     <message>
@@ -2467,7 +3847,7 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>张量</translation>
     </message>
     <message>
-        <source>The current step's tensor as a heatmap, with the tutorial's axis names (Ctrl+1)</source>
+        <source>The current step&apos;s tensor as a heatmap, with the tutorial&apos;s axis names (Ctrl+1)</source>
         <translation>以热力图显示当前步骤的张量，坐标轴名称与教程一致 (Ctrl+1)</translation>
     </message>
     <message>
@@ -2515,7 +3895,7 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <translation>梯度</translation>
     </message>
     <message>
-        <source>The backward pass: each tensor beside its gradient, a weight, its gradient and the optimizer's update (Ctrl+7)</source>
+        <source>The backward pass: each tensor beside its gradient, a weight, its gradient and the optimizer&apos;s update (Ctrl+7)</source>
         <translation>反向传播：每个张量与其梯度并排显示，另有某个权重、它的梯度以及优化器的更新量（Ctrl+7）</translation>
     </message>
 </context>
@@ -2596,11 +3976,11 @@ row)
 →</translation>
     </message>
     <message>
-        <source>&lt;b&gt;The masks&lt;/b&gt;, this project's convention — &lt;b&gt;1 = keep&lt;/b&gt;, 0 (hatched) = masked: the opposite of the tutorial's. src_mask is one row for every query; slf_attn and enc_attn both read it.</source>
+        <source>&lt;b&gt;The masks&lt;/b&gt;, this project&apos;s convention — &lt;b&gt;1 = keep&lt;/b&gt;, 0 (hatched) = masked: the opposite of the tutorial&apos;s. src_mask is one row for every query; slf_attn and enc_attn both read it.</source>
         <translation>&lt;b&gt;掩码&lt;/b&gt;，采用该项目的约定 — &lt;b&gt;1 = 保留&lt;/b&gt;，0（斜线阴影）= 被掩码：与教程的约定正好相反。src_mask 只有一行，所有查询共用；slf_attn 和 enc_attn 都读取它。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;The masks&lt;/b&gt;, PyTorch's convention — added to the scores: 0 = may attend, −∞ (hatched) = ignored. Each block merges its attn_mask and key_padding_mask (True = ignore) into one.</source>
+        <source>&lt;b&gt;The masks&lt;/b&gt;, PyTorch&apos;s convention — added to the scores: 0 = may attend, −∞ (hatched) = ignored. Each block merges its attn_mask and key_padding_mask (True = ignore) into one.</source>
         <translation>&lt;b&gt;掩码&lt;/b&gt;，采用 PyTorch 的约定 — 加到注意力分数上：0 = 可以关注，−∞（斜线阴影）= 被忽略。每个块把自己的 attn_mask 和 key_padding_mask（True = 忽略）合并成一个掩码。</translation>
     </message>
     <message>
@@ -2672,11 +4052,11 @@ row)
         <translation>掩码前的分数、&lt;tt&gt;masked_fill_(attn_mask, −1e9)&lt;/tt&gt; 之后的分数，以及 softmax 之后的结果 — 被掩码（斜线阴影）的位置恰好变为 &lt;b&gt;0&lt;/b&gt;。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;How every layer's %1 uses this mask&lt;/b&gt; (the layer picked above, head %2, sentence %3): %4</source>
+        <source>&lt;b&gt;How every layer&apos;s %1 uses this mask&lt;/b&gt; (the layer picked above, head %2, sentence %3): %4</source>
         <translation>&lt;b&gt;每一层的%1如何使用这个掩码&lt;/b&gt;（上方所选的层，头 %2，句子 %3）：%4</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Masking in layer %1's %2, head %3&lt;/b&gt; (sentence %4): %5</source>
+        <source>&lt;b&gt;Masking in layer %1&apos;s %2, head %3&lt;/b&gt; (sentence %4): %5</source>
         <translation>&lt;b&gt;第 %1 层%2中的掩码，头 %3&lt;/b&gt;（句子 %4）：%5</translation>
     </message>
     <message>
@@ -2786,15 +4166,15 @@ row)
         <translation>&lt;br&gt;未指定优化器：无法预览更新量。</translation>
     </message>
     <message>
-        <source>&lt;br&gt;&lt;span style='color:#555'&gt;Adam divides the (averaged) gradient by its running RMS, so every weight moves about lr against the sign of its gradient.&lt;/span&gt;</source>
-        <translation>&lt;br&gt;&lt;span style='color:#555'&gt;Adam 把（平均后的）梯度除以其滑动均方根（RMS），因此每个权重都沿其梯度符号的反方向移动大约 lr。&lt;/span&gt;</translation>
+        <source>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;Adam divides the (averaged) gradient by its running RMS, so every weight moves about lr against the sign of its gradient.&lt;/span&gt;</source>
+        <translation>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;Adam 把（平均后的）梯度除以其滑动均方根（RMS），因此每个权重都沿其梯度符号的反方向移动大约 lr。&lt;/span&gt;</translation>
     </message>
     <message>
-        <source>&lt;br&gt;&lt;span style='color:#555'&gt;SGD with momentum: ΔW = −lr · (momentum buffer + gradient).&lt;/span&gt;</source>
-        <translation>&lt;br&gt;&lt;span style='color:#555'&gt;带动量的 SGD：ΔW = −lr · (动量缓冲 + 梯度)。&lt;/span&gt;</translation>
+        <source>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;SGD with momentum: ΔW = −lr · (momentum buffer + gradient).&lt;/span&gt;</source>
+        <translation>&lt;br&gt;&lt;span style=&apos;color:#555&apos;&gt;带动量的 SGD：ΔW = −lr · (动量缓冲 + 梯度)。&lt;/span&gt;</translation>
     </message>
     <message>
-        <source>Pick a weight to see its gradient and the optimizer's update.</source>
+        <source>Pick a weight to see its gradient and the optimizer&apos;s update.</source>
         <translation>选择一个权重，查看它的梯度和优化器的更新量。</translation>
     </message>
     <message>
@@ -2802,7 +4182,7 @@ row)
         <translation>已显示全部元素。将鼠标悬停在格子上可查看其权重、梯度和更新量。</translation>
     </message>
     <message>
-        <source>%1 entries, shown as %2 × %3 blocks of %4 × %5: each cell is the block's largest entry (with its sign). Hover a cell to see which entry it is.</source>
+        <source>%1 entries, shown as %2 × %3 blocks of %4 × %5: each cell is the block&apos;s largest entry (with its sign). Hover a cell to see which entry it is.</source>
         <translation>共 %1 个元素，显示为 %2 × %3 个块，每块 %4 × %5：每个格子显示该块中绝对值最大的元素（保留符号）。将鼠标悬停在格子上可查看它是哪个元素。</translation>
     </message>
     <message>
@@ -2814,7 +4194,7 @@ row)
         <translation>%1 · 每格 %2 个</translation>
     </message>
     <message>
-        <source>%1 (block's largest)</source>
+        <source>%1 (block&apos;s largest)</source>
         <translation>%1（块内最大值）</translation>
     </message>
     <message>
@@ -2872,7 +4252,7 @@ row)
         <translation>d_model：维度数（表格的列数）</translation>
     </message>
     <message>
-        <source>Dimensions to plot against position, e.g. "0, 1, 4, 5" or "0-3".
+        <source>Dimensions to plot against position, e.g. &quot;0, 1, 4, 5&quot; or &quot;0-3&quot;.
 Even dimensions are sines, odd ones cosines. Clicking a column of the table adds or removes it.</source>
         <translation>要随位置绘制的维度，例如“0, 1, 4, 5”或“0-3”。
 偶数维是正弦，奇数维是余弦。点击表格中的某一列可添加或移除该维度。</translation>
@@ -3006,8 +4386,8 @@ embedding %3 + PE %4 = %5</source>
         <translation>&lt;b&gt;当前句子的%1输入&lt;/b&gt;（批中第 0 项：&lt;i&gt;%2&lt;/i&gt;）：词元嵌入 + 位置编码 = 第 0 层的输入。三者使用同一色标。</translation>
     </message>
     <message>
-        <source> &lt;span style='color:#b00020'&gt;Dropout was active in this pass: the input is dropout(embedding + PE).&lt;/span&gt;</source>
-        <translation>&lt;span style='color:#b00020'&gt;本次前向传播中 dropout 处于启用状态：输入为 dropout(embedding + PE)。&lt;/span&gt;</translation>
+        <source> &lt;span style=&apos;color:#b00020&apos;&gt;Dropout was active in this pass: the input is dropout(embedding + PE).&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#b00020&apos;&gt;本次前向传播中 dropout 处于启用状态：输入为 dropout(embedding + PE)。&lt;/span&gt;</translation>
     </message>
 </context>
 <context>
@@ -3052,7 +4432,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>无法导出 %1：生成的 SVG 为空</translation>
     </message>
     <message>
-        <source>Cannot export %1: the tensor's shape does not match its data</source>
+        <source>Cannot export %1: the tensor&apos;s shape does not match its data</source>
         <translation>无法导出 %1：张量的形状与其数据不符</translation>
     </message>
     <message>
@@ -3095,12 +4475,12 @@ embedding %3 + PE %4 = %5</source>
         <translation>贪心翻译与期望输出完全一致时显示 ✓</translation>
     </message>
     <message>
-        <source>&lt;span style='color:#777'&gt;Translating %1 sentences with the trained model…&lt;/span&gt;</source>
-        <translation>&lt;span style='color:#777'&gt;正在用训练好的模型翻译 %1 个句子…&lt;/span&gt;</translation>
+        <source>&lt;span style=&apos;color:#777&apos;&gt;Translating %1 sentences with the trained model…&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#777&apos;&gt;正在用训练好的模型翻译 %1 个句子…&lt;/span&gt;</translation>
     </message>
     <message>
-        <source>&lt;span style='color:#777'&gt;After training, every sentence of the dataset is translated greedily (one token at a time, the most probable each time) and compared with the expected output.&lt;/span&gt;</source>
-        <translation>&lt;span style='color:#777'&gt;训练结束后，数据集中的每个句子都会用贪心解码翻译（一次生成一个词元，每次取概率最大的那个），并与期望输出进行比较。&lt;/span&gt;</translation>
+        <source>&lt;span style=&apos;color:#777&apos;&gt;After training, every sentence of the dataset is translated greedily (one token at a time, the most probable each time) and compared with the expected output.&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#777&apos;&gt;训练结束后，数据集中的每个句子都会用贪心解码翻译（一次生成一个词元，每次取概率最大的那个），并与期望输出进行比较。&lt;/span&gt;</translation>
     </message>
     <message>
         <source>(cannot translate)</source>
@@ -3123,8 +4503,8 @@ embedding %3 + PE %4 = %5</source>
         <translation>没有句子。</translation>
     </message>
     <message>
-        <source>&lt;b style='color:%3'&gt;%1 / %2&lt;/b&gt; translated correctly by greedy decoding.</source>
-        <translation>贪心解码正确翻译了 &lt;b style='color:%3'&gt;%1 / %2&lt;/b&gt; 个句子。</translation>
+        <source>&lt;b style=&apos;color:%3&apos;&gt;%1 / %2&lt;/b&gt; translated correctly by greedy decoding.</source>
+        <translation>贪心解码正确翻译了 &lt;b style=&apos;color:%3&apos;&gt;%1 / %2&lt;/b&gt; 个句子。</translation>
     </message>
 </context>
 <context>
@@ -3158,19 +4538,19 @@ embedding %3 + PE %4 = %5</source>
         <translation>&lt;b&gt;%2 个数中有 %1 个不同，最多相差 %3 ulp&lt;/b&gt;（最大 |Δ| = %4）；其后的 softmax 最多变化 %5。</translation>
     </message>
     <message>
-        <source>The trace's own &lt;b&gt;P.scores&lt;/b&gt; is what both orders give here, bit for bit, in Stepformer's engine (Eigen's product, then × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;), or the query × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;) first).</source>
+        <source>The trace&apos;s own &lt;b&gt;P.scores&lt;/b&gt; is what both orders give here, bit for bit, in Stepformer&apos;s engine (Eigen&apos;s product, then × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;), or the query × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;) first).</source>
         <translation>追踪记录自身的 &lt;b&gt;P.scores&lt;/b&gt; 在这里与两种顺序的结果逐位相同，均由 Stepformer 的计算引擎得出（先用 Eigen 做矩阵乘法再 × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;)，或者先把查询 × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;)）。</translation>
     </message>
     <message>
-        <source>The trace's own &lt;b&gt;P.scores&lt;/b&gt; is &lt;b&gt;B&lt;/b&gt;'s rounding: bit for bit what Stepformer's engine gives for (q·kᵀ) × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;) (Eigen's product); the engine's query-first order %1.</source>
+        <source>The trace&apos;s own &lt;b&gt;P.scores&lt;/b&gt; is &lt;b&gt;B&lt;/b&gt;&apos;s rounding: bit for bit what Stepformer&apos;s engine gives for (q·kᵀ) × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;) (Eigen&apos;s product); the engine&apos;s query-first order %1.</source>
         <translation>追踪记录自身的 &lt;b&gt;P.scores&lt;/b&gt; 是 &lt;b&gt;B&lt;/b&gt; 的舍入结果：与 Stepformer 计算引擎对 (q·kᵀ) × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;)（Eigen 的矩阵乘法）给出的结果逐位相同；与引擎先缩放查询的顺序相比：%1。</translation>
     </message>
     <message>
-        <source>The trace's own &lt;b&gt;P.scores&lt;/b&gt; is &lt;b&gt;A&lt;/b&gt;'s rounding: bit for bit what Stepformer's engine gives for (q × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;))·kᵀ (Eigen's product); the engine's product-first order %1.</source>
+        <source>The trace&apos;s own &lt;b&gt;P.scores&lt;/b&gt; is &lt;b&gt;A&lt;/b&gt;&apos;s rounding: bit for bit what Stepformer&apos;s engine gives for (q × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;))·kᵀ (Eigen&apos;s product); the engine&apos;s product-first order %1.</source>
         <translation>追踪记录自身的 &lt;b&gt;P.scores&lt;/b&gt; 是 &lt;b&gt;A&lt;/b&gt; 的舍入结果：与 Stepformer 计算引擎对 (q × fl(1/√d&lt;sub&gt;k&lt;/sub&gt;))·kᵀ（Eigen 的矩阵乘法）给出的结果逐位相同；与引擎先做乘积的顺序相比：%1。</translation>
     </message>
     <message>
-        <source>The trace's own &lt;b&gt;P.scores&lt;/b&gt; is neither of Stepformer's CPU orders bit for bit (a trace computed on a GPU sums in its own order): against the query-first one it %1, against the product-first one %2.</source>
+        <source>The trace&apos;s own &lt;b&gt;P.scores&lt;/b&gt; is neither of Stepformer&apos;s CPU orders bit for bit (a trace computed on a GPU sums in its own order): against the query-first one it %1, against the product-first one %2.</source>
         <translation>追踪记录自身的 &lt;b&gt;P.scores&lt;/b&gt; 与 Stepformer 的两种 CPU 计算顺序都不逐位相同（在 GPU 上计算的追踪记录按自己的顺序求和）：与先缩放查询的顺序相比，%1；与先做乘积的顺序相比，%2。</translation>
     </message>
     <message>
@@ -3182,15 +4562,15 @@ embedding %3 + PE %4 = %5</source>
         <translation>此追踪记录来自%1。</translation>
     </message>
     <message>
-        <source>&lt;p&gt;&lt;b&gt;Why they are identical here:&lt;/b&gt; d&lt;sub&gt;k&lt;/sub&gt; = %1 is a power of 4, so √d&lt;sub&gt;k&lt;/sub&gt; = %2 is a power of two. Dividing a float by a power of two only lowers its exponent: it is exact, nothing rounds. Scaling before or after the product then gives the same bits (as for the tutorial's d&lt;sub&gt;k&lt;/sub&gt; = 64, √64 = 8). The difference shows with a d&lt;sub&gt;k&lt;/sub&gt; that is not a power of 4 (8, 32, 128) — d&lt;sub&gt;k&lt;/sub&gt; is the model's, not a setting of this window.&lt;/p&gt;</source>
+        <source>&lt;p&gt;&lt;b&gt;Why they are identical here:&lt;/b&gt; d&lt;sub&gt;k&lt;/sub&gt; = %1 is a power of 4, so √d&lt;sub&gt;k&lt;/sub&gt; = %2 is a power of two. Dividing a float by a power of two only lowers its exponent: it is exact, nothing rounds. Scaling before or after the product then gives the same bits (as for the tutorial&apos;s d&lt;sub&gt;k&lt;/sub&gt; = 64, √64 = 8). The difference shows with a d&lt;sub&gt;k&lt;/sub&gt; that is not a power of 4 (8, 32, 128) — d&lt;sub&gt;k&lt;/sub&gt; is the model&apos;s, not a setting of this window.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;为什么这里两者完全相同：&lt;/b&gt;d&lt;sub&gt;k&lt;/sub&gt; = %1 是 4 的幂，所以 √d&lt;sub&gt;k&lt;/sub&gt; = %2 是 2 的幂。浮点数除以 2 的幂只会降低它的指数：结果是精确的，不发生任何舍入。因此在乘积之前或之后缩放，得到的位完全相同（教程中的 d&lt;sub&gt;k&lt;/sub&gt; = 64、√64 = 8 也是如此）。当 d&lt;sub&gt;k&lt;/sub&gt; 不是 4 的幂（如 8、32、128）时才会出现差异 — d&lt;sub&gt;k&lt;/sub&gt; 由模型决定，不是本窗口的设置。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;&lt;b&gt;Same maths, two roundings.&lt;/b&gt; Dividing by √d&lt;sub&gt;k&lt;/sub&gt; before or after the dot product is the same number on paper: (q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;. In float32 every operation rounds to 24 bits, and the two orders round at different places, so the last bit or two can differ. One &lt;i&gt;ulp&lt;/i&gt; is the gap between a float and the next one.&lt;/p&gt;&lt;p&gt;&lt;b&gt;A&lt;/b&gt; = (q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ, the query scaled first: attention-is-all-you-need-pytorch (seed 003: &lt;tt&gt;q / temperature&lt;/tt&gt;, &lt;tt&gt;temperature = d_k ** 0.5&lt;/tt&gt;) and PyTorch's nn.MultiheadAttention (seeds 002 and 004; 1.13: &lt;tt&gt;q / math.sqrt(head_dim)&lt;/tt&gt;).&lt;br&gt;&lt;b&gt;B&lt;/b&gt; = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;, the product scaled: the tutorial (seed 001: &lt;tt&gt;matmul(Q, K.transpose(-1, -2)) / np.sqrt(d_k)&lt;/tt&gt;).&lt;/p&gt;&lt;p&gt;Both are computed here from the trace's P.Q and P.K in float32, in one loop that sums the same products in the same order (i = 0 … d&lt;sub&gt;k&lt;/sub&gt;−1) without fused multiply-adds, and divide by √d&lt;sub&gt;k&lt;/sub&gt; rounded to float32 (%1), as torch does with a Python or NumPy float; so only the place of the division differs. A real GEMM (PyTorch's, Eigen's) sums in its own order and may fuse, which moves the last bits again.&lt;/p&gt;</source>
+        <source>&lt;p&gt;&lt;b&gt;Same maths, two roundings.&lt;/b&gt; Dividing by √d&lt;sub&gt;k&lt;/sub&gt; before or after the dot product is the same number on paper: (q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;. In float32 every operation rounds to 24 bits, and the two orders round at different places, so the last bit or two can differ. One &lt;i&gt;ulp&lt;/i&gt; is the gap between a float and the next one.&lt;/p&gt;&lt;p&gt;&lt;b&gt;A&lt;/b&gt; = (q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ, the query scaled first: attention-is-all-you-need-pytorch (seed 003: &lt;tt&gt;q / temperature&lt;/tt&gt;, &lt;tt&gt;temperature = d_k ** 0.5&lt;/tt&gt;) and PyTorch&apos;s nn.MultiheadAttention (seeds 002 and 004; 1.13: &lt;tt&gt;q / math.sqrt(head_dim)&lt;/tt&gt;).&lt;br&gt;&lt;b&gt;B&lt;/b&gt; = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;, the product scaled: the tutorial (seed 001: &lt;tt&gt;matmul(Q, K.transpose(-1, -2)) / np.sqrt(d_k)&lt;/tt&gt;).&lt;/p&gt;&lt;p&gt;Both are computed here from the trace&apos;s P.Q and P.K in float32, in one loop that sums the same products in the same order (i = 0 … d&lt;sub&gt;k&lt;/sub&gt;−1) without fused multiply-adds, and divide by √d&lt;sub&gt;k&lt;/sub&gt; rounded to float32 (%1), as torch does with a Python or NumPy float; so only the place of the division differs. A real GEMM (PyTorch&apos;s, Eigen&apos;s) sums in its own order and may fuse, which moves the last bits again.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;数学相同，舍入不同。&lt;/b&gt;在点积之前或之后除以 √d&lt;sub&gt;k&lt;/sub&gt;，在纸面上是同一个数：(q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;。在 float32 中，每次运算都会舍入到 24 位，而两种顺序在不同的地方舍入，因此最后一两位可能不同。一个 &lt;i&gt;ulp&lt;/i&gt; 就是一个浮点数与下一个浮点数之间的间隔。&lt;/p&gt;&lt;p&gt;&lt;b&gt;A&lt;/b&gt; = (q/√d&lt;sub&gt;k&lt;/sub&gt;)·kᵀ，先缩放查询：attention-is-all-you-need-pytorch（种子文档 003：&lt;tt&gt;q / temperature&lt;/tt&gt;，&lt;tt&gt;temperature = d_k ** 0.5&lt;/tt&gt;）和 PyTorch 的 nn.MultiheadAttention（种子文档 002 和 004；1.13：&lt;tt&gt;q / math.sqrt(head_dim)&lt;/tt&gt;）。&lt;br&gt;&lt;b&gt;B&lt;/b&gt; = (q·kᵀ)/√d&lt;sub&gt;k&lt;/sub&gt;，缩放乘积：教程（种子文档 001：&lt;tt&gt;matmul(Q, K.transpose(-1, -2)) / np.sqrt(d_k)&lt;/tt&gt;）。&lt;/p&gt;&lt;p&gt;这里两者都由追踪记录中的 P.Q 和 P.K 以 float32 计算，使用同一个循环，按相同的顺序（i = 0 … d&lt;sub&gt;k&lt;/sub&gt;−1）对相同的乘积求和，不使用融合乘加，再除以舍入到 float32 的 √d&lt;sub&gt;k&lt;/sub&gt;（%1），这与 torch 处理 Python 或 NumPy 浮点数的方式相同；因此唯一的区别就是除法的位置。真正的 GEMM（PyTorch 的、Eigen 的）按自己的顺序求和，还可能融合运算，这又会改变最后几位。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;d&lt;sub&gt;k&lt;/sub&gt; = %1: √d&lt;sub&gt;k&lt;/sub&gt; = %2 is not a power of two, so each division rounds, and rounding the d&lt;sub&gt;k&lt;/sub&gt; scaled query entries before the sum is not rounding the one sum after it. A score near 0 can show tens of ulps: its terms cancel, so its own ulp is tiny while the terms' rounding errors (a few 1e−8) remain — |Δ| stays that small. The softmax line shows what reaches the attention weights: far below what a student can see.&lt;/p&gt;</source>
+        <source>&lt;p&gt;d&lt;sub&gt;k&lt;/sub&gt; = %1: √d&lt;sub&gt;k&lt;/sub&gt; = %2 is not a power of two, so each division rounds, and rounding the d&lt;sub&gt;k&lt;/sub&gt; scaled query entries before the sum is not rounding the one sum after it. A score near 0 can show tens of ulps: its terms cancel, so its own ulp is tiny while the terms&apos; rounding errors (a few 1e−8) remain — |Δ| stays that small. The softmax line shows what reaches the attention weights: far below what a student can see.&lt;/p&gt;</source>
         <translation>&lt;p&gt;d&lt;sub&gt;k&lt;/sub&gt; = %1：√d&lt;sub&gt;k&lt;/sub&gt; = %2 不是 2 的幂，所以每次除法都会舍入；在求和之前对 d&lt;sub&gt;k&lt;/sub&gt; 个缩放后的查询元素分别舍入，并不等于在求和之后对那一个和舍入。接近 0 的分数可能显示出几十个 ulp 的差异：它的各项相互抵消，所以它自身的 ulp 很小，而各项的舍入误差（几个 1e−8）依然存在 — |Δ| 仍然只有这么小。softmax 那一行显示的是传到注意力权重上的差异：远远小于学生能察觉的程度。&lt;/p&gt;</translation>
     </message>
     <message>
@@ -3210,23 +4590,23 @@ embedding %3 + PE %4 = %5</source>
         <translation>A = %1&lt;br&gt;B = %2&lt;br&gt;A − B = %3（%4 ulp）</translation>
     </message>
     <message>
-        <source>both orders' bits</source>
+        <source>both orders&apos; bits</source>
         <translation>与两种顺序逐位相同</translation>
     </message>
     <message>
-        <source>B's rounding</source>
+        <source>B&apos;s rounding</source>
         <translation>B 的舍入结果</translation>
     </message>
     <message>
-        <source>A's rounding</source>
+        <source>A&apos;s rounding</source>
         <translation>A 的舍入结果</translation>
     </message>
     <message>
-        <source>neither order's bits</source>
+        <source>neither order&apos;s bits</source>
         <translation>与两种顺序都不逐位相同</translation>
     </message>
     <message>
-        <source>The trace's P.scores: %1</source>
+        <source>The trace&apos;s P.scores: %1</source>
         <translation>追踪记录中的 P.scores：%1</translation>
     </message>
     <message>
@@ -3236,6 +4616,17 @@ embedding %3 + PE %4 = %5</source>
     <message>
         <source>P.scores</source>
         <translation>P.scores</translation>
+    </message>
+    <message>
+        <source>%1 = %2&lt;br&gt;A = %3&lt;br&gt;B = %4 (%5 ulp apart)</source>
+        <translation>%1 = %2&lt;br&gt;A = %3&lt;br&gt;B = %4（相差 %5 ulp）</translation>
+    </message>
+</context>
+<context>
+    <name>SentenceEdit</name>
+    <message>
+        <source>List the vocabulary (Alt+/)</source>
+        <translation>列出词表（Alt+/）</translation>
     </message>
 </context>
 <context>
@@ -3257,7 +4648,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>教程（d_model 512，6 层，8 个头，%1）</translation>
     </message>
     <message>
-        <source>The tutorial's model and configuration, trained on its two sentences (trained once on first use, then cached)</source>
+        <source>The tutorial&apos;s model and configuration, trained on its two sentences (trained once on first use, then cached)</source>
         <translation>教程的模型和配置，在教程的两个句子上训练（首次使用时训练一次，之后使用缓存）</translation>
     </message>
     <message>
@@ -3273,7 +4664,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>未训练（教程规模，初始权重）</translation>
     </message>
     <message>
-        <source>The tutorial's model before training: compare its noisy attention with the trained one</source>
+        <source>The tutorial&apos;s model before training: compare its noisy attention with the trained one</source>
         <translation>训练前的教程模型：可将其杂乱的注意力与训练后的模型对比</translation>
     </message>
     <message>
@@ -3281,15 +4672,15 @@ embedding %3 + PE %4 = %5</source>
         <translation>PyTorch nn.Transformer（d_model 32，2 + 2 层，4 个头，%1）</translation>
     </message>
     <message>
-        <source>PyTorch's own nn.Transformer (seed 002): packed in-projection with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf; trained on the tutorial's sentences</source>
-        <translation>PyTorch 自带的 nn.Transformer（种子文档 002）：带偏置的合并输入投影（in-projection）、可学习的 LayerNorm、编码器和解码器末尾的归一化、取值为 0 / −inf 的掩码；在教程的句子上训练</translation>
+        <source>PyTorch&apos;s own nn.Transformer (seed 002): packed in-projection with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf; trained on the tutorial&apos;s sentences</source>
+        <translation>PyTorch 自带的 nn.Transformer（种子文档 002）：带偏置的合并输入投影（in_proj）、可学习的 LayerNorm、编码器和解码器末尾的归一化、取值为 0 / −inf 的掩码；在教程的句子上训练</translation>
     </message>
     <message>
         <source>attention-is-all-you-need-pytorch (d_model 32, 2 layers, 4 heads, %1)</source>
         <translation>attention-is-all-you-need-pytorch（d_model 32，2 层，4 个头，%1）</translation>
     </message>
     <message>
-        <source>attention-is-all-you-need-pytorch's Transformer (seed 003): the query scaled before q·kᵀ, LayerNorm after the positional encoding, the output projection sharing the target embedding, label-smoothed loss; trained on the tutorial's sentences</source>
+        <source>attention-is-all-you-need-pytorch&apos;s Transformer (seed 003): the query scaled before q·kᵀ, LayerNorm after the positional encoding, the output projection sharing the target embedding, label-smoothed loss; trained on the tutorial&apos;s sentences</source>
         <translation>attention-is-all-you-need-pytorch 的 Transformer（种子文档 003）：在 q·kᵀ 之前缩放查询、位置编码之后接 LayerNorm、输出投影与目标嵌入共享权重、使用标签平滑损失；在教程的句子上训练</translation>
     </message>
     <message>
@@ -3313,7 +4704,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>来自文件</translation>
     </message>
     <message>
-        <source>%1 preset, trained on the tutorial's sentences (cached in %2)</source>
+        <source>%1 preset, trained on the tutorial&apos;s sentences (cached in %2)</source>
         <translation>%1 预设，在教程的句子上训练（缓存于 %2）</translation>
     </message>
     <message>
@@ -3341,7 +4732,7 @@ embedding %3 + PE %4 = %5</source>
         <translation>配置取自文件本身</translation>
     </message>
     <message>
-        <source>the tutorial's config (the file has none)</source>
+        <source>the tutorial&apos;s config (the file has none)</source>
         <translation>教程的配置（文件中没有配置）</translation>
     </message>
     <message>
@@ -3365,7 +4756,7 @@ embedding %3 + PE %4 = %5</source>
     <message>
         <source>
 
-The file carries no model configuration, so the tutorial's was assumed. If the model has another size, put its config as "%1.config.json" beside the file.</source>
+The file carries no model configuration, so the tutorial&apos;s was assumed. If the model has another size, put its config as &quot;%1.config.json&quot; beside the file.</source>
         <translation>
 
 该文件不含模型配置，因此假定使用教程的配置。如果模型规模不同，请把它的配置保存为“%1.config.json”，放在该文件旁边。</translation>
@@ -3395,11 +4786,11 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <translation>目标句子为空。</translation>
     </message>
     <message>
-        <source>The source sentence is empty: type words such as "ich mochte ein bier".</source>
+        <source>The source sentence is empty: type words such as &quot;ich mochte ein bier&quot;.</source>
         <translation>源句子为空：请输入单词，例如“ich mochte ein bier”。</translation>
     </message>
     <message>
-        <source>The target sentence is empty: it starts with "%1", e.g. "%1 i want a beer .".</source>
+        <source>The target sentence is empty: it starts with &quot;%1&quot;, e.g. &quot;%1 i want a beer .&quot;.</source>
         <translation>目标句子为空：它以“%1”开头，例如“%1 i want a beer .”。</translation>
     </message>
     <message>
@@ -3407,7 +4798,7 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <translation>前向传播失败：%1</translation>
     </message>
     <message>
-        <source>No sentence fits this model's vocabulary: %1</source>
+        <source>No sentence fits this model&apos;s vocabulary: %1</source>
         <translation>没有句子适用于此模型的词表：%1</translation>
     </message>
     <message>
@@ -3415,7 +4806,7 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <translation>未加载模型。</translation>
     </message>
     <message>
-        <source>%1 preset, trained on the tutorial's sentences (not cached: %2)</source>
+        <source>%1 preset, trained on the tutorial&apos;s sentences (not cached: %2)</source>
         <translation>%1 预设，在教程的句子上训练（未缓存：%2）</translation>
     </message>
     <message>
@@ -3438,7 +4829,7 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <translation>第 %v / %m 步</translation>
     </message>
     <message>
-        <source>Training the model on the tutorial's two sentences (once; the result is cached)</source>
+        <source>Training the model on the tutorial&apos;s two sentences (once; the result is cached)</source>
         <translation>正在教程的两个句子上训练模型（只训练一次，结果会被缓存）</translation>
     </message>
     <message>
@@ -3458,7 +4849,7 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <translation>第 %1/%2 步 · %3 · %4</translation>
     </message>
     <message>
-        <source>Training the %1 model on the tutorial's sentences; the untrained model is shown meanwhile.</source>
+        <source>Training the %1 model on the tutorial&apos;s sentences; the untrained model is shown meanwhile.</source>
         <translation>正在教程的句子上训练 %1 模型；训练期间先显示未训练的模型。</translation>
     </message>
     <message>
@@ -3489,12 +4880,12 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <translation>&lt;b&gt;PyTorch：&lt;/b&gt;&lt;code&gt;%1&lt;/code&gt;</translation>
     </message>
     <message>
-        <source>&lt;span style='background:%1'&gt;&amp;nbsp;-inf&amp;nbsp;&lt;/span&gt; masked: the softmax gives it weight 0</source>
-        <translation>&lt;span style='background:%1'&gt;&amp;nbsp;-inf&amp;nbsp;&lt;/span&gt; 被掩码：softmax 给它的权重为 0</translation>
+        <source>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;-inf&amp;nbsp;&lt;/span&gt; masked: the softmax gives it weight 0</source>
+        <translation>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;-inf&amp;nbsp;&lt;/span&gt; 被掩码：softmax 给它的权重为 0</translation>
     </message>
     <message>
-        <source>&lt;span style='background:%1'&gt;&amp;nbsp;nan&amp;nbsp;&lt;/span&gt; every key of the row is masked (softmax of all -inf): PyTorch 1.13 returns nan, and it spreads to everything after</source>
-        <translation>&lt;span style='background:%1'&gt;&amp;nbsp;nan&amp;nbsp;&lt;/span&gt; 该行的所有键都被掩码（对全为 -inf 的一行做 softmax）：PyTorch 1.13 返回 nan，并且会扩散到之后的所有结果</translation>
+        <source>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;nan&amp;nbsp;&lt;/span&gt; every key of the row is masked (softmax of all -inf): PyTorch 1.13 returns nan, and it spreads to everything after</source>
+        <translation>&lt;span style=&apos;background:%1&apos;&gt;&amp;nbsp;nan&amp;nbsp;&lt;/span&gt; 该行的所有键都被掩码（对全为 -inf 的一行做 softmax）：PyTorch 1.13 返回 nan，并且会扩散到之后的所有结果</translation>
     </message>
     <message>
         <source>Rows: %1 · columns: %2 · one table per %3</source>
@@ -3515,6 +4906,10 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
     <message>
         <source>batch %1</source>
         <translation>批 %1</translation>
+    </message>
+    <message>
+        <source>pos</source>
+        <translation>位置</translation>
     </message>
 </context>
 <context>
@@ -3600,7 +4995,7 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <translation>trg_word_prj（logits，无偏置）</translation>
     </message>
     <message>
-        <source>src: the source sentence's token ids, padded to src_len with the pad token (key_padding_mask is True there)</source>
+        <source>src: the source sentence&apos;s token ids, padded to src_len with the pad token (key_padding_mask is True there)</source>
         <translation>src：源句子的词元 id，用填充词元补齐到 src_len（这些位置的 key_padding_mask 为 True）</translation>
     </message>
     <message>
@@ -3608,7 +5003,7 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <translation>tgt_input：以起始符号开头的目标句子，补齐到 tgt_len；tgt_mask 使每个位置看不到其后的位置</translation>
     </message>
     <message>
-        <source>src_seq: the source sentence's token ids, padded with pad id 0 (src_mask is 0 there)</source>
+        <source>src_seq: the source sentence&apos;s token ids, padded with pad id 0 (src_mask is 0 there)</source>
         <translation>src_seq：源句子的词元 id，用填充 id 0 补齐（这些位置的 src_mask 为 0）</translation>
     </message>
     <message>
@@ -3756,11 +5151,11 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <translation>%1第 %2 层</translation>
     </message>
     <message>
-        <source>This model's convention: 1 = keep (may attend), 0 = masked — the opposite of the tutorial's 1 = masked</source>
+        <source>This model&apos;s convention: 1 = keep (may attend), 0 = masked — the opposite of the tutorial&apos;s 1 = masked</source>
         <translation>此模型的约定：1 = 保留（可以关注），0 = 被掩码 — 与教程中 1 = 被掩码的约定正好相反</translation>
     </message>
     <message>
-        <source>The query divided by temperature = √d_k before q·kᵀ (the project's rounding)</source>
+        <source>The query divided by temperature = √d_k before q·kᵀ (the project&apos;s rounding)</source>
         <translation>在计算 q·kᵀ 之前先将查询除以 temperature = √d_k（该项目的舍入方式）</translation>
     </message>
     <message>
@@ -3768,7 +5163,7 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <translation>与经过标签平滑的目标计算交叉熵，并对所有非填充目标求和</translation>
     </message>
     <message>
-        <source>nn.Transformer's final LayerNorm over the last layer's output (%1.norm)</source>
+        <source>nn.Transformer&apos;s final LayerNorm over the last layer&apos;s output (%1.norm)</source>
         <translation>nn.Transformer 对最后一层输出做的最终 LayerNorm（%1.norm）</translation>
     </message>
     <message>
@@ -3776,11 +5171,11 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <translation>传给该层的张量，形状与 PyTorch 接收的一致（显示时批维度在前）</translation>
     </message>
     <message>
-        <source>Additive mask, PyTorch's convention: 0 = may attend, −∞ = ignored; attn_mask and key_padding_mask (True = ignore) merged, added to the scores</source>
+        <source>Additive mask, PyTorch&apos;s convention: 0 = may attend, −∞ = ignored; attn_mask and key_padding_mask (True = ignore) merged, added to the scores</source>
         <translation>加性掩码，采用 PyTorch 的约定：0 = 可以关注，−∞ = 被忽略；attn_mask 与 key_padding_mask（True = 忽略）合并后加到注意力分数上</translation>
     </message>
     <message>
-        <source>GELU(x) = x · Φ(x) = x/2 · (1 + erf(x/√2)), PyTorch's exact GELU</source>
+        <source>GELU(x) = x · Φ(x) = x/2 · (1 + erf(x/√2)), PyTorch&apos;s exact GELU</source>
         <translation>GELU(x) = x · Φ(x) = x/2 · (1 + erf(x/√2))，PyTorch 的精确 GELU</translation>
     </message>
     <message>
@@ -3927,6 +5322,75 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <source>Forward pass</source>
         <translation>前向传播</translation>
     </message>
+    <message>
+        <source>encoder self-attention</source>
+        <translation>编码器自注意力</translation>
+    </message>
+    <message>
+        <source>decoder masked self-attention</source>
+        <translation>解码器掩码自注意力</translation>
+    </message>
+    <message>
+        <source>decoder–encoder attention</source>
+        <translation>编码器-解码器注意力</translation>
+    </message>
+    <message>
+        <source>feed-forward network</source>
+        <translation>前馈网络</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <comment>a block and its module name</comment>
+        <translation>%1（%2）</translation>
+    </message>
+    <message>
+        <source>Self-attention (slf_attn)</source>
+        <translation>自注意力（slf_attn）</translation>
+    </message>
+    <message>
+        <source>Masked self-attention (slf_attn)</source>
+        <translation>掩码自注意力（slf_attn）</translation>
+    </message>
+    <message>
+        <source>Encoder-decoder attention (enc_attn)</source>
+        <translation>编码器-解码器注意力（enc_attn）</translation>
+    </message>
+    <message>
+        <source>Feed-forward (pos_ffn: w_1, w_2)</source>
+        <translation>前馈网络（pos_ffn: w_1, w_2）</translation>
+    </message>
+    <message>
+        <source>Projection (trg_word_prj)</source>
+        <translation>输出投影（trg_word_prj）</translation>
+    </message>
+    <message>
+        <source>Self-attention (self_attn)</source>
+        <translation>自注意力（self_attn）</translation>
+    </message>
+    <message>
+        <source>Masked self-attention (self_attn)</source>
+        <translation>掩码自注意力（self_attn）</translation>
+    </message>
+    <message>
+        <source>Cross-attention (multihead_attn)</source>
+        <translation>交叉注意力（multihead_attn）</translation>
+    </message>
+    <message>
+        <source>Feed-forward (linear1, linear2)</source>
+        <translation>前馈网络（linear1, linear2）</translation>
+    </message>
+    <message>
+        <source>Final norm (decoder.norm)</source>
+        <translation>最终归一化（decoder.norm）</translation>
+    </message>
+    <message>
+        <source>Final norm (encoder.norm)</source>
+        <translation>最终归一化（encoder.norm）</translation>
+    </message>
+    <message>
+        <source>Generator (generator)</source>
+        <translation>生成器（generator）</translation>
+    </message>
 </context>
 <context>
     <name>StepNavigator</name>
@@ -4013,6 +5477,742 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
         <source>Layer %1</source>
         <translation>第 %1 层</translation>
     </message>
+    <message>
+        <source>  · head %1</source>
+        <translation>  · 头 %1</translation>
+    </message>
+    <message>
+        <source>src_mask (1 = keep)</source>
+        <translation>src_mask（1 = 保留）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;get_pad_mask(src_seq, pad_idx)&lt;/b&gt; = (seq != pad_idx).unsqueeze(-2): &lt;b&gt;1 = keep&lt;/b&gt; (a real word), &lt;b&gt;0 = masked&lt;/b&gt; (padding) — this project&apos;s convention, the opposite of the tutorial&apos;s 1 = masked. One row, broadcast over every query; slf_attn and enc_attn both read it.</source>
+        <translation>&lt;b&gt;get_pad_mask(src_seq, pad_idx)&lt;/b&gt; = (seq != pad_idx).unsqueeze(-2)：&lt;b&gt;1 = 保留&lt;/b&gt;（真实的词），&lt;b&gt;0 = 被掩码&lt;/b&gt;（填充）— 这是该项目的约定，与教程的 1 = 被掩码正好相反。只有一行，广播到每个查询；slf_attn 和 enc_attn 都读取它。</translation>
+    </message>
+    <message>
+        <source>trg_mask (1 = keep)</source>
+        <translation>trg_mask（1 = 保留）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;get_pad_mask(trg_seq, pad_idx) &amp;amp; get_subsequent_mask(trg_seq)&lt;/b&gt;: 1 - triu(ones, 1) keeps the positions up to the query&apos;s own; &lt;b&gt;1 = keep&lt;/b&gt;, &lt;b&gt;0 = masked&lt;/b&gt; (padding or a later word), the opposite of the tutorial&apos;s 1 = masked.</source>
+        <translation>&lt;b&gt;get_pad_mask(trg_seq, pad_idx) &amp;amp; get_subsequent_mask(trg_seq)&lt;/b&gt;：1 - triu(ones, 1) 保留截至查询自身位置的各个位置；&lt;b&gt;1 = 保留&lt;/b&gt;，&lt;b&gt;0 = 被掩码&lt;/b&gt;（填充或更靠后的词），与教程的 1 = 被掩码正好相反。</translation>
+    </message>
+    <message>
+        <source>input: %1</source>
+        <translation>输入：%1</translation>
+    </message>
+    <message>
+        <source>× w_%1sᵀ
+(no bias)
+→ head %2</source>
+        <translation>× w_%1sᵀ
+（无偏置）
+→ 头 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;%1&lt;/b&gt; = w_%2s(%2).view(sz_b, len, n_head, d_%3).transpose(1, 2): nn.Linear(d_model, n_head·d_%3, bias=False), cut into n_head = %n heads of d_%3 = %4 columns; shown: head %5.</source>
+        <translation>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt; = w_%2s(%2).view(sz_b, len, n_head, d_%3).transpose(1, 2)：nn.Linear(d_model, n_head·d_%3, bias=False)，切分为 n_head = %n 个头，每个头 d_%3 = %4 列；当前显示：头 %5。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> In &lt;tt&gt;enc_attn&lt;/tt&gt; the query comes from the decoder.</source>
+        <translation>在 &lt;tt&gt;enc_attn&lt;/tt&gt; 中，查询来自解码器。</translation>
+    </message>
+    <message>
+        <source> In &lt;tt&gt;enc_attn&lt;/tt&gt; keys and values are the encoder&apos;s output.</source>
+        <translation>在 &lt;tt&gt;enc_attn&lt;/tt&gt; 中，键和值就是编码器的输出。</translation>
+    </message>
+    <message>
+        <source>/ temperature
+(√d_k = %1)</source>
+        <translation>/ 温度
+(√d_k = %1)</translation>
+    </message>
+    <message>
+        <source>q / temperature</source>
+        <translation>q / 温度</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;q / self.temperature&lt;/b&gt;, temperature = d_k ** 0.5 = √%1 = %2: ScaledDotProductAttention scales the &lt;i&gt;query&lt;/i&gt; before the product, not the scores after it. The same maths as (q·kᵀ)/√d_k, rounded differently in the last bits.</source>
+        <translation>&lt;b&gt;q / self.temperature&lt;/b&gt;，温度 = d_k ** 0.5 = √%1 = %2：ScaledDotProductAttention 在相乘之前缩放&lt;i&gt;查询&lt;/i&gt;，而不是在相乘之后缩放分数。数学上与 (q·kᵀ)/√d_k 相同，只是最后几位的舍入不同。</translation>
+    </message>
+    <message>
+        <source>scores</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;attn = torch.matmul(q / self.temperature, k.transpose(2, 3))&lt;/b&gt;: the query was already divided by √d_k = %1, so no second scale follows; each row is a query, each column a key.</source>
+        <translation>&lt;b&gt;attn = torch.matmul(q / self.temperature, k.transpose(2, 3))&lt;/b&gt;：查询已经除以 √d_k = %1，因此之后不再缩放；每一行是一个查询，每一列是一个键。</translation>
+    </message>
+    <message>
+        <source>masked_fill
+(mask == 0,
+−1e9)</source>
+        <translation>masked_fill
+(掩码 == 0,
+−1e9)</translation>
+    </message>
+    <message>
+        <source>mask (1 = keep)</source>
+        <translation>掩码（1 = 保留）</translation>
+    </message>
+    <message>
+        <source>masked scores</source>
+        <translation>掩码后的分数</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;attn.masked_fill(mask == 0, -1e9)&lt;/b&gt;: where the mask is &lt;b&gt;0&lt;/b&gt; (this project&apos;s masks are 1 = keep) the score becomes −1e9, so the softmax gives that key (almost exactly) no weight.</source>
+        <translation>&lt;b&gt;attn.masked_fill(mask == 0, -1e9)&lt;/b&gt;：在掩码为 &lt;b&gt;0&lt;/b&gt; 的位置（该项目的掩码是 1 = 保留），分数变为 −1e9，因此 softmax（几乎完全）不给该键任何权重。</translation>
+    </message>
+    <message>
+        <source>context, all heads concatenated</source>
+        <translation>上下文向量，所有头拼接</translation>
+    </message>
+    <message>
+        <source>× fc.weightᵀ
+(no bias)
+=</source>
+        <translation>× fc.weightᵀ
+（无偏置）
+=</translation>
+    </message>
+    <message>
+        <source>fc (the attention&apos;s output)</source>
+        <translation>fc（注意力的输出）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;fc&lt;/b&gt; = nn.Linear(n_head·d_v = %1, d_model = %2, bias=False): the heads side by side mixed back to d_model; dropout follows (in training).</source>
+        <translation>&lt;b&gt;fc&lt;/b&gt; = nn.Linear(n_head·d_v = %1, d_model = %2, bias=False)：各头并排拼接，再混合回 d_model；随后做 dropout（训练时）。</translation>
+    </message>
+    <message>
+        <source>sub-layer output: %1</source>
+        <translation>子层输出：%1</translation>
+    </message>
+    <message>
+        <source>residual: %1</source>
+        <translation>残差：%1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;x = dropout(%1(x)); x += residual&lt;/b&gt;: dropout comes &lt;i&gt;before&lt;/i&gt; the add (a no-op outside training); the LayerNorm follows (post-norm).</source>
+        <translation>&lt;b&gt;x = dropout(%1(x)); x += residual&lt;/b&gt;：dropout 在相加&lt;i&gt;之前&lt;/i&gt;（训练之外不起作用）；随后是 LayerNorm（后置归一化 post-norm）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1.layer_norm&lt;/b&gt; = nn.LayerNorm(d_model, eps=1e-6): applied once to the embeddings plus positions, &lt;i&gt;before&lt;/i&gt; the first layer (nn.Transformer and the tutorial have none here); each row to mean 0, variance 1, then · γ + β (learned).</source>
+        <translation>&lt;b&gt;%1.layer_norm&lt;/b&gt; = nn.LayerNorm(d_model, eps=1e-6)：在第一层&lt;i&gt;之前&lt;/i&gt;，对嵌入加位置编码的结果做一次（nn.Transformer 和教程在这里都没有）；每一行归一化为均值 0、方差 1，再 · γ + β（可学习）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;self.layer_norm(x)&lt;/b&gt;, nn.LayerNorm(d_model, eps=1e-6), after the residual add (post-norm): each row to mean 0, variance 1, then · γ + β (learned).</source>
+        <translation>&lt;b&gt;self.layer_norm(x)&lt;/b&gt;，即 nn.LayerNorm(d_model, eps=1e-6)，位于残差相加之后（后置归一化 post-norm）：每一行归一化为均值 0、方差 1，再 · γ + β（可学习）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;w_1&lt;/b&gt; = nn.Linear(d_model, d_inner) with bias: every position widened from %1 to %2.</source>
+        <translation>&lt;b&gt;w_1&lt;/b&gt; = nn.Linear(d_model, d_inner)，带偏置：每个位置从 %1 维扩展到 %2 维。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;w_2&lt;/b&gt; = nn.Linear(d_inner, d_model) with bias: back from %1 to %2 (dropout follows).</source>
+        <translation>&lt;b&gt;w_2&lt;/b&gt; = nn.Linear(d_inner, d_model)，带偏置：从 %1 维变回 %2 维（随后做 dropout）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;(seq): each token id picks its row of nn.Embedding(n_vocab, d_model, padding_idx=0) — the pad row gets no gradient. </source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;(seq)：每个词元 id 取出 nn.Embedding(n_vocab, d_model, padding_idx=0) 中对应的一行 — 填充行不接收梯度。</translation>
+    </message>
+    <message>
+        <source>scale_emb_or_prj = &apos;emb&apos;: then × d_model ** 0.5 = %1.</source>
+        <translation>scale_emb_or_prj = &apos;emb&apos;：随后 × d_model ** 0.5 = %1。</translation>
+    </message>
+    <message>
+        <source>No × √d_model here (scale_emb_or_prj is not &apos;emb&apos; with the weights shared).</source>
+        <translation>此处不乘 √d_model（只有在权重共享且 scale_emb_or_prj 为 &apos;emb&apos; 时才乘）。</translation>
+    </message>
+    <message>
+        <source>pos_table (float64-made)</source>
+        <translation>pos_table（float64 计算）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;position_enc.pos_table&lt;/b&gt;: position / 10000&lt;sup&gt;2(j//2)/d&lt;/sup&gt;, sin on even and cos on odd columns, computed by NumPy in float64 and stored as float32 (n_position = %1 rows); a buffer, never trained.</source>
+        <translation>&lt;b&gt;position_enc.pos_table&lt;/b&gt;：位置 / 10000&lt;sup&gt;2(j//2)/d&lt;/sup&gt;，偶数列为 sin，奇数列为 cos，由 NumPy 以 float64 计算后存为 float32（n_position = %1 行）；它是一个缓冲区，从不训练。</translation>
+    </message>
+    <message>
+        <source>word embedding</source>
+        <translation>词嵌入</translation>
+    </message>
+    <message>
+        <source>embedding + positions</source>
+        <translation>嵌入 + 位置</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;dropout(position_enc(emb))&lt;/b&gt;: pos_table[:, :len] is added, then dropout (training only); a LayerNorm follows before the first layer.</source>
+        <translation>&lt;b&gt;dropout(position_enc(emb))&lt;/b&gt;：加上 pos_table[:, :len]，再做 dropout（仅在训练时）；在第一层之前还有一个 LayerNorm。</translation>
+    </message>
+    <message>
+        <source>decoder output: %1</source>
+        <translation>解码器输出：%1</translation>
+    </message>
+    <message>
+        <source>× trg_word_prj.weightᵀ
+(no bias)</source>
+        <translation>× trg_word_prj.weightᵀ
+（无偏置）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;trg_word_prj&lt;/b&gt; = nn.Linear(d_model, n_trg_vocab, bias=False), its weight &lt;b&gt;shared&lt;/b&gt; with decoder.trg_word_emb (one parameter); scale_emb_or_prj = &apos;prj&apos;: logits × d_model ** −0.5 = %1.</source>
+        <translation>&lt;b&gt;trg_word_prj&lt;/b&gt; = nn.Linear(d_model, n_trg_vocab, bias=False)，其权重与 decoder.trg_word_emb &lt;b&gt;共享&lt;/b&gt;（同一个参数）；scale_emb_or_prj = &apos;prj&apos;：logits × d_model ** −0.5 = %1。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;trg_word_prj&lt;/b&gt; = nn.Linear(d_model, n_trg_vocab, bias=False), its weight &lt;b&gt;shared&lt;/b&gt; with decoder.trg_word_emb (one parameter).</source>
+        <translation>&lt;b&gt;trg_word_prj&lt;/b&gt; = nn.Linear(d_model, n_trg_vocab, bias=False)，其权重与 decoder.trg_word_emb &lt;b&gt;共享&lt;/b&gt;（同一个参数）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;trg_word_prj&lt;/b&gt; = nn.Linear(d_model, n_trg_vocab, bias=False), its own weight (trg_emb_prj_weight_sharing off).</source>
+        <translation>&lt;b&gt;trg_word_prj&lt;/b&gt; = nn.Linear(d_model, n_trg_vocab, bias=False)，使用自己的权重（trg_emb_prj_weight_sharing 关闭）。</translation>
+    </message>
+    <message>
+        <source>label-smoothed
+cross-entropy
+→</source>
+        <translation>标签平滑
+交叉熵
+→</translation>
+    </message>
+    <message>
+        <source>loss per position</source>
+        <translation>每个位置的损失</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;cal_loss&lt;/b&gt;, smoothing on: the one-hot target becomes 1 − ε = 0.9 on the correct word and ε/(n_class − 1) on each other; loss = −Σ target · log_softmax(logits). Pad targets count 0.</source>
+        <translation>&lt;b&gt;cal_loss&lt;/b&gt;，开启平滑：独热目标在正确词上变为 1 − ε = 0.9，在其他每个词上为 ε/(n_class − 1)；loss = −Σ 目标 · log_softmax(logits)。目标为填充的位置计为 0。</translation>
+    </message>
+    <message>
+        <source>sum
+→</source>
+        <translation>求和
+→</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;loss = loss.masked_select(non_pad_mask).sum()&lt;/b&gt;: cal_loss &lt;i&gt;sums&lt;/i&gt; over the non-pad targets (the tutorial&apos;s CrossEntropyLoss takes the mean).</source>
+        <translation>&lt;b&gt;loss = loss.masked_select(non_pad_mask).sum()&lt;/b&gt;：cal_loss 对非填充目标&lt;i&gt;求和&lt;/i&gt;（教程的 CrossEntropyLoss 取平均）。</translation>
+    </message>
+    <message>
+        <source>%1 (given)</source>
+        <translation>%1（给定）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;: the tensor handed to the layer&apos;s forward, shaped as PyTorch takes it (%2); shown batch first, one row per position, d_model = %3 columns.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;：传入该层前向传播的张量，形状与 PyTorch 接收的一致（%2）；显示时批维度在前，每个位置一行，d_model = %3 列。</translation>
+    </message>
+    <message>
+        <source>batch_first=True: [batch, seq, feature]</source>
+        <translation>batch_first=True：[批, 序列, 特征]</translation>
+    </message>
+    <message>
+        <source>batch_first=False: [seq, batch, feature]</source>
+        <translation>batch_first=False：[序列, 批, 特征]</translation>
+    </message>
+    <message>
+        <source>× in_proj_weight[%1]ᵀ
++ in_proj_bias[%1]
+→ head %2</source>
+        <translation>× in_proj_weight[%1]ᵀ
++ in_proj_bias[%1]
+→ 头 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;%1&lt;/b&gt; = x · W&lt;sub&gt;%2&lt;/sub&gt;ᵀ + b&lt;sub&gt;%2&lt;/sub&gt;: nn.MultiheadAttention keeps W&lt;sub&gt;q&lt;/sub&gt;, W&lt;sub&gt;k&lt;/sub&gt;, W&lt;sub&gt;v&lt;/sub&gt; packed in one &lt;tt&gt;in_proj_weight&lt;/tt&gt; [3·d_model, d_model]; the %2 part is rows %3 (and &lt;tt&gt;in_proj_bias[%3]&lt;/tt&gt;). The result is cut into nhead = %n heads of head_dim = d_model / nhead = %4 columns; shown: head %5.</source>
+        <translation>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt; = x · W&lt;sub&gt;%2&lt;/sub&gt;ᵀ + b&lt;sub&gt;%2&lt;/sub&gt;：nn.MultiheadAttention 把 W&lt;sub&gt;q&lt;/sub&gt;、W&lt;sub&gt;k&lt;/sub&gt;、W&lt;sub&gt;v&lt;/sub&gt; 打包存放在同一个 &lt;tt&gt;in_proj_weight&lt;/tt&gt; [3·d_model, d_model] 中；%2 部分是其中的行 %3（以及 &lt;tt&gt;in_proj_bias[%3]&lt;/tt&gt;）。结果被切分为 nhead = %n 个头，每个头 head_dim = d_model / nhead = %4 列；当前显示：头 %5。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> In &lt;tt&gt;multihead_attn&lt;/tt&gt; the query comes from the decoder.</source>
+        <translation>在 &lt;tt&gt;multihead_attn&lt;/tt&gt; 中，查询来自解码器。</translation>
+    </message>
+    <message>
+        <source> In &lt;tt&gt;multihead_attn&lt;/tt&gt; keys and values come from the memory (the encoder&apos;s output).</source>
+        <translation>在 &lt;tt&gt;multihead_attn&lt;/tt&gt; 中，键和值来自 memory（编码器的输出）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;scores&lt;/b&gt; = (q / √head_dim) @ kᵀ (head_dim = %1, √head_dim = %2): PyTorch scales q first, then multiplies; each row is a query, each column a key.</source>
+        <translation>&lt;b&gt;注意力分数&lt;/b&gt; = (q / √head_dim) @ kᵀ（head_dim = %1，√head_dim = %2）：PyTorch 先缩放 q，再做乘法；每一行是一个查询，每一列是一个键。</translation>
+    </message>
+    <message>
+        <source>mask (additive)</source>
+        <translation>掩码（加性）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The mask as added to the scores&lt;/b&gt;, PyTorch&apos;s convention: &lt;b&gt;0&lt;/b&gt; = may attend, &lt;b&gt;−∞&lt;/b&gt; = ignored (hatched). &lt;tt&gt;attn_mask&lt;/tt&gt; (float, or bool turned into 0 / −∞) and &lt;tt&gt;key_padding_mask&lt;/tt&gt; (bool, &lt;b&gt;True = ignore&lt;/b&gt; that key) are merged into this one tensor per head.</source>
+        <translation>&lt;b&gt;加到注意力分数上的掩码&lt;/b&gt;，遵循 PyTorch 的约定：&lt;b&gt;0&lt;/b&gt; = 可以关注，&lt;b&gt;−∞&lt;/b&gt; = 被忽略（斜线阴影）。&lt;tt&gt;attn_mask&lt;/tt&gt;（float，或转换为 0 / −∞ 的 bool）和 &lt;tt&gt;key_padding_mask&lt;/tt&gt;（bool，&lt;b&gt;True = 忽略&lt;/b&gt;该键）合并成这一个张量，每个头一份。</translation>
+    </message>
+    <message>
+        <source> Here: the causal tgt_mask (−∞ above the diagonal, as &lt;tt&gt;generate_square_subsequent_mask&lt;/tt&gt; makes it) and the target&apos;s padding.</source>
+        <translation>此处：因果的 tgt_mask（对角线以上为 −∞，由 &lt;tt&gt;generate_square_subsequent_mask&lt;/tt&gt; 生成），以及目标句子的填充。</translation>
+    </message>
+    <message>
+        <source> Here: memory_key_padding_mask, the source&apos;s padding.</source>
+        <translation>此处：memory_key_padding_mask，即源句子的填充。</translation>
+    </message>
+    <message>
+        <source> Here: src_key_padding_mask, the source&apos;s padding.</source>
+        <translation>此处：src_key_padding_mask，即源句子的填充。</translation>
+    </message>
+    <message>
+        <source>mask (0 / −∞)</source>
+        <translation>掩码（0 / −∞）</translation>
+    </message>
+    <message>
+        <source>scores + mask</source>
+        <translation>分数 + 掩码</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;scores + attn_mask&lt;/b&gt;: the additive mask is added, so an ignored key&apos;s score becomes &lt;b&gt;−∞&lt;/b&gt; (hatched) and the softmax gives it no weight.</source>
+        <translation>&lt;b&gt;注意力分数 + attn_mask&lt;/b&gt;：加上加性掩码后，被忽略的键的分数变为 &lt;b&gt;−∞&lt;/b&gt;（斜线阴影），softmax 不给它任何权重。</translation>
+    </message>
+    <message>
+        <source>softmax
+over each
+row →</source>
+        <translation>对每一行
+做 softmax
+→</translation>
+    </message>
+    <message>
+        <source>attn weights</source>
+        <translation>注意力权重</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;softmax(scores, dim=−1)&lt;/b&gt;: each row becomes weights that sum to 1; exp(−∞) = 0, so an ignored key gets exactly 0. A row whose every key is −∞ has nothing to normalise: PyTorch 1.13 gives &lt;b&gt;NaN&lt;/b&gt; there.</source>
+        <translation>&lt;b&gt;softmax(scores, dim=−1)&lt;/b&gt;：每一行变为和为 1 的权重；exp(−∞) = 0，所以被忽略的键恰好得到 0。如果某一行的所有键都是 −∞，就无从归一化：PyTorch 1.13 在这里给出 &lt;b&gt;NaN&lt;/b&gt;。</translation>
+    </message>
+    <message>
+        <source>attn</source>
+        <translation>注意力权重</translation>
+    </message>
+    <message>
+        <source>attn @ v</source>
+        <translation>注意力权重 @ v</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;attn @ v&lt;/b&gt;: each query&apos;s row is the attention-weighted mix of the value rows.</source>
+        <translation>&lt;b&gt;注意力权重 @ v&lt;/b&gt;：每个查询所在的行，是各个值行按注意力权重加权混合的结果。</translation>
+    </message>
+    <message>
+        <source>attn @ v, all heads concatenated</source>
+        <translation>注意力权重 @ v，所有头拼接</translation>
+    </message>
+    <message>
+        <source>out_proj (the attention&apos;s output)</source>
+        <translation>out_proj（注意力的输出）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;out_proj&lt;/b&gt; = nn.Linear(d_model, d_model) with bias: the heads side by side (nhead · head_dim = %1 columns) mixed back to d_model = %1.</source>
+        <translation>&lt;b&gt;out_proj&lt;/b&gt; = nn.Linear(d_model, d_model)，带偏置：各头并排拼接（nhead · head_dim = %1 列），再混合回 d_model = %1。</translation>
+    </message>
+    <message>
+        <source>x (residual): %1</source>
+        <translation>x（残差）：%1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;x = x + %1&lt;/b&gt; (norm_first=True): the sub-layer read the normalised x, its output is added to x itself; no norm follows.</source>
+        <translation>&lt;b&gt;x = x + %1&lt;/b&gt;（norm_first=True）：子层读取的是归一化后的 x，其输出加到 x 本身上；之后不再做归一化。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;x + %1&lt;/b&gt; (norm_first=False): the sub-layer&apos;s output is added to its input; the LayerNorm comes next.</source>
+        <translation>&lt;b&gt;x + %1&lt;/b&gt;（norm_first=False）：子层的输出加到它的输入上；接下来是 LayerNorm。</translation>
+    </message>
+    <message>
+        <source>last layer&apos;s output: %1</source>
+        <translation>最后一层的输出：%1</translation>
+    </message>
+    <message>
+        <source>LayerNorm
+(each row)
+· γ + β</source>
+        <translation>LayerNorm
+（逐行）
+· γ + β</translation>
+    </message>
+    <message>
+        <source>each row shifted to mean 0 and scaled to variance 1 (ε = %1), then · weight + bias (learned)</source>
+        <translation>每一行平移到均值 0 并缩放到方差 1（ε = %1），再 · 权重 + 偏置（可学习）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1.norm&lt;/b&gt; = nn.LayerNorm(d_model): nn.Transformer&apos;s final norm after the last layer of the stack; %2.</source>
+        <translation>&lt;b&gt;%1.norm&lt;/b&gt; = nn.LayerNorm(d_model)：nn.Transformer 在整个堆叠的最后一层之后所做的最终归一化；%2。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1(x)&lt;/b&gt; (norm_first=True, pre-norm): the sub-layer reads the normalised x; %2. The residual adds the sub-layer&apos;s output to x itself.</source>
+        <translation>&lt;b&gt;%1(x)&lt;/b&gt;（norm_first=True，前置归一化 pre-norm）：子层读取归一化后的 x；%2。残差连接把子层的输出加到 x 本身上。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1(x + sublayer(x))&lt;/b&gt; (norm_first=False, post-norm): %2.</source>
+        <translation>&lt;b&gt;%1(x + sublayer(x))&lt;/b&gt;（norm_first=False，后置归一化 post-norm）：%2。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;linear1&lt;/b&gt; = nn.Linear(d_model, dim_feedforward) with bias: every position widened from %1 to %2 features.</source>
+        <translation>&lt;b&gt;linear1&lt;/b&gt; = nn.Linear(d_model, dim_feedforward)，带偏置：每个位置从 %1 个特征扩展到 %2 个特征。</translation>
+    </message>
+    <message>
+        <source>activation</source>
+        <translation>激活函数输出</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;activation = F.relu&lt;/b&gt;: negative numbers become 0, positive ones stay.</source>
+        <translation>&lt;b&gt;activation = F.relu&lt;/b&gt;：负数变为 0，正数保持不变。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;activation = F.gelu&lt;/b&gt; (activation=&quot;gelu&quot;): x · Φ(x) = x/2 · (1 + erf(x/√2)); large positive numbers pass, large negative ones go to 0, small negative ones dip a little below 0.</source>
+        <translation>&lt;b&gt;activation = F.gelu&lt;/b&gt;（activation=&quot;gelu&quot;）：x · Φ(x) = x/2 · (1 + erf(x/√2))；较大的正数基本原样通过，较大的负数趋于 0，较小的负数会略低于 0。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;linear2&lt;/b&gt; = nn.Linear(dim_feedforward, d_model) with bias: back from %1 to %2 features (dropout follows in training).</source>
+        <translation>&lt;b&gt;linear2&lt;/b&gt; = nn.Linear(dim_feedforward, d_model)，带偏置：从 %1 个特征变回 %2 个特征（训练时随后做 dropout）。</translation>
+    </message>
+    <message>
+        <source>embedding × √d_model</source>
+        <translation>嵌入 × √d_model</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;(tokens) = embedding(tokens) · √d_model (√%2 = %3): each token id picks its row of &lt;tt&gt;%1.embedding.weight&lt;/tt&gt;, scaled as the translation tutorial&apos;s TokenEmbedding does.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;(tokens) = embedding(tokens) · √d_model（√%2 = %3）：每个词元 id 取出 &lt;tt&gt;%1.embedding.weight&lt;/tt&gt; 中对应的一行，并像 PyTorch 翻译教程中的 TokenEmbedding 那样缩放。</translation>
+    </message>
+    <message>
+        <source>pos_embedding (fixed)</source>
+        <translation>pos_embedding（固定）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;positional_encoding.pos_embedding&lt;/b&gt;: sin in even columns, cos in odd ones, pos / 10000&lt;sup&gt;2i/d_model&lt;/sup&gt;; a buffer, recomputed, never trained.</source>
+        <translation>&lt;b&gt;positional_encoding.pos_embedding&lt;/b&gt;：偶数列为 sin，奇数列为 cos，pos / 10000&lt;sup&gt;2i/d_model&lt;/sup&gt;；它是一个缓冲区，每次重新计算，从不训练。</translation>
+    </message>
+    <message>
+        <source>token embedding</source>
+        <translation>词元嵌入</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;dropout(token_embedding + pos_embedding[:len])&lt;/b&gt;: the positions are added (dropout in training only); this is what the first layer reads.</source>
+        <translation>&lt;b&gt;dropout(token_embedding + pos_embedding[:len])&lt;/b&gt;：加上位置编码（dropout 仅在训练时生效）；这就是第一层读取的输入。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;generator&lt;/b&gt; = nn.Linear(d_model, tgt_vocab_size) with bias: one score per target word for every position.</source>
+        <translation>&lt;b&gt;generator&lt;/b&gt; = nn.Linear(d_model, tgt_vocab_size)，带偏置：在每个位置为每个目标词给出一个分数。</translation>
+    </message>
+    <message>
+        <source>, then · γ + β (learned)</source>
+        <translation>，再 · γ + β（可学习）</translation>
+    </message>
+    <message>
+        <source> (no learned γ/β: a fresh nn.LayerNorm each call is never trained)</source>
+        <translation>（没有可学习的 γ/β：每次调用都新建一个 nn.LayerNorm，因此从不被训练）</translation>
+    </message>
+    <message>
+        <source>  (layer %1 %2)</source>
+        <translation>  （第 %1 层 %2）</translation>
+    </message>
+    <message>
+        <source>get_subsequent_mask: key position %1 comes after query position %2 (0 = masked)</source>
+        <translation>get_subsequent_mask：键位置 %1 在查询位置 %2 之后（0 = 被掩码）</translation>
+    </message>
+    <message>
+        <source>get_pad_mask: the key &apos;%1&apos; at position %2 is padding (0 = masked)</source>
+        <translation>get_pad_mask：位置 %2 上的键 &apos;%1&apos; 是填充（0 = 被掩码）</translation>
+    </message>
+    <message>
+        <source>the source key &apos;%1&apos; at position %2 is padding</source>
+        <translation>源句子位置 %2 上的键 &apos;%1&apos; 是填充</translation>
+    </message>
+    <message>
+        <source>the key &apos;%1&apos; at position %2 is padding</source>
+        <translation>位置 %2 上的键 &apos;%1&apos; 是填充</translation>
+    </message>
+    <message>
+        <source>key position %1 comes after query position %2: a future word</source>
+        <translation>键位置 %1 在查询位置 %2 之后：是后面的词</translation>
+    </message>
+    <message>
+        <source>tgt_mask: key position %1 comes after query position %2 (−∞ above the diagonal)</source>
+        <translation>tgt_mask：键位置 %1 在查询位置 %2 之后（对角线以上为 −∞）</translation>
+    </message>
+    <message>
+        <source>key_padding_mask is True for the key &apos;%1&apos; at position %2: padding</source>
+        <translation>位置 %2 上的键 &apos;%1&apos; 的 key_padding_mask 为 True：填充</translation>
+    </message>
+    <message>
+        <source>attn_mask is −∞ here</source>
+        <translation>此处 attn_mask 为 −∞</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>No trace yet.</source>
+        <translation>尚无追踪记录。</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not in this trace.</source>
+        <translation>&apos;%1&apos; 不在此追踪中。</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is empty.</source>
+        <translation>&apos;%1&apos; 为空。</translation>
+    </message>
+    <message>
+        <source>additive mask</source>
+        <translation>加性掩码</translation>
+    </message>
+    <message>
+        <source>1 = keep, 0 = masked</source>
+        <translation>1 = 保留，0 = 被掩码</translation>
+    </message>
+    <message>
+        <source>1 = masked</source>
+        <translation>1 = 被掩码</translation>
+    </message>
+    <message>
+        <source>probability</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <source>gradient</source>
+        <translation>梯度</translation>
+    </message>
+    <message>
+        <source>value</source>
+        <translation>数值</translation>
+    </message>
+    <message>
+        <source>the tensor: %1</source>
+        <translation>张量：%1</translation>
+    </message>
+    <message>
+        <source>backward
+→</source>
+        <translation>反向传播
+→</translation>
+    </message>
+    <message>
+        <source>its gradient: ∂loss/∂%1</source>
+        <translation>其梯度：∂loss/∂%1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;∂loss/∂%1&lt;/b&gt;: for every number of &lt;tt&gt;%2&lt;/tt&gt;, how fast the loss changes when that number changes (computed by the backward pass). Red: increasing it raises the loss; blue: increasing it lowers the loss.</source>
+        <translation>&lt;b&gt;∂loss/∂%1&lt;/b&gt;：对 &lt;tt&gt;%2&lt;/tt&gt; 中的每个数，表示该数变化时损失变化得有多快（由反向传播计算）。红色：增大它会使损失升高；蓝色：增大它会使损失降低。</translation>
+    </message>
+    <message>
+        <source>× W_%1ᵀ
+→ head %2</source>
+        <translation>× W_%1ᵀ
+→ 头 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;%1&lt;/b&gt; = W_%1(input).view(batch, −1, n_heads, d_%2).transpose(1, 2): the input times W_%1ᵀ, cut into %n heads of %3 columns; shown: head %4.</source>
+        <translation>
+            <numerusform>&lt;b&gt;%1&lt;/b&gt; = W_%1(input).view(batch, −1, n_heads, d_%2).transpose(1, 2)：输入乘以 W_%1ᵀ，再切分为 %n 个头，每个头 %3 列；当前显示：头 %4。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> The queries come from the decoder.</source>
+        <translation>查询来自解码器。</translation>
+    </message>
+    <message>
+        <source> Keys and values come from the encoder&apos;s output.</source>
+        <translation>键和值来自编码器的输出。</translation>
+    </message>
+    <message>
+        <source>scores = QKᵀ/√d_k</source>
+        <translation>分数 = QKᵀ/√d_k</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;scores&lt;/b&gt; = torch.matmul(Q, K.transpose(−1, −2)) / np.sqrt(d_k) (d_k = %1, √d_k = %2): how well each query (row) matches each key (column).</source>
+        <translation>&lt;b&gt;注意力分数&lt;/b&gt; = torch.matmul(Q, K.transpose(−1, −2)) / np.sqrt(d_k)（d_k = %1，√d_k = %2）：每个查询（行）与每个键（列）的匹配程度。</translation>
+    </message>
+    <message>
+        <source>masked_fill_
+using</source>
+        <translation>masked_fill_
+依据</translation>
+    </message>
+    <message>
+        <source>mask: %1</source>
+        <translation>掩码：%1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;scores.masked_fill_(attn_mask, −1e9)&lt;/b&gt;: wherever the mask is 1 the score becomes −1e9 (hatched), so the softmax will give it no weight.</source>
+        <translation>&lt;b&gt;scores.masked_fill_(attn_mask, −1e9)&lt;/b&gt;：凡是掩码为 1 的位置，分数都变为 −1e9（斜线阴影），因此 softmax 不会给它任何权重。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;attn&lt;/b&gt; = nn.Softmax(dim=−1)(scores): each row becomes weights that sum to 1; the −1e9 cells become exactly 0.</source>
+        <translation>&lt;b&gt;注意力权重&lt;/b&gt; = nn.Softmax(dim=−1)(scores)：每一行变为和为 1 的权重；−1e9 的单元格恰好变为 0。</translation>
+    </message>
+    <message>
+        <source>context</source>
+        <translation>上下文向量</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;context&lt;/b&gt; = torch.matmul(attn, V): each query&apos;s row is the attention-weighted mix of the value rows.</source>
+        <translation>&lt;b&gt;上下文向量&lt;/b&gt; = torch.matmul(attn, V)：每个查询所在的行，是各个值行按注意力权重加权混合的结果。</translation>
+    </message>
+    <message>
+        <source>fc_out (the block&apos;s output before the residual)</source>
+        <translation>fc_out（残差连接之前的块输出）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;output&lt;/b&gt; = self.fc(context.transpose(1, 2).reshape(batch, −1, n_heads·d_v)): the heads side by side, mixed back to d_model = %1 columns.</source>
+        <translation>&lt;b&gt;输出&lt;/b&gt; = self.fc(context.transpose(1, 2).reshape(batch, −1, n_heads·d_v))：各头并排拼接，再混合回 d_model = %1 列。</translation>
+    </message>
+    <message>
+        <source>input (residual): %1</source>
+        <translation>输入（残差）：%1</translation>
+    </message>
+    <message>
+        <source>output + residual</source>
+        <translation>输出 + 残差</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;output + residual&lt;/b&gt;: the feed-forward input is added back to its output.</source>
+        <translation>&lt;b&gt;输出 + 残差&lt;/b&gt;：前馈网络的输入被加回到它的输出上。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;output + residual&lt;/b&gt;: the block&apos;s input is added back to its output (residual connection), feature by feature.</source>
+        <translation>&lt;b&gt;输出 + 残差&lt;/b&gt;：块的输入被逐特征地加回到它的输出上（残差连接）。</translation>
+    </message>
+    <message>
+        <source>LayerNorm
+(each row)</source>
+        <translation>LayerNorm
+（逐行）</translation>
+    </message>
+    <message>
+        <source>out = LayerNorm(output + residual)</source>
+        <translation>LayerNorm(输出 + 残差)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;nn.LayerNorm(d_model)(output + residual)&lt;/b&gt;: each row to mean 0, variance 1%1. This is the layer&apos;s output.</source>
+        <translation>&lt;b&gt;nn.LayerNorm(d_model)(输出 + 残差)&lt;/b&gt;：每一行归一化为均值 0、方差 1%1。这就是该层的输出。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;nn.LayerNorm(d_model)(output + residual)&lt;/b&gt;: each row is shifted to mean 0 and scaled to variance 1%1.</source>
+        <translation>&lt;b&gt;nn.LayerNorm(d_model)(输出 + 残差)&lt;/b&gt;：每一行平移到均值 0，并缩放到方差 1%1。</translation>
+    </message>
+    <message>
+        <source>hidden (d_ff = %1)</source>
+        <translation>隐藏层（d_ff = %1）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;fc[0]&lt;/b&gt; = nn.Linear(d_model, d_ff, bias=False): every position is widened from %1 to %2 features.</source>
+        <translation>&lt;b&gt;fc[0]&lt;/b&gt; = nn.Linear(d_model, d_ff, bias=False)：每个位置从 %1 个特征扩展到 %2 个特征。</translation>
+    </message>
+    <message>
+        <source>hidden</source>
+        <translation>隐藏层</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;nn.ReLU()&lt;/b&gt;: negative numbers become 0, positive ones stay.</source>
+        <translation>&lt;b&gt;nn.ReLU()&lt;/b&gt;：负数变为 0，正数保持不变。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;fc[2]&lt;/b&gt; = nn.Linear(d_ff, d_model, bias=False): back from %1 to %2 features.</source>
+        <translation>&lt;b&gt;fc[2]&lt;/b&gt; = nn.Linear(d_ff, d_model, bias=False)：从 %1 个特征变回 %2 个特征。</translation>
+    </message>
+    <message>
+        <source>embedding of each token</source>
+        <translation>每个词元的嵌入</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt;(%2): each token id picks its row of the embedding table (vocabulary × d_model = %3).</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;(%2)：每个词元 id 取出嵌入表中对应的一行（嵌入表大小为 词表 × d_model，d_model = %3）。</translation>
+    </message>
+    <message>
+        <source>positional encoding table PE</source>
+        <translation>位置编码表 PE</translation>
+    </message>
+    <message>
+        <source>PE(pos, 2i) = sin(pos / 10000&lt;sup&gt;2i/d_model&lt;/sup&gt;),  PE(pos, 2i+1) = cos(pos / 10000&lt;sup&gt;2i/d_model&lt;/sup&gt;): one row per position.</source>
+        <translation>PE(pos, 2i) = sin(pos / 10000&lt;sup&gt;2i/d_model&lt;/sup&gt;),  PE(pos, 2i+1) = cos(pos / 10000&lt;sup&gt;2i/d_model&lt;/sup&gt;)：每个位置一行。</translation>
+    </message>
+    <message>
+        <source>embedding</source>
+        <translation>嵌入</translation>
+    </message>
+    <message>
+        <source>PE (positions)</source>
+        <translation>PE（位置）</translation>
+    </message>
+    <message>
+        <source>embedding + PE</source>
+        <translation>嵌入 + PE</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;x + self.pe[:x.size(0), :]&lt;/b&gt;: the position table is added to the embeddings (then dropout, in training only).</source>
+        <translation>&lt;b&gt;x + self.pe[:x.size(0), :]&lt;/b&gt;：把位置编码表加到嵌入上（随后做 dropout，仅在训练时）。</translation>
+    </message>
+    <message>
+        <source>pad mask</source>
+        <translation>填充掩码</translation>
+    </message>
+    <message>
+        <source>OR</source>
+        <translation>或</translation>
+    </message>
+    <message>
+        <source>subsequence mask</source>
+        <translation>后续掩码</translation>
+    </message>
+    <message>
+        <source>decoder self-attention mask</source>
+        <translation>解码器自注意力掩码</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;torch.gt(pad_mask + subsequence_mask, 0)&lt;/b&gt;: a key is hidden from a query if it is padding &lt;i&gt;or&lt;/i&gt; a later word.</source>
+        <translation>&lt;b&gt;torch.gt(pad_mask + subsequence_mask, 0)&lt;/b&gt;：如果一个键是填充，&lt;i&gt;或&lt;/i&gt;是更靠后的词，查询就看不到它。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;get_attn_subsequence_mask&lt;/b&gt;: np.triu(ones, k=1) — 1 above the diagonal: while predicting, a word may not look at the words after it.</source>
+        <translation>&lt;b&gt;get_attn_subsequence_mask&lt;/b&gt;：np.triu(ones, k=1) — 对角线以上为 1：预测时，一个词不能看它之后的词。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;get_attn_pad_mask(dec_inputs, enc_inputs)&lt;/b&gt;: queries from the decoder, keys from the source; 1 where the source word is the padding &apos;P&apos;.</source>
+        <translation>&lt;b&gt;get_attn_pad_mask(dec_inputs, enc_inputs)&lt;/b&gt;：查询来自解码器，键来自源句子；源句子中的词是填充 &apos;P&apos; 的位置为 1。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;get_attn_pad_mask&lt;/b&gt;: seq_k.eq(0) — 1 where the key is the padding &apos;P&apos; (expanded over every query row).</source>
+        <translation>&lt;b&gt;get_attn_pad_mask&lt;/b&gt;：seq_k.eq(0) — 键为填充 &apos;P&apos; 的位置为 1（扩展到每个查询行）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;self.projection&lt;/b&gt; = nn.Linear(d_model, tgt_vocab_size, bias=False): one score per target word for every position.</source>
+        <translation>&lt;b&gt;self.projection&lt;/b&gt; = nn.Linear(d_model, tgt_vocab_size, bias=False)：在每个位置为每个目标词给出一个分数。</translation>
+    </message>
+    <message>
+        <source>probs</source>
+        <translation>概率</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;softmax(logits)&lt;/b&gt;: for every position, the probability of each target word being the next one.</source>
+        <translation>&lt;b&gt;softmax(logits)&lt;/b&gt;：在每个位置，每个目标词成为下一个词的概率。</translation>
+    </message>
+    <message>
+        <source>−log P(correct)
+→</source>
+        <translation>−log P(正确)
+→</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;nn.CrossEntropyLoss(ignore_index=0)&lt;/b&gt;, position by position: −log of the probability given to the correct word (padding targets count 0).</source>
+        <translation>&lt;b&gt;nn.CrossEntropyLoss(ignore_index=0)&lt;/b&gt;，逐个位置计算：正确词所得概率的 −log（目标为填充的位置计为 0）。</translation>
+    </message>
+    <message>
+        <source>mean
+→</source>
+        <translation>取平均
+→</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;loss&lt;/b&gt;: the mean of the per-position losses over the non-padding targets.</source>
+        <translation>&lt;b&gt;损失&lt;/b&gt;：各位置损失在非填充目标上的平均值。</translation>
+    </message>
 </context>
 <context>
     <name>StepView</name>
@@ -4058,6 +6258,10 @@ The file carries no model configuration, so the tutorial's was assumed. If the m
     <message>
         <source> · position</source>
         <translation> · 位置</translation>
+    </message>
+    <message>
+        <source>n_heads × d_v (concatenated heads)</source>
+        <translation>n_heads × d_v（各头拼接）</translation>
     </message>
 </context>
 <context>
@@ -4139,6 +6343,10 @@ Run a backward pass (a training step) to see the gradients.</source>
         <source>Colour scale shared by all heads: blue = %1, white = 0, red = +%2. Hatched = masked.</source>
         <translation>所有头共用的色标：蓝 = %1，白 = 0，红 = +%2。斜线阴影 = 已掩码。</translation>
     </message>
+    <message>
+        <source>The operation between the panels</source>
+        <translation>两个面板之间的运算</translation>
+    </message>
 </context>
 <context>
     <name>TrainingController</name>
@@ -4182,7 +6390,7 @@ Run a backward pass (a training step) to see the gradients.</source>
 <context>
     <name>TrainingPanel</name>
     <message>
-        <source>the tutorial's</source>
+        <source>the tutorial&apos;s</source>
         <translation>教程的</translation>
     </message>
     <message>
@@ -4218,8 +6426,8 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>放弃本次训练，并清除曲线、快照和结果。</translation>
     </message>
     <message>
-        <source>Passes over the dataset (the same as "epochs" in the form).</source>
-        <translation>遍历数据集的轮数（与表单中的“epochs”相同）。</translation>
+        <source>Passes over the dataset (the same as &quot;epochs&quot; in the form).</source>
+        <translation>遍历数据集的轮数（与表单中的“训练轮数”相同）。</translation>
     </message>
     <message>
         <source> epochs</source>
@@ -4266,7 +6474,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>超参数</translation>
     </message>
     <message>
-        <source>The model's size, the optimizer and the training loop (the epochs are also beside Start)</source>
+        <source>The model&apos;s size, the optimizer and the training loop (the epochs are also beside Start)</source>
         <translation>模型规模、优化器和训练循环（轮数也显示在“开始”旁边）</translation>
     </message>
     <message>
@@ -4298,7 +6506,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>架构和词表已由检查点 %1 固定。点“重置”可训练新模型。</translation>
     </message>
     <message>
-        <source>the checkpoint's</source>
+        <source>the checkpoint&apos;s</source>
         <translation>检查点的</translation>
     </message>
     <message>
@@ -4350,19 +6558,19 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>已发散</translation>
     </message>
     <message>
-        <source> The checkpoint's optimizer state (%1) is not used: this run uses %2.</source>
+        <source> The checkpoint&apos;s optimizer state (%1) is not used: this run uses %2.</source>
         <translation>检查点中的优化器状态（%1）未被使用：本次训练使用 %2。</translation>
     </message>
     <message>
-        <source>&lt;span style='color:#777'&gt;Training… the sentences are translated when the run ends.&lt;/span&gt;</source>
-        <translation>&lt;span style='color:#777'&gt;训练中… 训练结束后才会翻译这些句子。&lt;/span&gt;</translation>
+        <source>&lt;span style=&apos;color:#777&apos;&gt;Training… the sentences are translated when the run ends.&lt;/span&gt;</source>
+        <translation>&lt;span style=&apos;color:#777&apos;&gt;训练中… 训练结束后才会翻译这些句子。&lt;/span&gt;</translation>
     </message>
     <message>
         <source>Continuing from %1.</source>
         <translation>从 %1 继续。</translation>
     </message>
     <message>
-        <source>The dataset has words the model's vocabulary lacks: this model gets the vocabulary built from the dataset (%1 source, %2 target tokens).</source>
+        <source>The dataset has words the model&apos;s vocabulary lacks: this model gets the vocabulary built from the dataset (%1 source, %2 target tokens).</source>
         <translation>数据集中有模型词表所没有的词：此模型改用根据数据集构建的词表（源 %1 个词元，目标 %2 个词元）。</translation>
     </message>
     <message>
@@ -4434,7 +6642,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>全速</translation>
     </message>
     <message>
-        <source>&lt;p&gt;&lt;b&gt;Watch&lt;/b&gt;: each optimizer step takes at least %1 s (%2 steps a second), so the loss curve, the attention replay and the live views can be followed, and Pause or Stop can be reached in time.&lt;/p&gt;&lt;p&gt;&lt;b&gt;Full speed&lt;/b&gt;: as fast as the machine trains.&lt;/p&gt;&lt;p&gt;Picking a preset in the hyperparameters sets its pace (Watch for the tutorial's, Full speed for the small one and custom runs). A change applies at once, also during a run.&lt;/p&gt;</source>
+        <source>&lt;p&gt;&lt;b&gt;Watch&lt;/b&gt;: each optimizer step takes at least %1 s (%2 steps a second), so the loss curve, the attention replay and the live views can be followed, and Pause or Stop can be reached in time.&lt;/p&gt;&lt;p&gt;&lt;b&gt;Full speed&lt;/b&gt;: as fast as the machine trains.&lt;/p&gt;&lt;p&gt;Picking a preset in the hyperparameters sets its pace (Watch for the tutorial&apos;s, Full speed for the small one and custom runs). A change applies at once, also during a run.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;观看&lt;/b&gt;：每个优化器步至少耗时 %1 秒（每秒 %2 步），以便跟上损失曲线、注意力回放和实时视图，也来得及点“暂停”或“停止”。&lt;/p&gt;&lt;p&gt;&lt;b&gt;全速&lt;/b&gt;：以机器能达到的最快速度训练。&lt;/p&gt;&lt;p&gt;在超参数中选择预设会同时设定其节奏（教程的预设用“观看”，小模型和自定义训练用“全速”）。更改立即生效，训练过程中也是如此。&lt;/p&gt;</translation>
     </message>
     <message>
@@ -4442,7 +6650,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>实时视图</translation>
     </message>
     <message>
-        <source>Update the step-through views while training: about every %1 s (at most once a step) the run's current weights compute the forward pass of the sentences in the Sentences bar, and the views show it (the status bar says "live"). The backward pass is not computed during a run. Off: the views keep the shown model until the run ends.</source>
+        <source>Update the step-through views while training: about every %1 s (at most once a step) the run&apos;s current weights compute the forward pass of the sentences in the Sentences bar, and the views show it (the status bar says &quot;live&quot;). The backward pass is not computed during a run. Off: the views keep the shown model until the run ends.</source>
         <translation>训练时更新逐步视图：大约每 %1 秒（每步至多一次）用训练中的当前权重对“句子”栏中的句子计算前向传播，并在视图中显示（状态栏会显示“实时”）。训练期间不计算反向传播。关闭时：训练结束前各视图保持显示原来的模型。</translation>
     </message>
 </context>
@@ -4464,7 +6672,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>打开权重(&amp;O)…</translation>
     </message>
     <message>
-        <source>Open a weights file: a Stepformer checkpoint or a state_dict saved from the tutorial's PyTorch code (safetensors) (Ctrl+O)</source>
+        <source>Open a weights file: a Stepformer checkpoint or a state_dict saved from the tutorial&apos;s PyTorch code (safetensors) (Ctrl+O)</source>
         <translation>打开权重文件：Stepformer 检查点，或由教程的 PyTorch 代码保存的 state_dict（safetensors）（Ctrl+O）</translation>
     </message>
     <message>
@@ -4472,7 +6680,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>将张量导出为 CSV(&amp;C)…</translation>
     </message>
     <message>
-        <source>Save the current step's tensor as comma-separated values</source>
+        <source>Save the current step&apos;s tensor as comma-separated values</source>
         <translation>将当前步骤的张量保存为逗号分隔值（CSV）文件</translation>
     </message>
     <message>
@@ -4480,7 +6688,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>将张量导出为 NumPy(&amp;N)…</translation>
     </message>
     <message>
-        <source>Save the current step's tensor as a NumPy .npy file (np.load reads it)</source>
+        <source>Save the current step&apos;s tensor as a NumPy .npy file (np.load reads it)</source>
         <translation>将当前步骤的张量保存为 NumPy .npy 文件（可用 np.load 读取）</translation>
     </message>
     <message>
@@ -4516,7 +6724,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>恢复默认布局(&amp;R)</translation>
     </message>
     <message>
-        <source>Put the docks back in the default arrangement for the window's size (compact in a window narrower than 1600 px)</source>
+        <source>Put the docks back in the default arrangement for the window&apos;s size (compact in a window narrower than 1600 px)</source>
         <translation>按窗口大小将停靠面板恢复为默认排列（窗口宽度小于 1600 px 时使用紧凑布局）</translation>
     </message>
     <message>
@@ -4556,7 +6764,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>层实验室（nn.TransformerEncoderLayer）(&amp;L)…</translation>
     </message>
     <message>
-        <source>Seed 004's nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8) step by step, every number printed as PyTorch prints it; optionally a decoder layer after it</source>
+        <source>Seed 004&apos;s nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8) step by step, every number printed as PyTorch prints it; optionally a decoder layer after it</source>
         <translation>逐步演示种子文档 004 中的 nn.TransformerEncoderLayer(d_model=4, nhead=2, dim_feedforward=8)，每个数都按 PyTorch 的打印方式显示；可选在其后接一个解码器层</translation>
     </message>
     <message>
@@ -4564,7 +6772,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>比较分数缩放(&amp;S)…</translation>
     </message>
     <message>
-        <source>The current attention step's scores as (q/√d_k)·kᵀ (PyTorch, attention-is-all-you-need-pytorch) and as (q·kᵀ)/√d_k (the tutorial) side by side: the same maths, two roundings (Ctrl+Shift+K)</source>
+        <source>The current attention step&apos;s scores as (q/√d_k)·kᵀ (PyTorch, attention-is-all-you-need-pytorch) and as (q·kᵀ)/√d_k (the tutorial) side by side: the same maths, two roundings (Ctrl+Shift+K)</source>
         <translation>并排显示当前注意力步骤的分数按 (q/√d_k)·kᵀ（PyTorch、attention-is-all-you-need-pytorch）和按 (q·kᵀ)/√d_k（教程）计算的结果：数学上相同，舍入不同（Ctrl+Shift+K）</translation>
     </message>
     <message>
@@ -4584,7 +6792,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>反向传播</translation>
     </message>
     <message>
-        <source>Switch to the backward pass at the gradient of the current step, ∂loss/∂(this tensor); a step without one goes to the loss's gradient, where backpropagation starts. The backward pass lists the gradients in the order they were computed, loss first (Home goes there); the earliest forward steps get their gradients last (Ctrl+B)</source>
+        <source>Switch to the backward pass at the gradient of the current step, ∂loss/∂(this tensor); a step without one goes to the loss&apos;s gradient, where backpropagation starts. The backward pass lists the gradients in the order they were computed, loss first (Home goes there); the earliest forward steps get their gradients last (Ctrl+B)</source>
         <translation>切换到反向传播中当前步骤的梯度 ∂loss/∂(此张量)；没有梯度的步骤会跳到损失的梯度，即反向传播的起点。反向传播按梯度的计算顺序列出，损失在最前（按 Home 跳到那里）；最早的前向步骤最后得到梯度（Ctrl+B）</translation>
     </message>
 </context>
@@ -4658,8 +6866,8 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>&lt;b&gt;输入嵌入&lt;/b&gt;&lt;br&gt;每个源词元 id 选取嵌入表 [src_vocab_size %1 × d_model %2] 中对应的行。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Output Embedding&lt;/b&gt;&lt;br&gt;Each decoder input token (the target shifted right, starting with '%1') picks its row of the embedding table [tgt_vocab_size %2 × d_model %3].</source>
-        <translation>&lt;b&gt;输出嵌入&lt;/b&gt;&lt;br&gt;每个解码器输入词元（右移一位的目标序列，以 '%1' 开头）选取嵌入表 [tgt_vocab_size %2 × d_model %3] 中对应的行。</translation>
+        <source>&lt;b&gt;Output Embedding&lt;/b&gt;&lt;br&gt;Each decoder input token (the target shifted right, starting with &apos;%1&apos;) picks its row of the embedding table [tgt_vocab_size %2 × d_model %3].</source>
+        <translation>&lt;b&gt;输出嵌入&lt;/b&gt;&lt;br&gt;每个解码器输入词元（右移一位的目标序列，以 &apos;%1&apos; 开头）选取嵌入表 [tgt_vocab_size %2 × d_model %3] 中对应的行。</translation>
     </message>
     <message>
         <source>&lt;b&gt;Positional Encoding&lt;/b&gt;&lt;br&gt;A fixed table, no parameters: sin(pos / 10000&lt;sup&gt;2i/d_model&lt;/sup&gt;) in even dimensions, cos in odd ones. It tells the model where each token is.</source>
@@ -4674,11 +6882,11 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>&lt;b&gt;多头注意力&lt;/b&gt;（编码器自注意力）&lt;br&gt;Q, K, V = x·W&lt;sub&gt;Q&lt;/sub&gt;, x·W&lt;sub&gt;K&lt;/sub&gt;, x·W&lt;sub&gt;V&lt;/sub&gt;，拆分为 %1 个头，每头 d_k %2；scores = QK&lt;sup&gt;T&lt;/sup&gt;/√d_k；遮住填充位置；softmax；对 V 加权求和；输出投影。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Masked Multi-Head Attention&lt;/b&gt; (decoder self-attention)&lt;br&gt;Like the encoder's, but the mask also hides later positions (subsequent mask): a position can only attend to itself and earlier ones.</source>
+        <source>&lt;b&gt;Masked Multi-Head Attention&lt;/b&gt; (decoder self-attention)&lt;br&gt;Like the encoder&apos;s, but the mask also hides later positions (subsequent mask): a position can only attend to itself and earlier ones.</source>
         <translation>&lt;b&gt;掩码多头注意力&lt;/b&gt;（解码器自注意力）&lt;br&gt;与编码器的相同，但掩码还会遮住后面的位置（后续掩码）：每个位置只能关注自身及之前的位置。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Multi-Head Attention&lt;/b&gt; (encoder-decoder attention)&lt;br&gt;Q comes from the decoder, K and V from the encoder's output: each target position looks at the source sentence.</source>
+        <source>&lt;b&gt;Multi-Head Attention&lt;/b&gt; (encoder-decoder attention)&lt;br&gt;Q comes from the decoder, K and V from the encoder&apos;s output: each target position looks at the source sentence.</source>
         <translation>&lt;b&gt;多头注意力&lt;/b&gt;（编码器-解码器注意力）&lt;br&gt;Q 来自解码器，K 和 V 来自编码器的输出：每个目标位置都查看源句子。</translation>
     </message>
     <message>
@@ -4709,7 +6917,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>tgt（解码器输入）</translation>
     </message>
     <message>
-        <source>the decoder layer's input</source>
+        <source>the decoder layer&apos;s input</source>
         <translation>解码器层的输入</translation>
     </message>
     <message>
@@ -4717,7 +6925,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>src（编码器输入）</translation>
     </message>
     <message>
-        <source>the encoder layer's input</source>
+        <source>the encoder layer&apos;s input</source>
         <translation>编码器层的输入</translation>
     </message>
     <message>
@@ -4765,7 +6973,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>∂loss/∂%1，其中 loss = output[..., 0].sum()：即 loss.backward() 之后 %1.grad 中的值（需先调用 %1.retain_grad()）；输出的第 0 个特征处为 1，经每一步反向传回</translation>
     </message>
     <message>
-        <source>memory (the encoder layer's output)</source>
+        <source>memory (the encoder layer&apos;s output)</source>
         <translation>memory（编码器层的输出）</translation>
     </message>
     <message>
@@ -4777,11 +6985,11 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>然后拆分为 %1 个头，每头 %2 维：.view(L, B·%1, %2).transpose(0, 1)</translation>
     </message>
     <message>
-        <source>tgt, the decoder layer's input [tgt_len, batch, d_model]: decoder_layer(tgt, memory, tgt_mask=…, tgt_key_padding_mask=…, memory_key_padding_mask=…)</source>
+        <source>tgt, the decoder layer&apos;s input [tgt_len, batch, d_model]: decoder_layer(tgt, memory, tgt_mask=…, tgt_key_padding_mask=…, memory_key_padding_mask=…)</source>
         <translation>tgt，解码器层的输入 [tgt_len, batch, d_model]：decoder_layer(tgt, memory, tgt_mask=…, tgt_key_padding_mask=…, memory_key_padding_mask=…)</translation>
     </message>
     <message>
-        <source>src, the encoder layer's input [seq_len, batch, d_model]: memory = encoder_layer(src, src_key_padding_mask=…); seed 004: encoder_input = torch.randn(3, 1, 4) after manual_seed(42)</source>
+        <source>src, the encoder layer&apos;s input [seq_len, batch, d_model]: memory = encoder_layer(src, src_key_padding_mask=…); seed 004: encoder_input = torch.randn(3, 1, 4) after manual_seed(42)</source>
         <translation>src，编码器层的输入 [seq_len, batch, d_model]：memory = encoder_layer(src, src_key_padding_mask=…)；种子文档 004：在 manual_seed(42) 之后 encoder_input = torch.randn(3, 1, 4)</translation>
     </message>
     <message>
@@ -4813,7 +7021,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>F.softmax(attn_output_weights, dim=-1)：每行之和为 1，-inf 变为 0；若某行的键全被掩码，该行全为 -inf，结果为 nan（PyTorch 1.13 未对此做防护）</translation>
     </message>
     <message>
-        <source>torch.bmm(attn_output_weights, v): each query's weighted sum of the values, per head</source>
+        <source>torch.bmm(attn_output_weights, v): each query&apos;s weighted sum of the values, per head</source>
         <translation>torch.bmm(attn_output_weights, v)：在每个头内，每个查询对值的加权和</translation>
     </message>
     <message>
@@ -4829,11 +7037,11 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>x + %1：残差连接（dropout %2：没有丢弃任何值）%3</translation>
     </message>
     <message>
-        <source>; with norm_first=True this is the layer's output, no norm after it</source>
+        <source>; with norm_first=True this is the layer&apos;s output, no norm after it</source>
         <translation>；在 norm_first=True 时这就是该层的输出，其后没有归一化</translation>
     </message>
     <message>
-        <source>F.layer_norm(x, (%1,), %2.weight, %2.bias, eps=%3): each position's %1 features to mean 0 and variance 1, then × weight + bias</source>
+        <source>F.layer_norm(x, (%1,), %2.weight, %2.bias, eps=%3): each position&apos;s %1 features to mean 0 and variance 1, then × weight + bias</source>
         <translation>F.layer_norm(x, (%1,), %2.weight, %2.bias, eps=%3)：将每个位置的 %1 个特征归一化为均值 0、方差 1，再 × weight + bias</translation>
     </message>
     <message>
@@ -4845,7 +7053,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>x = self.%1(x + sub-layer(x))：%2%3</translation>
     </message>
     <message>
-        <source>; the layer's output</source>
+        <source>; the layer&apos;s output</source>
         <translation>；即该层的输出</translation>
     </message>
     <message>
@@ -4857,8 +7065,8 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>F.relu(x)：负数变为 0</translation>
     </message>
     <message>
-        <source>F.gelu(x) = x·Φ(x) = x/2·(1 + erf(x/√2)), the exact form (approximate='none')</source>
-        <translation>F.gelu(x) = x·Φ(x) = x/2·(1 + erf(x/√2))，精确形式（approximate='none'）</translation>
+        <source>F.gelu(x) = x·Φ(x) = x/2·(1 + erf(x/√2)), the exact form (approximate=&apos;none&apos;)</source>
+        <translation>F.gelu(x) = x·Φ(x) = x/2·(1 + erf(x/√2))，精确形式（approximate=&apos;none&apos;）</translation>
     </message>
     <message>
         <source>F.linear(x, linear2.weight, linear2.bias): dim_feedforward %1 → d_model %2</source>
@@ -4885,7 +7093,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>特征（%1）</translation>
     </message>
     <message>
-        <source>%1 = [batch, num_heads, %2, %3]; PyTorch holds it as [batch·num_heads, %2, %3] = %4 (F.multi_head_attention_forward, seed 004's reshape_for_heads)</source>
+        <source>%1 = [batch, num_heads, %2, %3]; PyTorch holds it as [batch·num_heads, %2, %3] = %4 (F.multi_head_attention_forward, seed 004&apos;s reshape_for_heads)</source>
         <translation>%1 = [batch, num_heads, %2, %3]；PyTorch 将其存为 [batch·num_heads, %2, %3] = %4（F.multi_head_attention_forward，种子文档 004 的 reshape_for_heads）</translation>
     </message>
     <message>
@@ -4896,11 +7104,11 @@ Run a backward pass (a training step) to see the gradients.</source>
 <context>
     <name>models</name>
     <message>
-        <source>the tutorial's model (seed 001), which computes &lt;b&gt;B&lt;/b&gt;</source>
+        <source>the tutorial&apos;s model (seed 001), which computes &lt;b&gt;B&lt;/b&gt;</source>
         <translation>教程的模型（种子文档 001），计算的是 &lt;b&gt;B&lt;/b&gt;</translation>
     </message>
     <message>
-        <source>PyTorch's nn.Transformer layers (seeds 002 and 004), which compute &lt;b&gt;A&lt;/b&gt;</source>
+        <source>PyTorch&apos;s nn.Transformer layers (seeds 002 and 004), which compute &lt;b&gt;A&lt;/b&gt;</source>
         <translation>PyTorch 的 nn.Transformer 层（种子文档 002 和 004），计算的是 &lt;b&gt;A&lt;/b&gt;</translation>
     </message>
     <message>
@@ -4915,8 +7123,8 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;&lt;br&gt;nn.Embedding(vocabulary, d_model %2, padding_idx=0)：填充行不接收梯度。%3</translation>
     </message>
     <message>
-        <source> Then × √d_model (scale_emb_or_prj = 'emb').</source>
-        <translation>然后 × √d_model（scale_emb_or_prj = 'emb'）。</translation>
+        <source> Then × √d_model (scale_emb_or_prj = &apos;emb&apos;).</source>
+        <translation>然后 × √d_model（scale_emb_or_prj = &apos;emb&apos;）。</translation>
     </message>
     <message>
         <source>&lt;br&gt;&lt;b&gt;Shared&lt;/b&gt; with trg_word_prj.weight (one parameter).</source>
@@ -4970,6 +7178,10 @@ Run a backward pass (a training step) to see the gradients.</source>
         <source>&lt;b&gt;Softmax&lt;/b&gt;&lt;br&gt;Probabilities over the target vocabulary (cal_loss reads the logits).</source>
         <translation>&lt;b&gt;Softmax&lt;/b&gt;&lt;br&gt;目标词表上的概率（cal_loss 读取的是 logits）。</translation>
     </message>
+    <message>
+        <source>.</source>
+        <translation>。</translation>
+    </message>
 </context>
 <context>
     <name>models::torch</name>
@@ -4990,7 +7202,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>&lt;b&gt;%1&lt;/b&gt;（nn.MultiheadAttention，%2 个头，head_dim %3）&lt;br&gt;q、k、v 由打包的 &lt;tt&gt;in_proj_weight&lt;/tt&gt; [3·d_model, d_model] 与 &lt;tt&gt;in_proj_bias&lt;/tt&gt; 得到；q / √head_dim · kᵀ；加性掩码（0 / −∞：%4）；softmax；attn · v；带偏置的 &lt;tt&gt;out_proj&lt;/tt&gt;。</translation>
     </message>
     <message>
-        <source>tgt_mask, causal, and the target's padding</source>
+        <source>tgt_mask, causal, and the target&apos;s padding</source>
         <translation>tgt_mask：因果掩码加上目标序列的填充</translation>
     </message>
     <message>
@@ -5002,11 +7214,11 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>src_key_padding_mask</translation>
     </message>
     <message>
-        <source>&lt;b&gt;add%1&lt;/b&gt;&lt;br&gt;x + the sub-layer's output (norm_first=True: the sub-layer read norm%1(x), the sum is not normalised).</source>
+        <source>&lt;b&gt;add%1&lt;/b&gt;&lt;br&gt;x + the sub-layer&apos;s output (norm_first=True: the sub-layer read norm%1(x), the sum is not normalised).</source>
         <translation>&lt;b&gt;add%1&lt;/b&gt;&lt;br&gt;x + 子层的输出（norm_first=True：子层读取的是 norm%1(x)，相加结果不再归一化）。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;%1.norm&lt;/b&gt;&lt;br&gt;nn.Transformer's final nn.LayerNorm(d_model) after the stack's last layer, with learned weight and bias (ε %2).</source>
+        <source>&lt;b&gt;%1.norm&lt;/b&gt;&lt;br&gt;nn.Transformer&apos;s final nn.LayerNorm(d_model) after the stack&apos;s last layer, with learned weight and bias (ε %2).</source>
         <translation>&lt;b&gt;%1.norm&lt;/b&gt;&lt;br&gt;nn.Transformer 在堆叠的最后一层之后的最终 nn.LayerNorm(d_model)，带可学习的权重和偏置（ε %2）。</translation>
     </message>
     <message>
@@ -5014,7 +7226,7 @@ Run a backward pass (a training step) to see the gradients.</source>
         <translation>&lt;b&gt;norm%1&lt;/b&gt;（前置归一化，norm_first=True）&lt;br&gt;nn.LayerNorm(d_model)，带可学习的权重和偏置，在子层&lt;i&gt;之前&lt;/i&gt;作用于 x；残差绕过这两者。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;Add &amp; Norm: add%1, norm%1&lt;/b&gt; (post-norm, norm_first=False)&lt;br&gt;x + the sub-layer's output, then nn.LayerNorm(d_model) with learned weight and bias.</source>
+        <source>&lt;b&gt;Add &amp; Norm: add%1, norm%1&lt;/b&gt; (post-norm, norm_first=False)&lt;br&gt;x + the sub-layer&apos;s output, then nn.LayerNorm(d_model) with learned weight and bias.</source>
         <translation>&lt;b&gt;Add &amp; Norm：add%1, norm%1&lt;/b&gt;（后置归一化，norm_first=False）&lt;br&gt;x + 子层的输出，然后 nn.LayerNorm(d_model)，带可学习的权重和偏置。</translation>
     </message>
     <message>

@@ -45,7 +45,7 @@ TEST_P(AiaynCase, EveryTraceTensorAndGradientIsPyTorchs) {
     LoadedWeights lw = load_weights(aiayn_path(case_name, "weights.safetensors"), nullptr);
     const Config c = lw.config;
     ASSERT_TRUE(c.aiayn());
-    EXPECT_TRUE(lw.warnings.empty()) << lw.warnings.front();  // its pos_table is the float64 one we make
+    EXPECT_TRUE(lw.warnings.empty()) << lw.warnings.front().text();  // its pos_table is the float64 one we make
     const SafetensorsFile want = read_safetensors(aiayn_path(case_name, "trace.safetensors"));
     const SafetensorsFile grads = read_safetensors(aiayn_path(case_name, "grads.safetensors"));
     Transformer model(c, std::move(lw.params), backend.get());

@@ -334,7 +334,7 @@ TEST_F(WeightsErrors, LayerNormAtOneAndZeroIsSkippedWhenNotLearned) {
     EXPECT_FALSE(w.config.learn_layer_norm);
     EXPECT_EQ(w.params.size(), param_specs(c).size());
     ASSERT_EQ(w.notes.size(), 1u);
-    EXPECT_TRUE(mentions(w.notes[0], {std::to_string(2 * 5 * c.n_layers) + " LayerNorm", "exactly 1 and 0"}));
+    EXPECT_TRUE(mentions(w.notes[0].text(), {std::to_string(2 * 5 * c.n_layers) + " LayerNorm", "exactly 1 and 0"}));
     EXPECT_TRUE(w.warnings.empty());
     for (size_t i = 0; i < w.params.size(); ++i) EXPECT_EQ(w.params[i].data, lp.at(w.params.name(i)).data);
 }
@@ -371,7 +371,7 @@ TEST_F(WeightsErrors, ACheckpointFromBeforeTheOptionOpensWithItsTrainedLayerNorm
     EXPECT_TRUE(w.config.learn_layer_norm);
     EXPECT_EQ(w.params.at("encoder.layers.0.enc_self_attn.layer_norm.weight").data[0], 1.5f);
     ASSERT_EQ(w.warnings.size(), 1u);
-    EXPECT_TRUE(mentions(w.warnings[0], {path, "earlier Stepformer", "\"learn_layer_norm\": true", "retrain"}));
+    EXPECT_TRUE(mentions(w.warnings[0].text(), {path, "earlier Stepformer", "\"learn_layer_norm\": true", "retrain"}));
     // Forced to the tutorial's semantics by an explicit config, it refuses and says why.
     auto m = error_of<WeightsError>([&] { load_weights(path, &c); });
     EXPECT_TRUE(mentions(m, {"\"learn_layer_norm\": true", "earlier Stepformer"}));

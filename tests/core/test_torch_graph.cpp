@@ -254,7 +254,7 @@ TEST(TorchConfig, APositionalBufferThatIsNotTheSinusoidIsSaid) {
     write_safetensors(path, tensors, f.metadata);
     const LoadedWeights changed = load_weights(path, nullptr);
     ASSERT_EQ(changed.warnings.size(), 1u);
-    EXPECT_NE(changed.warnings[0].find("is not the sinusoid table"), std::string::npos) << changed.warnings[0];
+    EXPECT_NE(changed.warnings[0].text().find("is not the sinusoid table"), std::string::npos) << changed.warnings[0].text();
 }
 
 }  // namespace

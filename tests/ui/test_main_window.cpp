@@ -21,6 +21,8 @@
 #include <QTreeView>
 
 #include <QAbstractButton>
+#include <QAbstractItemView>
+#include <QCompleter>
 #include <QComboBox>
 #include <QIcon>
 #include <QMenu>
@@ -69,6 +71,7 @@ private slots:
     void followStepPicksTheView();
     void viewsRenderSomething();
     void badSentenceKeepsLastGoodTrace();
+    void vocabularyButtonListsEveryWord();
     void exportsWriteFiles();
     void remembersSentencesAndView();
     void architectureClickJumps();
@@ -262,6 +265,26 @@ void TestMainWindow::badSentenceKeepsLastGoodTrace() {
     StepModel* m = w.navigator()->model();
     QCOMPARE(m->index(0, 0, m->index(0, 0)).data().toString(),
              QStringLiteral("Source: ich mochte ein cola P"));
+}
+
+// The button at the end of a sentence field lists the whole vocabulary (as Alt+/ does), and a
+// word picked from it replaces the word under the cursor.
+void TestMainWindow::vocabularyButtonListsEveryWord() {
+    MainWindow w(smallOptions());
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    SentenceEdit* src = w.inputBar()->sourceEdit();
+    auto* list = src->findChild<QAction*>(QStringLiteral("vocabularyAction"));
+    QVERIFY(list);
+    QVERIFY(!list->toolTip().isEmpty());
+    src->setCursorPosition(int(src->text().indexOf(QStringLiteral("bier"))) + 2);  // inside "bier"
+    list->trigger();
+    QAbstractItemView* popup = src->wordCompleter()->popup();
+    QTRY_VERIFY(popup->isVisible());
+    QCOMPARE(src->wordCompleter()->completionCount(), int(src->vocabulary().size()));
+    QVERIFY(src->vocabulary().contains(QStringLiteral("cola")));
+    emit src->wordCompleter()->activated(QStringLiteral("cola"));
+    QCOMPARE(src->text(), QStringLiteral("ich mochte ein cola P"));
 }
 
 void TestMainWindow::exportsWriteFiles() {

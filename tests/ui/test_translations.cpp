@@ -37,7 +37,7 @@ TsCounts readTs(const QString& path) {
         else if (x.name() == QLatin1String("source")) source = x.readElementText();
         else if (x.name() == QLatin1String("translation")) {
             const QString type = x.attributes().value(QLatin1String("type")).toString();
-            const QString text = x.readElementText();
+            const QString text = x.readElementText(QXmlStreamReader::IncludeChildElements);  // plurals: <numerusform>s
             const QString where = context + QStringLiteral(": ") + source.left(80);
             if (type == QLatin1String("vanished") || type == QLatin1String("obsolete")) c.vanished << where;
             else if (type == QLatin1String("unfinished") || text.isEmpty()) c.unfinished << where;
@@ -68,6 +68,7 @@ class TestTranslations : public QObject {
     Q_OBJECT
 private slots:
     void tsMatchesTheSources();
+    void englishPluralsMatchTheSources();
     void everyPageHasItsChinesePage();
     void switchingRetranslatesAndBack();
 };
@@ -98,6 +99,40 @@ void TestTranslations::tsMatchesTheSources() {
              qPrintable(QStringLiteral("texts the sources no longer have (run update_translations and drop them):\n") +
                         after.vanished.join(u'\n')));
     QCOMPARE(after.messages, before.messages);
+}
+
+// English's file holds the plural forms only ("%n threads": "1 thread" / "2 threads"): complete
+// and current too, each with a singular that differs from its plural.
+void TestTranslations::englishPluralsMatchTheSources() {
+    const QString committed = QStringLiteral(STEPFORMER_SOURCE_DIR "/resources/translations/stepformer_en.ts");
+    const TsCounts before = readTs(committed);
+    QVERIFY2(before.messages >= 5, qPrintable(QString::number(before.messages)));
+    QVERIFY2(before.unfinished.isEmpty(), qPrintable(before.unfinished.join(u'\n')));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString copy = dir.filePath(QStringLiteral("en.ts"));
+    QVERIFY(QFile::copy(committed, copy));
+    QProcess lupdate;
+    lupdate.setProcessChannelMode(QProcess::MergedChannels);
+    lupdate.start(QStringLiteral(STEPFORMER_LUPDATE),
+                  {QStringLiteral("-silent"), QStringLiteral("-locations"), QStringLiteral("none"), QStringLiteral("-pluralonly"),
+                   QStringLiteral(STEPFORMER_SOURCE_DIR "/ui"), QStringLiteral("-ts"), copy});
+    QVERIFY(lupdate.waitForFinished(120000));
+    QCOMPARE(lupdate.exitCode(), 0);
+    const TsCounts after = readTs(copy);
+    QVERIFY2(after.unfinished.isEmpty(),
+             qPrintable(QStringLiteral("plural texts without their English forms (lupdate -pluralonly ui -ts "
+                                       "resources/translations/stepformer_en.ts, then fill both forms):\n") +
+                        after.unfinished.join(u'\n')));
+    QVERIFY2(after.vanished.isEmpty(), qPrintable(after.vanished.join(u'\n')));
+    QCOMPARE(after.messages, before.messages);
+
+    QVERIFY(language::apply(QStringLiteral("en"), false));
+    QCOMPARE(QCoreApplication::translate("ComputeDevices", "%n threads", nullptr, 1), QStringLiteral("1 thread"));
+    QCOMPARE(QCoreApplication::translate("ComputeDevices", "%n threads", nullptr, 2), QStringLiteral("2 threads"));
+    QVERIFY(language::apply(QStringLiteral("zh_CN"), false));
+    QCOMPARE(QCoreApplication::translate("ComputeDevices", "%n threads", nullptr, 2), QStringLiteral("2 个线程"));
+    QVERIFY(language::apply(QStringLiteral("en"), false));
 }
 
 void TestTranslations::everyPageHasItsChinesePage() {

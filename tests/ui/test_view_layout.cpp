@@ -30,6 +30,7 @@
 #include <QCheckBox>
 #include <QTreeWidget>
 
+#include "app/language.h"
 #include "app/main_window.h"
 #include "lab/layer_lab_window.h"
 #include "app/session.h"
@@ -37,6 +38,7 @@
 #include "stepformer/model_io.h"
 #include "stepformer/params.h"
 #include "steps/step_model.h"
+#include "steps/tensor_slice.h"
 #include "steps/step_navigator.h"
 #include "views/attention_overview.h"
 #include "views/attention_view.h"
@@ -212,7 +214,12 @@ QStringList shapeProblems(QWidget* view, const stepformer::Trace& tr, const QStr
     // Its axis titles name the step's own axes ("len_q · query token" for an axis len_q).
     const QString rowAxis = QString::fromStdString(e->axes[size_t(R - 2)].name);
     const QString colAxis = QString::fromStdString(e->axes[size_t(R - 1)].name);
-    if ((!rowPicked && !out->rowAxisTitle().contains(rowAxis)) || !out->colAxisTitle().contains(colAxis))
+    // (In Chinese the word "position" is translated: its axis title then is tensorviz::axisTitle's.)
+    const auto names = [](const QString& title, const stepformer::Axis& a, const QString& name) {
+        return title.contains(name) || title == tensorviz::axisTitle(a);
+    };
+    if ((!rowPicked && !names(out->rowAxisTitle(), e->axes[size_t(R - 2)], rowAxis)) ||
+        !names(out->colAxisTitle(), e->axes[size_t(R - 1)], colAxis))
         out2 << QStringLiteral("the map of %1 has the axes \"%2\" × \"%3\", its shape's last axes are %4 × %5")
                     .arg(step, out->rowAxisTitle(), out->colAxisTitle(), rowAxis, colAxis);
     return out2;
@@ -229,6 +236,7 @@ private slots:
     void everyViewWholeAtEveryStep();
     void attentionOverviewOfSixLayers_data();
     void attentionOverviewOfSixLayers();
+    void layerLabWholeAtEveryStep_data();
     void layerLabWholeAtEveryStep();
 
 private:
@@ -289,15 +297,26 @@ QString TestViewLayout::showAt(MainWindow& w, QSize size) {
 void TestViewLayout::everyViewWholeAtEveryStep_data() {
     QTest::addColumn<QSize>("size");
     QTest::addColumn<QString>("model");
-    QTest::newRow("tutorial 1366x768") << QSize(1366, 768) << QStringLiteral("tutorial");
-    QTest::newRow("tutorial 1920x1080") << QSize(1920, 1080) << QStringLiteral("tutorial");
-    QTest::newRow("torch 1366x768") << QSize(1366, 768) << QStringLiteral("torch");
-    QTest::newRow("aiayn 1366x768") << QSize(1366, 768) << QStringLiteral("aiayn");
+    QTest::addColumn<QString>("lang");
+    const QString en = QStringLiteral("en"), zh = QStringLiteral("zh_CN");
+    QTest::newRow("tutorial 1366x768") << QSize(1366, 768) << QStringLiteral("tutorial") << en;
+    QTest::newRow("tutorial 1920x1080") << QSize(1920, 1080) << QStringLiteral("tutorial") << en;
+    QTest::newRow("torch 1366x768") << QSize(1366, 768) << QStringLiteral("torch") << en;
+    QTest::newRow("aiayn 1366x768") << QSize(1366, 768) << QStringLiteral("aiayn") << en;
+    // Chinese text is shorter but taller (issue 30): every model again, in Chinese.
+    QTest::newRow("tutorial 1366x768 zh_CN") << QSize(1366, 768) << QStringLiteral("tutorial") << zh;
+    QTest::newRow("torch 1366x768 zh_CN") << QSize(1366, 768) << QStringLiteral("torch") << zh;
+    QTest::newRow("aiayn 1366x768 zh_CN") << QSize(1366, 768) << QStringLiteral("aiayn") << zh;
 }
 
 void TestViewLayout::everyViewWholeAtEveryStep() {
     QFETCH(QSize, size);
     QFETCH(QString, model);
+    QFETCH(QString, lang);
+    QVERIFY(language::apply(lang, false));
+    struct English {
+        ~English() { language::apply(QStringLiteral("en"), false); }
+    } backToEnglish;
     MainWindow w(windowOptions(model == QLatin1String("torch") ? torchWeights_
                                : model == QLatin1String("aiayn") ? aiaynWeights_ : weights_));
     VERIFY_HELPER(showAt(w, size));
@@ -337,10 +356,10 @@ void TestViewLayout::everyViewWholeAtEveryStep() {
                 QVERIFY(w.setCurrentStep(step));
                 QApplication::processEvents();  // the layout settles (a view reflows after a resize)
                 QApplication::processEvents();
-                testutil::saveShot(w, QStringLiteral("%1-%2x%3-%4-%5.png").arg(model).arg(size.width()).arg(size.height()).arg(QString(view).replace(QLatin1Char('/'), QLatin1Char('-')), step));
+                testutil::saveShot(w, QStringLiteral("%1-%2x%3-%4-%5.png").arg(lang == QLatin1String("en") ? model : model + QLatin1Char('-') + lang).arg(size.width()).arg(size.height()).arg(QString(view).replace(QLatin1Char('/'), QLatin1Char('-')), step));
                 for (const QString& p : layoutProblems(w.currentViewWidget()) + modelProblems(w.currentViewWidget(), w.explainPanel(), model) +
                                             shapeProblems(w.currentViewWidget(), *trace, step))
-                    failures << QStringLiteral("[%1 %2 %3] %4").arg(model, view, step, p);
+                    failures << QStringLiteral("[%1 %2 %3 %4] %5").arg(model, lang, view, step, p);
                 ++checked;
             }
         }
@@ -394,7 +413,18 @@ void TestViewLayout::attentionOverviewOfSixLayers() {
 // Seed 004's model, PyTorch's nn.TransformerEncoderLayer (and its decoder layer), is shown in the
 // layer lab's own window: every step of it, forward and backward, at 1366x768, whole and without
 // a placeholder.
+void TestViewLayout::layerLabWholeAtEveryStep_data() {
+    QTest::addColumn<QString>("lang");
+    QTest::newRow("en") << QStringLiteral("en");
+    QTest::newRow("zh_CN") << QStringLiteral("zh_CN");
+}
+
 void TestViewLayout::layerLabWholeAtEveryStep() {
+    QFETCH(QString, lang);
+    QVERIFY(language::apply(lang, false));
+    struct English {
+        ~English() { language::apply(QStringLiteral("en"), false); }
+    } backToEnglish;
     LayerLabWindow lab;
     auto* decoder = lab.findChild<QCheckBox*>(QStringLiteral("decoderCheck"));
     QVERIFY(decoder);
@@ -417,7 +447,7 @@ void TestViewLayout::layerLabWholeAtEveryStep() {
         QVERIFY(lab.selectStep(step));
         QApplication::processEvents();
         QApplication::processEvents();
-        testutil::saveShot(lab, QStringLiteral("lab-1366x768-%1.png").arg(step));
+        testutil::saveShot(lab, QStringLiteral("lab-%1-1366x768-%2.png").arg(lang, step));
         for (const QString& p : layoutProblems(lab.centralWidget()))
             failures << QStringLiteral("[lab %1] %2").arg(step, p);
         for (const QLabel* label : lab.findChildren<QLabel*>())

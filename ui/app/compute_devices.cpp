@@ -1,5 +1,8 @@
 #include "app/compute_devices.h"
 
+#include <QRegularExpression>
+#include "app/core_text.h"
+
 #include <algorithm>
 #include <exception>
 #include <string>
@@ -46,7 +49,7 @@ void ComputeDevices::listDevices() {
     try {
         devices = gpu_devices();
     } catch (const std::exception& e) {
-        gpuWhy_ = tr("the Vulkan driver failed: %1").arg(qs(e.what()));
+        gpuWhy_ = tr("the Vulkan driver failed: %1").arg(coreText(e));
         return;
     }
     const int pick = gpu_device_for(devices);
@@ -71,7 +74,7 @@ Backend* ComputeDevices::backend(Kind kind, QString* why) {
         else if (!gpuName_.isEmpty())
             gpu_ = choose_backend("gpu");
     } catch (const std::exception& e) {
-        if (why) *why = qs(e.what());
+        if (why) *why = coreText(e);
         return nullptr;
     }
     if (!gpu_ && why) *why = gpuWhy_;
@@ -100,6 +103,9 @@ QString ComputeDevices::label(const Backend& backend) {
     const QString name = qs(backend.name());
     if (d.startsWith(name + QStringLiteral(", "))) d = d.mid(name.size() + 2);
     if (d.endsWith(QStringLiteral(" (Vulkan)"))) d.chop(9);
+    // The CPU's "2 threads" in the reader's language (and plural).
+    static const QRegularExpression threads(QStringLiteral("^(\\d+) threads?$"));
+    if (const auto m = threads.match(d); m.hasMatch()) d = tr("%n threads", nullptr, m.captured(1).toInt());
     return name == QLatin1String("cpu") ? tr("CPU — %1").arg(d) : tr("GPU — %1").arg(d);
 }
 

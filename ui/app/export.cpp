@@ -1,4 +1,5 @@
 #include "app/export.h"
+#include "app/core_text.h"
 
 #include <exception>
 #include <string>
@@ -36,7 +37,7 @@ bool writeBytes(const QByteArray& bytes, const QString& path, QString* error) {
         stepformer::write_file_atomic(QFile::encodeName(path).toStdString(), bytes.constData(),
                                       static_cast<size_t>(bytes.size()));
     } catch (const std::exception& e) {
-        return fail(error, withPath(QObject::tr("Cannot write %1: %2").arg(path, QString::fromLocal8Bit(e.what())), path));
+        return fail(error, withPath(QObject::tr("Cannot write %1: %2").arg(path, coreText(e)), path));
     }
     return true;
 }
@@ -87,7 +88,7 @@ bool exportTensorCsv(const stepformer::Tensor& tensor, const QString& path, QStr
             return fail(error, QObject::tr("Cannot export %1: the tensor's shape does not match its data").arg(path));
         text = stepformer::tensor_to_csv(tensor);
     } catch (const std::exception& e) {
-        return fail(error, withPath(QObject::tr("Cannot export %1: %2").arg(path, QString::fromLocal8Bit(e.what())), path));
+        return fail(error, withPath(QObject::tr("Cannot export %1: %2").arg(path, coreText(e)), path));
     }
     return writeBytes(QByteArray::fromStdString(text), path, error);
 }
@@ -97,7 +98,7 @@ bool exportTensorNpy(const stepformer::Tensor& tensor, const QString& path, QStr
     try {
         stepformer::write_npy(QFile::encodeName(path).toStdString(), tensor);
     } catch (const std::exception& e) {
-        return fail(error, withPath(QObject::tr("Cannot export %1: %2").arg(path, QString::fromLocal8Bit(e.what())), path));
+        return fail(error, withPath(QObject::tr("Cannot export %1: %2").arg(path, coreText(e)), path));
     }
     return true;
 }

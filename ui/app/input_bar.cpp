@@ -2,6 +2,7 @@
 #include "views/view_parts.h"
 
 #include <QAbstractItemView>
+#include <QAction>
 #include <QCompleter>
 #include <QCoreApplication>
 #include <QGridLayout>
@@ -58,6 +59,14 @@ SentenceEdit::SentenceEdit(QWidget* parent) : QLineEdit(parent) {
         showCompletions();
     });
     setClearButtonEnabled(true);
+    // The vocabulary list for the mouse, too: a button at the field's end (as Alt+/ does).
+    QAction* list = addAction(style()->standardIcon(QStyle::SP_FileDialogListView), QLineEdit::TrailingPosition);
+    list->setObjectName(QStringLiteral("vocabularyAction"));
+    list->setToolTip(tr("List the vocabulary (Alt+/)"));
+    connect(list, &QAction::triggered, this, [this] {
+        setFocus(Qt::OtherFocusReason);
+        showCompletions(true);
+    });
 }
 
 void SentenceEdit::setVocabulary(const QStringList& vocab) {
@@ -83,9 +92,9 @@ QPair<int, int> SentenceEdit::currentWordRange() const {
     return {s, e};
 }
 
-void SentenceEdit::showCompletions() {
+void SentenceEdit::showCompletions(bool everyWord) {
     const auto [s, e] = currentWordRange();
-    completer_->setCompletionPrefix(text().mid(s, cursorPosition() - s));
+    completer_->setCompletionPrefix(everyWord ? QString() : text().mid(s, cursorPosition() - s));
     if (completer_->completionCount() == 0) {
         completer_->popup()->hide();
         return;
@@ -244,17 +253,15 @@ QStringList InputBar::localProblems() const {
         return q.join(QStringLiteral(", "));
     };
     if (!us.isEmpty())
-        problems << tr("unknown source word%1 %2 (the source vocabulary is: %3)")
-                        .arg(us.size() > 1 ? QStringLiteral("s") : QString(), quoted(us),
-                             source_->vocabulary().join(QLatin1Char(' ')).toHtmlEscaped());
+        problems << tr("unknown source words %1 (the source vocabulary is: %2)", nullptr, int(us.size()))
+                        .arg(quoted(us), source_->vocabulary().join(QLatin1Char(' ')).toHtmlEscaped());
     if (!ut.isEmpty())
-        problems << tr("unknown target word%1 %2 (the target vocabulary is: %3)")
-                        .arg(ut.size() > 1 ? QStringLiteral("s") : QString(), quoted(ut),
-                             target_->vocabulary().join(QLatin1Char(' ')).toHtmlEscaped());
+        problems << tr("unknown target words %1 (the target vocabulary is: %2)", nullptr, int(ut.size()))
+                        .arg(quoted(ut), target_->vocabulary().join(QLatin1Char(' ')).toHtmlEscaped());
     if (srcLen_ > 0 && source_->wordCount() > srcLen_)
-        problems << tr("the source has %1 words, at most %2 fit (src_len)").arg(source_->wordCount()).arg(srcLen_);
+        problems << tr("the source has %n words, at most %1 fit (src_len)", nullptr, source_->wordCount()).arg(srcLen_);
     if (tgtLen_ > 0 && target_->wordCount() > tgtLen_)
-        problems << tr("the target has %1 words, at most %2 fit (tgt_len)").arg(target_->wordCount()).arg(tgtLen_);
+        problems << tr("the target has %n words, at most %1 fit (tgt_len)", nullptr, target_->wordCount()).arg(tgtLen_);
     if (source_->wordCount() == 0) problems << tr("the source sentence is empty");
     if (target_->wordCount() == 0) problems << tr("the target sentence is empty");
     return problems;

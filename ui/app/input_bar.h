@@ -25,7 +25,9 @@ public:
     QStringList unknownWords() const;
     int wordCount() const;
     QCompleter* wordCompleter() const { return completer_; }
-    void showCompletions();  // the popup for the word under the cursor (all words when empty)
+    // The popup for the word under the cursor (all words when it is empty, or with `everyWord`:
+    // the vocabulary button's list, whose choice replaces the word under the cursor).
+    void showCompletions(bool everyWord = false);
 
 protected:
     void keyPressEvent(QKeyEvent* e) override;

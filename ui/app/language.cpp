@@ -135,20 +135,20 @@ bool apply(const QString& code, bool remember) {
     QCoreApplication::removeTranslator(appTranslator());
     QCoreApplication::removeTranslator(qtTranslator());
     rec->setInner(nullptr);
-    if (code == QLatin1String("zh_CN")) {
-        if (!appTranslator()->load(QStringLiteral(":/i18n/stepformer_zh_CN.qm"))) return false;
-        // Qt's own (standard buttons, file dialogs); absent without qt6-translations-l10n.
-        if (qtTranslator()->load(QStringLiteral("qtbase_zh_CN"), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
-            QCoreApplication::installTranslator(qtTranslator());
-        rec->setInner(appTranslator());
-    }
+    // English has a file too: its plural forms ("1 thread", "2 threads"; lupdate -pluralonly).
+    if (!appTranslator()->load(QStringLiteral(":/i18n/stepformer_%1.qm").arg(code))) return false;
+    rec->setInner(appTranslator());
+    // Qt's own (standard buttons, file dialogs); absent without qt6-translations-l10n.
+    if (code != QLatin1String("en") &&
+        qtTranslator()->load(QStringLiteral("qtbase_%1").arg(code), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+        QCoreApplication::installTranslator(qtTranslator());
     current_ = code;
     // Chinese glyphs: Noto Sans CJK SC after the UI's own family, so Latin text looks as before.
     if (qobject_cast<QApplication*>(QCoreApplication::instance())) {
         static const QFont base = QApplication::font();
         QFont f = base;
         if (code == QLatin1String("zh_CN") && QFontDatabase::families().contains(QStringLiteral("Noto Sans CJK SC")))
-            f.setFamilies({base.family(), QStringLiteral("Noto Sans CJK SC")});
+            f.setFamilies({QStringLiteral("Noto Sans CJK SC"), base.family()});
         QApplication::setFont(f);
     }
     // Re-installing the recorder sends LanguageChange to every widget; the texts on screen are

@@ -1,4 +1,5 @@
 #include "app/session.h"
+#include "app/core_text.h"
 #include "training/training_controller.h"
 #include "widgets/text_util.h"
 
@@ -209,7 +210,7 @@ bool Session::setPreset(Preset p) {
                             provisioning_ == Provisioning::Synchronous);
         return true;
     } catch (const std::exception& e) {
-        emit errorOccurred(tr("Could not create the %1 model: %2").arg(presetKey(p), qs(e.what())));
+        emit errorOccurred(tr("Could not create the %1 model: %2").arg(presetKey(p), coreText(e)));
         return false;
     }
 }
@@ -263,13 +264,13 @@ bool Session::openWeights(const QString& path, const QString& configPath) {
         (void)makeModel(w.config, weights);  // throws when the weights do not fit, before anything changes
         QString desc = tr("Weights %1 with %2").arg(QFileInfo(path).fileName(), configNote);
         if (!w.defaulted.empty()) desc += tr("; %1 LayerNorm parameters defaulted to 1/0").arg(w.defaulted.size());
-        for (const auto& n : w.notes) desc += QStringLiteral("; ") + qs(n);
+        for (const auto& n : w.notes) desc += QStringLiteral("; ") + coreText(n);
         trainer_->cancel();
         install(w.config, std::move(weights), ModelState::FromFile, desc);
-        for (const auto& warning : w.warnings) emit warningRaised(qs(warning));
+        for (const auto& warning : w.warnings) emit warningRaised(coreText(warning));
         return true;
     } catch (const std::exception& e) {
-        QString msg = tr("Could not open the weights file %1:\n%2").arg(shown, qs(e.what()));
+        QString msg = tr("Could not open the weights file %1:\n%2").arg(shown, coreText(e));
         if (!configNote.isEmpty() && configPath.isEmpty() && !configNote.startsWith(tr("config")))
             msg += tr("\n\nThe file carries no model configuration, so the tutorial's was assumed. If the model "
                       "has another size, put its config as \"%1.config.json\" beside the file.")
@@ -293,7 +294,7 @@ bool Session::installTrainedModel(const Config& config, std::shared_ptr<const Pa
         precomputed_.reset();  // not of the sentences shown after all
         return true;
     } catch (const std::exception& e) {
-        emit errorOccurred(tr("Could not use the trained weights: %1").arg(qs(e.what())));
+        emit errorOccurred(tr("Could not use the trained weights: %1").arg(coreText(e)));
         return false;
     }
 }
@@ -324,7 +325,7 @@ bool Session::setComputeDevice(ComputeDevices::Kind kind, QString* why) {
         } catch (const std::exception& e) {
             backend_ = before;
             trainer_->setBackend(before);
-            if (why) *why = qs(e.what());
+            if (why) *why = coreText(e);
             return false;
         }
         recomputeAfterModelChange();
@@ -376,7 +377,7 @@ QString Session::validateSentence(const QString& sentence, bool isSource) const 
         else
             encode_sentence(ss(sentence), config_.tgt_vocab, config_.tgt_len, "target");
     } catch (const std::exception& e) {
-        return qs(e.what());
+        return coreText(e);
     }
     return {};
 }
@@ -410,15 +411,15 @@ bool Session::recompute(const QString& source, const QString& target, QString* e
         try {
             adopt(computePass(*model_, config_, source, target));
         } catch (const DeviceLost& e) {
-            fallBackToCpu(qs(e.what()));
+            fallBackToCpu(coreText(e));
             adopt(computePass(*model_, config_, source, target));
             emit modelChanged();
         }
         return true;
     } catch (const ConfigError& e) {
-        *error = qs(e.what());
+        *error = coreText(e);
     } catch (const std::exception& e) {
-        *error = tr("The forward pass failed: %1").arg(qs(e.what()));
+        *error = tr("The forward pass failed: %1").arg(coreText(e));
     }
     return false;
 }
@@ -531,7 +532,7 @@ QString Session::translate(const QString& source, QString* error) const {
     try {
         return qs(greedy_decode(*model_, ss(source)).text);
     } catch (const std::exception& e) {
-        if (error) *error = qs(e.what());
+        if (error) *error = coreText(e);
         return {};
     }
 }
@@ -573,7 +574,7 @@ void Session::finishTraining(const PresetTrainer::Result& r) {
                                  .arg(presetKey(p), r.saveError);
         install(r.config, std::move(weights), ModelState::Trained, desc);
     } catch (const std::exception& e) {
-        emit trainingFailed(tr("Training the %1 model failed: %2").arg(presetKey(p), qs(e.what())));
+        emit trainingFailed(tr("Training the %1 model failed: %2").arg(presetKey(p), coreText(e)));
         return;
     }
     if (!r.saveError.isEmpty()) emit errorOccurred(tr("The trained model could not be cached: %1").arg(r.saveError));

@@ -304,7 +304,7 @@ void ScalingCompareWindow::refill() {
         return [c, v, what](int r, int col) {
             const size_t at = size_t(r) * c->cols + col;
             if (at >= v->size()) return QString();
-            return QStringLiteral("%1 = %2<br>A = %3<br>B = %4 (%5 ulp apart)")
+            return tr("%1 = %2<br>A = %3<br>B = %4 (%5 ulp apart)")
                 .arg(what, numfmt::exact((*v)[at]), numfmt::exact(c->a[at]), numfmt::exact(c->b[at]))
                 .arg(c->ulps[at]);
         };

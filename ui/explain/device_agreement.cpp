@@ -1,4 +1,5 @@
 #include "explain/device_agreement.h"
+#include "app/core_text.h"
 #include "views/view_parts.h"
 
 #include <algorithm>
@@ -182,7 +183,7 @@ void DeviceAgreement::compare() {
             reference_ = referenceFn_();
             if (!reference_) referenceError_ = tr("it gave no trace");
         } catch (const std::exception& e) {
-            referenceError_ = QString::fromLocal8Bit(e.what());
+            referenceError_ = coreText(e);
         } catch (...) {
             referenceError_ = tr("an unknown error");
         }

@@ -1,4 +1,5 @@
 #include "lab/lab_model.h"
+#include "app/core_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,7 +44,7 @@ Config withDecoder(Config c, bool on) {
     return c;
 }
 
-QString what(const std::exception& e) { return QString::fromStdString(e.what()); }
+QString what(const std::exception& e) { return coreText(e); }
 
 // Standard-normal numbers from a seeded std::mt19937 (not torch.randn's stream).
 void fillNormal(Tensor& t, uint32_t seed) {
@@ -283,15 +284,18 @@ bool LabModel::loadWeights(const QString& path, QString* error) {
             const StoredTensor* in = f.find("encoder_layer.self_attn.in_proj_weight");
             const StoredTensor* l1 = f.find("encoder_layer.linear1.weight");
             if (!in || !l1 || in->shape.size() != 2 || l1->shape.size() != 2)
-                throw WeightsError("no encoder_layer.self_attn.in_proj_weight / encoder_layer.linear1.weight: the lab "
-                                   "opens the state_dicts of nn.TransformerEncoderLayer (and nn.TransformerDecoderLayer) "
-                                   "saved under the names encoder_layer.* (and decoder_layer.*)");
+                throw WeightsError(tr("no encoder_layer.self_attn.in_proj_weight / encoder_layer.linear1.weight: the lab "
+                                      "opens the state_dicts of nn.TransformerEncoderLayer (and nn.TransformerDecoderLayer) "
+                                      "saved under the names encoder_layer.* (and decoder_layer.*)")
+                                       .toStdString());
             c.d_model = int(in->shape[1]);
             c.d_ff = int(l1->shape[0]);
             if (c.d_model <= 0 || c.d_model % c.n_heads != 0)
-                throw WeightsError("d_model " + std::to_string(c.d_model) + " is not divisible by nhead " +
-                                   std::to_string(c.n_heads) + "; a state_dict does not say nhead: save the file with a "
-                                   "stepformer config in its metadata");
+                throw WeightsError(tr("d_model %1 is not divisible by nhead %2; a state_dict does not say nhead: save "
+                                      "the file with a stepformer config in its metadata")
+                                       .arg(c.d_model)
+                                       .arg(c.n_heads)
+                                       .toStdString());
             c.d_k = c.d_v = c.d_model / c.n_heads;
             c = withDecoder(c, f.find("decoder_layer.self_attn.in_proj_weight") != nullptr);
         }

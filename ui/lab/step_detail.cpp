@@ -1,6 +1,7 @@
 #include "lab/step_detail.h"
 #include "views/view_parts.h"
 
+#include <QCoreApplication>
 #include <cmath>
 
 #include <QFontDatabase>
@@ -50,7 +51,7 @@ QStringList numbered(const QString& word, int64_t n) {
 
 // A short row / column header word for an axis: "pos" for positions, "" (just the index) for features.
 QString headerWord(const Axis& a) {
-    return a.kind == AxisKind::SrcToken || a.kind == AxisKind::TgtToken ? QStringLiteral("pos") : QString();
+    return a.kind == AxisKind::SrcToken || a.kind == AxisKind::TgtToken ? QCoreApplication::translate("StepDetail", "pos") : QString();
 }
 
 }  // namespace

@@ -12,10 +12,10 @@ namespace tensorviz {
 
 QString blockTitle(BlockKind k) {
     switch (k) {
-    case BlockKind::SelfAttention: return QStringLiteral("encoder self-attention");
-    case BlockKind::MaskedSelfAttention: return QStringLiteral("decoder masked self-attention");
-    case BlockKind::CrossAttention: return QStringLiteral("decoder–encoder attention");
-    case BlockKind::FeedForward: return QStringLiteral("feed-forward network");
+    case BlockKind::SelfAttention: return QCoreApplication::translate("StepModel", "encoder self-attention");
+    case BlockKind::MaskedSelfAttention: return QCoreApplication::translate("StepModel", "decoder masked self-attention");
+    case BlockKind::CrossAttention: return QCoreApplication::translate("StepModel", "decoder–encoder attention");
+    case BlockKind::FeedForward: return QCoreApplication::translate("StepModel", "feed-forward network");
     default: return blockWord(k);
     }
 }
@@ -23,7 +23,8 @@ QString blockTitle(BlockKind k) {
 QString blockTitle(const stepformer::Block& b) {
     // A model with module names of its own adds the block's: "decoder–encoder attention (multihead_attn)".
     const QString word = models::presentation(b.naming).blockWord ? blockWord(b) : QString();
-    return !word.isEmpty() ? QStringLiteral("%1 (%2)").arg(blockTitle(b.kind), word) : blockTitle(b.kind);
+    return !word.isEmpty() ? QCoreApplication::translate("StepModel", "%1 (%2)", "a block and its module name").arg(blockTitle(b.kind), word)
+                            : blockTitle(b.kind);
 }
 
 QString blockPickerTitle(BlockKind k) {

@@ -3,11 +3,19 @@
 // Private to those files: include it from a .cpp only.
 #pragma once
 
+#include <QCoreApplication>
+
 #include "steps/panel_text.h"
 #include "steps/step_panels.h"
 #include "steps/step_tooltips.h"
 #include "stepformer/trace_graph.h"
 #include "widgets/number_format.h"
+
+// The cell tooltips' translation context: CellTip::tr("...") (CellScope's member `tr`, the trace,
+// hides a bare tr()). At global scope, so that lupdate's context is the runtime one, "CellTip".
+struct CellTip {
+    Q_DECLARE_TR_FUNCTIONS(CellTip)
+};
 
 namespace tensorviz {
 using namespace stepformer;

@@ -2,12 +2,20 @@
 // rich-text and lookup helpers their explanations share.
 #pragma once
 
+#include <QCoreApplication>
 #include <QString>
 #include <QStringList>
 
 #include "stepformer/config.h"
 #include "stepformer/trace.h"
 #include "steps/tensor_slice.h"
+
+// The step panels' translation context: StepPanels::tr("...") in the strip's labels, operators,
+// formulas and mask reasons. At global scope, so that lupdate's context is the runtime one,
+// "StepPanels".
+struct StepPanels {
+    Q_DECLARE_TR_FUNCTIONS(StepPanels)
+};
 
 namespace tensorviz::panel {
 
@@ -16,8 +24,8 @@ inline QString quoted(const QString& tok) { return QStringLiteral("'") + esc(tok
 inline QString sub(const QString& s) { return QStringLiteral("<sub>") + s + QStringLiteral("</sub>"); }
 // The tutorial's LayerNorm has no learned scale; say so where the formula would show one.
 inline QString layerNormAffineText(const stepformer::Config& c) {
-    return c.learns_layer_norm() ? QStringLiteral(", then · γ + β (learned)")
-                              : QStringLiteral(" (no learned γ/β: a fresh nn.LayerNorm each call is never trained)");
+    return c.learns_layer_norm() ? StepPanels::tr(", then · γ + β (learned)")
+                                 : StepPanels::tr(" (no learned γ/β: a fresh nn.LayerNorm each call is never trained)");
 }
 
 inline const stepformer::TraceEntry* findEntry(const stepformer::Trace& tr, const QString& name) {

@@ -22,7 +22,7 @@ using namespace panel;
 QString panel::shortLeafTitle(const Trace& tr, const QString& name) {
     const StepInfo s = stepInfo(tr, name);
     QString t = leafName(s.base);
-    if (s.layer() >= 0) t += QStringLiteral("  (layer %1 %2)").arg(s.layer()).arg(blockTitle(s.block.kind));
+    if (s.layer() >= 0) t += StepPanels::tr("  (layer %1 %2)").arg(s.layer()).arg(blockTitle(s.block.kind));
     return (s.isGrad ? QStringLiteral("grad.") : QString()) + t;
 }
 
@@ -150,8 +150,8 @@ QString maskReason(const Trace& tr, const TraceEntry& mask, int b, int i, int j)
     if (keepsOnes(mask)) {  // its masks have no inputs: tell padding from a later word by position
         const AxisKind keys = mask.axes.empty() ? AxisKind::Feature : mask.axes.back().kind;
         if (mask.role == Role::CombinedMask && j > i)
-            return QStringLiteral("get_subsequent_mask: key position %1 comes after query position %2 (0 = masked)").arg(j).arg(i);
-        return QStringLiteral("get_pad_mask: the key '%1' at position %2 is padding (0 = masked)").arg(tokenAt(tr, keys, b, j)).arg(j);
+            return StepPanels::tr("get_subsequent_mask: key position %1 comes after query position %2 (0 = masked)").arg(j).arg(i);
+        return StepPanels::tr("get_pad_mask: the key '%1' at position %2 is padding (0 = masked)").arg(tokenAt(tr, keys, b, j)).arg(j);
     }
     const auto at = [&](const TraceEntry& m) {
         const Matrix s = slice(tr, m, b, 0, nullptr);
@@ -163,17 +163,17 @@ QString maskReason(const Trace& tr, const TraceEntry& mask, int b, int i, int j)
     case Role::PadMask:
         if (keys == AxisKind::SrcToken) {
             const QString tok = tokenAt(tr, AxisKind::SrcToken, b, j);
-            why << QStringLiteral("the source key '%1' at position %2 is padding").arg(tok.isEmpty() ? QStringLiteral("P") : tok).arg(j);
+            why << StepPanels::tr("the source key '%1' at position %2 is padding").arg(tok.isEmpty() ? QStringLiteral("P") : tok).arg(j);
         } else {
-            why << QStringLiteral("the key '%1' at position %2 is padding").arg(tokenAt(tr, keys, b, j)).arg(j);
+            why << StepPanels::tr("the key '%1' at position %2 is padding").arg(tokenAt(tr, keys, b, j)).arg(j);
         }
         break;
     case Role::SubsequenceMask:
-        why << QStringLiteral("key position %1 comes after query position %2: a future word").arg(j).arg(i);
+        why << StepPanels::tr("key position %1 comes after query position %2: a future word").arg(j).arg(i);
         break;
     case Role::AttnMask: {  // PyTorch's merged additive mask: which of its sources put −∞ here
         if (mask.block.kind == BlockKind::MaskedSelfAttention && j > i) {
-            why << QStringLiteral("tgt_mask: key position %1 comes after query position %2 (−∞ above the diagonal)")
+            why << StepPanels::tr("tgt_mask: key position %1 comes after query position %2 (−∞ above the diagonal)")
                        .arg(j).arg(i);
             break;
         }
@@ -183,9 +183,9 @@ QString maskReason(const Trace& tr, const TraceEntry& mask, int b, int i, int j)
         for (int r = 0; column && r < s.rows; ++r) column = s.at(r, j) == -INFINITY;
         const QString tok = tokenAt(tr, keys, b, j);
         if (column)
-            why << QStringLiteral("key_padding_mask is True for the key '%1' at position %2: padding").arg(tok).arg(j);
+            why << StepPanels::tr("key_padding_mask is True for the key '%1' at position %2: padding").arg(tok).arg(j);
         else
-            why << QStringLiteral("attn_mask is −∞ here");
+            why << StepPanels::tr("attn_mask is −∞ here");
         break;
     }
     default:  // a combination: the reasons of the masks it combines that hide this key
@@ -193,9 +193,9 @@ QString maskReason(const Trace& tr, const TraceEntry& mask, int b, int i, int j)
             if (const TraceEntry* part = graph::input(tr, mask, k); part && at(*part) > 0.0f)
                 why << maskReason(tr, *part, b, i, j);
         if (why.isEmpty() && j > i)
-            why << QStringLiteral("key position %1 comes after query position %2: a future word").arg(j).arg(i);
+            why << StepPanels::tr("key position %1 comes after query position %2: a future word").arg(j).arg(i);
     }
-    return why.join(QStringLiteral("; "));
+    return why.join(StepPanels::tr("; "));
 }
 
 PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, int b, int h, const QString& title) {
@@ -203,13 +203,13 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
     p.traceName = name;
     p.title = title.isEmpty() ? (trp ? shortLeafTitle(*trp, name) : name) : title;
     if (!trp) {
-        p.emptyMessage = QStringLiteral("No trace yet.");
+        p.emptyMessage = StepPanels::tr("No trace yet.");
         return p;
     }
     const Trace& tr = *trp;
     const TraceEntry* e = findEntry(tr, name);
     if (!e) {
-        p.emptyMessage = QStringLiteral("'%1' is not in this trace.").arg(name);
+        p.emptyMessage = StepPanels::tr("'%1' is not in this trace.").arg(name);
         return p;
     }
     p.present = true;
@@ -217,8 +217,8 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
     const int hh = p.hasHead ? std::clamp(h, 0, headCount(*e) - 1) : 0;
     const int bb = std::clamp(b, 0, batchCount(*e) - 1);
     p.m = slice(tr, *e, bb, hh, &cfg);
-    if (p.m.empty()) p.emptyMessage = QStringLiteral("'%1' is empty.").arg(name);
-    if (title.isEmpty() && p.hasHead) p.title += QStringLiteral("  · head %1").arg(hh);
+    if (p.m.empty()) p.emptyMessage = StepPanels::tr("'%1' is empty.").arg(name);
+    if (title.isEmpty() && p.hasHead) p.title += StepPanels::tr("  · head %1").arg(hh);
 
     const StepInfo s = stepInfo(tr, name);
     // Values in [0, 1] on a sequential scale; a mask hatches the cells `hatched` picks.
@@ -235,23 +235,23 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
     };
     if (e->role == Role::AttnMask) {
         // An additive mask: 0 or −∞. Its −∞ cells are drawn as masked (hatched), 0 as visible.
-        unitScale(QStringLiteral("additive mask"));
+        unitScale(StepPanels::tr("additive mask"));
         hatch([](float v) { return v != 0.0f; });
     } else if (e->is_mask && keepsOnes(*e)) {
         // A mask that keeps its 1s: its 0 cells are the hatched ones.
-        unitScale(QStringLiteral("1 = keep, 0 = masked"));
+        unitScale(StepPanels::tr("1 = keep, 0 = masked"));
         hatch([](float v) { return v == 0.0f; });
     } else if (e->is_mask) {
-        unitScale(QStringLiteral("1 = masked"));
+        unitScale(StepPanels::tr("1 = masked"));
         p.mask = p.m.values;
     } else if (e->role == Role::Softmax || e->role == Role::Probs) {
-        unitScale(QStringLiteral("probability"));
+        unitScale(StepPanels::tr("probability"));
     } else if (e->role == Role::LossPerToken || e->role == Role::Loss) {
         p.mode = HeatmapWidget::ColorMode::Sequential;
-        p.legendCaption = QStringLiteral("loss");
+        p.legendCaption = StepPanels::tr("loss");
     } else {
         p.mode = HeatmapWidget::ColorMode::Diverging;
-        p.legendCaption = s.isGrad ? QStringLiteral("gradient") : QStringLiteral("value");
+        p.legendCaption = s.isGrad ? StepPanels::tr("gradient") : StepPanels::tr("value");
     }
     if (!s.isGrad && (s.role == Role::MaskedScores || s.role == Role::Softmax)) {
         const TraceEntry* maskEntry = graph::mask_of(tr, s.block);

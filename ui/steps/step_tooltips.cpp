@@ -26,7 +26,7 @@ QString sumTerms(const std::vector<std::pair<double, double>>& terms, double tot
     for (size_t i = 0; i < shown; ++i)
         parts << QStringLiteral("%1·%2").arg(numfmt::cell(terms[i].first), numfmt::cellOperand(terms[i].second));
     QString s = parts.join(QStringLiteral(" + "));
-    if (terms.size() > shown) s += QStringLiteral(" + … (%1 terms)").arg(terms.size());
+    if (terms.size() > shown) s += CellTip::tr(" + … (%n terms)", nullptr, int(terms.size()));
     return s + QStringLiteral(" = <b>%1</b>").arg(exact(total));
 }
 
@@ -44,10 +44,10 @@ QString CellScope::reason() const { return maskEntry ? maskReason(tr, *maskEntry
 QString CellScope::sharedText() const {
 
     if (s.isGrad) {
-        QString t = QStringLiteral("∂loss/∂%1 at this index. Nudging this number by a small ε changes the loss by about %2·ε.")
+        QString t = CellTip::tr("∂loss/∂%1 at this index. Nudging this number by a small ε changes the loss by about %2·ε.")
                         .arg(esc(s.base), exact(v));
         const Matrix base = sliceOf(tr, &x.cfg, s.base, b, h);
-        if (inside(base, r, c)) t += QStringLiteral("<br>The number itself: %1 = %2").arg(esc(leafName(s.base)), exact(base.at(r, c)));
+        if (inside(base, r, c)) t += CellTip::tr("<br>The number itself: %1 = %2").arg(esc(leafName(s.base)), exact(base.at(r, c)));
         return t;
     }
     if (const auto own = models::presentation(models::namingOf(tr)).cellTip) {  // the model's own words
@@ -58,10 +58,10 @@ QString CellScope::sharedText() const {
     if (x.isMask) {
         if (v != 0.0f) {
             const QString why = s.entry ? maskReason(tr, *s.entry, b, r, c) : QString();
-            return QStringLiteral("<b>1 = masked</b>: query %1 may not look at key %2%3.")
+            return CellTip::tr("<b>1 = masked</b>: query %1 may not look at key %2%3.")
                 .arg(quoted(qi), quoted(kj), why.isEmpty() ? QString() : QStringLiteral(" — ") + esc(why));
         }
-        return QStringLiteral("<b>0 = visible</b>: query %1 may look at key %2.").arg(quoted(qi), quoted(kj));
+        return CellTip::tr("<b>0 = visible</b>: query %1 may look at key %2.").arg(quoted(qi), quoted(kj));
     }
     switch (s.role) {
     case Role::Q:
@@ -69,8 +69,8 @@ QString CellScope::sharedText() const {
     case Role::V: {
         const QString W = s.role == Role::Q ? QStringLiteral("W_Q") : s.role == Role::K ? QStringLiteral("W_K") : QStringLiteral("W_V");
         const int d = x.m.cols;
-        return QStringLiteral("= (input · %1<sup>T</sup>)[%2, %3]: row %2 of the block input times column %3 of %1, "
-                              "i.e. column %4 of the projection — head %5 owns columns %6…%7.")
+        return CellTip::tr("= (input · %1<sup>T</sup>)[%2, %3]: row %2 of the block input times column %3 of %1, "
+                           "i.e. column %4 of the projection — head %5 owns columns %6…%7.")
             .arg(W).arg(r).arg(c).arg(h * d + c).arg(h).arg(h * d).arg(h * d + d - 1);
     }
     case Role::Scores: {
@@ -80,15 +80,15 @@ QString CellScope::sharedText() const {
             double dot = 0.0;
             for (int d = 0; d < Q.cols; ++d) dot += double(Q.at(r, d)) * double(K.at(c, d));
             const double sq = std::sqrt(double(Q.cols));
-            t = QStringLiteral("q%1 · k%2 / √d_k = <b>%3 / %4 = %5</b><br>"
-                               "(the dot product of query %6's row of Q with key %7's row of K, d_k = %8)")
+            t = CellTip::tr("q%1 · k%2 / √d_k = <b>%3 / %4 = %5</b><br>"
+                            "(the dot product of query %6's row of Q with key %7's row of K, d_k = %8)")
                     .arg(sub(QString::number(r)), sub(QString::number(c)), exact(dot), exact(sq), exact(v), quoted(qi), quoted(kj))
                     .arg(Q.cols);
         }
         const Matrix mk = maskEntry ? slice(tr, *maskEntry, b, 0, &x.cfg) : Matrix{};
         if (inside(mk, r, c) && mk.at(r, c) != 0.0f) {
             const QString why = reason();
-            t += QStringLiteral("<br><i>This key is masked (%1): the next step replaces this score by −1e9.</i>").arg(esc(why));
+            t += CellTip::tr("<br><i>This key is masked (%1): the next step replaces this score by −1e9.</i>").arg(esc(why));
         }
         return t;
     }
@@ -96,10 +96,10 @@ QString CellScope::sharedText() const {
         const Matrix sc = operand(0);
         const Matrix mk = sliceOf(tr, &x.cfg, in(1), b, 0);
         if (inside(mk, r, c) && mk.at(r, c) != 0.0f)
-            return QStringLiteral("mask[%1, %2] = 1 (%3) → masked_fill_ puts <b>−1e9</b> here%4.")
+            return CellTip::tr("mask[%1, %2] = 1 (%3) → masked_fill_ puts <b>−1e9</b> here%4.")
                 .arg(r).arg(c).arg(esc(reason()),
-                                   inside(sc, r, c) ? QStringLiteral(" (the score was %1)").arg(exact(sc.at(r, c))) : QString());
-        return QStringLiteral("mask[%1, %2] = 0 → unchanged: the score %3.").arg(r).arg(c).arg(inside(sc, r, c) ? exact(sc.at(r, c)) : exact(v));
+                                   inside(sc, r, c) ? CellTip::tr(" (the score was %1)").arg(exact(sc.at(r, c))) : QString());
+        return CellTip::tr("mask[%1, %2] = 0 → unchanged: the score %3.").arg(r).arg(c).arg(inside(sc, r, c) ? exact(sc.at(r, c)) : exact(v));
     }
     case Role::Softmax: {
         const Matrix ms = operand(0);
@@ -110,12 +110,12 @@ QString CellScope::sharedText() const {
         for (int k = 0; k < ms.cols; ++k) sum += std::exp(double(ms.at(r, k)) - mx);
         const double sc = ms.at(r, c);
         if (sc <= -1e8) {
-            return QStringLiteral("<b>Masked</b> (%1): its score is −1e9, and exp(−1e9 − %2) is exactly <b>0</b> in "
-                                  "floating point — query %3 pays no attention to key %4.")
+            return CellTip::tr("<b>Masked</b> (%1): its score is −1e9, and exp(−1e9 − %2) is exactly <b>0</b> in "
+                               "floating point — query %3 pays no attention to key %4.")
                 .arg(esc(reason()), exact(mx), quoted(qi), quoted(kj));
         }
-        return QStringLiteral("softmax over row %1: exp(s − max) / Σ exp(s<sub>k</sub> − max)<br>= exp(%2 − %3) / %4 = "
-                              "%5 / %4 = <b>%6</b><br>How much query %7 attends to key %8 (each row sums to 1).")
+        return CellTip::tr("softmax over row %1: exp(s − max) / Σ exp(s<sub>k</sub> − max)<br>= exp(%2 − %3) / %4 = "
+                           "%5 / %4 = <b>%6</b><br>How much query %7 attends to key %8 (each row sums to 1).")
             .arg(r)
             .arg(exact(sc), exactOperand(mx), exact(sum), exact(std::exp(sc - mx)), exact(v), quoted(qi), quoted(kj));
     }
@@ -132,43 +132,43 @@ QString CellScope::sharedText() const {
             .arg(r).arg(c).arg(sumTerms(terms, total));
     }
     case Role::OutProjection:
-        return QStringLiteral("= row %1 of the concatenated heads' context · fc.weight<sup>T</sup> (n_heads·d_v → d_model), column %2.")
+        return CellTip::tr("= row %1 of the concatenated heads' context · fc.weight<sup>T</sup> (n_heads·d_v → d_model), column %2.")
             .arg(r).arg(c);
     case Role::Residual: {
         const QString inName = in(1);
         const Matrix F = operand(0), X = operand(1);
         if (!inside(F, r, c) || !inside(X, r, c)) return {};
-        return QStringLiteral("= fc_out + input = %1 + %2 = <b>%3</b><br><span style='color:#666'>input: %4</span>")
+        return CellTip::tr("= fc_out + input = %1 + %2 = <b>%3</b><br><span style='color:#666'>input: %4</span>")
             .arg(exact(F.at(r, c)), exactOperand(X.at(r, c)), exact(v), esc(inName));
     }
     case Role::LayerNorm: {
         const Matrix R = operand(0);
         if (!inside(R, r, c)) return {};
         const NormedCell n = normedCell(R, r, c, x.cfg.layer_norm_eps);
-        return QStringLiteral("row %1 of the residual: mean μ = %2, variance σ² = %3<br>"
-                              "(x − μ) / √(σ² + ε) = (%4 − %5) / %6 = %7<br>%8 = <b>%9</b>")
+        return CellTip::tr("row %1 of the residual: mean μ = %2, variance σ² = %3<br>"
+                           "(x − μ) / √(σ² + ε) = (%4 − %5) / %6 = %7<br>%8 = <b>%9</b>")
             .arg(r)
             .arg(exact(n.mean), exact(n.var), exact(R.at(r, c)), exactOperand(n.mean), exact(std::sqrt(n.var + x.cfg.layer_norm_eps)),
                  exact(n.z),
-                 x.cfg.learns_layer_norm() ? QStringLiteral("then · γ + β")
-                                        : QStringLiteral("no learned γ, β (fixed 1, 0)"),
+                 x.cfg.learns_layer_norm() ? CellTip::tr("then · γ + β")
+                                           : CellTip::tr("no learned γ, β (fixed 1, 0)"),
                  exact(v));
     }
     case Role::FfnHidden:
-        return QStringLiteral("= row %1 of the input · fc[0].weight<sup>T</sup> (d_model → d_ff), hidden unit %2.").arg(r).arg(c);
+        return CellTip::tr("= row %1 of the input · fc[0].weight<sup>T</sup> (d_model → d_ff), hidden unit %2.").arg(r).arg(c);
     case Role::Relu: {
         const Matrix H = operand(0);
         if (!inside(H, r, c)) return {};
-        return QStringLiteral("= max(0, hidden) = max(0, %1) = <b>%2</b>").arg(exact(H.at(r, c)), exact(v));
+        return CellTip::tr("= max(0, hidden) = max(0, %1) = <b>%2</b>").arg(exact(H.at(r, c)), exact(v));
     }
     case Role::FfnOut:
-        return QStringLiteral("= row %1 of relu · fc[2].weight<sup>T</sup> (d_ff → d_model), column %2.").arg(r).arg(c);
+        return CellTip::tr("= row %1 of relu · fc[2].weight<sup>T</sup> (d_ff → d_model), column %2.").arg(r).arg(c);
     case Role::Embedding: {
         const auto& vocab = s.decoder() ? x.cfg.tgt_vocab : x.cfg.src_vocab;
         int id = -1;
         for (size_t i = 0; i < vocab.size(); ++i)
             if (QString::fromStdString(vocab[i]) == qi) id = int(i);
-        return QStringLiteral("token %1 has id %2: this is row %2, column %3 of the embedding table (%4).")
+        return CellTip::tr("token %1 has id %2: this is row %2, column %3 of the embedding table (%4).")
             .arg(quoted(qi)).arg(id).arg(c).arg(s.decoder() ? QStringLiteral("tgt_emb") : QStringLiteral("src_emb"));
     }
     case Role::PositionalTable: {
@@ -181,14 +181,14 @@ QString CellScope::sharedText() const {
     case Role::PositionalAdd: {
         const Matrix E = operand(0), PE = operand(1);
         if (!inside(E, r, c) || !inside(PE, r, c)) return {};
-        return QStringLiteral("= embedding + PE[position %1] = %2 + %3 = <b>%4</b>").arg(r).arg(exact(E.at(r, c)), exactOperand(PE.at(r, c)), exact(v));
+        return CellTip::tr("= embedding + PE[position %1] = %2 + %3 = <b>%4</b>").arg(r).arg(exact(E.at(r, c)), exactOperand(PE.at(r, c)), exact(v));
     }
     case Role::Logits:
-        return QStringLiteral("score of the word %1 as the output at position %2 = row %2 of the decoder output · "
-                              "projection.weight<sup>T</sup>.").arg(quoted(kj)).arg(r);
+        return CellTip::tr("score of the word %1 as the output at position %2 = row %2 of the decoder output · "
+                           "projection.weight<sup>T</sup>.").arg(quoted(kj)).arg(r);
     case Role::Probs: {
         const Matrix L = operand(0);
-        QString t = QStringLiteral("P(output at position %1 = %2) = <b>%3</b>").arg(r).arg(quoted(kj), exact(v));
+        QString t = CellTip::tr("P(output at position %1 = %2) = <b>%3</b>").arg(r).arg(quoted(kj), exact(v));
         if (inside(L, r, c)) {
             double mx = -INFINITY, sum = 0.0;
             for (int k = 0; k < L.cols; ++k) mx = std::max(mx, double(L.at(r, k)));
@@ -198,18 +198,18 @@ QString CellScope::sharedText() const {
         return t;
     }
     case Role::LossPerToken: {
-        if (v == 0.0f) return QStringLiteral("The target here is padding: CrossEntropyLoss(ignore_index=0) skips it.");
+        if (v == 0.0f) return CellTip::tr("The target here is padding: CrossEntropyLoss(ignore_index=0) skips it.");
         const Matrix Pm = operand(0);
-        if (!inside(Pm, c, 0)) return QStringLiteral("= −log P(correct word)");
+        if (!inside(Pm, c, 0)) return CellTip::tr("= −log P(correct word)");
         const double p = std::exp(-double(v));
         int best = 0;
         for (int k = 1; k < Pm.cols; ++k)
             if (std::fabs(Pm.at(c, k) - p) < std::fabs(Pm.at(c, best) - p)) best = k;
-        return QStringLiteral("= −log P(correct word %1) = −log %2 = <b>%3</b>")
+        return CellTip::tr("= −log P(correct word %1) = −log %2 = <b>%3</b>")
             .arg(quoted(labelOf(Pm.colLabels, best)), exact(Pm.at(c, best)), exact(v));
     }
     case Role::Loss:
-        return QStringLiteral("the mean of loss.per_token over the positions whose target is not padding.");
+        return CellTip::tr("the mean of loss.per_token over the positions whose target is not padding.");
     default:
         return {};
     }
@@ -220,13 +220,12 @@ QString cellTooltip(const CellTipContext& x, int r, int c) {
     const TraceEntry* e = findEntry(*x.tr, x.name);
     QString s = QStringLiteral("<b>%1</b>").arg(esc(x.name));
     if (e) s += esc(indexText(*e, x.b, x.h, r, c));
-    s += QStringLiteral("<br>value = <b>%1</b>").arg(exact(x.m.at(r, c)));
-    if (e && axisIndex(*e, AxisKind::Batch) >= 0) {
-        s += QStringLiteral("<br>sentence %1").arg(x.b);
-        if (axisIndex(*e, AxisKind::Head) >= 0) s += QStringLiteral(", head %1").arg(x.h);
-    }
-    if (x.m.rows > 1 || !x.m.rowTitle.isEmpty()) s += QStringLiteral("<br>") + axisLine(QStringLiteral("row"), r, x.m.rowLabels, x.m.rowTitle);
-    s += QStringLiteral("<br>") + axisLine(QStringLiteral("column"), c, x.m.colLabels, x.m.colTitle);
+    s += QStringLiteral("<br>") + CellTip::tr("value = <b>%1</b>").arg(exact(x.m.at(r, c)));
+    if (e && axisIndex(*e, AxisKind::Batch) >= 0)
+        s += QStringLiteral("<br>") + (axisIndex(*e, AxisKind::Head) >= 0 ? CellTip::tr("sentence %1, head %2").arg(x.b).arg(x.h)
+                                                                            : CellTip::tr("sentence %1").arg(x.b));
+    if (x.m.rows > 1 || !x.m.rowTitle.isEmpty()) s += QStringLiteral("<br>") + axisLine(CellTip::tr("row"), r, x.m.rowLabels, x.m.rowTitle);
+    s += QStringLiteral("<br>") + axisLine(CellTip::tr("column"), c, x.m.colLabels, x.m.colTitle);
     const QString extra = CellScope(x, r, c).sharedText();
     if (!extra.isEmpty()) s += QStringLiteral("<hr>") + extra;
     return s;
@@ -236,18 +235,18 @@ QString maskedExplanationFor(const StepInfo& s, bool isMask, MaskConvention conv
     if (isMask) return {};
     if (convention == MaskConvention::Additive) {  // PyTorch adds −∞ where the tutorial fills −1e9
         if (s.role == Role::MaskedScores)
-            return QStringLiteral("<i>Ignored: the additive mask is <b>−∞</b> here, so the score became −∞.</i>");
+            return CellTip::tr("<i>Ignored: the additive mask is <b>−∞</b> here, so the score became −∞.</i>");
         if (s.role == Role::Softmax || s.role == Role::Context)
-            return QStringLiteral("<i>Ignored: the score was −∞, so after the softmax this weight is exactly "
-                                  "<b>0</b> (NaN when every key of the row is −∞).</i>");
+            return CellTip::tr("<i>Ignored: the score was −∞, so after the softmax this weight is exactly "
+                               "<b>0</b> (NaN when every key of the row is −∞).</i>");
     }
     if (convention == MaskConvention::FillZeros && s.role == Role::MaskedScores)
-        return QStringLiteral("<i>Masked: the mask is 0 here (1 = keep), so <b>masked_fill(mask == 0, −1e9)</b> replaced "
-                              "the score by <b>−1e9</b>.</i>");
+        return CellTip::tr("<i>Masked: the mask is 0 here (1 = keep), so <b>masked_fill(mask == 0, −1e9)</b> replaced "
+                           "the score by <b>−1e9</b>.</i>");
     if (s.role == Role::MaskedScores)
-        return QStringLiteral("<i>Masked: the mask is 1 here, so <b>masked_fill_</b> replaced the score by <b>−1e9</b>.</i>");
+        return CellTip::tr("<i>Masked: the mask is 1 here, so <b>masked_fill_</b> replaced the score by <b>−1e9</b>.</i>");
     if (s.role == Role::Softmax || s.role == Role::Context)
-        return QStringLiteral("<i>Masked: the score was −1e9, so after the softmax this weight is exactly <b>0</b>.</i>");
+        return CellTip::tr("<i>Masked: the score was −1e9, so after the softmax this weight is exactly <b>0</b>.</i>");
     return {};
 }
 

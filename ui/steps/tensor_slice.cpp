@@ -164,7 +164,7 @@ Matrix sliceMergedHeads(const Trace& tr, const TraceEntry& e, int batch, const s
             for (int c = 0; c < dv; ++c) m.values[size_t(r) * m.cols + h * dv + c] = part.at(r, c);
         for (int c = 0; c < dv; ++c) m.colLabels << QString::number(h * dv + c);
     }
-    m.colTitle = QStringLiteral("n_heads × d_v (concatenated heads)");
+    m.colTitle = QCoreApplication::translate("TensorSlice", "n_heads × d_v (concatenated heads)");
     return m;
 }
 

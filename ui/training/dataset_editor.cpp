@@ -1,4 +1,5 @@
 #include "training/dataset_editor.h"
+#include "app/core_text.h"
 #include "views/view_parts.h"
 #include "widgets/text_util.h"
 
@@ -157,7 +158,7 @@ QString DatasetEditor::validationMessage() const {
     try {
         trainingConfig(Config::tutorial());
     } catch (const std::exception& e) {
-        return tr("Dataset: %1").arg(qs(e.what()));
+        return tr("Dataset: %1").arg(coreText(e));
     }
     return {};
 }
@@ -220,7 +221,7 @@ bool DatasetEditor::importTsvText(const QString& text, QString* error, const QSt
     try {
         rows = parse_tsv(s, perm, ss(what));
     } catch (const std::exception& e) {
-        const QString msg = tr("Could not import: %1").arg(qs(e.what()));
+        const QString msg = tr("Could not import: %1").arg(coreText(e));
         if (error) *error = msg;
         showMessage(msg, true);
         emit errorOccurred(msg);
@@ -322,7 +323,7 @@ void DatasetEditor::refreshVocabulary() {
     try {
         c = trainingConfig(Config::tutorial());
     } catch (const std::exception& e) {
-        vocabNote_->setText(tr("No vocabulary: %1").arg(qs(e.what())));
+        vocabNote_->setText(tr("No vocabulary: %1").arg(coreText(e)));
         return;
     }
     const Config& ref = model_->referenceConfig();

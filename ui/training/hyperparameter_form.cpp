@@ -1,4 +1,5 @@
 #include "training/hyperparameter_form.h"
+#include "app/core_text.h"
 #include "views/view_parts.h"
 
 #include <cmath>
@@ -446,12 +447,12 @@ void HyperparameterForm::validate() {
         try {
             c.validate();
         } catch (const std::exception& e) {
-            errors_.append({nullptr, tr("Model: %1").arg(QString::fromStdString(e.what()))});
+            errors_.append({nullptr, tr("Model: %1").arg(coreText(e))});
         }
         try {
             o.validate();
         } catch (const std::exception& e) {
-            errors_.append({nullptr, tr("Training: %1").arg(QString::fromStdString(e.what()))});
+            errors_.append({nullptr, tr("Training: %1").arg(coreText(e))});
         }
     }
     int64_t n = 0;

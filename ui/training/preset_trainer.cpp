@@ -1,4 +1,5 @@
 #include "training/preset_trainer.h"
+#include "app/core_text.h"
 #include "widgets/text_util.h"
 
 #include <QDir>
@@ -110,7 +111,7 @@ void PresetTrainer::runStage(std::shared_ptr<const ParamSet> from) {
             if (!QDir().mkpath(dir)) throw std::runtime_error("cannot create the folder " + dir.toStdString());
             save_checkpoint(path.toStdString(), model);
         } catch (const std::exception& e) {
-            result->saveError = qs(e.what());
+            result->saveError = coreText(e);
         }
     };
     TrainingController::StartPoint start;

@@ -1,4 +1,5 @@
 #include "training/results_table.h"
+#include "app/core_text.h"
 #include "views/view_parts.h"
 #include "widgets/text_util.h"
 
@@ -73,7 +74,7 @@ std::vector<ResultsTable::Row> ResultsTable::evaluate(const Transformer& model, 
             r.reachedEos = d.reached_eos;
             r.correct = d.reached_eos && r.predicted == r.expected;
         } catch (const std::exception& ex) {
-            r.error = qs(ex.what());
+            r.error = coreText(ex);
         }
         out.push_back(std::move(r));
     }

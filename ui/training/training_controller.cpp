@@ -1,4 +1,5 @@
 #include "training/training_controller.h"
+#include "app/core_text.h"
 #include "training/training_traces.h"
 #include "widgets/text_util.h"
 
@@ -180,19 +181,19 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
     try {
         config.validate();
     } catch (const std::exception& e) {
-        return fail(tr("Invalid model configuration: %1").arg(qs(e.what())));
+        return fail(tr("Invalid model configuration: %1").arg(coreText(e)));
     }
     try {
         options.validate();
     } catch (const std::exception& e) {
-        return fail(tr("Invalid training options: %1").arg(qs(e.what())));
+        return fail(tr("Invalid training options: %1").arg(coreText(e)));
     }
     if (data.empty()) return fail(tr("The dataset is empty: add at least one sentence pair."));
     for (size_t i = 0; i < data.size(); ++i) {
         try {
             make_training_batch(config, data, {i});
         } catch (const std::exception& e) {
-            return fail(tr("Dataset row %1: %2").arg(i + 1).arg(qs(e.what())));
+            return fail(tr("Dataset row %1: %2").arg(QString::number(i + 1), coreText(e)));
         }
     }
     if (from.params) {
@@ -349,12 +350,12 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                     epochSteps = 0;
                 },
                 &shared->control);
+            QString message = coreText(r.message_value);  // the core's message in the user's language
             if (r.device_lost) {
                 // The Trainer kept the weights and optimizer state the host last had: the run stops
                 // with them, on a model on the CPU, and the app goes on there.
-                const QString why = qs(r.message);
-                r.message = ss(tr("the GPU stopped working (%1); training goes on on the CPU when started again")
-                                   .arg(why));
+                const QString why = message;
+                message = tr("the GPU stopped working (%1); training goes on on the CPU when started again").arg(why);
                 lostDevice = true;
                 QMetaObject::invokeMethod(this, [this, why] { emit deviceLost(why); }, delivery);
             }
@@ -378,7 +379,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
             outcome->status = int(r.status == TrainStatus::Finished  ? State::Finished
                                   : r.status == TrainStatus::Stopped ? State::Stopped
                                                                      : State::Diverged);
-            outcome->message = qs(r.message);
+            outcome->message = message;
             outcome->stepsDone = r.steps_done;
             outcome->lastLoss = r.last_loss;
             outcome->config = config;
@@ -386,7 +387,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
             outcome->optimizer = std::move(optimizer);
             QMetaObject::invokeMethod(this, [this, gen, outcome] { deliverOutcome(gen, outcome); }, delivery);
         } catch (const std::exception& e) {
-            const QString msg = qs(e.what());
+            const QString msg = coreText(e);
             QMetaObject::invokeMethod(this, [this, gen, msg] { deliverFailure(gen, msg); }, delivery);
         }
     };

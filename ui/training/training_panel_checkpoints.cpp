@@ -1,6 +1,7 @@
 // TrainingPanel's checkpoints: saving the last run's weights with its optimizer state, and loading
 // one to resume training from (its architecture, vocabulary and optimizer hyperparameters).
 #include "training/training_panel.h"
+#include "app/core_text.h"
 #include "widgets/text_util.h"
 
 #include <QDir>
@@ -33,7 +34,7 @@ bool TrainingPanel::saveCheckpoint(const QString& path, QString* error) {
         const Transformer model(trainedConfig_, *trainedParams_);
         save_checkpoint(ss(path), model, trainedOptimizer_.get());
     } catch (const std::exception& e) {
-        return fail(tr("Could not save the checkpoint %1: %2").arg(QDir::toNativeSeparators(path), qs(e.what())));
+        return fail(tr("Could not save the checkpoint %1: %2").arg(QDir::toNativeSeparators(path), coreText(e)));
     }
     unsaved_ = false;
     emit checkpointSaved(path);
@@ -52,7 +53,7 @@ bool TrainingPanel::loadCheckpointForResume(const QString& path, QString* error)
     try {
         ck = load_checkpoint(ss(path));
     } catch (const std::exception& e) {
-        return fail(tr("Could not load the checkpoint %1: %2").arg(QDir::toNativeSeparators(path), qs(e.what())));
+        return fail(tr("Could not load the checkpoint %1: %2").arg(QDir::toNativeSeparators(path), coreText(e)));
     }
     Resume r;
     r.path = path;

@@ -1,6 +1,7 @@
 // TrainingPanel: a run (start, pause, resume, stop, reset), its progress and the state chip, and
 // the banner with its outcome.
 #include "training/training_panel.h"
+#include "app/core_text.h"
 #include "widgets/text_util.h"
 
 #include <algorithm>
@@ -95,7 +96,7 @@ bool TrainingPanel::start() {
             cfg = dataset_->trainingConfig(form_->config());
         }
     } catch (const std::exception& e) {
-        showMessage(tr("Cannot start — %1").arg(qs(e.what())), QStringLiteral("error"));
+        showMessage(tr("Cannot start — %1").arg(coreText(e)), QStringLiteral("error"));
         return false;
     }
     options.optimizer.d_model = cfg.d_model;

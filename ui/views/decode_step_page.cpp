@@ -278,10 +278,8 @@ void DecodeStepPage::showAttention(const DecodingStep* step, const Config& confi
     tensorviz::PanelSpec pc = tensorviz::panelFor(s.trace, config, crossName, 0, head, title(crossBlock));
     tensorviz::applyPanel(crossAttn_, pc);
     selfCaption_->setText(tr("<b>Masked self-attention</b> (<tt>%1</tt>): each decoder token looks at itself and the "
-                             "tokens before it. %2 query row(s) now; the new one is <b>“%3”</b>.")
-                              .arg(selfName.toHtmlEscaped())
-                              .arg(T)
-                              .arg(newest));
+                             "tokens before it. %n query rows now; the new one is <b>“%2”</b>.", nullptr, int(T))
+                              .arg(selfName.toHtmlEscaped(), newest));
     crossCaption_->setText(tr("<b>Encoder-decoder attention</b> (<tt>%1</tt>): which source words each decoder "
                               "token reads. The new row <b>“%2”</b> decides the next token.")
                                .arg(crossName.toHtmlEscaped(), newest));

@@ -1,4 +1,5 @@
 #include "views/decode_view.h"
+#include "app/core_text.h"
 #include "views/view_parts.h"
 
 #include <algorithm>
@@ -195,7 +196,7 @@ void DecodeView::startDecode() {
             o->reachedEos = r.reached_eos;
             o->text = QString::fromStdString(r.text);
         } catch (const std::exception& e) {
-            o->error = QString::fromUtf8(e.what());
+            o->error = coreText(e);
         }
         return o;
     };

@@ -395,12 +395,12 @@ void GradientView::rebuildTensor() {
         const QString lh = leaf.toHtmlEscaped();
         pv.tooltip = [vt, gm, lh](int r, int c) {
             return (vt ? vt(r, c) : QString()) +
-                   QStringLiteral("<br>∂loss/∂%1 here = <b>%2</b>").arg(lh, numfmt::exact(gm.at(r, c)));
+                   tr("<br>∂loss/∂%1 here = <b>%2</b>").arg(lh, numfmt::exact(gm.at(r, c)));
         };
         pg.tooltip = [gt, vm, gm, lh](int r, int c) {
             const float g = gm.at(r, c);
             QString t = gt ? gt(r, c) : QString();
-            t += QStringLiteral("<br>forward value %1 = <b>%2</b>").arg(lh, numfmt::exact(vm.at(r, c)));
+            t += tr("<br>forward value %1 = <b>%2</b>").arg(lh, numfmt::exact(vm.at(r, c)));
             if (g > 0)
                 t += tr("<br><i>positive: making this number larger would raise the loss</i>");
             else if (g < 0)

@@ -34,7 +34,7 @@ QLabel* makeOpLabel(const QString& text, bool vertical, QWidget* parent) {
                                         symbol ? 22.0 : 12.0, symbol ? 12.0 : 3.0, parent);
     l->setObjectName(QStringLiteral("opLabel"));
     l->setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
-    l->setToolTip(QStringLiteral("The operation between the panels"));
+    l->setToolTip(TensorView::tr("The operation between the panels"));
     return l;
 }
 

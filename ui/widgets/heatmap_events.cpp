@@ -24,7 +24,7 @@ QString HeatmapWidget::defaultTooltip(int r, int c) const {
     };
     QString s;
     if (!title_.isEmpty()) s += QStringLiteral("<b>%1</b> [%2, %3]<br>").arg(title_.toHtmlEscaped()).arg(r).arg(c);
-    s += QStringLiteral("value = <b>%1</b><br>").arg(numfmt::exact(value(r, c)));
+    s += tr("value = <b>%1</b>").arg(numfmt::exact(value(r, c))) + QStringLiteral("<br>");
     s += axisLine(tr("row"), r, rowLabels_, rowTitle_) + QStringLiteral("<br>");
     s += axisLine(tr("column"), c, colLabels_, colTitle_);
     if (isMasked(r, c)) {

@@ -2,6 +2,8 @@
 // rectangles, the size hints and zoom.
 #include "widgets/heatmap_widget.h"
 
+#include <QStyle>
+
 #include <algorithm>
 #include <cmath>
 
@@ -99,9 +101,16 @@ void HeatmapWidget::relayout() {
     const QString mcap = maskCaption();
     const QString colTitle = colTitle_ + QStringLiteral("\u00a0\u00a0→"), rowTitle = rowTitle_ + QStringLiteral("\u00a0\u00a0→");
 
+    // The room starts as the whole widget, bars hidden, and loses a bar's width only where the
+    // content needs that bar: a bar left visible from a smaller size would otherwise take the room
+    // that made it unneeded (one bar's width makes the other needed, and both stay).
+    const QRect whole = contentsRect();
+    const int bar = style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, this);
+    const auto takes = [](Qt::ScrollBarPolicy p, bool needed) { return p == Qt::ScrollBarAlwaysOn || (needed && p != Qt::ScrollBarAlwaysOff); };
+    int W = whole.width() - (verticalScrollBarPolicy() == Qt::ScrollBarAlwaysOn ? bar : 0);
+    int H = whole.height() - (horizontalScrollBarPolicy() == Qt::ScrollBarAlwaysOn ? bar : 0);
     int naturalLeft = 0, naturalRight = 0;
     for (int iter = 0; iter < 3; ++iter) {
-        const int W = viewport()->width(), H = viewport()->height();
         // Titles wrap over the whole width rather than being cut short.
         titleLines_ = title_.isEmpty() ? 1 : std::min(3, wrappedLines(tfm, title_, W - 2 * pad - 2));
         titleH_ = title_.isEmpty() ? 0 : titleLines_ * tfm.height() + (compact_ ? 2 : 6);
@@ -208,7 +217,11 @@ void HeatmapWidget::relayout() {
         verticalScrollBar()->setRange(0, std::max(0, contentH - availH));
         verticalScrollBar()->setPageStep(availH);
         verticalScrollBar()->setSingleStep(std::max(cellH_, 16));
-        if (viewport()->width() == W && viewport()->height() == H) break;
+        const int nextW = whole.width() - (takes(verticalScrollBarPolicy(), contentH > availH) ? bar : 0);
+        const int nextH = whole.height() - (takes(horizontalScrollBarPolicy(), contentW > availW) ? bar : 0);
+        if (nextW == W && nextH == H) break;
+        W = nextW;
+        H = nextH;
     }
     inRelayout_ = false;
     if (naturalLeft != naturalLeft_ || naturalRight != naturalRight_) {

@@ -117,6 +117,8 @@ public:
     QString title() const { return title_; }
     QString rowAxisTitle() const { return rowTitle_; }
     QString colAxisTitle() const { return colTitle_; }
+    QString legendCaption() const { return legendCaption_; }
+    QString emptyMessage() const { return emptyMessage_; }
     // Whether the legend is a mask's two swatches ("0 = visible", "1 = masked") instead of a
     // colour bar: only for a 0/1 matrix that is its own mask.
     bool hasMaskLegend() const { return binary_; }

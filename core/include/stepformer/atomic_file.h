@@ -13,7 +13,7 @@ namespace stepformer {
 // Writes `size` bytes to a temporary file beside `path` (path + ".tmp-<pid>-<random>"),
 // fsyncs it, then renames it over `path` and fsyncs the directory. On any failure the
 // temporary file is removed, an existing file at `path` is left untouched, and a
-// std::runtime_error naming `path` and the OS reason is thrown.
+// std::runtime_error (a stepformer::Error, message.h) naming `path` and the OS reason is thrown.
 void write_file_atomic(const std::string& path, const void* data, size_t size);
 
 // Test hook simulating an interrupted save: the next write_file_atomic call writes

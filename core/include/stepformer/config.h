@@ -9,10 +9,12 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "stepformer/message.h"
+
 namespace stepformer {
 
-struct ConfigError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct ConfigError : Error {
+    using Error::Error;
 };
 
 // Which model: the tutorial's (seed 001), PyTorch's own nn.Transformer layers (seeds 002, 004)
@@ -81,6 +83,7 @@ struct Config {
     // Throws ConfigError naming the first problem found.
     void validate() const;
     bool same_architecture(const Config& other, std::string* why = nullptr) const;
+    bool same_architecture(const Config& other, Message* why) const;  // why as a message
 
     int src_vocab_size() const { return static_cast<int>(src_vocab.size()); }
     int tgt_vocab_size() const { return static_cast<int>(tgt_vocab.size()); }
@@ -94,7 +97,8 @@ struct Config {
 // layer_norm_eps, dropout and learn_layer_norm (defaults). "torch": PyTorch's keys, each missing
 // one taking nn.Transformer's default, the vocabulary and length keys the tutorial's.
 Config config_from_json(const nlohmann::json& j);
-Config config_from_json_text(const std::string& text, const std::string& what = "config");
+// `what` names the source in the messages ("my.json: missing key 'd_model'"; "config: ..." by default).
+Config config_from_json_text(const std::string& text, const MessageArg& what = Message(Msg::config_word));
 Config load_config_file(const std::string& path);
 nlohmann::json config_to_json(const Config& c);
 std::string config_to_json_text(const Config& c, int indent = 2);

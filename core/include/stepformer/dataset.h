@@ -11,8 +11,8 @@
 
 namespace stepformer {
 
-struct DataError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct DataError : Error {
+    using Error::Error;
 };
 
 struct Example {
@@ -35,7 +35,7 @@ std::string dec_output_for(const std::string& dec_input, const Config& c);
 // A TSV file: three columns (enc_input, dec_input, dec_output) exactly as the tutorial, or two
 // (source, target) from which the bos/eos tokens are added. Blank lines and lines starting with
 // '#' are skipped. Throws DataError naming the line and the problem.
-std::vector<Example> parse_tsv(const std::string& text, const Config& c, const std::string& what = "dataset");
+std::vector<Example> parse_tsv(const std::string& text, const Config& c, const MessageArg& what = Message(Msg::data_word));
 std::vector<Example> load_tsv(const std::string& path, const Config& c);
 std::string to_tsv(const std::vector<Example>& examples);
 

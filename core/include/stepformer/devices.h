@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "stepformer/backend.h"
+#include "stepformer/message.h"
 
 namespace stepformer {
 
@@ -29,15 +30,15 @@ bool gpu_backend_built();
 int gpu_device_for(const std::vector<ComputeDevice>& devices, bool for_auto = false);
 
 // The user asked for a backend that cannot be made here ("gpu" without a usable device).
-struct BackendUnavailable : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct BackendUnavailable : Error {
+    using Error::Error;
 };
 
 // The device stopped working under a running computation (a driver reset, a GPU taken away): what
 // it computed since the last synchronisation is lost, and the caller goes on with another backend
 // (the host's copies of weights and traces are intact).
-struct DeviceLost : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct DeviceLost : Error {
+    using Error::Error;
 };
 
 // "cpu": the CPU backend. "gpu": the Vulkan backend on the best usable device, a CPU device such

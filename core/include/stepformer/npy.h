@@ -6,12 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "stepformer/message.h"
 #include "stepformer/tensor.h"
 
 namespace stepformer {
 
-struct NpyError : std::runtime_error {
-    using runtime_error::runtime_error;
+struct NpyError : Error {
+    using Error::Error;
 };
 
 // NumPy format v1.0, dtype '<f4', C order, header padded so the data starts at a

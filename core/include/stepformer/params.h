@@ -10,12 +10,13 @@
 #include <vector>
 
 #include "stepformer/config.h"
+#include "stepformer/message.h"
 #include "stepformer/tensor.h"
 
 namespace stepformer {
 
-struct WeightsError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+struct WeightsError : Error {
+    using Error::Error;
 };
 
 struct ParamSpec {
@@ -78,8 +79,8 @@ struct LoadedWeights {
     bool config_assumed = false;          // no config anywhere: the names and shapes are the tutorial's
     std::vector<std::string> ignored;     // e.g. encoder.pos_emb.pe
     std::vector<std::string> defaulted;   // learned LayerNorm params not in the file (1/0)
-    std::vector<std::string> notes;       // what was skipped, for the user
-    std::vector<std::string> warnings;    // something the user should act on
+    std::vector<Message> notes;           // what was skipped, for the user
+    std::vector<Message> warnings;        // something the user should act on
     std::map<std::string, std::string> metadata;
 };
 

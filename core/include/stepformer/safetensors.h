@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "stepformer/message.h"
 #include "stepformer/tensor.h"
 
 namespace stepformer {
@@ -27,8 +28,8 @@ std::string dtype_name(DType dtype);                          // "F32", "BF16", 
 size_t dtype_size(DType dtype);                               // bytes per element
 std::optional<DType> dtype_from_name(const std::string& name);  // nullopt if unknown
 
-struct SafetensorsError : std::runtime_error {
-    using runtime_error::runtime_error;
+struct SafetensorsError : Error {
+    using Error::Error;
 };
 
 struct StoredTensor {

@@ -44,6 +44,7 @@ struct TrainResult {
     int steps_done = 0;
     double last_loss = 0.0;
     std::string message;  // e.g. "loss became NaN at step 12; the weights of step 11 were kept"
+    Message message_value;  // the same as a message value (message.h), for the app to translate
     // The device stopped working under the run (DeviceLost): status Stopped, and the model holds
     // the weights (and the optimizer its state) of step steps_done, the last the host has.
     bool device_lost = false;

@@ -12,30 +12,29 @@
 namespace stepformer {
 
 Batch make_layer_batch(const Config& c, const Tensor& src, const Tensor& tgt) {
-    if (!c.layers()) throw ConfigError("tensor inputs are for the layer lab (\"structure\": \"layers\")");
+    if (!c.layers()) throw ConfigError(Message(Msg::lab_not_layers));
     const auto batch_first_copy = [&](const Tensor& x, const char* what) {
         if (x.rank() != 3 || x.dim(2) != c.d_model || x.dim(0) <= 0 || x.dim(1) <= 0)
-            throw ConfigError(std::string(what) + " has shape " + shape_to_string(x.shape) + "; the layer takes " +
-                              (c.batch_first ? "[batch, length, d_model]" : "[length, batch, d_model]") +
-                              " with d_model = " + std::to_string(c.d_model));
+            throw ConfigError(Message(Msg::lab_input_shape,
+                                      {what, shape_to_string(x.shape),
+                                       c.batch_first ? "[batch, length, d_model]" : "[length, batch, d_model]", c.d_model}));
         return c.batch_first ? x : swap_leading_axes(x);  // (B, L, D) from (L, B, D)
     };
     for (const Tensor* x : {&src, &tgt})
         for (float v : x->data)
-            if (!std::isfinite(v)) throw ConfigError(std::string(x == &src ? "src" : "tgt") + " contains NaN or infinity");
+            if (!std::isfinite(v)) throw ConfigError(Message(Msg::lab_not_finite, {x == &src ? "src" : "tgt"}));
     Batch b;
     b.src_x = batch_first_copy(src, "src");
     b.B = static_cast<int>(b.src_x.dim(0));
     b.S = static_cast<int>(b.src_x.dim(1));
     if (c.decoder_layer) {
-        if (tgt.empty()) throw ConfigError("the layer lab has a decoder layer: give its input tgt too");
+        if (tgt.empty()) throw ConfigError(Message(Msg::lab_needs_tgt));
         b.tgt_x = batch_first_copy(tgt, "tgt");
         if (b.tgt_x.dim(0) != b.B)
-            throw ConfigError("src has batch " + std::to_string(b.B) + " but tgt has batch " +
-                              std::to_string(b.tgt_x.dim(0)));
+            throw ConfigError(Message(Msg::lab_batch_mismatch, {b.B, b.tgt_x.dim(0)}));
         b.T = static_cast<int>(b.tgt_x.dim(1));
     } else if (!tgt.empty()) {
-        throw ConfigError("a tgt input was given, but the layer lab has no decoder layer (\"decoder_layer\": false)");
+        throw ConfigError(Message(Msg::lab_no_decoder));
     }
     return b;
 }
@@ -149,14 +148,12 @@ struct Torch {
 
 void check_mask(const Tensor& m, int Lq, int Lk, const char* what) {
     if (!m.empty() && (m.rank() != 2 || m.dim(0) != Lq || m.dim(1) != Lk))
-        throw ConfigError(std::string(what) + " has shape " + shape_to_string(m.shape) + ", the layer needs [" +
-                          std::to_string(Lq) + ", " + std::to_string(Lk) + "]");
+        throw ConfigError(Message(Msg::lab_mask_shape, {what, shape_to_string(m.shape), Lq, Lk}));
 }
 
 void check_padding(const std::vector<int>& p, int B, int L, const char* what) {
     if (!p.empty() && p.size() != size_t(B) * L)
-        throw ConfigError(std::string(what) + " has " + std::to_string(p.size()) + " entries, the layer needs [" +
-                          std::to_string(B) + ", " + std::to_string(L) + "]");
+        throw ConfigError(Message(Msg::lab_padding_shape, {what, p.size(), B, L}));
 }
 
 // Seed 004's layer lab: one encoder layer on a given tensor, optionally one decoder layer reading

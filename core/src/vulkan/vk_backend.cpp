@@ -59,7 +59,7 @@ VulkanBackend::~VulkanBackend() {
 std::unique_ptr<Backend> make_vulkan_backend(int device_index, int cpu_threads) {
     if (device_index < 0) {
         device_index = gpu_device_for(gpu_devices());
-        if (device_index < 0) throw std::runtime_error("no usable Vulkan device");
+        if (device_index < 0) throw Error(Message(Msg::gpu_no_usable_device));
     }
     return std::make_unique<VulkanBackend>(device_index, cpu_threads);
 }

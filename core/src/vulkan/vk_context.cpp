@@ -14,11 +14,10 @@ namespace stepformer::vk {
 void check(VkResult r, const char* what) {
     if (r == VK_SUCCESS) return;
     if (r == VK_ERROR_DEVICE_LOST)
-        throw DeviceLost(std::string("the GPU stopped working (device lost, in ") + what +
-                         "); the CPU can take over with the same weights");
+        throw DeviceLost(Message(Msg::gpu_device_lost, {what}));
     if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY)
-        throw std::runtime_error(std::string(what) + ": the GPU is out of memory");
-    throw std::runtime_error(std::string(what) + " failed (VkResult " + std::to_string(int(r)) + ")");
+        throw Error(Message(Msg::gpu_out_of_memory, {what}));
+    throw Error(Message(Msg::gpu_call_failed, {what, int(r)}));
 }
 
 namespace {
@@ -187,14 +186,14 @@ std::vector<DeviceInfo> list_devices() {
 
 Context::Context(int device_index) {
     instance_ = make_instance();
-    if (!instance_) throw std::runtime_error("no Vulkan instance (is a Vulkan driver installed?)");
+    if (!instance_) throw Error(Message(Msg::gpu_no_instance));
     try {
         const auto devs = physical_devices(instance_);
         if (device_index < 0 || size_t(device_index) >= devs.size())
-            throw std::runtime_error("no Vulkan device " + std::to_string(device_index));
+            throw Error(Message(Msg::gpu_no_device, {device_index}));
         phys_ = devs[size_t(device_index)];
         info_ = describe(phys_);
-        if (!info_.usable) throw std::runtime_error("the Vulkan device " + info_.name + " cannot be used: " + info_.why);
+        if (!info_.usable) throw Error(Message(Msg::gpu_device_unusable, {info_.name, info_.why}));
         family_ = uint32_t(compute_family(phys_));
 
         const float priority = 1.0f;
@@ -220,7 +219,7 @@ Context::Context(int device_index) {
         host_type_ = UINT32_MAX;
         for (uint32_t i = 0; i < mp.memoryTypeCount && host_type_ == UINT32_MAX; ++i)
             if ((mp.memoryTypes[i].propertyFlags & want) == want) host_type_ = i;
-        if (host_type_ == UINT32_MAX) throw std::runtime_error("the Vulkan device has no host-visible memory");
+        if (host_type_ == UINT32_MAX) throw Error(Message(Msg::gpu_no_host_memory));
         device_type_ = host_type_;
         for (uint32_t i = 0; i < mp.memoryTypeCount; ++i) {
             const VkMemoryPropertyFlags f = mp.memoryTypes[i].propertyFlags;

@@ -58,7 +58,7 @@ QString blockTip(const QString& id, const stepformer::Config& c) {
             .arg(c.d_model)
             .arg(c.tgt_vocab_size())
             .arg(c.trg_emb_prj_weight_sharing ? tr("; its weight is <b>shared</b> with decoder.trg_word_emb") : tr("; its own weight"))
-            .arg(scalePrj ? tr("; logits × d_model<sup>−0.5</sup>.") : QStringLiteral("."));
+            .arg(scalePrj ? tr("; logits × d_model<sup>−0.5</sup>.") : tr("."));  // "." : the sentence's full stop
     case Role::Probs: return tr("<b>Softmax</b><br>Probabilities over the target vocabulary (cal_loss reads the logits).");
     default: return {};
     }

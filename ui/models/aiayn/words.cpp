@@ -23,13 +23,12 @@ QString blockWord(const stepformer::Block& b) {
 }
 
 QString sublayerTitle(const stepformer::Block& b) {
-    const auto t = [](const char* s) { return QCoreApplication::translate("StepModel", s); };
     switch (b.kind) {
-    case BlockKind::SelfAttention: return t("Self-attention (slf_attn)");
-    case BlockKind::MaskedSelfAttention: return t("Masked self-attention (slf_attn)");
-    case BlockKind::CrossAttention: return t("Encoder-decoder attention (enc_attn)");
-    case BlockKind::FeedForward: return t("Feed-forward (pos_ffn: w_1, w_2)");
-    case BlockKind::Projection: return t("Projection (trg_word_prj)");
+    case BlockKind::SelfAttention: return QCoreApplication::translate("StepModel", "Self-attention (slf_attn)");
+    case BlockKind::MaskedSelfAttention: return QCoreApplication::translate("StepModel", "Masked self-attention (slf_attn)");
+    case BlockKind::CrossAttention: return QCoreApplication::translate("StepModel", "Encoder-decoder attention (enc_attn)");
+    case BlockKind::FeedForward: return QCoreApplication::translate("StepModel", "Feed-forward (pos_ffn: w_1, w_2)");
+    case BlockKind::Projection: return QCoreApplication::translate("StepModel", "Projection (trg_word_prj)");
     default: return {};
     }
 }

@@ -22,15 +22,15 @@ QString blockWord(const stepformer::Block& b) {
 }
 
 QString sublayerTitle(const stepformer::Block& b) {
-    const auto t = [](const char* s) { return QCoreApplication::translate("StepModel", s); };
     switch (b.kind) {
-    case BlockKind::SelfAttention: return t("Self-attention (self_attn)");
-    case BlockKind::MaskedSelfAttention: return t("Masked self-attention (self_attn)");
-    case BlockKind::CrossAttention: return t("Cross-attention (multihead_attn)");
-    case BlockKind::FeedForward: return t("Feed-forward (linear1, linear2)");
+    case BlockKind::SelfAttention: return QCoreApplication::translate("StepModel", "Self-attention (self_attn)");
+    case BlockKind::MaskedSelfAttention: return QCoreApplication::translate("StepModel", "Masked self-attention (self_attn)");
+    case BlockKind::CrossAttention: return QCoreApplication::translate("StepModel", "Cross-attention (multihead_attn)");
+    case BlockKind::FeedForward: return QCoreApplication::translate("StepModel", "Feed-forward (linear1, linear2)");
     case BlockKind::FinalNorm:
-        return b.stack == Stack::Decoder ? t("Final norm (decoder.norm)") : t("Final norm (encoder.norm)");
-    case BlockKind::Projection: return t("Generator (generator)");
+        return b.stack == Stack::Decoder ? QCoreApplication::translate("StepModel", "Final norm (decoder.norm)")
+                                         : QCoreApplication::translate("StepModel", "Final norm (encoder.norm)");
+    case BlockKind::Projection: return QCoreApplication::translate("StepModel", "Generator (generator)");
     default: return {};
     }
 }
