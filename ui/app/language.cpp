@@ -143,13 +143,19 @@ bool apply(const QString& code, bool remember) {
         qtTranslator()->load(QStringLiteral("qtbase_%1").arg(code), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
         QCoreApplication::installTranslator(qtTranslator());
     current_ = code;
-    // Chinese glyphs: Noto Sans CJK SC after the UI's own family, so Latin text looks as before.
+    // Chinese glyphs come from the system's fallback for Han script (fontconfig: Noto Sans CJK SC,
+    // which the install script installs), the UI's own family keeping the Latin text as before.
+    // Not a second family in the UI font, nor a substitution: Qt then measures every line by the
+    // taller CJK font, which makes each Latin label taller and the cells sized by them wider (the
+    // all-layers attention no longer fits 1366x768). Without any Chinese font: said once.
     if (qobject_cast<QApplication*>(QCoreApplication::instance())) {
         static const QFont base = QApplication::font();
-        QFont f = base;
-        if (code == QLatin1String("zh_CN") && QFontDatabase::families().contains(QStringLiteral("Noto Sans CJK SC")))
-            f.setFamilies({QStringLiteral("Noto Sans CJK SC"), base.family()});
-        QApplication::setFont(f);
+        QApplication::setFont(base);
+        static bool warned = false;
+        if (code == QLatin1String("zh_CN") && !warned && QFontDatabase::families(QFontDatabase::SimplifiedChinese).isEmpty()) {
+            warned = true;
+            qWarning("No font with Chinese glyphs is installed: the Chinese UI shows boxes (install fonts-noto-cjk)");
+        }
     }
     // Re-installing the recorder sends LanguageChange to every widget; the texts on screen are
     // re-translated first, so the widgets that rebuild theirs see the new language throughout.

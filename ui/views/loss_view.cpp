@@ -97,7 +97,6 @@ LossView::LossView(QWidget* parent) : StepView(parent, "lossView") {
     table_->setAlternatingRowColors(false);
     table_->setShowGrid(true);
     table_->setStyleSheet(QStringLiteral("QTableWidget { gridline-color: #dddddd; }"));
-    table_->verticalHeader()->setDefaultSectionSize(22);  // compact: the heatmaps above keep their rows at 1366x768
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     pageLay->addWidget(table_, 0);
@@ -478,7 +477,10 @@ void LossView::rebuild() {
         }
     }
     {
-        // As tall as its rows (up to 10), the heatmaps get the rest.
+        // As tall as its rows (up to 10), the heatmaps get the rest. Compact rows (a line of
+        // digits and a little room, in the font of the moment: Chinese is taller): the heatmaps
+        // above keep their rows at 1366x768.
+        table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 3);
         const int shown = std::min(T_, 10);
         const int h = table_->horizontalHeader()->sizeHint().height() + shown * table_->verticalHeader()->defaultSectionSize() +
                       2 * table_->frameWidth() + (T_ > shown ? table_->horizontalScrollBar()->sizeHint().height() : 2);

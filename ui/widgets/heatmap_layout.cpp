@@ -48,6 +48,14 @@ int wrappedLines(const QFontMetrics& fm, const QString& text, int width) {
 
 }  // namespace
 
+// The height of `lines` lines of `text` wrapped into `width`: a line of Chinese is taller than
+// the font's own line (its glyphs come from a taller fallback font), so measured, not counted.
+int HeatmapWidget::wrappedHeight(const QFontMetrics& fm, const QString& text, int width, int lines) {
+    if (lines <= 1) return fm.height();
+    const QRect r = fm.boundingRect(QRect(0, 0, std::max(1, width), 100000), Qt::TextWordWrap, text);
+    return std::max(lines * fm.height(), std::min(r.height(), lines * fm.height() * 3 / 2));
+}
+
 QFont HeatmapWidget::labelFont() const {
     QFont f = font();
     const double base = f.pointSizeF() > 0 ? f.pointSizeF() : 10.0;
@@ -113,7 +121,8 @@ void HeatmapWidget::relayout() {
     for (int iter = 0; iter < 3; ++iter) {
         // Titles wrap over the whole width rather than being cut short.
         titleLines_ = title_.isEmpty() ? 1 : std::min(3, wrappedLines(tfm, title_, W - 2 * pad - 2));
-        titleH_ = title_.isEmpty() ? 0 : titleLines_ * tfm.height() + (compact_ ? 2 : 6);
+        titleTextH_ = wrappedHeight(tfm, title_, W - 2 * pad - 2, titleLines_);
+        titleH_ = title_.isEmpty() ? 0 : titleTextH_ + (compact_ ? 2 : 6);
         colTitleLines_ = (compact_ || colTitle_.isEmpty()) ? 1 : std::min(3, wrappedLines(fm, colTitle, W - 2 * pad - 2));
         colTitleH_ = (compact_ || colTitle_.isEmpty()) ? 0 : colTitleLines_ * fm.height() + 2;
         rowTitleLines_ = (compact_ || rowTitle_.isEmpty())
@@ -333,7 +342,7 @@ QSize HeatmapWidget::minimumSizeHint() const {
         // The titles as wrapped at the minimum width, the legend under the cells.
         const int wrapW = m.width() - 2 * pad - 2;
         const int header = std::min(maxCol, colLabelCap()) + 8;  // vertical labels, the tallest case
-        const int h = 2 * pad + (title_.isEmpty() ? 0 : wrappedLines(tfm, title_, wrapW) * tfm.height() + (compact_ ? 2 : 6)) +
+        const int h = 2 * pad + (title_.isEmpty() ? 0 : wrappedHeight(tfm, title_, wrapW, wrappedLines(tfm, title_, wrapW)) + (compact_ ? 2 : 6)) +
                       (axisTitles && !colTitle_.isEmpty() ? wrappedLines(fm, colTitle_ + QStringLiteral("\u00a0\u00a0→"), wrapW) * fm.height() + 2 : 0) +
                       header + rows_ * minCellHeight(fm) +
                       (showLegend_ && !compact_ ? Colormap::horizontalLegendHeight(labelFont(), !maskCaption().isEmpty() && !binary_) + 8 : 0);

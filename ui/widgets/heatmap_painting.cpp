@@ -53,7 +53,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
         const int x = isEmpty() ? pad : origin_.x();
         const int y = isEmpty() ? pad : origin_.y();
         const int w = std::max(40, vr.width() - x - pad);
-        drawWrapped(p, tfm, QRect(x, y, w, titleLines_ * tfm.height()), pad, titleLines_, title_);
+        drawWrapped(p, tfm, QRect(x, y, w, titleTextH_), pad, titleLines_, title_);
     }
     if (isEmpty()) {
         p.setFont(lf);

@@ -180,6 +180,7 @@ protected:
     void changeEvent(QEvent* e) override;
 
 private:
+    static int wrappedHeight(const QFontMetrics& fm, const QString& text, int width, int lines);
     void invalidate();      // data / colours changed
     void layoutChanged();   // labels / titles changed
     void rebuildColors();   // colormap + cache image
@@ -237,6 +238,7 @@ private:
     int titleH_ = 0, colTitleH_ = 0, colHeaderH_ = 0, rowHeaderW_ = 0, rowTitleW_ = 0, legendW_ = 0;
     // Lines the title and the axis titles are wrapped into (they are never shortened).
     int titleLines_ = 1, colTitleLines_ = 1, rowTitleLines_ = 1;
+    int titleTextH_ = 0;  // the title's lines, measured (wrappedHeight)
     QRect legendRect_;
     QPoint origin_;        // top-left of the title / the centred block
     bool legendBottom_ = false;
