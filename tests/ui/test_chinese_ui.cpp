@@ -19,6 +19,7 @@
 
 #include "app/core_text.h"
 #include "app/help_dialogs.h"
+#include "architecture/architecture_diagram.h"
 #include "architecture/diagram_layout.h"
 #include "app/language.h"
 #include "app/main_window.h"
@@ -170,6 +171,14 @@ void TestChineseUi::everyViewChinese() {
         if (attention) attention->setMode(AttentionView::Mode::OneLayer);
     }
     QVERIFY(checked > 200);
+    // The architecture diagram (a dock tab), as big as a presenter makes it, for review.
+    if (qEnvironmentVariableIsSet("STEPFORMER_SCREENSHOT_DIR")) {
+        QWidget* diagram = w.architectureDiagram();
+        const QSize was = diagram->size();
+        diagram->resize(420, 640);
+        testutil::saveShot(*diagram, QStringLiteral("zh-%1-diagram.png").arg(model));
+        diagram->resize(was);
+    }
     failures.removeDuplicates();
     report(failures, model);
 }

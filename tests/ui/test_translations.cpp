@@ -16,6 +16,7 @@
 #include <QXmlStreamReader>
 
 #include "app/language.h"
+#include "test_util.h"
 
 namespace {
 
@@ -73,60 +74,43 @@ private slots:
     void switchingRetranslatesAndBack();
 };
 
-void TestTranslations::tsMatchesTheSources() {
-    const QString committed = QStringLiteral(STEPFORMER_SOURCE_DIR "/resources/translations/stepformer_zh_CN.ts");
+// lupdate over the sources into a copy of `committed` (with `options`): what it adds is
+// unfinished, what the sources no longer have vanishes. The committed file has neither, and the
+// copy is the committed file. "" when so, else what differs (`howToFix` says what to run).
+[[nodiscard]] static QString lupdateDrift(const QString& committed, const QStringList& options, int atLeast, const QString& howToFix) {
     const TsCounts before = readTs(committed);
-    QVERIFY2(before.messages > 1000, qPrintable(QString::number(before.messages)));
-    QVERIFY2(before.unfinished.isEmpty(), qPrintable(before.unfinished.join(u'\n')));
-    QVERIFY2(before.vanished.isEmpty(), qPrintable(before.vanished.join(u'\n')));
-    // lupdate into a copy: what it adds is unfinished, what the sources no longer have vanishes.
+    if (before.messages < atLeast) return QStringLiteral("%1 holds %2 texts").arg(committed).arg(before.messages);
+    if (!before.unfinished.isEmpty()) return QStringLiteral("unfinished in %1:\n").arg(committed) + before.unfinished.join(u'\n');
+    if (!before.vanished.isEmpty()) return QStringLiteral("vanished in %1:\n").arg(committed) + before.vanished.join(u'\n');
     QTemporaryDir dir;
-    QVERIFY(dir.isValid());
     const QString copy = dir.filePath(QStringLiteral("check.ts"));
-    QVERIFY(QFile::copy(committed, copy));
+    if (!dir.isValid() || !QFile::copy(committed, copy)) return QStringLiteral("no temporary copy");
     QProcess lupdate;
     lupdate.setProcessChannelMode(QProcess::MergedChannels);
-    lupdate.start(QStringLiteral(STEPFORMER_LUPDATE),
-                  {QStringLiteral("-silent"), QStringLiteral("-locations"), QStringLiteral("none"),
-                   QStringLiteral(STEPFORMER_SOURCE_DIR "/ui"), QStringLiteral("-ts"), copy});
-    QVERIFY(lupdate.waitForFinished(120000));
-    QCOMPARE(lupdate.exitCode(), 0);
+    lupdate.start(QStringLiteral(STEPFORMER_LUPDATE), QStringList{QStringLiteral("-silent"), QStringLiteral("-locations"), QStringLiteral("none")} +
+                                                          options + QStringList{QStringLiteral(STEPFORMER_SOURCE_DIR "/ui"), QStringLiteral("-ts"), copy});
+    if (!lupdate.waitForFinished(120000) || lupdate.exitCode() != 0) return QStringLiteral("lupdate failed: ") + QString::fromUtf8(lupdate.readAll());
     const TsCounts after = readTs(copy);
-    QVERIFY2(after.unfinished.isEmpty(),
-             qPrintable(QStringLiteral("texts without a translation (translate them in the .ts: cmake --build build "
-                                       "--target update_translations):\n") + after.unfinished.join(u'\n')));
-    QVERIFY2(after.vanished.isEmpty(),
-             qPrintable(QStringLiteral("texts the sources no longer have (run update_translations and drop them):\n") +
-                        after.vanished.join(u'\n')));
-    QCOMPARE(after.messages, before.messages);
+    if (!after.unfinished.isEmpty())
+        return QStringLiteral("texts without a translation (%1):\n").arg(howToFix) + after.unfinished.join(u'\n');
+    if (!after.vanished.isEmpty())
+        return QStringLiteral("texts the sources no longer have (%1, and drop them):\n").arg(howToFix) + after.vanished.join(u'\n');
+    if (after.messages != before.messages) return QStringLiteral("%1 texts, lupdate makes %2").arg(before.messages).arg(after.messages);
+    return {};
+}
+
+void TestTranslations::tsMatchesTheSources() {
+    VERIFY_HELPER(lupdateDrift(QStringLiteral(STEPFORMER_SOURCE_DIR "/resources/translations/stepformer_zh_CN.ts"), {}, 1000,
+                               QStringLiteral("cmake --build build --target update_translations, then translate them")));
 }
 
 // English's file holds the plural forms only ("%n threads": "1 thread" / "2 threads"): complete
-// and current too, each with a singular that differs from its plural.
+// and current too.
 void TestTranslations::englishPluralsMatchTheSources() {
-    const QString committed = QStringLiteral(STEPFORMER_SOURCE_DIR "/resources/translations/stepformer_en.ts");
-    const TsCounts before = readTs(committed);
-    QVERIFY2(before.messages >= 5, qPrintable(QString::number(before.messages)));
-    QVERIFY2(before.unfinished.isEmpty(), qPrintable(before.unfinished.join(u'\n')));
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    const QString copy = dir.filePath(QStringLiteral("en.ts"));
-    QVERIFY(QFile::copy(committed, copy));
-    QProcess lupdate;
-    lupdate.setProcessChannelMode(QProcess::MergedChannels);
-    lupdate.start(QStringLiteral(STEPFORMER_LUPDATE),
-                  {QStringLiteral("-silent"), QStringLiteral("-locations"), QStringLiteral("none"), QStringLiteral("-pluralonly"),
-                   QStringLiteral(STEPFORMER_SOURCE_DIR "/ui"), QStringLiteral("-ts"), copy});
-    QVERIFY(lupdate.waitForFinished(120000));
-    QCOMPARE(lupdate.exitCode(), 0);
-    const TsCounts after = readTs(copy);
-    QVERIFY2(after.unfinished.isEmpty(),
-             qPrintable(QStringLiteral("plural texts without their English forms (lupdate -pluralonly ui -ts "
-                                       "resources/translations/stepformer_en.ts, then fill both forms):\n") +
-                        after.unfinished.join(u'\n')));
-    QVERIFY2(after.vanished.isEmpty(), qPrintable(after.vanished.join(u'\n')));
-    QCOMPARE(after.messages, before.messages);
-
+    VERIFY_HELPER(lupdateDrift(QStringLiteral(STEPFORMER_SOURCE_DIR "/resources/translations/stepformer_en.ts"),
+                               {QStringLiteral("-pluralonly")}, 5,
+                               QStringLiteral("lupdate -pluralonly ui -ts resources/translations/stepformer_en.ts, then fill "
+                                              "both forms")));
     QVERIFY(language::apply(QStringLiteral("en"), false));
     QCOMPARE(QCoreApplication::translate("ComputeDevices", "%n threads", nullptr, 1), QStringLiteral("1 thread"));
     QCOMPARE(QCoreApplication::translate("ComputeDevices", "%n threads", nullptr, 2), QStringLiteral("2 threads"));
