@@ -1,4 +1,5 @@
 #include "stepformer/config.h"
+#include "config_keys.h"
 
 #include <cmath>
 
@@ -64,18 +65,11 @@ Config Config::aiayn_small() {
     return c;
 }
 
-const char* architecture_name(Architecture a) {
-    switch (a) {
-        case Architecture::Torch: return "torch";
-        case Architecture::Aiayn: return "aiayn";
-        case Architecture::Tutorial: break;
-    }
-    return "tutorial";
-}
+const char* architecture_name(Architecture a) { return config_keys(a).name; }
 const char* structure_name(Structure s) { return s == Structure::Layers ? "layers" : "seq2seq"; }
 
 // A problem in a config: "config: <problem>" (config_from_json_text puts its source there instead).
-[[noreturn]] static void config_fail(Msg problem, std::vector<MessageArg> args = {}) {
+void config_fail(Msg problem, std::vector<MessageArg> args) {
     throw ConfigError(Message(Msg::config_problem, {Message(problem, std::move(args))}));
 }
 
@@ -106,48 +100,20 @@ static void check_vocab(const std::vector<std::string>& vocab, const char* key, 
         config_fail(Msg::config_pad_not_first, {pad, key, vocab[0]});
 }
 
+void check_positive(int v, const char* key, int max) {
+    if (v <= 0) config_fail(Msg::config_not_positive, {key, v});
+    if (v > max) config_fail(Msg::config_over_limit, {key, v, max});
+}
+
 void Config::validate() const {
-    auto positive = [](int v, const char* key, int max) {
-        if (v <= 0) config_fail(Msg::config_not_positive, {key, v});
-        if (v > max) config_fail(Msg::config_over_limit, {key, v, max});
-    };
-    const bool t = torch();
-    positive(d_model, "d_model", 16384);
-    positive(d_ff, t ? "dim_feedforward" : aiayn() ? "d_inner" : "d_ff", 65536);
-    positive(d_k, "d_k", 4096);
-    positive(d_v, "d_v", 4096);
-    positive(n_layers, t ? "num_encoder_layers" : "n_layers", 64);
-    positive(n_heads, t ? "nhead" : aiayn() ? "n_head" : "n_heads", 256);
-    if (t) {
-        if (d_model % n_heads != 0)
-            config_fail(Msg::config_nhead_divides, {d_model, n_heads});
-        if (d_k != d_model / n_heads || d_v != d_k)
-            config_fail(Msg::config_head_size);
-        if (activation != "relu" && activation != "gelu")
-            config_fail(Msg::config_activation, {activation});
-        if (layers()) {
-            if (n_layers != 1 || n_decoder_layers != (decoder_layer ? 1 : 0))
-                config_fail(Msg::config_layer_lab_layers);
-        } else {
-            positive(n_decoder_layers, "num_decoder_layers", 64);
-        }
-    }
+    config_keys(architecture).validate(*this);  // the model's own keys, under its names
     if (!(layer_norm_eps > 0.0) || layer_norm_eps > 1.0)
         config_fail(Msg::config_layer_norm_eps, {std::to_string(layer_norm_eps)});
     if (!(dropout >= 0.0 && dropout < 1.0))
         config_fail(Msg::config_dropout, {std::to_string(dropout)});
-    if (aiayn()) {
-        positive(n_position, "n_position", 65536);
-        if (scale_emb_or_prj != "emb" && scale_emb_or_prj != "prj" && scale_emb_or_prj != "none")
-            config_fail(Msg::config_scale_emb_or_prj, {scale_emb_or_prj});
-        if (emb_src_trg_weight_sharing && src_vocab != tgt_vocab)
-            config_fail(Msg::config_shared_vocab);
-        if (src_len > n_position || tgt_len > n_position)
-            config_fail(Msg::config_n_position, {std::max(src_len, tgt_len), n_position});
-    }
     if (!has_vocabulary()) return;
-    positive(src_len, "src_len", 4096);
-    positive(tgt_len, "tgt_len", 4096);
+    check_positive(src_len, "src_len", 4096);
+    check_positive(tgt_len, "tgt_len", 4096);
     if (pad.empty()) config_fail(Msg::config_key_empty, {"pad"});
     check_vocab(src_vocab, "src_vocab", pad);
     check_vocab(tgt_vocab, "tgt_vocab", pad);
@@ -189,17 +155,7 @@ bool Config::same_architecture(const Config& o, Message* why) const {
     return true;
 }
 
-template <typename T>
-static T get_key(const nlohmann::json& j, const char* key) {
-    if (!j.contains(key)) config_fail(Msg::config_missing_key, {key});
-    try {
-        return j.at(key).get<T>();
-    } catch (const nlohmann::json::exception&) {
-        config_fail(Msg::config_wrong_type, {key, j.at(key).dump()});
-    }
-}
-
-static int get_int(const nlohmann::json& j, const char* key) {
+int get_int(const nlohmann::json& j, const char* key) {
     if (!j.contains(key)) config_fail(Msg::config_missing_key, {key});
     const auto& v = j.at(key);
     if (!v.is_number()) config_fail(Msg::config_not_integer, {key, v.dump()});
@@ -211,80 +167,15 @@ static int get_int(const nlohmann::json& j, const char* key) {
     return static_cast<int>(d);
 }
 
-static bool get_bool(const nlohmann::json& j, const char* key, bool fallback) {
+bool get_bool(const nlohmann::json& j, const char* key, bool fallback) {
     return j.contains(key) ? get_key<bool>(j, key) : fallback;
 }
 
-static int get_int_or(const nlohmann::json& j, const char* key, int fallback) {
+int get_int_or(const nlohmann::json& j, const char* key, int fallback) {
     return j.contains(key) ? get_int(j, key) : fallback;
 }
 
-// nn.Transformer's constructor arguments, each missing one taking PyTorch's default; the
-// vocabulary and length keys as the tutorial's (its toy data when missing).
-static Config torch_config_from_json(const nlohmann::json& j) {
-    Config c;
-    c.architecture = Architecture::Torch;
-    const std::string structure = j.contains("structure") ? get_key<std::string>(j, "structure") : "seq2seq";
-    if (structure != "seq2seq" && structure != "layers")
-        config_fail(Msg::config_structure, {structure});
-    c.structure = structure == "layers" ? Structure::Layers : Structure::Seq2Seq;
-    for (const char* tutorial_key : {"d_ff", "n_heads", "n_layers", "d_k", "d_v", "learn_layer_norm"})
-        if (j.contains(tutorial_key))
-            config_fail(Msg::config_tutorial_key, {tutorial_key});
-    c.d_model = get_int_or(j, "d_model", 512);
-    c.n_heads = get_int_or(j, "nhead", 8);
-    c.d_ff = get_int_or(j, "dim_feedforward", 2048);
-    c.dropout = j.contains("dropout") ? get_key<double>(j, "dropout") : 0.1;
-    c.activation = j.contains("activation") ? get_key<std::string>(j, "activation") : "relu";
-    c.layer_norm_eps = j.contains("layer_norm_eps") ? get_key<double>(j, "layer_norm_eps") : 1e-5;
-    c.batch_first = get_bool(j, "batch_first", false);
-    c.norm_first = get_bool(j, "norm_first", false);
-    if (c.n_heads > 0) c.d_k = c.d_v = c.d_model / c.n_heads;
-    if (c.structure == Structure::Layers) {
-        for (const char* key : {"num_encoder_layers", "num_decoder_layers"})
-            if (j.contains(key))
-                config_fail(Msg::config_layer_lab_key, {key});
-        c.decoder_layer = get_bool(j, "decoder_layer", false);
-        c.n_layers = 1;
-        c.n_decoder_layers = c.decoder_layer ? 1 : 0;
-    } else {
-        c.n_layers = get_int_or(j, "num_encoder_layers", 6);
-        c.n_decoder_layers = get_int_or(j, "num_decoder_layers", 6);
-        if (j.contains("src_vocab")) c.src_vocab = get_key<std::vector<std::string>>(j, "src_vocab");
-        if (j.contains("tgt_vocab")) c.tgt_vocab = get_key<std::vector<std::string>>(j, "tgt_vocab");
-        c.src_len = get_int_or(j, "src_len", c.src_len);
-        c.tgt_len = get_int_or(j, "tgt_len", c.tgt_len);
-        if (j.contains("pad")) c.pad = get_key<std::string>(j, "pad");
-        if (j.contains("bos")) c.bos = get_key<std::string>(j, "bos");
-        if (j.contains("eos")) c.eos = get_key<std::string>(j, "eos");
-    }
-    c.validate();
-    return c;
-}
-
-// attention-is-all-you-need-pytorch's Transformer arguments, each missing one taking its default;
-// the vocabulary and length keys as the tutorial's (its toy data when missing).
-static Config aiayn_config_from_json(const nlohmann::json& j) {
-    Config c;
-    c.architecture = Architecture::Aiayn;
-    for (const char* other : {"d_ff", "n_heads", "nhead", "dim_feedforward", "num_encoder_layers", "learn_layer_norm",
-                              "structure"})
-        if (j.contains(other))
-            config_fail(Msg::config_not_aiayn_key, {other});
-    if (j.contains("d_word_vec") && get_int(j, "d_word_vec") != get_int_or(j, "d_model", 512))
-        config_fail(Msg::config_d_word_vec);
-    c.d_model = get_int_or(j, "d_model", 512);
-    c.d_ff = get_int_or(j, "d_inner", 2048);
-    c.n_layers = get_int_or(j, "n_layers", 6);
-    c.n_heads = get_int_or(j, "n_head", 8);
-    c.d_k = get_int_or(j, "d_k", 64);
-    c.d_v = get_int_or(j, "d_v", 64);
-    c.dropout = j.contains("dropout") ? get_key<double>(j, "dropout") : 0.1;
-    c.n_position = get_int_or(j, "n_position", 200);
-    c.trg_emb_prj_weight_sharing = get_bool(j, "trg_emb_prj_weight_sharing", true);
-    c.emb_src_trg_weight_sharing = get_bool(j, "emb_src_trg_weight_sharing", true);
-    c.scale_emb_or_prj = j.contains("scale_emb_or_prj") ? get_key<std::string>(j, "scale_emb_or_prj") : "prj";
-    c.layer_norm_eps = 1e-6;
+void read_vocabulary_keys(const nlohmann::json& j, Config& c) {
     if (j.contains("src_vocab")) c.src_vocab = get_key<std::vector<std::string>>(j, "src_vocab");
     if (j.contains("tgt_vocab")) c.tgt_vocab = get_key<std::vector<std::string>>(j, "tgt_vocab");
     c.src_len = get_int_or(j, "src_len", c.src_len);
@@ -292,36 +183,24 @@ static Config aiayn_config_from_json(const nlohmann::json& j) {
     if (j.contains("pad")) c.pad = get_key<std::string>(j, "pad");
     if (j.contains("bos")) c.bos = get_key<std::string>(j, "bos");
     if (j.contains("eos")) c.eos = get_key<std::string>(j, "eos");
-    c.validate();
-    return c;
 }
 
+nlohmann::json vocabulary_keys(const Config& c) {
+    return nlohmann::json{{"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab}, {"src_len", c.src_len},
+                          {"tgt_len", c.tgt_len},     {"pad", c.pad},             {"bos", c.bos},
+                          {"eos", c.eos}};
+}
+
+// The architecture's keys (the tutorial's without "architecture"), then the checks.
 Config config_from_json(const nlohmann::json& j) {
     if (!j.is_object()) config_fail(Msg::config_not_object);
+    const ConfigKeys* keys = &config_keys(Architecture::Tutorial);
     if (j.contains("architecture")) {
         const std::string a = get_key<std::string>(j, "architecture");
-        if (a == "torch") return torch_config_from_json(j);
-        if (a == "aiayn") return aiayn_config_from_json(j);
-        if (a != "tutorial")
-            config_fail(Msg::config_architecture, {a});
+        keys = config_keys(a);
+        if (!keys) config_fail(Msg::config_architecture, {a});
     }
-    Config c;
-    c.d_model = get_int(j, "d_model");
-    c.d_ff = get_int(j, "d_ff");
-    c.d_k = get_int(j, "d_k");
-    c.d_v = get_int(j, "d_v");
-    c.n_layers = get_int(j, "n_layers");
-    c.n_heads = get_int(j, "n_heads");
-    c.src_vocab = get_key<std::vector<std::string>>(j, "src_vocab");
-    c.tgt_vocab = get_key<std::vector<std::string>>(j, "tgt_vocab");
-    c.src_len = get_int(j, "src_len");
-    c.tgt_len = get_int(j, "tgt_len");
-    c.pad = get_key<std::string>(j, "pad");
-    c.bos = get_key<std::string>(j, "bos");
-    c.eos = get_key<std::string>(j, "eos");
-    if (j.contains("layer_norm_eps")) c.layer_norm_eps = get_key<double>(j, "layer_norm_eps");
-    c.dropout = j.contains("dropout") ? get_key<double>(j, "dropout") : 0.1;
-    if (j.contains("learn_layer_norm")) c.learn_layer_norm = get_key<bool>(j, "learn_layer_norm");
+    Config c = keys->from_json(j);
     c.validate();
     return c;
 }
@@ -352,51 +231,7 @@ Config load_config_file(const std::string& path) {
     return config_from_json_text(ss.str(), Message(Msg::config_file_named, {path}));
 }
 
-nlohmann::json config_to_json(const Config& c) {
-    if (c.aiayn())
-        return nlohmann::json{{"architecture", "aiayn"},
-                              {"d_model", c.d_model},
-                              {"d_inner", c.d_ff},
-                              {"n_layers", c.n_layers},
-                              {"n_head", c.n_heads},
-                              {"d_k", c.d_k},
-                              {"d_v", c.d_v},
-                              {"dropout", c.dropout},
-                              {"n_position", c.n_position},
-                              {"trg_emb_prj_weight_sharing", c.trg_emb_prj_weight_sharing},
-                              {"emb_src_trg_weight_sharing", c.emb_src_trg_weight_sharing},
-                              {"scale_emb_or_prj", c.scale_emb_or_prj},
-                              {"src_vocab", c.src_vocab},
-                              {"tgt_vocab", c.tgt_vocab},
-                              {"src_len", c.src_len},
-                              {"tgt_len", c.tgt_len},
-                              {"pad", c.pad},
-                              {"bos", c.bos},
-                              {"eos", c.eos}};
-    if (c.torch()) {
-        nlohmann::json j{{"architecture", "torch"},         {"structure", structure_name(c.structure)},
-                         {"d_model", c.d_model},             {"nhead", c.n_heads},
-                         {"dim_feedforward", c.d_ff},        {"dropout", c.dropout},
-                         {"activation", c.activation},       {"layer_norm_eps", c.layer_norm_eps},
-                         {"batch_first", c.batch_first},     {"norm_first", c.norm_first}};
-        if (c.layers()) {
-            j["decoder_layer"] = c.decoder_layer;
-        } else {
-            j["num_encoder_layers"] = c.n_layers;
-            j["num_decoder_layers"] = c.n_decoder_layers;
-            j.update(nlohmann::json{{"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab}, {"src_len", c.src_len},
-                                    {"tgt_len", c.tgt_len},     {"pad", c.pad},             {"bos", c.bos},
-                                    {"eos", c.eos}});
-        }
-        return j;
-    }
-    return nlohmann::json{{"d_model", c.d_model},   {"d_ff", c.d_ff},           {"d_k", c.d_k},
-                          {"d_v", c.d_v},           {"n_layers", c.n_layers},   {"n_heads", c.n_heads},
-                          {"src_vocab", c.src_vocab}, {"tgt_vocab", c.tgt_vocab}, {"src_len", c.src_len},
-                          {"tgt_len", c.tgt_len},   {"pad", c.pad},             {"bos", c.bos},
-                          {"eos", c.eos},           {"layer_norm_eps", c.layer_norm_eps}, {"dropout", c.dropout},
-                          {"learn_layer_norm", c.learn_layer_norm}};
-}
+nlohmann::json config_to_json(const Config& c) { return config_keys(c.architecture).to_json(c); }
 
 std::string config_to_json_text(const Config& c, int indent) { return config_to_json(c).dump(indent); }
 

@@ -37,6 +37,8 @@ import json
 
 import numpy as np
 import torch
+
+from fixture_io import Recorder  # noqa: F401  (the step-by-step version records with it)
 from torch import nn
 import torch.nn.functional as F
 
@@ -341,32 +343,6 @@ def make_adam(params):
 
 
 # --------------------------------------------------------------- the step-by-step version
-
-class Recorder:
-    """name -> tensor in computation order; keeps the gradients of the float ones."""
-
-    def __init__(self):
-        self.items = []
-
-    def __call__(self, name, t):
-        assert all(n != name for n, _ in self.items), name
-        if t.requires_grad:
-            t.retain_grad()
-        self.items.append((name, t))
-        return t
-
-    def trace(self):
-        return {n: t.detach().contiguous().clone() for n, t in self.items}
-
-    def grads(self, skip=()):
-        out = {}
-        for n, t in self.items:
-            if n in skip or not t.is_floating_point():
-                continue
-            assert t.grad is not None, n
-            out["grad." + n] = t.grad.detach().contiguous().clone()
-        return out
-
 
 def tied_names(cfg):
     """Lists of state_dict names that are one parameter."""

@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import aiayn_model as A  # noqa: E402
 import model as tutorial_model  # noqa: E402  (the tutorial's float32 sin/cos table)
+import fixture_io  # noqa: E402
 import st_io  # noqa: E402
 
 OUT = os.path.normpath(os.path.join(HERE, "..", "fixtures", "aiayn"))
@@ -62,31 +63,12 @@ OPTIM = {"type": "Adam", "betas": [0.9, 0.98], "eps": 1e-9, "weight_decay": 0.0,
 PE_SIZES = [(200, 8), (200, 512)]
 PE_512_ROWS = [0, 1, 2, 100, 199]  # rows of the d=512 tables that are stored
 
-written = []
+FIXTURES = fixture_io.Fixtures(OUT)
+written = FIXTURES.written
+write_json = FIXTURES.write_json
+write_st = FIXTURES.write_st
+path = FIXTURES.path
 report = []
-
-
-def write_json(name, obj):
-    with open(os.path.join(OUT, name), "w") as f:
-        json.dump(obj, f, indent=1)
-        f.write("\n")
-    written.append(name)
-
-
-def write_st(name, tensors, metadata=None):
-    p = os.path.join(OUT, name)
-    st_io.save(p, tensors, metadata)
-    back, meta = st_io.load(p)
-    assert sorted(back) == sorted(tensors), name
-    for k, v in tensors.items():
-        a = v.detach().contiguous()
-        if a.dtype == torch.bool:
-            a = a.to(torch.uint8)
-        a = a.numpy()
-        assert back[k].shape == a.shape and back[k].dtype == a.dtype, (name, k)
-        assert back[k].tobytes() == a.tobytes(), (name, k)
-    assert meta == ({str(k): str(v) for k, v in metadata.items()} if metadata is not None else None)
-    written.append(name)
 
 
 def ordered_meta(case, tensors, extra=None):

@@ -14,6 +14,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import model as M  # noqa: E402
+import fixture_io  # noqa: E402
 import st_io  # noqa: E402
 import tutorial_literal as TL  # noqa: E402
 
@@ -25,35 +26,11 @@ SGD_OPT = {"type": "SGD", "lr": 0.05, "momentum": 0.99, "dampening": 0.0, "neste
 ADAM_OPT = {"type": "Adam", "lr": 1e-3, "betas": [0.9, 0.98], "eps": 1e-9, "weight_decay": 0.0,
             "amsgrad": False}
 
-written = []
-
-
-def path(name):
-    return os.path.join(OUT, name)
-
-
-def write_json(name, obj):
-    with open(path(name), "w") as f:
-        json.dump(obj, f, indent=1)
-        f.write("\n")
-    written.append(name)
-
-
-def write_st(name, tensors, metadata=None):
-    p = path(name)
-    st_io.save(p, tensors, metadata)
-    # round-trip self-check: names, shapes, dtypes and bytes
-    back, meta = st_io.load(p)
-    assert list(sorted(back)) == list(sorted(tensors)), name
-    for k, v in tensors.items():
-        a = v.detach().contiguous()
-        if a.dtype == torch.bool:
-            a = a.to(torch.uint8)
-        a = a.numpy()
-        assert back[k].shape == a.shape and back[k].dtype == a.dtype, (name, k)
-        assert back[k].tobytes() == a.tobytes(), (name, k)
-    assert meta == ({str(k): str(v) for k, v in metadata.items()} if metadata is not None else None)
-    written.append(name)
+FIXTURES = fixture_io.Fixtures(OUT)
+written = FIXTURES.written
+write_json = FIXTURES.write_json
+write_st = FIXTURES.write_st
+path = FIXTURES.path
 
 
 def cfg_meta(cfg):

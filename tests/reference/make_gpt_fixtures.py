@@ -25,6 +25,7 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gpt_model as G  # noqa: E402
+import fixture_io  # noqa: E402
 import st_io  # noqa: E402
 
 OUT = os.path.normpath(os.path.join(HERE, "..", "fixtures", "gpt"))
@@ -71,31 +72,12 @@ PROMPTS = ["S i", "S", "S you"]
 MAX_NEW_TOKENS = 10  # 2 + 10 > block_size 8: the context is cropped in the last steps
 SAMPLE = {"temperature": 0.8, "top_k": 3}
 
-written = []
+FIXTURES = fixture_io.Fixtures(OUT)
+written = FIXTURES.written
+write_json = FIXTURES.write_json
+write_st = FIXTURES.write_st
+path = FIXTURES.path
 report = []
-
-
-def write_json(name, obj):
-    with open(os.path.join(OUT, name), "w") as f:
-        json.dump(obj, f, indent=1)
-        f.write("\n")
-    written.append(name)
-
-
-def write_st(name, tensors, metadata=None):
-    p = os.path.join(OUT, name)
-    st_io.save(p, tensors, metadata)
-    back, meta = st_io.load(p)
-    assert sorted(back) == sorted(tensors), name
-    for k, v in tensors.items():
-        a = v.detach().contiguous()
-        if a.dtype == torch.bool:
-            a = a.to(torch.uint8)
-        a = a.numpy()
-        assert back[k].shape == a.shape and back[k].dtype == a.dtype, (name, k)
-        assert back[k].tobytes() == a.tobytes(), (name, k)
-    assert meta == ({str(k): str(v) for k, v in metadata.items()} if metadata is not None else None)
-    written.append(name)
 
 
 def exact(a, b):

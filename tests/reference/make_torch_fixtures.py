@@ -20,6 +20,7 @@ from torch import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import fixture_io  # noqa: E402
 import st_io  # noqa: E402
 import torch_layers as TL  # noqa: E402
 
@@ -34,7 +35,11 @@ SEED004_NORM1 = [[[-0.9493, -1.0434, 1.1045, 0.8881]], [[-1.0025, -0.1531, 1.651
 SEED004_OUT = [[[-1.0328, -0.9185, 0.6710, 1.2804]], [[-1.4175, -0.1948, 1.3775, 0.2347]],
                [[-1.0022, -0.8035, 0.3029, 1.5028]]]
 
-written = []
+FIXTURES = fixture_io.Fixtures(OUT)
+written = FIXTURES.written
+write_json = FIXTURES.write_json
+write_st = FIXTURES.write_st
+path = FIXTURES.path
 report = []
 
 
@@ -51,29 +56,6 @@ def compare(what, mine, ref, tol=TOL):
     d = float((fa[fin] - fb[fin]).abs().max()) if fin.any() else 0.0
     assert d <= tol, "%s: max |diff| %g > %g" % (what, d, tol)
     return d
-
-
-def write_json(name, obj):
-    with open(os.path.join(OUT, name), "w") as f:
-        json.dump(obj, f, indent=1)
-        f.write("\n")
-    written.append(name)
-
-
-def write_st(name, tensors, metadata=None):
-    p = os.path.join(OUT, name)
-    st_io.save(p, tensors, metadata)
-    back, meta = st_io.load(p)
-    assert sorted(back) == sorted(tensors), name
-    for k, v in tensors.items():
-        a = v.detach().contiguous()
-        if a.dtype == torch.bool:
-            a = a.to(torch.uint8)
-        a = a.numpy()
-        assert back[k].shape == a.shape and back[k].dtype == a.dtype, (name, k)
-        assert back[k].tobytes() == a.tobytes(), (name, k)
-    assert meta == ({str(k): str(v) for k, v in metadata.items()} if metadata is not None else None)
-    written.append(name)
 
 
 def config(d_model, nhead, dim_feedforward, activation="relu", layer_norm_eps=1e-5,

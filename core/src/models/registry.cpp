@@ -1,8 +1,9 @@
-// The models: one line each, its architecture, its graph builder, and the batch's token streams
-// it reads (the tests check these against the streams its graph's steps read).
+// The models: one line each, its configuration's keys (config_keys.h), its graph builder, and the
+// batch's token streams it reads (the tests check these against the streams its graph's steps read).
 #include <algorithm>
 #include <iterator>
 
+#include "config_keys.h"
 #include "models/models.h"
 #include "stepformer/model_registry.h"
 
@@ -11,7 +12,7 @@ namespace stepformer {
 namespace {
 
 struct ModelEntry {
-    Architecture architecture;
+    ConfigKeys keys;  // its architecture, named
     void (*graph)(build::Builder& b, const Config& c, const Batch& batch);
     std::vector<TokenStream> reads;
     Naming naming;  // its traces' names (the layer lab's: TorchLayers)
@@ -20,21 +21,33 @@ struct ModelEntry {
 const std::vector<ModelEntry>& models() {
     using enum TokenStream;
     static const std::vector<ModelEntry> m = {
-        {Architecture::Tutorial, build::tutorial_graph, {Src, Tgt, Out}, Naming::Tutorial},
-        {Architecture::Torch, build::torch_graph, {Src, Tgt, Out}, Naming::TorchSeq2Seq},
-        {Architecture::Aiayn, build::aiayn_graph, {Src, Tgt, Out}, Naming::Aiayn},
+        {{Architecture::Tutorial, "tutorial", keys::tutorial_from_json, keys::tutorial_to_json, keys::tutorial_validate},
+         build::tutorial_graph, {Src, Tgt, Out}, Naming::Tutorial},
+        {{Architecture::Torch, "torch", keys::torch_from_json, keys::torch_to_json, keys::torch_validate},
+         build::torch_graph, {Src, Tgt, Out}, Naming::TorchSeq2Seq},
+        {{Architecture::Aiayn, "aiayn", keys::aiayn_from_json, keys::aiayn_to_json, keys::aiayn_validate},
+         build::aiayn_graph, {Src, Tgt, Out}, Naming::Aiayn},
     };
     return m;
 }
 
-const ModelEntry& entry(const Config& c) {
+const ModelEntry& entry(Architecture a) {
     const auto& m = models();
-    const auto it = std::find_if(m.begin(), m.end(), [&](const ModelEntry& e) { return e.architecture == c.architecture; });
+    const auto it = std::find_if(m.begin(), m.end(), [&](const ModelEntry& e) { return e.keys.architecture == a; });
     if (it == m.end()) throw std::logic_error("no model is registered for this architecture");
     return *it;
 }
+const ModelEntry& entry(const Config& c) { return entry(c.architecture); }
 
 }  // namespace
+
+const ConfigKeys& config_keys(Architecture a) { return entry(a).keys; }
+
+const ConfigKeys* config_keys(std::string_view name) {
+    for (const ModelEntry& e : models())
+        if (e.keys.name == name) return &e.keys;
+    return nullptr;
+}
 
 std::vector<TokenStream> model_streams(const Config& c) {
     if (c.layers()) return {};  // the layer lab reads tensors, not tokens
