@@ -32,6 +32,7 @@ class Backend;
 class Transformer;
 class ParamSet;
 class Optimizer;
+enum class TrainingPreset;
 }  // namespace stepformer
 
 // What Session::computePass computes for one sentence pair.
@@ -201,6 +202,7 @@ signals:
     void deviceLost(const QString& message);
 
 private:
+    static stepformer::TrainingPreset trainingPresetOf(Preset p);  // (session_presets.cpp)
     void install(stepformer::Config config, std::shared_ptr<const stepformer::ParamSet> weights, ModelState state,
                  QString description);
     std::shared_ptr<const stepformer::Transformer> makeModel(const stepformer::Config& config,
