@@ -3619,7 +3619,7 @@ learning rate %5</source>
     </message>
     <message>
         <source>&lt;b&gt;Cross-entropy loss&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style=&apos;color:#555&apos;&gt; &amp;nbsp;— per position: softmax of the logits, p of the correct token, −log p; pad targets (&lt;b&gt;%2&lt;/b&gt;, id %3) are ignored.&lt;/span&gt;</source>
-        <translation>&lt;b&gt;交叉熵损失&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style=&apos;color:#555&apos;&gt; &amp;nbsp;— 逐位置：−log softmax(logits)[目标]；填充 &lt;b&gt;%2&lt;/b&gt;（%3）不计。&lt;/span&gt;</translation>
+        <translation>&lt;b&gt;交叉熵损失&lt;/b&gt; &amp;nbsp;&lt;tt&gt;%1&lt;/tt&gt;&lt;span style=&apos;color:#555&apos;&gt; &amp;nbsp;— −log softmax(logits)[目标]；填充 &lt;b&gt;%2&lt;/b&gt;（%3）不计。&lt;/span&gt;</translation>
     </message>
     <message>
         <source>No data yet — run the forward pass to see the loss.</source>

@@ -1,5 +1,8 @@
 #include "models/model_registry.h"
 
+#include <string_view>
+#include <utility>
+
 #include <QCoreApplication>
 
 #include "models/model_words.h"
@@ -16,7 +19,6 @@ QString Presentation::diagramFor(const stepformer::Config& c) const {
 }
 
 const Presentation& presentation(stepformer::Naming naming) {
-    using stepformer::Naming;
     static const Presentation tutorial{{}, QT_TRANSLATE_NOOP("models", "the tutorial's model (seed 001), which computes <b>B</b>")};
     // (the tutorial's source and target tips are the defaults: QT_TRANSLATE_NOOP marks them there)
     static const Presentation torch{
@@ -47,12 +49,12 @@ const Presentation& presentation(stepformer::Naming naming) {
         QT_TRANSLATE_NOOP("StepModel", "trg_seq: the target sentence starting with the start symbol, padded with pad id 0; "
                                        "trg_mask keeps (1) the earlier, non-pad positions"),
         "aiayn", nullptr, aiayn::blockTip, aiayn::reference, 2};
-    switch (naming) {
-        case Naming::Tutorial: return tutorial;
-        case Naming::TorchLayers: return torchLayers;
-        case Naming::TorchSeq2Seq: return torch;
-        case Naming::Aiayn: return aiayn;
-    }
+    // One line per model, under the key the core names its traces' naming by.
+    static const std::pair<const char*, const Presentation*> kModels[] = {
+        {"tutorial", &tutorial}, {"torch", &torch}, {"torch_layers", &torchLayers}, {"aiayn", &aiayn}};
+    const std::string_view key = stepformer::naming_key(naming);
+    for (const auto& [name, p] : kModels)
+        if (key == name) return *p;
     return tutorial;
 }
 

@@ -1,4 +1,5 @@
 #include "views/loss_view.h"
+#include "views/loss_formula.h"
 
 #include <algorithm>
 #include <cmath>
@@ -488,46 +489,20 @@ void LossView::rebuild() {
     }
 
     // The formula.
-    QStringList terms;
-    for (int t = 0; t < T_; ++t) {
-        const size_t i = size_t(b) * T_ + t;
-        if (targets_[i] == ignoreIndex_) continue;
-        terms << numfmt::decimals(nll_[i], places);
-    }
-    const int ignoredHere = T_ - sentenceCount_[size_t(b)];
-    QString html = tr("<b>Sentence %1:</b> &nbsp;%2 = <b>%3</b> &nbsp;<span style='color:#555'>(%4 counted%5)</span>")
-                       .arg(b)
-                       .arg(terms.isEmpty() ? QStringLiteral("0") : terms.join(QStringLiteral(" + ")))
-                       .arg(numfmt::decimals(sentenceSum_[size_t(b)], places))
-                       .arg(sentenceCount_[size_t(b)])
-                       .arg(ignoredHere > 0 ? tr(", %1 ignored").arg(ignoredHere) : QString());
-    QString mean;
-    if (spec_.sum) {
-        QStringList sums;
-        for (int s = 0; s < B_; ++s) sums << numfmt::decimals(sentenceSum_[size_t(s)], places);
-        // One sentence: its sum is the loss (written out above).
-        mean = B_ > 1 ? tr("loss = %1 = <b>%2</b>")
-                            .arg(sums.join(QStringLiteral(" + ")), numfmt::decimals(loss_, std::max(6, places)))
-                      : tr("loss = <b>%1</b>").arg(numfmt::decimals(loss_, std::max(6, places)));
-    } else if (B_ > 1) {
-        QStringList sums, counts;
-        for (int s = 0; s < B_; ++s) {
-            sums << numfmt::decimals(sentenceSum_[size_t(s)], places);
-            counts << QString::number(sentenceCount_[size_t(s)]);
-        }
-        mean = tr("loss = (%1) / (%2) = %3 / %4 = <b>%5</b>")
-                   .arg(sums.join(QStringLiteral(" + ")), counts.join(QStringLiteral(" + ")), numfmt::decimals(sum_, places))
-                   .arg(count_)
-                   .arg(numfmt::decimals(mean_, std::max(6, places)));
-    } else {
-        mean = tr("loss = %1 / %2 = <b>%3</b>").arg(numfmt::decimals(sum_, places)).arg(count_).arg(numfmt::decimals(mean_, std::max(6, places)));
-    }
-    html += QStringLiteral("<br>") + (spec_.sum ? tr("<b>Sum over the batch:</b> &nbsp;") : tr("<b>Mean over the batch:</b> &nbsp;")) + mean;
-    if (!std::isnan(traceLoss_)) {
-        // The same function on the same numbers: equal to the bit unless the targets differ.
-        const bool same = float(traceLoss_) == float(loss_);
-        html += same ? tr(" &nbsp;<span style='color:#2e7d32'>✔ the model's <tt>loss</tt> = %1</span>").arg(numfmt::decimals(traceLoss_, 6))
-                     : tr(" &nbsp;<span style='color:#b00020'>≠ the model's <tt>loss</tt> = %1</span>").arg(numfmt::decimals(traceLoss_, 6));
-    }
-    formulaLabel_->setText(html);
+    LossFormula f;
+    f.sentence = b;
+    f.sentences = B_;
+    f.summed = spec_.sum;
+    for (int t = 0; t < T_; ++t)
+        if (const size_t i = size_t(b) * T_ + t; targets_[i] != ignoreIndex_) f.terms.push_back(nll_[i]);
+    f.ignoredHere = T_ - sentenceCount_[size_t(b)];
+    f.sentenceSums = sentenceSum_;
+    f.sentenceCounts = sentenceCount_;
+    f.sum = sum_;
+    f.count = count_;
+    f.mean = mean_;
+    f.loss = loss_;
+    f.traceLoss = traceLoss_;
+    f.places = places;
+    formulaLabel_->setText(lossFormulaHtml(f));
 }

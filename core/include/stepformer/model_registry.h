@@ -10,5 +10,8 @@ namespace stepformer {
 
 // The naming of every block a pass of this configuration's model records.
 Naming model_naming(const Config& c);
+// Its name, the key viewers file their presentation data under: "tutorial", "torch",
+// "torch_layers" (seed 004's layer lab), "aiayn".
+const char* naming_key(Naming n);
 
 }  // namespace stepformer

@@ -54,6 +54,16 @@ std::vector<TokenStream> model_streams(const Config& c) {
     return entry(c).reads;
 }
 
+const char* naming_key(Naming n) {
+    switch (n) {
+    case Naming::TorchSeq2Seq: return "torch";
+    case Naming::TorchLayers: return "torch_layers";
+    case Naming::Aiayn: return "aiayn";
+    case Naming::Tutorial: break;
+    }
+    return "tutorial";
+}
+
 Naming model_naming(const Config& c) {
     if (c.layers()) return Naming::TorchLayers;  // the layer lab: PyTorch's layers without a model around them
     return entry(c).naming;
