@@ -17,6 +17,7 @@ void add_info_command(CLI::App& app, Action& run);
 void add_grad_command(CLI::App& app, Action& run);
 void add_train_command(CLI::App& app, Action& run);
 void add_translate_command(CLI::App& app, Action& run);
+void add_generate_command(CLI::App& app, Action& run);
 void add_bench_command(CLI::App& app, Action& run);
 
 // --backend cpu|gpu|auto (default: $STEPFORMER_BACKEND, else cpu) on a command that computes.

@@ -13,7 +13,7 @@ namespace {
 
 struct ForwardArgs {
     ModelOptions model;
-    std::vector<std::string> src, tgt;
+    std::vector<std::string> src, tgt, text;
     std::string dump;
     bool compare_cpu = false;
     LayerLabArgs lab;
@@ -73,11 +73,21 @@ int run_forward(const ForwardArgs& a) {
                           "this model (\"" + architecture_name(lm.config.architecture) + "\", \"" +
                           structure_name(lm.config.structure) + "\") takes sentences: --src and --tgt");
     std::vector<std::string> src = a.src, tgt = a.tgt;
+    if (!lm.config.reads_source()) {  // a decoder-only model reads one sentence: --text
+        if (!src.empty() || !tgt.empty())
+            throw ConfigError(std::string(src.empty() ? "--tgt" : "--src") +
+                              " is for a model that translates a source sentence; this model (\"" +
+                              architecture_name(lm.config.architecture) + "\") reads one text: --text \"S i want a beer .\"");
+        tgt = a.text.empty() ? std::vector<std::string>{"S i want a beer ."} : a.text;
+    } else if (!a.text.empty()) {
+        throw ConfigError(std::string("--text is for a model without a source sentence (\"architecture\": \"gpt\"); "
+                                      "this model (\"") + architecture_name(lm.config.architecture) + "\") takes --src and --tgt");
+    }
     if (src.empty() && tgt.empty()) {
         src = {"ich mochte ein bier P"};
         tgt = {"S i want a beer ."};
     }
-    if (src.size() != tgt.size())
+    if (lm.config.reads_source() && src.size() != tgt.size())
         throw ConfigError("give as many --tgt as --src (got " + std::to_string(src.size()) + " and " +
                           std::to_string(tgt.size()) + ")");
     const Batch batch = make_batch(lm.config, src, tgt);
@@ -112,6 +122,11 @@ int run_forward(const ForwardArgs& a) {
                     c.d_model, c.d_ff, c.n_layers, c.n_heads, c.d_k, c.d_v, c.dropout, c.n_position,
                     c.trg_emb_prj_weight_sharing ? "True" : "False", c.emb_src_trg_weight_sharing ? "True" : "False",
                     c.scale_emb_or_prj.c_str(), batch.B);
+    else if (!c.reads_source())
+        std::printf("GPT(GPTConfig(block_size=%d, vocab_size=%d, n_layer=%d, n_head=%d, n_embd=%d, dropout=%g, "
+                    "bias=%s)), batch %d\n",
+                    c.block_size, c.tgt_vocab_size(), c.n_layers, c.n_heads, c.d_model, c.dropout, c.bias ? "True" : "False",
+                    batch.B);
     else
         std::printf("d_model=%d d_ff=%d d_k=%d d_v=%d n_layers=%d n_heads=%d, batch %d\n", c.d_model, c.d_ff, c.d_k,
                     c.d_v, c.n_layers, c.n_heads, batch.B);
@@ -166,6 +181,7 @@ void add_forward_command(CLI::App& app, Action& run) {
     a->model.add_to(*cmd);
     cmd->add_option("--src", a->src, "source sentence (repeat for a batch)");
     cmd->add_option("--tgt", a->tgt, "decoder input sentence starting with S (repeat, one per --src)");
+    cmd->add_option("--text", a->text, "a decoder-only model's input, e.g. \"S i want a beer .\" (repeat for a batch)");
     a->lab.add_to(*cmd);
     cmd->add_option("--dump", a->dump, "write every traced tensor to this safetensors file");
     cmd->add_flag("--compare-cpu", a->compare_cpu,

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,6 +12,7 @@
 #include "cli_common.h"
 #include "stepformer/checkpoint.h"
 #include "stepformer/decode.h"
+#include "stepformer/message.h"
 #include "stepformer/safetensors.h"
 #include "stepformer/train.h"
 
@@ -43,7 +45,7 @@ void require_sentences(const Config& c, const char* command) {
 }
 
 std::vector<Example> load_data(const std::string& path, const Config& c) {
-    return path.empty() ? builtin_examples() : load_tsv(path, c);
+    return path.empty() ? builtin_examples(c) : load_tsv(path, c);
 }
 
 struct GradArgs {
@@ -84,7 +86,8 @@ struct TrainArgs {
     bool no_shuffle = false, save_optimizer = false, resume = false, warmup = false, quiet = false;
     double lr = 1e-3, momentum = 0.99;
     int warmup_steps = 4000;
-    std::optional<double> dropout;  // overrides the config's
+    std::optional<double> dropout;       // overrides the config's
+    std::optional<double> weight_decay;  // AdamW's; unset: the resumed checkpoint's, else 0.1
 };
 
 int run_train(const TrainArgs& a) {
@@ -110,12 +113,24 @@ int run_train(const TrainArgs& a) {
     to.batch_size = a.batch_size;
     to.shuffle = !a.no_shuffle;
     to.seed = a.model.seed;
-    to.optimizer.kind = optimizer_from_name(a.optimizer);
+    to.optimizer = optimizer_defaults(optimizer_from_name(a.optimizer));  // AdamW: nanoGPT's betas and eps
     to.optimizer.lr = a.lr;
     to.optimizer.momentum = a.momentum;
     to.optimizer.warmup_schedule = a.warmup;
     to.optimizer.warmup_steps = a.warmup_steps;
-    to.validate();
+    if (a.weight_decay && to.optimizer.kind != OptimizerKind::AdamW)
+        throw std::invalid_argument("--weight-decay: only --optimizer adamw decays weights");
+    if (a.weight_decay)
+        to.optimizer.weight_decay = *a.weight_decay;
+    else if (ck && to.optimizer.kind == OptimizerKind::AdamW)
+        to.optimizer.weight_decay = saved_weight_decay(*ck->optimizer_json).value_or(to.optimizer.weight_decay);
+    try {
+        to.validate();
+    } catch (const InvalidArgument& e) {
+        // The range depends on --lr, so only here can it be checked; say which option it was.
+        if (e.message().code() != "optimizer.weight_decay") throw;
+        throw InvalidArgument(Message(Msg::context, {"--weight-decay", e.message()}));
+    }
     std::printf("model: %s\n", lm.description.c_str());
     std::printf("training on %zu sentences: %d epochs, batch %d, %s lr %g, dropout %g%s%s\n", data.size(), a.epochs,
                 a.batch_size, a.optimizer.c_str(), a.lr, lm.config.dropout, to.shuffle ? ", shuffled" : "",
@@ -166,6 +181,9 @@ struct TranslateArgs {
 int run_translate(const TranslateArgs& a) {
     LoadedModel lm = a.model.load();
     require_sentences(lm.config, "translate");
+    if (!lm.config.reads_source())
+        throw ConfigError("translate: this model (\"" + std::string(architecture_name(lm.config.architecture)) +
+                          "\") has no source sentence to translate; continue a prompt with generate --prompt \"S i\"");
     Transformer model(lm.config, std::move(lm.params), a.model.backend.get());
     std::vector<std::string> src = a.src;
     if (src.empty()) src = {"ich mochte ein bier P", "ich mochte ein cola P"};
@@ -185,7 +203,7 @@ void add_grad_command(CLI::App& app, Action& run) {
     auto* cmd = app.add_subcommand("grad", "one forward + backward over a dataset as one batch; dump every gradient");
     auto a = std::make_shared<GradArgs>();
     a->model.add_to(*cmd);
-    cmd->add_option("--data", a->data, "dataset TSV (default: the tutorial's two sentences)")->check(CLI::ExistingFile);
+    cmd->add_option("--data", a->data, "dataset TSV, or for a decoder-only model one sentence per line (default: the toy data)")->check(CLI::ExistingFile);
     cmd->add_option("--dump", a->dump, "output safetensors: loss, grad.<param>, grad.<trace name>")->required();
     cmd->callback([&run, a] { run = [a] { return run_grad(*a); }; });
 }
@@ -194,17 +212,29 @@ void add_train_command(CLI::App& app, Action& run) {
     auto* cmd = app.add_subcommand("train", "train on a dataset (default: the tutorial's two sentences)");
     auto a = std::make_shared<TrainArgs>();
     a->model.add_to(*cmd, "--init");
-    cmd->add_option("--data", a->data, "dataset TSV")->check(CLI::ExistingFile);
+    cmd->add_option("--data", a->data, "dataset TSV (a decoder-only model: one sentence per line)")->check(CLI::ExistingFile);
     cmd->add_option("--epochs", a->epochs, "epochs (default 30)");
     cmd->add_option("--batch-size", a->batch_size, "sentences per step (default 2)");
     cmd->add_flag("--no-shuffle", a->no_shuffle, "keep the dataset's order");
     cmd->add_option("--dropout", a->dropout, "dropout probability (the tutorial: after the positional encoding; torch: where PyTorch puts it); "
                     "default: the config's")
         ->check(CLI::Range(0.0, 0.999));
-    cmd->add_option("--optimizer", a->optimizer, "sgd or adam (default sgd)");
+    cmd->add_option("--optimizer", a->optimizer, "sgd, adam or adamw (default sgd; adamw: betas 0.9/0.95, eps 1e-8)");
     cmd->add_option("--lr", a->lr, "learning rate (default 1e-3)");
     cmd->add_option("--momentum", a->momentum, "SGD momentum (default 0.99)");
-    cmd->add_flag("--warmup", a->warmup, "Adam: the paper's warm-up learning-rate schedule");
+    cmd->add_option("--weight-decay", a->weight_decay,
+                    "AdamW: decoupled weight decay of the parameters with 2 or more dimensions (default 0.1, "
+                    "nanoGPT's; resuming: the checkpoint's)")
+        ->check(CLI::Validator(
+            [](std::string& s) -> std::string {
+                char* end = nullptr;
+                const double v = std::strtod(s.c_str(), &end);
+                if (end == s.c_str() || *end != '\0' || !std::isfinite(v) || v < 0.0)
+                    return "weight decay must be a number of at least 0, got " + s;
+                return "";
+            },
+            "NUMBER >= 0"));
+    cmd->add_flag("--warmup", a->warmup, "Adam, AdamW: the paper's warm-up learning-rate schedule");
     cmd->add_option("--warmup-steps", a->warmup_steps, "warm-up steps (default 4000)");
     cmd->add_option("--log", a->log, "CSV log, one row per step: step,epoch,loss,grad_norm,lr,elapsed_s");
     cmd->add_option("--save", a->save, "checkpoint to write (safetensors, config in the metadata)");

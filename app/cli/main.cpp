@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
     cli::add_grad_command(app, run);
     cli::add_train_command(app, run);
     cli::add_translate_command(app, run);
+    cli::add_generate_command(app, run);
     cli::add_bench_command(app, run);
 #endif
     try {

@@ -141,7 +141,7 @@ float* map_update(ArgMap& m, float* w, const char* wname, size_t n, WeightUpdate
         u.out = u.out ? mw : nullptr;
     }
     u.buf1 = m.inout("upd.buf1", u.buf1, n);
-    u.buf2 = m.inout("upd.buf2", u.buf2, n, u.kind != WeightUpdate::Kind::Adam);
+    u.buf2 = m.inout("upd.buf2", u.buf2, n, u.kind == WeightUpdate::Kind::SGD);  // Adam's and AdamW's exp_avg_sq
     u.apply_if = m.in("upd.apply_if", u.apply_if, 1, true);
     return mw;
 }

@@ -65,6 +65,23 @@ Config Config::aiayn_small() {
     return c;
 }
 
+Config Config::gpt_small() {
+    Config c;
+    c.architecture = Architecture::Gpt;
+    c.d_model = 32;
+    c.n_heads = 4;
+    c.d_k = c.d_v = 8;
+    c.d_ff = 4 * 32;
+    c.n_layers = 2;
+    c.block_size = c.tgt_len = 12;
+    c.dropout = 0.0;
+    c.bias = true;
+    c.src_vocab.clear();
+    c.src_len = 0;
+    c.tgt_vocab = {"P", "S", "E", "i", "want", "a", "beer", "coke", ".", "you", "like", "tea", "cold", "we", "water"};
+    return c;
+}
+
 const char* architecture_name(Architecture a) { return config_keys(a).name; }
 const char* structure_name(Structure s) { return s == Structure::Layers ? "layers" : "seq2seq"; }
 
@@ -112,11 +129,11 @@ void Config::validate() const {
     if (!(dropout >= 0.0 && dropout < 1.0))
         config_fail(Msg::config_dropout, {std::to_string(dropout)});
     if (!has_vocabulary()) return;
-    check_positive(src_len, "src_len", 4096);
+    if (reads_source()) check_positive(src_len, "src_len", 4096);
     check_positive(tgt_len, "tgt_len", 4096);
     if (pad.empty()) config_fail(Msg::config_key_empty, {"pad"});
-    check_vocab(src_vocab, "src_vocab", pad);
-    check_vocab(tgt_vocab, "tgt_vocab", pad);
+    if (reads_source()) check_vocab(src_vocab, "src_vocab", pad);
+    check_vocab(tgt_vocab, reads_source() ? "tgt_vocab" : "vocab", pad);
     if (tgt_id(bos) < 0) config_fail(Msg::config_bos_missing, {bos});
     if (tgt_id(eos) < 0) config_fail(Msg::config_eos_missing, {eos});
     if (bos == pad || eos == pad || bos == eos) config_fail(Msg::config_special_tokens);
@@ -145,7 +162,8 @@ bool Config::same_architecture(const Config& o, Message* why) const {
         diff("activation", activation, o.activation) || diff("norm_first", norm_first, o.norm_first) ||
         diff("trg_emb_prj_weight_sharing", trg_emb_prj_weight_sharing, o.trg_emb_prj_weight_sharing) ||
         diff("emb_src_trg_weight_sharing", emb_src_trg_weight_sharing, o.emb_src_trg_weight_sharing) ||
-        diff("scale_emb_or_prj", scale_emb_or_prj, o.scale_emb_or_prj) ||
+        diff("scale_emb_or_prj", scale_emb_or_prj, o.scale_emb_or_prj) || diff("bias", bias, o.bias) ||
+        diff("block_size", block_size, o.block_size) ||
         diff("d_model", d_model, o.d_model) || diff("d_ff", d_ff, o.d_ff) || diff("d_k", d_k, o.d_k) ||
         diff("d_v", d_v, o.d_v) || diff("n_layers", n_layers, o.n_layers) ||
         (torch() && diff("num_decoder_layers", decoder_layers(), o.decoder_layers())) || diff("n_heads", n_heads, o.n_heads) ||
@@ -198,7 +216,7 @@ Config config_from_json(const nlohmann::json& j) {
     if (j.contains("architecture")) {
         const std::string a = get_key<std::string>(j, "architecture");
         keys = config_keys(a);
-        if (!keys) config_fail(Msg::config_architecture, {a});
+        if (!keys) config_fail(Msg::config_architecture_one_of, {a, architecture_names()});
     }
     Config c = keys->from_json(j);
     c.validate();

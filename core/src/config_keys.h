@@ -3,6 +3,7 @@
 // listed once in the model registry (models/registry.cpp); config.cpp only dispatches.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -44,6 +45,7 @@ struct ConfigKeys {
 };
 const ConfigKeys& config_keys(Architecture a);
 const ConfigKeys* config_keys(std::string_view name);  // nullptr for an unknown name
+std::string architecture_names();  // "\"tutorial\", \"torch\", ...": the registered names, quoted
 
 namespace keys {
 Config tutorial_from_json(const nlohmann::json& j);
@@ -55,6 +57,9 @@ void torch_validate(const Config& c);
 Config aiayn_from_json(const nlohmann::json& j);
 nlohmann::json aiayn_to_json(const Config& c);
 void aiayn_validate(const Config& c);
+Config gpt_from_json(const nlohmann::json& j);
+nlohmann::json gpt_to_json(const Config& c);
+void gpt_validate(const Config& c);
 }  // namespace keys
 
 }  // namespace stepformer

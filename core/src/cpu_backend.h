@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 
+#include "adamw_scalars.h"
 #include "stepformer/backend.h"
 
 namespace stepformer::cpu {
@@ -87,6 +88,9 @@ public:
     void sgd_step(float* param, float* momentum_buf, const float* grad, int64_t n, float lr, float momentum) override;
     void adam_step(float* param, float* m, float* v, const float* grad, int64_t n, float lr, float beta1, float beta2,
                    float eps, int64_t step) override;
+    // AdamW in place (apply_update's, for upd.kind AdamW): no kernel of its own in the interface,
+    // apply_update and linear_backward_update are how it is reached.
+    void adamw_apply(float* param, float* m, float* v, const float* grad, int64_t n, const WeightUpdate& upd);
     void sum_squares(double* acc, const float* x, int64_t n) override { *acc += sum_squares_of(x, n); }
     // The CPU computes as it is called: every result is in place when a kernel returns.
     void sync() override {}
@@ -149,5 +153,10 @@ inline void adam_range(float* out, const float* param, float* m, float* v, const
         out[i] = param[i] - a.step_size * (m[i] / denom);
     }
 }
+
+// torch 1.13's AdamW (no amsgrad), element by element in its rounding (cpu_adamw.cpp, compiled
+// without contraction). `out` may be `param` (in place).
+void adamw_range(float* out, const float* param, float* m, float* v, const float* grad, int64_t n,
+                 const AdamWScalars& a);
 
 }  // namespace stepformer::cpu

@@ -4,7 +4,7 @@
 // memory traffic, not arithmetic. Done separately, each weight is read for dx, its gradient
 // written, read again for the norm and again for the update. Here each block of R rows of W is
 // read once: its gradient rows and its share of dx are computed while the block is in L1, then
-// the block is updated (SGD/Adam, the same element loops as sgd_step/adam_step) and the
+// the block is updated (SGD/Adam/AdamW, the same element loops as apply_update) and the
 // gradient's sum of squares taken before moving on.
 #include <algorithm>
 #include <cstring>
@@ -72,22 +72,32 @@ double rows_backward(float* g, float* dxp, const float* dy, const float* x, cons
     return double(VectorLanes::sum(sqv)) + double(sqs);
 }
 
+// The step's scalars, computed once per call.
+struct UpdateScalars {
+    AdamScalars adam{};
+    AdamWScalars adamw{};
+};
+
 // Updates the `n` weights at offset `off` from their gradient g.
-void update_block(float* W, int64_t off, const float* g, int64_t n, const WeightUpdate& u, const AdamScalars& adam) {
+void update_block(float* W, int64_t off, const float* g, int64_t n, const WeightUpdate& u, const UpdateScalars& s) {
     float* out = (u.out ? u.out : W) + off;
     if (u.kind == WeightUpdate::Kind::SGD)
-        sgd_range(out, W + off, u.buf1 + off, g, n, u.lr, u.momentum);
+        sgd_range(out, W + off, u.buf1 + off, g, n, float(u.lr), u.momentum);
+    else if (u.kind == WeightUpdate::Kind::Adam)
+        adam_range(out, W + off, u.buf1 + off, u.buf2 + off, g, n, s.adam);
     else
-        adam_range(out, W + off, u.buf1 + off, u.buf2 + off, g, n, adam);
+        adamw_range(out, W + off, u.buf1 + off, u.buf2 + off, g, n, s.adamw);
 }
 
 }  // namespace
 
 double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float* dy, const float* x, float* W, int N,
                                               int I, int O, bool accumulate_dx, const WeightUpdate& upd) {
-    const AdamScalars adam = upd.kind == WeightUpdate::Kind::Adam
-                                 ? adam_scalars(upd.lr, upd.beta1, upd.beta2, upd.eps, upd.step)
-                                 : AdamScalars{};
+    UpdateScalars scalars;
+    if (upd.kind == WeightUpdate::Kind::Adam)
+        scalars.adam = adam_scalars(float(upd.lr), float(upd.beta1), float(upd.beta2), upd.eps, upd.step);
+    else if (upd.kind == WeightUpdate::Kind::AdamW)
+        scalars.adamw = adamw_scalars(upd);
     const int64_t n = int64_t(O) * I;
     const int parts = threads_for(int64_t(N) * n);
     double total = 0.0;
@@ -102,7 +112,7 @@ double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float*
         for (int p = 0; p < parts; ++p) {
             const int64_t b = n * p / parts, e = n * (p + 1) / parts;
             total += sum_squares_range(g + b, e - b);
-            if (apply) update_block(W, b, g + b, e - b, upd, adam);
+            if (apply) update_block(W, b, g + b, e - b, upd, scalars);
         }
         return total;
     }
@@ -126,7 +136,7 @@ double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float*
             float* Wr = W + int64_t(o) * I;
             total += rows == kUpdateRows ? rows_backward<kUpdateRows>(g, dxp, dy, x, Wr, N, I, O, o)
                                          : rows_backward<1>(g, dxp, dy, x, Wr, N, I, O, o);
-            if (apply) update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, adam);
+            if (apply) update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, scalars);
             if (dW) stream_copy(dW + int64_t(o) * I, g, int64_t(rows) * I);  // measured ~8% faster than stores
             o += rows;
         }

@@ -68,10 +68,14 @@ void CpuBackend::apply_update(float* param, const float* grad, int64_t n, const 
         std::copy(param, param + n, upd.out);
         param = upd.out;
     }
+    // SGD and Adam take lr and the betas rounded to float, as before WeightUpdate held doubles.
     if (upd.kind == WeightUpdate::Kind::SGD)
-        sgd_step(param, upd.buf1, grad, n, upd.lr, upd.momentum);
+        sgd_step(param, upd.buf1, grad, n, float(upd.lr), upd.momentum);
+    else if (upd.kind == WeightUpdate::Kind::Adam)
+        adam_step(param, upd.buf1, upd.buf2, grad, n, float(upd.lr), float(upd.beta1), float(upd.beta2), upd.eps,
+                  upd.step);
     else
-        adam_step(param, upd.buf1, upd.buf2, grad, n, upd.lr, upd.beta1, upd.beta2, upd.eps, upd.step);
+        adamw_apply(param, upd.buf1, upd.buf2, grad, n, upd);
 }
 
 }  // namespace stepformer::cpu

@@ -50,8 +50,10 @@ void CpuBackend::layernorm_forward(float* out, float* mean, float* rstd, const f
         v /= cols;  // biased variance, as nn.LayerNorm
         const float rs = static_cast<float>(1.0 / std::sqrt(v + eps));
         const float mf = static_cast<float>(m);
-        if (gamma)
+        if (gamma && beta)
             for (int c = 0; c < cols; ++c) y[c] = (x[c] - mf) * rs * gamma[c] + beta[c];
+        else if (gamma)  // nanoGPT's LayerNorm(bias=False)
+            for (int c = 0; c < cols; ++c) y[c] = (x[c] - mf) * rs * gamma[c];
         else
             for (int c = 0; c < cols; ++c) y[c] = (x[c] - mf) * rs;
         mean[r] = mf;
@@ -62,7 +64,7 @@ void CpuBackend::layernorm_forward(float* out, float* mean, float* rstd, const f
 // With xhat = (x - mean) rstd and g = dy * gamma:
 // dx = rstd * (g - mean(g) - xhat * mean(g * xhat)); dgamma += sum dy*xhat; dbeta += sum dy.
 // Without gamma (the tutorial's fresh nn.LayerNorm: gamma = 1, beta = 0, not parameters) g = dy
-// and there is no dgamma/dbeta.
+// and there is no dgamma/dbeta; without beta (nanoGPT's bias=False) there is no dbeta.
 void CpuBackend::layernorm_backward(float* din, float* dgamma, float* dbeta, const float* dout, const float* in,
                                     const float* mean, const float* rstd, const float* gamma, int rows, int cols) {
     for (int r = 0; r < rows; ++r) {
@@ -76,10 +78,8 @@ void CpuBackend::layernorm_backward(float* din, float* dgamma, float* dbeta, con
             const float g = gamma ? dy[c] * gamma[c] : dy[c];
             sum_g += g;
             sum_gx += double(g) * xhat;
-            if (dgamma) {
-                dgamma[c] += dy[c] * xhat;
-                dbeta[c] += dy[c];
-            }
+            if (dgamma) dgamma[c] += dy[c] * xhat;
+            if (dbeta) dbeta[c] += dy[c];
         }
         const float mg = static_cast<float>(sum_g / cols), mgx = static_cast<float>(sum_gx / cols);
         for (int c = 0; c < cols; ++c) {

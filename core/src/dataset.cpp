@@ -7,9 +7,56 @@
 
 namespace stepformer {
 
+static std::string join_words(const std::vector<std::string>& w);
+
 std::vector<Example> builtin_examples() {
     return {{"ich mochte ein bier P", "S i want a beer .", "i want a beer . E"},
             {"ich mochte ein cola P", "S i want a coke .", "i want a coke . E"}};
+}
+
+std::vector<std::string> builtin_lines() {
+    return {"S i want a beer . E",  "S i want a coke . E", "S you want a cold beer . E",
+            "S i like tea . E",     "S we like cold water . E", "S you like coke . E"};
+}
+
+std::vector<Example> builtin_examples(const Config& c) {
+    if (c.reads_source()) return builtin_examples();
+    std::string text;
+    for (const std::string& line : builtin_lines()) text += line + "\n";
+    return parse_lines(text, c, Message(Msg::data_word));
+}
+
+Example next_word_example(const std::vector<std::string>& words) {
+    Example e;
+    e.dec_input = join_words(std::vector<std::string>(words.begin(), words.end() - 1));
+    e.dec_output = join_words(std::vector<std::string>(words.begin() + 1, words.end()));
+    return e;
+}
+
+std::vector<Example> parse_lines(const std::string& text, const Config& c, const MessageArg& what) {
+    std::vector<Example> out;
+    std::istringstream in(text);
+    std::string line;
+    int lineno = 0;
+    while (std::getline(in, line)) {
+        ++lineno;
+        std::vector<std::string> words = split_words(line);
+        if (words.empty() || words[0][0] == '#') continue;
+        const auto fail = [&](MessageArg problem) { return DataError(Message(Msg::data_line, {what, lineno, std::move(problem)})); };
+        if (words.front() != c.bos) words.insert(words.begin(), c.bos);
+        if (words.back() != c.eos) words.push_back(c.eos);
+        Example ex = next_word_example(words);
+        try {
+            encode_sentence(join_words(words), c.tgt_vocab, int(words.size()), "line");
+            if (int(words.size()) - 1 > c.block_size)
+                throw ConfigError(Message(Msg::sentence_over_block_size, {ex.dec_input, words.size() - 1, c.block_size}));
+        } catch (const ConfigError& e) {
+            throw fail(e.message());
+        }
+        out.push_back(std::move(ex));
+    }
+    if (out.empty()) throw DataError(Message(Msg::data_no_examples, {what}));
+    return out;
 }
 
 static std::string join_words(const std::vector<std::string>& w) {
@@ -42,6 +89,7 @@ static std::vector<std::string> split_tabs(const std::string& line) {
 }
 
 std::vector<Example> parse_tsv(const std::string& text, const Config& c, const MessageArg& what) {
+    if (!c.reads_source()) return parse_lines(text, c, what);
     std::vector<Example> out;
     std::istringstream in(text);
     std::string line;
@@ -90,6 +138,17 @@ std::vector<Example> load_tsv(const std::string& path, const Config& c) {
 }
 
 std::string to_tsv(const std::vector<Example>& examples) {
+    const bool lines = !examples.empty() && std::all_of(examples.begin(), examples.end(), [](const Example& e) {
+        return e.enc_input.empty();
+    });
+    if (lines) {  // a decoder-only model's sentences, one per line: the input and its last target word
+        std::string s = "# one sentence per line\n";
+        for (const auto& e : examples) {
+            const auto out = split_words(e.dec_output);
+            s += e.dec_input + (out.empty() ? "" : " " + out.back()) + "\n";
+        }
+        return s;
+    }
     std::string s = "# enc_input\tdec_input\tdec_output\n";
     for (const auto& e : examples) s += e.enc_input + "\t" + e.dec_input + "\t" + e.dec_output + "\n";
     return s;
@@ -114,6 +173,12 @@ Config config_with_vocab_from(const std::vector<Example>& examples, const Config
         for (const auto& w : d) add(c.tgt_vocab, w);
         for (const auto& w : split_words(e.dec_output)) add(c.tgt_vocab, w);
     }
+    if (!base.reads_source()) {  // no source; block_size bounds the inputs
+        c.src_vocab = base.src_vocab;
+        c.block_size = c.tgt_len = std::max<int>(c.block_size, static_cast<int>(max_tgt));
+        c.validate();
+        return c;
+    }
     c.src_len = std::max<int>(c.src_len, static_cast<int>(max_src));
     c.tgt_len = std::max<int>(c.tgt_len, static_cast<int>(max_tgt));
     c.validate();
@@ -124,7 +189,7 @@ Batch make_training_batch(const Config& c, const std::vector<Example>& examples,
     std::vector<std::string> src, tgt, out;
     for (size_t i : indices) {
         const Example& e = examples.at(i);
-        src.push_back(e.enc_input);
+        if (c.reads_source()) src.push_back(e.enc_input);
         tgt.push_back(e.dec_input);
         out.push_back(e.dec_output);
     }
@@ -137,7 +202,7 @@ Batch make_training_batch(const Config& c, const std::vector<Example>& examples,
 
 Batch random_batch(const Config& c, int B, int S, int T, uint64_t seed) {
     std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<int> src_tok(1, c.src_vocab_size() - 1), tgt_tok(1, c.tgt_vocab_size() - 1);
+    std::uniform_int_distribution<int> src_tok(1, std::max(1, c.src_vocab_size() - 1)), tgt_tok(1, c.tgt_vocab_size() - 1);
     Batch b;
     b.B = B;
     b.S = S;

@@ -37,19 +37,35 @@ Batch make_batch(const Config& c, const std::vector<std::string>& src, const std
     b.B = static_cast<int>(tgt.size());
     b.S = reads_src ? c.src_len : 0;
     b.T = c.tgt_len;
+    if (!reads_src) {
+        // A decoder-only model (nanoGPT) reads what it is given, up to block_size (its tgt_len):
+        // the batch pads to its longest sentence, not to block_size.
+        b.T = 1;
+        for (const std::string& t : tgt) {
+            const int n = static_cast<int>(split_words(t).size());
+            if (n > c.tgt_len) throw ConfigError(Message(Msg::sentence_over_block_size, {t, n, c.tgt_len}));
+            b.T = std::max(b.T, n);
+        }
+    }
     for (size_t i = 0; i < tgt.size(); ++i) {
         if (reads_src) {
             auto s = encode_sentence(src[i], c.src_vocab, c.src_len, "source");
             b.src.insert(b.src.end(), s.begin(), s.end());
         }
-        auto t = encode_sentence(tgt[i], c.tgt_vocab, c.tgt_len, "target");
+        auto t = encode_sentence(tgt[i], c.tgt_vocab, b.T, "target");
         b.tgt.insert(b.tgt.end(), t.begin(), t.end());
         if (!out.empty()) {
-            auto o = encode_sentence(out[i], c.tgt_vocab, c.tgt_len, "expected output");
+            auto o = encode_sentence(out[i], c.tgt_vocab, b.T, "expected output");
             b.out.insert(b.out.end(), o.begin(), o.end());
         }
     }
     return b;
+}
+
+Batch make_sentence_batch(const Config& c, const std::string& src, const std::string& tgt, const std::string& out) {
+    std::vector<std::string> srcs;
+    if (c.reads_source()) srcs.push_back(src);
+    return make_batch(c, srcs, {tgt}, out.empty() ? std::vector<std::string>{} : std::vector<std::string>{out});
 }
 
 Tensor positional_table(int L, int D) {

@@ -20,14 +20,55 @@ void OptimizerOptions::validate() const {
         throw InvalidArgument(Message(Msg::optimizer_betas));
     if (!(eps > 0.0)) throw InvalidArgument(Message(Msg::optimizer_eps));
     if (warmup_schedule && warmup_steps <= 0) throw InvalidArgument(Message(Msg::optimizer_warmup));
+    // At lr * weight_decay >= 1 a step would zero the weights or flip their sign. Only AdamW's:
+    // the others ignore it (SGD at lr 100 with the default 0.1 is fine).
+    if (kind == OptimizerKind::AdamW &&
+        (!(weight_decay >= 0.0) || !std::isfinite(weight_decay) || !(lr * weight_decay < 1.0)))
+        throw InvalidArgument(Message(Msg::optimizer_weight_decay, {std::to_string(weight_decay)}));
 }
 
-std::string optimizer_name(OptimizerKind k) { return k == OptimizerKind::SGD ? "sgd" : "adam"; }
+OptimizerOptions optimizer_defaults(OptimizerKind k) {
+    OptimizerOptions o;
+    o.kind = k;
+    if (k == OptimizerKind::AdamW) {
+        // nanoGPT's configure_optimizers (train.py: beta2 0.95, weight_decay 1e-1) and AdamW's eps
+        o.beta1 = 0.9;
+        o.beta2 = 0.95;
+        o.eps = 1e-8;
+        o.weight_decay = 0.1;
+    }
+    return o;
+}
+
+std::string optimizer_name(OptimizerKind k) {
+    switch (k) {
+        case OptimizerKind::SGD: return "sgd";
+        case OptimizerKind::Adam: return "adam";
+        case OptimizerKind::AdamW: return "adamw";
+    }
+    return "sgd";
+}
 
 OptimizerKind optimizer_from_name(const std::string& name) {
     if (name == "sgd" || name == "SGD") return OptimizerKind::SGD;
     if (name == "adam" || name == "Adam") return OptimizerKind::Adam;
-    throw InvalidArgument(Message(Msg::optimizer_unknown, {name}));
+    if (name == "adamw" || name == "AdamW") return OptimizerKind::AdamW;
+    throw InvalidArgument(Message(Msg::optimizer_unknown_kind, {name}));
+}
+
+std::optional<double> saved_weight_decay(const std::string& state_json) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(state_json);
+    } catch (const std::exception& e) {
+        throw Error(Message(Msg::optimizer_state_not_json, {e.what()}));
+    }
+    if (!j.is_object()) throw Error(Message(Msg::optimizer_state_not_object, {j.type_name()}));
+    const auto it = j.find("weight_decay");
+    if (it == j.end()) return std::nullopt;  // written before AdamW, or by SGD/Adam
+    if (!it->is_number() || !(it->get<double>() >= 0.0) || !std::isfinite(it->get<double>()))
+        throw Error(Message(Msg::optimizer_state_weight_decay, {it->dump()}));
+    return it->get<double>();
 }
 
 Optimizer::Optimizer(OptimizerOptions opt, const ParamSet& params) : opt_(opt) {
@@ -55,7 +96,7 @@ void Optimizer::allocate_state() const {
     if (!buf1_.empty()) return;
     for (const Shape& shape : shapes_) {
         buf1_.emplace_back(shape);
-        if (opt_.kind == OptimizerKind::Adam) buf2_.emplace_back(shape);
+        if (two_moments()) buf2_.emplace_back(shape);
     }
     if (!spill_) return;
     std::FILE* f = spill_->file;
@@ -86,7 +127,7 @@ void Optimizer::spill_state() {
 }
 
 double Optimizer::current_lr() const {
-    if (opt_.kind != OptimizerKind::Adam || !opt_.warmup_schedule) return opt_.lr;
+    if (opt_.kind == OptimizerKind::SGD || !opt_.warmup_schedule) return opt_.lr;
     const double s = static_cast<double>(step_ + 1);
     return opt_.lr * std::pow(opt_.d_model, -0.5) *
            std::min(std::pow(s, -0.5), s * std::pow(static_cast<double>(opt_.warmup_steps), -1.5));
@@ -107,26 +148,31 @@ std::vector<Tensor*> Optimizer::mutable_state() {
 
 void Optimizer::begin_step() {
     allocate_state();
-    step_lr_ = static_cast<float>(current_lr());
+    step_lr_ = current_lr();
     ++step_;
 }
 
-WeightUpdate Optimizer::update_spec(float lr, int64_t step, float* buf1, float* buf2) const {
+WeightUpdate Optimizer::update_spec(size_t i, double lr, int64_t step, float* buf1, float* buf2) const {
     WeightUpdate u;
-    u.kind = opt_.kind == OptimizerKind::SGD ? WeightUpdate::Kind::SGD : WeightUpdate::Kind::Adam;
+    u.kind = opt_.kind == OptimizerKind::SGD    ? WeightUpdate::Kind::SGD
+             : opt_.kind == OptimizerKind::Adam ? WeightUpdate::Kind::Adam
+                                                : WeightUpdate::Kind::AdamW;
     u.buf1 = buf1;
-    u.buf2 = opt_.kind == OptimizerKind::Adam ? buf2 : nullptr;
+    u.buf2 = two_moments() ? buf2 : nullptr;
     u.lr = lr;
     u.momentum = static_cast<float>(opt_.momentum);
-    u.beta1 = static_cast<float>(opt_.beta1);
-    u.beta2 = static_cast<float>(opt_.beta2);
+    u.beta1 = opt_.beta1;
+    u.beta2 = opt_.beta2;
     u.eps = static_cast<float>(opt_.eps);
+    // nanoGPT's configure_optimizers: a parameter of 2 or more dimensions (a weight matrix, an
+    // embedding) decays, one of fewer (a bias, a LayerNorm weight) does not.
+    u.weight_decay = opt_.kind == OptimizerKind::AdamW && shapes_.at(i).size() >= 2 ? opt_.weight_decay : 0.0;
     u.step = step;
     return u;
 }
 
 WeightUpdate Optimizer::weight_update(size_t i) {
-    return update_spec(step_lr_, step_, buf1_.at(i).ptr(), opt_.kind == OptimizerKind::Adam ? buf2_.at(i).ptr() : nullptr);
+    return update_spec(i, step_lr_, step_, buf1_.at(i).ptr(), two_moments() ? buf2_.at(i).ptr() : nullptr);
 }
 
 void Optimizer::update(size_t i, Tensor& p, const Tensor& g, Backend& be) {
@@ -145,11 +191,11 @@ Tensor Optimizer::preview_update(size_t i, const Tensor& param, const Tensor& gr
     // A fresh optimizer's state is zero (the same as an allocated one).
     const bool fresh = buf1_.empty();
     Tensor p = param, b1 = fresh ? Tensor(shapes_.at(i)) : buf1_.at(i),
-           b2 = opt_.kind != OptimizerKind::Adam ? Tensor{} : fresh ? Tensor(shapes_.at(i)) : buf2_.at(i);
+           b2 = !two_moments() ? Tensor{} : fresh ? Tensor(shapes_.at(i)) : buf2_.at(i);
     // The same kernels as a real step (the next one: its lr and step number), on copies of the state.
     Staging st(be);
     const StagedUpdate u =
-        stage_update(st, p.ptr(), p.size(), update_spec(static_cast<float>(current_lr()), step_ + 1, b1.ptr(), b2.ptr()));
+        stage_update(st, p.ptr(), p.size(), update_spec(i, current_lr(), step_ + 1, b1.ptr(), b2.ptr()));
     be.apply_update(u.weight, st.in(grad), p.size(), u.update);
     st.finish();
     for (size_t k = 0; k < p.data.size(); ++k) p.data[k] -= param.data[k];
@@ -188,6 +234,8 @@ std::string Optimizer::state_json() const {
                      {"warmup_steps", opt_.warmup_steps},
                      {"d_model", opt_.d_model},
                      {"step", step_}};
+    // Only AdamW's: SGD and Adam ignore weight_decay, and a value there would read as if applied.
+    if (opt_.kind == OptimizerKind::AdamW) j["weight_decay"] = opt_.weight_decay;
     return j.dump();
 }
 
@@ -213,6 +261,7 @@ void Optimizer::load_state(const std::string& json, const std::map<std::string, 
     if (step < 0) throw Error(Message(Msg::optimizer_state_negative_step, {step}));
     if (optimizer_from_name(kind) != opt_.kind)
         throw Error(Message(Msg::optimizer_state_kind, {kind, optimizer_name(opt_.kind)}));
+    saved_weight_decay(json);  // checked, not applied: the hyperparameters are this optimizer's
     auto load = [&](const std::string& name, Tensor& dst) {
         auto it = tensors.find(name);
         if (it == tensors.end()) throw Error(Message(Msg::optimizer_state_missing_tensor, {name}));

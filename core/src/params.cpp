@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/models.h"
 #include "stepformer/model.h"
 #include "stepformer/safetensors.h"
 #include "stepformer/trace_names.h"
@@ -83,7 +84,7 @@ static void add_torch_layer(std::vector<ParamSpec>& s, Stack stack, int i, const
     for (size_t k = 0; k < blocks.size(); ++k) add_torch_norm(s, blocks[k], int(k) + 1, c);
 }
 
-static std::vector<ParamSpec> torch_param_specs(const Config& c) {
+std::vector<ParamSpec> build::torch_params(const Config& c) {
     using I = ParamSpec::Init;
     std::vector<ParamSpec> s;
     if (c.layers()) {
@@ -114,9 +115,10 @@ static std::vector<ParamSpec> torch_param_specs(const Config& c) {
 
 // ----- attention-is-all-you-need-pytorch (seed 003): its state_dict's names and order.
 
-std::vector<std::pair<std::string, std::string>> param_aliases(const Config& c) {
+std::vector<std::pair<std::string, std::string>> param_aliases(const Config& c) { return build::model_aliases(c); }
+
+std::vector<std::pair<std::string, std::string>> build::aiayn_aliases(const Config& c) {
     std::vector<std::pair<std::string, std::string>> out;
-    if (!c.aiayn()) return out;
     if (c.emb_src_trg_weight_sharing) out.push_back({"encoder.src_word_emb.weight", "decoder.trg_word_emb.weight"});
     if (c.trg_emb_prj_weight_sharing) out.push_back({"trg_word_prj.weight", "decoder.trg_word_emb.weight"});
     return out;
@@ -155,7 +157,7 @@ static void add_aiayn_ffn(std::vector<ParamSpec>& s, const Block& b, const Confi
 }
 
 // Every matrix xavier-initialised, as its Transformer does after building the modules.
-static std::vector<ParamSpec> aiayn_param_specs(const Config& c) {
+std::vector<ParamSpec> build::aiayn_params(const Config& c) {
     using I = ParamSpec::Init;
     const Naming n = Naming::Aiayn;
     const int D = c.d_model;
@@ -184,10 +186,10 @@ static std::vector<ParamSpec> aiayn_param_specs(const Config& c) {
     return s;
 }
 
-std::vector<ParamSpec> param_specs(const Config& c) {
+std::vector<ParamSpec> param_specs(const Config& c) { return build::model_params(c); }
+
+std::vector<ParamSpec> build::tutorial_params(const Config& c) {
     using I = ParamSpec::Init;
-    if (c.torch()) return torch_param_specs(c);
-    if (c.aiayn()) return aiayn_param_specs(c);
     std::vector<ParamSpec> s;
     s.push_back({names::embedding_table(Stack::Encoder), {c.src_vocab_size(), c.d_model}, I::Normal, 0, false, true});
     for (int i = 0; i < c.n_layers; ++i) {
@@ -256,7 +258,7 @@ ParamSet init_params(const Config& c, uint64_t seed) {
         Tensor& t = ps[i];
         switch (specs[i].init) {
             case ParamSpec::Init::Normal: {
-                std::normal_distribution<float> nd(0.0f, 1.0f);
+                std::normal_distribution<float> nd(0.0f, specs[i].stddev);
                 for (float& v : t.data) v = nd(rng);
                 break;
             }
@@ -404,6 +406,10 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
     for (const auto& st : f.tensors) {
         if (expected.count(st.name) || skipped_norms.count(st.name)) continue;
         if (canonical_param(out.config, st.name) != st.name) continue;  // a shared weight's other name: checked below
+        if (build::model_buffer(st, out.config, path)) {  // the model's own, checked and never read
+            out.ignored.push_back(st.name);
+            continue;
+        }
         if (is_ignored_buffer(st.name) || is_optimizer_state(st.name)) {
             if (is_ignored_buffer(st.name)) {
                 out.ignored.push_back(st.name);

@@ -7,6 +7,7 @@ Config preset_architecture(TrainingPreset p) {
         case TrainingPreset::Small: return Config::small();
         case TrainingPreset::Torch: return Config::torch_small();
         case TrainingPreset::Aiayn: return Config::aiayn_small();
+        case TrainingPreset::Gpt: return Config::gpt_small();
         case TrainingPreset::Tutorial: break;
     }
     return Config::tutorial();
@@ -19,6 +20,15 @@ std::vector<TrainOptions> preset_recipe(TrainingPreset p) {
     a.seed = 1;
     a.optimizer.momentum = 0.99;  // SGD's; Adam ignores it, so switching back gives the tutorial's
     TrainOptions b;
+    if (p == TrainingPreset::Gpt) {  // configure_optimizers' AdamW (betas 0.9/0.95, decay 0.1 on matrices)
+        a.epochs = 80;
+        a.optimizer = optimizer_defaults(OptimizerKind::AdamW);
+        a.optimizer.lr = 1e-2;
+        b = a;
+        b.epochs = 100;
+        b.optimizer.lr = 2e-3;
+        return {a, b};
+    }
     if (p == TrainingPreset::Small || p == TrainingPreset::Torch || p == TrainingPreset::Aiayn) {
         a.epochs = 60;
         a.optimizer.kind = OptimizerKind::Adam;

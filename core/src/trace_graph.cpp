@@ -86,7 +86,7 @@ const TraceEntry* stack_output(const Trace& tr, Stack s) {
 
 namespace {
 const TraceEntry* find_any_naming(const Trace& tr, Block b, Role role) {
-    for (Naming n : {Naming::Tutorial, Naming::TorchSeq2Seq, Naming::TorchLayers, Naming::Aiayn}) {
+    for (Naming n : {Naming::Tutorial, Naming::TorchSeq2Seq, Naming::TorchLayers, Naming::Aiayn, Naming::Gpt}) {
         b.naming = n;
         if (const TraceEntry* e = find(tr, b, role)) return e;
     }

@@ -226,9 +226,55 @@ bool parse_aiayn(Parsed& p, const std::vector<std::string_view>& parts) {
     return true;
 }
 
+// ----- nanoGPT's names (Naming::Gpt): one stack of blocks transformer.h.{i}, each the pair of an
+// attention half (ln_1, attn, resid1) and an MLP half (ln_2, mlp, resid2) sharing the prefix.
+
+std::string gpt_block_prefix(const Block& b) {
+    switch (b.kind) {
+        case BlockKind::Input: return "transformer";
+        case BlockKind::FinalNorm: return "transformer.ln_f";
+        case BlockKind::Projection: return "lm_head";
+        case BlockKind::Loss: return "loss";
+        case BlockKind::None: return {};
+        default: return "transformer.h." + std::to_string(b.layer);
+    }
+}
+
+bool parse_gpt(Parsed& p, const std::vector<std::string_view>& parts) {
+    const std::string_view head = parts[0];
+    if (head == "lm_head") {
+        p.block = Block{Stack::None, BlockKind::Projection, -1, Naming::Gpt};
+        p.leaf = join_from(parts, 1);
+        return true;
+    }
+    if (head != "transformer" || parts.size() < 2) return false;
+    if (parts[1] == "wte" || parts[1] == "wpe" || parts[1] == "drop") {
+        p.block = Block{Stack::Decoder, BlockKind::Input, -1, Naming::Gpt};
+        p.leaf = join_from(parts, 1);
+        return true;
+    }
+    if (parts[1] == "ln_f") {
+        p.block = Block{Stack::Decoder, BlockKind::FinalNorm, -1, Naming::Gpt};
+        p.leaf = join_from(parts, 2);
+        return true;
+    }
+    if (parts[1] != "h" || parts.size() < 4) return false;
+    const int layer = parse_index(parts[2]);
+    if (layer < 0) return false;
+    const std::string_view half = parts[3];
+    BlockKind k = BlockKind::None;
+    if (half == "ln_1" || half == "attn" || half == "resid1") k = BlockKind::MaskedSelfAttention;
+    else if (half == "ln_2" || half == "mlp" || half == "resid2") k = BlockKind::FeedForward;
+    if (k == BlockKind::None) return false;
+    p.block = Block{Stack::Decoder, k, layer, Naming::Gpt};
+    p.leaf = join_from(parts, 3);
+    return true;
+}
+
 }  // namespace
 
 std::string block_prefix(const Block& b) {
+    if (b.naming == Naming::Gpt) return gpt_block_prefix(b);
     if (b.naming == Naming::Aiayn) return aiayn_block_prefix(b);
     if (b.torch()) return torch_block_prefix(b);
     switch (b.kind) {
@@ -291,6 +337,9 @@ Parsed parse(std::string_view name) {
     p.grad = is_grad(name);
     p.base = forward_name(name);
     const auto parts = split(p.base);
+    if (parse_gpt(p, parts)) return p;
+    p.block = Block{};
+    p.leaf.clear();
     if (parse_torch(p, parts)) return p;
     p.block = Block{};
     p.leaf.clear();

@@ -1166,9 +1166,14 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>预热步数必须为正数</translation>
     </message>
     <message>
-        <source>unknown optimizer &apos;%1&apos; (use sgd or adam)</source>
-        <extracomment>optimizer.unknown</extracomment>
-        <translation>未知的优化器 &apos;%1&apos;（请使用 sgd 或 adam）</translation>
+        <source>weight decay must be at least 0, and below 1 / learning rate, got %1</source>
+        <extracomment>optimizer.weight_decay</extracomment>
+        <translation>权重衰减必须不小于 0，且小于 1 / 学习率，实际为 %1</translation>
+    </message>
+    <message>
+        <source>unknown optimizer &apos;%1&apos; (use sgd, adam or adamw)</source>
+        <extracomment>optimizer.unknown_kind</extracomment>
+        <translation>未知的优化器 &apos;%1&apos;（请使用 sgd、adam 或 adamw）</translation>
     </message>
     <message>
         <source>optimizer state: could not read it back from its temporary file</source>
@@ -1199,6 +1204,11 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <source>the checkpoint&apos;s optimizer state is for %1, but training uses %2</source>
         <extracomment>optimizer_state.kind</extracomment>
         <translation>检查点中的优化器状态属于 %1，但训练使用 %2</translation>
+    </message>
+    <message>
+        <source>optimizer state: &quot;weight_decay&quot; must be a number of at least 0, got %1</source>
+        <extracomment>optimizer_state.weight_decay</extracomment>
+        <translation>优化器状态：&quot;weight_decay&quot; 必须是不小于 0 的数，实际为 %1</translation>
     </message>
     <message>
         <source>optimizer state: missing tensor &apos;%1&apos;</source>

@@ -11,15 +11,19 @@
 
 namespace stepformer::testing {
 
-// "tutorial" (Config::small), "torch" (torch_small) or "aiayn" (aiayn_small).
+// "tutorial" (Config::small), "torch" (torch_small), "aiayn" (aiayn_small) or "gpt" (gpt_small).
 inline Config model_config(const std::string& which) {
     if (which == "tutorial") return Config::small();
     if (which == "torch") return Config::torch_small();
+    if (which == "gpt") return Config::gpt_small();
     return Config::aiayn_small();
 }
 
-// Two sentence pairs with their expected outputs, one of them padded.
+// Two sentence pairs with their expected outputs, one of them padded (a model without a source:
+// the two target sentences, the shorter padded to the longer).
 inline Batch sentence_batch(const Config& c) {
+    if (!c.reads_source())
+        return make_batch(c, {}, {"S i want a beer .", "S you like coke"}, {"i want a beer . E", "you like coke . P"});
     return make_batch(c, {"ich mochte ein bier P", "ich mochte ein cola"}, {"S i want a beer .", "S i want a coke ."},
                       {"i want a beer . E", "i want a coke . E"});
 }
@@ -27,7 +31,7 @@ inline Batch sentence_batch(const Config& c) {
 using ModelCase = std::tuple<std::string, std::string>;
 
 inline auto model_cases() {
-    return ::testing::Combine(::testing::Values("tutorial", "torch", "aiayn"), ::testing::ValuesIn(registered_backends()));
+    return ::testing::Combine(::testing::Values("tutorial", "torch", "aiayn", "gpt"), ::testing::ValuesIn(registered_backends()));
 }
 
 inline std::string model_case_name(const ::testing::TestParamInfo<ModelCase>& i) {

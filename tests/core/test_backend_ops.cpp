@@ -246,7 +246,10 @@ const std::vector<UpdCase> kUpdCases = {{"SGD momentum 0", WeightUpdate::Kind::S
                                         {"SGD momentum 0.9", WeightUpdate::Kind::SGD, 0.9f, false},
                                         {"SGD momentum 0.9 into out", WeightUpdate::Kind::SGD, 0.9f, true},
                                         {"Adam in place", WeightUpdate::Kind::Adam, 0.0f, false},
-                                        {"Adam into out", WeightUpdate::Kind::Adam, 0.0f, true}};
+                                        {"Adam into out", WeightUpdate::Kind::Adam, 0.0f, true},
+                                        {"AdamW in place", WeightUpdate::Kind::AdamW, 0.0f, false},
+                                        {"AdamW into out", WeightUpdate::Kind::AdamW, 0.0f, true}};
+bool two_moments(const UpdCase& c) { return c.kind != WeightUpdate::Kind::SGD; }
 
 // A weight's optimizer state and where its update goes, for one backend's run.
 struct UpdState {
@@ -255,12 +258,14 @@ struct UpdState {
         WeightUpdate u;
         u.kind = c.kind;
         u.buf1 = buf1.data();
-        u.buf2 = c.kind == WeightUpdate::Kind::Adam ? buf2.data() : nullptr;
-        u.lr = c.kind == WeightUpdate::Kind::Adam ? 1e-2f : 0.05f;
+        u.buf2 = two_moments(c) ? buf2.data() : nullptr;
+        u.lr = two_moments(c) ? 1e-2 : 0.05;
         u.momentum = c.momentum;
-        u.beta1 = 0.9f;
-        u.beta2 = 0.98f;
-        u.eps = 1e-9f;
+        const bool adamw = c.kind == WeightUpdate::Kind::AdamW;
+        u.beta1 = 0.9;
+        u.beta2 = adamw ? 0.95 : 0.98;  // nanoGPT's for AdamW
+        u.eps = adamw ? 1e-8f : 1e-9f;
+        u.weight_decay = adamw ? 0.1 : 0.0;
         u.step = 3;
         u.out = c.to_out ? out.data() : nullptr;
         return u;
@@ -315,7 +320,7 @@ TEST_P(BackendOps, LinearBackwardUpdate) {
                     }
                     EXPECT_TRUE(near("W", a.W, r.W));
                     EXPECT_TRUE(near("buf1", a.buf1, r.buf1));
-                    if (c.kind == WeightUpdate::Kind::Adam) {
+                    if (two_moments(c)) {
                         EXPECT_TRUE(near("buf2", a.buf2, r.buf2));
                     }
                     if (c.to_out) {
@@ -598,18 +603,22 @@ void check_softmax_special(Backend& be, Backend& ref, const std::string& on, int
     }
 }
 
-void check_layernorm(Backend& be, Backend& ref, const std::string& on, int rows, int cols, bool affine) {
-    const std::string shp = shape({{"rows", rows}, {"cols", cols}}) + (affine ? " gamma/beta" : " no gamma/beta");
+// affine: 0 no gamma/beta (the tutorial's), 1 gamma and beta, 2 gamma without beta (nanoGPT's bias=False)
+constexpr int kLayerNormForms = 3;
+void check_layernorm(Backend& be, Backend& ref, const std::string& on, int rows, int cols, int affine) {
+    const bool shifted = affine == 1;
+    const std::string shp = shape({{"rows", rows}, {"cols", cols}}) +
+                            (affine == 0 ? " no gamma/beta" : shifted ? " gamma/beta" : " gamma, no beta");
     const size_t n = size_t(rows) * cols;
     const Vec in = rnd(n, 38, -2.0f, 3.0f), gamma = rnd(size_t(cols), 39, 0.5f, 1.5f), beta = rnd(size_t(cols), 40);
     const float* g = affine ? gamma.data() : nullptr;
-    const float* b = affine ? beta.data() : nullptr;
+    const float* b = shifted ? beta.data() : nullptr;
     Vec out = nan_vec(n), mean = nan_vec(size_t(rows)), rstd = mean, out_ref = out, mean_ref = mean, rstd_ref = mean;
     {
         SCOPED_TRACE("layernorm_forward on " + on + ", " + shp);
         VecStaging st(be);
         be.layernorm_forward(st.out(out), st.out(mean), st.out(rstd), st.in(in), affine ? st.in(gamma) : nullptr,
-                             affine ? st.in(beta) : nullptr, rows, cols, 1e-5f);
+                             shifted ? st.in(beta) : nullptr, rows, cols, 1e-5f);
         st.finish();
         ref.layernorm_forward(out_ref.data(), mean_ref.data(), rstd_ref.data(), in.data(), g, b, rows, cols, 1e-5f);
         EXPECT_TRUE(near("out", out, out_ref));
@@ -622,11 +631,11 @@ void check_layernorm(Backend& be, Backend& ref, const std::string& on, int rows,
         Vec din = nan_vec(n), din_ref = din;
         Vec dg = rnd(size_t(cols), 42), db = rnd(size_t(cols), 43), dg_ref = dg, db_ref = db;  // accumulated
         VecStaging st(be);
-        be.layernorm_backward(st.out(din), affine ? st.inout(dg) : nullptr, affine ? st.inout(db) : nullptr,
+        be.layernorm_backward(st.out(din), affine ? st.inout(dg) : nullptr, shifted ? st.inout(db) : nullptr,
                               st.in(dout), st.in(in), st.in(mean_ref), st.in(rstd_ref), affine ? st.in(gamma) : nullptr,
                               rows, cols);
         st.finish();
-        ref.layernorm_backward(din_ref.data(), affine ? dg_ref.data() : nullptr, affine ? db_ref.data() : nullptr,
+        ref.layernorm_backward(din_ref.data(), affine ? dg_ref.data() : nullptr, shifted ? db_ref.data() : nullptr,
                                dout.data(), in.data(), mean_ref.data(), rstd_ref.data(), g, rows, cols);
         EXPECT_TRUE(near("din", din, din_ref));
         if (affine) {
@@ -969,7 +978,8 @@ TEST_P(BackendOps, Scale) {
 TEST_P(BackendOps, LayerNorm) {
     kernel("layernorm_forward"), kernel("layernorm_backward");
     for (auto [rows, cols] : kRowShapes)
-        for (int affine = 0; affine < 2; ++affine) check_layernorm(*be, *ref, GetParam(), rows, cols, affine);
+        for (int affine = 0; affine < kLayerNormForms; ++affine)
+            check_layernorm(*be, *ref, GetParam(), rows, cols, affine);
     for (int cols : {1, 5, 40, 600}) check_layernorm_special(*be, *ref, GetParam(), cols);
 }
 
@@ -1275,7 +1285,7 @@ TEST_P(BackendOps, ApplyUpdate) {
             ref->apply_update(r.W.data(), grad.data(), n, r.spec(c));
             EXPECT_TRUE(near("param", a.W, r.W));
             EXPECT_TRUE(near("buf1", a.buf1, r.buf1));
-            if (c.kind == WeightUpdate::Kind::Adam) {
+            if (two_moments(c)) {
                 EXPECT_TRUE(near("buf2", a.buf2, r.buf2));
             }
             if (c.to_out) {
@@ -1338,7 +1348,7 @@ TEST_P(BackendOps, UpdatesGuardedByAFlag) {
                 const UpdState& want = flag != 0.0f ? r : before;
                 EXPECT_TRUE(near("W", a.W, want.W));
                 EXPECT_TRUE(near("buf1", a.buf1, want.buf1));
-                if (c.kind == WeightUpdate::Kind::Adam) {
+                if (two_moments(c)) {
                     EXPECT_TRUE(near("buf2", a.buf2, want.buf2));
                 }
                 if (c.to_out) {
@@ -1656,13 +1666,12 @@ TEST_P(BackendOps, Staging) {
 // ---------------------------------------------------------------- the whole model
 
 // Training with what the goldens leave out (their models have no dropout): dropout's masks
-// (dropout_mask, positional_forward with keep, mul_forward), learned LayerNorm, both
-// optimizers. A few steps on this backend against the same on the single-threaded CPU backend.
+// (dropout_mask, positional_forward with keep, mul_forward), learned LayerNorm, every
+// optimizer. A few steps on this backend against the same on the single-threaded CPU backend.
 TEST_P(BackendOps, TrainingWithDropoutMatchesTheCpu) {
-    for (OptimizerKind kind : {OptimizerKind::SGD, OptimizerKind::Adam}) {
-        const bool adam = kind == OptimizerKind::Adam;
-        SCOPED_TRACE(std::string("training (small, dropout 0.1, learned LayerNorm, ") + (adam ? "Adam" : "SGD") +
-                     ") on " + GetParam());
+    for (OptimizerKind kind : {OptimizerKind::SGD, OptimizerKind::Adam, OptimizerKind::AdamW}) {
+        const bool adam = kind != OptimizerKind::SGD;
+        SCOPED_TRACE("training (small, dropout 0.1, learned LayerNorm, " + optimizer_name(kind) + ") on " + GetParam());
         Config c = Config::small();
         c.dropout = 0.1;
         c.learn_layer_norm = true;
@@ -1670,7 +1679,7 @@ TEST_P(BackendOps, TrainingWithDropoutMatchesTheCpu) {
         to.epochs = 4;
         to.batch_size = 2;
         to.seed = 5;
-        to.optimizer.kind = kind;
+        to.optimizer = optimizer_defaults(kind);
         to.optimizer.lr = adam ? 5e-3 : 0.05;
         to.optimizer.momentum = adam ? 0.0 : 0.9;
         auto train = [&](Backend& backend, std::vector<double>& losses) {
@@ -1728,7 +1737,7 @@ TEST(RowReductions, SubgroupAndSerialShadersBothGiveTheCpus) {
         const std::string on = std::string("gpu (") + reduce + ")";
         for (auto [rows, cols] : kRowShapes) {
             check_softmax(*be, *ref, on, rows, cols);
-            for (int affine = 0; affine < 2; ++affine) check_layernorm(*be, *ref, on, rows, cols, affine);
+            for (int affine = 0; affine < kLayerNormForms; ++affine) check_layernorm(*be, *ref, on, rows, cols, affine);
         }
         for (int cols : {1, 5, 40, 600}) {
             check_softmax_special(*be, *ref, on, cols);
@@ -1740,7 +1749,7 @@ TEST(RowReductions, SubgroupAndSerialShadersBothGiveTheCpus) {
         // dgamma/dbeta and the loss's row count go in chunks.
         for (auto [rows, cols] : std::vector<std::array<int, 2>>{{1100000, 2}, {66000, 130}}) {
             check_softmax(*be, *ref, on, rows, cols);
-            for (int affine = 0; affine < 2; ++affine) check_layernorm(*be, *ref, on, rows, cols, affine);
+            for (int affine = 0; affine < kLayerNormForms; ++affine) check_layernorm(*be, *ref, on, rows, cols, affine);
         }
         check_cross_entropy(*be, *ref, on, 70000, 3, 0);
         // the smoothed loss reduces along its rows too: a subgroup a row (short) or a workgroup (long)

@@ -334,7 +334,7 @@ TEST(TrainOptionErrors, LearningRateAndOptimizerHyperparameters) {
     to.optimizer.warmup_steps = 0;
     EXPECT_TRUE(mentions(train_option_error(to), {"warm-up steps must be positive"}));
     EXPECT_TRUE(mentions(error_of<std::invalid_argument>([] { optimizer_from_name("rmsprop"); }),
-                         {"unknown optimizer 'rmsprop'", "sgd or adam"}));
+                         {"unknown optimizer 'rmsprop'", "sgd, adam or adamw"}));
     // the optimizer and the trainer check on construction
     const Config c = Config::small();
     Transformer model(c, init_params(c, 1));

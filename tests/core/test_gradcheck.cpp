@@ -212,7 +212,7 @@ TEST_P(KernelGrad, Linear) {
 }
 
 // The fused backward + optimizer update of a linear weight gives what linear_backward, then
-// sgd_step/adam_step give: in the streaming regime (N <= 48 tokens; widths that are not
+// apply_update (SGD, Adam, AdamW) give: in the streaming regime (N <= 48 tokens; widths that are not
 // multiples of the SIMD width, row counts that are not multiples of the row block) and the GEMM
 // regime (N > 48); with and without a kept gradient, accumulating into dx or not.
 TEST_P(KernelGrad, LinearBackwardFusedWithUpdate) {
@@ -222,11 +222,14 @@ TEST_P(KernelGrad, LinearBackwardFusedWithUpdate) {
     const std::vector<Shape3> shapes = large() ? std::vector<Shape3>{{10, 61, 131}, {2, 512, 96}, {60, 70, 33}}
                                                : std::vector<Shape3>{{3, 5, 4}, {1, 37, 3}, {9, 16, 9}, {49, 7, 5}};
     for (const auto [N, I, O] : shapes)
-        for (WeightUpdate::Kind kind : {WeightUpdate::Kind::SGD, WeightUpdate::Kind::Adam})
+        for (WeightUpdate::Kind kind : {WeightUpdate::Kind::SGD, WeightUpdate::Kind::Adam, WeightUpdate::Kind::AdamW})
             for (bool keep_dW : {true, false})
                 for (bool acc_dx : {false, true}) {
                     SCOPED_TRACE("N=" + std::to_string(N) + " I=" + std::to_string(I) + " O=" + std::to_string(O) +
-                                 (kind == WeightUpdate::Kind::SGD ? " sgd" : " adam") + (keep_dW ? " dW" : "") +
+                                 (kind == WeightUpdate::Kind::SGD    ? " sgd"
+                                  : kind == WeightUpdate::Kind::Adam ? " adam"
+                                                                     : " adamw") +
+                                 (keep_dW ? " dW" : "") +
                                  (acc_dx ? " acc" : ""));
                     const size_t nw = size_t(O) * I;
                     const Vec x = randn(size_t(N) * I, 1 + N), dy = randn(size_t(N) * O, 3 + O), W0 = randn(nw, 2 + I, 0.3f);
@@ -238,6 +241,7 @@ TEST_P(KernelGrad, LinearBackwardFusedWithUpdate) {
                     u.beta1 = 0.9f;
                     u.beta2 = 0.98f;
                     u.eps = 1e-9f;
+                    u.weight_decay = 0.1;  // AdamW's (the others ignore it)
                     u.step = 3;
 
                     Vec W_ref = W0, b1_ref = b10, b2_ref = b20, dx_ref = dx0, dW_ref(nw, 7.0f);
@@ -251,7 +255,7 @@ TEST_P(KernelGrad, LinearBackwardFusedWithUpdate) {
                     Vec W = W0, b1 = b10, b2 = b20, dx = dx0, dW(nw, 7.0f);
                     WeightUpdate uf = u;
                     uf.buf1 = b1.data();
-                    uf.buf2 = kind == WeightUpdate::Kind::Adam ? b2.data() : nullptr;
+                    uf.buf2 = kind != WeightUpdate::Kind::SGD ? b2.data() : nullptr;
                     double sq = 0.0;
                     be->linear_backward_update(dx.data(), keep_dW ? dW.data() : nullptr, &sq, dy.data(), x.data(),
                                                W.data(), N, I, O, acc_dx, uf);
@@ -273,7 +277,7 @@ TEST_P(KernelGrad, LinearBackwardFusedWithUpdate) {
                     }
                     EXPECT_TRUE(near("W", W, W_ref, 1e-6));
                     EXPECT_TRUE(near("buf1", b1, b1_ref, 1e-5));
-                    if (kind == WeightUpdate::Kind::Adam) {
+                    if (kind != WeightUpdate::Kind::SGD) {
                         EXPECT_TRUE(near("buf2", b2, b2_ref, 1e-5));
                     }
                     EXPECT_NE(W, W0) << "the weight was updated";

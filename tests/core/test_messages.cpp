@@ -173,7 +173,7 @@ TEST(Messages, OptionErrorsStayInvalidArgumentsWithCodes) {
     const Message m = message_of<std::invalid_argument>([&] { to.validate(); });
     EXPECT_EQ(m.code(), "train.epochs");
     EXPECT_EQ(m.text(), "epochs must be between 1 and 1000000, got 0");
-    EXPECT_EQ(message_of<std::invalid_argument>([] { optimizer_from_name("rmsprop"); }).code(), "optimizer.unknown");
+    EXPECT_EQ(message_of<std::invalid_argument>([] { optimizer_from_name("rmsprop"); }).code(), "optimizer.unknown_kind");
 }
 
 TEST(Messages, FileErrorsKeepTheirCodeInsideTheReadersErrors) {

@@ -70,8 +70,12 @@ TEST_P(Recompute, AnEditedStepChangesWhatFollowsAsTheEditedModelWould) {
     Case s(GetParam());
     Trace t;
     s.model->forward(s.batch, t);
-    // Knock out head h of the decoder's first cross-attention: its context is zero.
-    const Block cross{Stack::Decoder, BlockKind::CrossAttention, 0, graph::attention_blocks(t).back().naming};
+    // Knock out head h of the decoder's first cross-attention (a decoder-only model's first
+    // self-attention): its context is zero.
+    const auto blocks = graph::attention_blocks(t);
+    Block cross = blocks.front();
+    for (const Block& b : blocks)
+        if (b.kind == BlockKind::CrossAttention && b.layer == 0) cross = b;
     const TraceEntry* ctx = graph::find(t, cross, Role::Context);
     ASSERT_NE(ctx, nullptr);
     const int B = int(ctx->value.dim(0)), H = int(ctx->value.dim(1)), Lq = int(ctx->value.dim(2)), dv = int(ctx->value.dim(3));

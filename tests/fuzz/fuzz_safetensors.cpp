@@ -44,10 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     ck.optimizer_json = it->second;
     for (const StoredTensor& t : f.tensors)
         if (t.name.rfind("optim.", 0) == 0) ck.optimizer_tensors.emplace(t.name, t.value);
-    for (OptimizerKind kind : {OptimizerKind::SGD, OptimizerKind::Adam}) {
-        OptimizerOptions o;
-        o.kind = kind;
-        Optimizer opt(o, ck.params);
+    for (OptimizerKind kind : {OptimizerKind::SGD, OptimizerKind::Adam, OptimizerKind::AdamW}) {
+        Optimizer opt(optimizer_defaults(kind), ck.params);
         try {
             restore_optimizer(ck, opt);
         } catch (const std::runtime_error&) {

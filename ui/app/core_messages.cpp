@@ -79,8 +79,14 @@ const char* const kTemplates[] = {
     QT_TRANSLATE_NOOP("CoreMessage", "'%1' is not a key of \"architecture\": \"aiayn\", which takes its Transformer's arguments (d_model, d_inner, n_layers, n_head, d_k, d_v, dropout, n_position, trg_emb_prj_weight_sharing, emb_src_trg_weight_sharing, scale_emb_or_prj)"),
     //: config.d_word_vec
     QT_TRANSLATE_NOOP("CoreMessage", "'d_word_vec' must equal 'd_model' (the residual connections add them)"),
-    //: config.architecture
-    QT_TRANSLATE_NOOP("CoreMessage", "'architecture' must be \"tutorial\", \"torch\" or \"aiayn\", got \"%1\""),
+    //: config.architecture_one_of
+    QT_TRANSLATE_NOOP("CoreMessage", "'architecture' must be one of %2, got \"%1\""),
+    //: config.not_gpt_key
+    QT_TRANSLATE_NOOP("CoreMessage", "'%1' is not a key of \"architecture\": \"gpt\"; nanoGPT's GPTConfig calls it '%2'"),
+    //: config.not_gpt_key_at_all
+    QT_TRANSLATE_NOOP("CoreMessage", "'%1' is not a key of \"architecture\": \"gpt\", which takes nanoGPT's GPTConfig fields (block_size, n_layer, n_head, n_embd, dropout, bias) and the words: vocab, pad, bos, eos"),
+    //: config.gpt_heads
+    QT_TRANSLATE_NOOP("CoreMessage", "'n_embd' (%1) must be divisible by 'n_head' (%2): each head gets n_embd / n_head features"),
     //: config.differs
     QT_TRANSLATE_NOOP("CoreMessage", "'%1' differs: %2 vs %3"),
     //: sentence.source
@@ -93,6 +99,8 @@ const char* const kTemplates[] = {
     QT_TRANSLATE_NOOP("CoreMessage", "%1 sentence is empty"),
     //: sentence.too_long
     QT_TRANSLATE_NOOP("CoreMessage", "%1 sentence '%2' has %3 tokens, more than the length %4"),
+    //: sentence.over_block_size
+    QT_TRANSLATE_NOOP("CoreMessage", "the sentence '%1' has %2 tokens, more than block_size %3 (the longest sequence the model's positions reach)"),
     //: sentence.unknown_token
     QT_TRANSLATE_NOOP("CoreMessage", "unknown %1 token '%2' in '%3'; the vocabulary is: %4"),
     //: batch.empty
@@ -103,6 +111,8 @@ const char* const kTemplates[] = {
     QT_TRANSLATE_NOOP("CoreMessage", "this model reads no source sentences, but the batch has %1"),
     //: batch.count_mismatch
     QT_TRANSLATE_NOOP("CoreMessage", "the batch has %1 source sentences but %2 target sentences"),
+    //: batch.over_block_size
+    QT_TRANSLATE_NOOP("CoreMessage", "the batch's sequences have %1 positions, more than block_size %2"),
     //: batch.outputs_mismatch
     QT_TRANSLATE_NOOP("CoreMessage", "the batch has %1 expected outputs for %2 sentences"),
     //: decode.no_vocabulary
@@ -175,8 +185,10 @@ const char* const kTemplates[] = {
     QT_TRANSLATE_NOOP("CoreMessage", "Adam eps must be positive"),
     //: optimizer.warmup
     QT_TRANSLATE_NOOP("CoreMessage", "warm-up steps must be positive"),
-    //: optimizer.unknown
-    QT_TRANSLATE_NOOP("CoreMessage", "unknown optimizer '%1' (use sgd or adam)"),
+    //: optimizer.weight_decay
+    QT_TRANSLATE_NOOP("CoreMessage", "weight decay must be at least 0, and below 1 / learning rate, got %1"),
+    //: optimizer.unknown_kind
+    QT_TRANSLATE_NOOP("CoreMessage", "unknown optimizer '%1' (use sgd, adam or adamw)"),
     //: optimizer_state.spill
     QT_TRANSLATE_NOOP("CoreMessage", "optimizer state: could not read it back from its temporary file"),
     //: optimizer_state.not_json
@@ -189,6 +201,8 @@ const char* const kTemplates[] = {
     QT_TRANSLATE_NOOP("CoreMessage", "optimizer state: step %1 is negative"),
     //: optimizer_state.kind
     QT_TRANSLATE_NOOP("CoreMessage", "the checkpoint's optimizer state is for %1, but training uses %2"),
+    //: optimizer_state.weight_decay
+    QT_TRANSLATE_NOOP("CoreMessage", "optimizer state: \"weight_decay\" must be a number of at least 0, got %1"),
     //: optimizer_state.missing_tensor
     QT_TRANSLATE_NOOP("CoreMessage", "optimizer state: missing tensor '%1'"),
     //: optimizer_state.shape
@@ -355,6 +369,8 @@ const char* const kTemplates[] = {
     QT_TRANSLATE_NOOP("CoreMessage", "weights '%1' were saved by an earlier Stepformer that trained LayerNorm gamma/beta; opened with \"learn_layer_norm\": true so their numbers are unchanged. The tutorial keeps gamma = 1, beta = 0: retrain from the initial weights to follow it"),
     //: weights.positional_shape
     QT_TRANSLATE_NOOP("CoreMessage", "weights '%1': the positional buffer '%2' has shape %3; it is ignored and the sinusoid table recomputed"),
+    //: weights.not_causal_buffer
+    QT_TRANSLATE_NOOP("CoreMessage", "weights '%1': '%2' is not the causal mask nanoGPT registers there (ones on and below the diagonal, shape [1, 1, %3, %3]); found %4"),
     //: weights.positional_not_sinusoid
     QT_TRANSLATE_NOOP("CoreMessage", "weights '%1': the positional buffer '%2' is not the sinusoid table (max |Δ| %3); the model recomputes the sinusoid table and does not use the file's"),
     //: weights.parameter_mismatch

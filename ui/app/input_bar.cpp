@@ -172,12 +172,12 @@ InputBar::InputBar(QWidget* parent) : QWidget(parent) {
     target_->setPlaceholderText(tr("Target sentence, e.g. S i want a beer ."));
     target_->setToolTip(tr("The decoder's input (dec_inputs): starts with the start symbol S. "
                            "Alt+/ (or Ctrl+Space) lists the vocabulary."));
-    auto* srcLabel = new QLabel(tr("&Source:"), this);
-    srcLabel->setBuddy(source_);
-    srcLabel->setToolTip(source_->toolTip());
-    auto* tgtLabel = new QLabel(tr("&Target:"), this);
-    tgtLabel->setBuddy(target_);
-    tgtLabel->setToolTip(target_->toolTip());
+    srcLabel_ = new QLabel(tr("&Source:"), this);
+    srcLabel_->setBuddy(source_);
+    srcLabel_->setToolTip(source_->toolTip());
+    tgtLabel_ = new QLabel(tr("&Target:"), this);
+    tgtLabel_->setBuddy(target_);
+    tgtLabel_->setToolTip(target_->toolTip());
 
     reset_ = view_parts::named(new QToolButton(this), "resetSentencesButton");
     reset_->setIcon(style()->standardIcon(QStyle::SP_BrowserReload));
@@ -193,9 +193,9 @@ InputBar::InputBar(QWidget* parent) : QWidget(parent) {
     grid->setContentsMargins(6, 4, 6, 4);
     grid->setHorizontalSpacing(6);
     grid->setVerticalSpacing(2);
-    grid->addWidget(srcLabel, 0, 0);
+    grid->addWidget(srcLabel_, 0, 0);
     grid->addWidget(source_, 0, 1);
-    grid->addWidget(tgtLabel, 0, 2);
+    grid->addWidget(tgtLabel_, 0, 2);
     grid->addWidget(target_, 0, 3);
     grid->addWidget(reset_, 0, 4);
     grid->addWidget(status_, 1, 1, 1, 4);
@@ -215,12 +215,23 @@ void InputBar::setVocabularies(const QStringList& source, const QStringList& tar
     target_->setVocabulary(target);
     srcLen_ = srcLen;
     tgtLen_ = tgtLen;
+    // A model without a source vocabulary (nanoGPT, decoder only) reads one text: one field.
+    hasSource_ = !source.isEmpty() || target.isEmpty();
+    source_->setVisible(hasSource_);
+    srcLabel_->setVisible(hasSource_);
+    tgtLabel_->setText(hasSource_ ? tr("&Target:") : tr("&Text:"));
     source_->setToolTip(tr("The encoder's input (enc_inputs), at most %1 words from: %2")
                             .arg(srcLen)
                             .arg(source.join(QLatin1Char(' '))));
-    target_->setToolTip(tr("The decoder's input (dec_inputs), at most %1 words from: %2")
-                            .arg(tgtLen)
-                            .arg(target.join(QLatin1Char(' '))));
+    target_->setToolTip(hasSource_ ? tr("The decoder's input (dec_inputs), at most %1 words from: %2")
+                                         .arg(tgtLen)
+                                         .arg(target.join(QLatin1Char(' ')))
+                                   : tr("The model's input (idx): at most %1 words (block_size) from: %2. It predicts "
+                                        "each next word; the Decode view continues the first two.")
+                                         .arg(tgtLen)
+                                         .arg(target.join(QLatin1Char(' '))));
+    target_->setPlaceholderText(hasSource_ ? tr("Target sentence, e.g. S i want a beer .") : tr("Text, e.g. S i want a beer ."));
+    tgtLabel_->setToolTip(target_->toolTip());
     render();
 }
 
@@ -245,8 +256,8 @@ void InputBar::onTextEdited() {
 
 QStringList InputBar::localProblems() const {
     QStringList problems;
-    if (source_->vocabulary().isEmpty() || target_->vocabulary().isEmpty()) return problems;  // no model yet
-    const QStringList us = source_->unknownWords(), ut = target_->unknownWords();
+    if ((hasSource_ && source_->vocabulary().isEmpty()) || target_->vocabulary().isEmpty()) return problems;  // no model yet
+    const QStringList us = hasSource_ ? source_->unknownWords() : QStringList(), ut = target_->unknownWords();
     auto quoted = [](const QStringList& l) {
         QStringList q;
         for (const auto& w : l) q << QStringLiteral("“%1”").arg(w.toHtmlEscaped());
@@ -256,14 +267,17 @@ QStringList InputBar::localProblems() const {
         problems << tr("unknown source words %1 (the source vocabulary is: %2)", nullptr, int(us.size()))
                         .arg(quoted(us), source_->vocabulary().join(QLatin1Char(' ')).toHtmlEscaped());
     if (!ut.isEmpty())
-        problems << tr("unknown target words %1 (the target vocabulary is: %2)", nullptr, int(ut.size()))
+        problems << (hasSource_ ? tr("unknown target words %1 (the target vocabulary is: %2)", nullptr, int(ut.size()))
+                                : tr("unknown words %1 (the vocabulary is: %2)", nullptr, int(ut.size())))
                         .arg(quoted(ut), target_->vocabulary().join(QLatin1Char(' ')).toHtmlEscaped());
-    if (srcLen_ > 0 && source_->wordCount() > srcLen_)
+    if (hasSource_ && srcLen_ > 0 && source_->wordCount() > srcLen_)
         problems << tr("the source has %n words, at most %1 fit (src_len)", nullptr, source_->wordCount()).arg(srcLen_);
     if (tgtLen_ > 0 && target_->wordCount() > tgtLen_)
-        problems << tr("the target has %n words, at most %1 fit (tgt_len)", nullptr, target_->wordCount()).arg(tgtLen_);
-    if (source_->wordCount() == 0) problems << tr("the source sentence is empty");
-    if (target_->wordCount() == 0) problems << tr("the target sentence is empty");
+        problems << (hasSource_ ? tr("the target has %n words, at most %1 fit (tgt_len)", nullptr, target_->wordCount())
+                                : tr("the text has %n words, at most %1 fit (block_size)", nullptr, target_->wordCount()))
+                        .arg(tgtLen_);
+    if (hasSource_ && source_->wordCount() == 0) problems << tr("the source sentence is empty");
+    if (target_->wordCount() == 0) problems << (hasSource_ ? tr("the target sentence is empty") : tr("the text is empty"));
     return problems;
 }
 

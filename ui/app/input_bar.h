@@ -77,6 +77,8 @@ private:
 
     SentenceEdit *source_ = nullptr, *target_ = nullptr;
     QLabel* status_ = nullptr;
+    QLabel *srcLabel_ = nullptr, *tgtLabel_ = nullptr;
+    bool hasSource_ = true;  // false: the model reads one text (no source vocabulary)
     QToolButton* reset_ = nullptr;
     QTimer* debounce_ = nullptr;
     int srcLen_ = 0, tgtLen_ = 0;

@@ -467,12 +467,14 @@ void MainWindow::onModelChanged() {
 }
 
 void MainWindow::onInputAccepted() {
-    if (decodeView_->source() != session_->source()) decodeView_->setSource(session_->source());
+    if (decodeView_->source() != session_->decodeInput()) decodeView_->setSource(session_->decodeInput());
     QString detail;
     const QString expected = session_->expectedOutput();
     const auto trace = session_->trace();
     if (!expected.isEmpty()) {
-        detail = tr("expected output (dec_outputs): %1").arg(expected.toHtmlEscaped());
+        detail = (session_->config().reads_source() ? tr("expected output (dec_outputs): %1")
+                                                    : tr("targets (each next word): %1"))
+                     .arg(expected.toHtmlEscaped());
         if (const auto* l = trace ? stepformer::graph::find(*trace, {stepformer::Stack::None, stepformer::BlockKind::Loss, -1},
                                                             Role::Loss)
                                   : nullptr)

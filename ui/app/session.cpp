@@ -292,6 +292,7 @@ void Session::fallBackToCpu(const QString& message) {
 // ----- sentences and the trace --------------------------------------------------------------
 
 QString Session::validateSentence(const QString& sentence, bool isSource) const {
+    if (isSource && !config_.reads_source()) return {};  // it has no source: whatever the field holds is not read
     if (sentence.trimmed().isEmpty())
         return isSource ? tr("The source sentence is empty.") : tr("The target sentence is empty.");
     try {
@@ -308,6 +309,7 @@ QString Session::validateSentence(const QString& sentence, bool isSource) const 
 bool Session::recompute(const QString& source, const QString& target, QString* error) {
     for (bool isSource : {true, false}) {
         const QString& s = isSource ? source : target;
+        if (isSource && !config_.reads_source()) continue;
         if (s.trimmed().isEmpty()) {
             *error = isSource ? tr("The source sentence is empty: type words such as \"ich mochte ein bier\".")
                               : tr("The target sentence is empty: it starts with \"%1\", e.g. \"%1 i want a beer .\".")
@@ -323,9 +325,7 @@ bool Session::recompute(const QString& source, const QString& target, QString* e
         }
         if (!model_) {  // validated; the trace comes with the model
             const std::string expected = config_.eos_id() >= 0 ? dec_output_for(ss(target), config_) : std::string();
-            std::vector<std::string> out;
-            if (!expected.empty()) out.push_back(expected);
-            (void)make_batch(config_, {ss(source)}, {ss(target)}, out);
+            (void)make_sentence_batch(config_, ss(source), ss(target), expected);
             source_ = source;
             target_ = target;
             expected_ = qs(expected);
@@ -355,12 +355,10 @@ SentencePass Session::computePass(const Transformer& model, const Config& config
     // Without an eos in the vocabulary there is no expected output to compare with.
     const std::string expected = config.eos_id() >= 0 ? dec_output_for(ss(target), config) : std::string();
     p.expected = qs(expected);
-    std::vector<std::string> out;
-    if (!expected.empty()) out.push_back(expected);
-    Batch batch = make_batch(config, {ss(source)}, {ss(target)}, out);
+    Batch batch = make_sentence_batch(config, ss(source), ss(target), expected);
     auto t = std::make_shared<Trace>();
     model.forward(batch, *t);
-    if (!out.empty()) {
+    if (!expected.empty()) {
         model.loss(batch, *t);
         // The backward pass too, so the trace holds grad.* and the parameter gradients.
         auto grads = std::make_shared<ParamSet>(param_specs(config));
@@ -418,7 +416,7 @@ void Session::recomputeAfterModelChange() {
     // The new vocabulary does not take the current sentences: the tutorial's example, else the
     // shortest valid pair.
     QStringList tries{defaultSource(), defaultTarget()};
-    const auto ex = builtin_examples();
+    const auto ex = builtin_examples(config_);
     for (const auto& e : ex) tries << qs(e.enc_input) << qs(e.dec_input);
     if (config_.src_vocab.size() > 1) tries << qs(config_.src_vocab[1]) << qs(config_.bos);
     tries << qs(config_.src_vocab.front()) << qs(config_.bos);
@@ -433,6 +431,14 @@ void Session::recomputeAfterModelChange() {
     grads_.reset();
     targetIds_.clear();
     emit errorOccurred(tr("No sentence fits this model's vocabulary: %1").arg(err));
+}
+
+QString Session::decodeInput() const {
+    if (config_.reads_source()) return source_;
+    // A decoder-only model continues a prompt: the text's first two words (the start word and
+    // one more), so the Decode view generates the rest of the sentence word by word.
+    const QStringList words = target_.simplified().split(QLatin1Char(' '), Qt::SkipEmptyParts);
+    return words.mid(0, 2).join(QLatin1Char(' '));
 }
 
 QStringList Session::sourceVocabulary() const {
@@ -453,7 +459,7 @@ QString Session::translate(const QString& source, QString* error) const {
         return {};
     }
     try {
-        return qs(greedy_decode(*model_, ss(source)).text);
+        return qs(greedy_decode(*model_, ss(source)).text);  // a model without a source: `source` is the prompt
     } catch (const std::exception& e) {
         if (error) *error = coreText(e);
         return {};

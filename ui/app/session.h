@@ -47,7 +47,7 @@ struct SentencePass {
 class Session : public QObject {
     Q_OBJECT
 public:
-    enum class Preset { Tutorial, Small, Untrained, Torch, Aiayn };
+    enum class Preset { Tutorial, Small, Untrained, Torch, Aiayn, Gpt };
     Q_ENUM(Preset)
 
     // How setPreset() obtains a trained model that is not cached yet.
@@ -118,6 +118,9 @@ public:
     // traceChanged(). Invalid: emits inputRejected(message) and keeps the last good trace.
     bool setSentences(const QString& source, const QString& target);
     QString source() const { return source_; }
+    // What the Decode view decodes: the source sentence, or for a model without one (nanoGPT)
+    // the prompt it continues, the text's first two words.
+    QString decodeInput() const;
     QString target() const { return target_; }
     // The decoder's expected output derived from the target (stepformer::dec_output_for), or
     // empty when it cannot be derived.

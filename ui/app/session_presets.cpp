@@ -35,6 +35,10 @@ constexpr PresetText kPresetTexts[] = {
      QT_TRANSLATE_NOOP("Session", "attention-is-all-you-need-pytorch's Transformer (seed 003): the query scaled before "
                                   "q·kᵀ, LayerNorm after the positional encoding, the output projection sharing the "
                                   "target embedding, label-smoothed loss; trained on the tutorial's sentences")},
+    {Session::Preset::Gpt, "gpt", QT_TRANSLATE_NOOP("Session", "nanoGPT (decoder only, n_embd 32, 2 layers, 4 heads, %1)"),
+     QT_TRANSLATE_NOOP("Session", "Karpathy's nanoGPT: a decoder-only GPT that continues a sentence word by word. Learned "
+                                  "positions, pre-norm blocks, a causal mask, GELU, lm_head tied to the token embedding; "
+                                  "trained with AdamW on the toy sentences")},
 };
 
 const PresetText& textOf(Session::Preset p) {
@@ -63,7 +67,7 @@ QString Session::presetTitle(Preset p, const QString& state) {
 QString Session::presetToolTip(Preset p) { return tr(textOf(p).tip); }
 
 QList<Session::Preset> Session::allPresets() {
-    return {Preset::Tutorial, Preset::Small, Preset::Torch, Preset::Aiayn, Preset::Untrained};
+    return {Preset::Tutorial, Preset::Small, Preset::Torch, Preset::Aiayn, Preset::Gpt, Preset::Untrained};
 }
 
 Config Session::presetConfig(Preset p) {
@@ -77,6 +81,7 @@ stepformer::TrainingPreset Session::trainingPresetOf(Preset p) {
     case Session::Preset::Small: return TrainingPreset::Small;
     case Session::Preset::Torch: return TrainingPreset::Torch;
     case Session::Preset::Aiayn: return TrainingPreset::Aiayn;
+    case Session::Preset::Gpt: return TrainingPreset::Gpt;
     default: return TrainingPreset::Tutorial;
     }
 }

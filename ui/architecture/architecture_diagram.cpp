@@ -64,12 +64,15 @@ void ArchitectureDiagram::buildBlocks() {
 qreal ArchitectureDiagram::frameTop(bool encoder) const {
     return (encoder ? layout_->encoderFrame : layout_->decoderFrame).top();
 }
-qreal ArchitectureDiagram::frameBottom() const { return layout_->encoderFrame.bottom(); }
+qreal ArchitectureDiagram::frameBottom() const {
+    return (layout_->hasEncoder() ? layout_->encoderFrame : layout_->decoderFrame).bottom();
+}
 
 bool ArchitectureDiagram::drawsSharedLink(const QString& when) const {
     const nlohmann::json cfg = stepformer::config_to_json(config_);
     for (const SharedLink& l : layout_->sharedLinks)
         if (l.when == when) {
+            if (when.isEmpty()) return true;  // a link with no configuration key: always drawn
             const auto it = cfg.find(when.toStdString());
             return it != cfg.end() && it->is_boolean() && it->get<bool>();
         }

@@ -144,7 +144,9 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     // Stack frames.
     const QRectF encFrame(map(layout_->encoderFrame.left(), frameTop(true)), map(layout_->encoderFrame.right(), frameBottom()));
     const QRectF decFrame(map(layout_->decoderFrame.left(), frameTop(false)), map(layout_->decoderFrame.right(), frameBottom()));
-    for (const QRectF& fr : {encFrame, decFrame}) {
+    QList<QRectF> frames{decFrame};
+    if (layout_->hasEncoder()) frames.prepend(encFrame);  // else a decoder-only model's one stack
+    for (const QRectF& fr : frames) {
         p.setPen(QPen(QColor(0x9e, 0x9e, 0x9e), lineW));
         p.setBrush(QColor(0xf2, 0xf2, 0xf2));
         p.drawRoundedRect(fr, 8 * u, 8 * u);
@@ -167,7 +169,8 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     text(200, 2, 360, 20, Qt::AlignCenter, tr("Output Probabilities"));
     const QRectF enc = layout_->encoderFrame, dec = layout_->decoderFrame;
     const qreal inY = layout_->inputsY;
-    text(enc.left(), inY, enc.right(), inY + 16, Qt::AlignCenter, tr(layout_->inputs.toUtf8().constData()));
+    if (layout_->hasEncoder())
+        text(enc.left(), inY, enc.right(), inY + 16, Qt::AlignCenter, tr(layout_->inputs.toUtf8().constData()));
     text(dec.left() - 12, inY, dec.right() + 12, inY + 16, Qt::AlignCenter, tr(layout_->outputs.toUtf8().constData()));
     // The sentences of batch item 0 under the inputs.
     if (trace_) {
@@ -185,7 +188,8 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
         const QFontMetricsF fm(tf);
         const QRectF er(map(enc.left() - 30, inY + 16), map(enc.right() + 10, inY + 34));
         const QRectF dr(map(dec.left() - 10, inY + 16), map(dec.right() + 30, inY + 34));
-        p.drawText(er, Qt::AlignCenter, fm.elidedText(joined(trace_->src_tokens), Qt::ElideRight, er.width()));
+        if (layout_->hasEncoder())
+            p.drawText(er, Qt::AlignCenter, fm.elidedText(joined(trace_->src_tokens), Qt::ElideRight, er.width()));
         p.drawText(dr, Qt::AlignCenter, fm.elidedText(joined(trace_->tgt_tokens), Qt::ElideRight, dr.width()));
     }
     // "Positional Encoding" labels beside the sine icons.
@@ -211,7 +215,8 @@ void ArchitectureDiagram::paintStatic(QPainter& p) const {
     p.setFont(bf);
     p.setPen(QColor(0x40, 0x40, 0x40));
     const qreal encTitle = layout_->encoderTitleBottom;  // above a final norm over the frame, if any
-    text(enc.left(), encTitle - 16, enc.right(), encTitle, Qt::AlignLeft | Qt::AlignBottom, tr("Encoder"));
+    if (layout_->hasEncoder())
+        text(enc.left(), encTitle - 16, enc.right(), encTitle, Qt::AlignLeft | Qt::AlignBottom, tr("Encoder"));
     // "Decoder" ends before the arrow into Linear; in a small diagram, whose least font is large
     // for it, it starts left of the frame rather than wrap.
     const qreal decoderEnd = dec.center().x() - 4;
@@ -272,7 +277,8 @@ void ArchitectureDiagram::paintDynamic(QPainter& p) const {
                  fits ? word + QLatin1Char('\n') + frac : frac);
         }
     };
-    nx(QStringLiteral("encoder"), 0, layout_->encoderFrame.left() - 2, (frameTop(true) + frameBottom()) / 2);
+    if (layout_->hasEncoder())
+        nx(QStringLiteral("encoder"), 0, layout_->encoderFrame.left() - 2, (frameTop(true) + frameBottom()) / 2);
     nx(QStringLiteral("decoder"), layout_->decoderFrame.right() + 2, kW, (frameTop(false) + frameBottom()) / 2);
 
     // The current step, top left (its header is static).
@@ -332,7 +338,9 @@ QRectF ArchitectureDiagram::stepTextRect() const { return QRectF(map(6, 22), map
 
 QRegion ArchitectureDiagram::dynamicRegion() const {
     QRegion r;
-    for (const QRectF& f : {nxRect(true), nxRect(false), stepTextRect()}) r += f.toAlignedRect().adjusted(-2, -2, 2, 2);
+    QList<QRectF> parts{nxRect(false), stepTextRect()};
+    if (layout_->hasEncoder()) parts << nxRect(true);
+    for (const QRectF& f : parts) r += f.toAlignedRect().adjusted(-2, -2, 2, 2);
     // Half the glow's pen and the antialiasing; badges stick out above their box.
     const qreal glow = std::max<qreal>(2.5, 3.2 * unit()) * 1.5 + 3 + (layout_->hasBadges() ? 6 * std::max<qreal>(1.0, unit()) : 0);
     for (const Block& b : blocks_)

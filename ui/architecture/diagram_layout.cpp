@@ -93,7 +93,9 @@ public:
         d.name = name;
         d.height = need(o, "height").toDouble();
         const QJsonObject frames = need(o, "frames").toObject();
-        d.encoderFrame = rect(need(frames, "encoder"), "frames.encoder");
+        // No "encoder": a decoder-only model's single stack (DiagramLayout::hasEncoder).
+        if (frames.contains(QStringLiteral("encoder")))
+            d.encoderFrame = rect(frames.value(QStringLiteral("encoder")), "frames.encoder");
         d.decoderFrame = rect(need(frames, "decoder"), "frames.decoder");
         d.separateAdds = o.value(QStringLiteral("separate_adds")).toBool();
         const QJsonObject t = need(o, "texts").toObject();
@@ -114,7 +116,7 @@ public:
         for (const QJsonValue& l : o.value(QStringLiteral("shared_links")).toArray()) {
             const QJsonObject lo = l.toObject();
             SharedLink s;
-            s.when = need(lo, "when").toString();
+            s.when = lo.value(QStringLiteral("when")).toString();  // "": always drawn
             s.points = points(need(lo, "points"), "points");
             s.label = rect(need(lo, "label"), "label");
             s.labelAtBottomLeft = lo.value(QStringLiteral("label_align")).toString() == QLatin1String("bottom_left");

@@ -36,7 +36,8 @@ struct DiagramArrow {
     bool head = true;  // an arrow head at the last point
 };
 
-// A dashed link between two uses of one weight, drawn when the configuration key `when` is true.
+// A dashed link between two uses of one weight, drawn when the configuration key `when` is true
+// (always, with no `when`: a model whose weights are always tied, nanoGPT's lm_head and wte).
 struct SharedLink {
     QString when;
     QPolygonF points;
@@ -48,6 +49,8 @@ struct SharedLink {
 struct DiagramLayout {
     QString name;  // the file's base name
     qreal height = 526;
+    // A decoder-only model (nanoGPT) has no encoder: its layout names no encoder frame (null here),
+    // and neither that frame, its title, its N× nor the inputs' text is drawn.
     QRectF encoderFrame, decoderFrame;
     // The residual sums have blocks of their own (pre-norm layers' ⊕), so a residual step
     // highlights its ⊕ rather than the sub-layer's norm.
@@ -59,6 +62,7 @@ struct DiagramLayout {
     QList<SharedLink> sharedLinks;
 
     bool hasBadges() const;
+    bool hasEncoder() const { return !encoderFrame.isNull(); }
 };
 
 // The layout in :/diagrams/<name>.json, read once. Throws std::runtime_error naming the file and

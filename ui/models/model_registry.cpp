@@ -49,9 +49,18 @@ const Presentation& presentation(stepformer::Naming naming) {
         QT_TRANSLATE_NOOP("StepModel", "trg_seq: the target sentence starting with the start symbol, padded with pad id 0; "
                                        "trg_mask keeps (1) the earlier, non-pad positions"),
         "aiayn", nullptr, aiayn::blockTip, aiayn::reference, 2};
+    // nanoGPT's decoder-only GPT: (q @ kᵀ) * (1.0 / math.sqrt(hs)) scales the product, B's order.
+    static const Presentation gpt{
+        {QStringLiteral("gpt/")},
+        QT_TRANSLATE_NOOP("models", "nanoGPT's GPT, which computes <b>B</b> (the product times 1/√hs)"),
+        tensorviz::gptStepPieces, tensorviz::gptCellExtra, gpt::blockWord, gpt::label, gpt::sublayerTitle,
+        QT_TRANSLATE_NOOP("StepModel", "nanoGPT reads no source sentence: it is decoder-only"),
+        QT_TRANSLATE_NOOP("StepModel", "idx: the sentence's token ids, starting with the start word; the model predicts "
+                                       "each next word"),
+        "gpt", nullptr, gpt::blockTip, gpt::reference, 2};
     // One line per model, under the key the core names its traces' naming by.
     static const std::pair<const char*, const Presentation*> kModels[] = {
-        {"tutorial", &tutorial}, {"torch", &torch}, {"torch_layers", &torchLayers}, {"aiayn", &aiayn}};
+        {"tutorial", &tutorial}, {"torch", &torch}, {"torch_layers", &torchLayers}, {"aiayn", &aiayn}, {"gpt", &gpt}};
     const std::string_view key = stepformer::naming_key(naming);
     for (const auto& [name, p] : kModels)
         if (key == name) return *p;

@@ -31,4 +31,7 @@ std::unique_ptr<stepformer::Trace> layerLabReference(int layers);  // seed 004's
 namespace aiayn {
 STEPFORMER_MODEL_HOOKS
 }  // namespace aiayn
+namespace gpt {
+STEPFORMER_MODEL_HOOKS
+}  // namespace gpt
 }  // namespace models

@@ -28,5 +28,7 @@ struct PieceBuilder {
 bool torchStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, int H, int hh);
 // The same for attention-is-all-you-need-pytorch's model (models/aiayn/pieces.cpp).
 bool aiaynStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, int H, int hh);
+// The same for nanoGPT's GPT (models/gpt/pieces.cpp).
+bool gptStepPieces(PieceBuilder& pb, const StepInfo& s, const QString& step, int H, int hh);
 
 }  // namespace tensorviz

@@ -19,7 +19,10 @@ std::unique_ptr<Trace> translationReference(Config c, int layers) {
     c.n_layers = layers;
     c.n_decoder_layers = layers;
     const Transformer model(c, init_params(c, 1));
-    const Batch batch = make_batch(c, {c.src_vocab.back()}, {c.bos}, {c.eos});
+    // A decoder-only model (nanoGPT) reads no source: its batch is the start word alone.
+    const std::vector<std::string> src =
+        c.reads_source() ? std::vector<std::string>{c.src_vocab.back()} : std::vector<std::string>{};
+    const Batch batch = make_batch(c, src, {c.bos}, {c.eos});
     auto tr = std::make_unique<Trace>();
     model.forward(batch, *tr);
     model.loss(batch, *tr);

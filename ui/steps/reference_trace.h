@@ -22,7 +22,8 @@ const stepformer::Trace& referenceTrace(int layers);
 const stepformer::Trace& referenceTrace(stepformer::Naming naming, int layers);
 
 // A translation model of `c`'s architecture, shrunk to `layers` layers per stack, run forward
-// with its loss on one token each way: a registry entry's reference.
+// with its loss on one token each way (a decoder-only model: the start word alone): a registry
+// entry's reference.
 std::unique_ptr<stepformer::Trace> translationReference(stepformer::Config c, int layers);
 
 // The forward entry a trace of the model records under `name` (a gradient's name gives its

@@ -250,8 +250,9 @@ void StepModel::rebuild() {
     if (!trace_ || order_.isEmpty()) return;
 
     Node* inputs = root_->group_child(tr("Inputs"));
-    auto src = std::make_unique<Node>();
-    sourceNode_ = inputs->add(std::move(src));
+    // A decoder-only model (nanoGPT) reads no source sentence: no Source node.
+    const bool hasSource = !trace_->src_tokens.empty() && !trace_->src_tokens.front().empty();
+    if (hasSource) sourceNode_ = inputs->add(std::make_unique<Node>());
     auto tgt = std::make_unique<Node>();
     targetNode_ = inputs->add(std::move(tgt));
 
@@ -308,13 +309,15 @@ void StepModel::updateInputLabels() {
         const QString name = e ? QString::fromStdString(e->name) : QString();
         return leaves_.contains(name) ? name : order_.value(0);
     };
-    if (sourceNode_ && targetNode_) {
+    if (targetNode_) {
         // What the sentences are in the model's code (models/model_registry.cpp).
         const models::Presentation& own = models::presentation(models::namingOf(*trace_));
-        sourceNode_->label = tr("Source: %1").arg(tokensText(trace_->src_tokens));
-        sourceNode_->jump = embedding(Stack::Encoder);
-        sourceNode_->tooltip = tr(own.sourceTip);
-        targetNode_->label = tr("Target: %1").arg(tokensText(trace_->tgt_tokens));
+        if (sourceNode_) {
+            sourceNode_->label = tr("Source: %1").arg(tokensText(trace_->src_tokens));
+            sourceNode_->jump = embedding(Stack::Encoder);
+            sourceNode_->tooltip = tr(own.sourceTip);
+        }
+        targetNode_->label = (sourceNode_ ? tr("Target: %1") : tr("Text: %1")).arg(tokensText(trace_->tgt_tokens));
         targetNode_->jump = embedding(Stack::Decoder);
         targetNode_->tooltip = tr(own.targetTip);
     }

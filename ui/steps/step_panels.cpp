@@ -151,6 +151,9 @@ QString maskReason(const Trace& tr, const TraceEntry& mask, int b, int i, int j)
         const AxisKind keys = mask.axes.empty() ? AxisKind::Feature : mask.axes.back().kind;
         if (mask.role == Role::CombinedMask && j > i)
             return StepPanels::tr("get_subsequent_mask: key position %1 comes after query position %2 (0 = masked)").arg(j).arg(i);
+        // A causal mask alone (nanoGPT's buffer `bias`) masks only later keys, never padding.
+        if (mask.role == Role::SubsequenceMask)
+            return StepPanels::tr("key position %1 comes after query position %2: a future word (0 = masked)").arg(j).arg(i);
         return StepPanels::tr("get_pad_mask: the key '%1' at position %2 is padding (0 = masked)").arg(tokenAt(tr, keys, b, j)).arg(j);
     }
     const auto at = [&](const TraceEntry& m) {
@@ -268,7 +271,13 @@ PanelSpec panelFor(const TracePtr& trp, const Config& cfg, const QString& name, 
         if (!p.mask.empty() && keepsOnes(*maskEntry))
             for (float& v : p.mask) v = v == 0.0f ? 1.0f : 0.0f;
     }
-    if (!p.mask.empty()) p.maskedExplanation = maskedExplanationFor(s, e->is_mask || e->role == Role::AttnMask, maskConvention(tr));
+    if (!p.mask.empty()) {
+        // What masked_fill wrote, as the block's masked scores say (−1e9, or nanoGPT's −inf).
+        const TraceEntry* filled = s.isAttention() ? roleEntry(tr, s.block, Role::MaskedScores) : nullptr;
+        const bool infinite = filled && filled->op == stepformer::Op::MaskFill && std::isinf(filled->attrs.fill);
+        p.maskedExplanation =
+            maskedExplanationFor(s, e->is_mask || e->role == Role::AttnMask, maskConvention(tr), infinite);
+    }
 
     auto ctx = std::make_shared<CellTipContext>();
     ctx->tr = trp;

@@ -231,7 +231,7 @@ QString cellTooltip(const CellTipContext& x, int r, int c) {
     return s;
 }
 
-QString maskedExplanationFor(const StepInfo& s, bool isMask, MaskConvention convention) {
+QString maskedExplanationFor(const StepInfo& s, bool isMask, MaskConvention convention, bool infiniteFill) {
     if (isMask) return {};
     if (convention == MaskConvention::Additive) {  // PyTorch adds −∞ where the tutorial fills −1e9
         if (s.role == Role::MaskedScores)
@@ -239,6 +239,13 @@ QString maskedExplanationFor(const StepInfo& s, bool isMask, MaskConvention conv
         if (s.role == Role::Softmax || s.role == Role::Context)
             return CellTip::tr("<i>Ignored: the score was −∞, so after the softmax this weight is exactly "
                                "<b>0</b> (NaN when every key of the row is −∞).</i>");
+    }
+    if (convention == MaskConvention::FillZeros && infiniteFill) {  // nanoGPT: masked_fill(bias == 0, −inf)
+        if (s.role == Role::MaskedScores)
+            return CellTip::tr("<i>Masked: the mask is 0 here (1 = keep), so <b>masked_fill(mask == 0, −inf)</b> replaced "
+                               "the score by <b>−∞</b>.</i>");
+        if (s.role == Role::Softmax || s.role == Role::Context)
+            return CellTip::tr("<i>Masked: the score was −∞, so after the softmax this weight is exactly <b>0</b>.</i>");
     }
     if (convention == MaskConvention::FillZeros && s.role == Role::MaskedScores)
         return CellTip::tr("<i>Masked: the mask is 0 here (1 = keep), so <b>masked_fill(mask == 0, −1e9)</b> replaced "

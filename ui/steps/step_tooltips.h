@@ -47,12 +47,15 @@ struct CellScope {
     QString sharedText() const;                // the tutorial's words (steps/step_tooltips.cpp)
     QString torchText(bool& handled) const;    // models/torch/tooltips.cpp
     QString aiaynText(bool& handled) const;    // models/aiayn/tooltips.cpp
+    QString gptText(bool& handled) const;      // models/gpt/tooltips.cpp
 };
 // The "how it was computed" part of a cell's tooltip in a model's own words; `handled` false:
 // the shared text applies (softmax over the vocabulary, the loss).
 inline QString torchCellExtra(const CellScope& k, bool& handled) { return k.torchText(handled); }
 inline QString aiaynCellExtra(const CellScope& k, bool& handled) { return k.aiaynText(handled); }
-// The note a masked cell of a masked-scores / softmax / context panel adds to its tooltip.
-QString maskedExplanationFor(const StepInfo& s, bool isMask, MaskConvention convention);
+inline QString gptCellExtra(const CellScope& k, bool& handled) { return k.gptText(handled); }
+// The note a masked cell of a masked-scores / softmax / context panel adds to its tooltip;
+// `infiniteFill`: masked_fill wrote −inf rather than −1e9 (nanoGPT's).
+QString maskedExplanationFor(const StepInfo& s, bool isMask, MaskConvention convention, bool infiniteFill = false);
 
 }  // namespace tensorviz

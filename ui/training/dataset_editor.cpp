@@ -186,12 +186,21 @@ Config DatasetEditor::trainingConfig(const Config& arch) const {
     base.eos = ref.eos;
     base.src_len = ref.src_len;
     base.tgt_len = ref.tgt_len;
+    if (!arch.reads_source()) {
+        // A decoder-only model (nanoGPT) learns the target sentences' next words; it has no source,
+        // and block_size, which sizes its learned positions, bounds its inputs.
+        base.src_vocab.clear();
+        base.src_len = 0;
+        base.block_size = base.tgt_len = arch.block_size;
+    }
     Config c = usesBuiltVocabulary() ? config_with_vocab_from(model_->examples(), base) : base;
-    // Long sentences lengthen the model's sequences (the positional table has no parameters).
+    // Long sentences lengthen the model's sequences (the positional table has no parameters;
+    // nanoGPT's learned one grows with block_size).
     for (const auto& e : model_->examples()) {
-        c.src_len = std::max(c.src_len, int(split_words(e.enc_input).size()));
+        if (c.reads_source()) c.src_len = std::max(c.src_len, int(split_words(e.enc_input).size()));
         c.tgt_len = std::max(c.tgt_len, int(split_words(e.dec_input).size()));
     }
+    if (!c.reads_source()) c.block_size = c.tgt_len;
     c.validate();
     return c;
 }

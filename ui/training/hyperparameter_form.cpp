@@ -29,7 +29,7 @@ constexpr double kMaxTrainingBytes = 8.0 * 1024 * 1024 * 1024;  // refuse runs t
 // Bytes a training run holds per parameter: weights, gradients, the trainer's last-good copy,
 // the GUI's copy, and the optimizer's one (SGD) or two (Adam) buffers.
 double trainingBytes(int64_t params, OptimizerKind k) {
-    return double(params) * 4.0 * (4.0 + (k == OptimizerKind::Adam ? 2.0 : 1.0));
+    return double(params) * 4.0 * (4.0 + (k == OptimizerKind::SGD ? 1.0 : 2.0));
 }
 
 // "1e-3", "0.001", "5e-3" (locale independent).
@@ -69,6 +69,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     presetCombo_->addItem(tr("Small and readable (d_model 32, 2 layers, Adam)"), int(Preset::Small));
     presetCombo_->addItem(tr("PyTorch's nn.Transformer (d_model 32, 2 + 2 layers, Adam)"), int(Preset::Torch));
     presetCombo_->addItem(tr("attention-is-all-you-need-pytorch (d_model 32, 2 layers, Adam)"), int(Preset::Aiayn));
+    presetCombo_->addItem(tr("nanoGPT, decoder only (n_embd 32, 2 layers, AdamW)"), int(Preset::Gpt));
     presetCombo_->addItem(tr("Custom"), int(Preset::Custom));
     presetCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     presetCombo_->setMinimumContentsLength(14);
@@ -103,6 +104,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     architecture_->addItem(tr("The tutorial's (seed 001)"), int(Architecture::Tutorial));
     architecture_->addItem(tr("PyTorch's nn.Transformer (seed 002)"), int(Architecture::Torch));
     architecture_->addItem(tr("attention-is-all-you-need-pytorch (seed 003)"), int(Architecture::Aiayn));
+    architecture_->addItem(tr("nanoGPT, decoder only (learns the target sentences' next words)"), int(Architecture::Gpt));
     architecture_->setToolTip(tr("The tutorial's model, or PyTorch's own nn.Transformer layers: packed in-projection "
                                  "with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf."));
     normFirst_ = view_parts::named(new QCheckBox(tr("pre-norm (norm_first)"), this), "normFirstCheck");
@@ -142,6 +144,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     optimizer_ = view_parts::named(new QComboBox(this), "optimizerCombo");
     optimizer_->addItem(tr("SGD with momentum (the tutorial's)"), int(OptimizerKind::SGD));
     optimizer_->addItem(tr("Adam"), int(OptimizerKind::Adam));
+    optimizer_->addItem(tr("AdamW (nanoGPT's: β 0.9/0.95, weight decay 0.1 on matrices)"), int(OptimizerKind::AdamW));
     optimizer_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     optimizer_->setMinimumContentsLength(12);
     lr_ = view_parts::named(new QLineEdit(this), "learningRateEdit");
@@ -226,6 +229,7 @@ TrainingPreset corePreset(HyperparameterForm::Preset p) {
     case HyperparameterForm::Preset::Small: return TrainingPreset::Small;
     case HyperparameterForm::Preset::Torch: return TrainingPreset::Torch;
     case HyperparameterForm::Preset::Aiayn: return TrainingPreset::Aiayn;
+    case HyperparameterForm::Preset::Gpt: return TrainingPreset::Gpt;
     default: return TrainingPreset::Tutorial;
     }
 }
@@ -252,7 +256,7 @@ HyperparameterForm::Preset HyperparameterForm::preset() const {
     };
     double lr = 0.0;
     if (!parseNumber(lr_->text(), &lr)) return Preset::Custom;
-    for (Preset p : {Preset::Tutorial, Preset::Small, Preset::Torch, Preset::Aiayn}) {
+    for (Preset p : {Preset::Tutorial, Preset::Small, Preset::Torch, Preset::Aiayn, Preset::Gpt}) {
         const TrainOptions r = preset_recipe(corePreset(p)).front();
         const bool sgd = r.optimizer.kind == OptimizerKind::SGD;
         if (sameArch(preset_architecture(corePreset(p))) && o.batch_size == r.batch_size && o.shuffle == r.shuffle &&
@@ -267,7 +271,10 @@ HyperparameterForm::Preset HyperparameterForm::preset() const {
 Config HyperparameterForm::config() const {
     const Architecture arch = Architecture(architecture_->currentData().toInt());
     const bool torch = arch == Architecture::Torch;
-    Config c = torch ? Config::torch_small() : arch == Architecture::Aiayn ? Config::aiayn_small() : Config::tutorial();
+    Config c = torch                         ? Config::torch_small()
+               : arch == Architecture::Aiayn ? Config::aiayn_small()
+               : arch == Architecture::Gpt   ? Config::gpt_small()
+                                             : Config::tutorial();
     c.d_model = dModel_->value();
     c.d_ff = dFf_->value();
     c.d_k = dK_->value();
@@ -276,6 +283,10 @@ Config HyperparameterForm::config() const {
     c.n_layers = layers_->value();
     c.dropout = dropout_->value();
     c.learn_layer_norm = arch == Architecture::Tutorial && learnNorm_->isChecked();
+    if (arch == Architecture::Gpt) {  // GPTConfig: the heads split n_embd, the MLP is 4 · n_embd wide
+        c.d_k = c.d_v = c.n_heads > 0 ? c.d_model / c.n_heads : 0;
+        c.d_ff = 4 * c.d_model;
+    }
     if (torch) {  // nn.MultiheadAttention's heads split d_model; one depth for both stacks
         c.d_k = c.d_v = c.n_heads > 0 ? c.d_model / c.n_heads : 0;
         c.n_decoder_layers = c.n_layers;
@@ -291,11 +302,11 @@ TrainOptions HyperparameterForm::trainOptions() const {
     o.batch_size = batch_->value();
     o.shuffle = shuffle_->isChecked();
     o.seed = uint64_t(seed_->value());
-    o.optimizer.kind = OptimizerKind(optimizer_->currentData().toInt());
+    o.optimizer = optimizer_defaults(OptimizerKind(optimizer_->currentData().toInt()));  // AdamW: nanoGPT's betas and decay
     double lr = 0.0;
     o.optimizer.lr = parseNumber(lr_->text(), &lr) ? lr : std::nan("");
     o.optimizer.momentum = momentum_->value();
-    o.optimizer.warmup_schedule = o.optimizer.kind == OptimizerKind::Adam && warmup_->isChecked();
+    o.optimizer.warmup_schedule = o.optimizer.kind != OptimizerKind::SGD && warmup_->isChecked();
     o.optimizer.warmup_steps = warmupSteps_->value();
     o.optimizer.d_model = dModel_->value();
     return o;
@@ -360,13 +371,22 @@ void HyperparameterForm::setArchitectureLocked(bool locked, const QString& reaso
 // tutorial's has no pre-norm or activation choice.
 void HyperparameterForm::updateArchitectureFields() {
     const Architecture arch = Architecture(architecture_->currentData().toInt());
-    const bool torch = arch == Architecture::Torch;
+    const bool torch = arch == Architecture::Torch, gpt = arch == Architecture::Gpt;
     normFirst_->setVisible(torch);
     activation_->setVisible(torch);
     if (locked_) return;
-    dK_->setEnabled(!torch);
-    dV_->setEnabled(!torch);
+    dK_->setEnabled(!torch && !gpt);
+    dV_->setEnabled(!torch && !gpt);
+    dFf_->setEnabled(!gpt);
     learnNorm_->setEnabled(arch == Architecture::Tutorial);
+    if (gpt) {  // n_embd / n_head each, an MLP 4 · n_embd wide, LayerNorm learned
+        const QSignalBlocker b1(dK_), b2(dV_), b3(learnNorm_), b4(dFf_);
+        const int hd = heads_->value() > 0 ? dModel_->value() / heads_->value() : 0;
+        dK_->setValue(std::max(1, hd));
+        dV_->setValue(std::max(1, hd));
+        dFf_->setValue(4 * dModel_->value());
+        learnNorm_->setChecked(true);
+    }
     if (arch == Architecture::Aiayn) {
         const QSignalBlocker b(learnNorm_);
         learnNorm_->setChecked(true);

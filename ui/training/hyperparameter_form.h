@@ -42,7 +42,7 @@ class QSpinBox;
 class HyperparameterForm : public QWidget {
     Q_OBJECT
 public:
-    enum class Preset { Tutorial, Small, Torch, Aiayn, Custom };
+    enum class Preset { Tutorial, Small, Torch, Aiayn, Gpt, Custom };
     Q_ENUM(Preset)
 
     explicit HyperparameterForm(QWidget* parent = nullptr);

@@ -19,31 +19,17 @@ namespace {
 
 using ui_text::qs;
 
-// What greedy decoding should give for an example: its dec_output without the special tokens.
-std::string expectedTranslation(const Example& ex, const Config& c) {
-    std::string out;
-    for (const auto& w : split_words(ex.dec_output)) {
-        if (w == c.eos || w == c.pad || w == c.bos) continue;
-        if (!out.empty()) out += ' ';
-        out += w;
-    }
-    return out;
-}
-
 bool translatesTrainingSet(const Transformer& model, QString* detail) {
-    bool ok = true;
-    QStringList lines;
-    for (const auto& ex : builtin_examples()) {
-        const auto r = greedy_decode(model, ex.enc_input);
-        lines << qs(ex.enc_input + " → " + r.text);
-        ok = ok && r.text == expectedTranslation(ex, model.config());
-    }
-    *detail = lines.join(QStringLiteral("; "));
+    std::vector<std::string> lines;
+    const bool ok = reproduces_examples(model, builtin_examples(model.config()), &lines);
+    QStringList shown;
+    for (const std::string& l : lines) shown << qs(l);
+    *detail = shown.join(QStringLiteral("; "));
     return ok;
 }
 
-int stageSteps(const TrainOptions& o) {
-    const int examples = int(builtin_examples().size());
+int stageSteps(const TrainOptions& o, const Config& c) {
+    const int examples = int(builtin_examples(c).size());
     return (examples + o.batch_size - 1) / o.batch_size * o.epochs;
 }
 
@@ -84,7 +70,7 @@ void PresetTrainer::start(const Config& config, std::shared_ptr<const ParamSet> 
     run_->config = config;
     run_->stages = std::move(stages);
     run_->cachePath = cachePath;
-    run_->total = stageSteps(run_->stages.front());
+    run_->total = stageSteps(run_->stages.front(), run_->config);
     controller_->setSynchronous(synchronous);
     emit started(run_->total);
     runStage(std::move(from));
@@ -117,7 +103,7 @@ void PresetTrainer::runStage(std::shared_ptr<const ParamSet> from) {
     TrainingController::StartPoint start;
     start.params = std::move(from);
     QString error;
-    if (!controller_->start(run_->config, start, builtin_examples(), run_->stages[run_->stage], &error, epilogue))
+    if (!controller_->start(run_->config, start, builtin_examples(run_->config), run_->stages[run_->stage], &error, epilogue))
         fail(error);
 }
 
@@ -133,7 +119,7 @@ void PresetTrainer::stageFinished(int status, const QString& message, std::share
     if (!r.verified && run_->stage + 1 < run_->stages.size()) {
         // A diverged stage hands on its last good weights.
         run_->base = run_->total;
-        run_->total += stageSteps(run_->stages[++run_->stage]);
+        run_->total += stageSteps(run_->stages[++run_->stage], run_->config);
         runStage(std::move(params));
         return;
     }

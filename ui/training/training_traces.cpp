@@ -21,9 +21,9 @@ namespace training_traces {
 // The replay batch: the chosen sentence, or the first example when it does not fit the vocabulary.
 Batch replayBatch(const Config& c, const std::string& src, const std::string& tgt, const std::vector<Example>& data) {
     try {
-        return make_batch(c, {src}, {tgt});
+        return make_sentence_batch(c, src, tgt);
     } catch (const std::exception&) {
-        return make_batch(c, {data.front().enc_input}, {data.front().dec_input});
+        return make_sentence_batch(c, data.front().enc_input, data.front().dec_input);
     }
 }
 
@@ -64,12 +64,10 @@ std::shared_ptr<const Trace> liveForward(const Transformer& model, const std::st
     try {
         const Config& c = model.config();
         const std::string expected = c.eos_id() >= 0 ? dec_output_for(tgt, c) : std::string();
-        std::vector<std::string> out;
-        if (!expected.empty()) out.push_back(expected);
-        const Batch batch = make_batch(c, {src}, {tgt}, out);
+        const Batch batch = make_sentence_batch(c, src, tgt, expected);
         auto t = std::make_shared<Trace>();
         model.forward(batch, *t);  // eval mode: no dropout
-        if (!out.empty()) model.loss(batch, *t);
+        if (!expected.empty()) model.loss(batch, *t);
         t->release_staging();  // for the views only
         return t;
     } catch (const std::exception&) {

@@ -277,9 +277,17 @@ void DecodeStepPage::showAttention(const DecodingStep* step, const Config& confi
     tensorviz::applyPanel(selfAttn_, ps);
     tensorviz::PanelSpec pc = tensorviz::panelFor(s.trace, config, crossName, 0, head, title(crossBlock));
     tensorviz::applyPanel(crossAttn_, pc);
-    selfCaption_->setText(tr("<b>Masked self-attention</b> (<tt>%1</tt>): each decoder token looks at itself and the "
-                             "tokens before it. %n query rows now; the new one is <b>“%2”</b>.", nullptr, int(T))
-                              .arg(selfName.toHtmlEscaped(), newest));
+    // A decoder-only model has no cross-attention: its self-attention's new row decides the next word.
+    const bool hasCross = !crossName.isEmpty();
+    crossAttn_->setVisible(hasCross);
+    crossCaption_->setVisible(hasCross);
+    selfCaption_->setText(hasCross ? tr("<b>Masked self-attention</b> (<tt>%1</tt>): each decoder token looks at itself and the "
+                                        "tokens before it. %n query rows now; the new one is <b>“%2”</b>.", nullptr, int(T))
+                                         .arg(selfName.toHtmlEscaped(), newest)
+                                   : tr("<b>Causal self-attention</b> (<tt>%1</tt>): each token looks at itself and the "
+                                        "tokens before it. %n query rows now; the new row <b>“%2”</b> decides the next word.",
+                                        nullptr, int(T))
+                                         .arg(selfName.toHtmlEscaped(), newest));
     crossCaption_->setText(tr("<b>Encoder-decoder attention</b> (<tt>%1</tt>): which source words each decoder "
                               "token reads. The new row <b>“%2”</b> decides the next token.")
                                .arg(crossName.toHtmlEscaped(), newest));

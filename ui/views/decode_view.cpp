@@ -365,11 +365,16 @@ QString DecodeView::currentTensorName() const {
 QString DecodeView::srcText() const { return srcTokens_.join(QLatin1Char(' ')); }
 
 void DecodeView::updateHeader() {
+    // A model without a source (nanoGPT) continues a prompt instead of translating a sentence.
+    const bool translates = config_.reads_source();
+    const QString outputWord = translates ? tr("Translation:") : tr("Generated:");
     sourceLabel_->setText(QStringLiteral("<span style='color:#666'>%1</span>&nbsp;<b>%2</b>")
-                              .arg(tr("Source:"), srcText().toHtmlEscaped()));
+                              .arg(translates ? tr("Source:") : tr("Prompt:"), srcText().toHtmlEscaped()));
+    sourceLabel_->setToolTip(translates ? tr("enc_input: the source sentence the encoder reads once")
+                                        : tr("The prompt: the first two words of the text; the model continues it word by word"));
     if (steps_.empty()) {
         translationLabel_->setText(QStringLiteral("<span style='color:#666'>%1</span>&nbsp;%2")
-                                       .arg(tr("Translation:"), decoding_ ? tr("decoding…") : QStringLiteral("—")));
+                                       .arg(outputWord, decoding_ ? tr("decoding…") : QStringLiteral("—")));
         statusLabel_->setText(decoding_ ? tr("Decoding…") : QString());
         return;
     }
@@ -390,10 +395,13 @@ void DecodeView::updateHeader() {
         tail = reachedEos_ ? QStringLiteral("&nbsp;&nbsp;<span style='color:#2e7d32; font-size:small'>✔ %1</span>")
                                  .arg(tr("finished: the end token E after %1 steps").arg(stepCount()))
                            : QStringLiteral("&nbsp;&nbsp;<span style='color:#b26a00; font-size:small'>%1</span>")
-                                 .arg(tr("stopped at tgt_len = %1 without the end token").arg(config_.tgt_len));
+                                 .arg(translates ? tr("stopped at tgt_len = %1 without the end token").arg(config_.tgt_len)
+                                                 : tr("stopped after %1 new words (block_size) without the end token")
+                                                       .arg(stepCount()));
     translationLabel_->setText(QStringLiteral("<span style='color:#666'>%1</span>&nbsp;%2%3")
-                                   .arg(tr("Translation:"), parts.join(QStringLiteral("&nbsp;")), tail));
-    translationLabel_->setToolTip(tr("Greedy translation: %1").arg(translation_));
+                                   .arg(outputWord, parts.join(QStringLiteral("&nbsp;")), tail));
+    translationLabel_->setToolTip(translates ? tr("Greedy translation: %1").arg(translation_)
+                                             : tr("Generated greedily: %1").arg(translation_));
     statusLabel_->setText(tr("Step %1 of %2").arg(current_ + 1).arg(stepCount()));
 }
 

@@ -1,5 +1,6 @@
 #include "views/mask_view.h"
 
+#include <cmath>
 #include <algorithm>
 
 #include <QBoxLayout>
@@ -123,15 +124,28 @@ void MaskView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const st
     const MaskConvention convention = trace_ ? maskConvention(*trace_) : MaskConvention::FillOnes;
     additive_ = convention == MaskConvention::Additive;
     keepOnes_ = convention == MaskConvention::FillZeros;
-    perBlock_ = trace_ && std::none_of(trace_->entries().begin(), trace_->entries().end(), [](const stepformer::TraceEntry& e) {
-                    return e.role == stepformer::Role::SubsequenceMask;
-                });
+    // Per block: each attention block reads a mask of its own (PyTorch's merged masks, nanoGPT's
+    // `bias` buffer), not one a stack made before its first layer.
+    perBlock_ = false;
+    if (trace_)
+        for (const stepformer::Block& b : stepformer::graph::attention_blocks(*trace_))
+            if (const auto* m = stepformer::graph::mask_of(*trace_, b)) {
+                perBlock_ = m->block == b;
+                break;
+            }
     for (QWidget* w : tutorialOnly_) w->setVisible(!perBlock_);
-    fillOp_->setText(keepOnes_   ? tr("masked_fill\n(mask == 0,\n−1e9)\n→")
+    if (!perBlock_)
+        for (auto* m : masks_) m->setVisible(true);
+    fillOp_->setText(keepOnes_ && fillsInfinity() ? tr("masked_fill\n(mask == 0,\n−∞)\n→")
+                     : keepOnes_                  ? tr("masked_fill\n(mask == 0,\n−1e9)\n→")
                      : additive_ ? tr("+ mask\n(0 / −∞)\n→")
                               : tr("masked_fill\n(mask,\n−1e9)\n→"));
+    const bool hasSource = trace_ && !trace_->src_tokens.empty() && !trace_->src_tokens.front().empty();
     masksTitle_->setText(
-        keepOnes_ ? tr("<b>The masks</b>, this project's convention — <b>1 = keep</b>, 0 (hatched) = masked: the opposite "
+        keepOnes_ && !hasSource
+            ? tr("<b>The mask</b> — <b>1 = keep</b>, 0 (hatched) = masked: the opposite of the tutorial's. Each attention "
+                 "block has its own causal mask: a word sees itself and the words before it, never a later one.")
+        : keepOnes_ ? tr("<b>The masks</b>, this project's convention — <b>1 = keep</b>, 0 (hatched) = masked: the opposite "
                     "of the tutorial's. src_mask is one row for every query; slf_attn and enc_attn both read it.")
         : additive_ ? tr("<b>The masks</b>, PyTorch's convention — added to the scores: 0 = may attend, −∞ (hatched) = "
                     "ignored. Each block merges its attn_mask and key_padding_mask (True = ignore) into one.")
@@ -198,6 +212,20 @@ QString MaskView::currentTensorName() const {
     return trace_ ? roleName(*trace_, block_, stepformer::Role::MaskedScores) : QString();
 }
 
+// What the block's masked_fill writes (its step's fill): −1e9, or nanoGPT's −inf.
+bool MaskView::fillsInfinity() const {
+    if (!trace_) return false;
+    for (const stepformer::TraceEntry& e : trace_->entries())  // every block of a model fills alike
+        if (e.role == stepformer::Role::MaskedScores && e.op == stepformer::Op::MaskFill) return std::isinf(e.attrs.fill);
+    return false;
+}
+
+// The head size's axis name in the block's queries (d_k, head_dim, hs).
+QString MaskView::headSizeName() const {
+    const auto* q = trace_ ? stepformer::graph::find(*trace_, block_, stepformer::Role::Q) : nullptr;
+    return q && q->axes.size() == 4 ? QString::fromStdString(q->axes[3].name) : QStringLiteral("d_k");
+}
+
 QString MaskView::flowTitle() const {
     QTextDocument doc;
     doc.setHtml(flowTitle_->text());
@@ -220,8 +248,10 @@ void MaskView::rebuild() {
         return;
     }
     messages_->showPage();
+    const QString ownMask = QString(maskNames_[3]).section(QLatin1Char('.'), -2);  // "attn.bias"
     const QStringList titles =
-        keepOnes_   ? QStringList{tr("src_mask (slf_attn)"), QString(), QString(), tr("trg_mask (slf_attn, causal)"),
+        keepOnes_ && perBlock_ ? QStringList{QString(), QString(), QString(), tr("%1 (causal, 1 = keep)").arg(ownMask), QString()}
+        : keepOnes_ ? QStringList{tr("src_mask (slf_attn)"), QString(), QString(), tr("trg_mask (slf_attn, causal)"),
                                tr("src_mask (enc_attn)")}
         : additive_ ? QStringList{tr("encoder self_attn mask"), QString(), QString(), tr("decoder self_attn mask (causal)"),
                              tr("multihead_attn mask")}
@@ -231,6 +261,8 @@ void MaskView::rebuild() {
         PanelSpec p = panelFor(trace_, config_, maskNames_[i], batch_, 0, titles[i]);
         if (!p.present) p.emptyMessage = tr("“%1” is not in this trace.").arg(maskNames_[i]);
         applyPanel(masks_[i], p);
+        // Per block, a slot this model has no mask for (a decoder-only model's encoder and cross masks) goes.
+        if (perBlock_) masks_[i]->setVisible(!maskNames_[i].isEmpty() && !tutorialOnly_.contains(masks_[i]));
         masks_[i]->setSelected(!maskNames_[i].isEmpty() && maskNames_[i] == step_);
         masks_[i]->setToolTip(maskNames_[i]);
     }
@@ -239,8 +271,13 @@ void MaskView::rebuild() {
     const QString scores = roleName(*trace_, block_, Role::Scores),
                   maskedScores = roleName(*trace_, block_, Role::MaskedScores),
                   attn = roleName(*trace_, block_, Role::Softmax);
+    const bool queryScaled = !roleName(*trace_, block_, Role::ScaledQ).isEmpty();  // q / temperature, a step of its own
     const QString flow =
-        keepOnes_ ? tr("the scores before masking (<tt>(q / temperature) · kᵀ</tt>), after <tt>masked_fill(mask == 0, "
+        keepOnes_ && !queryScaled
+            ? tr("the scores before masking (<tt>(q · kᵀ) · (1/√%1)</tt>), after <tt>masked_fill(mask == 0, %2)</tt>, and "
+                 "after the softmax — the masked (hatched) positions become exactly <b>0</b>.")
+                  .arg(headSizeName(), fillsInfinity() ? QStringLiteral("−∞") : QStringLiteral("−1e9"))
+        : keepOnes_ ? tr("the scores before masking (<tt>(q / temperature) · kᵀ</tt>), after <tt>masked_fill(mask == 0, "
                     "−1e9)</tt>, and after the softmax — the masked (hatched) positions become exactly <b>0</b>.")
         : additive_ ? tr("the scores before masking, <tt>scores + attn_mask</tt> (−∞ where a key is ignored), and after "
                     "the softmax — the ignored (hatched) positions become exactly <b>0</b>.")
@@ -265,7 +302,8 @@ void MaskView::rebuild() {
     // The head is named in the flow title above (in each panel's title too, they wrapped into
     // three lines in a 1366 px window).
     PanelSpec ps = panelFor(trace_, config_, scores, batch_, head_,
-                            keepOnes_   ? tr("1. scores = (q/√d_k)·kᵀ")
+                            keepOnes_ && !queryScaled ? tr("1. scores = (q·kᵀ)/√%1").arg(headSizeName())
+                            : keepOnes_   ? tr("1. scores = (q/√d_k)·kᵀ")
                             : additive_ ? tr("1. scores: q·kᵀ/√head_dim")
                                      : tr("1. scores = QKᵀ/√d_k"));
     // Mark where the mask will hit before it does.
@@ -273,7 +311,8 @@ void MaskView::rebuild() {
         PanelSpec pm = panelFor(trace_, config_, maskedScores, batch_, head_);
         if (pm.mask.size() == ps.m.values.size()) {
             ps.mask = pm.mask;
-            ps.maskedExplanation = keepOnes_ ? tr("<i>The mask is 0 here: the next step replaces this score by <b>−1e9</b>.</i>")
+            ps.maskedExplanation = keepOnes_ && fillsInfinity() ? tr("<i>The mask is 0 here: the next step replaces this score by <b>−∞</b>.</i>")
+                                   : keepOnes_ ? tr("<i>The mask is 0 here: the next step replaces this score by <b>−1e9</b>.</i>")
                                    : additive_ ? tr("<i>The mask is −∞ here: the next step adds it to this score.</i>")
                                           : tr("<i>The mask is 1 here: the next step replaces this score by <b>−1e9</b>.</i>");
         }

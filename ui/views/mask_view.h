@@ -42,6 +42,8 @@ public:
     // Whether the step is one of the masks (not a step inside an attention block).
     bool showsMaskStep() const;
     QString flowTitle() const;  // the title of the scores -> masked -> softmax row, as plain text
+    bool fillsInfinity() const;
+    QString headSizeName() const;
     QList<HeatmapWidget*> maskHeatmaps() const { return masks_; }
     HeatmapWidget* scoresHeatmap() const { return scores_; }
     HeatmapWidget* maskedScoresHeatmap() const { return masked_; }

@@ -22,6 +22,10 @@ namespace {
 
 QString optimizerText(const Optimizer& o) {
     const auto& oo = o.options();
+    if (oo.kind == OptimizerKind::AdamW)
+        return QStringLiteral("AdamW (lr %1, β₁ %2, β₂ %3, weight decay %4)")
+            .arg(numfmt::gradientStat(o.current_lr()), numfmt::gradientStat(oo.beta1), numfmt::gradientStat(oo.beta2),
+                 numfmt::gradientStat(oo.weight_decay));
     if (oo.kind == OptimizerKind::Adam)
         return QStringLiteral("Adam (lr %1, β₁ %2, β₂ %3)").arg(numfmt::gradientStat(o.current_lr()), numfmt::gradientStat(oo.beta1), numfmt::gradientStat(oo.beta2));
     return QStringLiteral("SGD (lr %1, momentum %2)").arg(numfmt::gradientStat(o.current_lr()), numfmt::gradientStat(oo.momentum));
@@ -192,7 +196,7 @@ void ParameterPane::showStats(const Tensor& W, const Tensor& G, bool haveUpdate)
     else
         stats += tr("<br>No optimizer given: the update cannot be previewed.");
     if (haveUpdate) {
-        stats += optimizer_->options().kind == OptimizerKind::Adam
+        stats += optimizer_->options().kind != OptimizerKind::SGD
                      ? tr("<br><span style='color:#555'>Adam divides the (averaged) gradient by its running RMS, so "
                           "every weight moves about lr against the sign of its gradient.</span>")
                      : tr("<br><span style='color:#555'>SGD with momentum: ΔW = −lr · (momentum buffer + "

@@ -116,10 +116,9 @@ PositionalEncodingView::PositionalEncodingView(QWidget* parent) : StepView(paren
     controls->addWidget(dimsEdit_, 1);
     controls->addWidget(dimsHint_);
 
-    auto* formula = view_parts::named(new QLabel(this), "peFormula");
+    auto* formula = formula_ = view_parts::named(new QLabel(this), "peFormula");
     formula->setTextFormat(Qt::RichText);
-    formula->setText(tr("PE(pos, 2i) = sin(pos / 10000<sup>2i/d_model</sup>) &nbsp;&nbsp; "
-                        "PE(pos, 2i+1) = cos(pos / 10000<sup>2i/d_model</sup>)"));
+    formula->setWordWrap(true);
 
     // Table heatmap.
     tableMap_ = view_parts::named(new PeHeatmap(this), "peTableHeatmap");
@@ -127,6 +126,7 @@ PositionalEncodingView::PositionalEncodingView(QWidget* parent) : StepView(paren
     tableMap_->setColAxisTitle(tr("dimension (click a column to plot it)"));
     tableMap_->setValueRange(1.0f);
     tableMap_->setTooltipFn([this](int pos, int dim, float v) {
+        if (learned_) return tr("wpe[pos %1, dim %2] = %3: learned, no formula").arg(pos).arg(dim).arg(numfmt::fourDigits(v));
         const int D = dModel();
         const QString fn = dim % 2 == 0 ? QStringLiteral("sin") : QStringLiteral("cos");
         const int i2 = dim - dim % 2;
@@ -226,21 +226,44 @@ PositionalEncodingView::PositionalEncodingView(QWidget* parent) : StepView(paren
     connect(dimsEdit_, &QLineEdit::textChanged, this, &PositionalEncodingView::onDimsEdited);
     connect(resetButton_, &QPushButton::clicked, this, &PositionalEncodingView::resetToDefaults);
 
+    showKind();
     onTableParamsChanged();
     rebuildSum();
 }
 
 PositionalEncodingView::~PositionalEncodingView() = default;
 
+// The words of the table's kind: the sinusoid's formula, or a learned table's.
+void PositionalEncodingView::showKind() {
+    formula_->setText(learned_ ? tr("<b>Learned positions</b>: wpe is a weight [block_size × n_embd] trained like any "
+                                    "other, one row per position — there is no formula; the pass adds its first %1 rows.")
+                                     .arg(learnedTable_.rank() == 2 ? learnedTable_.dim(0) : 0)
+                               : tr("PE(pos, 2i) = sin(pos / 10000<sup>2i/d_model</sup>) &nbsp;&nbsp; "
+                                    "PE(pos, 2i+1) = cos(pos / 10000<sup>2i/d_model</sup>)"));
+    chart_->setTitle(learned_ ? tr("Learned value against position, per dimension") : tr("PE value against position, per dimension"));
+    lengthSpin_->setEnabled(!learned_);
+    dModelSpin_->setEnabled(!learned_);
+    resetButton_->setEnabled(!learned_);
+}
+
 void PositionalEncodingView::setTrace(std::shared_ptr<const stepformer::Trace> trace, const stepformer::Config& config) {
     StepView::setTrace(std::move(trace), config);
     encoderLength_ = decoderLength_ = 0;
+    learned_ = false;
+    learnedTable_ = {};
     if (trace_) {
         for (const stepformer::Block& b : trace_->blocks())  // the stacks' tables, whatever the model names them
             if (b.kind == stepformer::BlockKind::Input)
-                if (const auto* e = stepformer::graph::find(*trace_, b, stepformer::Role::PositionalTable); e && e->value.rank() == 2)
+                if (const auto* e = stepformer::graph::find(*trace_, b, stepformer::Role::PositionalTable); e && e->value.rank() == 2) {
                     (b.stack == stepformer::Stack::Decoder ? decoderLength_ : encoderLength_) = static_cast<int>(e->value.dim(0));
+                    if (e->op != stepformer::Op::PositionalTable && !e->value.data.empty()) {  // rows of a learned table
+                        learned_ = true;
+                        learnedTable_ = e->value;
+                    }
+                }
     }
+    showKind();
+    if (learned_) defaultLength_ = -1;  // the table comes from the trace: fill it again
     followTable();
     rebuildSum();
 }
@@ -301,9 +324,17 @@ void PositionalEncodingView::resetToDefaults() {
 }
 
 void PositionalEncodingView::onTableParamsChanged() {
-    const int L = length(), D = dModel();
-    table_ = stepformer::positional_table(L, D);
-    tableMap_->setTitle(tr("Positional encoding table PE  [%1 positions × d_model %2]").arg(L).arg(D));
+    const int L = learned_ ? int(learnedTable_.dim(0)) : length(), D = learned_ ? int(learnedTable_.dim(1)) : dModel();
+    table_ = learned_ ? learnedTable_ : stepformer::positional_table(L, D);
+    tableMap_->setTitle(learned_ ? tr("Learned position table wpe  [first %1 positions × n_embd %2]").arg(L).arg(D)
+                                 : tr("Positional encoding table PE  [%1 positions × d_model %2]").arg(L).arg(D));
+    float amax = 1.0f;  // a sinusoid's range; a learned table's own
+    if (learned_) {
+        amax = 1e-6f;
+        for (float v : table_.data) amax = std::max(amax, std::abs(v));
+    }
+    tableMap_->setValueRange(amax);
+    axisY_->setRange(-1.1 * amax, 1.1 * amax);
     tableMap_->setMatrix(L, D, table_.data);
     onDimsEdited();  // the valid dimensions depend on d_model
 }
@@ -351,7 +382,7 @@ void PositionalEncodingView::rebuildChart() {
     for (int k = 0; k < dims.size(); ++k) {
         const int d = dims[k];
         auto* s = new QLineSeries;
-        s->setName(tr("dim %1 %2").arg(d).arg(d % 2 == 0 ? QStringLiteral("sin") : QStringLiteral("cos")));
+        s->setName(learned_ ? tr("dim %1").arg(d) : tr("dim %1 %2").arg(d).arg(d % 2 == 0 ? QStringLiteral("sin") : QStringLiteral("cos")));
         QList<QPointF> pts;
         pts.reserve(L);
         for (int pos = 0; pos < L; ++pos) pts.append(QPointF(pos, static_cast<double>(table_.data[size_t(pos) * D + d])));

@@ -70,6 +70,12 @@ private:
     int encoderLength_ = 0, decoderLength_ = 0;  // the trace's tables' positions
     QString sumSource_ = QStringLiteral("encoder");
     stepformer::Tensor table_;
+    // A model whose positions are a learned table (nanoGPT's wpe: the step is an embedding of a
+    // parameter, not a formula) shows the trace's rows instead of the sinusoid it would compute.
+    bool learned_ = false;
+    stepformer::Tensor learnedTable_;  // (T, d_model): the rows the current pass added
+    class QLabel* formula_ = nullptr;
+    void showKind();
     QList<int> dims_;
 
     QSpinBox *lengthSpin_ = nullptr, *dModelSpin_ = nullptr;

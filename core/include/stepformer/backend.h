@@ -45,14 +45,24 @@ namespace stepformer {
 // computes the weight's gradient: the weight and its optimizer state then cross the memory bus
 // once per training step instead of three times (gradient, norm, update).
 struct WeightUpdate {
-    enum class Kind { SGD, Adam };
+    // AdamW is torch.optim.AdamW (1.13): decoupled weight decay, and its own rounding of the Adam
+    // step (exp_avg.mul_().add_(), not Adam's lerp_), so a kind of its own rather than a flag.
+    enum class Kind { SGD, Adam, AdamW };
     Kind kind = Kind::SGD;
-    float* buf1 = nullptr;  // SGD: momentum_buffer; Adam: exp_avg
-    float* buf2 = nullptr;  // Adam: exp_avg_sq
-    float lr = 0.0f;
+    float* buf1 = nullptr;  // SGD: momentum_buffer; Adam, AdamW: exp_avg
+    float* buf2 = nullptr;  // Adam, AdamW: exp_avg_sq
+    // lr and the betas in double, as the optimizer holds them (Python floats, in torch): AdamW's
+    // scalars (1 - lr * weight_decay, 1 - beta, lr / bias_correction1) are computed from them
+    // in double and only then rounded to float, as torch computes them. SGD and Adam round lr and
+    // the betas to float first, as they always have.
+    double lr = 0.0;
     float momentum = 0.0f;  // SGD
-    float beta1 = 0.0f, beta2 = 0.0f, eps = 0.0f;
-    int64_t step = 0;      // Adam: this step's number (1-based), for the bias corrections
+    double beta1 = 0.0, beta2 = 0.0;
+    float eps = 0.0f;
+    // AdamW: param *= 1 - lr * weight_decay before the Adam step. 0 for a parameter that is not
+    // decayed (nanoGPT's configure_optimizers: biases and LayerNorm weights, under 2 dimensions).
+    double weight_decay = 0.0;
+    int64_t step = 0;      // Adam, AdamW: this step's number (1-based), for the bias corrections
     float* out = nullptr;  // where the updated weight goes; null: in place. (The Trainer writes
                            // into a second buffer so the weights before the step stay intact.)
     // A flag in the backend's memory (one float, written by an earlier kernel such as
@@ -84,11 +94,11 @@ public:
                                  int O, bool accumulate_dx, bool accumulate_dw = true);
 
     // linear_backward with dW overwritten, then W updated in place by `upd` exactly as
-    // sgd_step/adam_step would; dW may be null (the gradient is then not kept). Adds sum(dW^2) to
+    // apply_update would; dW may be null (the gradient is then not kept). Adds sum(dW^2) to
     // *dW_sum_squares (may be null), valid after sync().
     virtual void linear_backward_update(float* dx, float* dW, double* dW_sum_squares, const float* dy, const float* x,
                                         float* W, int N, int I, int O, bool accumulate_dx, const WeightUpdate& upd);
-    // sgd_step or adam_step as `upd` says, for parameters outside linear layers (and the
+    // sgd_step, adam_step or AdamW's step as `upd` says, for parameters outside linear layers (and the
     // optimizer's preview). With upd.out (not param), the updated values go there and param stays
     // as it was (the Trainer's double buffer): a kernel, so that the copy happens where the
     // numbers live.
@@ -133,10 +143,13 @@ public:
                                     int D);
 
     // LayerNorm over the last axis; mean, rstd (rows) saved for the backward. gamma and beta are
-    // both null for a LayerNorm without learned scale and shift (the tutorial's).
+    // both null for a LayerNorm without learned scale and shift (the tutorial's); beta alone is
+    // null for one with a scale and no shift (nanoGPT's LayerNorm(bias=False): y = xhat * gamma).
+    // A beta without gamma is not a LayerNorm anyone builds: not allowed.
     virtual void layernorm_forward(float* out, float* mean, float* rstd, const float* in, const float* gamma,
                                    const float* beta, int rows, int cols, float eps);
-    // din overwritten; dgamma, dbeta accumulated (both null when gamma is)
+    // din overwritten; dgamma, dbeta accumulated (both null when gamma is; dbeta null when the
+    // LayerNorm has no beta)
     virtual void layernorm_backward(float* din, float* dgamma, float* dbeta, const float* dout, const float* in,
                                     const float* mean, const float* rstd, const float* gamma, int rows, int cols);
 

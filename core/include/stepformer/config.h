@@ -17,9 +17,10 @@ struct ConfigError : Error {
     using Error::Error;
 };
 
-// Which model: the tutorial's (seed 001), PyTorch's own nn.Transformer layers (seeds 002, 004)
-// or attention-is-all-you-need-pytorch's Transformer (seed 003).
-enum class Architecture { Tutorial, Torch, Aiayn };
+// Which model: the tutorial's (seed 001), PyTorch's own nn.Transformer layers (seeds 002, 004),
+// attention-is-all-you-need-pytorch's Transformer (seed 003) or nanoGPT's decoder-only GPT (the
+// third family seed 001 names).
+enum class Architecture { Tutorial, Torch, Aiayn, Gpt };
 // For "torch": a translation model around nn.Transformer, or seed 004's layer lab (one encoder
 // layer, optionally one decoder layer reading its output as memory, fed tensors instead of tokens).
 enum class Structure { Seq2Seq, Layers };
@@ -61,13 +62,21 @@ struct Config {
     bool emb_src_trg_weight_sharing = true;  // encoder.src_word_emb.weight is decoder.trg_word_emb.weight
     std::string scale_emb_or_prj = "prj";    // "emb" (embeddings × √d_model) | "prj" (logits × d_model^−0.5) | "none"
 
+    // "gpt" only (nanoGPT's GPTConfig: n_embd is d_model, n_head n_heads, n_layer n_layers, the MLP
+    // 4·n_embd wide; the word-level vocabulary is tgt_vocab and there is no source). block_size
+    // bounds a sequence (tgt_len, the longest a batch pads to, is block_size); bias: Linear and
+    // LayerNorm biases (false: none); lm_head.weight is transformer.wte.weight.
+    int block_size = 1024;
+    bool bias = true;
+
     bool torch() const { return architecture == Architecture::Torch; }
     bool aiayn() const { return architecture == Architecture::Aiayn; }
     bool layers() const { return torch() && structure == Structure::Layers; }
     int encoder_layers() const { return n_layers; }
     int decoder_layers() const { return torch() ? n_decoder_layers : n_layers; }
     bool has_vocabulary() const { return !layers(); }
-    bool learns_layer_norm() const { return torch() || aiayn() || learn_layer_norm; }
+    bool learns_layer_norm() const { return architecture != Architecture::Tutorial || learn_layer_norm; }
+    bool reads_source() const { return architecture != Architecture::Gpt; }  // an encoder (src_vocab, src_len)
 
     static Config tutorial() { return Config{}; }
     // A small readable model with the tutorial's vocabulary (for the GUI and quick tests).
@@ -79,6 +88,9 @@ struct Config {
     // attention-is-all-you-need-pytorch's Transformer at a readable size (d_model 32, 2 layers, 4
     // heads) on the tutorial's sentences: separate vocabularies, so no shared embeddings.
     static Config aiayn_small();
+    // nanoGPT's GPT at a readable size (n_embd 32, 2 layers, 4 heads, block_size 12) on the
+    // tutorial's target sentences and a few more words.
+    static Config gpt_small();
 
     // Throws ConfigError naming the first problem found.
     void validate() const;
@@ -102,7 +114,7 @@ Config config_from_json_text(const std::string& text, const MessageArg& what = M
 Config load_config_file(const std::string& path);
 nlohmann::json config_to_json(const Config& c);
 std::string config_to_json_text(const Config& c, int indent = 2);
-const char* architecture_name(Architecture a);  // "tutorial" | "torch" | "aiayn"
+const char* architecture_name(Architecture a);  // "tutorial" | "torch" | "aiayn" | "gpt"
 const char* structure_name(Structure s);        // "seq2seq" | "layers"
 
 // Tokenisation: whitespace split, each token looked up in the vocabulary, then padded to

@@ -23,6 +23,18 @@ struct Example {
 
 // The tutorial's two sentences.
 std::vector<Example> builtin_examples();
+// The config's model's toy data: the tutorial's two sentences, or for a model without a source
+// (nanoGPT) the toy lines (builtin_lines) as next-word examples.
+std::vector<Example> builtin_examples(const Config& c);
+// The decoder-only toy set: the tutorial's target sentences and a few more, bos ... eos.
+std::vector<std::string> builtin_lines();
+
+// A sentence as a decoder-only model learns it: inputs words[:-1], targets words[1:] (enc_input empty).
+Example next_word_example(const std::vector<std::string>& words);
+// One sentence per line (blank lines and lines starting with '#' skipped), bos put first and eos
+// last where the line lacks them; at most block_size + 1 words. parse_tsv reads this format for a
+// model without a source. Throws DataError naming the line and the problem.
+std::vector<Example> parse_lines(const std::string& text, const Config& c, const MessageArg& what = Message(Msg::data_word));
 
 // The decoder's expected output for a decoder input, the tutorial's pairing ("S i want a beer ."
 // -> "i want a beer . E"): the bos dropped, eos after the last word. Trailing pads stay after the
@@ -32,7 +44,7 @@ std::vector<Example> builtin_examples();
 // the step-through's loss all call it.
 std::string dec_output_for(const std::string& dec_input, const Config& c);
 
-// A TSV file: three columns (enc_input, dec_input, dec_output) exactly as the tutorial, or two
+// A TSV file (for a model without a source: lines, see parse_lines): three columns (enc_input, dec_input, dec_output) exactly as the tutorial, or two
 // (source, target) from which the bos/eos tokens are added. Blank lines and lines starting with
 // '#' are skipped. Throws DataError naming the line and the problem.
 std::vector<Example> parse_tsv(const std::string& text, const Config& c, const MessageArg& what = Message(Msg::data_word));

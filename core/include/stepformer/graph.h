@@ -16,8 +16,9 @@
 namespace stepformer {
 
 // What a step reads from the batch (Attrs::stream): token ids (Embedding, TokenMask), the layer
-// lab's given tensors (Input) and the masks given with them (AdditiveMask).
-enum class Stream : int { Src = 0, Tgt = 1, Memory = 2 };
+// lab's given tensors (Input) and the masks given with them (AdditiveMask). Position: the ids
+// 0, 1, ..., L − 1 (a learned position table's rows, nanoGPT's wpe).
+enum class Stream : int { Src = 0, Tgt = 1, Memory = 2, Position = 3 };
 
 // The batch's token streams (Batch::tokens), each (B, its length) of ids: "src" the encoder's
 // input, "tgt" the decoder's input, "out" the targets the loss reads. A model says which it

@@ -54,6 +54,10 @@ std::vector<TokenStream> model_streams(const Config& c);
 Batch make_batch(const Config& c, const std::vector<std::string>& src, const std::vector<std::string>& tgt,
                  const std::vector<std::string>& out = {});
 
+// One sentence pair as a batch (out empty: no expected output); a model without a source (nanoGPT)
+// reads `tgt` alone and `src`, whatever it holds, is not read.
+Batch make_sentence_batch(const Config& c, const std::string& src, const std::string& tgt, const std::string& out = {});
+
 // attention-is-all-you-need-pytorch's cal_loss(smoothing=True): ε of its label smoothing.
 inline constexpr float kLabelSmoothing = 0.1f;
 

@@ -30,6 +30,7 @@ struct ParamSpec {
     // written once by its one kernel.
     bool grad_accumulates = false;
     int fan_out = 0;
+    float stddev = 1.0f;  // Normal: N(0, stddev²) (nanoGPT's 0.02, and 0.02/√(2·n_layer) for c_proj)
 };
 
 // The parameter list of the model for `c`, in state_dict order. A shared parameter is listed once,

@@ -15,9 +15,10 @@ enum class TrainingPreset {
     Small,     // d_model 32, 2 layers: Adam(lr 5e-3), 60 epochs, readable and quick
     Torch,     // PyTorch's nn.Transformer at the small size (Config::torch_small()), the same recipe
     Aiayn,     // attention-is-all-you-need-pytorch's model at the small size (Config::aiayn_small()), the same recipe
+    Gpt,       // nanoGPT's GPT at a readable size (Config::gpt_small()) on the toy lines: AdamW as nanoGPT sets it up
 };
 
-// Config::tutorial(), small(), torch_small() or aiayn_small() (the tutorial's vocabularies and lengths).
+// Config::tutorial(), small(), torch_small(), aiayn_small() (the tutorial's vocabularies and lengths) or gpt_small().
 Config preset_architecture(TrainingPreset p);
 
 // The recipe's stages. The first is the preset itself (what the Train panel fills in). The

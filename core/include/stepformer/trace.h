@@ -99,8 +99,9 @@ enum class BlockKind {
 // Which model's names a block's entries and parameters take (trace_names.h): the tutorial's
 // (seed 001), PyTorch's layers on their own (seed 004's layer lab: encoder_layer.*,
 // decoder_layer.*) or a translation model around nn.Transformer (transformer.encoder.layers.*).
-// attention-is-all-you-need-pytorch's model (seed 003) has its own module paths (Aiayn).
-enum class Naming : uint8_t { Tutorial, TorchLayers, TorchSeq2Seq, Aiayn };
+// attention-is-all-you-need-pytorch's model (seed 003) has its own module paths (Aiayn), and so
+// has nanoGPT's GPT (Gpt: transformer.h.{i}.attn.*, one stack, the decoder's).
+enum class Naming : uint8_t { Tutorial, TorchLayers, TorchSeq2Seq, Aiayn, Gpt };
 
 
 struct Block {

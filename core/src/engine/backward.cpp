@@ -77,23 +77,21 @@ struct GraphBackward {
         if (!e.saved.keep.empty()) be().mul_forward(d, d, st().in(e.saved.keep), n);
     }
 
-    // (x − mean)·rstd (· γ + β when the step reads γ and β: the tutorial's LayerNorm is never trained).
+    // (x − mean)·rstd (· γ + β when the step reads γ and β: the tutorial's LayerNorm is never
+    // trained; γ alone: nanoGPT's LayerNorm with bias=False).
     void layer_norm(const TraceEntry& e, const float* dy) {
         const std::string& in = e.inputs.at(0);
-        const bool affine = e.inputs.size() == 3;
+        const bool affine = e.inputs.size() >= 2, shifted = e.inputs.size() == 3;
         const Tensor& X = tr().at(in).value;
         const int D = static_cast<int>(X.dim(-1)), rows = static_cast<int>(X.size() / D);
         bool exists = false;
         float* din = dest(in, &exists);
         std::optional<Staging::Temp> tmp;
         if (exists) din = tmp.emplace(st().temp(X.size())).get();
-        be().layernorm_backward(din, affine ? x.dw(own(e.inputs[1])) : nullptr, affine ? x.dw(own(e.inputs[2])) : nullptr,
+        be().layernorm_backward(din, affine ? x.dw(own(e.inputs[1])) : nullptr, shifted ? x.dw(own(e.inputs[2])) : nullptr,
                                 dy, st().in(X), st().in(e.saved.mean), st().in(e.saved.rstd),
                                 affine ? x.w(own(e.inputs[1])) : nullptr, rows, D);
-        if (affine) {
-            release(e.inputs[1]);
-            release(e.inputs[2]);
-        }
+        for (size_t i = 1; i < e.inputs.size(); ++i) release(e.inputs[i]);
         if (tmp) add_into(in, din, X.size());
     }
 
@@ -189,19 +187,19 @@ struct GraphBackward {
         be().merge_heads(dtmp.get(), dy, B, L, H, hd);
         bool exists = false;
         float* dx = dest(in, &exists);
-        if (e.inputs.size() == 2) {  // its own weight (HD, D)
+        if (e.attrs.slice < 0) {  // its own weight (HD, D), no bias
             weight_backward(e.inputs[1], dx, dtmp.get(), st().in(X), N, D, HD, exists);
             return;
         }
-        const std::string &W = e.inputs.at(1), &b = e.inputs.at(2);
-        const int slice = e.role == Role::Q ? 0 : e.role == Role::K ? 1 : 2;
-        be().bias_backward(x.dw(b) + int64_t(slice) * HD, dtmp.get(), N, HD);
+        // A third of a packed weight (and of its bias, when there is one: nanoGPT's bias=False has none).
+        const std::string& W = e.inputs.at(1);
+        const int slice = e.attrs.slice;
+        if (e.inputs.size() > 2) be().bias_backward(x.dw(e.inputs[2]) + int64_t(slice) * HD, dtmp.get(), N, HD);
         const size_t wi = x.p.index_of(W);
         float* dW = st().out(x.grads[wi]) + int64_t(slice) * HD * D;
         const float* Wslice = x.weight(x.p[wi]) + int64_t(slice) * HD * D;
         be().linear_backward(dx, dW, dtmp.get(), st().in(X), Wslice, N, D, HD, exists, false);
-        release(W);
-        release(b);
+        for (size_t i = 1; i < e.inputs.size(); ++i) release(e.inputs[i]);
     }
 
     // q / temperature: the gradient scaled the same way.
@@ -233,7 +231,9 @@ struct GraphBackward {
         else be().relu_backward(d, dy, st().in(e.value), n);
     }
 
-    // dropout(emb + pe): the gradient through the dropout's mask to the embedding (the table is fixed).
+    // dropout(emb + pe): the gradient through the dropout's mask to the embedding (B, L, D), and to
+    // the positions (L, D) summed over the batch when they are learned (nanoGPT's wpe rows; the
+    // sinusoid table is fixed).
     void positional(const TraceEntry& e, const float* dy) {
         const int64_t n = numel(e.value.shape);
         bool exists = false;
@@ -241,13 +241,20 @@ struct GraphBackward {
         if (exists) throw std::logic_error("backward: an embedding has one reader");
         be().copy(d, dy, n);
         undo_dropout(e, d, n);
+        const TraceEntry& pe = tr().at(e.inputs.at(1));
+        if (pe.op == Op::PositionalTable) return;
+        const int64_t LD = numel(pe.value.shape);
+        float* dpe = dest(pe.name, &exists);
+        if (exists) throw std::logic_error("backward: a position table has one reader");
+        be().fill(dpe, LD, 0.0f);
+        be().bias_backward(dpe, d, int(n / LD), int(LD));  // the column sums of (B, L·D)
     }
 
     // table[ids] (× the step's scale: the translation tutorial's √d_model, aiayn's scale_emb). An
     // embedding with a padding_idx sends nothing to that row.
     void embedding(const TraceEntry& e, const float* dy) {
         const std::string table = own(e.inputs.at(0));
-        const std::vector<int>& ids = e.attrs.stream == int(Stream::Tgt) ? batch.tgt : batch.src;
+        const std::vector<int>& ids = stream_ids(batch, e.attrs.stream);
         const int64_t n = numel(e.value.shape);
         const int D = int(e.value.dim(-1)), N = int(n / D), V = int(x.grads.at(table).dim(0));
         std::optional<Staging::Temp> scaled;

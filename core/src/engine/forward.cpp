@@ -41,9 +41,7 @@ struct Runner {
         const TraceEntry* e = entry(name);
         return e && !e->saved.dropped.empty() ? e->saved.dropped : value(name);
     }
-    const std::vector<int>& ids(int stream) {
-        return stream == int(Stream::Tgt) ? p.batch.tgt : p.batch.src;
-    }
+    const std::vector<int>& ids(int stream) { return detail::stream_ids(p.batch, stream); }
 
     // The keep mask of a dropout at this step, or empty (not training, p = 0).
     Tensor draw(const Attrs& a, int64_t n) {

@@ -1,5 +1,9 @@
 #include "stepformer/graph.h"
 
+#include <numeric>
+
+#include "engine/model_context.h"
+
 #include <stdexcept>
 
 namespace stepformer {
@@ -37,3 +41,17 @@ size_t Graph::index_of(const std::string& name) const {
 }
 
 }  // namespace stepformer
+
+namespace stepformer::detail {
+
+const std::vector<int>& stream_ids(const Batch& b, int stream) {
+    static const std::vector<int> positions = [] {
+        std::vector<int> v(4096);  // Config::validate bounds block_size and the lengths by 4096
+        std::iota(v.begin(), v.end(), 0);
+        return v;
+    }();
+    if (stream == int(Stream::Position)) return positions;
+    return stream == int(Stream::Tgt) ? b.tgt : b.src;
+}
+
+}  // namespace stepformer::detail

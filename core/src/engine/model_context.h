@@ -3,6 +3,7 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "stepformer/model.h"
 #include "stepformer/staging.h"
@@ -21,5 +22,9 @@ struct ModelCtx {
     const float* w(const std::string& name) const { return weight(p.at(name)); }
     const float* weight(const Tensor& t) const { return resident ? resident->at(t.ptr()) : st.in(t); }
 };
+
+// The ids a step with Attrs::stream reads: a token stream of the batch, or the positions 0, 1, ...
+// (Stream::Position: a prefix of one array as long as any sequence may be).
+const std::vector<int>& stream_ids(const Batch& b, int stream);
 
 }  // namespace stepformer::detail

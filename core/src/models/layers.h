@@ -38,6 +38,9 @@ struct AttentionSpec {
     const char* dk_axis = "d_k";
     const char* dv_axis = "d_v";
     const char* d_axis = "d_model";
+    const char* batch_axis = "batch_size";
+    const char* q_axis = "len_q";
+    const char* k_axis = "len_k";
     // Parameters: three projections and the output (W_Q.weight, ...), or PyTorch's packed
     // in_proj_weight (Q | K | V rows) with out_proj; biases on all of them or on none.
     bool packed = false;
@@ -51,7 +54,16 @@ struct AttentionSpec {
     // The mask: masked_fill(mask, −1e9) by a 0/1 mask entry (1 = fill; or, when the call names a
     // fill, by that internal step), or an additive 0 / −inf mask step of its own (PyTorch).
     bool additive = false;
+    float fill = -1e9f;  // what masked_fill writes (nanoGPT's: −inf)
     float attn_dropout = 0.0f;
+    // The leaves its entries are named by (nanoGPT's: attn.q, ..., attn.y, attn.c_proj).
+    const char* q_leaf = "Q";
+    const char* k_leaf = "K";
+    const char* v_leaf = "V";
+    const char* scores_leaf = "scores";
+    const char* masked_leaf = "masked_scores";
+    const char* attn_leaf = "attn";
+    const char* context_leaf = "context";
     const char* out_leaf = "fc_out";
 };
 
@@ -72,7 +84,8 @@ std::string attention(Builder& b, const AttentionSpec& s, const Block& blk, cons
 std::string residual(Builder& b, const Block& blk, const std::string& name, const std::string& in0,
                      const std::string& in1, int sublayer, float p, std::vector<Axis> axes);
 
-// LayerNorm of `in`, with γ and β the parameters named (none: the tutorial's fixed γ = 1, β = 0).
+// LayerNorm of `in`, with γ and β the parameters named (none: the tutorial's fixed γ = 1, β = 0;
+// γ without β: nanoGPT's LayerNorm with bias=False).
 std::string layer_norm(Builder& b, const Block& blk, const std::string& name, const std::string& in, float eps,
                        const std::string& gamma, const std::string& beta, std::vector<Axis> axes);
 

@@ -16,17 +16,22 @@ struct ModelEntry {
     void (*graph)(build::Builder& b, const Config& c, const Batch& batch);
     std::vector<TokenStream> reads;
     Naming naming;  // its traces' names (the layer lab's: TorchLayers)
+    std::vector<ParamSpec> (*params)(const Config& c);
+    std::vector<std::pair<std::string, std::string>> (*aliases)(const Config& c) = nullptr;  // shared weights
+    bool (*buffer)(const StoredTensor& st, const Config& c, const std::string& path) = nullptr;
 };
 
 const std::vector<ModelEntry>& models() {
     using enum TokenStream;
     static const std::vector<ModelEntry> m = {
         {{Architecture::Tutorial, "tutorial", keys::tutorial_from_json, keys::tutorial_to_json, keys::tutorial_validate},
-         build::tutorial_graph, {Src, Tgt, Out}, Naming::Tutorial},
+         build::tutorial_graph, {Src, Tgt, Out}, Naming::Tutorial, build::tutorial_params},
         {{Architecture::Torch, "torch", keys::torch_from_json, keys::torch_to_json, keys::torch_validate},
-         build::torch_graph, {Src, Tgt, Out}, Naming::TorchSeq2Seq},
+         build::torch_graph, {Src, Tgt, Out}, Naming::TorchSeq2Seq, build::torch_params},
         {{Architecture::Aiayn, "aiayn", keys::aiayn_from_json, keys::aiayn_to_json, keys::aiayn_validate},
-         build::aiayn_graph, {Src, Tgt, Out}, Naming::Aiayn},
+         build::aiayn_graph, {Src, Tgt, Out}, Naming::Aiayn, build::aiayn_params, build::aiayn_aliases},
+        {{Architecture::Gpt, "gpt", keys::gpt_from_json, keys::gpt_to_json, keys::gpt_validate},
+         build::gpt_graph, {Tgt, Out}, Naming::Gpt, build::gpt_params, build::gpt_aliases, build::gpt_buffer},
     };
     return m;
 }
@@ -49,6 +54,12 @@ const ConfigKeys* config_keys(std::string_view name) {
     return nullptr;
 }
 
+std::string architecture_names() {
+    std::string out;
+    for (const ModelEntry& e : models()) out += std::string(out.empty() ? "" : ", ") + "\"" + e.keys.name + "\"";
+    return out;
+}
+
 std::vector<TokenStream> model_streams(const Config& c) {
     if (c.layers()) return {};  // the layer lab reads tensors, not tokens
     return entry(c).reads;
@@ -59,6 +70,7 @@ const char* naming_key(Naming n) {
     case Naming::TorchSeq2Seq: return "torch";
     case Naming::TorchLayers: return "torch_layers";
     case Naming::Aiayn: return "aiayn";
+    case Naming::Gpt: return "gpt";
     case Naming::Tutorial: break;
     }
     return "tutorial";
@@ -70,6 +82,18 @@ Naming model_naming(const Config& c) {
 }
 
 namespace build {
+
+std::vector<ParamSpec> model_params(const Config& c) { return entry(c).params(c); }
+
+std::vector<std::pair<std::string, std::string>> model_aliases(const Config& c) {
+    const ModelEntry& e = entry(c);
+    return e.aliases ? e.aliases(c) : std::vector<std::pair<std::string, std::string>>{};
+}
+
+bool model_buffer(const StoredTensor& st, const Config& c, const std::string& path) {
+    const ModelEntry& e = entry(c);
+    return e.buffer && e.buffer(st, c, path);
+}
 
 std::shared_ptr<const Graph> model_graph(const Config& c, const Batch& batch) {
     auto g = std::make_shared<Graph>();

@@ -65,11 +65,13 @@ struct RowsArgs {
     uint32_t per_subgroup;
     float q_target, scale;  // the smoothed loss's q at the target (value: q elsewhere) and its gradient's scale
 };
+// update.comp's: kind 0 SGD, 1 Adam, 2 AdamW (WeightUpdate::Kind's order)
 struct UpdateArgs {
     VkDeviceAddress param, out, buf1, buf2, grad, apply_if;
-    uint32_t n, adam;
+    uint32_t n, kind;
     float lr, momentum;
     float beta1, beta2, eps, step_size, bc2_sqrt;
+    float decay, one_minus_beta1, one_minus_beta2;  // AdamW (step_size is then -lr / bc1)
 };
 struct DropoutArgs {
     VkDeviceAddress keep;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "adamw_scalars.h"
 #include "stepformer/loss.h"
 #include "vulkan/vk_backend_internal.h"
 
@@ -83,16 +84,23 @@ void VulkanBackend::apply_update(float* param, const float* grad, int64_t n, con
     u.grad = addr(grad, z, "update grad");
     u.apply_if = addr(upd.apply_if, 1, "update upd.apply_if");
     u.n = uint32_t(n);
-    u.adam = upd.kind == WeightUpdate::Kind::Adam ? 1u : 0u;
-    u.lr = upd.lr;
+    u.kind = uint32_t(upd.kind);
+    u.lr = float(upd.lr);
     u.momentum = upd.momentum;
-    if (u.adam) {
-        // adam_scalars' arithmetic, in double as the CPU's
-        const double bc1 = 1.0 - std::pow(double(upd.beta1), double(upd.step));
-        const double bc2 = 1.0 - std::pow(double(upd.beta2), double(upd.step));
-        u.beta1 = upd.beta1, u.beta2 = upd.beta2, u.eps = upd.eps;
-        u.step_size = static_cast<float>(upd.lr / bc1);
+    if (upd.kind == WeightUpdate::Kind::Adam) {
+        // adam_scalars' arithmetic, from lr and the betas rounded to float, in double as the CPU's
+        const float lr = float(upd.lr), beta1 = float(upd.beta1), beta2 = float(upd.beta2);
+        const double bc1 = 1.0 - std::pow(double(beta1), double(upd.step));
+        const double bc2 = 1.0 - std::pow(double(beta2), double(upd.step));
+        u.beta1 = beta1, u.beta2 = beta2, u.eps = upd.eps;
+        u.step_size = static_cast<float>(lr / bc1);
         u.bc2_sqrt = static_cast<float>(std::sqrt(bc2));
+    } else if (upd.kind == WeightUpdate::Kind::AdamW) {
+        const AdamWScalars a = adamw_scalars(upd);  // the CPU's, rounded alike
+        u.beta1 = a.beta1, u.beta2 = a.beta2, u.eps = a.eps;
+        u.step_size = a.neg_step_size;
+        u.bc2_sqrt = a.bc2_sqrt;
+        u.decay = a.decay, u.one_minus_beta1 = a.one_minus_beta1, u.one_minus_beta2 = a.one_minus_beta2;
     }
     dispatch("update", &u, sizeof u, uint32_t(std::min<int64_t>((n + 255) / 256, 65535)), 1);
 }

@@ -21,15 +21,17 @@ void main() {
     const uint i = gl_GlobalInvocationID.x;
     if (i >= p.n) return;
     if (p.op == 0u) {  // LayerNorm: dgamma[c] += sum dy xhat, dbeta[c] += sum dy; a: dout, b: in, c: mean, d: rstd
-        // Added row by row into the running value, in the CPU's order (the same rounding).
-        float sg = p.out1.v[i], sb = Floats(p.out2).v[i];
+        // Added row by row into the running value, in the CPU's order (the same rounding). out2
+        // (dbeta) is 0 for a LayerNorm without beta (nanoGPT's bias=False).
+        const bool shifted = p.out2 != 0ul;
+        float sg = p.out1.v[i], sb = shifted ? Floats(p.out2).v[i] : 0.0;
         for (uint r = 0; r < p.rows; ++r) {
             const float dy = Floats(p.a).v[r * p.cols + i];
             sg += dy * ((Floats(p.b).v[r * p.cols + i] - Floats(p.c).v[r]) * Floats(p.d).v[r]);
             sb += dy;
         }
         p.out1.v[i] = sg;
-        Floats(p.out2).v[i] = sb;
+        if (shifted) Floats(p.out2).v[i] = sb;
     } else if (p.op == 2u) {  // linear bias: dbias[c] += sum dy[r, c], rows added in order as above; a: dy
         float s = p.out1.v[i];
         for (uint r = 0; r < p.rows; ++r) s += Floats(p.a).v[r * p.cols + i];

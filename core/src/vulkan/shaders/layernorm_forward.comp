@@ -1,5 +1,6 @@
 // LayerNorm over the last axis of (rows, cols), one invocation per row: mean, biased variance,
-// rstd saved for the backward; gamma and beta optional (0: the tutorial's fixed LayerNorm).
+// rstd saved for the backward; gamma and beta optional (0: the tutorial's fixed LayerNorm), or
+// beta alone 0 (nanoGPT's LayerNorm(bias=False): y = xhat * gamma).
 #version 460
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
@@ -33,7 +34,8 @@ void main() {
     const float rs = 1.0 / sqrt(v + p.eps);
     for (uint c = 0; c < p.cols; ++c) {
         float y = (p.in_.v[base + c] - m) * rs;
-        if (p.gamma != 0ul) y = y * Floats(p.gamma).v[c] + Floats(p.beta).v[c];
+        if (p.gamma != 0ul) y = y * Floats(p.gamma).v[c];
+        if (p.beta != 0ul) y += Floats(p.beta).v[c];
         p.out_.v[base + c] = y;
     }
     p.mean.v[r] = m;

@@ -3,7 +3,8 @@
 // (per_subgroup 1: short rows, a workgroup takes several). A team strides over the rows, so any
 // dispatch size is correct. Mean, then the biased variance about it (two passes, as the CPU),
 // each a subgroupAdd inside a subgroup and shared memory across the workgroup's subgroups; rstd
-// saved for the backward; gamma and beta optional (0: the tutorial's fixed LayerNorm). Nothing
+// saved for the backward; gamma and beta optional (0: the tutorial's fixed LayerNorm), or beta
+// alone 0 (nanoGPT's LayerNorm(bias=False): y = xhat * gamma). Nothing
 // assumes a subgroup size: lanes are counted with subgroupAdd (a subgroup need not be full).
 #version 460
 #extension GL_EXT_buffer_reference : require
@@ -54,7 +55,7 @@ void main() {
         team = gl_WorkGroupID.x;
         teams = gl_NumWorkGroups.x;
     }
-    const bool affine = p.gamma != 0ul;
+    const bool scaled = p.gamma != 0ul, shifted = p.beta != 0ul;
     for (uint r = team; r < p.rows; r += teams) {
         const uint base = r * p.cols;
         float s = 0.0;
@@ -68,7 +69,8 @@ void main() {
         const float rs = 1.0 / sqrt(team_sum(v, per_subgroup) / float(p.cols) + p.eps);
         for (uint c = lane; c < p.cols; c += lanes) {
             float y = (p.in_.v[base + c] - m) * rs;
-            if (affine) y = y * Floats(p.gamma).v[c] + Floats(p.beta).v[c];
+            if (scaled) y = y * Floats(p.gamma).v[c];
+            if (shifted) y += Floats(p.beta).v[c];
             p.out_.v[base + c] = y;
         }
         if (lane == 0u) {

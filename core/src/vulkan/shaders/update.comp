@@ -1,5 +1,6 @@
 // Optimizer updates, one invocation per element, in the CPU's arithmetic (torch.optim's single-
-// tensor order; `precise`: no fused multiply-adds the CPU does not make). The updated weight goes
+// tensor order; `precise`: no fused multiply-adds the CPU does not make; AdamW's fma() where
+// torch's CPU kernels fuse, as cpu_adamw.cpp). The updated weight goes
 // to out_ (the weight itself, or the Trainer's second buffer); when apply_if points at a 0, the
 // update writes nothing at all (WeightUpdate::apply_if).
 #version 460
@@ -16,9 +17,11 @@ layout(push_constant) uniform Args {
     uint64_t buf2;
     Floats grad;
     uint64_t apply_if;
-    uint n, adam;
+    uint n, kind;  // 0 SGD, 1 Adam, 2 AdamW
     float lr, momentum;  // SGD
-    float beta1, beta2, eps, step_size, bc2_sqrt;  // Adam (vk_backend.cpp computes the last two as the CPU does)
+    // Adam, AdamW (the host computes the last two as the CPU does; AdamW's step_size is negative)
+    float beta1, beta2, eps, step_size, bc2_sqrt;
+    float decay, one_minus_beta1, one_minus_beta2;  // AdamW: 1 - lr * weight_decay, 1 - beta rounded from double
 } p;
 
 void main() {
@@ -26,18 +29,29 @@ void main() {
     const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
         const float g = p.grad.v[i];
-        if (p.adam == 0u) {
+        if (p.kind == 0u) {
             precise float b = p.momentum * p.buf1.v[i] + g;
             p.buf1.v[i] = b;
             precise float w = p.param.v[i] - p.lr * b;
             p.out_.v[i] = w;
-        } else {
+        } else if (p.kind == 1u) {
             precise float m = p.buf1.v[i] + (g - p.buf1.v[i]) * (1.0 - p.beta1);
             precise float v = Floats(p.buf2).v[i] * p.beta2 + (1.0 - p.beta2) * g * g;
             p.buf1.v[i] = m;
             Floats(p.buf2).v[i] = v;
             precise float denom = sqrt(v) / p.bc2_sqrt + p.eps;
             precise float w = p.param.v[i] - p.step_size * (m / denom);
+            p.out_.v[i] = w;
+        } else {
+            // torch 1.13's AdamW: param.mul_(decay); exp_avg.mul_(b1).add_(g, alpha=1-b1);
+            // exp_avg_sq.mul_(b2).addcmul_(g, g, value=1-b2); param.addcdiv_(exp_avg, denom, value=-step_size)
+            precise float w0 = p.param.v[i] * p.decay;
+            precise float m = fma(g, p.one_minus_beta1, p.buf1.v[i] * p.beta1);
+            precise float v = fma(p.one_minus_beta2 * g, g, Floats(p.buf2).v[i] * p.beta2);
+            p.buf1.v[i] = m;
+            Floats(p.buf2).v[i] = v;
+            precise float denom = sqrt(v) / p.bc2_sqrt + p.eps;
+            precise float w = w0 + (p.step_size * m) / denom;
             p.out_.v[i] = w;
         }
     }
