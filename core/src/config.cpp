@@ -78,7 +78,7 @@ Config Config::gpt_small() {
     c.bias = true;
     c.src_vocab.clear();
     c.src_len = 0;
-    c.tgt_vocab = {"P", "S", "E", "i", "want", "a", "beer", "coke", ".", "you", "like", "tea", "cold", "we", "water"};
+    c.tgt_vocab = {"P", "S", "E", "i", "want", "a", "beer", "coke", ".", "you", "like", "tea", "cold"};
     return c;
 }
 

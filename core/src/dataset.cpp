@@ -15,8 +15,8 @@ std::vector<Example> builtin_examples() {
 }
 
 std::vector<std::string> builtin_lines() {
-    return {"S i want a beer . E",  "S i want a coke . E", "S you want a cold beer . E",
-            "S i like tea . E",     "S we like cold water . E", "S you like coke . E"};
+    return {"S i want a beer . E", "S i want a coke . E", "S you want a cold beer . E",
+            "S i like tea . E",    "S you like tea . E",  "S i like cold beer . E"};
 }
 
 std::vector<Example> builtin_examples(const Config& c) {

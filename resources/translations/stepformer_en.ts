@@ -30,6 +30,13 @@
             <numerusform>&lt;b&gt;Masked self-attention&lt;/b&gt; (&lt;tt&gt;%1&lt;/tt&gt;): each decoder token looks at itself and the tokens before it. %n query rows now; the new one is &lt;b&gt;“%2”&lt;/b&gt;.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Causal self-attention&lt;/b&gt; (&lt;tt&gt;%1&lt;/tt&gt;): each token looks at itself and the tokens before it. %n query rows now; the new row &lt;b&gt;“%2”&lt;/b&gt; decides the next word.</source>
+        <translation>
+            <numerusform>&lt;b&gt;Causal self-attention&lt;/b&gt; (&lt;tt&gt;%1&lt;/tt&gt;): each token looks at itself and the tokens before it. %n query row now; the new row &lt;b&gt;“%2”&lt;/b&gt; decides the next word.</numerusform>
+            <numerusform>&lt;b&gt;Causal self-attention&lt;/b&gt; (&lt;tt&gt;%1&lt;/tt&gt;): each token looks at itself and the tokens before it. %n query rows now; the new row &lt;b&gt;“%2”&lt;/b&gt; decides the next word.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>InputBar</name>
@@ -61,6 +68,20 @@
             <numerusform>the target has %n words, at most %1 fit (tgt_len)</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>unknown words %1 (the vocabulary is: %2)</source>
+        <translation>
+            <numerusform>unknown word %1 (the vocabulary is: %2)</numerusform>
+            <numerusform>unknown words %1 (the vocabulary is: %2)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the text has %n words, at most %1 fit (block_size)</source>
+        <translation>
+            <numerusform>the text has %n word, at most %1 fit (block_size)</numerusform>
+            <numerusform>the text has %n words, at most %1 fit (block_size)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>StepPanels</name>
@@ -83,6 +104,13 @@
         <translation>
             <numerusform>&lt;b&gt;%1&lt;/b&gt; = W_%1(input).view(batch, −1, n_heads, d_%2).transpose(1, 2): the input times W_%1ᵀ, cut into %n head of %3 columns; shown: head %4.</numerusform>
             <numerusform>&lt;b&gt;%1&lt;/b&gt; = W_%1(input).view(batch, −1, n_heads, d_%2).transpose(1, 2): the input times W_%1ᵀ, cut into %n heads of %3 columns; shown: head %4.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;q, k, v = self.c_attn(x).split(n_embd, dim=2)&lt;/b&gt;: c_attn = nn.Linear(n_embd, 3·n_embd%1) packs the three projections, its weight [%2, %3] rows q | k | v; %4 is rows %5. Then .view(B, T, n_head, C // n_head).transpose(1, 2) cuts it into n_head = %n heads of hs = %6 columns; shown: head %7.</source>
+        <translation>
+            <numerusform>&lt;b&gt;q, k, v = self.c_attn(x).split(n_embd, dim=2)&lt;/b&gt;: c_attn = nn.Linear(n_embd, 3·n_embd%1) packs the three projections, its weight [%2, %3] rows q | k | v; %4 is rows %5. Then .view(B, T, n_head, C // n_head).transpose(1, 2) cuts it into n_head = %n head of hs = %6 columns; shown: head %7.</numerusform>
+            <numerusform>&lt;b&gt;q, k, v = self.c_attn(x).split(n_embd, dim=2)&lt;/b&gt;: c_attn = nn.Linear(n_embd, 3·n_embd%1) packs the three projections, its weight [%2, %3] rows q | k | v; %4 is rows %5. Then .view(B, T, n_head, C // n_head).transpose(1, 2) cuts it into n_head = %n heads of hs = %6 columns; shown: head %7.</numerusform>
         </translation>
     </message>
 </context>

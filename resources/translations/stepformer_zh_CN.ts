@@ -131,6 +131,42 @@ cross-attention</source>
         <translation>multihead_attn
 交叉注意力</translation>
     </message>
+    <message>
+        <source>idx (token ids)</source>
+        <translation>idx（词元 id）</translation>
+    </message>
+    <message>
+        <source>Dashed: one weight, wte = lm_head. Click a block to go to its first step.</source>
+        <translation>虚线：同一个权重，wte = lm_head。点击模块跳到它的第一步。</translation>
+    </message>
+    <message>
+        <source>wte (token embedding)</source>
+        <translation>wte（词元嵌入）</translation>
+    </message>
+    <message>
+        <source>wpe (learned positions)</source>
+        <translation>wpe（可学习的位置）</translation>
+    </message>
+    <message>
+        <source>drop(tok_emb + pos_emb)</source>
+        <translation>drop(tok_emb + pos_emb)</translation>
+    </message>
+    <message>
+        <source>attn
+causal self-attention</source>
+        <translation>attn
+因果自注意力</translation>
+    </message>
+    <message>
+        <source>mlp
+c_fc · GELU · c_proj</source>
+        <translation>mlp
+c_fc · GELU · c_proj</translation>
+    </message>
+    <message>
+        <source>lm_head (= wte, tied)</source>
+        <translation>lm_head（= wte，共享权重）</translation>
+    </message>
 </context>
 <context>
     <name>AttentionLinesWidget</name>
@@ -745,6 +781,122 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <source>&lt;i&gt;Masked: the score was −1e9, so after the softmax this weight is exactly &lt;b&gt;0&lt;/b&gt;.&lt;/i&gt;</source>
         <translation>&lt;i&gt;被掩码：分数为 −1e9，因此经过 softmax 后该权重恰好为 &lt;b&gt;0&lt;/b&gt;。&lt;/i&gt;</translation>
     </message>
+    <message>
+        <source>&lt;b&gt;0 = masked&lt;/b&gt;: key %1 (position %2) comes after query %3 (position %4); the buffer tril(ones) is 0 above the diagonal, so masked_fill puts −∞ here.</source>
+        <translation>&lt;b&gt;0 = 被掩码&lt;/b&gt;：键 %1（位置 %2）在查询 %3（位置 %4）之后；缓冲区 tril(ones) 在对角线以上为 0，因此 masked_fill 在此处填入 −∞。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;1 = may attend&lt;/b&gt;: key %1 is at or before query %2 (the buffer&apos;s lower triangle).</source>
+        <translation>&lt;b&gt;1 = 可以关注&lt;/b&gt;：键 %1 位于查询 %2 处或其之前（缓冲区的下三角）。</translation>
+    </message>
+    <message>
+        <source>= ln_1 row %1 · c_attn.weight[%2]ᵀ + c_attn.bias[%2]: row %2 of the packed weight (the %3 part is rows %4…%5); head %6 owns columns %7…%8 of %3.</source>
+        <translation>= ln_1 第 %1 行 · c_attn.weight[%2]ᵀ + c_attn.bias[%2]：打包权重的第 %2 行（%3 部分为第 %4…%5 行）；头 %6 占 %3 的第 %7…%8 列。</translation>
+    </message>
+    <message>
+        <source>= ln_1 row %1 · c_attn.weight[%2]ᵀ (no bias): row %2 of the packed weight (the %3 part is rows %4…%5); head %6 owns columns %7…%8 of %3.</source>
+        <translation>= ln_1 第 %1 行 · c_attn.weight[%2]ᵀ（无偏置）：打包权重的第 %2 行（%3 部分为第 %4…%5 行）；头 %6 占 %3 的第 %7…%8 列。</translation>
+    </message>
+    <message>
+        <source>(q%1 · k%2) × 1/√hs = %3 × %4 = &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;the row of query %6 in q times the row of key %7 in k, then multiplied by 1/√%8 (the product first, as nanoGPT does)</source>
+        <translation>(q%1 · k%2) × 1/√hs = %3 × %4 = &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;查询 %6 在 q 中的行乘以键 %7 在 k 中的行，再乘以 1/√%8（按 nanoGPT 的做法，先相乘）</translation>
+    </message>
+    <message>
+        <source>&lt;br&gt;&lt;i&gt;Key %1 comes after query %2: masked_fill puts −∞ here next.&lt;/i&gt;</source>
+        <translation>&lt;br&gt;&lt;i&gt;键 %1 在查询 %2 之后：下一步 masked_fill 会在这里填入 −∞。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>bias = 0 (key %1 comes after query %2) → masked_fill(bias == 0, −inf) puts &lt;b&gt;−∞&lt;/b&gt; here (the score was %3).</source>
+        <translation>bias = 0（键 %1 在查询 %2 之后）→ masked_fill(bias == 0, −inf) 在此处填入 &lt;b&gt;−∞&lt;/b&gt;（原分数为 %3）。</translation>
+    </message>
+    <message>
+        <source>bias = 1 (may attend) → unchanged: the score %1.</source>
+        <translation>bias = 1（可以关注）→ 保持不变：分数为 %1。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Masked&lt;/b&gt;: key %1 comes after query %2, its score is −∞ and exp(−∞) = &lt;b&gt;0&lt;/b&gt; — the query pays it no attention.</source>
+        <translation>&lt;b&gt;被掩码&lt;/b&gt;：键 %1 在查询 %2 之后，它的分数为 −∞，而 exp(−∞) = &lt;b&gt;0&lt;/b&gt;——该查询完全不关注它。</translation>
+    </message>
+    <message>
+        <source>softmax over row %1: exp(s − max) / Σ exp(s&lt;sub&gt;k&lt;/sub&gt; − max)&lt;br&gt;= exp(%2 − %3) / %4 = &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;How much query %6 attends to key %7 (each row sums to 1; the later keys get 0).</source>
+        <translation>对第 %1 行做 softmax：exp(s − max) / Σ exp(s&lt;sub&gt;k&lt;/sub&gt; − max)&lt;br&gt;= exp(%2 − %3) / %4 = &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;查询 %6 对键 %7 的关注程度（每行之和为 1；更靠后的键为 0）。</translation>
+    </message>
+    <message>
+        <source>= row %1 of y (the heads side by side) · c_proj.weight&lt;sup&gt;T&lt;/sup&gt; + c_proj.bias, column %2.</source>
+        <translation>= y（各头并排拼接）的第 %1 行 · c_proj.weight&lt;sup&gt;T&lt;/sup&gt; + c_proj.bias，第 %2 列。</translation>
+    </message>
+    <message>
+        <source>= row %1 of y (the heads side by side) · c_proj.weight&lt;sup&gt;T&lt;/sup&gt; (no bias), column %2.</source>
+        <translation>= y（各头并排拼接）的第 %1 行 · c_proj.weight&lt;sup&gt;T&lt;/sup&gt;（无偏置），第 %2 列。</translation>
+    </message>
+    <message>
+        <source>= x + sub-layer output = %1 + %2 = &lt;b&gt;%3&lt;/b&gt; (resid_dropout / dropout: the identity outside training)&lt;br&gt;&lt;span style=&apos;color:#666&apos;&gt;x: %4&lt;br&gt;sub-layer: %5&lt;/span&gt;</source>
+        <translation>= x + 子层输出 = %1 + %2 = &lt;b&gt;%3&lt;/b&gt;（resid_dropout / dropout：非训练时是恒等映射）&lt;br&gt;&lt;span style=&apos;color:#666&apos;&gt;x：%4&lt;br&gt;子层：%5&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>row %1 of %2: mean μ = %3, variance σ² = %4&lt;br&gt;(x − μ) / √(σ² + 1e-5) = %5, then · weight[%6] + bias[%6] = &lt;b&gt;%7&lt;/b&gt;</source>
+        <translation>%2 的第 %1 行：均值 μ = %3，方差 σ² = %4&lt;br&gt;(x − μ) / √(σ² + 1e-5) = %5，再 · weight[%6] + bias[%6] = &lt;b&gt;%7&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>row %1 of %2: mean μ = %3, variance σ² = %4&lt;br&gt;(x − μ) / √(σ² + 1e-5) = %5, then · weight[%6] (bias=False) = &lt;b&gt;%7&lt;/b&gt;</source>
+        <translation>%2 的第 %1 行：均值 μ = %3，方差 σ² = %4&lt;br&gt;(x − μ) / √(σ² + 1e-5) = %5，再 · weight[%6]（bias=False）= &lt;b&gt;%7&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>= row %1 of ln_2&apos;s output · c_fc.weight&lt;sup&gt;T&lt;/sup&gt; + c_fc.bias (n_embd → 4·n_embd), unit %2.</source>
+        <translation>= ln_2 输出的第 %1 行 · c_fc.weight&lt;sup&gt;T&lt;/sup&gt; + c_fc.bias（n_embd → 4·n_embd），单元 %2。</translation>
+    </message>
+    <message>
+        <source>= row %1 of ln_2&apos;s output · c_fc.weight&lt;sup&gt;T&lt;/sup&gt; (n_embd → 4·n_embd, no bias), unit %2.</source>
+        <translation>= ln_2 输出的第 %1 行 · c_fc.weight&lt;sup&gt;T&lt;/sup&gt;（n_embd → 4·n_embd，无偏置），单元 %2。</translation>
+    </message>
+    <message>
+        <source>= row %1 of the GELU · mlp.c_proj.weight&lt;sup&gt;T&lt;/sup&gt; + mlp.c_proj.bias (4·n_embd → n_embd), column %2.</source>
+        <translation>= GELU 输出的第 %1 行 · mlp.c_proj.weight&lt;sup&gt;T&lt;/sup&gt; + mlp.c_proj.bias（4·n_embd → n_embd），第 %2 列。</translation>
+    </message>
+    <message>
+        <source>= row %1 of the GELU · mlp.c_proj.weight&lt;sup&gt;T&lt;/sup&gt; (4·n_embd → n_embd, no bias), column %2.</source>
+        <translation>= GELU 输出的第 %1 行 · mlp.c_proj.weight&lt;sup&gt;T&lt;/sup&gt;（4·n_embd → n_embd，无偏置），第 %2 列。</translation>
+    </message>
+    <message>
+        <source>token %1 has id %2: row %2, column %3 of transformer.wte.weight — the same row lm_head scores the word %1 with (tied weights).</source>
+        <translation>词元 %1 的 id 为 %2：transformer.wte.weight 的第 %2 行、第 %3 列——lm_head 给词 %1 打分时用的也是这同一行（共享权重）。</translation>
+    </message>
+    <message>
+        <source>position %1: row %1, column %2 of transformer.wpe.weight — a learned number (a parameter), not a sine or cosine.</source>
+        <translation>位置 %1：transformer.wpe.weight 的第 %1 行、第 %2 列——一个可学习的数（参数），而不是正弦或余弦值。</translation>
+    </message>
+    <message>
+        <source>= tok_emb + pos_emb[position %1] = %2 + %3 = &lt;b&gt;%4&lt;/b&gt; (drop: the identity outside training)</source>
+        <translation>= tok_emb + pos_emb[位置 %1] = %2 + %3 = &lt;b&gt;%4&lt;/b&gt;（drop：非训练时是恒等映射）</translation>
+    </message>
+    <message>
+        <source>score of the word %1 as the next word at position %2 = row %2 of ln_f&apos;s output · row %3 of wte.weight (lm_head.weight is wte.weight; no bias).</source>
+        <translation>词 %1 作为位置 %2 的下一个词的分数 = ln_f 输出的第 %2 行 · wte.weight 的第 %3 行（lm_head.weight 就是 wte.weight；无偏置）。</translation>
+    </message>
+    <message>
+        <source>The target here is the pad word: F.cross_entropy(ignore_index=%1) skips it.</source>
+        <translation>此处的目标是填充词：F.cross_entropy(ignore_index=%1) 会跳过它。</translation>
+    </message>
+    <message>
+        <source>= −log P(next word)</source>
+        <translation>= −log P(下一个词)</translation>
+    </message>
+    <message>
+        <source>= −log P(next word %1) = −log %2 = &lt;b&gt;%3&lt;/b&gt;</source>
+        <translation>= −log P(下一个词 %1) = −log %2 = &lt;b&gt;%3&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>F.cross_entropy&apos;s mean of loss.per_token over the targets that are not the pad word (ignore_index=%1).</source>
+        <translation>F.cross_entropy 在所有非填充词目标上对 loss.per_token 取的平均值（ignore_index=%1）。</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Masked: the mask is 0 here (1 = keep), so &lt;b&gt;masked_fill(mask == 0, −inf)&lt;/b&gt; replaced the score by &lt;b&gt;−∞&lt;/b&gt;.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;被掩码：此处掩码为 0（1 = 保留），因此 &lt;b&gt;masked_fill(mask == 0, −inf)&lt;/b&gt; 已把分数替换为 &lt;b&gt;−∞&lt;/b&gt;。&lt;/i&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;Masked: the score was −∞, so after the softmax this weight is exactly &lt;b&gt;0&lt;/b&gt;.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;被掩码：分数为 −∞，因此经过 softmax 后这个权重恰好为 &lt;b&gt;0&lt;/b&gt;。&lt;/i&gt;</translation>
+    </message>
 </context>
 <context>
     <name>ComputeDevices</name>
@@ -959,11 +1111,6 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <source>&apos;d_word_vec&apos; must equal &apos;d_model&apos; (the residual connections add them)</source>
         <extracomment>config.d_word_vec</extracomment>
         <translation>&apos;d_word_vec&apos; 必须等于 &apos;d_model&apos;（残差连接将两者相加）</translation>
-    </message>
-    <message>
-        <source>&apos;architecture&apos; must be &quot;tutorial&quot;, &quot;torch&quot; or &quot;aiayn&quot;, got &quot;%1&quot;</source>
-        <extracomment>config.architecture</extracomment>
-        <translation>&apos;architecture&apos; 必须是 &quot;tutorial&quot;、&quot;torch&quot; 或 &quot;aiayn&quot;，实际为 &quot;%1&quot;</translation>
     </message>
     <message>
         <source>&apos;%1&apos; differs: %2 vs %3</source>
@@ -1750,6 +1897,51 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <extracomment>weights.positional_not_sinusoid</extracomment>
         <translation>权重 &apos;%1&apos;：位置缓冲区 &apos;%2&apos; 不是正弦表（最大 |Δ| 为 %3）；模型会重新计算正弦表，不使用文件中的值</translation>
     </message>
+    <message>
+        <source>&apos;architecture&apos; must be one of %2, got &quot;%1&quot;</source>
+        <extracomment>config.architecture_one_of</extracomment>
+        <translation>&apos;architecture&apos; 必须是 %2 之一，实际为 &quot;%1&quot;</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a key of &quot;architecture&quot;: &quot;gpt&quot;; nanoGPT&apos;s GPTConfig calls it &apos;%2&apos;</source>
+        <extracomment>config.not_gpt_key</extracomment>
+        <translation>&apos;%1&apos; 不是 &quot;architecture&quot;: &quot;gpt&quot; 的键；nanoGPT 的 GPTConfig 中它叫 &apos;%2&apos;</translation>
+    </message>
+    <message>
+        <source>&apos;%1&apos; is not a key of &quot;architecture&quot;: &quot;gpt&quot;, which takes nanoGPT&apos;s GPTConfig fields (block_size, n_layer, n_head, n_embd, dropout, bias) and the words: vocab, pad, bos, eos</source>
+        <extracomment>config.not_gpt_key_at_all</extracomment>
+        <translation>&apos;%1&apos; 不是 &quot;architecture&quot;: &quot;gpt&quot; 的键；该架构使用 nanoGPT 的 GPTConfig 字段（block_size, n_layer, n_head, n_embd, dropout, bias）以及这些词：vocab, pad, bos, eos</translation>
+    </message>
+    <message>
+        <source>&apos;n_embd&apos; (%1) must be divisible by &apos;n_head&apos; (%2): each head gets n_embd / n_head features</source>
+        <extracomment>config.gpt_heads</extracomment>
+        <translation>&apos;n_embd&apos;（%1）必须能被 &apos;n_head&apos;（%2）整除：每个头分得 n_embd / n_head 个特征</translation>
+    </message>
+    <message>
+        <source>the sentence &apos;%1&apos; has %2 tokens, more than block_size %3 (the longest sequence the model&apos;s positions reach)</source>
+        <extracomment>sentence.over_block_size</extracomment>
+        <translation>句子 &apos;%1&apos; 有 %2 个词元，超过了 block_size %3（模型的位置所能覆盖的最长序列）</translation>
+    </message>
+    <message>
+        <source>the batch&apos;s sequences have %1 positions, more than block_size %2</source>
+        <extracomment>batch.over_block_size</extracomment>
+        <translation>该批的序列有 %1 个位置，超过了 block_size %2</translation>
+    </message>
+    <message>
+        <source>weights &apos;%1&apos;: &apos;%2&apos; is not the causal mask nanoGPT registers there (ones on and below the diagonal, shape [1, 1, %3, %3]); found %4</source>
+        <extracomment>weights.not_causal_buffer</extracomment>
+        <translation>权重 &apos;%1&apos;：&apos;%2&apos; 不是 nanoGPT 在此注册的因果掩码（对角线及其以下为 1，形状为 [1, 1, %3, %3]）；实际为 %4</translation>
+    </message>
+    <message>
+        <source>generating from a prompt is for a model without a source sentence (&quot;architecture&quot;: &quot;gpt&quot;); this model translates a source sentence</source>
+        <extracomment>generate.needs_decoder_only</extracomment>
+        <translation>从提示词生成只适用于没有源句子的模型（&quot;architecture&quot;: &quot;gpt&quot;）；这个模型翻译源句子</translation>
+    </message>
+    <message>
+        <source>the prompt is empty: give at least one word (the start word first, as the training sentences begin)</source>
+        <extracomment>generate.empty_prompt</extracomment>
+        <translation>提示词为空：请至少给出一个词（以起始词开头，和训练句子的开头一样）</translation>
+    </message>
 </context>
 <context>
     <name>DatasetEditor</name>
@@ -2033,6 +2225,12 @@ All layers: every layer × every head of the block at once (click a cell to enla
             <numerusform>&lt;b&gt;掩码自注意力&lt;/b&gt;（&lt;tt&gt;%1&lt;/tt&gt;）：每个解码器词元关注它自己及其之前的词元。当前有 %n 个查询行；新的一行是 &lt;b&gt;“%2”&lt;/b&gt;。</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;Causal self-attention&lt;/b&gt; (&lt;tt&gt;%1&lt;/tt&gt;): each token looks at itself and the tokens before it. %n query rows now; the new row &lt;b&gt;“%2”&lt;/b&gt; decides the next word.</source>
+        <translation>
+            <numerusform>&lt;b&gt;因果自注意力&lt;/b&gt;（&lt;tt&gt;%1&lt;/tt&gt;）：每个词元关注它自己及其之前的词元。当前有 %n 个查询行；新的一行 &lt;b&gt;“%2”&lt;/b&gt; 决定下一个词。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>DecodeView</name>
@@ -2141,6 +2339,26 @@ All layers: every layer × every head of the block at once (click a cell to enla
     <message>
         <source>Step %1 of %2</source>
         <translation>第 %1 步，共 %2 步</translation>
+    </message>
+    <message>
+        <source>Generated:</source>
+        <translation>生成结果：</translation>
+    </message>
+    <message>
+        <source>Prompt:</source>
+        <translation>提示词：</translation>
+    </message>
+    <message>
+        <source>The prompt: the first two words of the text; the model continues it word by word</source>
+        <translation>提示词：文本的前两个词；模型逐词续写</translation>
+    </message>
+    <message>
+        <source>stopped after %1 new words (block_size) without the end token</source>
+        <translation>生成 %1 个新词后停止（block_size），未得到结束词元</translation>
+    </message>
+    <message>
+        <source>Generated greedily: %1</source>
+        <translation>贪心生成：%1</translation>
     </message>
 </context>
 <context>
@@ -3057,6 +3275,26 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <source>Model size: %1 parameters would need about %2 of memory to train; make d_model, d_ff or the number of layers smaller.</source>
         <translation>模型规模：%1 个参数，训练约需 %2 内存；请减小 d_model、d_ff 或层数。</translation>
     </message>
+    <message>
+        <source>nanoGPT (n_embd 32, 2 layers, AdamW)</source>
+        <translation>nanoGPT（n_embd 32，2 层，AdamW）</translation>
+    </message>
+    <message>
+        <source>nanoGPT (decoder only)</source>
+        <translation>nanoGPT（仅解码器）</translation>
+    </message>
+    <message>
+        <source>Karpathy&apos;s nanoGPT: no encoder; it learns each next word of the target sentences</source>
+        <translation>Karpathy 的 nanoGPT：没有编码器；它学习目标句子中的每一个下一个词</translation>
+    </message>
+    <message>
+        <source>AdamW (nanoGPT&apos;s)</source>
+        <translation>AdamW（nanoGPT 的）</translation>
+    </message>
+    <message>
+        <source>torch.optim.AdamW as nanoGPT sets it up: β 0.9/0.95, ε 1e-8, weight decay 0.1 on the matrices and embeddings, none on biases and LayerNorm weights</source>
+        <translation>按 nanoGPT 的设置使用 torch.optim.AdamW：β 0.9/0.95，ε 1e-8，对矩阵和嵌入施加 0.1 的权重衰减，偏置和 LayerNorm 权重不衰减</translation>
+    </message>
 </context>
 <context>
     <name>InputBar</name>
@@ -3139,6 +3377,38 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <translation>
             <numerusform>目标句子有 %n 个单词，最多只能容纳 %1 个 (tgt_len)</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>&amp;Text:</source>
+        <translation>文本(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>The model&apos;s input (idx): at most %1 words (block_size) from: %2. It predicts each next word; the Decode view continues the first two.</source>
+        <translation>模型的输入 (idx)：最多 %1 个单词 (block_size)，可选词：%2。模型预测每个位置的下一个词；解码视图从前两个词开始续写。</translation>
+    </message>
+    <message>
+        <source>Text, e.g. S i want a beer .</source>
+        <translation>文本，例如 S i want a beer .</translation>
+    </message>
+    <message numerus="yes">
+        <source>unknown words %1 (the vocabulary is: %2)</source>
+        <translation>
+            <numerusform>未知的单词：%1（词表为：%2）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the text has %n words, at most %1 fit (block_size)</source>
+        <translation>
+            <numerusform>文本有 %n 个单词，最多只能容纳 %1 个 (block_size)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>the text is empty</source>
+        <translation>文本为空</translation>
+    </message>
+    <message>
+        <source>Back to the example text: S i want a beer .</source>
+        <translation>恢复为示例文本：S i want a beer .</translation>
     </message>
 </context>
 <context>
@@ -3908,6 +4178,10 @@ The loss compares the prediction with dec_output (the target shifted left, endin
         <source>The backward pass: each tensor beside its gradient, a weight, its gradient and the optimizer&apos;s update (Ctrl+7)</source>
         <translation>反向传播：每个张量与其梯度并排显示，另有某个权重、它的梯度以及优化器的更新量（Ctrl+7）</translation>
     </message>
+    <message>
+        <source>targets (each next word): %1</source>
+        <translation>目标（每个位置的下一个词）：%1</translation>
+    </message>
 </context>
 <context>
     <name>MaskView</name>
@@ -4104,6 +4378,36 @@ row)
     <message>
         <source>3. attn = softmax</source>
         <translation>3. attn = softmax</translation>
+    </message>
+    <message>
+        <source>masked_fill
+(mask == 0,
+−∞)
+→</source>
+        <translation>masked_fill
+(mask == 0,
+−∞)
+→</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The mask&lt;/b&gt; — &lt;b&gt;1 = keep&lt;/b&gt;, 0 (hatched) = masked: the opposite of the tutorial&apos;s. Each attention block has its own causal mask: a word sees itself and the words before it, never a later one.</source>
+        <translation>&lt;b&gt;掩码&lt;/b&gt; — &lt;b&gt;1 = 保留&lt;/b&gt;，0（斜线阴影）= 被掩码：与教程的约定正好相反。每个注意力块都有自己的因果掩码：一个词能看到它自己及其之前的词，永远看不到后面的词。</translation>
+    </message>
+    <message>
+        <source>%1 (causal, 1 = keep)</source>
+        <translation>%1（因果，1 = 保留）</translation>
+    </message>
+    <message>
+        <source>the scores before masking (&lt;tt&gt;(q · kᵀ) · (1/√%1)&lt;/tt&gt;), after &lt;tt&gt;masked_fill(mask == 0, %2)&lt;/tt&gt;, and after the softmax — the masked (hatched) positions become exactly &lt;b&gt;0&lt;/b&gt;.</source>
+        <translation>掩码前的分数（&lt;tt&gt;(q · kᵀ) · (1/√%1)&lt;/tt&gt;）、&lt;tt&gt;masked_fill(mask == 0, %2)&lt;/tt&gt; 之后的分数，以及 softmax 之后的结果 — 被掩码（斜线阴影）的位置恰好变为 &lt;b&gt;0&lt;/b&gt;。</translation>
+    </message>
+    <message>
+        <source>1. scores = (q·kᵀ)/√%1</source>
+        <translation>1. 分数 = (q·kᵀ)/√%1</translation>
+    </message>
+    <message>
+        <source>&lt;i&gt;The mask is 0 here: the next step replaces this score by &lt;b&gt;−∞&lt;/b&gt;.&lt;/i&gt;</source>
+        <translation>&lt;i&gt;此处掩码为 0：下一步会把这个分数替换为 &lt;b&gt;−∞&lt;/b&gt;。&lt;/i&gt;</translation>
     </message>
 </context>
 <context>
@@ -4398,6 +4702,26 @@ embedding %3 + PE %4 = %5</source>
     <message>
         <source> &lt;span style=&apos;color:#b00020&apos;&gt;Dropout was active in this pass: the input is dropout(embedding + PE).&lt;/span&gt;</source>
         <translation>&lt;span style=&apos;color:#b00020&apos;&gt;本次前向传播中 dropout 处于启用状态：输入为 dropout(embedding + PE)。&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>wpe[pos %1, dim %2] = %3: learned, no formula</source>
+        <translation>wpe[pos %1, dim %2] = %3：可学习的值，没有公式</translation>
+    </message>
+    <message>
+        <source>Learned value against position, per dimension</source>
+        <translation>各维度的可学习值随位置的变化</translation>
+    </message>
+    <message>
+        <source>Learned position table wpe  [first %1 positions × n_embd %2]</source>
+        <translation>可学习的位置表 wpe  [前 %1 个位置 × n_embd %2]</translation>
+    </message>
+    <message>
+        <source>dim %1</source>
+        <translation>维度 %1</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Learned positions&lt;/b&gt;: wpe is a weight [block_size × n_embd] trained like any other,&lt;br&gt;one row per position — no formula; the pass adds its first %1 rows.</source>
+        <translation>&lt;b&gt;可学习的位置&lt;/b&gt;：wpe 是一个权重 [block_size × n_embd]，和其他权重一样参与训练，&lt;br&gt;每个位置一行 — 没有公式；本次前向传播加上它的前 %1 行。</translation>
     </message>
 </context>
 <context>
@@ -4826,6 +5150,14 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
     <message>
         <source>%1 preset at its initial weights (training cancelled)</source>
         <translation>%1 预设，使用初始权重（训练已取消）</translation>
+    </message>
+    <message>
+        <source>nanoGPT (decoder only, n_embd 32, 2 layers, 4 heads, %1)</source>
+        <translation>nanoGPT（仅解码器，n_embd 32，2 层，4 个头，%1）</translation>
+    </message>
+    <message>
+        <source>Karpathy&apos;s nanoGPT: a decoder-only GPT that continues a sentence word by word. Learned positions, pre-norm blocks, a causal mask, GELU, lm_head tied to the token embedding; trained with AdamW on the toy sentences</source>
+        <translation>Karpathy 的 nanoGPT：一个仅含解码器的 GPT，逐词续写句子。可学习的位置、前置归一化的块、因果掩码、GELU、与词元嵌入共享权重的 lm_head；在简单的示例句子上用 AdamW 训练</translation>
     </message>
 </context>
 <context>
@@ -5400,6 +5732,142 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
     <message>
         <source>Generator (generator)</source>
         <translation>生成器（generator）</translation>
+    </message>
+    <message>
+        <source>Causal self-attention (attn)</source>
+        <translation>因果自注意力（attn）</translation>
+    </message>
+    <message>
+        <source>MLP (mlp: c_fc, GELU, c_proj)</source>
+        <translation>MLP（mlp：c_fc、GELU、c_proj）</translation>
+    </message>
+    <message>
+        <source>Final norm (ln_f)</source>
+        <translation>最终归一化（ln_f）</translation>
+    </message>
+    <message>
+        <source>Projection (lm_head, tied to wte)</source>
+        <translation>输出投影（lm_head，与 wte 共享权重）</translation>
+    </message>
+    <message>
+        <source>wte (token embedding)</source>
+        <translation>wte（词元嵌入）</translation>
+    </message>
+    <message>
+        <source>wpe (learned positions)</source>
+        <translation>wpe（可学习的位置）</translation>
+    </message>
+    <message>
+        <source>drop(tok_emb + pos_emb)</source>
+        <translation>drop(tok_emb + pos_emb)</translation>
+    </message>
+    <message>
+        <source>bias (causal mask, 1 = keep)</source>
+        <translation>bias（因果掩码，1 = 保留）</translation>
+    </message>
+    <message>
+        <source>q (c_attn: q third + bias)</source>
+        <translation>q（c_attn：q 对应的三分之一 + 偏置）</translation>
+    </message>
+    <message>
+        <source>q (c_attn: q third)</source>
+        <translation>q（c_attn：q 对应的三分之一）</translation>
+    </message>
+    <message>
+        <source>k (c_attn: k third + bias)</source>
+        <translation>k（c_attn：k 对应的三分之一 + 偏置）</translation>
+    </message>
+    <message>
+        <source>k (c_attn: k third)</source>
+        <translation>k（c_attn：k 对应的三分之一）</translation>
+    </message>
+    <message>
+        <source>v (c_attn: v third + bias)</source>
+        <translation>v（c_attn：v 对应的三分之一 + 偏置）</translation>
+    </message>
+    <message>
+        <source>v (c_attn: v third)</source>
+        <translation>v（c_attn：v 对应的三分之一）</translation>
+    </message>
+    <message>
+        <source>att = (q @ kᵀ) · 1/√hs</source>
+        <translation>att = (q @ kᵀ) · 1/√hs</translation>
+    </message>
+    <message>
+        <source>masked_fill(bias == 0, −inf)</source>
+        <translation>masked_fill(bias == 0, −inf)</translation>
+    </message>
+    <message>
+        <source>att = softmax (attn_dropout)</source>
+        <translation>att = softmax（attn_dropout）</translation>
+    </message>
+    <message>
+        <source>y = att @ v</source>
+        <translation>y = att @ v</translation>
+    </message>
+    <message>
+        <source>c_proj (+ bias)</source>
+        <translation>c_proj（+ 偏置）</translation>
+    </message>
+    <message>
+        <source>c_proj (no bias)</source>
+        <translation>c_proj（无偏置）</translation>
+    </message>
+    <message>
+        <source>resid2: x + mlp(ln_2(x))</source>
+        <translation>resid2: x + mlp(ln_2(x))</translation>
+    </message>
+    <message>
+        <source>resid1: x + attn(ln_1(x))</source>
+        <translation>resid1: x + attn(ln_1(x))</translation>
+    </message>
+    <message>
+        <source>ln_f (final LayerNorm)</source>
+        <translation>ln_f（最终的 LayerNorm）</translation>
+    </message>
+    <message>
+        <source>ln_2 (LayerNorm before mlp)</source>
+        <translation>ln_2（mlp 之前的 LayerNorm）</translation>
+    </message>
+    <message>
+        <source>ln_1 (LayerNorm before attn)</source>
+        <translation>ln_1（attn 之前的 LayerNorm）</translation>
+    </message>
+    <message>
+        <source>mlp.c_fc (+ bias)</source>
+        <translation>mlp.c_fc（+ 偏置）</translation>
+    </message>
+    <message>
+        <source>mlp.c_fc (no bias)</source>
+        <translation>mlp.c_fc（无偏置）</translation>
+    </message>
+    <message>
+        <source>mlp.gelu (exact GELU)</source>
+        <translation>mlp.gelu（精确 GELU）</translation>
+    </message>
+    <message>
+        <source>mlp.c_proj (+ bias)</source>
+        <translation>mlp.c_proj（+ 偏置）</translation>
+    </message>
+    <message>
+        <source>mlp.c_proj (no bias)</source>
+        <translation>mlp.c_proj（无偏置）</translation>
+    </message>
+    <message>
+        <source>lm_head (logits, weight = wte)</source>
+        <translation>lm_head（logits，权重 = wte）</translation>
+    </message>
+    <message>
+        <source>nanoGPT reads no source sentence: it is decoder-only</source>
+        <translation>nanoGPT 不读取源句子：它只有解码器</translation>
+    </message>
+    <message>
+        <source>idx: the sentence&apos;s token ids, starting with the start word; the model predicts each next word</source>
+        <translation>idx：句子的词元 id，以起始词开头；模型预测每个位置的下一个词</translation>
+    </message>
+    <message>
+        <source>Text: %1</source>
+        <translation>文本：%1</translation>
     </message>
 </context>
 <context>
@@ -6222,6 +6690,194 @@ using</source>
     <message>
         <source>&lt;b&gt;loss&lt;/b&gt;: the mean of the per-position losses over the non-padding targets.</source>
         <translation>&lt;b&gt;损失&lt;/b&gt;：各位置损失在非填充目标上的平均值。</translation>
+    </message>
+    <message>
+        <source>tok_emb = wte(idx)</source>
+        <translation>tok_emb = wte(idx)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;tok_emb = self.transformer.wte(idx)&lt;/b&gt;: each token id picks its row of wte.weight [vocab_size %1 × n_embd %2], with no × √n_embd. The same matrix is lm_head.weight (weight tying), so both uses train it.</source>
+        <translation>&lt;b&gt;tok_emb = self.transformer.wte(idx)&lt;/b&gt;：每个词元 id 取出 wte.weight [vocab_size %1 × n_embd %2] 中对应的一行，不乘 √n_embd。同一个矩阵也是 lm_head.weight（权重共享），因此两处用途都会训练它。</translation>
+    </message>
+    <message>
+        <source>pos_emb = wpe(pos)</source>
+        <translation>pos_emb = wpe(pos)</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;pos_emb = self.transformer.wpe(pos)&lt;/b&gt;, pos = torch.arange(0, t): the first t rows of the &lt;i&gt;learned&lt;/i&gt; table wpe.weight [block_size %1 × n_embd %2] — a parameter trained like any other, not a sinusoid. One row per position, shared by every sentence of the batch.</source>
+        <translation>&lt;b&gt;pos_emb = self.transformer.wpe(pos)&lt;/b&gt;，pos = torch.arange(0, t)：&lt;i&gt;可学习的&lt;/i&gt;表 wpe.weight [block_size %1 × n_embd %2] 的前 t 行 — 它是一个参数，和其他参数一样参与训练，而不是正弦表。每个位置一行，批中的每个句子共用。</translation>
+    </message>
+    <message>
+        <source>x (block 0&apos;s input)</source>
+        <translation>x（块 0 的输入）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;x = self.transformer.drop(tok_emb + pos_emb)&lt;/b&gt;: pos_emb [t, n_embd] is broadcast over the batch; dropout (p = %1) acts in training only. Block 0 reads this x.</source>
+        <translation>&lt;b&gt;x = self.transformer.drop(tok_emb + pos_emb)&lt;/b&gt;：pos_emb [t, n_embd] 在批上广播；dropout（p = %1）仅在训练时生效。块 0 读取这个 x。</translation>
+    </message>
+    <message>
+        <source>bias[:, :, :T, :T] (1 = keep)</source>
+        <translation>bias[:, :, :T, :T]（1 = 保留）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;self.bias&lt;/b&gt; = torch.tril(torch.ones(block_size, block_size)).view(1, 1, block_size, block_size): a buffer of CausalSelfAttention (saved, never trained), ones on and below the diagonal — &lt;b&gt;1 = may attend&lt;/b&gt;, 0 = a later position. Each forward reads its top-left T × T corner. There is no padding mask: pad words sit at the end, after every real word, so no real query sees them.</source>
+        <translation>&lt;b&gt;self.bias&lt;/b&gt; = torch.tril(torch.ones(block_size, block_size)).view(1, 1, block_size, block_size)：CausalSelfAttention 的一个缓冲区（会被保存，从不训练），对角线及其以下为 1 — &lt;b&gt;1 = 可以关注&lt;/b&gt;，0 = 更靠后的位置。每次前向传播读取它左上角的 T × T 部分。这里没有填充掩码：填充词位于末尾，在所有真实的词之后，因此任何真实的查询都看不到它们。</translation>
+    </message>
+    <message>
+        <source>× c_attn.weight[%1]ᵀ
++ c_attn.bias[%1]
+→ head %2</source>
+        <translation>× c_attn.weight[%1]ᵀ
++ c_attn.bias[%1]
+→ 头 %2</translation>
+    </message>
+    <message>
+        <source>× c_attn.weight[%1]ᵀ
+→ head %2</source>
+        <translation>× c_attn.weight[%1]ᵀ
+→ 头 %2</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;b&gt;q, k, v = self.c_attn(x).split(n_embd, dim=2)&lt;/b&gt;: c_attn = nn.Linear(n_embd, 3·n_embd%1) packs the three projections, its weight [%2, %3] rows q | k | v; %4 is rows %5. Then .view(B, T, n_head, C // n_head).transpose(1, 2) cuts it into n_head = %n heads of hs = %6 columns; shown: head %7.</source>
+        <translation>
+            <numerusform>&lt;b&gt;q, k, v = self.c_attn(x).split(n_embd, dim=2)&lt;/b&gt;：c_attn = nn.Linear(n_embd, 3·n_embd%1) 把三个投影打包在一起，其权重 [%2, %3] 的行依次为 q | k | v；%4 是其中的第 %5 行。随后 .view(B, T, n_head, C // n_head).transpose(1, 2) 将其切分为 n_head = %n 个头，每个头 hs = %6 列；当前显示：头 %7。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>× 1/√hs
+(%1)
+=</source>
+        <translation>× 1/√hs
+(%1)
+=</translation>
+    </message>
+    <message>
+        <source>att (scores)</source>
+        <translation>att（分数）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))&lt;/b&gt;: the product first, then × 1/√hs = 1/√%1 = %2 — a multiplication after the product, not a division of q before it. Each row is a query, each column a key.</source>
+        <translation>&lt;b&gt;att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))&lt;/b&gt;：先相乘，再 × 1/√hs = 1/√%1 = %2 — 这是在相乘之后做乘法，而不是在相乘之前把 q 除以某个数。每一行是一个查询，每一列是一个键。</translation>
+    </message>
+    <message>
+        <source>masked_fill
+(bias == 0,
+−inf)</source>
+        <translation>masked_fill
+(bias == 0,
+−inf)</translation>
+    </message>
+    <message>
+        <source>bias (1 = keep)</source>
+        <translation>bias（1 = 保留）</translation>
+    </message>
+    <message>
+        <source>masked att</source>
+        <translation>掩码后的 att</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float(&apos;-inf&apos;))&lt;/b&gt;: where the buffer is 0 (a key after the query) the score becomes &lt;b&gt;−∞&lt;/b&gt;, so the softmax gives it exactly 0. The diagonal is always kept, so no row is −∞ everywhere.</source>
+        <translation>&lt;b&gt;att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float(&apos;-inf&apos;))&lt;/b&gt;：在缓冲区为 0 的位置（键在查询之后），分数变为 &lt;b&gt;−∞&lt;/b&gt;，因此 softmax 给它的权重恰好为 0。对角线始终保留，所以不会有哪一行全是 −∞。</translation>
+    </message>
+    <message>
+        <source>att (weights)</source>
+        <translation>att（权重）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;att = F.softmax(att, dim=-1); att = self.attn_dropout(att)&lt;/b&gt;: each row becomes weights that sum to 1, and exp(−∞) = 0 gives every later word exactly 0. attn_dropout (p = %1) acts in training only.</source>
+        <translation>&lt;b&gt;att = F.softmax(att, dim=-1); att = self.attn_dropout(att)&lt;/b&gt;：每一行变为和为 1 的权重，而 exp(−∞) = 0 使每个更靠后的词的权重恰好为 0。attn_dropout（p = %1）仅在训练时生效。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;y = att @ v&lt;/b&gt;: each query&apos;s row is the attention-weighted mix of the value rows of its own and the earlier positions.</source>
+        <translation>&lt;b&gt;y = att @ v&lt;/b&gt;：每个查询所在的行，是它自身及之前各位置的值行按注意力权重加权混合的结果。</translation>
+    </message>
+    <message>
+        <source>y, all heads side by side</source>
+        <translation>y，所有头并排拼接</translation>
+    </message>
+    <message>
+        <source>attn.c_proj (the attention&apos;s output)</source>
+        <translation>attn.c_proj（注意力的输出）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;y = y.transpose(1, 2).contiguous().view(B, T, C)&lt;/b&gt;, then &lt;b&gt;self.resid_dropout(self.c_proj(y))&lt;/b&gt;: the heads side by side (n_head · hs = %1 columns) mixed by c_proj = nn.Linear(n_embd, n_embd%2); resid_dropout acts in training only.</source>
+        <translation>&lt;b&gt;y = y.transpose(1, 2).contiguous().view(B, T, C)&lt;/b&gt;，然后 &lt;b&gt;self.resid_dropout(self.c_proj(y))&lt;/b&gt;：各头并排拼接（n_head · hs = %1 列），再由 c_proj = nn.Linear(n_embd, n_embd%2) 混合；resid_dropout 仅在训练时生效。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;x = x + self.mlp(self.ln_2(x))&lt;/b&gt;: the MLP read the normalised x; its output is added to x itself (pre-norm). The next block&apos;s ln_1, or ln_f after the last block, reads this sum.</source>
+        <translation>&lt;b&gt;x = x + self.mlp(self.ln_2(x))&lt;/b&gt;：MLP 读取的是归一化后的 x；其输出加到 x 本身上（前置归一化）。下一个块的 ln_1（最后一个块之后则是 ln_f）读取这个和。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;x = x + self.attn(self.ln_1(x))&lt;/b&gt;: the attention read the normalised x; its output is added to x itself (pre-norm), nothing normalises the sum here. ln_2 reads it next.</source>
+        <translation>&lt;b&gt;x = x + self.attn(self.ln_1(x))&lt;/b&gt;：注意力读取的是归一化后的 x；其输出加到 x 本身上（前置归一化），这里不对这个和做归一化。接下来由 ln_2 读取它。</translation>
+    </message>
+    <message>
+        <source>last block&apos;s output: %1</source>
+        <translation>最后一个块的输出：%1</translation>
+    </message>
+    <message>
+        <source>each row to mean 0 and variance 1 (ε = 1e-5), then · weight + bias (learned)</source>
+        <translation>每一行归一化为均值 0、方差 1（ε = 1e-5），再 · weight + bias（可学习）</translation>
+    </message>
+    <message>
+        <source>each row to mean 0 and variance 1 (ε = 1e-5), then · weight (learned; bias=False: no bias)</source>
+        <translation>每一行归一化为均值 0、方差 1（ε = 1e-5），再 · weight（可学习；bias=False：无偏置）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;x = self.transformer.ln_f(x)&lt;/b&gt;: one more LayerNorm after the last block, since a pre-norm block ends on an un-normalised sum; %1. lm_head reads it.</source>
+        <translation>&lt;b&gt;x = self.transformer.ln_f(x)&lt;/b&gt;：在最后一个块之后再做一次 LayerNorm，因为前置归一化的块以未归一化的和结束；%1。lm_head 读取它。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;self.%1(x)&lt;/b&gt;, nanoGPT&apos;s LayerNorm(n_embd, bias=%2): %3. Pre-norm: the %4 reads this, while the residual adds the %4&apos;s output to x itself.</source>
+        <translation>&lt;b&gt;self.%1(x)&lt;/b&gt;，即 nanoGPT 的 LayerNorm(n_embd, bias=%2)：%3。前置归一化：%4 读取这个结果，而残差连接把 %4 的输出加到 x 本身上。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;x = self.c_fc(x)&lt;/b&gt;, nn.Linear(n_embd, 4 * n_embd%1): every position widened from %2 to %3 features.</source>
+        <translation>&lt;b&gt;x = self.c_fc(x)&lt;/b&gt;，即 nn.Linear(n_embd, 4 * n_embd%1)：每个位置从 %2 个特征扩展到 %3 个特征。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;x = self.gelu(x)&lt;/b&gt;, nn.GELU(): the exact x · Φ(x) = x/2 · (1 + erf(x/√2)), not the tanh approximation. Large positive numbers pass, large negative ones go to 0, small negative ones dip a little below 0.</source>
+        <translation>&lt;b&gt;x = self.gelu(x)&lt;/b&gt;，即 nn.GELU()：精确的 x · Φ(x) = x/2 · (1 + erf(x/√2))，而不是 tanh 近似。较大的正数基本原样通过，较大的负数趋于 0，较小的负数会略低于 0。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;x = self.dropout(self.c_proj(x))&lt;/b&gt;, c_proj = nn.Linear(4 * n_embd, n_embd%1): back from %2 to %3 features; dropout acts in training only.</source>
+        <translation>&lt;b&gt;x = self.dropout(self.c_proj(x))&lt;/b&gt;，c_proj = nn.Linear(4 * n_embd, n_embd%1)：从 %2 个特征变回 %3 个特征；dropout 仅在训练时生效。</translation>
+    </message>
+    <message>
+        <source>ln_f&apos;s output</source>
+        <translation>ln_f 的输出</translation>
+    </message>
+    <message>
+        <source>× wte.weightᵀ
+(no bias)</source>
+        <translation>× wte.weightᵀ
+（无偏置）</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;logits = self.lm_head(x)&lt;/b&gt;, nn.Linear(n_embd, vocab_size, bias=False) whose weight &lt;b&gt;is&lt;/b&gt; transformer.wte.weight (self.transformer.wte.weight = self.lm_head.weight): each position&apos;s vector is compared with every word&apos;s embedding row, one score for each of the %1 words.</source>
+        <translation>&lt;b&gt;logits = self.lm_head(x)&lt;/b&gt;，即 nn.Linear(n_embd, vocab_size, bias=False)，其权重&lt;b&gt;就是&lt;/b&gt; transformer.wte.weight（self.transformer.wte.weight = self.lm_head.weight）：每个位置的向量与每个词的嵌入行相比较，为 %1 个词中的每一个给出一个分数。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;probs = F.softmax(logits, dim=-1)&lt;/b&gt;: for every position, the probability of each word being the next one. Training reads the logits (F.cross_entropy); generate() takes this softmax at the last position to pick the next word.</source>
+        <translation>&lt;b&gt;probs = F.softmax(logits, dim=-1)&lt;/b&gt;：对每个位置，给出每个词作为下一个词的概率。训练读取的是 logits（F.cross_entropy）；generate() 取最后一个位置上的这个 softmax 来选出下一个词。</translation>
+    </message>
+    <message>
+        <source>−log P(next word)
+→</source>
+        <translation>−log P(下一个词)
+→</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=%1)&lt;/b&gt;, position by position: −log of the probability given to the target, the next word of the sentence (idx shifted by one); a pad target (id %1) counts 0.</source>
+        <translation>&lt;b&gt;F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=%1)&lt;/b&gt;，逐个位置计算：目标（即句子的下一个词，idx 错开一位）所得概率的 −log；填充目标（id %1）计为 0。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;loss&lt;/b&gt;: F.cross_entropy&apos;s mean over every non-pad target of the batch (ignore_index=%1).</source>
+        <translation>&lt;b&gt;损失&lt;/b&gt;：F.cross_entropy 在批中所有非填充目标上取的平均值（ignore_index=%1）。</translation>
+    </message>
+    <message>
+        <source>key position %1 comes after query position %2: a future word (0 = masked)</source>
+        <translation>键位置 %1 在查询位置 %2 之后：是后面的词（0 = 被掩码）</translation>
     </message>
 </context>
 <context>
@@ -7125,6 +7781,10 @@ Run a backward pass (a training step) to see the gradients.</source>
         <source>attention-is-all-you-need-pytorch (seed 003), which computes &lt;b&gt;A&lt;/b&gt;</source>
         <translation>attention-is-all-you-need-pytorch（种子文档 003），计算的是 &lt;b&gt;A&lt;/b&gt;</translation>
     </message>
+    <message>
+        <source>nanoGPT&apos;s GPT, which computes &lt;b&gt;B&lt;/b&gt; (the product times 1/√hs)</source>
+        <translation>nanoGPT 的 GPT，计算的是 &lt;b&gt;B&lt;/b&gt;（乘积再乘以 1/√hs）</translation>
+    </message>
 </context>
 <context>
     <name>models::aiayn</name>
@@ -7191,6 +7851,53 @@ Run a backward pass (a training step) to see the gradients.</source>
     <message>
         <source>.</source>
         <translation>。</translation>
+    </message>
+</context>
+<context>
+    <name>models::gpt</name>
+    <message>
+        <source>&lt;b&gt;transformer.wte&lt;/b&gt;&lt;br&gt;nn.Embedding(vocab_size %1, n_embd %2): each token id of idx picks its row (no × √n_embd).&lt;br&gt;&lt;b&gt;Tied&lt;/b&gt;: lm_head.weight is this same matrix.</source>
+        <translation>&lt;b&gt;transformer.wte&lt;/b&gt;&lt;br&gt;nn.Embedding(vocab_size %1, n_embd %2)：idx 中的每个词元 id 取出对应的一行（不乘 √n_embd）。&lt;br&gt;&lt;b&gt;共享权重&lt;/b&gt;：lm_head.weight 就是这同一个矩阵。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;transformer.wpe&lt;/b&gt;&lt;br&gt;nn.Embedding(block_size %1, n_embd %2): a &lt;i&gt;learned&lt;/i&gt; position table, trained like any weight (not a sinusoid); rows 0 … T−1 are read.</source>
+        <translation>&lt;b&gt;transformer.wpe&lt;/b&gt;&lt;br&gt;nn.Embedding(block_size %1, n_embd %2)：一个&lt;i&gt;可学习的&lt;/i&gt;位置表，和其他权重一样参与训练（不是正弦表）；读取第 0 … T−1 行。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;transformer.drop&lt;/b&gt;&lt;br&gt;x = drop(tok_emb + pos_emb): the positions added, then dropout (p = %1, training only).</source>
+        <translation>&lt;b&gt;transformer.drop&lt;/b&gt;&lt;br&gt;x = drop(tok_emb + pos_emb)：加上位置，再做 dropout（p = %1，仅在训练时）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;transformer.ln_f&lt;/b&gt;&lt;br&gt;LayerNorm(n_embd, %1, ε 1e-5) after the last block: a pre-norm block ends on an un-normalised sum.</source>
+        <translation>&lt;b&gt;transformer.ln_f&lt;/b&gt;&lt;br&gt;LayerNorm(n_embd, %1, ε 1e-5)，位于最后一个块之后：前置归一化的块以未归一化的和结束。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; (pre-norm)&lt;br&gt;LayerNorm(n_embd, %2, ε 1e-5) applied to x &lt;i&gt;before&lt;/i&gt; the %3; the residual goes around both.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt;（前置归一化）&lt;br&gt;LayerNorm(n_embd, %2, ε 1e-5)，在 %3 &lt;i&gt;之前&lt;/i&gt;作用于 x；残差绕过这两者。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;attn&lt;/b&gt; (CausalSelfAttention, %1 heads of hs %2)&lt;br&gt;q, k, v = c_attn(x).split(n_embd), c_attn [3·n_embd, n_embd] (%3); (q @ kᵀ) · 1/√hs; masked_fill(bias == 0, −inf) with the causal buffer bias (1 = keep); softmax; attn_dropout; @ v; c_proj (%3); resid_dropout.</source>
+        <translation>&lt;b&gt;attn&lt;/b&gt;（CausalSelfAttention，%1 个头，hs %2）&lt;br&gt;q, k, v = c_attn(x).split(n_embd)，c_attn [3·n_embd, n_embd]（%3）；(q @ kᵀ) · 1/√hs；masked_fill(bias == 0, −inf)，使用因果缓冲区 bias（1 = 保留）；softmax；attn_dropout；@ v；c_proj（%3）；resid_dropout。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;resid2&lt;/b&gt;&lt;br&gt;x = x + mlp(ln_2(x)): the block&apos;s output.</source>
+        <translation>&lt;b&gt;resid2&lt;/b&gt;&lt;br&gt;x = x + mlp(ln_2(x))：块的输出。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;resid1&lt;/b&gt;&lt;br&gt;x = x + attn(ln_1(x)): the sum is not normalised (pre-norm).</source>
+        <translation>&lt;b&gt;resid1&lt;/b&gt;&lt;br&gt;x = x + attn(ln_1(x))：这个和不做归一化（前置归一化）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;mlp&lt;/b&gt;&lt;br&gt;c_fc (n_embd %1 → 4·n_embd %2), GELU (exact), c_proj (back to n_embd), dropout; Linear layers with %3.</source>
+        <translation>&lt;b&gt;mlp&lt;/b&gt;&lt;br&gt;c_fc（n_embd %1 → 4·n_embd %2），GELU（精确），c_proj（变回 n_embd），dropout；线性层均为 %3。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;lm_head&lt;/b&gt;&lt;br&gt;nn.Linear(n_embd %1, vocab_size %2, bias=False) whose weight &lt;b&gt;is&lt;/b&gt; transformer.wte.weight (weight tying: one parameter, its gradient the sum of both uses).</source>
+        <translation>&lt;b&gt;lm_head&lt;/b&gt;&lt;br&gt;nn.Linear(n_embd %1, vocab_size %2, bias=False)，其权重&lt;b&gt;就是&lt;/b&gt; transformer.wte.weight（权重共享：同一个参数，其梯度是两处用途的梯度之和）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Softmax&lt;/b&gt;&lt;br&gt;Probabilities of the next word at every position (F.cross_entropy reads the logits).</source>
+        <translation>&lt;b&gt;Softmax&lt;/b&gt;&lt;br&gt;每个位置上下一个词的概率（F.cross_entropy 读取的是 logits）。</translation>
     </message>
 </context>
 <context>

@@ -105,7 +105,10 @@ void itemTexts(Collector& c, const QAbstractItemModel* m, const QModelIndex& par
 }  // namespace
 
 QSet<QString> namesAndCode() {
-    return {QStringLiteral("Stepformer"), QStringLiteral("PyTorch"), QStringLiteral("Python"), QStringLiteral("NumPy"), QStringLiteral("Eigen"), QStringLiteral("Vulkan"),
+    return {QStringLiteral("Stepformer"), QStringLiteral("Karpathy"), QStringLiteral("idx"),
+            // nanoGPT's identifiers: its modules, its attention's variable, its weights' attribute name
+            QStringLiteral("wte"), QStringLiteral("wpe"), QStringLiteral("attn"), QStringLiteral("mlp"), QStringLiteral("att"),
+            QStringLiteral("vocab"), QStringLiteral("weight"), QStringLiteral("tanh"), QStringLiteral("adamw"), QStringLiteral("PyTorch"), QStringLiteral("Python"), QStringLiteral("NumPy"), QStringLiteral("Eigen"), QStringLiteral("Vulkan"),
             QStringLiteral("lavapipe"), QStringLiteral("Mesa"), QStringLiteral("Qt"), QStringLiteral("Linguist"),
             QStringLiteral("softmax"), QStringLiteral("argmax"), QStringLiteral("logits"), QStringLiteral("exp"),
             QStringLiteral("log"), QStringLiteral("sqrt"), QStringLiteral("sin"), QStringLiteral("cos"),

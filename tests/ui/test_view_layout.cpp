@@ -247,7 +247,7 @@ private:
 
     QTemporaryDir dir_;
     QString weights_;
-    QString torchWeights_, aiaynWeights_;
+    QString torchWeights_, aiaynWeights_, gptWeights_;
     QString sixLayers_;  // the tutorial's model itself (untrained)
 };
 
@@ -266,6 +266,9 @@ void TestViewLayout::initTestCase() {
     stepformer::save_weights(torchWeights_.toStdString(), torch, stepformer::init_params(torch, 7));
     aiaynWeights_ = dir_.filePath(QStringLiteral("aiayn.safetensors"));
     stepformer::save_weights(aiaynWeights_.toStdString(), aiayn, stepformer::init_params(aiayn, 7));
+    const stepformer::Config gpt = stepformer::Config::gpt_small();
+    gptWeights_ = dir_.filePath(QStringLiteral("gpt.safetensors"));
+    stepformer::save_weights(gptWeights_.toStdString(), gpt, stepformer::init_params(gpt, 7));
     const stepformer::Config six = stepformer::Config::tutorial();
     QCOMPARE(six.n_layers, 6);
     sixLayers_ = dir_.filePath(QStringLiteral("six.safetensors"));
@@ -303,10 +306,12 @@ void TestViewLayout::everyViewWholeAtEveryStep_data() {
     QTest::newRow("tutorial 1920x1080") << QSize(1920, 1080) << QStringLiteral("tutorial") << en;
     QTest::newRow("torch 1366x768") << QSize(1366, 768) << QStringLiteral("torch") << en;
     QTest::newRow("aiayn 1366x768") << QSize(1366, 768) << QStringLiteral("aiayn") << en;
+    QTest::newRow("gpt 1366x768") << QSize(1366, 768) << QStringLiteral("gpt") << en;
     // Chinese text is shorter but taller (issue 30): every model again, in Chinese.
     QTest::newRow("tutorial 1366x768 zh_CN") << QSize(1366, 768) << QStringLiteral("tutorial") << zh;
     QTest::newRow("torch 1366x768 zh_CN") << QSize(1366, 768) << QStringLiteral("torch") << zh;
     QTest::newRow("aiayn 1366x768 zh_CN") << QSize(1366, 768) << QStringLiteral("aiayn") << zh;
+    QTest::newRow("gpt 1366x768 zh_CN") << QSize(1366, 768) << QStringLiteral("gpt") << zh;
 }
 
 void TestViewLayout::everyViewWholeAtEveryStep() {
@@ -317,8 +322,10 @@ void TestViewLayout::everyViewWholeAtEveryStep() {
     struct English {
         ~English() { language::apply(QStringLiteral("en"), false); }
     } backToEnglish;
-    MainWindow w(windowOptions(model == QLatin1String("torch") ? torchWeights_
-                               : model == QLatin1String("aiayn") ? aiaynWeights_ : weights_));
+    MainWindow w(windowOptions(model == QLatin1String("torch")   ? torchWeights_
+                               : model == QLatin1String("aiayn") ? aiaynWeights_
+                               : model == QLatin1String("gpt")   ? gptWeights_
+                                                                 : weights_));
     VERIFY_HELPER(showAt(w, size));
     QCOMPARE(w.size(), size);
 

@@ -117,6 +117,10 @@ const char* const kTemplates[] = {
     QT_TRANSLATE_NOOP("CoreMessage", "the batch has %1 expected outputs for %2 sentences"),
     //: decode.no_vocabulary
     QT_TRANSLATE_NOOP("CoreMessage", "the layer lab (\"structure\": \"layers\") has no vocabulary: there is nothing to translate"),
+    //: generate.needs_decoder_only
+    QT_TRANSLATE_NOOP("CoreMessage", "generating from a prompt is for a model without a source sentence (\"architecture\": \"gpt\"); this model translates a source sentence"),
+    //: generate.empty_prompt
+    QT_TRANSLATE_NOOP("CoreMessage", "the prompt is empty: give at least one word (the start word first, as the training sentences begin)"),
     //: lab.not_layers
     QT_TRANSLATE_NOOP("CoreMessage", "tensor inputs are for the layer lab (\"structure\": \"layers\")"),
     //: lab.input_shape

@@ -231,6 +231,8 @@ void InputBar::setVocabularies(const QStringList& source, const QStringList& tar
                                          .arg(tgtLen)
                                          .arg(target.join(QLatin1Char(' '))));
     target_->setPlaceholderText(hasSource_ ? tr("Target sentence, e.g. S i want a beer .") : tr("Text, e.g. S i want a beer ."));
+    reset_->setToolTip(hasSource_ ? tr("Back to the tutorial's example: ich mochte ein bier P → S i want a beer .")
+                                  : tr("Back to the example text: S i want a beer ."));
     tgtLabel_->setToolTip(target_->toolTip());
     render();
 }

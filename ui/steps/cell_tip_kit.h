@@ -3,6 +3,9 @@
 // Private to those files: include it from a .cpp only.
 #pragma once
 
+#include <utility>
+#include <vector>
+
 #include <QCoreApplication>
 
 #include "steps/panel_text.h"
@@ -22,4 +25,6 @@ using namespace stepformer;
 using namespace panel;
 using numfmt::exact;
 using numfmt::exactOperand;
+// "a·b + c·d + … (n terms) = <b>total</b>": a row times a column, its first terms written out.
+QString sumTerms(const std::vector<std::pair<double, double>>& terms, double total);
 }  // namespace tensorviz

@@ -20,6 +20,10 @@ QString axisLine(const QString& what, int i, const QStringList& labels, const QS
     return s;
 }
 
+
+}  // namespace
+
+// "a·b + c·d + … (n terms) = <b>total</b>": a row times a column, its first terms written out.
 QString sumTerms(const std::vector<std::pair<double, double>>& terms, double total) {
     QStringList parts;
     const size_t shown = std::min<size_t>(terms.size(), 6);
@@ -29,8 +33,6 @@ QString sumTerms(const std::vector<std::pair<double, double>>& terms, double tot
     if (terms.size() > shown) s += CellTip::tr(" + … (%n terms)", nullptr, int(terms.size()));
     return s + QStringLiteral(" = <b>%1</b>").arg(exact(total));
 }
-
-}  // namespace
 
 CellScope::CellScope(const CellTipContext& x_, int r_, int c_)
     : x(x_), r(r_), c(c_), b(x_.b), h(x_.h), tr(*x_.tr), s(x_.s), e(x_.s.forward), v(x_.m.at(r_, c_)),

@@ -69,7 +69,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     presetCombo_->addItem(tr("Small and readable (d_model 32, 2 layers, Adam)"), int(Preset::Small));
     presetCombo_->addItem(tr("PyTorch's nn.Transformer (d_model 32, 2 + 2 layers, Adam)"), int(Preset::Torch));
     presetCombo_->addItem(tr("attention-is-all-you-need-pytorch (d_model 32, 2 layers, Adam)"), int(Preset::Aiayn));
-    presetCombo_->addItem(tr("nanoGPT, decoder only (n_embd 32, 2 layers, AdamW)"), int(Preset::Gpt));
+    presetCombo_->addItem(tr("nanoGPT (n_embd 32, 2 layers, AdamW)"), int(Preset::Gpt));
     presetCombo_->addItem(tr("Custom"), int(Preset::Custom));
     presetCombo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     presetCombo_->setMinimumContentsLength(14);
@@ -104,7 +104,10 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     architecture_->addItem(tr("The tutorial's (seed 001)"), int(Architecture::Tutorial));
     architecture_->addItem(tr("PyTorch's nn.Transformer (seed 002)"), int(Architecture::Torch));
     architecture_->addItem(tr("attention-is-all-you-need-pytorch (seed 003)"), int(Architecture::Aiayn));
-    architecture_->addItem(tr("nanoGPT, decoder only (learns the target sentences' next words)"), int(Architecture::Gpt));
+    architecture_->addItem(tr("nanoGPT (decoder only)"), int(Architecture::Gpt));
+    architecture_->setItemData(architecture_->count() - 1,
+                               tr("Karpathy's nanoGPT: no encoder; it learns each next word of the target sentences"),
+                               Qt::ToolTipRole);
     architecture_->setToolTip(tr("The tutorial's model, or PyTorch's own nn.Transformer layers: packed in-projection "
                                  "with biases, learned LayerNorm, final encoder and decoder norms, masks of 0 / −inf."));
     normFirst_ = view_parts::named(new QCheckBox(tr("pre-norm (norm_first)"), this), "normFirstCheck");
@@ -144,7 +147,11 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     optimizer_ = view_parts::named(new QComboBox(this), "optimizerCombo");
     optimizer_->addItem(tr("SGD with momentum (the tutorial's)"), int(OptimizerKind::SGD));
     optimizer_->addItem(tr("Adam"), int(OptimizerKind::Adam));
-    optimizer_->addItem(tr("AdamW (nanoGPT's: β 0.9/0.95, weight decay 0.1 on matrices)"), int(OptimizerKind::AdamW));
+    optimizer_->addItem(tr("AdamW (nanoGPT's)"), int(OptimizerKind::AdamW));
+    optimizer_->setItemData(optimizer_->count() - 1,
+                            tr("torch.optim.AdamW as nanoGPT sets it up: β 0.9/0.95, ε 1e-8, weight decay 0.1 on the "
+                               "matrices and embeddings, none on biases and LayerNorm weights"),
+                            Qt::ToolTipRole);
     optimizer_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     optimizer_->setMinimumContentsLength(12);
     lr_ = view_parts::named(new QLineEdit(this), "learningRateEdit");

@@ -118,7 +118,6 @@ PositionalEncodingView::PositionalEncodingView(QWidget* parent) : StepView(paren
 
     auto* formula = formula_ = view_parts::named(new QLabel(this), "peFormula");
     formula->setTextFormat(Qt::RichText);
-    formula->setWordWrap(true);
 
     // Table heatmap.
     tableMap_ = view_parts::named(new PeHeatmap(this), "peTableHeatmap");
@@ -236,7 +235,7 @@ PositionalEncodingView::~PositionalEncodingView() = default;
 // The words of the table's kind: the sinusoid's formula, or a learned table's.
 void PositionalEncodingView::showKind() {
     formula_->setText(learned_ ? tr("<b>Learned positions</b>: wpe is a weight [block_size × n_embd] trained like any "
-                                    "other, one row per position — there is no formula; the pass adds its first %1 rows.")
+                                    "other,<br>one row per position — no formula; the pass adds its first %1 rows.")
                                      .arg(learnedTable_.rank() == 2 ? learnedTable_.dim(0) : 0)
                                : tr("PE(pos, 2i) = sin(pos / 10000<sup>2i/d_model</sup>) &nbsp;&nbsp; "
                                     "PE(pos, 2i+1) = cos(pos / 10000<sup>2i/d_model</sup>)"));

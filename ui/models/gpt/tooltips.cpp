@@ -8,21 +8,6 @@
 
 namespace tensorviz {
 
-namespace {
-
-// "a·b + c·d + … (n terms) = <b>total</b>": a row times a column, its first terms written out.
-QString dotTerms(const std::vector<std::pair<double, double>>& terms, double total) {
-    QStringList parts;
-    const size_t shown = std::min<size_t>(terms.size(), 6);
-    for (size_t i = 0; i < shown; ++i)
-        parts << QStringLiteral("%1·%2").arg(numfmt::cell(terms[i].first), numfmt::cellOperand(terms[i].second));
-    QString s = parts.join(QStringLiteral(" + "));
-    if (terms.size() > shown) s += CellTip::tr(" + … (%n terms)", nullptr, int(terms.size()));
-    return s + QStringLiteral(" = <b>%1</b>").arg(exact(total));
-}
-
-}  // namespace
-
 QString CellScope::gptText(bool& handled) const {
     handled = true;
     const bool bias = x.cfg.bias;
@@ -114,7 +99,7 @@ QString CellScope::gptText(bool& handled) const {
             terms.emplace_back(A.at(r, k), V.at(k, c));
             total += double(A.at(r, k)) * V.at(k, c);
         }
-        return QStringLiteral("y[%1, %2] = Σ<sub>j</sub> att[%1, j] · v[j, %2]<br>= %3").arg(r).arg(c).arg(dotTerms(terms, total));
+        return QStringLiteral("y[%1, %2] = Σ<sub>j</sub> att[%1, j] · v[j, %2]<br>= %3").arg(r).arg(c).arg(sumTerms(terms, total));
     }
     case Role::OutProjection:
         return (bias ? CellTip::tr("= row %1 of y (the heads side by side) · c_proj.weight<sup>T</sup> + c_proj.bias, column %2.")
