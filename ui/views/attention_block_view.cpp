@@ -1,4 +1,6 @@
 #include "views/attention_block_view.h"
+
+#include "stepformer/trace_graph.h"
 #include "views/view_parts.h"
 
 #include <algorithm>
@@ -55,6 +57,11 @@ void AttentionBlockView::makeBlockPickers(const QString& blockTip, const QString
 }
 
 int AttentionBlockView::syncPickers(stepformer::Role headsOf) {
+    // A block this trace does not have (the encoder's, in a decoder-only model): its first one.
+    if (trace_ && !roleEntry(*trace_, block_, headsOf)) {
+        const auto blocks = stepformer::graph::attention_blocks(*trace_);
+        if (!blocks.empty()) block_ = blocks.front();
+    }
     updating_ = true;
     syncBlockLayerPickers(blockPicker_, layerPicker_, trace_.get(), block_);
     syncBatchPicker(batchPicker_, trace_.get(), batch_);
