@@ -1,0 +1,187 @@
+// Which GEMM to call, measured (issue 32): our CPU backend's (Eigen) against OpenBLAS and BLIS,
+// each through CBLAS, on the shapes the models compute — the tutorial's ~10 tokens through
+// 512 × 512 / 2048 weights, a batch of 32 × 64 tokens (2048 rows), the backward's dW = dyᵀ x, the
+// attention's batched per-head products — and the memory bandwidth that bounds the small ones (a
+// STREAM-like triad). The libraries are opened at run time (dlopen, each on its own: both export
+// cblas_sgemm), so the benchmark needs none at build time and skips one that is not installed.
+// Run: build/bin/stepformer_gemm_bench   (docs/cpu_blas.md has the figures and the choice).
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+#include <omp.h>
+
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "stepformer/backend.h"
+
+namespace {
+
+using Sgemm = void (*)(int order, int ta, int tb, int m, int n, int k, float alpha, const float* a, int lda,
+                       const float* b, int ldb, float beta, float* c, int ldc);
+constexpr int kRowMajor = 101, kNoTrans = 111, kTrans = 112;  // CBLAS's enum values
+
+struct Blas {
+    std::string name;
+    Sgemm sgemm = nullptr;
+};
+
+// A CBLAS from `path`, on two threads (the machine's cores, as our backend uses); null when absent.
+Blas open_blas(const char* name, const char* path, const char* set_threads) {
+    void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!h) return {name, nullptr};
+    if (auto set = reinterpret_cast<void (*)(long)>(dlsym(h, set_threads))) set(omp_get_max_threads());
+    return {name, reinterpret_cast<Sgemm>(dlsym(h, "cblas_sgemm"))};
+}
+
+const Blas& openblas() {
+    static const Blas b = open_blas("openblas", "/usr/lib/x86_64-linux-gnu/openblas-openmp/libopenblas.so.0",
+                                    "openblas_set_num_threads");
+    return b;
+}
+const Blas& blis() {
+    static const Blas b =
+        open_blas("blis", "/usr/lib/x86_64-linux-gnu/blis-openmp/libblis.so.4", "bli_thread_set_num_threads");
+    return b;
+}
+
+std::vector<float> random_floats(size_t n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    std::vector<float> v(n);
+    for (float& x : v) x = u(rng);
+    return v;
+}
+
+enum class Impl { Ours, OpenBlas, Blis };
+
+const Blas* blas_of(Impl impl) { return impl == Impl::OpenBlas ? &openblas() : impl == Impl::Blis ? &blis() : nullptr; }
+
+// y (N, O) = x (N, I) Wᵀ, W (O, I): a Linear layer's forward.
+void BM_Linear(benchmark::State& st, Impl impl, int N, int I, int O) {
+    const Blas* blas = blas_of(impl);
+    if (blas && !blas->sgemm) {
+        st.SkipWithError((blas->name + " is not installed").c_str());
+        return;
+    }
+    stepformer::Backend& be = stepformer::default_backend();
+    const auto x = random_floats(size_t(N) * I, 1), W = random_floats(size_t(O) * I, 2);
+    std::vector<float> y(size_t(N) * O);
+    for (auto _ : st) {
+        if (blas)
+            blas->sgemm(kRowMajor, kNoTrans, kTrans, N, O, I, 1.0f, x.data(), I, W.data(), I, 0.0f, y.data(), O);
+        else
+            be.linear_forward(y.data(), x.data(), W.data(), N, I, O);
+        benchmark::DoNotOptimize(y.data());
+    }
+    st.counters["GFLOP/s"] = benchmark::Counter(2.0 * N * I * O, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+}
+
+// dW (O, I) = dyᵀ (O, N) x (N, I): a Linear layer's weight gradient (the backward's other half).
+void BM_WeightGrad(benchmark::State& st, Impl impl, int N, int I, int O) {
+    const Blas* blas = blas_of(impl);
+    if (blas && !blas->sgemm) {
+        st.SkipWithError((blas->name + " is not installed").c_str());
+        return;
+    }
+    stepformer::Backend& be = stepformer::default_backend();
+    const auto x = random_floats(size_t(N) * I, 3), dy = random_floats(size_t(N) * O, 4), W = random_floats(size_t(O) * I, 5);
+    std::vector<float> dW(size_t(O) * I);
+    for (auto _ : st) {
+        if (blas)
+            blas->sgemm(kRowMajor, kTrans, kNoTrans, O, I, N, 1.0f, dy.data(), O, x.data(), I, 0.0f, dW.data(), I);
+        else
+            be.linear_backward(nullptr, dW.data(), dy.data(), x.data(), W.data(), N, I, O, false, false);
+        benchmark::DoNotOptimize(dW.data());
+    }
+    st.counters["GFLOP/s"] = benchmark::Counter(2.0 * N * I * O, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+}
+
+// scores (G, L, L) = Q Kᵀ per head, G = batch × heads: many small products.
+void BM_AttentionScores(benchmark::State& st, Impl impl, int G, int L, int d) {
+    const Blas* blas = blas_of(impl);
+    if (blas && !blas->sgemm) {
+        st.SkipWithError((blas->name + " is not installed").c_str());
+        return;
+    }
+    stepformer::Backend& be = stepformer::default_backend();
+    const auto Q = random_floats(size_t(G) * L * d, 6), K = random_floats(size_t(G) * L * d, 7);
+    std::vector<float> S(size_t(G) * L * L);
+    for (auto _ : st) {
+        if (blas)
+            for (int g = 0; g < G; ++g)
+                blas->sgemm(kRowMajor, kNoTrans, kTrans, L, L, d, 0.125f, Q.data() + size_t(g) * L * d, d,
+                            K.data() + size_t(g) * L * d, d, 0.0f, S.data() + size_t(g) * L * L, L);
+        else
+            be.attn_scores_forward(S.data(), Q.data(), K.data(), G, L, L, d, 0.125f);
+        benchmark::DoNotOptimize(S.data());
+    }
+    st.counters["GFLOP/s"] = benchmark::Counter(2.0 * G * L * L * d, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+}
+
+// a = b + s·c over three arrays far larger than the caches, on the OpenMP threads: the memory
+// bandwidth a step that streams its weights cannot beat (bytes counted: 3 arrays × 4 bytes).
+void BM_Triad(benchmark::State& st) {
+    const size_t n = size_t(1) << 25;  // 32 M floats: 128 MB each
+    std::vector<float> a(n), b(n, 1.0f), c(n, 2.0f);
+    const long long nn = static_cast<long long>(n);
+    for (auto _ : st) {
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < nn; ++i) a[size_t(i)] = b[size_t(i)] + 3.0f * c[size_t(i)];
+        benchmark::DoNotOptimize(a.data());
+    }
+    st.counters["GB/s"] = benchmark::Counter(3.0 * 4.0 * double(n), benchmark::Counter::kIsIterationInvariantRate,
+                                             benchmark::Counter::kIs1000);
+}
+
+// Every implementation on one shape, under "<kind>/<shape>/<impl>".
+void register_all() {
+    struct Shape {
+        const char* name;
+        int N, I, O;
+    };
+    const Shape linear[] = {
+        {"tutorial_10x512x512", 10, 512, 512},    {"tutorial_10x512x2048", 10, 512, 2048},
+        {"tutorial_10x2048x512", 10, 2048, 512},  {"b32l64_2048x512x512", 2048, 512, 512},
+        {"b32l64_2048x512x2048", 2048, 512, 2048}, {"b32l64_2048x2048x512", 2048, 2048, 512},
+        {"b32l64_logits_2048x512x1000", 2048, 512, 1000}, {"square_1024", 1024, 1024, 1024},
+    };
+    const std::pair<Impl, const char*> impls[] = {{Impl::Ours, "eigen"}, {Impl::OpenBlas, "openblas"}, {Impl::Blis, "blis"}};
+    for (const Shape& s : linear)
+        for (const auto& [impl, name] : impls)
+            benchmark::RegisterBenchmark((std::string("Linear/") + s.name + "/" + name).c_str(), BM_Linear, impl, s.N, s.I, s.O)
+                ->Unit(benchmark::kMicrosecond)
+                ->UseRealTime();
+    for (const Shape& s : linear)
+        for (const auto& [impl, name] : impls)
+            benchmark::RegisterBenchmark((std::string("WeightGrad/") + s.name + "/" + name).c_str(), BM_WeightGrad, impl, s.N,
+                                         s.I, s.O)
+                ->Unit(benchmark::kMicrosecond)
+                ->UseRealTime();
+    const Shape attention[] = {{"b2h8_L6_d64", 16, 6, 64}, {"b32h8_L64_d64", 256, 64, 64}, {"b8h8_L256_d64", 64, 256, 64}};
+    for (const Shape& s : attention)
+        for (const auto& [impl, name] : impls)
+            benchmark::RegisterBenchmark((std::string("AttentionScores/") + s.name + "/" + name).c_str(), BM_AttentionScores,
+                                         impl, s.N, s.I, s.O)
+                ->Unit(benchmark::kMicrosecond)
+                ->UseRealTime();
+    benchmark::RegisterBenchmark("Triad/2x32M", BM_Triad)->Unit(benchmark::kMillisecond)->UseRealTime();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    register_all();
+    benchmark::Initialize(&argc, argv);
+    std::fprintf(stderr, "threads %d; eigen: our CPU backend (%s); openblas %s; blis %s\n", omp_get_max_threads(),
+                stepformer::default_backend().describe().c_str(), openblas().sgemm ? "found" : "not installed",
+                blis().sgemm ? "found" : "not installed");
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}
