@@ -42,6 +42,8 @@ struct ConfigKeys {
     Config (*from_json)(const nlohmann::json& j);
     nlohmann::json (*to_json)(const Config& c);
     void (*validate)(const Config& c);
+    // The key the model's width goes by (d_model, nanoGPT's n_embd): a viewer's label.
+    const char* width_key = "d_model";
 };
 const ConfigKeys& config_keys(Architecture a);
 const ConfigKeys* config_keys(std::string_view name);  // nullptr for an unknown name

@@ -5183,10 +5183,6 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
         <translation>屏幕上的数值是在 %1 上计算的。点击可切换到其他设备计算（模型 › 计算设备）。</translation>
     </message>
     <message>
-        <source>d_model %1 · %2 layers · %3 heads · %4</source>
-        <translation>d_model %1 · %2 层 · %3 个头 · %4</translation>
-    </message>
-    <message>
         <source>Step %1/%2 · %3 · %4</source>
         <translation>第 %1/%2 步 · %3 · %4</translation>
     </message>
@@ -5197,6 +5193,10 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
     <message>
         <source>loss %1</source>
         <translation>损失 %1</translation>
+    </message>
+    <message>
+        <source>%5 %1 · %2 layers · %3 heads · %4</source>
+        <translation>%5 %1 · %2 层 · %3 个头 · %4</translation>
     </message>
 </context>
 <context>

@@ -1,4 +1,6 @@
 #include "app/status_bar.h"
+
+#include "stepformer/model_registry.h"
 #include "views/view_parts.h"
 
 #include <QAction>
@@ -89,11 +91,12 @@ void StatusBar::setDeviceMenu(QMenu* menu) {
 
 void StatusBar::showModel() {
     const auto& c = session_->config();
-    modelLabel_->setText(tr("d_model %1 · %2 layers · %3 heads · %4")
+    modelLabel_->setText(tr("%5 %1 · %2 layers · %3 heads · %4")
                              .arg(c.d_model)
                              .arg(c.n_layers)
                              .arg(c.n_heads)
-                             .arg(session_->modelStateText()));
+                             .arg(session_->modelStateText())
+                             .arg(QString::fromLatin1(stepformer::width_key(c))));
     modelLabel_->setToolTip(session_->modelDescription());
     cancelTraining_->setEnabled(session_->isTraining());
     if (!session_->isTraining()) trainingBox_->setVisible(false);

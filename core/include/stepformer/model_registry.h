@@ -13,5 +13,7 @@ Naming model_naming(const Config& c);
 // Its name, the key viewers file their presentation data under: "tutorial", "torch",
 // "torch_layers" (seed 004's layer lab), "aiayn".
 const char* naming_key(Naming n);
+// The configuration key the model's width goes by: "d_model", or nanoGPT's "n_embd".
+const char* width_key(const Config& c);
 
 }  // namespace stepformer

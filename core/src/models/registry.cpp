@@ -30,7 +30,7 @@ const std::vector<ModelEntry>& models() {
          build::torch_graph, {Src, Tgt, Out}, Naming::TorchSeq2Seq, build::torch_params},
         {{Architecture::Aiayn, "aiayn", keys::aiayn_from_json, keys::aiayn_to_json, keys::aiayn_validate},
          build::aiayn_graph, {Src, Tgt, Out}, Naming::Aiayn, build::aiayn_params, build::aiayn_aliases},
-        {{Architecture::Gpt, "gpt", keys::gpt_from_json, keys::gpt_to_json, keys::gpt_validate},
+        {{Architecture::Gpt, "gpt", keys::gpt_from_json, keys::gpt_to_json, keys::gpt_validate, "n_embd"},
          build::gpt_graph, {Tgt, Out}, Naming::Gpt, build::gpt_params, build::gpt_aliases, build::gpt_buffer},
     };
     return m;
@@ -59,6 +59,8 @@ std::string architecture_names() {
     for (const ModelEntry& e : models()) out += std::string(out.empty() ? "" : ", ") + "\"" + e.keys.name + "\"";
     return out;
 }
+
+const char* width_key(const Config& c) { return entry(c).keys.width_key; }
 
 std::vector<TokenStream> model_streams(const Config& c) {
     if (c.layers()) return {};  // the layer lab reads tensors, not tokens
