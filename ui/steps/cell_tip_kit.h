@@ -27,4 +27,7 @@ using numfmt::exact;
 using numfmt::exactOperand;
 // "a·b + c·d + … (n terms) = <b>total</b>": a row times a column, its first terms written out.
 QString sumTerms(const std::vector<std::pair<double, double>>& terms, double total);
+// The column of row `row` of a probability matrix whose value is closest to `p` (the target word
+// a per-token loss −log p was taken of).
+int columnOfProbability(const Matrix& probs, int row, double p);
 }  // namespace tensorviz

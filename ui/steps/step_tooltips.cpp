@@ -34,6 +34,13 @@ QString sumTerms(const std::vector<std::pair<double, double>>& terms, double tot
     return s + QStringLiteral(" = <b>%1</b>").arg(exact(total));
 }
 
+int columnOfProbability(const Matrix& probs, int row, double p) {
+    int best = 0;
+    for (int k = 1; k < probs.cols; ++k)
+        if (std::fabs(probs.at(row, k) - p) < std::fabs(probs.at(row, best) - p)) best = k;
+    return best;
+}
+
 CellScope::CellScope(const CellTipContext& x_, int r_, int c_)
     : x(x_), r(r_), c(c_), b(x_.b), h(x_.h), tr(*x_.tr), s(x_.s), e(x_.s.forward), v(x_.m.at(r_, c_)),
       qi(labelOf(x_.m.rowLabels, r_)), kj(labelOf(x_.m.colLabels, c_)),
@@ -204,9 +211,7 @@ QString CellScope::sharedText() const {
         const Matrix Pm = operand(0);
         if (!inside(Pm, c, 0)) return CellTip::tr("= −log P(correct word)");
         const double p = std::exp(-double(v));
-        int best = 0;
-        for (int k = 1; k < Pm.cols; ++k)
-            if (std::fabs(Pm.at(c, k) - p) < std::fabs(Pm.at(c, best) - p)) best = k;
+        const int best = columnOfProbability(Pm, c, p);
         return CellTip::tr("= −log P(correct word %1) = −log %2 = <b>%3</b>")
             .arg(quoted(labelOf(Pm.colLabels, best)), exact(Pm.at(c, best)), exact(v));
     }

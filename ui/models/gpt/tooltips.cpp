@@ -178,9 +178,7 @@ QString CellScope::gptText(bool& handled) const {
         if (!inside(Pm, c, 0)) return CellTip::tr("= −log P(next word)");
         // The target's probability is exp(−loss): find the word whose probability that is.
         const double p = std::exp(-double(v));
-        int best = 0;
-        for (int k = 1; k < Pm.cols; ++k)
-            if (std::fabs(Pm.at(c, k) - p) < std::fabs(Pm.at(c, best) - p)) best = k;
+        const int best = columnOfProbability(Pm, c, p);
         return CellTip::tr("= −log P(next word %1) = −log %2 = <b>%3</b>")
             .arg(quoted(labelOf(Pm.colLabels, best)), exact(Pm.at(c, best)), exact(v));
     }
