@@ -37,17 +37,24 @@ struct VectorLanes {
     static V fmadd(float a, V b, V c) { return _mm512_fmadd_ps(_mm512_set1_ps(a), b, c); }
     static V add(V a, V b) { return _mm512_add_ps(a, b); }
     static V fmaddv(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+    // A tree of adds in registers: lane by lane through memory was a chain of 16 dependent adds,
+    // half the forward kernel's time at 512 inputs (24 sums per tile of 32 x 24 products).
     static float sum(V v) {
-        alignas(64) float t[16];
-        _mm512_store_ps(t, v);
-        float s = 0.0f;
-        for (float f : t) s += f;
-        return s;
+        // Vector-extension shuffles: GCC 12's 512-bit extract intrinsics warn (-Wuninitialized) on
+        // their own undefined operand.
+        const __m256 h = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
+                         __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);            // 8 pairs
+        const __m128 f = __builtin_shufflevector(h, h, 0, 1, 2, 3) + __builtin_shufflevector(h, h, 4, 5, 6, 7);  // 4
+        const __m128 q = f + __builtin_shufflevector(f, f, 2, 3, 2, 3);                          // 2
+        return q[0] + q[1];
     }
 };
 constexpr int kUpdateRows = 8;     // 8 weight rows + 8 gradient rows + 4 + 2 = 22 of 32 zmm registers
-constexpr int kForwardRows = 6;    // forward tile: 6 x 4 sums + 6 weight rows + 1 = 31 of 32
-constexpr int kForwardTokens = 4;
+// The forward tile, 5 x 5 sums + 5 weight rows + 1 = 31 of 32: on the models' shapes (10 tokens, 512
+// and 2048 inputs) it measured 35 / 124 / 115 us against 6 x 4's 57 / 163 / 158 and 4 x 5's, 4 x 6's,
+// 3 x 8's and 2 x 10's 54-68 / 194-249 / 207-289 (stepformer_gemm_bench, Linear/tutorial_*).
+constexpr int kForwardRows = 5;
+constexpr int kForwardTokens = 5;
 #elif defined(__AVX2__) && defined(__FMA__)
 struct VectorLanes {
     using V = __m256;
@@ -59,11 +66,9 @@ struct VectorLanes {
     static V add(V a, V b) { return _mm256_add_ps(a, b); }
     static V fmaddv(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
     static float sum(V v) {
-        alignas(32) float t[8];
-        _mm256_store_ps(t, v);
-        float s = 0.0f;
-        for (float f : t) s += f;
-        return s;
+        const __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));  // 4 pairs
+        const __m128 q = _mm_add_ps(h, _mm_movehl_ps(h, h));                                   // 2 pairs
+        return _mm_cvtss_f32(_mm_add_ss(q, _mm_movehdup_ps(q)));
     }
 };
 constexpr int kUpdateRows = 4;     // 4 + 4 + 4 + 2 of 16 ymm registers

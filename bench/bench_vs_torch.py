@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""Stepformer against PyTorch on the same machine, pair by pair, alternately (scripts/bench_vs_torch.sh).
+
+Each round runs every pair once, ours then PyTorch's, so a machine that slows down for a while
+slows both; the ratio's min / median / max over the rounds is the figure, not one run's.
+
+Pairs (PyTorch: bench/torch_bench.py, Debian's python3-torch, its own process per case):
+  forward, tutorial size, every intermediate traced   BM_ForwardTraced_Tutorial_B2
+  training step, tutorial size, as the trainer runs    BM_TrainStep_Tutorial_B2_NoParamGrads
+  training step through `stepformer-cli train`         wall of a (1+N)-epoch run minus a 1-epoch run, / N
+  training step, batch 32 x length 64, vocab 1000      BM_TrainStep_B32_L64
+Also: the machine (cores, CPU, the BLAS PyTorch loaded, threads, OMP_WAIT_POLICY), its memory
+bandwidth (a triad on every thread, stepformer_gemm_bench) and the tutorial step's floor: the bytes
+an SGD-with-momentum step must move (each weight read in the forward; read, its momentum read and
+written, and it written back in the backward: 20 bytes a parameter) over that bandwidth.
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TORCH_BENCH = os.path.join(HERE, "torch_bench.py")
+FLOOR_BYTES_PER_PARAM = 20  # 4 (forward read) + 4 (backward read) + 8 (momentum read, write) + 4 (weight write)
+
+# (label, our case, PyTorch's case, target speed-up)
+PAIRS = [
+    ("forward, tutorial, traced", "BM_ForwardTraced_Tutorial_B2", "torch_forward_tutorial_b2", 3.0),
+    ("step, tutorial (benchmark)", "BM_TrainStep_Tutorial_B2_NoParamGrads", "torch_train_step_tutorial_b2", 3.0),
+    ("step, tutorial (stepformer-cli train)", "cli", "torch_train_step_tutorial_b2", 3.0),
+    ("step, batch 32 x 64", "BM_TrainStep_B32_L64", "torch_train_step_b32_l64", 1.3),
+]
+
+
+def sh(cmd, env=None, check=True):
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    if check and r.returncode != 0:
+        sys.stderr.write(r.stderr)
+        raise SystemExit(f"bench_vs_torch: {' '.join(cmd)} failed ({r.returncode})")
+    return r.stdout
+
+
+def machine(args):
+    cpu = platform.processor() or "?"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem_gb = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    blas = json.loads(sh([args.python, TORCH_BENCH, "--case", "blas"]).strip().splitlines()[-1])
+    print(f"machine: {os.cpu_count()} cores ({cpu}), {mem_gb:.0f} GiB")
+    print(f"stepformer: OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset (every core)')}, "
+          f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY', 'unset')}")
+    print(f"PyTorch {blas['torch']}: {args.threads} threads, OMP_WAIT_POLICY=PASSIVE, BLAS_INFO={blas['BLAS_INFO']}, "
+          f"loaded {', '.join(os.path.basename(p) for p in blas['loaded_libs']) or 'no BLAS library'}"
+          + (f", on {args.device}" if args.device != "cpu" else ""))
+
+
+def triad_gbs(build):
+    exe = os.path.join(build, "bin", "stepformer_gemm_bench")
+    if not os.path.exists(exe):
+        return None
+    out = json.loads(sh([exe, "--benchmark_filter=Triad", "--benchmark_format=json"]))
+    rates = [b["GB/s"] for b in out["benchmarks"] if "GB/s" in b]
+    return rates[0] / 1e9 if rates else None
+
+
+def ours(build, case, env):
+    out = json.loads(sh([os.path.join(build, "bin", "stepformer_bench"), f"--benchmark_filter=^{case}(/|$)",
+                         "--benchmark_format=json"], env=env))
+    b = out["benchmarks"][0]
+    return {"ms": b["real_time"], "rss": b.get("peak_rss_MB"), "label": b.get("label")}
+
+
+def cli_step_ms(build, epochs, backend):
+    """Per-step wall of `stepformer-cli train` on the tutorial's two sentences (one step an epoch)."""
+    exe = os.path.join(build, "bin", "stepformer-cli")
+
+    def run(n):
+        with tempfile.TemporaryDirectory() as d:
+            log = os.path.join(d, "log.csv")
+            t0 = time.perf_counter()
+            sh([exe, "train", "--epochs", str(n), "--quiet", "--backend", backend, "--log", log])
+            wall = time.perf_counter() - t0
+            steps = sum(1 for line in open(log) if line[:1].isdigit())
+        return wall, steps
+
+    w1, s1 = run(1)
+    wn, sn = run(1 + epochs)
+    return {"ms": (wn - w1) * 1e3 / (sn - s1), "rss": None}
+
+
+def theirs(args, case):
+    cmd = [args.python, TORCH_BENCH, "--case", case, "--threads", str(args.threads), "--device", args.device]
+    if args.quick:
+        cmd.append("--quick")
+    env = dict(os.environ, OMP_WAIT_POLICY="PASSIVE")
+    d = json.loads(sh(cmd, env=env).strip().splitlines()[-1])
+    return {"ms": d["ms"], "rss": d.get("peak_rss_mb"), "params": d.get("params")}
+
+
+def spread(xs):
+    return f"{min(xs):.2f} / {statistics.median(xs):.2f} / {max(xs):.2f}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
+    ap.add_argument("--quick", action="store_true", help="one round, fewer PyTorch iterations")
+    ap.add_argument("--gpu", action="store_true", help="our Vulkan backend against PyTorch CUDA eager")
+    ap.add_argument("--threads", type=int, default=2, help="PyTorch's threads (default 2)")
+    ap.add_argument("--cli-epochs", type=int, default=40, help="extra epochs of the CLI run (default 40)")
+    ap.add_argument("--python", default=os.environ.get("PYTHON", "/usr/bin/python3"))
+    args = ap.parse_args()
+    args.device = "cuda" if args.gpu else "cpu"
+    if args.quick:
+        args.rounds, args.cli_epochs = 1, min(args.cli_epochs, 15)
+    env = dict(os.environ)
+    if args.gpu:
+        env["STEPFORMER_BENCH_BACKEND"] = "gpu"
+    backend = "gpu" if args.gpu else "cpu"
+
+    machine(args)
+    gbs = None if args.gpu else triad_gbs(args.build)
+    if gbs:
+        print(f"memory bandwidth (triad, every thread): {gbs:.1f} GB/s")
+    results = {p[0]: {"ours": [], "theirs": []} for p in PAIRS}
+    for r in range(args.rounds):
+        for label, mine, their, _ in PAIRS:
+            a = cli_step_ms(args.build, args.cli_epochs, backend) if mine == "cli" else ours(args.build, mine, env)
+            b = theirs(args, their)
+            results[label]["ours"].append(a)
+            results[label]["theirs"].append(b)
+            print(f"  round {r + 1}: {label}: {a['ms']:.1f} ms against {b['ms']:.1f} ms", flush=True)
+
+    labels = {x.get("label") for v in results.values() for x in v["ours"] if x.get("label")}
+    print(f"\nstepformer on: {', '.join(sorted(labels)) or backend}; {args.rounds} round(s), each pair alternately")
+    print(f"{'work':40s} {'ours ms':>9s} {'torch ms':>9s} {'speed-up min / median / max':>28s} {'target':>7s} "
+          f"{'RSS MB ours/torch':>18s}")
+    params = None
+    for label, mine, their, target in PAIRS:
+        o, t = results[label]["ours"], results[label]["theirs"]
+        ratios = [b["ms"] / a["ms"] for a, b in zip(o, t)]
+        params = params or next((x["params"] for x in t if x.get("params")), None)
+        rss_o = max((x["rss"] for x in o if x.get("rss")), default=float("nan"))
+        rss_t = max((x["rss"] for x in t if x.get("rss")), default=float("nan"))
+        met = "met" if min(ratios) >= target else "not met"
+        print(f"{label:40s} {statistics.median(x['ms'] for x in o):9.1f} {statistics.median(x['ms'] for x in t):9.1f} "
+              f"{spread(ratios):>28s} {f'{target:g}x':>7s} {rss_o:8.0f}/{rss_t:<9.0f} {met}")
+    if gbs and params:
+        floor_ms = FLOOR_BYTES_PER_PARAM * params / (gbs * 1e9) * 1e3
+        cli = [x["ms"] for x in results[PAIRS[2][0]]["ours"]]
+        print(f"\ntutorial step floor: {FLOOR_BYTES_PER_PARAM} bytes x {params / 1e6:.1f} M parameters / {gbs:.1f} GB/s "
+              f"= {floor_ms:.1f} ms; the CLI's step is {spread([c / floor_ms for c in cli])} times it (target <= 1.5)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
