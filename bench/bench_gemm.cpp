@@ -101,6 +101,30 @@ void BM_WeightGrad(benchmark::State& st, Impl impl, int N, int I, int O) {
                                                 benchmark::Counter::kIs1000);
 }
 
+// A Linear layer's whole backward as the trainer runs it: dx = dy W, dW = dyᵀ x and the SGD
+// momentum update of W, fused (our backend only). Counted: the two products' flops, and the bytes
+// the update must move (W and its momentum read and written: 16 per weight).
+void BM_BackwardUpdate(benchmark::State& st, int N, int I, int O) {
+    stepformer::Backend& be = stepformer::default_backend();
+    const auto x = random_floats(size_t(N) * I, 8), dy = random_floats(size_t(N) * O, 9);
+    auto W = random_floats(size_t(O) * I, 10);
+    std::vector<float> dx(size_t(N) * I), momentum(size_t(O) * I, 0.0f);
+    stepformer::WeightUpdate u;
+    u.buf1 = momentum.data();
+    u.lr = 1e-9;  // the weights barely move: every iteration does the same work
+    u.momentum = 0.99f;
+    double sum_squares = 0.0;
+    for (auto _ : st) {
+        be.linear_backward_update(dx.data(), nullptr, &sum_squares, dy.data(), x.data(), W.data(), N, I, O, false, u);
+        be.sync();
+        benchmark::DoNotOptimize(sum_squares);
+    }
+    st.counters["GFLOP/s"] = benchmark::Counter(4.0 * N * I * O, benchmark::Counter::kIsIterationInvariantRate,
+                                                benchmark::Counter::kIs1000);
+    st.counters["GB/s"] = benchmark::Counter(16.0 * I * O, benchmark::Counter::kIsIterationInvariantRate,
+                                             benchmark::Counter::kIs1000);
+}
+
 // scores (G, L, L) = Q Kᵀ per head, G = batch × heads: many small products.
 void BM_AttentionScores(benchmark::State& st, Impl impl, int G, int L, int d) {
     const Blas* blas = blas_of(impl);
@@ -160,6 +184,12 @@ void register_all() {
     for (const Shape& s : linear)
         for (const auto& [impl, name] : impls)
             benchmark::RegisterBenchmark((std::string("WeightGrad/") + s.name + "/" + name).c_str(), BM_WeightGrad, impl, s.N,
+                                         s.I, s.O)
+                ->Unit(benchmark::kMicrosecond)
+                ->UseRealTime();
+    for (const Shape& s : linear)
+        if (s.N <= 48)  // the fused kernel's range (kStreamingMaxTokens); beyond it the backend calls the GEMMs above
+            benchmark::RegisterBenchmark((std::string("BackwardUpdate/") + s.name + "/ours").c_str(), BM_BackwardUpdate, s.N,
                                          s.I, s.O)
                 ->Unit(benchmark::kMicrosecond)
                 ->UseRealTime();

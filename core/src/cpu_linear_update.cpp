@@ -20,13 +20,15 @@
 namespace stepformer::cpu {
 namespace {
 
+constexpr int kLinePad = 16;  // floats: one 64-byte cache line
+
 // Columns [i0, i1) of R rows starting at row o:
 //   g (R, I)  = dy[:, o:o+R]^T x           the rows' weight gradient
-//   dxp (N, I) += dy[:, o:o+R] W[o:o+R]    their contribution to dx
+//   dxp (N, I) += dy[:, o:o+R] W[o:o+R]    their contribution to dx (rows ldp apart)
 //   sq += g^2, lane by lane                for the gradient norm, while g is in registers
 template <class L, int R>
-void rows_backward(float* g, float* dxp, const float* dy, const float* x, const float* Wr, int N, int I, int O, int o,
-                   int i0, int i1, typename L::V& sq) {
+void rows_backward(float* g, float* dxp, int ldp, const float* dy, const float* x, const float* Wr, int N, int I, int O,
+                   int o, int i0, int i1, typename L::V& sq) {
     for (int i = i0; i + L::width <= i1; i += L::width) {
         typename L::V w[R], acc[R];
         for (int r = 0; r < R; ++r) {
@@ -40,7 +42,7 @@ void rows_backward(float* g, float* dxp, const float* dy, const float* x, const 
             // dependent FMAs (whose latency the out-of-order window has to hide).
             constexpr int P = R < 4 ? R : 4;
             typename L::V part[P];
-            part[0] = L::load(dxp + int64_t(n) * I + i);
+            part[0] = L::load(dxp + int64_t(n) * ldp + i);
             for (int q = 1; q < P; ++q) part[q] = L::zero();
             for (int r = 0; r < R; ++r) {
                 acc[r] = L::fmadd(dyn[r], xv, acc[r]);
@@ -51,7 +53,7 @@ void rows_backward(float* g, float* dxp, const float* dy, const float* x, const 
             } else {
                 for (int q = 1; q < P; ++q) part[0] = L::add(part[0], part[q]);
             }
-            L::store(dxp + int64_t(n) * I + i, part[0]);
+            L::store(dxp + int64_t(n) * ldp + i, part[0]);
         }
         for (int r = 0; r < R; ++r) {
             L::store(g + int64_t(r) * I + i, acc[r]);
@@ -62,13 +64,13 @@ void rows_backward(float* g, float* dxp, const float* dy, const float* x, const 
 
 // Returns sum(g^2) of the block (float lanes: at most 8 x 2048 / 16 terms each, then double).
 template <int R>
-double rows_backward(float* g, float* dxp, const float* dy, const float* x, const float* Wr, int N, int I, int O,
-                     int o) {
+double rows_backward(float* g, float* dxp, int ldp, const float* dy, const float* x, const float* Wr, int N, int I,
+                     int O, int o) {
     const int vec_end = I / VectorLanes::width * VectorLanes::width;
     VectorLanes::V sqv = VectorLanes::zero();
     ScalarLanes::V sqs = ScalarLanes::zero();
-    rows_backward<VectorLanes, R>(g, dxp, dy, x, Wr, N, I, O, o, 0, vec_end, sqv);
-    rows_backward<ScalarLanes, R>(g, dxp, dy, x, Wr, N, I, O, o, vec_end, I, sqs);
+    rows_backward<VectorLanes, R>(g, dxp, ldp, dy, x, Wr, N, I, O, o, 0, vec_end, sqv);
+    rows_backward<ScalarLanes, R>(g, dxp, ldp, dy, x, Wr, N, I, O, o, vec_end, I, sqs);
     return double(VectorLanes::sum(sqv)) + double(sqs);
 }
 
@@ -118,7 +120,11 @@ double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float*
     }
 
     // Each thread owns a range of rows and a private dx; the private ones are summed at the end.
-    std::vector<float> partial(size_t(parts) * N * I, 0.0f);
+    // Its rows are a cache line more than I apart: at I = 2048 (8 KB rows) each token's load of
+    // its row aliased the previous token's store in the low 12 address bits, and the load waited
+    // for the store (4K aliasing): 10 x 2048 x 512 took 906 us, 10 x 512 x 2048 727 us.
+    const int ldp = I + kLinePad;
+    std::vector<float> partial(size_t(parts) * N * ldp, 0.0f);
     std::vector<float> scratch(size_t(parts) * kUpdateRows * I);
 #pragma omp parallel num_threads(parts) reduction(+ : total)
     {
@@ -129,13 +135,13 @@ double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float*
         team = omp_get_num_threads();
 #endif
         const int o0 = chunk_begin(O, team, p, kUpdateRows), o1 = chunk_begin(O, team, p + 1, kUpdateRows);
-        float* dxp = partial.data() + size_t(p) * N * I;  // (N, I)
+        float* dxp = partial.data() + size_t(p) * N * ldp;  // (N, I), rows ldp apart
         for (int o = o0; o < o1;) {
             const int rows = o1 - o >= kUpdateRows ? kUpdateRows : 1;
             float* g = scratch.data() + size_t(p) * kUpdateRows * I;  // (rows, I), stays in L1
             float* Wr = W + int64_t(o) * I;
-            total += rows == kUpdateRows ? rows_backward<kUpdateRows>(g, dxp, dy, x, Wr, N, I, O, o)
-                                         : rows_backward<1>(g, dxp, dy, x, Wr, N, I, O, o);
+            total += rows == kUpdateRows ? rows_backward<kUpdateRows>(g, dxp, ldp, dy, x, Wr, N, I, O, o)
+                                         : rows_backward<1>(g, dxp, ldp, dy, x, Wr, N, I, O, o);
             if (apply) update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, scalars);
             if (dW) stream_copy(dW + int64_t(o) * I, g, int64_t(rows) * I);  // measured ~8% faster than stores
             o += rows;
@@ -144,10 +150,15 @@ double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float*
         if (dx) {
 #pragma omp barrier
             const int64_t len = int64_t(N) * I, b = len * p / team, e = len * (p + 1) / team;
-            for (int64_t k = b; k < e; ++k) {
-                float s = accumulate_dx ? dx[k] : 0.0f;
-                for (int q = 0; q < team; ++q) s += partial[size_t(q) * N * I + size_t(k)];
-                dx[k] = s;
+            for (int64_t k = b; k < e;) {  // a row's run of the thread's share at a time
+                const int64_t n = k / I, i0 = k % I, run = std::min<int64_t>(e - k, I - i0);
+                const float* src = partial.data() + size_t(n * ldp + i0);
+                for (int64_t j = 0; j < run; ++j) {
+                    float s = accumulate_dx ? dx[k + j] : 0.0f;
+                    for (int q = 0; q < team; ++q) s += src[size_t(q) * N * ldp + size_t(j)];
+                    dx[k + j] = s;
+                }
+                k += run;
             }
         }
     }
