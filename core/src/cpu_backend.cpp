@@ -7,6 +7,9 @@
 #include <stdexcept>
 
 #include <omp.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include <Eigen/Core>
 
@@ -18,14 +21,34 @@
 namespace stepformer {
 
 namespace cpu {
+namespace {
+// A step's tensors are freed and the next step's, of the same sizes, allocated again. glibc serves
+// blocks over its mmap threshold (128 KB, rising to at most 32 MB) from fresh pages, and gives a
+// heap top over 128 KB back to the system: the next step then takes a page fault on every 4 KB
+// it writes. Keeping blocks up to 64 MB in the heap and trimming only past 128 MB made the batch
+// 32 x 64 step 6-11 % faster (three alternating pairs: 3473-3514 against 3676-3908 ms). Up to
+// 128 MB of freed heap stays with the process.
+void keep_tensors_in_heap() {
+#if defined(__GLIBC__)
+    mallopt(M_MMAP_THRESHOLD, 64 << 20);
+    mallopt(M_TRIM_THRESHOLD, 128 << 20);
+#endif
+}
+}  // namespace
+
 CpuBackend::CpuBackend(int threads) : threads_(threads > 0 ? threads : omp_get_num_procs()) {
     // We split work across threads ourselves (by output columns, heads, rows), so Eigen's own
     // GEMM threading would only nest. Eigen keeps the setting in a global that its GEMMs read:
     // set it once, so a backend made while another computes (the app makes them on several
     // threads) does not write it under a running kernel.
     static std::once_flag once;
-    std::call_once(once, [] { Eigen::setNbThreads(1); });
+    std::call_once(once, [] {
+        Eigen::setNbThreads(1);
+        keep_tensors_in_heap();
+    });
 }
+
+
 std::string CpuBackend::describe() const {
     return "cpu, " + std::to_string(threads_) + (threads_ == 1 ? " thread" : " threads");
 }
