@@ -10,7 +10,8 @@ Pairs (PyTorch: bench/torch_bench.py, Debian's python3-torch, its own process pe
   training step through `stepformer-cli train`         wall of a (1+N)-epoch run minus a 1-epoch run, / N
   training step, batch 32 x length 64, vocab 1000      BM_TrainStep_B32_L64
 Also: the machine (cores, CPU, the BLAS PyTorch loaded, threads, OMP_WAIT_POLICY), its memory
-bandwidth (a triad on every thread, stepformer_gemm_bench) and the tutorial step's floor: the bytes
+bandwidth in each round (a triad on every thread, stepformer_gemm_bench; it varied from 37 to 69 GB/s
+on one development machine) and the tutorial step's floor in that round: the bytes
 an SGD-with-momentum step must move (each weight read in the forward; read, its momentum read and
 written, and it written back in the backward: 20 bytes a parameter) over that bandwidth.
 """
@@ -130,12 +131,15 @@ def main():
     backend = "gpu" if args.gpu else "cpu"
 
     machine(args)
-    gbs = None if args.gpu else triad_gbs(args.build)
-    if gbs:
-        print(f"memory bandwidth (triad, every thread): {gbs:.1f} GB/s")
     results = {p[0]: {"ours": [], "theirs": []} for p in PAIRS}
+    triads = []  # GB/s, measured in each round just before the CLI's step: this machine's varies
     for r in range(args.rounds):
         for label, mine, their, _ in PAIRS:
+            if mine == "cli" and not args.gpu:
+                gbs = triad_gbs(args.build)
+                if gbs:
+                    triads.append(gbs)
+                    print(f"  round {r + 1}: memory bandwidth (triad, every thread): {gbs:.1f} GB/s", flush=True)
             a = cli_step_ms(args.build, args.cli_epochs, backend) if mine == "cli" else ours(args.build, mine, env)
             b = theirs(args, their)
             results[label]["ours"].append(a)
@@ -156,11 +160,12 @@ def main():
         met = "met" if min(ratios) >= target else "not met"
         print(f"{label:40s} {statistics.median(x['ms'] for x in o):9.1f} {statistics.median(x['ms'] for x in t):9.1f} "
               f"{spread(ratios):>28s} {f'{target:g}x':>7s} {rss_o:8.0f}/{rss_t:<9.0f} {met}")
-    if gbs and params:
-        floor_ms = FLOOR_BYTES_PER_PARAM * params / (gbs * 1e9) * 1e3
+    if triads and params:
+        floors = [FLOOR_BYTES_PER_PARAM * params / (gbs * 1e9) * 1e3 for gbs in triads]
         cli = [x["ms"] for x in results[PAIRS[2][0]]["ours"]]
-        print(f"\ntutorial step floor: {FLOOR_BYTES_PER_PARAM} bytes x {params / 1e6:.1f} M parameters / {gbs:.1f} GB/s "
-              f"= {floor_ms:.1f} ms; the CLI's step is {spread([c / floor_ms for c in cli])} times it (target <= 1.5)")
+        print(f"\ntutorial step floor: {FLOOR_BYTES_PER_PARAM} bytes x {params / 1e6:.1f} M parameters / "
+              f"{spread(triads)} GB/s = {spread(floors)} ms; the CLI's step is "
+              f"{spread([c / f for c, f in zip(cli, floors)])} times its round's floor (target <= 1.5)")
     return 0
 
 
