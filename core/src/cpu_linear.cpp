@@ -15,8 +15,10 @@ namespace stepformer::cpu {
 namespace {
 
 // y[n0:n0+T, o:o+R] = x[n0:n0+T] W[o:o+R]^T, the sums over I in R x T vector registers.
+// `next`: the rows the following call reads, fetched into the cache meanwhile (or null). A block's
+// rows are short streams (2-8 KB each) that the hardware prefetcher would only learn part-way.
 template <int R, int T>
-void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o, int n0) {
+void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o, int n0, const float* next) {
     using L = VectorLanes;
     typename L::V acc[R][T];
     for (int r = 0; r < R; ++r)
@@ -25,6 +27,8 @@ void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o
     for (int i = 0; i < vec_end; i += L::width) {
         typename L::V w[R];
         for (int r = 0; r < R; ++r) w[r] = L::load(Wr + int64_t(r) * I + i);
+        if (next)
+            for (int r = 0; r < R; ++r) __builtin_prefetch(next + int64_t(r) * I + i);
         for (int t = 0; t < T; ++t) {
             const typename L::V xv = L::load(x + int64_t(n0 + t) * I + i);
             for (int r = 0; r < R; ++r) acc[r][t] = L::fmaddv(xv, w[r], acc[r][t]);
@@ -40,25 +44,30 @@ void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o
 }
 
 template <int R, int T>
-void rows_forward_tokens(float* y, const float* x, const float* Wr, int I, int O, int o, int n0, int tokens) {
+void rows_forward_tokens(float* y, const float* x, const float* Wr, int I, int O, int o, int n0, int tokens,
+                         const float* next) {
     if constexpr (T > 1) {
-        if (tokens < T) return rows_forward_tokens<R, T - 1>(y, x, Wr, I, O, o, n0, tokens);
+        if (tokens < T) return rows_forward_tokens<R, T - 1>(y, x, Wr, I, O, o, n0, tokens, next);
     }
-    rows_forward<R, T>(y, x, Wr, I, O, o, n0);
+    rows_forward<R, T>(y, x, Wr, I, O, o, n0, next);
 }
 
 template <int R, int T>
 void stream_forward(float* y, const float* x, const float* W, int N, int I, int O, int o0, int o1) {
     for (int o = o0; o < o1;) {
         const bool full = o1 - o >= R;
+        const int rows = full ? R : 1;
+        // The next block's rows, fetched during this block's first pass over the tokens.
+        const float* next = o + rows + R <= o1 ? W + int64_t(o + rows) * I : nullptr;
         for (int n0 = 0; n0 < N; n0 += T) {
             const int tokens = std::min(T, N - n0);
+            const float* fetch = n0 == 0 ? next : nullptr;
             if (full)
-                rows_forward_tokens<R, T>(y, x, W + int64_t(o) * I, I, O, o, n0, tokens);
+                rows_forward_tokens<R, T>(y, x, W + int64_t(o) * I, I, O, o, n0, tokens, fetch);
             else
-                rows_forward_tokens<1, T>(y, x, W + int64_t(o) * I, I, O, o, n0, tokens);
+                rows_forward_tokens<1, T>(y, x, W + int64_t(o) * I, I, O, o, n0, tokens, fetch);
         }
-        o += full ? R : 1;
+        o += rows;
     }
 }
 

@@ -26,15 +26,20 @@ constexpr int kLinePad = 16;  // floats: one 64-byte cache line
 //   g (R, I)  = dy[:, o:o+R]^T x           the rows' weight gradient
 //   dxp (N, I) += dy[:, o:o+R] W[o:o+R]    their contribution to dx (rows ldp apart)
 //   sq += g^2, lane by lane                for the gradient norm, while g is in registers
+// `ahead`: up to three arrays of the next block's R rows (its weights and optimizer state),
+// fetched into the cache meanwhile; null entries are skipped.
 template <class L, int R>
 void rows_backward(float* g, float* dxp, int ldp, const float* dy, const float* x, const float* Wr, int N, int I, int O,
-                   int o, int i0, int i1, typename L::V& sq) {
+                   int o, int i0, int i1, typename L::V& sq, const float* const* ahead) {
     for (int i = i0; i + L::width <= i1; i += L::width) {
         typename L::V w[R], acc[R];
         for (int r = 0; r < R; ++r) {
             w[r] = L::load(Wr + int64_t(r) * I + i);
             acc[r] = L::zero();
         }
+        for (int a = 0; a < 3; ++a)
+            if (ahead[a])
+                for (int r = 0; r < R; ++r) __builtin_prefetch(ahead[a] + int64_t(r) * I + i);
         for (int n = 0; n < N; ++n) {
             const float* dyn = dy + int64_t(n) * O + o;  // (R,)
             const typename L::V xv = L::load(x + int64_t(n) * I + i);
@@ -65,12 +70,13 @@ void rows_backward(float* g, float* dxp, int ldp, const float* dy, const float* 
 // Returns sum(g^2) of the block (float lanes: at most 8 x 2048 / 16 terms each, then double).
 template <int R>
 double rows_backward(float* g, float* dxp, int ldp, const float* dy, const float* x, const float* Wr, int N, int I,
-                     int O, int o) {
+                     int O, int o, const float* const* ahead) {
+    static const float* const none[3] = {nullptr, nullptr, nullptr};
     const int vec_end = I / VectorLanes::width * VectorLanes::width;
     VectorLanes::V sqv = VectorLanes::zero();
     ScalarLanes::V sqs = ScalarLanes::zero();
-    rows_backward<VectorLanes, R>(g, dxp, ldp, dy, x, Wr, N, I, O, o, 0, vec_end, sqv);
-    rows_backward<ScalarLanes, R>(g, dxp, ldp, dy, x, Wr, N, I, O, o, vec_end, I, sqs);
+    rows_backward<VectorLanes, R>(g, dxp, ldp, dy, x, Wr, N, I, O, o, 0, vec_end, sqv, ahead);
+    rows_backward<ScalarLanes, R>(g, dxp, ldp, dy, x, Wr, N, I, O, o, vec_end, I, sqs, none);
     return double(VectorLanes::sum(sqv)) + double(sqs);
 }
 
@@ -140,8 +146,14 @@ double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float*
             const int rows = o1 - o >= kUpdateRows ? kUpdateRows : 1;
             float* g = scratch.data() + size_t(p) * kUpdateRows * I;  // (rows, I), stays in L1
             float* Wr = W + int64_t(o) * I;
-            total += rows == kUpdateRows ? rows_backward<kUpdateRows>(g, dxp, ldp, dy, x, Wr, N, I, O, o)
-                                         : rows_backward<1>(g, dxp, ldp, dy, x, Wr, N, I, O, o);
+            // The next full block's weights and optimizer state stream in while this one computes
+            // (in the step, from memory: its rows are short streams the hardware learns late).
+            const int64_t nxt = int64_t(o + rows) * I;
+            const bool more = o + rows + kUpdateRows <= o1;
+            const float* const ahead[3] = {more ? W + nxt : nullptr, more && upd.buf1 ? upd.buf1 + nxt : nullptr,
+                                           more && upd.buf2 ? upd.buf2 + nxt : nullptr};
+            total += rows == kUpdateRows ? rows_backward<kUpdateRows>(g, dxp, ldp, dy, x, Wr, N, I, O, o, ahead)
+                                         : rows_backward<1>(g, dxp, ldp, dy, x, Wr, N, I, O, o, ahead);
             if (apply) update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, scalars);
             if (dW) stream_copy(dW + int64_t(o) * I, g, int64_t(rows) * I);  // measured ~8% faster than stores
             o += rows;
