@@ -7,6 +7,7 @@
 //  - BM_StepSwitchFullRepaint/<view>: setCurrentStep(), then a synchronous repaint of the whole
 //    window (menus, toolbars, docks and all): the worst case.
 // The "paints" counter is the number of widgets painted per switch.
+//  - BM_TrainDockStep/<snapshots>: a training step as the Train dock runs it (below).
 // With STEPFORMER_EVENT_PROFILE=1 in the environment, each benchmark also prints where the time
 // of its switches went: per widget class and event type (paint, layout, ...), and in setCurrentStep.
 #include <benchmark/benchmark.h>
@@ -23,7 +24,9 @@
 #include <utility>
 
 #include "app/main_window.h"
+#include "stepformer/dataset.h"
 #include "steps/step_navigator.h"
+#include "training/training_controller.h"
 
 namespace {
 
@@ -172,6 +175,38 @@ void register_all() {
 }
 
 }  // namespace
+
+// A training step at the tutorial's size as the Train dock runs it: TrainingController (the
+// Trainer, step reports through its mailbox), synchronous so that this thread waits for the run;
+// a step's time is (the last report's elapsed time - the first's) / (steps - 1), so the start-up
+// is not in it. Arg 1: with the attention snapshots the dock's replay takes after each epoch (at
+// one step an epoch, a traced forward pass of the replay sentence every step); 0: without, as
+// `stepformer-cli train` runs. Compare with stepformer_bench's BM_TrainStep_Tutorial_B2_NoParamGrads.
+void BM_TrainDockStep(benchmark::State& state) {
+    const stepformer::Config c = stepformer::Config::tutorial();
+    stepformer::TrainOptions o;
+    o.epochs = 30;  // SGD, lr 1e-3, momentum 0.99, batch 2: the CLI's defaults
+    for (auto _ : state) {
+        TrainingController t;
+        t.setSynchronous(true);
+        t.setAttentionSnapshots(state.range(0) != 0);
+        t.setKeepOptimizerState(false);
+        double first = -1.0, last = 0.0;
+        int steps = 0;
+        QObject::connect(&t, &TrainingController::stepReported, [&](const TrainingStep& s) {
+            if (first < 0.0) first = s.elapsedS;
+            last = s.elapsedS;
+            ++steps;
+        });
+        QString error;
+        if (!t.start(c, TrainingController::StartPoint{}, stepformer::builtin_examples(c), o, &error) || steps < 2) {
+            state.SkipWithError(("training did not run: " + error.toStdString()).c_str());
+            return;
+        }
+        state.SetIterationTime((last - first) / (steps - 1));
+    }
+}
+BENCHMARK(BM_TrainDockStep)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
