@@ -27,7 +27,8 @@ namespace {
 // heap top over 128 KB back to the system: the next step then takes a page fault on every 4 KB
 // it writes. Keeping blocks up to 64 MB in the heap and trimming only past 128 MB made the batch
 // 32 x 64 step 6-11 % faster (three alternating pairs: 3473-3514 against 3676-3908 ms). Up to
-// 128 MB of freed heap stays with the process.
+// 128 MB of freed heap stays with the process. (The app's Session then lowers the mmap threshold
+// to 1 MB for its memory budget: docs/cpu_speed.md, "What is left".)
 void keep_tensors_in_heap() {
 #if defined(__GLIBC__)
     mallopt(M_MMAP_THRESHOLD, 64 << 20);
