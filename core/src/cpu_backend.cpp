@@ -7,11 +7,10 @@
 #include <stdexcept>
 
 #include <omp.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include <Eigen/Core>
+
+#include "stepformer/heap.h"
 
 #ifdef STEPFORMER_HAVE_VULKAN
 #include "stepformer/devices.h"
@@ -21,22 +20,6 @@
 namespace stepformer {
 
 namespace cpu {
-namespace {
-// A step's tensors are freed and the next step's, of the same sizes, allocated again. glibc serves
-// blocks over its mmap threshold (128 KB, rising to at most 32 MB) from fresh pages, and gives a
-// heap top over 128 KB back to the system: the next step then takes a page fault on every 4 KB
-// it writes. Keeping blocks up to 64 MB in the heap and trimming only past 128 MB made the batch
-// 32 x 64 step 6-11 % faster (three alternating pairs: 3473-3514 against 3676-3908 ms). Up to
-// 128 MB of freed heap stays with the process. (The app's Session then lowers the mmap threshold
-// to 1 MB for its memory budget: docs/cpu_speed.md, "What is left".)
-void keep_tensors_in_heap() {
-#if defined(__GLIBC__)
-    mallopt(M_MMAP_THRESHOLD, 64 << 20);
-    mallopt(M_TRIM_THRESHOLD, 128 << 20);
-#endif
-}
-}  // namespace
-
 CpuBackend::CpuBackend(int threads) : threads_(threads > 0 ? threads : omp_get_num_procs()) {
     // We split work across threads ourselves (by output columns, heads, rows), so Eigen's own
     // GEMM threading would only nest. Eigen keeps the setting in a global that its GEMMs read:
@@ -45,7 +28,7 @@ CpuBackend::CpuBackend(int threads) : threads_(threads > 0 ? threads : omp_get_n
     static std::once_flag once;
     std::call_once(once, [] {
         Eigen::setNbThreads(1);
-        keep_tensors_in_heap();
+        default_heap_policy();  // speed, unless the process chose (stepformer/heap.h)
     });
 }
 

@@ -16,6 +16,7 @@
 #include "stepformer/dataset.h"
 #include "stepformer/decode.h"
 #include "stepformer/devices.h"
+#include "stepformer/heap.h"
 #include "stepformer/model.h"
 #include "stepformer/model_io.h"
 #include "stepformer/optimizer.h"
@@ -33,19 +34,6 @@ using ui_text::ss;
 // the training starts from.
 constexpr uint64_t kInitSeed = 7;
 
-// The app allocates and frees model-sized tensors (weights, gradients, optimizer state: 0.1 to
-// 4 MB each at the tutorial's size) as models are opened, trained and replaced. glibc's
-// allocator raises its mmap threshold to the size of the largest block freed, after which such
-// tensors come from the heap, whose freed memory stays resident (the app grew by hundreds of MB
-// per training run). A fixed threshold keeps every tensor of 1 MB or more in its own mapping,
-// returned to the system when freed; smaller ones are unaffected.
-void keepLargeTensorsOutOfTheHeap() {
-#ifdef __GLIBC__
-    static const bool once = [] { return ::mallopt(M_MMAP_THRESHOLD, 1 << 20) == 1; }();
-    (void)once;
-#endif
-}
-
 // After a model is replaced: what the heap freed goes back to the system.
 void releaseFreedMemory() {
 #ifdef __GLIBC__
@@ -58,7 +46,11 @@ void releaseFreedMemory() {
 Session::Session(QObject* parent)
     : QObject(parent), backend_(ComputeDevices::instance().backend(ComputeDevices::Kind::Cpu)),
       trainer_(new PresetTrainer(this)) {
-    keepLargeTensorsOutOfTheHeap();
+    // The app allocates and frees model-sized tensors (weights, gradients, optimizer state: 0.1
+    // to 4 MB each at the tutorial's size) as models are opened, trained and replaced; in the
+    // heap, their freed memory stayed resident (the app grew by hundreds of MB per training run).
+    // Every tensor of 1 MB or more is its own mapping, returned when freed.
+    stepformer::set_heap_policy(stepformer::HeapPolicy::Memory);
     // No model until setPreset() / openWeights(): sentences given before are only validated
     // against the tutorial's vocabulary, and trace() is null.
     config_ = presetConfig(Preset::Tutorial);
