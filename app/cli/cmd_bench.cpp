@@ -58,7 +58,7 @@ int run_bench(const BenchArgs& a) {
     const double step = median_ms(a.iters, [&] { train_step(model, batch, trace, grads, opt); });
     std::printf("training step (fwd+bwd+SGD, memory planned): %6.2f ms\n", step);
     const double lean = median_ms(a.iters, [&] { train_step(model, batch, trace, grads, opt, nullptr, false); });
-    std::printf("  as the trainer runs it (no dW stored):   %8.2f ms\n", lean);
+    std::printf("  update fused, no dW stored (trainer's):  %8.2f ms\n", lean);
     std::printf("peak resident memory:                      %8.1f MB\n", peak_rss_mb());
     return 0;
 }
