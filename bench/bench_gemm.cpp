@@ -59,13 +59,26 @@ enum class Impl { Ours, OpenBlas, Blis };
 
 const Blas* blas_of(Impl impl) { return impl == Impl::OpenBlas ? &openblas() : impl == Impl::Blis ? &blis() : nullptr; }
 
-// y (N, O) = x (N, I) Wᵀ, W (O, I): a Linear layer's forward.
-void BM_Linear(benchmark::State& st, Impl impl, int N, int I, int O) {
-    const Blas* blas = blas_of(impl);
+// The library `impl` calls (null: our backend); false, with the benchmark skipped, when it is not
+// installed.
+bool pick(benchmark::State& st, Impl impl, const Blas*& blas) {
+    blas = blas_of(impl);
     if (blas && !blas->sgemm) {
         st.SkipWithError((blas->name + " is not installed").c_str());
-        return;
+        return false;
     }
+    return true;
+}
+
+// A per-second counter of `amount` per iteration (flops, bytes), in units of 10^9 when printed.
+benchmark::Counter rate(double amount) {
+    return benchmark::Counter(amount, benchmark::Counter::kIsIterationInvariantRate, benchmark::Counter::kIs1000);
+}
+
+// y (N, O) = x (N, I) Wᵀ, W (O, I): a Linear layer's forward.
+void BM_Linear(benchmark::State& st, Impl impl, int N, int I, int O) {
+    const Blas* blas = nullptr;
+    if (!pick(st, impl, blas)) return;
     stepformer::Backend& be = stepformer::default_backend();
     const auto x = random_floats(size_t(N) * I, 1), W = random_floats(size_t(O) * I, 2);
     std::vector<float> y(size_t(N) * O);
@@ -76,17 +89,13 @@ void BM_Linear(benchmark::State& st, Impl impl, int N, int I, int O) {
             be.linear_forward(y.data(), x.data(), W.data(), N, I, O);
         benchmark::DoNotOptimize(y.data());
     }
-    st.counters["GFLOP/s"] = benchmark::Counter(2.0 * N * I * O, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+    st.counters["GFLOP/s"] = rate(2.0 * N * I * O);
 }
 
 // dW (O, I) = dyᵀ (O, N) x (N, I): a Linear layer's weight gradient (the backward's other half).
 void BM_WeightGrad(benchmark::State& st, Impl impl, int N, int I, int O) {
-    const Blas* blas = blas_of(impl);
-    if (blas && !blas->sgemm) {
-        st.SkipWithError((blas->name + " is not installed").c_str());
-        return;
-    }
+    const Blas* blas = nullptr;
+    if (!pick(st, impl, blas)) return;
     stepformer::Backend& be = stepformer::default_backend();
     const auto x = random_floats(size_t(N) * I, 3), dy = random_floats(size_t(N) * O, 4), W = random_floats(size_t(O) * I, 5);
     std::vector<float> dW(size_t(O) * I);
@@ -97,8 +106,7 @@ void BM_WeightGrad(benchmark::State& st, Impl impl, int N, int I, int O) {
             be.linear_backward(nullptr, dW.data(), dy.data(), x.data(), W.data(), N, I, O, false, false);
         benchmark::DoNotOptimize(dW.data());
     }
-    st.counters["GFLOP/s"] = benchmark::Counter(2.0 * N * I * O, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+    st.counters["GFLOP/s"] = rate(2.0 * N * I * O);
 }
 
 // A Linear layer's whole backward as the trainer runs it: dx = dy W, dW = dyᵀ x and the SGD
@@ -119,19 +127,14 @@ void BM_BackwardUpdate(benchmark::State& st, int N, int I, int O) {
         be.sync();
         benchmark::DoNotOptimize(sum_squares);
     }
-    st.counters["GFLOP/s"] = benchmark::Counter(4.0 * N * I * O, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
-    st.counters["GB/s"] = benchmark::Counter(16.0 * I * O, benchmark::Counter::kIsIterationInvariantRate,
-                                             benchmark::Counter::kIs1000);
+    st.counters["GFLOP/s"] = rate(4.0 * N * I * O);
+    st.counters["GB/s"] = rate(16.0 * I * O);
 }
 
 // scores (G, L, L) = Q Kᵀ per head, G = batch × heads: many small products.
 void BM_AttentionScores(benchmark::State& st, Impl impl, int G, int L, int d) {
-    const Blas* blas = blas_of(impl);
-    if (blas && !blas->sgemm) {
-        st.SkipWithError((blas->name + " is not installed").c_str());
-        return;
-    }
+    const Blas* blas = nullptr;
+    if (!pick(st, impl, blas)) return;
     stepformer::Backend& be = stepformer::default_backend();
     const auto Q = random_floats(size_t(G) * L * d, 6), K = random_floats(size_t(G) * L * d, 7);
     std::vector<float> S(size_t(G) * L * L);
@@ -144,8 +147,7 @@ void BM_AttentionScores(benchmark::State& st, Impl impl, int G, int L, int d) {
             be.attn_scores_forward(S.data(), Q.data(), K.data(), G, L, L, d, 0.125f);
         benchmark::DoNotOptimize(S.data());
     }
-    st.counters["GFLOP/s"] = benchmark::Counter(2.0 * G * L * L * d, benchmark::Counter::kIsIterationInvariantRate,
-                                                benchmark::Counter::kIs1000);
+    st.counters["GFLOP/s"] = rate(2.0 * G * L * L * d);
 }
 
 // a = b + s·c over three arrays far larger than the caches, on the OpenMP threads: the memory
@@ -159,8 +161,7 @@ void BM_Triad(benchmark::State& st) {
         for (long long i = 0; i < nn; ++i) a[size_t(i)] = b[size_t(i)] + 3.0f * c[size_t(i)];
         benchmark::DoNotOptimize(a.data());
     }
-    st.counters["GB/s"] = benchmark::Counter(3.0 * 4.0 * double(n), benchmark::Counter::kIsIterationInvariantRate,
-                                             benchmark::Counter::kIs1000);
+    st.counters["GB/s"] = rate(3.0 * 4.0 * double(n));
 }
 
 // Every implementation on one shape, under "<kind>/<shape>/<impl>".

@@ -21,7 +21,6 @@ constexpr int kMemoryMmapThreshold = 1 << 20;
 constexpr int kMemoryTrimThreshold = 128 << 10;
 
 std::mutex mu;
-HeapPolicy base = HeapPolicy::Speed;
 bool chosen = false;  // set_heap_policy was called
 
 void apply(HeapPolicy p) {
@@ -37,14 +36,13 @@ void apply(HeapPolicy p) {
 
 void set_heap_policy(HeapPolicy p) {
     std::lock_guard<std::mutex> lock(mu);
-    base = p;
     chosen = true;
     apply(p);
 }
 
 void default_heap_policy() {
     std::lock_guard<std::mutex> lock(mu);
-    if (!chosen) apply(base);
+    if (!chosen) apply(HeapPolicy::Speed);
 }
 
 }  // namespace stepformer
