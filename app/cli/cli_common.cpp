@@ -59,6 +59,15 @@ stepformer::LoadedModel ModelOptions::load() const {
     return lm;
 }
 
+void ModelOptions::warn_if_untrained(const char* command) const {
+    if (!weights.empty()) return;
+    std::fprintf(stderr,
+                 "stepformer-cli: warning: no --weights: the model's weights are random (seed %llu), not trained, so "
+                 "%s prints noise. Train first (stepformer-cli train --save model.safetensors) and pass "
+                 "--weights model.safetensors\n",
+                 static_cast<unsigned long long>(seed), command);
+}
+
 void print_matrix(const float* data, int rows, int cols, const std::vector<std::string>& row_labels,
                   const std::vector<std::string>& col_labels, int precision) {
     size_t w0 = 0;

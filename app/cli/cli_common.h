@@ -39,6 +39,9 @@ struct ModelOptions {
     stepformer::ModelSource source() const;
     // load_model(source()), saying on stderr what the user should know: an assumed config, warnings.
     stepformer::LoadedModel load() const;
+    // On stderr, when no weights were given: the model is untrained, so what `command` prints is
+    // noise (translate and generate, whose output reads like an answer).
+    void warn_if_untrained(const char* command) const;
 };
 
 // Prints a (rows, cols) slice as a small aligned table with row/column labels.

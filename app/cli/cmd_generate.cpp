@@ -24,6 +24,7 @@ int run_generate(const GenerateArgs& a) {
         throw ConfigError(std::string("generate continues a prompt with a model that has no source sentence "
                                       "(\"architecture\": \"gpt\"); this model (\"") +
                           architecture_name(lm.config.architecture) + "\") translates: use translate --src");
+    a.model.warn_if_untrained("generate");
     GenerateOptions opt = a.opt;
     opt.stop_at_eos = !a.ignore_eos;
     opt.seed = a.sample_seed;

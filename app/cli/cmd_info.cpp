@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli_common.h"
+#include "stepformer/cpu_kernels.h"
 #include "stepformer/devices.h"
 #include "stepformer/safetensors.h"
 
@@ -12,6 +13,11 @@ namespace cli {
 namespace {
 
 int print_devices() {
+    // The CPU's kernel set first: which instructions the CPU backend computes with.
+    std::string sets;
+    for (const std::string& s : stepformer::cpu_kernel_sets()) sets += (sets.empty() ? "" : ", ") + s;
+    std::printf("CPU kernels: %s (this CPU runs: %s; STEPFORMER_CPU_KERNELS chooses)\n",
+                stepformer::cpu_kernel_set().c_str(), sets.c_str());
     if (!stepformer::gpu_backend_built()) {
         std::printf("this build has no GPU backend (it needs libvulkan-dev and glslc when built); the CPU computes\n");
         return 0;

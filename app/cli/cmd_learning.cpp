@@ -184,6 +184,7 @@ int run_translate(const TranslateArgs& a) {
     if (!lm.config.reads_source())
         throw ConfigError("translate: this model (\"" + std::string(architecture_name(lm.config.architecture)) +
                           "\") has no source sentence to translate; continue a prompt with generate --prompt \"S i\"");
+    a.model.warn_if_untrained("translate");
     Transformer model(lm.config, std::move(lm.params), a.model.backend.get());
     std::vector<std::string> src = a.src;
     if (src.empty()) src = {"ich mochte ein bier P", "ich mochte ein cola P"};

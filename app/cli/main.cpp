@@ -4,10 +4,12 @@
 
 #include "cli_common.h"
 #include "stepformer/devices.h"
+#include "stepformer/version.h"
 
 int main(int argc, char** argv) {
     CLI::App app{"Stepformer command line: run, inspect, train and translate the tutorial's Transformer and PyTorch's own layers"};
     app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("stepformer-cli ") + STEPFORMER_VERSION);
     cli::Action run;
     cli::add_forward_command(app, run);
     cli::add_info_command(app, run);
@@ -21,7 +23,7 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        if (e.get_exit_code() == 0) return app.exit(e);  // --help
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
         std::cerr << "error: " << e.what() << "\n(run with --help for the options)\n";
         return 1;
     }

@@ -24,6 +24,7 @@
 #include "app/input_bar.h"
 #include "app/language.h"
 #include "app/main_window.h"
+#include "app/status_bar.h"
 #include "steps/reference_trace.h"
 #include "app/session.h"
 #include "steps/step_model.h"
@@ -123,9 +124,16 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
         QStringLiteral("en|zh_CN"));
     parser.addOptions({stepOpt, viewOpt, shotOpt, sizeOpt, presetOpt, weightsOpt, noTrainOpt, srcOpt, tgtOpt, dockOpt,
                        attentionModeOpt, backendOpt, langOpt});
+    parser.addPositionalArgument(QStringLiteral("file"),
+                                 QStringLiteral("A weights file to open (the same as --weights)."),
+                                 QStringLiteral("[file.safetensors]"));
     parser.process(pre);  // --help, --version and unknown options end here
-    if (!parser.positionalArguments().isEmpty())
-        return fail(QStringLiteral("unexpected argument '%1' (see --help)").arg(parser.positionalArguments().first()));
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1)
+        return fail(QStringLiteral("unexpected argument '%1': give one weights file (see --help)").arg(positional.at(1)));
+    if (!positional.isEmpty() && parser.isSet(weightsOpt))
+        return fail(QStringLiteral("give the weights file once: either %1 or --weights %2")
+                        .arg(positional.first(), parser.value(weightsOpt)));
 
     auto& o = a.opts;
     if (parser.isSet(langOpt)) {
@@ -143,8 +151,8 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
         if (!o.preset)
             return fail(QStringLiteral("unknown preset '%1' (use tutorial, small or untrained)").arg(parser.value(presetOpt)));
     }
-    if (parser.isSet(weightsOpt)) {
-        o.weightsPath = parser.value(weightsOpt);
+    if (parser.isSet(weightsOpt) || !positional.isEmpty()) {
+        o.weightsPath = positional.isEmpty() ? parser.value(weightsOpt) : positional.first();
         if (!QFileInfo::exists(o.weightsPath))
             return fail(QStringLiteral("the weights file %1 does not exist").arg(o.weightsPath));
     }
@@ -272,7 +280,10 @@ int runWindow(const Args& args, QApplication& app) {
         return fail(QStringLiteral("--backend gpu: no GPU can compute here (stepformer-cli info --devices says why)"), 2);
     if (!args.opts.weightsPath.isEmpty() && w.session()->modelState() != Session::ModelState::FromFile)
         if (args.screenshot())
-            return fail(QStringLiteral("could not open the weights %1").arg(args.opts.weightsPath), 1);
+            return fail(w.statusBarWidget()->pendingErrorText().isEmpty()
+                            ? QStringLiteral("could not open the weights %1").arg(args.opts.weightsPath)
+                            : w.statusBarWidget()->pendingErrorText(),
+                        1);
 
     if (args.haveSource || args.haveTarget) {
         const QString src = args.haveSource ? args.source : w.session()->source();

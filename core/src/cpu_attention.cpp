@@ -4,7 +4,7 @@
 
 #include "cpu_backend.h"
 
-namespace stepformer::cpu {
+namespace stepformer::cpu::STEPFORMER_ISA {
 
 void CpuBackend::split_heads(float* out, const float* in, int B, int L, int H, int d) {
     // in (B, L, H*d) -> out (B, H, L, d)
@@ -26,26 +26,25 @@ void CpuBackend::merge_heads(float* out, const float* in, int B, int L, int H, i
 
 void CpuBackend::attn_scores_forward(float* scores, const float* Q, const float* K, int G, int Lq, int Lk, int dk,
                                      float scale) {
+    const KernelSet& k = kernel_set();
 #pragma omp parallel for num_threads(threads_for(int64_t(G) * Lq * Lk * dk)) schedule(static)
     for (int g = 0; g < G; ++g) {
-        CMapR q(Q + int64_t(g) * Lq * dk, Lq, dk);   // (Lq, dk)
-        CMapR k(K + int64_t(g) * Lk * dk, Lk, dk);   // (Lk, dk)
-        MapR s(scores + int64_t(g) * Lq * Lk, Lq, Lk);  // (Lq, Lk)
-        s.noalias() = (q * k.transpose()) * scale;
+        // scores (Lq, Lk) = scale Q (Lq, dk) K^T (dk, Lk)
+        k.gemm_scaled(false, true, Lq, Lk, dk, scale, Q + int64_t(g) * Lq * dk, dk, K + int64_t(g) * Lk * dk, dk,
+                      scores + int64_t(g) * Lq * Lk, Lk);
     }
 }
 
 void CpuBackend::attn_scores_backward(float* dQ, float* dK, const float* dscores, const float* Q, const float* K, int G,
                                       int Lq, int Lk, int dk, float scale) {
+    const KernelSet& k = kernel_set();
 #pragma omp parallel for num_threads(threads_for(int64_t(G) * Lq * Lk * dk)) schedule(static)
     for (int g = 0; g < G; ++g) {
-        CMapR ds(dscores + int64_t(g) * Lq * Lk, Lq, Lk);
-        CMapR q(Q + int64_t(g) * Lq * dk, Lq, dk);
-        CMapR k(K + int64_t(g) * Lk * dk, Lk, dk);
-        MapR dq(dQ + int64_t(g) * Lq * dk, Lq, dk);
-        MapR dkm(dK + int64_t(g) * Lk * dk, Lk, dk);
-        dq.noalias() = (ds * k) * scale;
-        dkm.noalias() = (ds.transpose() * q) * scale;
+        const float* ds = dscores + int64_t(g) * Lq * Lk;  // (Lq, Lk)
+        const float* q = Q + int64_t(g) * Lq * dk;         // (Lq, dk)
+        const float* kk = K + int64_t(g) * Lk * dk;        // (Lk, dk)
+        k.gemm_scaled(false, false, Lq, dk, Lk, scale, ds, Lk, kk, dk, dQ + int64_t(g) * Lq * dk, dk);  // dQ = s dS K
+        k.gemm_scaled(true, false, Lk, dk, Lq, scale, ds, Lk, q, dk, dK + int64_t(g) * Lk * dk, dk);   // dK = s dS^T Q
     }
 }
 
@@ -74,27 +73,26 @@ void CpuBackend::mask_fill_backward(float* din, const float* dout, const float* 
 
 void CpuBackend::attn_context_forward(float* context, const float* attn, const float* V, int G, int Lq, int Lk,
                                       int dv) {
+    const KernelSet& k = kernel_set();
 #pragma omp parallel for num_threads(threads_for(int64_t(G) * Lq * Lk * dv)) schedule(static)
     for (int g = 0; g < G; ++g) {
-        CMapR a(attn + int64_t(g) * Lq * Lk, Lq, Lk);
-        CMapR v(V + int64_t(g) * Lk * dv, Lk, dv);
-        MapR c(context + int64_t(g) * Lq * dv, Lq, dv);
-        c.noalias() = a * v;
+        // context (Lq, dv) = attn (Lq, Lk) V (Lk, dv)
+        k.gemm(false, false, Lq, dv, Lk, attn + int64_t(g) * Lq * Lk, Lk, V + int64_t(g) * Lk * dv, dv, false,
+               context + int64_t(g) * Lq * dv, dv);
     }
 }
 
 void CpuBackend::attn_context_backward(float* dattn, float* dV, const float* dcontext, const float* attn,
                                        const float* V, int G, int Lq, int Lk, int dv) {
+    const KernelSet& k = kernel_set();
 #pragma omp parallel for num_threads(threads_for(int64_t(G) * Lq * Lk * dv)) schedule(static)
     for (int g = 0; g < G; ++g) {
-        CMapR dc(dcontext + int64_t(g) * Lq * dv, Lq, dv);
-        CMapR a(attn + int64_t(g) * Lq * Lk, Lq, Lk);
-        CMapR v(V + int64_t(g) * Lk * dv, Lk, dv);
-        MapR da(dattn + int64_t(g) * Lq * Lk, Lq, Lk);
-        MapR dvm(dV + int64_t(g) * Lk * dv, Lk, dv);
-        da.noalias() = dc * v.transpose();
-        dvm.noalias() = a.transpose() * dc;
+        const float* dc = dcontext + int64_t(g) * Lq * dv;  // (Lq, dv)
+        const float* a = attn + int64_t(g) * Lq * Lk;       // (Lq, Lk)
+        const float* v = V + int64_t(g) * Lk * dv;          // (Lk, dv)
+        k.gemm(false, true, Lq, Lk, dv, dc, dv, v, dv, false, dattn + int64_t(g) * Lq * Lk, Lk);  // dA = dC V^T
+        k.gemm(true, false, Lk, dv, Lq, a, Lk, dc, dv, false, dV + int64_t(g) * Lk * dv, dv);     // dV = A^T dC
     }
 }
 
-}  // namespace stepformer::cpu
+}  // namespace stepformer::cpu::STEPFORMER_ISA

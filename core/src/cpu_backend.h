@@ -1,21 +1,14 @@
-// Private: the CPU backend's class. Its kernels are split by family over cpu_*.cpp.
+// Private: the CPU backend's class, compiled once per kernel set (cpu_kernels.h): a class of its own
+// in each set's namespace (stepformer::cpu::avx512::CpuBackend, ...), its kernels split by family
+// over cpu_*.cpp. make_cpu_backend() makes the one of the set in use. Only the kernel sets include it.
 #pragma once
 
-#include <cmath>
+#include <cstdint>
 
-#include <Eigen/Core>
-
-#include "adamw_scalars.h"
+#include "isa/isa.h"
 #include "stepformer/backend.h"
 
-namespace stepformer::cpu {
-
-using MatR = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MapR = Eigen::Map<MatR>;
-using CMapR = Eigen::Map<const MatR>;
-using Strided = Eigen::OuterStride<>;
-using MapRS = Eigen::Map<MatR, 0, Strided>;
-using CMapRS = Eigen::Map<const MatR, 0, Strided>;
+namespace stepformer::cpu::STEPFORMER_ISA {
 
 // Work below this many multiply-adds is not worth waking a second thread for.
 constexpr int64_t kParallelFlops = 1 << 16;
@@ -23,10 +16,14 @@ constexpr int64_t kParallelFlops = 1 << 16;
 class CpuBackend final : public Backend {
 public:
     explicit CpuBackend(int threads);
-    std::string name() const override { return "cpu"; }
+    std::string name() const override;
     std::string describe() const override;
     int threads() const { return threads_; }
     bool supports(Kernel) const override { return true; }  // the reference: every kernel
+    // Backend's answers, given here again: inherited, this set's vtable would name Backend's inline
+    // ones and make each set compile its own copy under their shared names (isa.h).
+    bool host_memory() const override { return true; }  // kernels run on the caller's memory
+    size_t memory_in_use() const override { return 0; }  // nothing held besides the caller's
 
     void linear_forward(float* y, const float* x, const float* W, int N, int I, int O) override;
     void linear_backward(float* dx, float* dW, const float* dy, const float* x, const float* W, int N, int I, int O,
@@ -112,51 +109,4 @@ inline int chunk_begin(int n, int parts, int p, int align = 8) {
     return p == 0 ? 0 : (p == parts ? n : b);
 }
 
-// The optimizer updates' element loops, shared by sgd_step/adam_step and the fused
-// linear_backward_update so both round identically.
-// torch.optim.SGD (dampening 0, no nesterov): buf = momentum * buf + grad; param -= lr * buf.
-// `out` may be `param` (in place).
-inline void sgd_range(float* out, const float* param, float* buf, const float* grad, int64_t n, float lr,
-                      float momentum) {
-    for (int64_t i = 0; i < n; ++i) {
-        const float b = momentum * buf[i] + grad[i];
-        buf[i] = b;
-        out[i] = param[i] - lr * b;
-    }
-}
-
-// sum(x^2) in double. `omp simd` lets the compiler keep vector partial sums (a plain loop is
-// one scalar dependency chain: measured as most of the fused update's time).
-inline double sum_squares_range(const float* x, int64_t n) {
-    double s = 0.0;
-#pragma omp simd reduction(+ : s)
-    for (int64_t i = 0; i < n; ++i) s += double(x[i]) * double(x[i]);
-    return s;
-}
-
-struct AdamScalars {
-    float beta1, beta2, eps, step_size, bc2_sqrt;
-};
-inline AdamScalars adam_scalars(float lr, float beta1, float beta2, float eps, int64_t step) {
-    const double bc1 = 1.0 - std::pow(double(beta1), double(step));
-    const double bc2 = 1.0 - std::pow(double(beta2), double(step));
-    return {beta1, beta2, eps, static_cast<float>(lr / bc1), static_cast<float>(std::sqrt(bc2))};
-}
-// torch.optim.Adam (no weight decay, no amsgrad), in the order of its single-tensor path.
-inline void adam_range(float* out, const float* param, float* m, float* v, const float* grad, int64_t n,
-                       const AdamScalars& a) {
-    for (int64_t i = 0; i < n; ++i) {
-        const float g = grad[i];
-        m[i] = m[i] + (g - m[i]) * (1.0f - a.beta1);  // torch uses lerp_
-        v[i] = v[i] * a.beta2 + (1.0f - a.beta2) * g * g;
-        const float denom = std::sqrt(v[i]) / a.bc2_sqrt + a.eps;
-        out[i] = param[i] - a.step_size * (m[i] / denom);
-    }
-}
-
-// torch 1.13's AdamW (no amsgrad), element by element in its rounding (cpu_adamw.cpp, compiled
-// without contraction). `out` may be `param` (in place).
-void adamw_range(float* out, const float* param, float* m, float* v, const float* grad, int64_t n,
-                 const AdamWScalars& a);
-
-}  // namespace stepformer::cpu
+}  // namespace stepformer::cpu::STEPFORMER_ISA

@@ -6,7 +6,7 @@
 #include "cpu_backend.h"
 #include "stepformer/loss.h"
 
-namespace stepformer::cpu {
+namespace stepformer::cpu::STEPFORMER_ISA {
 
 void CpuBackend::add_forward(float* out, const float* a, const float* b, int64_t n) {
 #pragma omp parallel for num_threads(threads_for(n)) schedule(static)
@@ -171,7 +171,7 @@ void CpuBackend::sgd_step(float* param, float* buf, const float* grad, int64_t n
 #pragma omp parallel for num_threads(parts) schedule(static)
     for (int p = 0; p < parts; ++p) {
         const int64_t b = n * p / parts, e = n * (p + 1) / parts;
-        sgd_range(param + b, param + b, buf + b, grad + b, e - b, lr, momentum);
+        kernel_set().sgd(param + b, param + b, buf + b, grad + b, e - b, lr, momentum);
     }
 }
 
@@ -182,7 +182,7 @@ void CpuBackend::adam_step(float* param, float* m, float* v, const float* grad, 
 #pragma omp parallel for num_threads(parts) schedule(static)
     for (int p = 0; p < parts; ++p) {
         const int64_t b = n * p / parts, e = n * (p + 1) / parts;
-        adam_range(param + b, param + b, m + b, v + b, grad + b, e - b, a);
+        kernel_set().adam(param + b, param + b, m + b, v + b, grad + b, e - b, a);
     }
 }
 
@@ -192,9 +192,9 @@ double CpuBackend::sum_squares_of(const float* x, int64_t n) const {
 #pragma omp parallel for num_threads(parts) reduction(+ : total) schedule(static)
     for (int p = 0; p < parts; ++p) {
         const int64_t b = n * p / parts, e = n * (p + 1) / parts;
-        total += sum_squares_range(x + b, e - b);
+        total += kernel_set().sum_squares(x + b, e - b);
     }
     return total;
 }
 
-}  // namespace stepformer::cpu
+}  // namespace stepformer::cpu::STEPFORMER_ISA

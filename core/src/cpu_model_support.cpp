@@ -7,7 +7,7 @@
 #include "cpu_backend.h"
 #include "philox.h"
 
-namespace stepformer::cpu {
+namespace stepformer::cpu::STEPFORMER_ISA {
 
 void CpuBackend::pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) {
     for (int b = 0; b < B; ++b)
@@ -78,4 +78,4 @@ void CpuBackend::apply_update(float* param, const float* grad, int64_t n, const 
         adamw_apply(param, upd.buf1, upd.buf2, grad, n, upd);
 }
 
-}  // namespace stepformer::cpu
+}  // namespace stepformer::cpu::STEPFORMER_ISA

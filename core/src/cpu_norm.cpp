@@ -4,7 +4,7 @@
 
 #include "cpu_backend.h"
 
-namespace stepformer::cpu {
+namespace stepformer::cpu::STEPFORMER_ISA {
 
 void CpuBackend::softmax_forward(float* out, const float* in, int rows, int cols) {
 #pragma omp parallel for num_threads(threads_for(int64_t(rows) * cols * 8)) schedule(static)
@@ -90,4 +90,4 @@ void CpuBackend::layernorm_backward(float* din, float* dgamma, float* dbeta, con
     }
 }
 
-}  // namespace stepformer::cpu
+}  // namespace stepformer::cpu::STEPFORMER_ISA

@@ -81,6 +81,11 @@ struct Sections {
 };
 
 Sections split_sections(const std::vector<uint8_t>& bytes, const std::string& what) {
+    // torch.save's files: a zip of pickles (since 1.6) or a bare pickle (protocol 2-5) before it.
+    if (bytes.size() >= 4 && bytes[0] == 'P' && bytes[1] == 'K' && bytes[2] == 3 && bytes[3] == 4)
+        fail(what, Message(Msg::st_pytorch_zip));
+    if (bytes.size() >= 2 && bytes[0] == 0x80 && bytes[1] >= 2 && bytes[1] <= 5)
+        fail(what, Message(Msg::st_pytorch_pickle));
     if (bytes.size() < 8)
         fail(what, Message(Msg::st_too_short, {bytes.size()}));
     uint64_t header_size = 0;

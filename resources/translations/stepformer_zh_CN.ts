@@ -2,6 +2,61 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>Appearance</name>
+    <message>
+        <source>&amp;Appearance</source>
+        <translation>外观(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;System Theme</source>
+        <translation>跟随系统(&amp;S)</translation>
+    </message>
+    <message>
+        <source>The colours of the desktop</source>
+        <translation>使用桌面的配色</translation>
+    </message>
+    <message>
+        <source>&amp;Light Theme</source>
+        <translation>浅色主题(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Dark text on light backgrounds</source>
+        <translation>浅色背景、深色文字</translation>
+    </message>
+    <message>
+        <source>&amp;Dark Theme</source>
+        <translation>深色主题(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Light text on dark backgrounds: easier on the eyes in a dim room</source>
+        <translation>深色背景、浅色文字：在光线较暗的教室里更护眼</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;In</source>
+        <translation>放大(&amp;I)</translation>
+    </message>
+    <message>
+        <source>Larger text, labels and cells, for presenting (Ctrl++)</source>
+        <translation>放大文字、标签和单元格，便于演示（Ctrl++）</translation>
+    </message>
+    <message>
+        <source>Zoom &amp;Out</source>
+        <translation>缩小(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Back towards the desktop&apos;s text size (Ctrl+-)</source>
+        <translation>缩回桌面的文字大小（Ctrl+-）</translation>
+    </message>
+    <message>
+        <source>&amp;Actual Size</source>
+        <translation>实际大小(&amp;A)</translation>
+    </message>
+    <message>
+        <source>&amp;Actual Size (now %1 %)</source>
+        <translation>实际大小(&amp;A)（当前 %1 %）</translation>
+    </message>
+</context>
+<context>
     <name>ArchitectureDiagram</name>
     <message>
         <source>layer %1/%2</source>
@@ -1942,6 +1997,21 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <extracomment>generate.empty_prompt</extracomment>
         <translation>提示词为空：请至少给出一个词（以起始词开头，和训练句子的开头一样）</translation>
     </message>
+    <message>
+        <source>this is a PyTorch checkpoint (a zip archive, as torch.save writes), not a safetensors file: convert it with scripts/pth_to_safetensors.py (python3 scripts/pth_to_safetensors.py MODEL.pth MODEL.safetensors)</source>
+        <extracomment>safetensors.pytorch_zip</extracomment>
+        <translation>这是 PyTorch 检查点（torch.save 写出的 ZIP 压缩包），不是 safetensors 文件：请用 &quot;python3 scripts/pth_to_safetensors.py MODEL.pth MODEL.safetensors&quot; 转换</translation>
+    </message>
+    <message>
+        <source>this is a PyTorch checkpoint (a Python pickle, as older torch.save writes), not a safetensors file: convert it with scripts/pth_to_safetensors.py (python3 scripts/pth_to_safetensors.py MODEL.pth MODEL.safetensors)</source>
+        <extracomment>safetensors.pytorch_pickle</extracomment>
+        <translation>这是 PyTorch 检查点（旧版 torch.save 写出的 Python 序列化文件），不是 safetensors 文件：请用 &quot;python3 scripts/pth_to_safetensors.py MODEL.pth MODEL.safetensors&quot; 转换</translation>
+    </message>
+    <message>
+        <source>STEPFORMER_CPU_KERNELS=%1: not a kernel set this CPU runs (it runs: %2)</source>
+        <extracomment>backend.cpu_kernels</extracomment>
+        <translation>STEPFORMER_CPU_KERNELS=%1：这台 CPU 无法运行此内核集（可运行：%2）</translation>
+    </message>
 </context>
 <context>
     <name>DatasetEditor</name>
@@ -2359,6 +2429,65 @@ All layers: every layer × every head of the block at once (click a cell to enla
     <message>
         <source>Generated greedily: %1</source>
         <translation>贪心生成：%1</translation>
+    </message>
+</context>
+<context>
+    <name>DesktopHabits</name>
+    <message>
+        <source>F&amp;ull Screen</source>
+        <translation>全屏(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Fill the screen with the window, for presenting (F11)</source>
+        <translation>让窗口占满整个屏幕，便于演示（F11）</translation>
+    </message>
+    <message>
+        <source>&amp;Copy the Number Under the Mouse</source>
+        <translation>复制鼠标下的数值(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Copy the heatmap cell under the mouse: its row, its column and its exact value (Ctrl+C; in a text field Ctrl+C copies the text)</source>
+        <translation>复制鼠标下的热力图单元格：它的行、列和精确数值（Ctrl+C；在文本框中 Ctrl+C 复制文字）</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Copied %1</source>
+        <translation>已复制 %1</translation>
+    </message>
+    <message>
+        <source>Nothing to copy: point at a cell of a heatmap, then press Ctrl+C.</source>
+        <translation>没有可复制的内容：请先把鼠标指向热力图的一个单元格，再按 Ctrl+C。</translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Stepformer cannot open %1: it opens weights (.safetensors) and datasets (.tsv, one sentence pair per line).</source>
+        <translation>Stepformer 无法打开 %1：它只能打开权重（.safetensors）和数据集（.tsv，每行一个句子对）。</translation>
+    </message>
+    <message>
+        <source>Open Recent</source>
+        <translation>最近打开</translation>
+    </message>
+    <message>
+        <source>%1 is no longer there; it was taken off the list.</source>
+        <translation>%1 已不存在，已从列表中移除。</translation>
+    </message>
+    <message>
+        <source>&amp;Clear List</source>
+        <translation>清空列表(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Training Layout</source>
+        <translation>训练布局(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Give the Train panel most of the window, for training in front of a class; the same key puts everything back (Ctrl+Shift+T)</source>
+        <translation>把窗口的大部分留给训练面板，便于在课堂上演示训练；再按一次同一个键即可复原（Ctrl+Shift+T）</translation>
     </message>
 </context>
 <context>
@@ -3022,6 +3151,46 @@ gradient
         <source>Alt+/ or Ctrl+Space</source>
         <translation>Alt+/ 或 Ctrl+Space</translation>
     </message>
+    <message>
+        <source>find a step by name or words (&quot;softmax decoder 3&quot;)</source>
+        <translation>按名称或关键词查找步骤（&quot;softmax decoder 3&quot;）</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+F</source>
+        <translation>Ctrl+Shift+F</translation>
+    </message>
+    <message>
+        <source>Ctrl+C</source>
+        <translation>Ctrl+C</translation>
+    </message>
+    <message>
+        <source>copy the heatmap cell under the mouse</source>
+        <translation>复制鼠标下的热力图单元格</translation>
+    </message>
+    <message>
+        <source>F11</source>
+        <translation>F11</translation>
+    </message>
+    <message>
+        <source>full screen</source>
+        <translation>全屏</translation>
+    </message>
+    <message>
+        <source>Ctrl+Shift+T</source>
+        <translation>Ctrl+Shift+T</translation>
+    </message>
+    <message>
+        <source>training layout: the Train panel in most of the window, and back</source>
+        <translation>训练布局：训练面板占据窗口大部分，再按复原</translation>
+    </message>
+    <message>
+        <source>Ctrl++ / Ctrl+− / Ctrl+0</source>
+        <translation>Ctrl++ / Ctrl+− / Ctrl+0</translation>
+    </message>
+    <message>
+        <source>presentation zoom: larger text and cells, smaller, actual size</source>
+        <translation>演示缩放：放大文字和单元格、缩小、实际大小</translation>
+    </message>
 </context>
 <context>
     <name>HyperparameterForm</name>
@@ -3294,6 +3463,10 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
     <message>
         <source>torch.optim.AdamW as nanoGPT sets it up: β 0.9/0.95, ε 1e-8, weight decay 0.1 on the matrices and embeddings, none on biases and LayerNorm weights</source>
         <translation>按 nanoGPT 的设置使用 torch.optim.AdamW：β 0.9/0.95，ε 1e-8，对矩阵和嵌入施加 0.1 的权重衰减，偏置和 LayerNorm 权重不衰减</translation>
+    </message>
+    <message>
+        <source>Learning rate %1: the preset&apos;s for this optimizer.</source>
+        <translation>学习率 %1：该预设为此优化器设定的值。</translation>
     </message>
 </context>
 <context>
@@ -3741,6 +3914,33 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
     <message>
         <source>The layer could not run: %1</source>
         <translation>该层无法运行：%1</translation>
+    </message>
+</context>
+<context>
+    <name>LearningRateAdvice</name>
+    <message>
+        <source>Learning rate %1: SGD&apos;s for this model.</source>
+        <translation>学习率 %1：此模型使用 SGD 时的值。</translation>
+    </message>
+    <message>
+        <source>With the warm-up schedule the learning rate is a multiplier: 1, as in the paper.</source>
+        <translation>使用预热调度时，学习率是一个倍数：与论文相同，取 1。</translation>
+    </message>
+    <message>
+        <source>Learning rate %1: Adam&apos;s usual for a model %2 wide (SGD&apos;s rate makes Adam overshoot and learn nothing).</source>
+        <translation>学习率 %1：宽度为 %2 的模型使用 Adam 时的常用值（沿用 SGD 的学习率会让 Adam 步子过大，什么也学不到）。</translation>
+    </message>
+    <message>
+        <source>Adam&apos;s learning rate %1 is high for a model %2 wide: try %3.</source>
+        <translation>对宽度为 %2 的模型来说，Adam 的学习率 %1 偏高：试试 %3。</translation>
+    </message>
+    <message>
+        <source>Try more epochs, or another learning rate.</source>
+        <translation>试试更多轮次，或换一个学习率。</translation>
+    </message>
+    <message>
+        <source>The loss barely fell (%1 → %2): the model has not learned the data. %3</source>
+        <translation>损失几乎没有下降（%1 → %2）：模型没有学会这些数据。%3</translation>
     </message>
 </context>
 <context>
@@ -4429,14 +4629,6 @@ row)
         <translation>从文件加载…</translation>
     </message>
     <message>
-        <source>Stepformer — %1</source>
-        <translation>Stepformer — %1</translation>
-    </message>
-    <message>
-        <source>Stepformer — %1 model (%2)</source>
-        <translation>Stepformer — %1 模型（%2）</translation>
-    </message>
-    <message>
         <source>Train again</source>
         <translation>重新训练</translation>
     </message>
@@ -4447,6 +4639,10 @@ row)
     <message>
         <source>Opened %1</source>
         <translation>已打开 %1</translation>
+    </message>
+    <message>
+        <source>%1 model (%2)</source>
+        <translation>%1 模型（%2）</translation>
     </message>
 </context>
 <context>
@@ -6881,6 +7077,29 @@ using</source>
     </message>
 </context>
 <context>
+    <name>StepSearchPopup</name>
+    <message>
+        <source>Find a step</source>
+        <translation>查找步骤</translation>
+    </message>
+    <message>
+        <source>Find a step: softmax decoder 3, scores, enc.layers.0…</source>
+        <translation>查找步骤：softmax decoder 3、scores、enc.layers.0…</translation>
+    </message>
+    <message>
+        <source>Step to find</source>
+        <translation>要查找的步骤</translation>
+    </message>
+    <message>
+        <source>Matching steps</source>
+        <translation>匹配的步骤</translation>
+    </message>
+    <message>
+        <source>Enter: go there · ↑↓: choose · Esc: close</source>
+        <translation>Enter：跳转 · ↑↓：选择 · Esc：关闭</translation>
+    </message>
+</context>
+<context>
     <name>StepView</name>
     <message>
         <source>Which sentence of the batch to show (the batch_size axis)</source>
@@ -7460,6 +7679,14 @@ Run a backward pass (a training step) to see the gradients.</source>
     <message>
         <source>Switch to the backward pass at the gradient of the current step, ∂loss/∂(this tensor); a step without one goes to the loss&apos;s gradient, where backpropagation starts. The backward pass lists the gradients in the order they were computed, loss first (Home goes there); the earliest forward steps get their gradients last (Ctrl+B)</source>
         <translation>切换到反向传播中当前步骤的梯度 ∂loss/∂(此张量)；没有梯度的步骤会跳到损失的梯度，即反向传播的起点。反向传播按梯度的计算顺序列出，损失在最前（按 Home 跳到那里）；最早的前向步骤最后得到梯度（Ctrl+B）</translation>
+    </message>
+    <message>
+        <source>&amp;Find Step…</source>
+        <translation>查找步骤(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>Go to a step by its name or by words such as &quot;softmax decoder 3&quot; (Ctrl+F)</source>
+        <translation>按名称或 &quot;softmax decoder 3&quot; 这样的关键词跳到某一步（Ctrl+F）</translation>
     </message>
 </context>
 <context>

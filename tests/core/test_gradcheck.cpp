@@ -1047,7 +1047,10 @@ TEST(OptimizerFused, TrainStepEqualsBackwardThenStep) {
                 }
             }
             EXPECT_GT(freed, tf.size() / 2);
-            EXPECT_EQ(tf.at("loss").value.data, tp.at("loss").value.data);
+            // The loss is kept (not freed with the activations), the plain pass's to rounding: after the
+            // first step the two paths' weights differ by the rounding of their gradients' sums.
+            ASSERT_EQ(tf.at("loss").value.data.size(), 1u);
+            EXPECT_NEAR(tf.at("loss").value.data[0], tp.at("loss").value.data[0], 1e-6 * loss_plain) << "step " << s;
             EXPECT_FALSE(tf.at("projection.probs").value.data.empty());
         }
         EXPECT_EQ(opt_fused.step_count(), 3);

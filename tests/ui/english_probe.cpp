@@ -63,6 +63,9 @@ QString readable(QString t) {
     static const QRegularExpression option(QStringLiteral("--[A-Za-z][A-Za-z-]*(\\s+[a-z]+\\b)?"));
     static const QRegularExpression keyList(QStringLiteral("[（(]\\s*[A-Za-z0-9_·]+(\\s*[,、]\\s*[A-Za-z0-9_·]+)+\\s*[）)]"));
     static const QRegularExpression package(QStringLiteral("\\b[a-z0-9.+]+-dev\\b"));
+    // A file's absolute path (File › Open Recent's tips) is the user's data, not the UI's words.
+    static const QRegularExpression path(QStringLiteral("(?<![\\w.])/[^\\s\"'<>]+"));
+    t.remove(path);
     t.remove(quoted);
     t.remove(option);
     t.remove(keyList);

@@ -6,10 +6,13 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QPushButton>
+#include <QVBoxLayout>
 #include <QTemporaryDir>
 
 #include "architecture/architecture_diagram.h"
 #include "app/export.h"
+#include "widgets/heatmap_widget.h"
 #include "stepformer/atomic_file.h"
 #include "stepformer/npy.h"
 
@@ -56,6 +59,7 @@ private slots:
     void unwritablePath();
     void failedExportKeepsOldFile();
     void nullWidget();
+    void svgHeatmapIsVectorWithoutControls();
 };
 
 void TestExport::png() {
@@ -161,6 +165,39 @@ void TestExport::nullWidget() {
     QVERIFY(!exportWidgetSvg(nullptr, QStringLiteral("/tmp/x.svg"), &err));
     QVERIFY(!exportTensorNpy(sampleTensor(), QString(), &err));
     QVERIFY(!err.isEmpty());
+}
+
+// A view with a heatmap and a button: the SVG has a rectangle per cell, not a bitmap of the
+// cells, and not the button (its text is nowhere in the file).
+void TestExport::svgHeatmapIsVectorWithoutControls() {
+    QWidget view;
+    auto* layout = new QVBoxLayout(&view);
+    auto* button = new QPushButton(QStringLiteral("ZoomButtonXYZ"), &view);
+    auto* map = new HeatmapWidget(&view);
+    layout->addWidget(button);
+    layout->addWidget(map);
+    std::vector<float> values(6 * 7);
+    for (size_t i = 0; i < values.size(); ++i) values[i] = float(i) * 0.37f - 5.0f;
+    map->setMatrix(6, 7, values);
+    map->setTitle(QStringLiteral("scores"));
+    view.resize(600, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("view.svg"));
+    QString err;
+    QVERIFY2(exportWidgetSvg(&view, path, &err), qPrintable(err));
+    const QByteArray svg = readAll(path);
+    QVERIFY2(!svg.contains("ZoomButtonXYZ"), "the button is in the SVG");
+    QVERIFY(svg.contains("scores"));
+    // Each cell a filled shape of its own colour: all 42 cells' colours appear as fills.
+    int fills = 0;
+    for (int r = 0; r < 6; ++r)
+        for (int c = 0; c < 7; ++c)
+            if (svg.contains(map->colorAt(r, c).name().toLatin1())) ++fills;
+    QCOMPARE(fills, 42);
+    // The cells are not a bitmap (the legend's colour bar may be one).
+    QVERIFY2(svg.count("<image") <= 1, qPrintable(QString::number(svg.count("<image"))));
 }
 
 int main(int argc, char** argv) {

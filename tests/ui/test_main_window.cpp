@@ -301,7 +301,17 @@ void TestMainWindow::exportsWriteFiles() {
     QVERIFY2(w.exportCurrentView(out.filePath(QStringLiteral("view.svg")), &err), qPrintable(err));
     QFile csv(out.filePath(QStringLiteral("scores.csv")));
     QVERIFY(csv.open(QIODevice::ReadOnly));
-    QVERIFY(csv.readLine().startsWith("# shape [1, 4, 5, 5]"));
+    // Labelled, one row per number: the axes' indices, the tokens, the value.
+    QCOMPARE(csv.readLine(), QByteArray("# encoder.layers.0.enc_self_attn.scores shape [1, 4, 5, 5]\n"));
+    QCOMPARE(csv.readLine(), QByteArray("batch_size,n_heads,len_q,len_k,len_q_token,len_k_token,value\n"));
+    const QList<QByteArray> first = csv.readLine().trimmed().split(',');
+    QCOMPARE(first.size(), 7);
+    QCOMPARE(first.mid(0, 6), (QList<QByteArray>{"0", "0", "0", "0", "ich", "ich"}));
+    const auto* scores = w.session()->trace()->find("encoder.layers.0.enc_self_attn.scores");
+    QCOMPARE(first[6].toFloat(), scores->value.data[0]);
+    int rows = 1;
+    while (!csv.readLine().isEmpty()) ++rows;
+    QCOMPARE(rows, 1 * 4 * 5 * 5);
     QFile npy(out.filePath(QStringLiteral("scores.npy")));
     QVERIFY(npy.open(QIODevice::ReadOnly));
     QVERIFY(npy.read(6) == QByteArray("\x93NUMPY"));

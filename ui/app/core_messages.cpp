@@ -231,6 +231,10 @@ const char* const kTemplates[] = {
     QT_TRANSLATE_NOOP("CoreMessage", "cannot read '%1': %2"),
     //: safetensors.writer
     QT_TRANSLATE_NOOP("CoreMessage", "safetensors writer"),
+    //: safetensors.pytorch_zip
+    QT_TRANSLATE_NOOP("CoreMessage", "this is a PyTorch checkpoint (a zip archive, as torch.save writes), not a safetensors file: convert it with scripts/pth_to_safetensors.py (python3 scripts/pth_to_safetensors.py MODEL.pth MODEL.safetensors)"),
+    //: safetensors.pytorch_pickle
+    QT_TRANSLATE_NOOP("CoreMessage", "this is a PyTorch checkpoint (a Python pickle, as older torch.save writes), not a safetensors file: convert it with scripts/pth_to_safetensors.py (python3 scripts/pth_to_safetensors.py MODEL.pth MODEL.safetensors)"),
     //: safetensors.too_short
     QT_TRANSLATE_NOOP("CoreMessage", "file is only %1 bytes, shorter than the 8-byte header length prefix (not a safetensors file?)"),
     //: safetensors.header_absurd
@@ -383,6 +387,8 @@ const char* const kTemplates[] = {
     QT_TRANSLATE_NOOP("CoreMessage", "unknown backend '%1' (use cpu, gpu or auto)"),
     //: backend.unknown
     QT_TRANSLATE_NOOP("CoreMessage", "unknown backend '%1' (available: %2)"),
+    //: backend.cpu_kernels
+    QT_TRANSLATE_NOOP("CoreMessage", "STEPFORMER_CPU_KERNELS=%1: not a kernel set this CPU runs (it runs: %2)"),
     //: backend.gpu_unavailable
     QT_TRANSLATE_NOOP("CoreMessage", "--backend gpu: %1"),
     //: backend.no_vulkan_device

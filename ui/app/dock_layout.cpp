@@ -19,6 +19,8 @@ constexpr int kWideNavigatorHeight = 500, kWideDiagramHeight = 340;
 // least size: a small dock scrolls inside itself, a smaller one would be a strip.
 constexpr int kTrainingSharePercent = 50;
 constexpr int kTrainingLeast = 180;
+// The training layout: the dock takes this much, the central view keeps the rest for the live views.
+constexpr int kTrainingLayoutSharePercent = 72;
 
 }  // namespace
 
@@ -105,8 +107,29 @@ void DockLayout::onTrainingShown() {
     const Qt::Orientation o = across ? Qt::Vertical : Qt::Horizontal;
     const int room = across ? central_->height() + d->height() : central_->width() + d->width();
     const int wanted = across ? d->sizeHint().height() : d->sizeHint().width();
-    const int size = std::max(kTrainingLeast, std::min(wanted, room * kTrainingSharePercent / 100));
+    const int share = trainingLayout_ ? kTrainingLayoutSharePercent : kTrainingSharePercent;
+    const int size = trainingLayout_ ? room * share / 100
+                                     : std::max(kTrainingLeast, std::min(wanted, room * share / 100));
     window_->resizeDocks({d}, {size}, o);
+}
+
+void DockLayout::setTrainingLayout(bool on) {
+    if (on == trainingLayout_) return;
+    if (on) {
+        beforeTraining_ = window_->saveState();
+        trainingLayout_ = true;
+        for (QDockWidget* d : {docks_.navigator, docks_.explain, docks_.diagram, docks_.input})
+            if (d) d->hide();
+        QDockWidget* t = docks_.training;
+        if (t->isFloating()) t->setFloating(false);
+        if (window_->dockWidgetArea(t) != Qt::BottomDockWidgetArea) window_->addDockWidget(Qt::BottomDockWidgetArea, t);
+        t->show();
+        t->raise();
+        onTrainingShown();
+    } else {
+        trainingLayout_ = false;
+        window_->restoreState(beforeTraining_);
+    }
 }
 
 void DockLayout::fitOnScreen(QDockWidget* d) {

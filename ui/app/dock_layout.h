@@ -13,6 +13,7 @@
 // - A dock that is floated lands whole on the window's screen.
 #pragma once
 
+#include <QByteArray>
 #include <QObject>
 
 class QDockWidget;
@@ -43,11 +44,20 @@ public:
     // size; which docks are shown stays.
     void arrangeForScreen();
 
+    // The training layout (View › Training Layout): for a teacher training in front of a class, the
+    // Train dock gets most of the window's height (its loss chart, gradient norm and replay in full)
+    // and the side docks step aside; the central view keeps a strip for the live views. Off puts
+    // every dock back as it was.
+    void setTrainingLayout(bool on);
+    bool isTrainingLayout() const { return trainingLayout_; }
+
 private:
     void onTrainingShown();
     void fitOnScreen(QDockWidget* dock);
 
     QMainWindow* window_;
+    bool trainingLayout_ = false;
+    QByteArray beforeTraining_;  // the window's state when the training layout was turned on
     QWidget* central_;
     Docks docks_;
 };

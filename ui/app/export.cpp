@@ -4,7 +4,13 @@
 #include <exception>
 #include <string>
 
+#include <QAbstractButton>
+#include <QAbstractSlider>
+#include <QAbstractSpinBox>
 #include <QBuffer>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QToolBar>
 #include <QByteArray>
 #include <QFile>
 #include <QPainter>
@@ -14,6 +20,7 @@
 
 #include "stepformer/atomic_file.h"
 #include "stepformer/npy.h"
+#include "steps/tensor_slice.h"
 
 namespace {
 
@@ -30,6 +37,23 @@ QString withPath(const QString& what, const QString& path) {
 bool checkArgs(const QString& path, QString* error) {
     if (path.isEmpty()) return fail(error, QObject::tr("No file name given"));
     return true;
+}
+
+// A view's controls (buttons, spin boxes, combo boxes, sliders, scroll bars) are for the screen,
+// not for a figure: an SVG export paints every visible widget but those, each at its place.
+bool isControl(const QWidget* w) {
+    return qobject_cast<const QAbstractButton*>(w) || qobject_cast<const QAbstractSpinBox*>(w) ||
+           qobject_cast<const QComboBox*>(w) || qobject_cast<const QAbstractSlider*>(w) ||
+           qobject_cast<const QLineEdit*>(w) || qobject_cast<const QToolBar*>(w);
+}
+
+void renderContent(QPainter& painter, QWidget* w, const QPoint& offset) {
+    w->render(&painter, offset, QRegion(), QWidget::DrawWindowBackground);  // itself, not its children
+    for (QObject* o : w->children()) {
+        auto* child = qobject_cast<QWidget*>(o);
+        if (!child || !child->isVisible() || child->isWindow() || isControl(child)) continue;
+        renderContent(painter, child, offset + child->pos());
+    }
 }
 
 bool writeBytes(const QByteArray& bytes, const QString& path, QString* error) {
@@ -72,7 +96,7 @@ bool exportWidgetSvg(QWidget* widget, const QString& path, QString* error) {
         gen.setDescription(QObject::tr("Exported from Stepformer"));
         QPainter painter;
         if (!painter.begin(&gen)) return fail(error, QObject::tr("Cannot export %1: SVG painting failed").arg(path));
-        widget->render(&painter, QPoint(), QRegion(), QWidget::DrawWindowBackground | QWidget::DrawChildren);
+        renderContent(painter, widget, QPoint());
         painter.end();
     }
     buf.close();
@@ -101,4 +125,67 @@ bool exportTensorNpy(const stepformer::Tensor& tensor, const QString& path, QStr
         return fail(error, withPath(QObject::tr("Cannot export %1: %2").arg(path, coreText(e)), path));
     }
     return true;
+}
+
+namespace {
+// A CSV field: quoted when it holds a comma, a quote or a line break (RFC 4180).
+QString csvField(const QString& s) {
+    if (!s.contains(QLatin1Char(',')) && !s.contains(QLatin1Char('"')) && !s.contains(QLatin1Char('\n'))) return s;
+    return QLatin1Char('"') + QString(s).replace(QLatin1Char('"'), QStringLiteral("\"\"")) + QLatin1Char('"');
+}
+}  // namespace
+
+QString labelledCsv(const stepformer::Trace& trace, const stepformer::TraceEntry& e, const stepformer::Config* cfg) {
+    using stepformer::AxisKind;
+    const stepformer::Shape& shape = e.value.shape;
+    const size_t rank = shape.size();
+    auto axisName = [&](size_t i) {
+        return i < e.axes.size() && !e.axes[i].name.empty() ? QString::fromStdString(e.axes[i].name)
+                                                              : QStringLiteral("dim%1").arg(i);
+    };
+    auto kindOf = [&](size_t i) { return i < e.axes.size() ? e.axes[i].kind : AxisKind::Feature; };
+    int batchAxis = -1;
+    for (size_t i = 0; i < rank; ++i)
+        if (kindOf(i) == AxisKind::Batch) batchAxis = int(i);
+    QStringList header;
+    for (size_t i = 0; i < rank; ++i) header << csvField(axisName(i));
+    for (size_t i = 0; i < rank; ++i) {
+        const AxisKind k = kindOf(i);
+        if (k == AxisKind::SrcToken || k == AxisKind::TgtToken) header << csvField(axisName(i) + QStringLiteral("_token"));
+        if (k == AxisKind::Vocab) header << csvField(axisName(i) + QStringLiteral("_word"));
+    }
+    header << QStringLiteral("value");
+    QStringList dims;
+    for (int64_t d : shape) dims << QString::number(d);
+    QString out = QStringLiteral("# %1 shape [%2]\n").arg(QString::fromStdString(e.name), dims.join(QStringLiteral(", ")));
+    out += header.join(QLatin1Char(',')) + QLatin1Char('\n');
+    std::vector<int64_t> idx(rank, 0);
+    const int64_t n = int64_t(e.value.data.size());
+    for (int64_t flat = 0; flat < n; ++flat) {
+        QStringList row;
+        for (size_t i = 0; i < rank; ++i) row << QString::number(idx[i]);
+        const int batch = batchAxis >= 0 ? int(idx[size_t(batchAxis)]) : 0;
+        for (size_t i = 0; i < rank; ++i) {
+            const AxisKind k = kindOf(i);
+            if (k == AxisKind::SrcToken || k == AxisKind::TgtToken) row << csvField(tensorviz::tokenAt(trace, k, batch, int(idx[i])));
+            if (k == AxisKind::Vocab)
+                row << csvField(cfg && idx[i] < cfg->tgt_vocab_size() ? QString::fromStdString(cfg->tgt_vocab[size_t(idx[i])])
+                                                                       : QString());
+        }
+        row << QString::number(double(e.value.data[size_t(flat)]), 'g', 9);
+        out += row.join(QLatin1Char(',')) + QLatin1Char('\n');
+        for (size_t i = rank; i-- > 0;) {  // the next index, last axis fastest (C order)
+            if (++idx[i] < shape[i]) break;
+            idx[i] = 0;
+        }
+    }
+    return out;
+}
+
+bool exportEntryCsv(const stepformer::Trace& trace, const stepformer::TraceEntry& entry, const stepformer::Config* cfg,
+                    const QString& path, QString* error) {
+    if (!checkArgs(path, error)) return false;
+    if (stepformer::numel(entry.value.shape) != entry.value.size())
+        return fail(error, QObject::tr("Cannot export %1: the tensor's shape does not match its data").arg(path));
+    return writeBytes(labelledCsv(trace, entry, cfg).toUtf8(), path, error);
 }

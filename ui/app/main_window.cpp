@@ -1,4 +1,5 @@
 #include "app/main_window.h"
+#include "app/desktop_habits.h"
 #include "views/view_parts.h"
 
 #include "app/app_style.h"
@@ -57,6 +58,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent) : QMainWindow(pa
     buildDocks();
     buildActions();
     buildMenus();
+    habits_ = new DesktopHabits(this, actions_->findStep);
     status_ = new StatusBar(session_, actions_->cancelTrain, this);
     status_->setDeviceMenu(device_->menu());
     setStatusBar(status_);
@@ -128,6 +130,8 @@ void MainWindow::showEvent(QShowEvent* e) {
     QMainWindow::showEvent(e);
     // Dock sizes only settle once the window has its real size, on its real screen.
     if (!shownOnce_ && !stateRestored_) QTimer::singleShot(0, dockLayout_, &DockLayout::arrangeForScreen);
+    // An error from the start (a weights file given on the command line) opens over the window.
+    if (!shownOnce_) QTimer::singleShot(0, status_, &StatusBar::openPendingError);
     shownOnce_ = true;
 }
 
@@ -144,7 +148,9 @@ void MainWindow::buildActions() {
     connect(a.exportSvg, &QAction::triggered, this, [this] { FileDialogs::exportView(*this, QStringLiteral("svg")); });
     connect(a.quit, &QAction::triggered, this, &QWidget::close);
     connect(a.follow, &QAction::toggled, this, [this](bool on) {
-        if (on) onStepChanged(currentStep());
+        if (!on) return;
+        followedStep_.clear();  // turned on: the view that suits the step shown, now
+        onStepChanged(currentStep());
     });
     connect(a.restoreLayout, &QAction::triggered, this, &MainWindow::restoreDefaultLayout);
     connect(a.saveTrained, &QAction::triggered, trainingPanel_, &TrainingPanel::saveCheckpointDialog);
@@ -279,6 +285,7 @@ QAction* MainWindow::saveTrainedAction() const { return actions_->saveTrained; }
 
 void MainWindow::updateSaveTrainedAction() {
     if (actions_) actions_->saveTrained->setEnabled(trainingPanel_->hasTrainedWeights());
+    if (model_) model_->showModel();  // "Trained in the app" can be chosen while there are weights
 }
 
 void MainWindow::setBackwardDirection(bool on) {
@@ -359,7 +366,9 @@ QString MainWindow::viewForStep(const QString& traceName) const {
 
 void MainWindow::changeEvent(QEvent* e) {
     QMainWindow::changeEvent(e);
-    if (e->type() != QEvent::LanguageChange || retranslating_) return;
+    // A new language or theme (View › Appearance): the texts the views compose (some carry colours)
+    // are made again.
+    if ((e->type() != QEvent::LanguageChange && e->type() != QEvent::PaletteChange) || retranslating_) return;
     retranslating_ = true;
     QTimer::singleShot(0, this, [this] {
         retranslating_ = false;
@@ -442,10 +451,13 @@ void MainWindow::applyStepToView(const QString& view, const QString& traceName) 
 }
 
 void MainWindow::onStepChanged(const QString& traceName) {
-    if (followsStep()) {
+    // Follow Step picks a view when the step changes; the same step again (new sentences, a new
+    // trace) leaves the tab where the user put it.
+    if (followsStep() && traceName != followedStep_) {
         const QString v = viewForStep(traceName);
         if (!v.isEmpty()) setCurrentView(v);
     }
+    followedStep_ = traceName;
     applyStepToView(currentViewName(), traceName);
     diagram_->setStep(traceName);
     explain_->setStep(traceName);
@@ -497,7 +509,7 @@ bool MainWindow::exportCurrentTensor(const QString& path, QString* error) {
         return false;
     }
     if (path.endsWith(QLatin1String(".npy"), Qt::CaseInsensitive)) return exportTensorNpy(e->value, path, error);
-    return exportTensorCsv(e->value, path, error);
+    return exportEntryCsv(*trace, *e, &session_->config(), path, error);
 }
 
 bool MainWindow::exportCurrentView(const QString& path, QString* error) {

@@ -32,6 +32,7 @@ class InputBar;
 class ModelChooser;
 struct LiveTrace;
 class StatusBar;
+class DesktopHabits;
 class StepNavigator;
 class StepView;
 struct WindowActions;
@@ -68,6 +69,7 @@ public:
     QString currentStep() const;
 
     Session* session() const { return session_; }
+    StatusBar* statusBarWidget() const { return status_; }
     StepNavigator* navigator() const { return navigator_; }
     ExplainPanel* explainPanel() const { return explain_; }
     InputBar* inputBar() const { return input_; }
@@ -80,6 +82,9 @@ public:
     QAction* directionAction() const { return directionAct_; }
     QAction* saveTrainedAction() const;
     DeviceChooser* deviceChooser() const { return device_; }
+    DesktopHabits* desktopHabits() const { return habits_; }
+    bool restoresSettings() const { return options_.restoreSettings; }
+    DockLayout* dockLayout() const { return dockLayout_; }
 
     // Closing with weights trained in the app that were never saved: asks Save / Discard /
     // Cancel (a QMessageBox named "unsavedWeightsBox"). True when the window may close. Asks
@@ -156,6 +161,8 @@ private:
     ModelChooser* model_ = nullptr;
     DeviceChooser* device_ = nullptr;
     StatusBar* status_ = nullptr;
+    DesktopHabits* habits_ = nullptr;
+    QString followedStep_;  // the step Follow Step last chose a view for
 
     QByteArray defaultState_;
     bool stateRestored_ = false;

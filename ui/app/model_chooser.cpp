@@ -12,6 +12,7 @@
 #include "app/file_dialogs.h"
 #include "app/main_window.h"
 #include "app/window_actions.h"
+#include "training/training_panel.h"
 
 ModelChooser::ModelChooser(Session* session, MainWindow* window, const WindowActions& actions,
                            std::function<void()> showModel)
@@ -21,6 +22,8 @@ ModelChooser::ModelChooser(Session* session, MainWindow* window, const WindowAct
         const int data = a->data().toInt();
         if (data == kFromFile)
             connect(a, &QAction::triggered, this, &ModelChooser::openWeightsDialog);
+        else if (data == kTrainedInApp)
+            connect(a, &QAction::triggered, this, &ModelChooser::showTrainedInApp);
         else if (data >= 0)
             connect(a, &QAction::triggered, this, [this, data] { choosePreset(static_cast<Session::Preset>(data)); });
     }
@@ -38,6 +41,8 @@ void ModelChooser::setPresetBox(QComboBox* box) {
         const int p = presetBox_->itemData(i).toInt();
         if (p == kFromFile)
             openWeightsDialog();
+        else if (p == kTrainedInApp)
+            showTrainedInApp();
         else if (p >= 0)
             choosePreset(static_cast<Session::Preset>(p));
     });
@@ -65,26 +70,42 @@ void ModelChooser::showModel() {
     const int shown = state == Session::ModelState::FromFile       ? kFromFile
                       : state == Session::ModelState::TrainedInApp ? kTrainedInApp
                                                                    : static_cast<int>(session_->preset());
+    // While the Train panel holds weights (saved or not), they can be shown again after another
+    // model was picked: the entry is never a dead end the quit prompt then asks about.
+    const bool canShowTrained = shown == kTrainedInApp || window_->trainingPanel()->hasTrainedWeights();
     for (QAction* a : actions_.presetGroup->actions()) {
         const int data = a->data().toInt();
         a->setText(data == kFromFile ? tr("From File…") : entryText(data));
         a->setChecked(data == shown);
-        if (data == kTrainedInApp) a->setEnabled(data == shown);  // an indicator: nothing to choose
+        if (data == kTrainedInApp) a->setEnabled(canShowTrained);
     }
     if (presetBox_) {
         const QSignalBlocker block(presetBox_);
         for (int i = 0; i < presetBox_->count(); ++i) presetBox_->setItemText(i, entryText(presetBox_->itemData(i).toInt()));
         if (auto* items = qobject_cast<QStandardItemModel*>(presetBox_->model()))
             if (QStandardItem* inApp = items->item(presetBox_->findData(kTrainedInApp)))
-                inApp->setEnabled(shown == kTrainedInApp);
+                inApp->setEnabled(canShowTrained);
         presetBox_->setCurrentIndex(presetBox_->findData(shown));
     }
     actions_.retrain->setEnabled(showsPreset() && session_->preset() != Session::Preset::Untrained);
 }
 
 QString ModelChooser::windowTitle() const {
-    if (!showsPreset()) return tr("Stepformer — %1").arg(session_->modelDescription());
-    return tr("Stepformer — %1 model (%2)").arg(Session::presetKey(session_->preset()), session_->modelStateText());
+    // Without the app's name: Qt appends the application display name ("… — Stepformer").
+    if (!showsPreset()) return session_->modelDescription();
+    return tr("%1 model (%2)").arg(Session::presetKey(session_->preset()), session_->modelStateText());
+}
+
+void ModelChooser::showTrainedInApp() {
+    const TrainingPanel* panel = window_->trainingPanel();
+    if (session_->modelState() == Session::ModelState::TrainedInApp || !panel->hasTrainedWeights()) {
+        showModel();
+        return;
+    }
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    session_->installTrainedModel(panel->trainedConfig(), panel->trainedParams(), nullptr);
+    QApplication::restoreOverrideCursor();
+    showModel();
 }
 
 void ModelChooser::choosePreset(Session::Preset p) {

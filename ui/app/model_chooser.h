@@ -45,6 +45,8 @@ private:
     void choosePreset(Session::Preset p);
     void retrainPreset();
     void openWeightsDialog();
+    // Back to the Train panel's last weights after another model was shown.
+    void showTrainedInApp();
 
     Session* session_ = nullptr;
     MainWindow* window_ = nullptr;

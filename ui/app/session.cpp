@@ -17,6 +17,7 @@
 #include "stepformer/decode.h"
 #include "stepformer/devices.h"
 #include "stepformer/heap.h"
+#include "stepformer/message.h"
 #include "stepformer/model.h"
 #include "stepformer/model_io.h"
 #include "stepformer/optimizer.h"
@@ -132,6 +133,21 @@ bool Session::setPreset(Preset p) {
 
 // ----- weights from a file ------------------------------------------------------------------
 
+namespace {
+// Whether a load error is about the parameters (missing, unexpected, another shape): what a config
+// of the right size would mend. Messages nest ("weights 'f': <why>"), so the arguments are looked in.
+bool aboutParameters(const Message& m) {
+    if (m.is_plain()) return false;
+    const std::string_view code = m.code();
+    for (const char* c : {"weights.missing_parameter", "weights.parameter_shape", "weights.unexpected_tensor",
+                          "weights.count", "weights.not_tutorial", "weights.parameter_mismatch"})
+        if (code.starts_with(c)) return true;
+    for (const MessageArg& a : m.args())
+        if (a.is_message() && aboutParameters(a.message())) return true;
+    return false;
+}
+}  // namespace
+
 bool Session::openWeights(const QString& path, const QString& configPath) {
     const QString shown = QDir::toNativeSeparators(path);
     if (!QFileInfo::exists(path)) {
@@ -183,10 +199,15 @@ bool Session::openWeights(const QString& path, const QString& configPath) {
         trainer_->cancel();
         install(w.config, std::move(weights), ModelState::FromFile, desc);
         for (const auto& warning : w.warnings) emit warningRaised(coreText(warning));
+        emit weightsOpened(path);
         return true;
     } catch (const std::exception& e) {
         QString msg = tr("Could not open the weights file %1:\n%2").arg(shown, coreText(e));
-        if (!configNote.isEmpty() && configPath.isEmpty() && !configNote.startsWith(tr("config")))
+        // The advice about a config only where the file is weights of another size; a file that
+        // is not weights at all (junk, a .pth) needs none.
+        const Message* carried = carried_message(e);
+        if (carried && aboutParameters(*carried) && !configNote.isEmpty() && configPath.isEmpty() &&
+            !configNote.startsWith(tr("config")))
             msg += tr("\n\nThe file carries no model configuration, so the tutorial's was assumed. If the model "
                       "has another size, put its config as \"%1.config.json\" beside the file.")
                        .arg(QFileInfo(path).baseName());

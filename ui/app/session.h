@@ -195,6 +195,7 @@ signals:
     void errorOccurred(const QString& message);
     void warningRaised(const QString& message);  // it worked, but the user should know (e.g. an old checkpoint)
     void modelChanged();  // config, weights or state changed
+    void weightsOpened(const QString& path);  // openWeights() succeeded (File › Open Recent lists it)
     void trainingStarted(int totalSteps);
     void trainingProgress(int step, int total, double loss);
     void trainingFinished();

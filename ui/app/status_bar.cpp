@@ -122,6 +122,12 @@ void StatusBar::showError(const QString& title, const QString& message) {
     if (window()->isVisible()) box->open();
 }
 
+void StatusBar::openPendingError() {
+    if (errorBox_ && !errorBox_->isVisible() && window()->isVisible()) errorBox_->open();
+}
+
+QString StatusBar::pendingErrorText() const { return errorBox_ ? errorBox_->text() : QString(); }
+
 void StatusBar::onTrainingStarted(int total) {
     sparkline_->clear();
     progress_->setRange(0, total);

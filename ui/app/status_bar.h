@@ -37,8 +37,12 @@ public:
     // "Step 3/120 · name · shape" (position is 1-based); empty without an entry.
     void showStep(int position, int count, const QString& traceName, const stepformer::TraceEntry* entry);
     // The message's first line here, all of it in a warning box over the window (errorMessageBox;
-    // it replaces the previous one, and opens only when the window is shown).
+    // it replaces the previous one). Raised before the window is shown (a start-up file error),
+    // the box waits: openPendingError() opens it once the window is on screen.
     void showError(const QString& title, const QString& message);
+    void openPendingError();
+    // The full text of the last error box still open or waiting; empty when there is none.
+    QString pendingErrorText() const;
     // While the views show a live trace from the Train panel: "live: epoch 12, step 12/30" in a
     // chip (liveLabel) with `tip` as its tooltip; empty text hides it.
     void showLive(const QString& text, const QString& tip = {});

@@ -62,10 +62,15 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
     follow = view_parts::named(new QAction(tr("&Follow Step"), window), "actionFollowStep");
     follow->setCheckable(true);
     follow->setChecked(true);
-    follow->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
+    follow->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
     follow->setToolTip(tr("Switch to the view that suits each step: masks for a mask and the masked scores, "
                           "attention for the softmax, the positional encoding for PE, the tensor otherwise"));
     follow->setStatusTip(follow->toolTip());
+
+    findStep = view_parts::named(new QAction(tr("&Find Step…"), window), "actionFindStep");
+    findStep->setShortcut(QKeySequence::Find);
+    findStep->setToolTip(tr("Go to a step by its name or by words such as \"softmax decoder 3\" (Ctrl+F)"));
+    findStep->setStatusTip(findStep->toolTip());
 
     restoreLayout = view_parts::named(new QAction(tr("&Restore Default Layout"), window), "actionRestoreLayout");
     restoreLayout->setToolTip(tr("Put the docks back in the default arrangement for the window's size (compact in "
@@ -86,7 +91,7 @@ WindowActions::WindowActions(QWidget* window, QTabWidget* tabs, const QStringLis
     // checked when they are the model, so the menu agrees with the model box and the title.
     auto* inApp = view_parts::named(new QAction(tr("Trained in the app"), window), "actionModelTrainedInApp");
     inApp->setCheckable(true);
-    inApp->setEnabled(false);
+    inApp->setEnabled(false);  // until the Train panel has weights
     inApp->setData(-2);
     inApp->setToolTip(tr("The weights of the last run of the Train panel (Train › Start)"));
     presetGroup->addAction(inApp);

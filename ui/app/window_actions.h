@@ -26,7 +26,7 @@ public:
     // View
     QActionGroup* viewGroup = nullptr;
     QList<QAction*> views;  // in tab order
-    QAction *follow = nullptr, *restoreLayout = nullptr;
+    QAction *follow = nullptr, *restoreLayout = nullptr, *findStep = nullptr;
     QAction* compareScaling = nullptr;  // opens ScalingCompareWindow (issue 18)
     // Step
     QAction* direction = nullptr;

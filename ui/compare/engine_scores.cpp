@@ -2,23 +2,23 @@
 
 #include <cmath>
 
-#include <Eigen/Core>
+#include "stepformer/backend.h"
 
 namespace scaling {
 
 namespace {
 
-using MatR = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using MapR = Eigen::Map<MatR>;
-using CMapR = Eigen::Map<const MatR>;
+// The engine itself: CpuBackend::attn_scores_forward for one (sentence, head), on one thread. Its
+// products run in the kernel set this CPU uses (stepformer/cpu_kernels.h), so the replay rounds
+// exactly as the trace was rounded on any CPU.
+stepformer::Backend& engine() {
+    static const std::unique_ptr<stepformer::Backend> cpu = stepformer::make_cpu_backend(1);
+    return *cpu;
+}
 
-// CpuBackend::attn_scores_forward for one (sentence, head), the same expression.
 std::vector<float> scores(const float* q, const float* k, int lq, int lk, int dk, float scale) {
     std::vector<float> out(size_t(lq) * lk);
-    CMapR qm(q, lq, dk);
-    CMapR km(k, lk, dk);
-    MapR s(out.data(), lq, lk);
-    s.noalias() = (qm * km.transpose()) * scale;
+    engine().attn_scores_forward(out.data(), q, k, 1, lq, lk, dk, scale);
     return out;
 }
 
@@ -31,7 +31,7 @@ std::vector<float> engineProductScaled(const float* q, const float* k, int lq, i
 std::vector<float> engineQueryScaled(const float* q, const float* k, int lq, int lk, int dk) {
     const float scale = static_cast<float>(1.0 / std::sqrt(double(dk)));
     std::vector<float> qs(size_t(lq) * dk);
-    for (size_t i = 0; i < qs.size(); ++i) qs[i] = q[i] * scale;  // CpuBackend::scale
+    engine().scale(qs.data(), q, int64_t(qs.size()), scale);  // CpuBackend::scale, as the model scales q
     return scores(qs.data(), k, lq, lk, dk, 1.0f);
 }
 

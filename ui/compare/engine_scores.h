@@ -1,8 +1,7 @@
-// The scores as Stepformer's CPU engine computes them (core/src/cpu_attention.cpp: Eigen's
-// product of row-major maps, then × scale), replayed with the same Eigen expression on the same
-// shapes so that it rounds the same way: what the trace's P.scores is compared with bit for bit.
-// Its summation order is Eigen's (packets, fused multiply-adds), not the plain loop's of
-// scaling_math.cpp; so this file is compiled like the core, with contraction allowed.
+// The scores as Stepformer's CPU engine computes them, computed by the engine itself (a CPU
+// backend's attn_scores_forward and scale, in the kernel set this CPU runs): what the trace's
+// P.scores is compared with bit for bit. Its summation order is the kernel set's GEMM's (packets,
+// fused multiply-adds), not the plain loop's of scaling_math.cpp.
 #pragma once
 
 #include <vector>

@@ -5,6 +5,7 @@
 
 #include <cmath>
 
+#include <QKeyEvent>
 #include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -322,4 +323,13 @@ ScalingCompareWindow* ScalingCompareWindow::showFor(QWidget* owner, Session* ses
     w->raise();
     w->activateWindow();
     return w;
+}
+
+// A window of its own closes with Escape, as a dialog does (what its controls leave unused reaches it).
+void ScalingCompareWindow::keyPressEvent(QKeyEvent* e) {
+    if (e->key() == Qt::Key_Escape && e->modifiers() == Qt::NoModifier) {
+        close();
+        return;
+    }
+    QWidget::keyPressEvent(e);
 }

@@ -40,6 +40,9 @@ public:
     // The window of `owner` (made on first use) with the owner's MainWindow session, shown.
     static ScalingCompareWindow* showFor(QWidget* owner, Session* session, const QString& currentStep);
 
+protected:
+    void keyPressEvent(QKeyEvent* e) override;
+
 private:
     void refill();
     void recompute();

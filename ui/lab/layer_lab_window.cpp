@@ -1,6 +1,7 @@
 #include "lab/layer_lab_window.h"
 #include "views/view_parts.h"
 
+#include <QKeyEvent>
 #include <QCloseEvent>
 #include <QGuiApplication>
 #include <QHeaderView>
@@ -177,4 +178,13 @@ void LayerLabWindow::closeEvent(QCloseEvent* e) {
 void LayerLabWindow::hideEvent(QHideEvent* e) {
     saveGeometrySettings();
     QMainWindow::hideEvent(e);
+}
+
+// A window of its own closes with Escape, as a dialog does (what its controls leave unused reaches it).
+void LayerLabWindow::keyPressEvent(QKeyEvent* e) {
+    if (e->key() == Qt::Key_Escape && e->modifiers() == Qt::NoModifier) {
+        close();
+        return;
+    }
+    QMainWindow::keyPressEvent(e);
 }

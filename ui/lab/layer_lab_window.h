@@ -36,6 +36,7 @@ signals:
     void stepShown(const QString& name);
 
 protected:
+    void keyPressEvent(QKeyEvent* e) override;
     void closeEvent(QCloseEvent* e) override;
     void hideEvent(QHideEvent* e) override;
 

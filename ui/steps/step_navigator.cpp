@@ -17,6 +17,7 @@
 
 #include "steps/backward_steps.h"
 #include "steps/step_model.h"
+#include "steps/step_search.h"
 #include "widgets/number_format.h"
 
 namespace {
@@ -141,6 +142,26 @@ void StepNavigator::attachModel(QAbstractItemModel* m) {
     tree_->setRootIsDecorated(m == model_);
     connect(tree_->selectionModel(), &QItemSelectionModel::currentChanged, this,
             &StepNavigator::onCurrentIndexChanged);
+}
+
+QList<StepText> StepNavigator::searchableSteps() const {
+    QList<StepText> out;
+    const auto trace = model_->trace();
+    if (!trace) return out;
+    for (const QString& name : order()) {
+        const QString forward = BackwardStepList::forwardName(name);
+        const stepformer::TraceEntry* f = trace->find(forward.toStdString());
+        StepText t;
+        t.name = name;
+        if (backward_) {
+            t.label = BackwardStepList::friendlyLabel(f, name);
+        } else if (const stepformer::TraceEntry* e = trace->find(name.toStdString())) {
+            t.label = StepModel::friendlyLabel(*e);
+        }
+        t.location = f ? StepModel::locationText(*f) : StepModel::locationText(forward);
+        out << t;
+    }
+    return out;
 }
 
 QStringList StepNavigator::order() const { return backward_ ? backwardModel_->stepOrder() : model_->stepOrder(); }

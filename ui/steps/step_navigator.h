@@ -18,6 +18,7 @@ class QTimer;
 class QToolBar;
 class QTreeView;
 class StepModel;
+struct StepText;
 class BackwardStepList;
 class QAbstractItemModel;
 
@@ -45,6 +46,8 @@ public:
     int stepCount() const;
     // Returns false (and changes nothing) for a name that is not a step.
     bool setCurrentStep(const QString& traceName);
+    // The steps of the current direction with their labels and places, for step search.
+    QList<StepText> searchableSteps() const;
 
     // The navigation actions, for the main window's toolbar and menu. Their shortcuts are
     // window-wide.

@@ -1,4 +1,5 @@
 #include "training/attention_replay.h"
+#include "widgets/theme_colors.h"
 #include "views/view_parts.h"
 
 #include <algorithm>
@@ -288,14 +289,14 @@ void AttentionReplay::render() {
     const AttentionSnapshot* s = currentSnapshot();
     if (!s) {
         map_->clear();
-        sentence_->setText(tr("<span style='color:#777'>No attention kept yet.</span>"));
+        sentence_->setText(theme::themed(tr("<span style='color:#777'>No attention kept yet.</span>")));
         epochLabel_->setText(tr("no epochs yet"));
         for (HeatmapWidget* t : thumbs_) t->clear();
         return;
     }
-    sentence_->setText(tr("Replay sentence: <b>%1</b> → <b>%2</b>")
+    sentence_->setText(theme::themed(tr("Replay sentence: <b>%1</b> → <b>%2</b>")
                            .arg(s->srcTokens.join(QLatin1Char(' ')).toHtmlEscaped(),
-                                s->tgtTokens.join(QLatin1Char(' ')).toHtmlEscaped()));
+                                s->tgtTokens.join(QLatin1Char(' ')).toHtmlEscaped())));
     const int last = snaps_.back()->epoch;
     QString el = s->epoch == 0 ? tr("epoch 0 / %1 · initial weights").arg(last)
                                : tr("epoch %1 / %2").arg(s->epoch).arg(last);

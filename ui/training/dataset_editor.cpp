@@ -1,4 +1,5 @@
 #include "training/dataset_editor.h"
+#include "widgets/theme_colors.h"
 #include "app/core_text.h"
 #include "views/view_parts.h"
 #include "widgets/text_util.h"
@@ -96,7 +97,7 @@ DatasetEditor::DatasetEditor(QWidget* parent) : QWidget(parent) {
     rl->addWidget(vt);
     vocabNote_ = view_parts::named(new QLabel(right), "vocabularyNote");
     vocabNote_->setWordWrap(true);
-    vocabNote_->setStyleSheet(QStringLiteral("QLabel { color: #666666; }"));
+    theme::makeQuiet(vocabNote_);
     rl->addWidget(vocabNote_);
     auto* lists = new QHBoxLayout;
     auto mkList = [&](QListWidget*& l, const QString& title, const char* name) {
@@ -258,7 +259,9 @@ bool DatasetEditor::importTsv(const QString& path, QString* error) {
         return false;
     }
     const QString text = QString::fromUtf8(f.readAll());
-    return importTsvText(text, error, QStringLiteral("'%1'").arg(QFileInfo(path).fileName()));
+    const bool ok = importTsvText(text, error, QStringLiteral("'%1'").arg(QFileInfo(path).fileName()));
+    if (ok) emit imported(path);
+    return ok;
 }
 
 bool DatasetEditor::exportTsv(const QString& path, QString* error) const {

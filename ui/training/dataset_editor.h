@@ -106,6 +106,7 @@ public:
 
 signals:
     void changed();  // rows edited / added / removed / imported
+    void imported(const QString& path);  // importTsv(path) succeeded
     void validityChanged(bool valid);
     void errorOccurred(const QString& message);  // import/export failures (also shown inline)
 

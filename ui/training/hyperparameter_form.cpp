@@ -1,4 +1,6 @@
 #include "training/hyperparameter_form.h"
+#include "widgets/theme_colors.h"
+#include "training/lr_advice.h"
 #include "app/core_text.h"
 #include "views/view_parts.h"
 
@@ -137,7 +139,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     dl->addWidget(learnNorm_);
     mf->addRow(tr("dropout"), dl);
     sizeLabel_ = view_parts::named(new QLabel(this), "modelSizeLabel");
-    sizeLabel_->setStyleSheet(QStringLiteral("QLabel { color: #666666; }"));
+    theme::makeQuiet(sizeLabel_);
     mf->addRow(QString(), sizeLabel_);
     outer->addWidget(modelBox);
 
@@ -171,6 +173,11 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     wl->addWidget(warmupSteps_, 1);
     of->addRow(tr("optimizer"), optimizer_);
     of->addRow(tr("learning rate"), lr_);
+    lrNote_ = view_parts::named(new QLabel(this), "learningRateNote");
+    lrNote_->setWordWrap(true);
+    lrNote_->setEnabled(false);  // the palette's quieter text, in either theme
+    lrNote_->hide();
+    of->addRow(QString(), lrNote_);
     momentumLabel_ = new QLabel(tr("momentum"), this);
     of->addRow(momentumLabel_, momentum_);
     of->addRow(tr("Adam"), wl);
@@ -216,6 +223,7 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     connect(momentum_, &QDoubleSpinBox::valueChanged, this, &HyperparameterForm::onEdited);
     connect(lr_, &QLineEdit::textChanged, this, &HyperparameterForm::onEdited);
     connect(optimizer_, &QComboBox::currentIndexChanged, this, &HyperparameterForm::onEdited);
+    connect(optimizer_, &QComboBox::activated, this, &HyperparameterForm::onOptimizerChosen);
     connect(warmup_, &QCheckBox::toggled, this, &HyperparameterForm::onEdited);
     connect(shuffle_, &QCheckBox::toggled, this, &HyperparameterForm::onEdited);
     connect(learnNorm_, &QCheckBox::toggled, this, &HyperparameterForm::onEdited);
@@ -244,6 +252,8 @@ TrainingPreset corePreset(HyperparameterForm::Preset p) {
 
 void HyperparameterForm::applyPreset(Preset p) {
     if (p == Preset::Custom) return;
+    lastPreset_ = p;
+    lrNote_->hide();
     updating_ = true;
     if (!locked_) setArchitecture(preset_architecture(corePreset(p)));
     setTrainOptions(preset_recipe(corePreset(p)).front());
@@ -433,6 +443,23 @@ void HyperparameterForm::onEdited() {
     }
     validate();
     emit changed();
+}
+
+// The user picked an optimizer: the learning rate follows (the preset's own for its optimizer,
+// else the usual rate for that optimizer on this width), saying so under the field.
+void HyperparameterForm::onOptimizerChosen() {
+    const auto kind = OptimizerKind(optimizer_->currentData().toInt());
+    const TrainOptions recipe = preset_recipe(corePreset(lastPreset_)).front();
+    const double sgdLr = recipe.optimizer.kind == OptimizerKind::SGD ? recipe.optimizer.lr : 1e-3;
+    const LrAdvice advice =
+        recipe.optimizer.kind == kind && recipe.optimizer.warmup_schedule == warmup_->isChecked()
+            ? LrAdvice{recipe.optimizer.lr, tr("Learning rate %1: the preset's for this optimizer.")
+                                                .arg(numfmt::learningRate(recipe.optimizer.lr))}
+            : LearningRateAdvice::forOptimizer(kind, dModel_->value(), sgdLr,
+                                               kind != OptimizerKind::SGD && warmup_->isChecked());
+    lr_->setText(numfmt::learningRate(advice.lr));
+    lrNote_->setText(advice.why);
+    lrNote_->show();
 }
 
 void HyperparameterForm::updateOptimizerFields() {

@@ -83,6 +83,7 @@ private:
     void onEdited();
     void validate();
     void updateOptimizerFields();
+    void onOptimizerChosen();
     void markInvalid(QWidget* w, bool invalid);
     QSpinBox* intSpin(const char* name, int lo, int hi, const QString& tip);
     void setQuietly(const std::function<void()>& set);
@@ -99,6 +100,8 @@ private:
     QCheckBox* learnNorm_ = nullptr;  // Config::learn_layer_norm; off is the tutorial
     QComboBox* optimizer_ = nullptr;
     QLineEdit* lr_ = nullptr;
+    QLabel* lrNote_ = nullptr;  // what the learning rate was set to when the optimizer changed, and why
+    Preset lastPreset_ = Preset::Tutorial;
     QDoubleSpinBox* momentum_ = nullptr;
     QLabel* momentumLabel_ = nullptr;
     QCheckBox* warmup_ = nullptr;

@@ -1,9 +1,11 @@
 #include "training/loss_chart.h"
+#include "widgets/theme_colors.h"
 #include "views/view_parts.h"
 
 #include <algorithm>
 #include <cmath>
 
+#include <QApplication>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
@@ -52,6 +54,25 @@ QLineSeries* lineSeries(const QString& name, const QPen& pen) {
     return s;
 }
 
+// The chart's surfaces and the axes' neutral text in the palette's colours (light or dark theme);
+// an axis drawn in a series' colour keeps it.
+void paletteChart(QChart* c) {
+    const QPalette pal = QApplication::palette();
+    c->setBackgroundBrush(pal.color(QPalette::Base));
+    c->setPlotAreaBackgroundVisible(false);
+    c->legend()->setLabelColor(pal.color(QPalette::Text));
+    const QColor grid = theme::isDark() ? pal.color(QPalette::Base).lighter(160) : QColor(225, 225, 225);
+    const QColor minor = theme::isDark() ? pal.color(QPalette::Base).lighter(125) : QColor(242, 242, 242);
+    for (QAbstractAxis* a : c->axes()) {
+        a->setGridLineColor(grid);
+        a->setMinorGridLineColor(minor);
+        if (a->property("neutralColour").toBool()) {
+            a->setTitleBrush(theme::quietText());
+            a->setLabelsColor(theme::quietText());
+        }
+    }
+}
+
 void styleChart(QChart* c) {
     c->setMargins(QMargins(4, 4, 4, 4));
     c->setBackgroundRoundness(0);
@@ -63,7 +84,9 @@ void styleChart(QChart* c) {
     c->setAnimationOptions(QChart::NoAnimation);
 }
 
-void styleAxis(QAbstractAxis* a, const QString& title, const QColor& color = QColor(60, 60, 60)) {
+void styleAxis(QAbstractAxis* a, const QString& title, const QColor& given = QColor()) {
+    const QColor color = given.isValid() ? given : theme::quietText();
+    a->setProperty("neutralColour", !given.isValid());
     a->setTitleText(title);
     QFont f = a->labelsFont();
     f.setPointSizeF(f.pointSizeF() * 0.85);
@@ -74,8 +97,8 @@ void styleAxis(QAbstractAxis* a, const QString& title, const QColor& color = QCo
     a->setTitleFont(t);
     a->setTitleBrush(color);
     a->setLabelsColor(color);
-    a->setGridLineColor(QColor(225, 225, 225));
-    a->setMinorGridLineColor(QColor(242, 242, 242));
+    a->setGridLineColor(theme::isDark() ? QColor(80, 80, 84) : QColor(225, 225, 225));
+    a->setMinorGridLineColor(theme::isDark() ? QColor(60, 60, 64) : QColor(242, 242, 242));
 }
 
 
@@ -165,6 +188,8 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent) {
     lr_s_->attachAxis(sx_);
     lr_s_->attachAxis(ly_);
     statsView_ = view_parts::named(new QChartView(statsChart_, this), "statsChartView");
+    paletteChart(lossChart_);
+    paletteChart(statsChart_);
     statsView_->setRenderHint(QPainter::Antialiasing);
     statsView_->setMinimumHeight(110);
 
@@ -371,12 +396,12 @@ void LossChart::updateAxes() {
 
 void LossChart::updateValueLabel() {
     if (steps_.empty()) {
-        valueLabel_->setText(tr("<span style='color:#777'>The loss appears here, one point per optimizer step.</span>"));
+        valueLabel_->setText(theme::themed(tr("<span style='color:#777'>The loss appears here, one point per optimizer step.</span>")));
         return;
     }
-    valueLabel_->setText(tr("step <b>%1</b> · loss <b style='color:%4'>%2</b> · smoothed <b style='color:%5'>%3</b>")
+    valueLabel_->setText(theme::themed(tr("step <b>%1</b> · loss <b style='color:%4'>%2</b> · smoothed <b style='color:%5'>%3</b>")
                              .arg(int(steps_.back()))
-                             .arg(chartReadout(loss_.back()), chartReadout(ema_.back()), kRaw.darker(150).name(), kSmooth.name()));
+                             .arg(chartReadout(loss_.back()), chartReadout(ema_.back()), kRaw.darker(150).name(), kSmooth.name())));
 }
 
 int LossChart::nearestIndex(double step) const {
@@ -426,4 +451,12 @@ bool LossChart::eventFilter(QObject* watched, QEvent* event) {
         }
     }
     return QWidget::eventFilter(watched, event);
+}
+
+void LossChart::changeEvent(QEvent* e) {
+    QWidget::changeEvent(e);
+    if (e->type() == QEvent::PaletteChange) {
+        paletteChart(lossChart_);
+        paletteChart(statsChart_);
+    }
 }

@@ -59,6 +59,7 @@ public:
     QChartView* statsView() const { return statsView_; }
 
 protected:
+    void changeEvent(QEvent* e) override;  // the theme: the charts' surfaces follow the palette
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:

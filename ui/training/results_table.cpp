@@ -1,4 +1,5 @@
 #include "training/results_table.h"
+#include "widgets/theme_colors.h"
 #include "app/core_text.h"
 #include "views/view_parts.h"
 #include "widgets/text_util.h"
@@ -91,7 +92,7 @@ void ResultsTable::translateAsync(const Config& config, std::shared_ptr<const Pa
                                   std::vector<Example> rows) {
     if (!params) return;
     busy_ = true;
-    summary_->setText(tr("<span style='color:#777'>Translating %1 sentences with the trained model…</span>").arg(rows.size()));
+    summary_->setText(theme::themed(tr("<span style='color:#777'>Translating %1 sentences with the trained model…</span>").arg(rows.size())));
     // The copy of the weights is made on the pool thread, not here.
     watcher_->setFuture(QtConcurrent::run([config, params, rows = std::move(rows)]() {
         const Transformer model(config, *params);
@@ -108,11 +109,11 @@ int ResultsTable::correctCount() const {
 void ResultsTable::clear(const QString& message) {
     rows_.clear();
     table_->setRowCount(0);
-    summary_->setText(message.isEmpty()
+    summary_->setText(theme::themed(message.isEmpty()
                           ? tr("<span style='color:#777'>After training, every sentence of the dataset is translated "
                                "greedily (one token at a time, the most probable each time) and compared with "
                                "the expected output.</span>")
-                          : message);
+                          : message));
 }
 
 void ResultsTable::setRows(std::vector<Row> rows) {
@@ -150,10 +151,10 @@ void ResultsTable::setRows(std::vector<Row> rows) {
         table_->setItem(i, 3, mark);
     }
     const int ok = correctCount(), n = int(rows_.size());
-    summary_->setText(n == 0 ? tr("No sentences.")
+    summary_->setText(theme::themed(n == 0 ? tr("No sentences.")
                              : tr("<b style='color:%3'>%1 / %2</b> translated correctly by greedy decoding.")
                                    .arg(ok)
                                    .arg(n)
-                                   .arg((ok == n ? kRightFg : kWrongFg).name()));
+                                   .arg((ok == n ? kRightFg : kWrongFg).name())));
     emit resultsReady(ok, n);
 }

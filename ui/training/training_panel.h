@@ -190,4 +190,5 @@ private:
     std::shared_ptr<const stepformer::ParamSet> trainedParams_;
     std::shared_ptr<const stepformer::Optimizer> trainedOptimizer_;
     bool unsaved_ = false;
+    double firstLoss_ = 0.0;  // the run's first step's loss (NaN before it): for LearningRateAdvice
 };

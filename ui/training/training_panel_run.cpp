@@ -1,6 +1,9 @@
 // TrainingPanel: a run (start, pause, resume, stop, reset), its progress and the state chip, and
 // the banner with its outcome.
 #include "training/training_panel.h"
+#include "training/lr_advice.h"
+
+#include <cmath>
 #include "app/core_text.h"
 #include "widgets/text_util.h"
 
@@ -158,6 +161,7 @@ void TrainingPanel::onStarted(int stepsTotal, int epochs, int stepsPerEpoch) {
     stepsTotal_ = stepsTotal;
     epochs_ = epochs;
     chart_->setExpectedSteps(stepsTotal);
+    firstLoss_ = std::nan("");
     progress_->setRange(0, std::max(1, stepsTotal));
     progress_->setValue(0);
     progress_->setFormat(tr("Epoch 1 / %1 · step 0 / %2 · starting…").arg(epochs).arg(stepsTotal));
@@ -165,6 +169,7 @@ void TrainingPanel::onStarted(int stepsTotal, int epochs, int stepsPerEpoch) {
 
 void TrainingPanel::onStep(const TrainingStep& s) {
     chart_->addStep(s.step, s.loss, s.gradNorm, s.lr);
+    if (std::isnan(firstLoss_)) firstLoss_ = s.loss;
     const double diff = s.elapsedS - lastElapsed_;
     if (!pausedSinceStep_ && diff > 0.0)
         secondsPerStep_ = secondsPerStep_ == 0.0 || s.step <= 2 ? diff : 0.8 * secondsPerStep_ + 0.2 * diff;
@@ -197,6 +202,15 @@ void TrainingPanel::onFinished(State status, const QString& message, std::shared
                    .arg(steps)
                    .arg(numfmt::duration(last.elapsedS))
                    .arg(numfmt::chartReadout(out ? out->lastLoss : last.loss));
+        // A run that learned nothing says so, with the likely reason (Adam at SGD's rate).
+        const stepformer::TrainOptions o = form_->trainOptions();
+        const QString hint = LearningRateAdvice::untrainedRun(firstLoss_, out ? out->lastLoss : last.loss, steps,
+                                                              o.optimizer.kind, o.optimizer.lr, runConfig_.d_model,
+                                                              o.optimizer.warmup_schedule);
+        if (!hint.isEmpty()) {
+            text += QLatin1Char(' ') + hint;
+            kind = QStringLiteral("info");
+        }
     } else if (status == State::Stopped) {
         text = steps > 0 ? tr("Stopped after %1 steps; the weights so far are kept.").arg(steps)
                          : tr("Stopped before the first step.");

@@ -1,4 +1,5 @@
 #include "views/attention_lines_widget.h"
+#include "widgets/theme_colors.h"
 #include "widgets/elision_log.h"
 
 #include "widgets/offthread_paint.h"
@@ -27,13 +28,15 @@ AttentionLinesWidget::AttentionLinesWidget(QWidget* parent) : QWidget(parent) {
     setAttribute(Qt::WA_OpaquePaintEvent);
 }
 
+// Okabe and Ito's colour-blind-safe palette (each pair tells apart under deuteranopia, protanopia
+// and tritanopia), with a grey for the eighth instead of black so it shows on the dark theme too;
+// the tutorial's 8 heads get one each. Beyond 8 heads the colours repeat.
 QColor AttentionLinesWidget::headColor(int head) {
     static const QColor colors[] = {
-        QColor(31, 119, 180), QColor(214, 39, 40),  QColor(44, 160, 44),  QColor(255, 127, 14),
-        QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(23, 190, 207),
-        QColor(188, 189, 34), QColor(127, 127, 127),
+        QColor(0, 114, 178),   QColor(213, 94, 0),   QColor(0, 158, 115),  QColor(230, 159, 0),
+        QColor(204, 121, 167), QColor(86, 180, 233), QColor(240, 228, 66), QColor(128, 128, 128),
     };
-    return colors[std::abs(head) % 10];
+    return colors[std::abs(head) % 8];
 }
 
 void AttentionLinesWidget::setAttention(const QStringList& queries, const QStringList& keys,
@@ -183,11 +186,11 @@ QSize AttentionLinesWidget::minimumSizeHint() const { return {220, 160}; }
 
 void AttentionLinesWidget::paintEvent(QPaintEvent*) {
     QPainter p(this);
-    p.fillRect(rect(), QColor(255, 255, 255));
+    p.fillRect(rect(), palette().color(QPalette::Base));
     p.setRenderHint(QPainter::Antialiasing, true);
     const QFontMetrics fm(font());
     if (queries_.isEmpty() || keys_.isEmpty() || heads_.empty()) {
-        p.setPen(QColor(110, 110, 110));
+        p.setPen(theme::quietText());
         p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, tr("No attention weights to draw."));
         return;
     }
@@ -197,13 +200,13 @@ void AttentionLinesWidget::paintEvent(QPaintEvent*) {
         QFont bf = font();
         bf.setBold(true);
         p.setFont(bf);
-        p.setPen(QColor(30, 30, 30));
+        p.setPen(palette().color(QPalette::Text));
         p.drawText(QRect(8, y, width() - 16, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                    elision_log::elidedText(p, QFontMetrics(bf), title_, Qt::ElideRight, width() - 16));
         y += fm.height() + 4;
         p.setFont(font());
     }
-    p.setPen(QColor(90, 90, 90));
+    p.setPen(theme::quietText());
     const int hy = std::max(y, g.top - fm.height() - 4);
     p.drawText(QRect(g.leftX - 40, hy, g.boxW + 80, fm.height()), Qt::AlignCenter, tr("query"));
     p.drawText(QRect(g.rightX - 40, hy, g.boxW + 80, fm.height()), Qt::AlignCenter, tr("key"));
@@ -265,12 +268,12 @@ void AttentionLinesWidget::paintEvent(QPaintEvent*) {
             for (size_t s = 0; s < heads_.size(); ++s) tint = std::max(tint, double(weight(int(s), hlQuery_, i)));
             isMasked = masked(hlQuery_, i);
         }
-        QColor fill(245, 245, 245);
+        QColor fill = palette().color(QPalette::AlternateBase);
         if (other) {
             QColor c = headColor(headIds_.front());
             c.setAlphaF(float(std::clamp(tint, 0.0, 1.0)));
             p.setPen(Qt::NoPen);
-            p.setBrush(QColor(255, 255, 255));
+            p.setBrush(palette().color(QPalette::Base));
             p.drawRoundedRect(r, 5, 5);
             p.setBrush(c);
             p.drawRoundedRect(r, 5, 5);
@@ -291,11 +294,12 @@ void AttentionLinesWidget::paintEvent(QPaintEvent*) {
         f.setBold(hl);
         p.setFont(f);
         const bool dark = other && tint > 0.55;
-        p.setPen(dark ? QColor(255, 255, 255) : QColor(20, 20, 20));
+        // On a tint the head's colour decides; on the plain box the palette's text.
+        p.setPen(dark ? QColor(255, 255, 255) : hl || (other && tint > 0.2) ? QColor(20, 20, 20) : palette().color(QPalette::Text));
         p.drawText(r, Qt::AlignCenter, elision_log::elidedText(p, QFontMetrics(f), text, Qt::ElideRight, r.width() - 6));
         p.setFont(font());
         if (other) {  // the weight next to the token
-            p.setPen(QColor(60, 60, 60));
+            p.setPen(theme::quietText());
             const QString wt = isMasked ? tr("0 (masked)") : numfmt::cell(float(tint));
             const int tw = fm.horizontalAdvance(wt) + 4;
             const QRect wr = querySide ? QRect(r.right() + 6, r.top(), tw, r.height())
@@ -318,7 +322,7 @@ void AttentionLinesWidget::paintEvent(QPaintEvent*) {
                 yy += fm.height() + 2;
             }
             p.fillRect(QRect(x, yy + 3, 12, fm.height() - 6), headColor(headIds_[s]));
-            p.setPen(QColor(50, 50, 50));
+            p.setPen(palette().color(QPalette::Text));
             p.drawText(QRect(x + 16, yy, fm.horizontalAdvance(t) + 4, fm.height()), Qt::AlignVCenter, t);
             x += w;
         }

@@ -1,4 +1,5 @@
 #include "views/decode_step_page.h"
+#include "widgets/theme_colors.h"
 
 #include <algorithm>
 
@@ -46,7 +47,6 @@ QLabel* makeCaption(QWidget* parent) {
     auto* l = new QLabel(parent);
     l->setTextFormat(Qt::RichText);
     l->setWordWrap(true);
-    l->setStyleSheet(QStringLiteral("color: #333;"));
     return l;
 }
 
@@ -181,7 +181,7 @@ void DecodeStepPage::showChips(const DecodingStep* step, const Config& config) {
     if (!step) return;
     const DecodingStep& s = *step;
     auto* lead = new QLabel(tr("dec_input:"), chipsHost_);
-    lead->setStyleSheet(QStringLiteral("color:#555;"));
+    theme::makeQuiet(lead);
     lead->setToolTip(tr("What the decoder reads in this forward pass: the start symbol and the tokens chosen so far"));
     chipsLayout_->addWidget(lead);
     const QString inStyle = chipStyle(QStringLiteral("#e8f0f8"), QStringLiteral("#9cb8d6"), QStringLiteral("#1b3a5c"), false);
@@ -193,7 +193,7 @@ void DecodeStepPage::showChips(const DecodingStep* step, const Config& config) {
     }
     auto* arrow = new QLabel(QStringLiteral("⟶"), chipsHost_);
     view_parts::enlargeFont(arrow, 13.0, 3.0);
-    arrow->setStyleSheet(QStringLiteral("color:#888;"));
+    theme::makeQuiet(arrow);
     chipsLayout_->addWidget(arrow);
     const QString chosen = token(config, s.chosen);
     const float p = size_t(s.chosen) < s.probs.size() ? s.probs[size_t(s.chosen)] : 0.0f;
@@ -206,7 +206,6 @@ void DecodeStepPage::showChips(const DecodingStep* step, const Config& config) {
     QString text = tr("next token = argmax p = <b>%1</b> &nbsp;(p = %2)").arg(chosen.toHtmlEscaped(), numfmt::probability(p));
     if (s.chosen == config.eos_id()) text += tr(" &nbsp;— the end token: decoding stops");
     note->setText(text);
-    note->setStyleSheet(QStringLiteral("color:#333;"));
     note->setWordWrap(true);  // six chips and the note must fit a laptop's window: the note wraps
     note->setMinimumWidth(120);
     chipsLayout_->addSpacing(8);

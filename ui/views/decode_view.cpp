@@ -1,4 +1,5 @@
 #include "views/decode_view.h"
+#include "widgets/theme_colors.h"
 #include "app/core_text.h"
 #include "views/view_parts.h"
 
@@ -57,7 +58,7 @@ DecodeView::DecodeView(QWidget* parent) : StepView(parent, "decodeView") {
     translationLabel_->setFont(hf);
     auto* arrow = new QLabel(QStringLiteral("⟶"), this);
     arrow->setFont(hf);
-    arrow->setStyleSheet(QStringLiteral("color: #888;"));
+    theme::makeQuiet(arrow);
     header->addWidget(sourceLabel_);
     header->addWidget(arrow);
     header->addWidget(translationLabel_, 1);
@@ -368,12 +369,12 @@ void DecodeView::updateHeader() {
     // A model without a source (nanoGPT) continues a prompt instead of translating a sentence.
     const bool translates = config_.reads_source();
     const QString outputWord = translates ? tr("Translation:") : tr("Generated:");
-    sourceLabel_->setText(QStringLiteral("<span style='color:#666'>%1</span>&nbsp;<b>%2</b>")
+    sourceLabel_->setText(QStringLiteral("<span style='color:%q'>%1</span>&nbsp;<b>%2</b>").replace(QStringLiteral("%q"), theme::quietText().name())
                               .arg(translates ? tr("Source:") : tr("Prompt:"), srcText().toHtmlEscaped()));
     sourceLabel_->setToolTip(translates ? tr("enc_input: the source sentence the encoder reads once")
                                         : tr("The prompt: the first two words of the text; the model continues it word by word"));
     if (steps_.empty()) {
-        translationLabel_->setText(QStringLiteral("<span style='color:#666'>%1</span>&nbsp;%2")
+        translationLabel_->setText(QStringLiteral("<span style='color:%q'>%1</span>&nbsp;%2").replace(QStringLiteral("%q"), theme::quietText().name())
                                        .arg(outputWord, decoding_ ? tr("decoding…") : QStringLiteral("—")));
         statusLabel_->setText(decoding_ ? tr("Decoding…") : QString());
         return;
@@ -398,7 +399,7 @@ void DecodeView::updateHeader() {
                                  .arg(translates ? tr("stopped at tgt_len = %1 without the end token").arg(config_.tgt_len)
                                                  : tr("stopped after %1 new words (block_size) without the end token")
                                                        .arg(stepCount()));
-    translationLabel_->setText(QStringLiteral("<span style='color:#666'>%1</span>&nbsp;%2%3")
+    translationLabel_->setText(QStringLiteral("<span style='color:%q'>%1</span>&nbsp;%2%3").replace(QStringLiteral("%q"), theme::quietText().name())
                                    .arg(outputWord, parts.join(QStringLiteral("&nbsp;")), tail));
     translationLabel_->setToolTip(translates ? tr("Greedy translation: %1").arg(translation_)
                                              : tr("Generated greedily: %1").arg(translation_));

@@ -1,4 +1,5 @@
 #include "views/gradient_view.h"
+#include "widgets/theme_colors.h"
 
 #include <algorithm>
 #include <cmath>
@@ -322,7 +323,7 @@ void GradientView::showTitle(const QString& base, const TraceEntry* fe) {
     else if (back >= 0)
         pos = tr("backward step %1 of %2").arg(back + 1).arg(backwardOrder_.size());
     if (!pos.isEmpty()) title += QStringLiteral("&nbsp;&nbsp;<span style='color:#666'>(%1)</span>").arg(pos);
-    stepTitle_->setText(title);
+    stepTitle_->setText(theme::themed(title));
 }
 
 void GradientView::syncPickers() {
@@ -439,7 +440,7 @@ void GradientView::rebuildTensor() {
                           pg.m.colLabels.value(bc, QString::number(bc)).toHtmlEscaped());
     // One line on a laptop: the rest of the page is the heatmaps'.
     stats += tr("<br><span style='color:#555'>Red: raising that number would raise the loss; blue: would lower it.</span>");
-    stepStats_->setText(stats);
+    stepStats_->setText(theme::themed(stats));
     stepStats_->setToolTip(tr("Gradient descent moves every number against its gradient: the optimizer subtracts "
                               "(a multiple of) it from each weight."));
 }

@@ -1,4 +1,5 @@
 #include "views/loss_view.h"
+#include "widgets/theme_colors.h"
 #include "views/loss_formula.h"
 
 #include <algorithm>
@@ -97,7 +98,7 @@ LossView::LossView(QWidget* parent) : StepView(parent, "lossView") {
     table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     table_->setAlternatingRowColors(false);
     table_->setShowGrid(true);
-    table_->setStyleSheet(QStringLiteral("QTableWidget { gridline-color: #dddddd; }"));
+    table_->setStyleSheet(QStringLiteral("QTableWidget { gridline-color: palette(midlight); }"));
     table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     pageLay->addWidget(table_, 0);
@@ -281,15 +282,15 @@ void LossView::rebuild() {
     const double eps = spec_.label_smoothing;
     if (smoothed())
         // One line: the target distribution is spelled out in its heatmap's title.
-        titleLabel_->setText(tr("<b>Label-smoothed cross-entropy, summed</b> &nbsp;<tt>%1</tt>"
+        titleLabel_->setText(theme::themed(tr("<b>Label-smoothed cross-entropy, summed</b> &nbsp;<tt>%1</tt>"
                                 "<span style='color:#555'> &nbsp;— pad targets (<b>%2</b>) ignored</span>")
-                                 .arg(code, ignoreTok.toHtmlEscaped()));
+                                 .arg(code, ignoreTok.toHtmlEscaped())));
     else
-        titleLabel_->setText(tr("<b>Cross-entropy loss</b> &nbsp;<tt>%1</tt>"
+        titleLabel_->setText(theme::themed(tr("<b>Cross-entropy loss</b> &nbsp;<tt>%1</tt>"
                                 "<span style='color:#555'> &nbsp;— per position: softmax of the logits, p of the correct "
                                 "token, −log p; pad targets (<b>%2</b>, id %3) are ignored.</span>")
                                  .arg(code, ignoreTok.toHtmlEscaped())
-                                 .arg(ignoreIndex_));
+                                 .arg(ignoreIndex_)));
 
     if (!trace_) {
         messages_->showMessage(tr("No data yet — run the forward pass to see the loss."));
@@ -504,5 +505,5 @@ void LossView::rebuild() {
     f.loss = loss_;
     f.traceLoss = traceLoss_;
     f.places = places;
-    formulaLabel_->setText(lossFormulaHtml(f));
+    formulaLabel_->setText(theme::themed(lossFormulaHtml(f)));
 }

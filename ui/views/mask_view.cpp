@@ -34,7 +34,7 @@ QFrame* separator(QWidget* parent) {
     auto* f = new QFrame(parent);
     f->setFrameShape(QFrame::VLine);
     f->setFrameShadow(QFrame::Plain);
-    f->setStyleSheet(QStringLiteral("color: #cccccc;"));
+    f->setStyleSheet(QStringLiteral("color: palette(mid);"));
     return f;
 }
 

@@ -1,4 +1,5 @@
 #include "views/message_stack.h"
+#include "widgets/theme_colors.h"
 
 #include <QLabel>
 
@@ -12,7 +13,7 @@ void MessageStack::setPage(QWidget* page, const QString& labelName) {
     label_->setAlignment(Qt::AlignCenter);
     label_->setWordWrap(true);
     view_parts::enlargeFont(label_, 12.0, 2.0);
-    label_->setStyleSheet(QStringLiteral("color: #666;"));
+    theme::makeQuiet(label_);
     addWidget(page);
     addWidget(label_);
 }

@@ -1,4 +1,5 @@
 #include "views/parameter_pane.h"
+#include "widgets/theme_colors.h"
 
 #include <QBoxLayout>
 #include <QCheckBox>
@@ -202,7 +203,7 @@ void ParameterPane::showStats(const Tensor& W, const Tensor& G, bool haveUpdate)
                      : tr("<br><span style='color:#555'>SGD with momentum: ΔW = −lr · (momentum buffer + "
                           "gradient).</span>");
     }
-    stats_->setText(stats);
+    stats_->setText(theme::themed(stats));
 }
 
 void ParameterPane::rebuild() {

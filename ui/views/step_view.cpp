@@ -55,7 +55,7 @@ QHBoxLayout* StepView::makeSentenceHeadBar(QComboBox*& sentence, QSpinBox*& head
 QVBoxLayout* StepView::makeWhitePage(int sideMargin, int spacing) {
     setAutoFillBackground(true);
     QPalette pal = palette();
-    pal.setColor(QPalette::Window, Qt::white);
+    pal.setColor(QPalette::Window, pal.color(QPalette::Base));  // the page is white in the light theme, dark in the dark
     setPalette(pal);
     auto* root = view_parts::makeColumn(this, spacing, QMargins(sideMargin, 6, sideMargin, 6));
     return root;

@@ -1,4 +1,5 @@
 #include "views/tensor_view.h"
+#include "widgets/theme_colors.h"
 
 #include <algorithm>
 #include <cmath>
@@ -232,9 +233,9 @@ void TensorView::rebuild() {
 
     QStringList axes;
     for (const auto& a : e->axes) axes << QString::fromStdString(a.name);
-    titleLabel_->setText(QStringLiteral("<b><tt>%1</tt></b>&nbsp;&nbsp;<span style='color:#555'>%2&nbsp; %3</span>")
+    titleLabel_->setText(theme::themed(QStringLiteral("<b><tt>%1</tt></b>&nbsp;&nbsp;<span style='color:#555'>%2&nbsp; %3</span>")
                              .arg(step_.toHtmlEscaped(), shapeText(e->value.shape),
-                                  axes.isEmpty() ? QString() : QStringLiteral("(") + axes.join(QStringLiteral(", ")) + QStringLiteral(")")));
+                                  axes.isEmpty() ? QString() : QStringLiteral("(") + axes.join(QStringLiteral(", ")) + QStringLiteral(")"))));
 
     // When only the numbers change (a new trace of the same model, another sentence or head),
     // the panels are refilled in place: zoom and scrolling stay where the student left them.
@@ -402,7 +403,7 @@ QWidget* TensorView::buildHeadGrid(const std::vector<PanelSpec>& panels, const Q
     }
     // One legend for the whole grid, in words.
     gridLegend_ = view_parts::named(new QLabel(legendText, w), "headGridLegend");
-    gridLegend_->setStyleSheet(QStringLiteral("color: #444;"));
+    theme::makeQuiet(gridLegend_);
     grid->addWidget(gridLegend_, (heads + columns - 1) / columns, 0, 1, columns);
     output_ = heatmaps_.value(std::clamp(head_, 0, heads - 1));
     linkHeatmaps(false);

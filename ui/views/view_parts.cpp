@@ -101,7 +101,6 @@ QLabel* makeOpLabel(const QString& text, double atLeast, double grow, QWidget* p
     f.setBold(true);
     l->setFont(f);
     l->setAlignment(Qt::AlignCenter);
-    l->setStyleSheet(QStringLiteral("color: #3a3a3a;"));
     return l;
 }
 

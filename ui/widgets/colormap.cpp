@@ -1,4 +1,8 @@
 #include "widgets/colormap.h"
+
+#include <QApplication>
+#include <QPalette>
+#include "widgets/theme_colors.h"
 #include "widgets/number_format.h"
 
 #include "widgets/elision_log.h"
@@ -131,9 +135,9 @@ int Colormap::horizontalLegendHeight(const QFont& font, bool withMaskRow) {
 static void paintMaskSwatch(QPainter& p, const QRect& swatch) {
     p.fillRect(swatch, Colormap::maskedColor());
     p.fillRect(swatch, QBrush(Colormap::hatchColorOn(Colormap::maskedColor()), Qt::BDiagPattern));
-    p.setPen(QColor(120, 120, 120));
+    p.setPen(theme::quietText());
     p.drawRect(swatch.adjusted(0, 0, -1, -1));
-    p.setPen(QColor(40, 40, 40));
+    p.setPen(QApplication::palette().color(QPalette::Text));
 }
 
 void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, const QString& caption,
@@ -151,7 +155,7 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
         if (!caption.isEmpty()) {
             const int cw = fm.horizontalAdvance(caption) + 8;
             if (x1 - x0 - cw > 80) {
-                p.setPen(QColor(60, 60, 60));
+                p.setPen(theme::quietText());
                 drawCachedText(p, QRect(x0, y - 2, cw, barH + 4), Qt::AlignLeft | Qt::AlignVCenter, caption);
                 x0 += cw;
             }
@@ -181,10 +185,10 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
                 for (int r = 0; r < barH; ++r) reinterpret_cast<QRgb*>(bar.scanLine(r))[x - x0] = c;
             }
             p.drawImage(x0, y, bar);
-            p.setPen(QColor(120, 120, 120));
+            p.setPen(theme::quietText());
             p.setBrush(Qt::NoBrush);
             p.drawRect(QRect(x0, y, x1 - x0, barH - 1));
-            p.setPen(QColor(40, 40, 40));
+            p.setPen(QApplication::palette().color(QPalette::Text));
             // The densest set of ticks whose labels do not collide.
             auto xOf = [&](double tv) { return x0 + static_cast<int>(std::lround((tv - lo_) / (double(hi_) - lo_) * (x1 - x0))); };
             auto fits = [&](std::vector<double> ts) {
@@ -220,7 +224,7 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
     const int barW = 16;
     int top = area.top();
     if (!caption.isEmpty()) {
-        p.setPen(QColor(60, 60, 60));
+        p.setPen(theme::quietText());
         drawCachedText(p, QRect(area.left(), top, area.width(), fm.height()), Qt::AlignLeft | Qt::AlignVCenter, caption,
                        area.width());
         top += fm.height() + 4;
@@ -247,10 +251,10 @@ void Colormap::paintLegend(QPainter& p, const QRect& area, const QFont& font, co
             std::fill_n(reinterpret_cast<QRgb*>(bar.scanLine(y - y0)), barW, c);
         }
         p.drawImage(x, y0, bar);
-        p.setPen(QColor(120, 120, 120));
+        p.setPen(theme::quietText());
         p.setBrush(Qt::NoBrush);
         p.drawRect(QRect(x, y0, barW - 1, y1 - y0));
-        p.setPen(QColor(40, 40, 40));
+        p.setPen(QApplication::palette().color(QPalette::Text));
         for (double tv : ticks(y1 - y0 >= 5 * fm.height())) {
             const double t = (tv - lo_) / (double(hi_) - lo_);
             const int y = y1 - static_cast<int>(std::lround(t * (y1 - y0)));

@@ -1,5 +1,6 @@
 // HeatmapWidget's tooltips and input: hover, clicks, the wheel (scrolling, Ctrl+wheel zoom).
 #include "widgets/heatmap_widget.h"
+#include "widgets/theme_colors.h"
 
 #include <cmath>
 
@@ -54,7 +55,7 @@ bool HeatmapWidget::viewportEvent(QEvent* e) {
         auto* he = static_cast<QHelpEvent*>(e);
         const QPoint rc = cellAtViewport(he->pos());
         if (rc.x() >= 0) {
-            QToolTip::showText(he->globalPos(), tooltipText(rc.x(), rc.y()), viewport(),
+            QToolTip::showText(he->globalPos(), theme::themed(tooltipText(rc.x(), rc.y())), viewport(),
                                cellRectViewport(rc.x(), rc.y()));
         } else {
             QToolTip::hideText();
@@ -133,4 +134,11 @@ void HeatmapWidget::changeEvent(QEvent* e) {
         relayout();
         viewport()->update();
     }
+}
+
+QString HeatmapWidget::cellCopyText(int r, int c) const {
+    if (r < 0 || c < 0 || r >= rows_ || c >= cols_) return {};
+    const QString row = rowLabels_.value(r, QString::number(r));
+    const QString col = colLabels_.value(c, QString::number(c));
+    return QStringLiteral("%1\t%2\t%3").arg(row, col, QString::number(double(value(r, c)), 'g', 9));
 }

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QPaintEngine>
 #include <QPainter>
 #include <QScrollBar>
 
 #include "widgets/downsample.h"
 #include "widgets/elision_log.h"
 #include "widgets/static_text_cache.h"
+#include "widgets/theme_colors.h"
 
 namespace {
 
@@ -36,7 +38,7 @@ void drawWrapped(QPainter& p, const QFontMetrics& fm, QRect rect, int minLeft, i
 void HeatmapWidget::paintEvent(QPaintEvent*) {
     QPainter p(viewport());
     const QRect vr = viewport()->rect();
-    p.fillRect(vr, QColor(255, 255, 255));
+    p.fillRect(vr, palette().color(QPalette::Base));
     const QFont lf = labelFont();
     const QFontMetrics fm(lf);
     const int pad = compact_ ? 3 : 6;
@@ -48,7 +50,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
     }
     if (!title_.isEmpty()) {
         p.setFont(titleFont());
-        p.setPen(QColor(30, 30, 30));
+        p.setPen(palette().color(QPalette::Text));
         const QFontMetrics tfm(titleFont());
         const int x = isEmpty() ? pad : origin_.x();
         const int y = isEmpty() ? pad : origin_.y();
@@ -57,7 +59,7 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
     }
     if (isEmpty()) {
         p.setFont(lf);
-        p.setPen(QColor(110, 110, 110));
+        p.setPen(theme::quietText());
         p.drawText(vr.adjusted(8, pad + titleH_, -8, -8), Qt::AlignCenter | Qt::TextWordWrap, emptyMessage_);
         return;
     }
@@ -74,7 +76,7 @@ void HeatmapWidget::paintAxisTitles(QPainter& p, const QFontMetrics& fm) const {
     const QRect vr = viewport()->rect();
     const int pad = compact_ ? 3 : 6;
     if (colTitleH_ > 0) {
-        p.setPen(QColor(90, 90, 90));
+        p.setPen(theme::quietText());
         const QRect tr(gridRect_.left(), origin_.y() + titleH_, std::max(40, vr.width() - gridRect_.left() - pad), colTitleH_ - 2);
         drawWrapped(p, fm, tr, pad, colTitleLines_, colTitle_ + QStringLiteral("\u00a0\u00a0→"));
     }
@@ -82,7 +84,7 @@ void HeatmapWidget::paintAxisTitles(QPainter& p, const QFontMetrics& fm) const {
         // Along the cells, from their top down to the bottom of the widget; moved up (as far as
         // under the title: this column is empty above the cells) or wrapped when longer.
         p.save();
-        p.setPen(QColor(90, 90, 90));
+        p.setPen(theme::quietText());
         const int x = origin_.x(), y = gridRect_.top();
         const int len = std::max(40, vr.height() - y - pad);
         p.translate(x + fm.descent() + 2, 0);
@@ -104,7 +106,13 @@ void HeatmapWidget::paintCells(QPainter& p, const QFontMetrics& fm, const QRect&
     const QRect target(colX(c0), gridRect_.top() + r0 * cellH_ - vs, colX(c1 + 1) - colX(c0), (r1 - r0 + 1) * cellH_);
     p.setRenderHint(QPainter::SmoothPixmapTransform, false);
     const QRect block(c0, r0, c1 - c0 + 1, r1 - r0 + 1);
-    if (cellW_ < 2.0) {  // cells of a pixel or less: averaged down, never sampled (no moiré)
+    // Into an SVG file (File › Export View as SVG): a rectangle per cell, so the export stays
+    // vector graphics that scale, not a bitmap of the cells.
+    const bool vector = p.paintEngine() && p.paintEngine()->type() == QPaintEngine::SVG;
+    if (vector && cellW_ >= 1.0) {
+        for (int r = r0; r <= r1; ++r)
+            for (int c = c0; c <= c1; ++c) p.fillRect(cellRectViewport(r, c), colorAt(r, c));
+    } else if (cellW_ < 2.0) {  // cells of a pixel or less: averaged down, never sampled (no moiré)
         const QImage img = resampledCells(block);
         p.drawImage(QRect(gridRect_.left(), target.top(), img.width(), target.height()), img);
     } else {
@@ -112,7 +120,7 @@ void HeatmapWidget::paintCells(QPainter& p, const QFontMetrics& fm, const QRect&
     }
 
     if (cellW_ >= 8 && cellH_ >= 8) {  // thin white separators between cells
-        p.setPen(QColor(255, 255, 255));
+        p.setPen(palette().color(QPalette::Base));
         for (int c = c0 + 1; c <= c1; ++c) {
             const int x = colX(c);
             p.drawLine(x, target.top(), x, target.bottom());
@@ -221,8 +229,8 @@ void HeatmapWidget::paintAxisLabels(QPainter& p, const QFont& lf, const QRect& c
         const QString label = r < rowLabels_.size() ? rowLabels_[r] : QString::number(r);
         const bool strong = r == hoverR_ || r == hlRow_;  // the hovered or outlined row
         p.setFont(strong && bfm.horizontalAdvance(label) <= lr.width() ? bold : lf);  // bold where it fits
-        p.setPen(strong ? QColor(0, 0, 0) : QColor(55, 55, 55));
-        if (backed) p.fillRect(lr, QColor(255, 255, 255));
+        p.setPen(palette().color(QPalette::Text));  // the hovered one is bold
+        if (backed) p.fillRect(lr, palette().color(QPalette::Base));
         drawCachedText(p, lr, Qt::AlignRight | Qt::AlignVCenter, label, lr.width());
     };
     for (int r = cells.top(); r <= cells.bottom(); ++r)
@@ -240,18 +248,18 @@ void HeatmapWidget::paintAxisLabels(QPainter& p, const QFont& lf, const QRect& c
         const QString label = c < colLabels_.size() ? colLabels_[c] : QString::number(c);
         const bool strong = c == hoverC_ || c == hlCol_;
         p.setFont(strong && (!colLabelsVertical_ || bfm.horizontalAdvance(label) <= colHeaderH_ - 6) ? bold : lf);
-        p.setPen(strong ? QColor(0, 0, 0) : QColor(55, 55, 55));
+        p.setPen(palette().color(QPalette::Text));  // the hovered one is bold
         const int w = std::min(bfm.horizontalAdvance(label) + 4, colHeaderH_ - 4);
         if (!colLabelsVertical_) {
             const QRect lr(cr.left() - 20, gridRect_.top() - colHeaderH_, cr.width() + 40, colHeaderH_ - 4);
             if (backed)
-                p.fillRect(QRect(cr.center().x() - w / 2, lr.bottom() - bfm.height(), w, bfm.height() + 1), QColor(255, 255, 255));
+                p.fillRect(QRect(cr.center().x() - w / 2, lr.bottom() - bfm.height(), w, bfm.height() + 1), palette().color(QPalette::Base));
             drawCachedText(p, lr, Qt::AlignHCenter | Qt::AlignBottom, label);
         } else {
             p.save();
             p.translate(cr.center().x(), gridRect_.top() - 4);
             p.rotate(-90);
-            if (backed) p.fillRect(QRect(-2, -bfm.height() / 2 - 1, w, bfm.height() + 2), QColor(255, 255, 255));
+            if (backed) p.fillRect(QRect(-2, -bfm.height() / 2 - 1, w, bfm.height() + 2), palette().color(QPalette::Base));
             drawCachedText(p, QRect(0, -fm.height() / 2, colHeaderH_ - 6, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
                            label, colHeaderH_ - 6);
             p.restore();
@@ -285,9 +293,9 @@ void HeatmapWidget::paintLegend(QPainter& p, const QFont& lf) const {
             const QColor base = i == 1 && negInfFill_ ? Colormap::maskedColor() : cmap_.color(float(i));
             p.fillRect(sr, base);
             if (i == 1) p.fillRect(sr, QBrush(Colormap::hatchColorOn(base), Qt::BDiagPattern));
-            p.setPen(QColor(120, 120, 120));
+            p.setPen(theme::quietText());
             p.drawRect(sr.adjusted(0, 0, -1, -1));
-            p.setPen(QColor(40, 40, 40));
+            p.setPen(palette().color(QPalette::Text));
             drawCachedText(p, QRect(sr.right() + 6, sr.top() - 3, fm.horizontalAdvance(i == 0 ? t0 : t1) + 4, sh + 6),
                            Qt::AlignLeft | Qt::AlignVCenter, i == 0 ? t0 : t1);
         }

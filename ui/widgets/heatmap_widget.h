@@ -134,6 +134,10 @@ public:
     // Whether numbers are currently printed in the cells.
     bool valuesShown() const;
     QString tooltipText(int r, int c) const;
+    // The cell under the mouse as QPoint(x = row, y = column), or (-1, -1).
+    QPoint hoveredCell() const { return {hoverR_, hoverC_}; }
+    // A cell for the clipboard: "<row label>\t<column label>\t<value, 9 significant digits>".
+    QString cellCopyText(int r, int c) const;
     QString defaultTooltip(int r, int c) const;
     // The cell under a point in this widget's coordinates as QPoint(x = row, y = column), or
     // (-1, -1).

@@ -1,7 +1,10 @@
-// Private: the few SIMD operations the streaming kernels need, as a lanes type (AVX-512, AVX2
-// or plain floats, chosen at compile time) so one kernel body serves every target; the scalar
-// type also handles the columns left over after the last full vector.
+// Private to the kernel sets (isa.h): the few SIMD operations the streaming kernels need, as a
+// lanes type (AVX-512, AVX2 or plain floats, chosen by the flags this set is compiled with) so one
+// kernel body serves every set; the scalar type also handles the columns left over after the last
+// full vector. In the set's namespace: these inline functions differ from set to set.
 #pragma once
+
+#include "isa/isa.h"
 
 #include <cstdint>
 #include <cstring>
@@ -10,11 +13,7 @@
 #include <immintrin.h>
 #endif
 
-namespace stepformer::cpu {
-
-// Up to this many tokens a linear layer is bound by streaming its weight from memory and the
-// streaming kernels (each weight row read once, the products in registers) win; above, Eigen.
-constexpr int kStreamingMaxTokens = 48;
+namespace stepformer::cpu::STEPFORMER_ISA {
 
 struct ScalarLanes {
     using V = float;
@@ -100,4 +99,4 @@ inline void stream_fence() {
 #endif
 }
 
-}  // namespace stepformer::cpu
+}  // namespace stepformer::cpu::STEPFORMER_ISA

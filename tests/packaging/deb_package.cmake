@@ -1,0 +1,32 @@
+# ctest: CPack makes a .deb whose Depends dpkg-shlibdeps filled in (the Qt, Vulkan and C++
+# libraries the binaries link), holding the programs, the menu entry and the icon.
+# Run as: cmake -DBUILD=<build dir> -DOUT=<folder> -P deb_package.cmake
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+execute_process(COMMAND cpack -G DEB -B ${OUT} --config ${BUILD}/CPackConfig.cmake
+  WORKING_DIRECTORY ${BUILD} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cpack -G DEB failed (${rc}):\n${out}\n${err}")
+endif()
+file(GLOB debs ${OUT}/*.deb)
+list(LENGTH debs n)
+if(NOT n EQUAL 1)
+  message(FATAL_ERROR "expected one .deb in ${OUT}, found ${n}: ${debs}")
+endif()
+execute_process(COMMAND dpkg-deb -f ${debs} Package Version Depends RESULT_VARIABLE rc OUTPUT_VARIABLE fields)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "dpkg-deb cannot read ${debs}")
+endif()
+foreach(dep libc6 libstdc\\+\\+6 libqt6core6 libqt6widgets6 libqt6charts6 libgomp1 qt6-qpa-plugins)
+  if(NOT fields MATCHES "Depends:.*${dep}")
+    message(FATAL_ERROR "the .deb's Depends lacks ${dep}:\n${fields}")
+  endif()
+endforeach()
+execute_process(COMMAND dpkg-deb -c ${debs} OUTPUT_VARIABLE files)
+foreach(f usr/bin/stepformer usr/bin/stepformer-cli usr/share/applications/org.stepformer.Stepformer.desktop
+          usr/share/icons/hicolor/scalable/apps/org.stepformer.Stepformer.svg usr/share/man/man1/stepformer-cli.1)
+  if(NOT files MATCHES "\\./${f}")
+    message(FATAL_ERROR "the .deb does not hold ${f}:\n${files}")
+  endif()
+endforeach()
+message(STATUS "${debs}:\n${fields}")
