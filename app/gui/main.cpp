@@ -20,7 +20,9 @@
 #include <QThreadPool>
 #include <QStringList>
 
+#include "app/appearance.h"
 #include "app/compute_devices.h"
+#include "app/desktop_habits.h"
 #include "app/input_bar.h"
 #include "app/language.h"
 #include "app/main_window.h"
@@ -58,6 +60,9 @@ struct Args {
     MainWindow::Options opts;
     QString step, view, source, target, shotPath, lang;
     QStringList docks;  // --dock: docks to open (e.g. train)
+    QString theme;      // --theme: system | light | dark (empty: the one remembered)
+    int zoom = 0;       // --zoom: percent (0: the one remembered)
+    bool trainingLayout = false;  // --layout training
     std::optional<AttentionView::Mode> attentionMode;  // --attention-mode
     bool haveSource = false, haveTarget = false;
     QSize shotSize{1440, 900};
@@ -122,8 +127,20 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
         QStringLiteral("The UI's language: en or zh_CN. Default: the one chosen last in View > Language, else the "
                        "system's."),
         QStringLiteral("en|zh_CN"));
+    const QCommandLineOption themeOpt(QStringLiteral("theme"),
+                                      QStringLiteral("The colours: system, light or dark. Default: View > Appearance's, "
+                                                     "remembered from the last run."),
+                                      QStringLiteral("system|light|dark"));
+    const QCommandLineOption zoomOpt(QStringLiteral("zoom"),
+                                     QStringLiteral("Presentation zoom in percent: 100, 125, 150, 175 or 200 (larger text "
+                                                    "and cells). Default: the one remembered."),
+                                     QStringLiteral("percent"));
+    const QCommandLineOption layoutOpt(QStringLiteral("layout"),
+                                       QStringLiteral("Start in this layout: training (the Train panel in most of the "
+                                                      "window, View > Training Layout)."),
+                                       QStringLiteral("training"));
     parser.addOptions({stepOpt, viewOpt, shotOpt, sizeOpt, presetOpt, weightsOpt, noTrainOpt, srcOpt, tgtOpt, dockOpt,
-                       attentionModeOpt, backendOpt, langOpt});
+                       attentionModeOpt, backendOpt, langOpt, themeOpt, zoomOpt, layoutOpt});
     parser.addPositionalArgument(QStringLiteral("file"),
                                  QStringLiteral("A weights file to open (the same as --weights)."),
                                  QStringLiteral("[file.safetensors]"));
@@ -140,6 +157,22 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
         a.lang = parser.value(langOpt).trimmed();
         if (!language::codes().contains(a.lang))
             return fail(QStringLiteral("unknown language '%1' (use %2)").arg(a.lang, language::codes().join(QStringLiteral(" or "))));
+    }
+    if (parser.isSet(themeOpt)) {
+        a.theme = parser.value(themeOpt).trimmed().toLower();
+        if (a.theme != QLatin1String("system") && a.theme != QLatin1String("light") && a.theme != QLatin1String("dark"))
+            return fail(QStringLiteral("unknown theme '%1' (use system, light or dark)").arg(parser.value(themeOpt)));
+    }
+    if (parser.isSet(zoomOpt)) {
+        bool ok = false;
+        a.zoom = parser.value(zoomOpt).toInt(&ok);
+        if (!ok || a.zoom < 100 || a.zoom > 200)
+            return fail(QStringLiteral("bad --zoom '%1' (a percent from 100 to 200)").arg(parser.value(zoomOpt)));
+    }
+    if (parser.isSet(layoutOpt)) {
+        if (parser.value(layoutOpt).trimmed().toLower() != QLatin1String("training"))
+            return fail(QStringLiteral("unknown layout '%1' (use training)").arg(parser.value(layoutOpt)));
+        a.trainingLayout = true;
     }
     if (parser.isSet(backendOpt)) {
         o.backend = parser.value(backendOpt).trimmed().toLower();
@@ -303,16 +336,26 @@ int runWindow(const Args& args, QApplication& app) {
         if (args.attentionMode || args.screenshot())
             attention->setMode(args.attentionMode.value_or(AttentionView::Mode::OneLayer));
 
+    if (!args.theme.isEmpty())
+        Appearance::applyTheme(args.theme == QLatin1String("dark")    ? Appearance::Theme::Dark
+                               : args.theme == QLatin1String("light") ? Appearance::Theme::Light
+                                                                      : Appearance::Theme::System);
+    if (args.zoom > 0) Appearance::applyZoom(args.zoom);
+    w.desktopHabits()->appearance()->refresh();
+    auto layOut = [&] {
+        if (args.docks.contains(QLatin1String("train"))) w.trainingDock()->show();
+        if (args.trainingLayout) w.desktopHabits()->trainingLayoutAction()->setChecked(true);
+    };
     if (!args.screenshot()) {
         w.show();
-        if (args.docks.contains(QLatin1String("train"))) w.trainingDock()->show();
+        layOut();
         return app.exec();
     }
 
     w.resize(args.shotSize);
     w.show();
     settle(100);
-    if (args.docks.contains(QLatin1String("train"))) w.trainingDock()->show();
+    layOut();
     settle(400);
     const QImage image = w.grab().toImage();
     if (image.isNull()) return fail(QStringLiteral("rendering the window failed"), 1);

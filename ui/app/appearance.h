@@ -37,6 +37,8 @@ public:
     QAction* zoomOutAction() const { return zoomOut_; }
     QAction* actualSizeAction() const { return actualSize_; }
     QAction* themeAction(Theme t) const;
+    // The menu's checks and enabled entries for the theme and zoom applied now (after a static apply).
+    void refresh() { updateActions(); }
 
 private:
     void step(int direction);

@@ -53,10 +53,10 @@ QHBoxLayout* StepView::makeSentenceHeadBar(QComboBox*& sentence, QSpinBox*& head
 }
 
 QVBoxLayout* StepView::makeWhitePage(int sideMargin, int spacing) {
+    // The page is the palette's Base: white in the light theme, dark in the dark one, and it follows
+    // a theme switch (a colour set in the widget's own palette would not).
     setAutoFillBackground(true);
-    QPalette pal = palette();
-    pal.setColor(QPalette::Window, pal.color(QPalette::Base));  // the page is white in the light theme, dark in the dark
-    setPalette(pal);
+    setBackgroundRole(QPalette::Base);
     auto* root = view_parts::makeColumn(this, spacing, QMargins(sideMargin, 6, sideMargin, 6));
     return root;
 }
