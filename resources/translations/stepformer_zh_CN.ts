@@ -4013,6 +4013,34 @@ learning rate %5</source>
 梯度范数 %4
 学习率 %5</translation>
     </message>
+    <message>
+        <source>Cannot save %1: the loss curve has no points yet.</source>
+        <translation>无法保存 %1：损失曲线还没有数据点。</translation>
+    </message>
+    <message>
+        <source>Cannot save %1: %2</source>
+        <translation>无法保存 %1：%2</translation>
+    </message>
+    <message>
+        <source>Save the Loss Curve as CSV…</source>
+        <translation>将损失曲线保存为 CSV…</translation>
+    </message>
+    <message>
+        <source>Save the Loss Curve as PNG…</source>
+        <translation>将损失曲线保存为 PNG…</translation>
+    </message>
+    <message>
+        <source>CSV (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png)</source>
+        <translation>PNG 图片 (*.png)</translation>
+    </message>
+    <message>
+        <source>Save the loss curve</source>
+        <translation>保存损失曲线</translation>
+    </message>
 </context>
 <context>
     <name>LossSparkline</name>

@@ -4,6 +4,7 @@
 // window of its own, start-up file errors, and the learning-rate advice.
 #include <QAction>
 #include <QApplication>
+#include <QChartView>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDragEnterEvent>
@@ -37,6 +38,7 @@
 #include "steps/step_search.h"
 #include "training/dataset_editor.h"
 #include "training/hyperparameter_form.h"
+#include "training/loss_chart.h"
 #include "training/lr_advice.h"
 #include "training/training_panel.h"
 #include "widgets/heatmap_widget.h"
@@ -64,6 +66,8 @@ private slots:
     void startUpFileErrorIsShown();
     void darkThemeAndPresentationZoom();
     void trainingLayoutGivesTheDockTheRoom();
+    void lossCurveSavesAsCsvAndPng();
+    void speedValueIsVisibleOnALaptop();
     void adamGetsItsLearningRate();
     void untrainedRunIsNamed();
 
@@ -405,6 +409,45 @@ void TestDesktopHabits::trainingLayoutGivesTheDockTheRoom() {
     layout->trigger();
     QTRY_VERIFY(nav->isVisible());
     QTRY_VERIFY(!w.trainingDock()->isVisible());
+}
+
+void TestDesktopHabits::lossCurveSavesAsCsvAndPng() {
+    LossChart chart;
+    chart.resize(600, 400);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QTemporaryDir dir;
+    QString err;
+    QVERIFY(!chart.saveCsv(dir.filePath(QStringLiteral("empty.csv")), &err));  // nothing yet: said
+    QVERIFY(err.contains(QStringLiteral("empty.csv")));
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("empty.csv"))));
+    for (int s = 1; s <= 5; ++s) chart.addStep(s, 2.0 / s, 0.5 * s, 1e-3);
+    chart.flush();
+    const QStringList lines = chart.csv().trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 6);
+    QCOMPARE(lines[0], QStringLiteral("step,loss,smoothed,grad_norm,lr"));
+    QCOMPARE(lines[2].split(QLatin1Char(',')).value(0), QStringLiteral("2"));
+    QCOMPARE(lines[2].split(QLatin1Char(',')).value(1).toDouble(), 1.0);
+    QCOMPARE(lines[2].split(QLatin1Char(',')).value(3).toDouble(), 1.0);
+    QVERIFY2(chart.saveCsv(dir.filePath(QStringLiteral("loss.csv")), &err), qPrintable(err));
+    QFile f(dir.filePath(QStringLiteral("loss.csv")));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(f.readAll()), chart.csv());
+    QVERIFY2(chart.savePng(dir.filePath(QStringLiteral("loss.png")), &err), qPrintable(err));
+    const QImage png(dir.filePath(QStringLiteral("loss.png")));
+    QVERIFY(!png.isNull());
+    QVERIFY(png.height() > chart.lossView()->height());  // both charts, one above the other
+}
+
+void TestDesktopHabits::speedValueIsVisibleOnALaptop() {
+    MainWindow w(options());
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* speed = w.navigator()->findChild<QLabel*>(QStringLiteral("playSpeedLabel"));
+    QVERIFY(speed);
+    QTRY_VERIFY2(speed->isVisible(), "the play speed's value is hidden behind the toolbar's extension");
+    QVERIFY(w.navigator()->findChild<QLabel*>(QStringLiteral("stepPositionLabel"))->isVisible());
 }
 
 void TestDesktopHabits::adamGetsItsLearningRate() {

@@ -190,6 +190,11 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent) {
     statsView_ = view_parts::named(new QChartView(statsChart_, this), "statsChartView");
     paletteChart(lossChart_);
     paletteChart(statsChart_);
+    for (QChartView* v : {lossView_, statsView_}) {  // right click: save the curve as CSV or PNG
+        v->setContextMenuPolicy(Qt::CustomContextMenu);
+        connect(v, &QWidget::customContextMenuRequested, this,
+                [this, v](const QPoint& p) { showExportMenu(v->mapToGlobal(p)); });
+    }
     statsView_->setRenderHint(QPainter::Antialiasing);
     statsView_->setMinimumHeight(110);
 

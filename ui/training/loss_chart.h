@@ -55,6 +55,13 @@ public:
     // The tooltip text for the point nearest to `step`, e.g. "step 12\nloss 0.4321\n…".
     QString hoverText(double step) const;
 
+    // The run's curve, one row per step: "step,loss,smoothed,grad_norm,lr" (9 significant digits).
+    QString csv() const;
+    // Saves csv() / the two charts as one PNG; false and *error (naming the path) when there are no
+    // points yet or the file cannot be written (an existing file is kept).
+    bool saveCsv(const QString& path, QString* error = nullptr) const;
+    bool savePng(const QString& path, QString* error = nullptr);
+
     QChartView* lossView() const { return lossView_; }
     QChartView* statsView() const { return statsView_; }
 
@@ -76,6 +83,7 @@ private:
     int nearestIndex(double step) const;
     void showHover(int index, const QPoint& globalPos);
     void hideHover();
+    void showExportMenu(const QPoint& globalPos);  // the charts' context menu (loss_chart_export.cpp)
 
     std::vector<double> steps_, loss_, ema_, grad_, lr_;
     size_t flushed_ = 0;  // data points already pushed to the series
