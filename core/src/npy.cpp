@@ -1,5 +1,7 @@
 #include "stepformer/npy.h"
 
+#include <array>
+
 #include <bit>
 #include <charconv>
 #include <cstring>
@@ -241,6 +243,102 @@ void write_npy(const std::string& path, const Tensor& t) {
     bytes.append(reinterpret_cast<const char*>(t.ptr()), t.data.size() * sizeof(float));
     try {
         write_file_atomic(path, bytes.data(), bytes.size());
+    } catch (const std::runtime_error& e) {
+        throw NpyError(as_message(e));
+    }
+}
+
+namespace {
+
+// CRC-32 (IEEE 802.3, reflected, as zip wants it), table-driven.
+uint32_t crc32(const char* data, size_t n) {
+    static const auto table = [] {
+        std::array<uint32_t, 256> t{};
+        for (uint32_t i = 0; i < 256; ++i) {
+            uint32_t c = i;
+            for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+            t[i] = c;
+        }
+        return t;
+    }();
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; ++i) c = table[(c ^ uint8_t(data[i])) & 0xFFu] ^ (c >> 8);
+    return c ^ 0xFFFFFFFFu;
+}
+
+void put16(std::string& out, uint32_t v) {
+    out += char(v & 0xFF);
+    out += char((v >> 8) & 0xFF);
+}
+void put32(std::string& out, uint32_t v) {
+    put16(out, v & 0xFFFF);
+    put16(out, v >> 16);
+}
+
+}  // namespace
+
+void write_npz(const std::string& path, const std::vector<std::pair<std::string, const Tensor*>>& arrays) {
+    std::string zip, central;
+    const uint32_t dosDate = (0u << 9) | (1u << 5) | 1u;  // 1980-01-01, the zip epoch: reproducible files
+    for (const auto& [name, t] : arrays) {
+        if (numel(t->shape) != t->size())
+            fail(path, Message(Msg::npy_shape_values, {shape_to_string(t->shape), t->size()}));
+        std::string npy = npy_preamble(t->shape, path);
+        npy.append(reinterpret_cast<const char*>(t->ptr()), t->data.size() * sizeof(float));
+        const std::string entry = name + ".npy";
+        const uint32_t crc = crc32(npy.data(), npy.size());
+        if (zip.size() + npy.size() + entry.size() + 30 >= 0xFFFFFFFFull)
+            throw NpyError(Message::plain(path + ": the archive would be 4 GiB or more (a .npz needs ZIP64 then); "
+                                                 "export fewer tensors"));
+        const uint32_t offset = uint32_t(zip.size());
+        // Local file header, then the data.
+        put32(zip, 0x04034b50u);
+        put16(zip, 20);  // version needed: 2.0
+        put16(zip, 0);   // flags
+        put16(zip, 0);   // stored
+        put16(zip, 0);   // time
+        put16(zip, dosDate);
+        put32(zip, crc);
+        put32(zip, uint32_t(npy.size()));
+        put32(zip, uint32_t(npy.size()));
+        put16(zip, uint32_t(entry.size()));
+        put16(zip, 0);
+        zip += entry;
+        zip += npy;
+        // Its central directory record.
+        put32(central, 0x02014b50u);
+        put16(central, 20);  // made by: 2.0
+        put16(central, 20);
+        put16(central, 0);
+        put16(central, 0);
+        put16(central, 0);
+        put16(central, dosDate);
+        put32(central, crc);
+        put32(central, uint32_t(npy.size()));
+        put32(central, uint32_t(npy.size()));
+        put16(central, uint32_t(entry.size()));
+        put16(central, 0);  // extra
+        put16(central, 0);  // comment
+        put16(central, 0);  // disk
+        put16(central, 0);  // internal attributes
+        put32(central, 0);  // external attributes
+        put32(central, offset);
+        central += entry;
+    }
+    if (arrays.size() > 0xFFFF || zip.size() + central.size() >= 0xFFFFFFFFull)
+        throw NpyError(Message::plain(path + ": too many or too large tensors for a .npz without ZIP64"));
+    const uint32_t centralAt = uint32_t(zip.size());
+    zip += central;
+    put32(zip, 0x06054b50u);  // end of central directory
+    put16(zip, 0);
+    put16(zip, 0);
+    put16(zip, uint32_t(arrays.size()));
+    put16(zip, uint32_t(arrays.size()));
+    put32(zip, uint32_t(central.size()));
+    put32(zip, centralAt);
+    put16(zip, 0);
+    try {
+        write_file_atomic(path, zip.data(), zip.size());
     } catch (const std::runtime_error& e) {
         throw NpyError(as_message(e));
     }

@@ -2489,6 +2489,22 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <source>Give the Train panel most of the window, for training in front of a class; the same key puts everything back (Ctrl+Shift+T)</source>
         <translation>把窗口的大部分留给训练面板，便于在课堂上演示训练；再按一次同一个键即可复原（Ctrl+Shift+T）</translation>
     </message>
+    <message>
+        <source>Export Trace as NumPy &amp;Archive (.npz)…</source>
+        <translation>将整个前向过程导出为 NumPy 归档(&amp;A)（.npz）…</translation>
+    </message>
+    <message>
+        <source>Save every tensor of this pass in one .npz; np.load(path)[&quot;&lt;step name&gt;&quot;] reads one</source>
+        <translation>把这一遍的每个张量存进一个 .npz；用 np.load(文件名)[&quot;&lt;步骤名&gt;&quot;] 读取其中一个</translation>
+    </message>
+    <message>
+        <source>Export &amp;Gradients as NumPy Archive (.npz)…</source>
+        <translation>将梯度导出为 NumPy 归档(&amp;G)（.npz）…</translation>
+    </message>
+    <message>
+        <source>Save every gradient of this pass (grad.&lt;step name&gt;) in one .npz</source>
+        <translation>把这一遍的每个梯度（grad.&lt;步骤名&gt;）存进一个 .npz</translation>
+    </message>
 </context>
 <context>
     <name>DeviceAgreement</name>
@@ -2833,6 +2849,18 @@ It goes on computing on the CPU.</source>
     <message>
         <source>Export View</source>
         <translation>导出视图</translation>
+    </message>
+    <message>
+        <source>Export Gradients</source>
+        <translation>导出梯度</translation>
+    </message>
+    <message>
+        <source>Export Trace</source>
+        <translation>导出前向过程</translation>
+    </message>
+    <message>
+        <source>NumPy archive (*.npz)</source>
+        <translation>NumPy 归档 (*.npz)</translation>
     </message>
 </context>
 <context>
@@ -5012,6 +5040,14 @@ embedding %3 + PE %4 = %5</source>
     <message>
         <source>differs in %1 of %2 numbers by ≤ %3 ulp (max |Δ| = %4)</source>
         <translation>%2 个数中有 %1 个不同，相差 ≤ %3 ulp（最大 |Δ| = %4）</translation>
+    </message>
+    <message>
+        <source>Cannot export %1: this pass has no gradients (it needs a target that starts with the start token)</source>
+        <translation>无法导出 %1：这一遍没有梯度（需要以起始符开头的目标句）</translation>
+    </message>
+    <message>
+        <source>Cannot export %1: there is no trace to export</source>
+        <translation>无法导出 %1：没有可导出的前向过程</translation>
     </message>
 </context>
 <context>

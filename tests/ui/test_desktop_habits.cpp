@@ -27,6 +27,7 @@
 #include <QUrl>
 
 #include "app/appearance.h"
+#include "app/export.h"
 #include "app/desktop_habits.h"
 #include "app/input_bar.h"
 #include "app/main_window.h"
@@ -67,6 +68,7 @@ private slots:
     void darkThemeAndPresentationZoom();
     void trainingLayoutGivesTheDockTheRoom();
     void lossCurveSavesAsCsvAndPng();
+    void traceAndGradientsExportAsNpz();
     void speedValueIsVisibleOnALaptop();
     void adamGetsItsLearningRate();
     void untrainedRunIsNamed();
@@ -437,6 +439,34 @@ void TestDesktopHabits::lossCurveSavesAsCsvAndPng() {
     const QImage png(dir.filePath(QStringLiteral("loss.png")));
     QVERIFY(!png.isNull());
     QVERIFY(png.height() > chart.lossView()->height());  // both charts, one above the other
+}
+
+void TestDesktopHabits::traceAndGradientsExportAsNpz() {
+    MainWindow w(options());
+    QVERIFY(w.findChild<QAction*>(QStringLiteral("actionExportTraceNpz")));
+    QVERIFY(w.findChild<QAction*>(QStringLiteral("actionExportGradientsNpz")));
+    const auto trace = w.session()->trace();
+    QVERIFY(trace);
+    QTemporaryDir dir;
+    for (const bool gradients : {false, true}) {
+        const QString path = dir.filePath(gradients ? QStringLiteral("g.npz") : QStringLiteral("t.npz"));
+        QString err;
+        QVERIFY2(exportTraceNpz(*trace, gradients, path, &err), qPrintable(err));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        QVERIFY(bytes.startsWith(QByteArray("PK\x03\x04", 4)));
+        int expected = 0;
+        for (const auto& e : trace->entries())
+            if ((e.name.rfind("grad.", 0) == 0) == gradients && !e.value.data.empty()) {
+                ++expected;
+                QVERIFY2(bytes.contains(QByteArray::fromStdString(e.name + ".npy")), e.name.c_str());
+            }
+        // One local header and one central record per tensor (the core's test reads them back).
+        QCOMPARE(int(bytes.count(QByteArray("PK\x03\x04", 4))), expected);
+        QCOMPARE(int(bytes.count(QByteArray("PK\x01\x02", 4))), expected);
+        QVERIFY(expected > 10);
+    }
 }
 
 void TestDesktopHabits::speedValueIsVisibleOnALaptop() {

@@ -24,6 +24,7 @@
 
 #include "app/appearance.h"
 #include "app/dock_layout.h"
+#include "app/file_dialogs.h"
 #include "app/main_window.h"
 #include "app/session.h"
 #include "steps/step_navigator.h"
@@ -127,6 +128,18 @@ DesktopHabits::DesktopHabits(MainWindow* window, QAction* findStep) : QObject(wi
     if (auto* file = window->menuBar()->findChild<QMenu*>(QStringLiteral("menuFile"))) {
         const QList<QAction*> acts = file->actions();
         file->insertMenu(acts.value(1), recent_);  // after Open Weights
+        // The whole pass for NumPy: after the tensor exports.
+        auto* trace = new QAction(tr("Export Trace as NumPy &Archive (.npz)…"), window);
+        trace->setObjectName(QStringLiteral("actionExportTraceNpz"));
+        trace->setToolTip(tr("Save every tensor of this pass in one .npz; np.load(path)[\"<step name>\"] reads one"));
+        auto* grads = new QAction(tr("Export &Gradients as NumPy Archive (.npz)…"), window);
+        grads->setObjectName(QStringLiteral("actionExportGradientsNpz"));
+        grads->setToolTip(tr("Save every gradient of this pass (grad.<step name>) in one .npz"));
+        for (QAction* a : {trace, grads}) a->setStatusTip(a->toolTip());
+        const auto png = window->findChild<QAction*>(QStringLiteral("actionExportPng"));
+        file->insertActions(png, {trace, grads});
+        connect(trace, &QAction::triggered, window, [window] { FileDialogs::exportTraceNpz(*window, false); });
+        connect(grads, &QAction::triggered, window, [window] { FileDialogs::exportTraceNpz(*window, true); });
     }
     rebuildRecentMenu();
 

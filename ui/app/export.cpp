@@ -189,3 +189,23 @@ bool exportEntryCsv(const stepformer::Trace& trace, const stepformer::TraceEntry
         return fail(error, QObject::tr("Cannot export %1: the tensor's shape does not match its data").arg(path));
     return writeBytes(labelledCsv(trace, entry, cfg).toUtf8(), path, error);
 }
+
+bool exportTraceNpz(const stepformer::Trace& trace, bool gradients, const QString& path, QString* error) {
+    if (!checkArgs(path, error)) return false;
+    std::vector<std::pair<std::string, const stepformer::Tensor*>> arrays;
+    for (const stepformer::TraceEntry& e : trace.entries()) {
+        const bool grad = e.name.rfind("grad.", 0) == 0;
+        if (grad == gradients && !e.value.data.empty()) arrays.emplace_back(e.name, &e.value);
+    }
+    if (arrays.empty())
+        return fail(error, gradients ? QObject::tr("Cannot export %1: this pass has no gradients (it needs a target "
+                                                   "that starts with the start token)")
+                                           .arg(path)
+                                     : QObject::tr("Cannot export %1: there is no trace to export").arg(path));
+    try {
+        stepformer::write_npz(QFile::encodeName(path).toStdString(), arrays);
+    } catch (const std::exception& e) {
+        return fail(error, withPath(QObject::tr("Cannot export %1: %2").arg(path, coreText(e)), path));
+    }
+    return true;
+}

@@ -26,6 +26,9 @@ bool exportTensorCsv(const stepformer::Tensor& tensor, const QString& path, QStr
 // entries (may be null).
 QString labelledCsv(const stepformer::Trace& trace, const stepformer::TraceEntry& entry,
                     const stepformer::Config* cfg);
+// Every entry of a trace, or only its gradients (grad.*), as one NumPy archive: np.load(path)
+// gives each by its trace name. False (and *error) when there is nothing to export or on failure.
+bool exportTraceNpz(const stepformer::Trace& trace, bool gradients, const QString& path, QString* error = nullptr);
 bool exportEntryCsv(const stepformer::Trace& trace, const stepformer::TraceEntry& entry,
                     const stepformer::Config* cfg, const QString& path, QString* error = nullptr);
 // stepformer::write_npy ('<f4', C order; np.load reads it).

@@ -7,7 +7,9 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 
+#include "app/export.h"
 #include "app/main_window.h"
+#include "app/session.h"
 
 namespace {
 
@@ -54,6 +56,19 @@ void FileDialogs::exportTensor(MainWindow& window, const QString& suffix) {
     if (path.isEmpty()) return;
     QString err;
     const bool ok = window.exportCurrentTensor(path, &err);
+    reportExport(window, path, ok, err);
+}
+
+void FileDialogs::exportTraceNpz(MainWindow& window, bool gradients) {
+    const auto trace = window.session()->trace();
+    if (!trace) return;
+    const QString path = askExportPath(&window, gradients ? tr("Export Gradients") : tr("Export Trace"),
+                                       gradients ? QStringLiteral("gradients.npz") : QStringLiteral("trace.npz"),
+                                       tr("NumPy archive (*.npz)"), QStandardPaths::DocumentsLocation,
+                                       QStringLiteral("npz"));
+    if (path.isEmpty()) return;
+    QString err;
+    const bool ok = ::exportTraceNpz(*trace, gradients, path, &err);
     reportExport(window, path, ok, err);
 }
 

@@ -19,4 +19,6 @@ public:
     // The status bar says where it went, an error box why it did not.
     static void exportTensor(MainWindow& window, const QString& suffix);
     static void exportView(MainWindow& window, const QString& suffix);
+    // The whole trace (or only its gradients) as a NumPy archive, .npz.
+    static void exportTraceNpz(MainWindow& window, bool gradients);
 };

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "stepformer/message.h"
@@ -18,6 +19,11 @@ struct NpyError : Error {
 // NumPy format v1.0, dtype '<f4', C order, header padded so the data starts at a
 // multiple of 64 bytes. Written atomically (see atomic_file.h). Throws NpyError.
 void write_npy(const std::string& path, const Tensor& t);
+
+// NumPy's .npz: a zip archive (stored, not compressed) of one .npy per array, "<name>.npy", in the
+// order given; np.load(path)[name] reads each. Written atomically. Throws NpyError (a shape that
+// does not match its values; an archive of 4 GiB or more, which would need ZIP64).
+void write_npz(const std::string& path, const std::vector<std::pair<std::string, const Tensor*>>& arrays);
 
 // Reads '<f4' and '<f8' (converted to float32) C-order arrays, format v1.0 to v3.0.
 // Anything else (other dtypes, big-endian, Fortran order, truncated data) is an
