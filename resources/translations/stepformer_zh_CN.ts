@@ -222,6 +222,14 @@ c_fc · GELU · c_proj</translation>
         <source>lm_head (= wte, tied)</source>
         <translation>lm_head（= wte，共享权重）</translation>
     </message>
+    <message>
+        <source>Architecture diagram</source>
+        <translation>架构图</translation>
+    </message>
+    <message>
+        <source>The model&apos;s blocks; a click on a block goes to its first step.</source>
+        <translation>模型的各个模块；单击一个模块即跳到它的第一步。</translation>
+    </message>
 </context>
 <context>
     <name>AttentionLinesWidget</name>
@@ -260,6 +268,14 @@ c_fc · GELU · c_proj</translation>
     <message>
         <source>Each line joins a query (left) to a key (right); the more opaque, the larger the attention weight. Hover a token to see its lines.</source>
         <translation>每条线把一个查询（左）连到一个键（右）；线越不透明，注意力权重越大。将鼠标悬停在词元上可查看它的连线。</translation>
+    </message>
+    <message>
+        <source>Attention lines</source>
+        <translation>注意力连线</translation>
+    </message>
+    <message>
+        <source>Each query token joined to the key tokens it attends to; a thicker line is a larger weight.</source>
+        <translation>每个查询词元与它关注的键词元相连；线越粗，权重越大。</translation>
     </message>
 </context>
 <context>
@@ -319,6 +335,14 @@ c_fc · GELU · c_proj</translation>
     <message>
         <source>&lt;b&gt;Layer %1 · mean of the %2 heads&lt;/b&gt;&lt;br&gt;query &lt;b&gt;&apos;%3&apos;&lt;/b&gt; → key &lt;b&gt;&apos;%4&apos;&lt;/b&gt;: &lt;b&gt;%5&lt;/b&gt;&lt;br&gt;per head: %6</source>
         <translation>&lt;b&gt;第 %1 层 · %2 个头的平均值&lt;/b&gt;&lt;br&gt;查询 &lt;b&gt;&apos;%3&apos;&lt;/b&gt; → 键 &lt;b&gt;&apos;%4&apos;&lt;/b&gt;：&lt;b&gt;%5&lt;/b&gt;&lt;br&gt;各头：%6</translation>
+    </message>
+    <message>
+        <source>Colour scale of the attention weights</source>
+        <translation>注意力权重的色标</translation>
+    </message>
+    <message>
+        <source>Key tokens</source>
+        <translation>键词元</translation>
     </message>
 </context>
 <context>
@@ -2505,6 +2529,10 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <source>Save every gradient of this pass (grad.&lt;step name&gt;) in one .npz</source>
         <translation>把这一遍的每个梯度（grad.&lt;步骤名&gt;）存进一个 .npz</translation>
     </message>
+    <message>
+        <source>Clear</source>
+        <translation>清除</translation>
+    </message>
 </context>
 <context>
     <name>DeviceAgreement</name>
@@ -2721,6 +2749,10 @@ It goes on computing on the CPU.</source>
     <message>
         <source>Shape </source>
         <translation>形状 </translation>
+    </message>
+    <message>
+        <source>Explanation of the step</source>
+        <translation>本步骤的讲解</translation>
     </message>
 </context>
 <context>
@@ -3059,6 +3091,34 @@ gradient
     <message>
         <source>value = &lt;b&gt;%1&lt;/b&gt;</source>
         <translation>值 = &lt;b&gt;%1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>%1, %2 = %3</source>
+        <translation>%1，%2 = %3</translation>
+    </message>
+    <message>
+        <source> (masked)</source>
+        <translation>（已掩码）</translation>
+    </message>
+    <message>
+        <source>Heatmap</source>
+        <translation>热力图</translation>
+    </message>
+    <message>
+        <source>Heatmap: %1</source>
+        <translation>热力图：%1</translation>
+    </message>
+    <message>
+        <source>%1 rows × %2 columns</source>
+        <translation>%1 行 × %2 列</translation>
+    </message>
+    <message>
+        <source>rows: %1; columns: %2</source>
+        <translation>行：%1；列：%2</translation>
+    </message>
+    <message>
+        <source>Tab here, then the arrow keys move a cell cursor; Esc leaves it.</source>
+        <translation>用 Tab 键移到这里后，方向键移动单元格光标；按 Esc 键退出。</translation>
     </message>
 </context>
 <context>
@@ -4805,6 +4865,10 @@ row)
     <message>
         <source>row %1, column %2: %3</source>
         <translation>第 %1 行，第 %2 列：%3</translation>
+    </message>
+    <message>
+        <source>Positional encoding heatmap</source>
+        <translation>位置编码热力图</translation>
     </message>
 </context>
 <context>

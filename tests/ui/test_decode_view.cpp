@@ -363,6 +363,22 @@ void TestDecodeView::wholeInTheWindowAtLaptopSizes() {
             const QRect r(c->mapTo(area->viewport(), QPoint(0, 0)), c->size());
             QVERIFY2(r.right() <= inside.right(), qPrintable(where + QLatin1String(": ") + QLatin1String(n)));
         }
+        // Every query row of both attention maps, and their legends, in view (no scrolling in them).
+        for (const char* n : {"decodeSelfAttnHeatmap", "decodeCrossAttnHeatmap"}) {
+            auto* map = view->findChild<HeatmapWidget*>(QString::fromLatin1(n));
+            QVERIFY2(map && !map->isEmpty(), n);
+            const QRect last = map->cellRect(map->rows() - 1, map->cols() - 1);
+            QVERIFY2(map->verticalScrollBar()->maximum() == 0 && last.bottom() < map->height(),
+                     qPrintable(where + QStringLiteral(": %1's last row ends at %2 in %3 px (minimum %4)")
+                                            .arg(QLatin1String(n)).arg(last.bottom()).arg(map->height())
+                                            .arg(map->minimumSizeHint().height())));
+            // Rows as tall as their token labels (the legend then has its masked swatch too).
+            QVERIFY2(map->cellSize().height() >= QFontMetrics(map->font()).height(),
+                     qPrintable(where + QStringLiteral(": %1's rows are %2 px").arg(QLatin1String(n)).arg(map->cellSize().height())));
+            const QRect onPage(map->mapTo(area->viewport(), QPoint(0, 0)), map->size());
+            QVERIFY2(onPage.bottom() <= inside.bottom() || area->verticalScrollBar()->maximum() > 0,
+                     qPrintable(where + QLatin1String(": ") + QLatin1String(n) + QLatin1String(" below the window")));
+        }
         auto* status = view->findChild<QLabel*>(QStringLiteral("decodeStatusLabel"));
         QVERIFY2(status->heightForWidth(status->width()) <= status->height() ||
                      status->fontMetrics().horizontalAdvance(status->text()) <= status->width(),

@@ -4,7 +4,11 @@
 // window of its own, start-up file errors, and the learning-rate advice.
 #include <QAction>
 #include <QApplication>
+#include <QChart>
 #include <QChartView>
+#include <QHash>
+#include <QLegend>
+#include <QAbstractAxis>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDragEnterEvent>
@@ -18,8 +22,12 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
+#include <QTabWidget>
+#include <QScrollBar>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -374,6 +382,14 @@ void TestDesktopHabits::darkThemeAndPresentationZoom() {
     QTRY_VERIFY(cornerLightness() > 200);
 
     const qreal base = QApplication::font().pointSizeF();
+    // Texts with a size of their own (a view's title, the bold Start button) and the charts' texts.
+    QHash<QWidget*, qreal> own;
+    for (QWidget* c : w.findChildren<QWidget*>())
+        if (c->testAttribute(Qt::WA_SetFont) && (c->font().resolveMask() & QFont::SizeResolved) && c->font().pointSizeF() > 0)
+            own.insert(c, c->font().pointSizeF());
+    QVERIFY(own.size() > 3);
+    QChart* lossChart = w.trainingPanel()->findChild<LossChart*>()->lossView()->chart();
+    const qreal legend = lossChart->legend()->font().pointSizeF(), axis = lossChart->axes().value(0)->labelsFont().pointSizeF();
     auto* in = w.findChild<QAction*>(QStringLiteral("actionZoomIn"));
     QCOMPARE(in->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Plus));
     in->trigger();
@@ -381,9 +397,17 @@ void TestDesktopHabits::darkThemeAndPresentationZoom() {
     QCOMPARE(Appearance::zoom(), 150);
     QVERIFY(std::abs(QApplication::font().pointSizeF() - 1.5 * base) < 0.01);
     QTRY_VERIFY(map->font().pointSizeF() > base * 1.4);  // the views' text grows with it
+    for (auto it = own.cbegin(); it != own.cend(); ++it)
+        QVERIFY2(std::abs(it.key()->font().pointSizeF() - 1.5 * it.value()) < 0.01,
+                 qPrintable(QStringLiteral("%1 '%2': %3 pt").arg(QString::fromLatin1(it.key()->metaObject()->className()),
+                                                                   it.key()->objectName()).arg(it.key()->font().pointSizeF())));
+    QVERIFY(std::abs(lossChart->legend()->font().pointSizeF() - 1.5 * legend) < 0.01);
+    QVERIFY(std::abs(lossChart->axes().value(0)->labelsFont().pointSizeF() - 1.5 * axis) < 0.01);
     w.findChild<QAction*>(QStringLiteral("actionZoomReset"))->trigger();
     QCOMPARE(Appearance::zoom(), 100);
     QVERIFY(std::abs(QApplication::font().pointSizeF() - base) < 0.01);
+    for (auto it = own.cbegin(); it != own.cend(); ++it) QVERIFY(std::abs(it.key()->font().pointSizeF() - it.value()) < 0.01);
+    QVERIFY(std::abs(lossChart->legend()->font().pointSizeF() - legend) < 0.01);
 }
 
 void TestDesktopHabits::trainingLayoutGivesTheDockTheRoom() {
@@ -403,9 +427,23 @@ void TestDesktopHabits::trainingLayoutGivesTheDockTheRoom() {
     QTRY_VERIFY2(w.trainingDock()->height() > w.centralWidget()->height(),
                  qPrintable(QStringLiteral("dock %1 px, central %2 px").arg(w.trainingDock()->height()).arg(w.centralWidget()->height())));
     QVERIFY(w.trainingDock()->width() > 1300);  // across the whole window
+    // The panel does not scroll around the form's own scroll bar; the two charts side by side,
+    // each tall enough for its axes.
+    auto* page = w.trainingPanel()->findChild<QScrollArea*>(QStringLiteral("trainingScroll"));
+    QVERIFY(page);
+    QTRY_COMPARE(page->verticalScrollBar()->maximum(), 0);
+    auto* chart = w.trainingPanel()->findChild<LossChart*>();
+    w.trainingPanel()->findChild<QTabWidget*>(QStringLiteral("trainingTabs"))->setCurrentWidget(chart);
+    QTRY_VERIFY2(chart->statsView()->height() > 250, qPrintable(QString::number(chart->statsView()->height())));
+    QCOMPARE(chart->statsView()->height(), chart->lossView()->height());
     layout->trigger();
     QTRY_VERIFY(nav->isVisible());
     QTRY_VERIFY(!w.trainingDock()->isVisible());
+    // The dock in the usual layout, under the views: no scrolling either, and both charts.
+    w.trainingDock()->show();
+    QTRY_VERIFY(w.trainingDock()->isVisible());
+    QTRY_COMPARE(page->verticalScrollBar()->maximum(), 0);
+    QTRY_VERIFY(chart->statsView()->height() > 120);
 }
 
 void TestDesktopHabits::lossCurveSavesAsCsvAndPng() {
@@ -434,6 +472,16 @@ void TestDesktopHabits::lossCurveSavesAsCsvAndPng() {
     const QImage png(dir.filePath(QStringLiteral("loss.png")));
     QVERIFY(!png.isNull());
     QVERIFY(png.height() > chart.lossView()->height());  // both charts, one above the other
+    // A wide, short panel (a projector's training layout): side by side, each with the height.
+    auto* split = chart.findChild<QSplitter*>(QStringLiteral("lossChartSplit"));
+    QVERIFY(split);
+    QCOMPARE(split->orientation(), Qt::Vertical);
+    chart.resize(1200, 380);
+    QTRY_COMPARE(split->orientation(), Qt::Horizontal);
+    QTRY_VERIFY(chart.statsView()->height() > 300);
+    QVERIFY(chart.statsView()->width() > 300 && chart.lossView()->width() > chart.statsView()->width());
+    QVERIFY2(chart.savePng(dir.filePath(QStringLiteral("wide.png")), &err), qPrintable(err));
+    QVERIFY(QImage(dir.filePath(QStringLiteral("wide.png"))).width() > chart.lossView()->width() + chart.statsView()->width());
 }
 
 void TestDesktopHabits::traceAndGradientsExportAsNpz() {

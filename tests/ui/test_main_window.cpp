@@ -401,6 +401,7 @@ void TestMainWindow::trainsInTheBackgroundWithVisibleProgress() {
     MainWindow w(o);
     QSignalSpy finished(w.session(), &Session::trainingFinished);
     QSignalSpy progress(w.session(), &Session::trainingProgress);
+    w.resize(1600, 900);  // room for the sparkline (a narrower bar leaves it out: test_status_bar)
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(w.session()->isTraining());

@@ -1,11 +1,18 @@
 #include "app/appearance.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
+#include <QAbstractAxis>
+#include <QAbstractBarSeries>
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QBarSet>
+#include <QChart>
+#include <QChartView>
+#include <QLegend>
 #include <QFont>
 #include <QMenu>
 #include <QPalette>
@@ -86,6 +93,31 @@ void Appearance::applyTheme(Theme theme) {
 
 Appearance::Theme Appearance::theme() { return g_theme; }
 
+namespace {
+QFont scaled(QFont f, double ratio) {
+    if (f.pointSizeF() > 0)
+        f.setPointSizeF(f.pointSizeF() * ratio);
+    else
+        f.setPixelSize(std::max(1, int(std::lround(f.pixelSize() * ratio))));
+    return f;
+}
+
+// A chart's texts have fonts of their own, taken when it was made: its title, legend, axes and
+// bar labels follow the zoom by the same factor.
+void scaleChartFonts(QChart* c, double ratio) {
+    if (!c) return;
+    c->setTitleFont(scaled(c->titleFont(), ratio));
+    c->legend()->setFont(scaled(c->legend()->font(), ratio));
+    for (QAbstractAxis* a : c->axes()) {
+        a->setLabelsFont(scaled(a->labelsFont(), ratio));
+        a->setTitleFont(scaled(a->titleFont(), ratio));
+    }
+    for (QAbstractSeries* s : c->series())
+        if (auto* bars = qobject_cast<QAbstractBarSeries*>(s))
+            for (QBarSet* set : bars->barSets()) set->setLabelFont(scaled(set->labelFont(), ratio));
+}
+}  // namespace
+
 void Appearance::applyZoom(int percent) {
     const QFont& base = systemFont();
     g_zoom = std::clamp(percent, kZoomSteps[0], kZoomSteps[std::size(kZoomSteps) - 1]);
@@ -94,7 +126,19 @@ void Appearance::applyZoom(int percent) {
         f.setPointSizeF(base.pointSizeF() * g_zoom / 100.0);
     else
         f.setPixelSize(std::max(1, base.pixelSize() * g_zoom / 100));
+    const QFont before = QApplication::font();
     QApplication::setFont(f);
+    // A widget whose font has a size of its own (a view's title, a dock's caption, the bold Start
+    // button) does not follow the application's font: it grows and shrinks by the same factor.
+    const double ratio = before.pointSizeF() > 0 && f.pointSizeF() > 0 ? f.pointSizeF() / before.pointSizeF()
+                         : before.pixelSize() > 0 && f.pixelSize() > 0 ? double(f.pixelSize()) / before.pixelSize()
+                                                                          : 1.0;
+    if (ratio == 1.0) return;
+    for (QWidget* w : QApplication::allWidgets()) {
+        if (auto* view = qobject_cast<QChartView*>(w)) scaleChartFonts(view->chart(), ratio);
+        if (!w->testAttribute(Qt::WA_SetFont) || !(w->font().resolveMask() & QFont::SizeResolved)) continue;
+        w->setFont(scaled(w->font(), ratio));
+    }
 }
 
 int Appearance::zoom() { return g_zoom; }

@@ -7,6 +7,8 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QKeyEvent>
+#include <QLineEdit>
+#include <QToolButton>
 #include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -17,6 +19,8 @@
 #include <QMimeData>
 #include <QPointer>
 #include <QSettings>
+#include <QRegularExpression>
+#include <QTextDocumentFragment>
 #include <QTimer>
 #include <QStatusBar>
 #include <QTreeView>
@@ -46,6 +50,27 @@ FileKind kindOf(const QString& path) {
     if (ext == QLatin1String("pth") || ext == QLatin1String("pt") || ext == QLatin1String("bin"))
         return FileKind::PyTorch;
     return FileKind::Other;
+}
+
+// A button that shows only an icon (zoom, play, a head's colour) has no name for a screen reader:
+// its tool tip's first sentence becomes the name, and follows the tool tip when it changes.
+void nameIconButton(QAbstractButton* b) {
+    static const char* kFromTip = "stepformerNameFromToolTip";
+    if (!b || !b->text().isEmpty()) return;
+    if (!b->accessibleName().isEmpty() && !b->property(kFromTip).toBool()) return;  // named by its owner
+    QString tip = b->toolTip();
+    if (const auto* tool = qobject_cast<QToolButton*>(b); tool && tool->defaultAction()) {
+        const QAction* a = tool->defaultAction();  // a line edit's buttons: their action says what they do
+        if (!a->text().isEmpty()) tip = a->text();
+        else if (tip.isEmpty() && qobject_cast<QLineEdit*>(b->parentWidget())) tip = DesktopHabits::tr("Clear");
+    }
+    if (tip.isEmpty()) return;
+    QString name = QTextDocumentFragment::fromHtml(tip).toPlainText().simplified();
+    name.remove(QLatin1Char('&'));
+    const int stop = name.indexOf(QRegularExpression(QStringLiteral("[.:;。：；]\\s")));
+    if (stop > 0) name.truncate(stop);
+    b->setAccessibleName(name);
+    b->setProperty(kFromTip, true);
 }
 
 // A control of a view that has no use for ← → Home End (a spin box edits with ↑ ↓ and typing).
@@ -148,6 +173,7 @@ DesktopHabits::DesktopHabits(MainWindow* window, QAction* findStep) : QObject(wi
     window->setAcceptDrops(true);
     window->installEventFilter(this);
     qApp->installEventFilter(this);  // the step keys' ShortcutOverride, sent to whatever has the focus
+    for (QAbstractButton* b : window->findChildren<QAbstractButton*>()) nameIconButton(b);  // polished already
     connect(qApp, &QApplication::focusChanged, this, &DesktopHabits::onFocusChanged);
 }
 
@@ -267,6 +293,10 @@ void DesktopHabits::rebuildRecentMenu() {
 }
 
 bool DesktopHabits::eventFilter(QObject* watched, QEvent* event) {
+    if (event->type() == QEvent::Polish || event->type() == QEvent::ToolTipChange) {
+        nameIconButton(qobject_cast<QAbstractButton*>(watched));
+        return QObject::eventFilter(watched, event);
+    }
     if (event->type() == QEvent::ShortcutOverride) {
         auto* key = static_cast<QKeyEvent*>(event);
         const bool stepKey = key->modifiers() == Qt::NoModifier &&

@@ -10,6 +10,7 @@ LossSparkline::LossSparkline(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("lossSparkline"));
     setFixedSize(120, 20);
     setToolTip(tr("Training loss per step"));
+    setAccessibleName(tr("Training loss per step"));
 }
 
 void LossSparkline::clear() {

@@ -3,6 +3,8 @@
 #include "stepformer/model_registry.h"
 #include "views/view_parts.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -26,8 +28,9 @@ StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
     // Wide enough for most steps' text, so stepping does not re-lay the status bar out.
     const QString longStep = QString::fromStdString(stepformer::names::entry(
         {stepformer::Stack::Decoder, stepformer::BlockKind::CrossAttention, 5}, "masked_scores"));
-    stepLabel_->setMinimumWidth(stepLabel_->fontMetrics().horizontalAdvance(
-        QStringLiteral("Step 888/888 · %1 · [8, 8, 8, 8]").arg(longStep)));
+    stepReserve_ = stepLabel_->fontMetrics().horizontalAdvance(QStringLiteral("Step 888/888 · %1 · [8, 8, 8, 8]").arg(longStep));
+    stepLabel_->setMinimumWidth(stepReserve_);
+    modelLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // elided, never widens the window
 
     liveLabel_ = view_parts::named(new QLabel(this), "liveLabel");
     liveLabel_->setStyleSheet(QStringLiteral("QLabel { background: #dbe9fb; color: #1f4f8f; border-radius: 8px;"
@@ -37,6 +40,7 @@ StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
     trainingBox_ = view_parts::named(new QWidget(this), "trainingBox");
     auto* lay = view_parts::makeRow(trainingBox_, 6, 0);
     auto* caption = new QLabel(tr("Training:"), trainingBox_);
+    trainingCaption_ = caption;
     progress_ = view_parts::named(new QProgressBar(trainingBox_), "trainingProgress");
     progress_->setFixedWidth(190);
     progress_->setTextVisible(true);
@@ -91,7 +95,7 @@ void StatusBar::setDeviceMenu(QMenu* menu) {
 
 void StatusBar::showModel() {
     const auto& c = session_->config();
-    modelLabel_->setText(tr("%5 %1 · %2 layers · %3 heads · %4")
+    modelText_ = (tr("%5 %1 · %2 layers · %3 heads · %4")
                              .arg(c.d_model)
                              .arg(c.n_layers)
                              .arg(c.n_heads)
@@ -100,14 +104,48 @@ void StatusBar::showModel() {
     modelLabel_->setToolTip(session_->modelDescription());
     cancelTraining_->setEnabled(session_->isTraining());
     if (!session_->isTraining()) trainingBox_->setVisible(false);
+    fitWidth();
 }
 
 void StatusBar::showStep(int position, int count, const QString& traceName, const stepformer::TraceEntry* entry) {
-    stepLabel_->setText(entry ? tr("Step %1/%2 · %3 · %4")
-                                    .arg(position)
-                                    .arg(count)
-                                    .arg(traceName, StepModel::shapeText(*entry))
-                              : QString());
+    stepText_ = entry ? tr("Step %1/%2 · %3 · %4").arg(position).arg(count).arg(traceName, StepModel::shapeText(*entry))
+                      : QString();
+    fitWidth();
+}
+
+void StatusBar::resizeEvent(QResizeEvent* e) {
+    QStatusBar::resizeEvent(e);
+    fitWidth();
+}
+
+void StatusBar::fitWidth() {
+    const auto hint = [](const QWidget* w) { return w->isHidden() ? 0 : w->sizeHint().width() + 8; };
+    const QFontMetrics fm = stepLabel_->fontMetrics();
+    const int stepText = fm.horizontalAdvance(stepText_) + 4;
+    // The training box's parts at full size (its layout's hint lags behind a part just hidden).
+    int box = 0;
+    if (!trainingBox_->isHidden())
+        for (QWidget* w : {static_cast<QWidget*>(trainingCaption_), static_cast<QWidget*>(progress_),
+                           static_cast<QWidget*>(sparkline_), static_cast<QWidget*>(lossLabel_),
+                           static_cast<QWidget*>(cancelButton_)})
+            box += std::max(w->sizeHint().width(), w->minimumWidth()) + 6;
+    const int modelRoom = std::min(240, fm.horizontalAdvance(modelText_) + 8);  // what the model label keeps
+    const int avail = width() - modelRoom - hint(liveLabel_) - hint(deviceButton_) - 24;
+    int step = stepReserve_;
+    bool spark = true, caption = true;
+    if (box + step > avail) step = std::min(stepReserve_, stepText);
+    if (box + step > avail && box > 0) spark = false, box -= sparkline_->width() + 6;
+    if (box + step > avail && box > 0) caption = false, box -= trainingCaption_->sizeHint().width() + 6;
+    if (box + step > avail) step = std::max(80, avail - box);
+    sparkline_->setVisible(spark);
+    trainingCaption_->setVisible(caption);
+    stepLabel_->setMinimumWidth(step);
+    stepLabel_->setMaximumWidth(std::max(step, stepText));
+    stepLabel_->setText(fm.elidedText(stepText_, Qt::ElideMiddle, std::max(step, std::min(stepText, avail - box))));
+    stepLabel_->setToolTip(stepLabel_->text() == stepText_ ? QString() : stepText_);
+    // The model label takes what is left.
+    const int modelWidth = std::max(40, width() - box - step - hint(liveLabel_) - hint(deviceButton_) - 32);
+    modelLabel_->setText(modelLabel_->fontMetrics().elidedText(modelText_, Qt::ElideRight, modelWidth));
 }
 
 void StatusBar::showError(const QString& title, const QString& message) {
@@ -134,6 +172,7 @@ void StatusBar::onTrainingStarted(int total) {
     progress_->setValue(0);
     lossLabel_->clear();
     trainingBox_->setVisible(true);
+    fitWidth();
     cancelTraining_->setEnabled(true);
     if (window()->isVisible())
         showMessage(tr("Training the %1 model on the tutorial's sentences; the untrained model is shown meanwhile.")
@@ -150,6 +189,7 @@ void StatusBar::onTrainingProgress(int step, int total, double loss) {
 
 void StatusBar::onTrainingEnded() {
     trainingBox_->setVisible(false);
+    fitWidth();
     cancelTraining_->setEnabled(false);
 }
 
@@ -157,6 +197,7 @@ void StatusBar::showLive(const QString& text, const QString& tip) {
     liveLabel_->setText(text);
     liveLabel_->setToolTip(tip);
     liveLabel_->setVisible(!text.isEmpty());
+    fitWidth();
 }
 
 QString StatusBar::liveText() const { return liveLabel_->isHidden() ? QString() : liveLabel_->text(); }

@@ -13,6 +13,7 @@ class QLabel;
 class QMenu;
 class QMessageBox;
 class QProgressBar;
+class QResizeEvent;
 class QToolButton;
 class LossSparkline;
 class Session;
@@ -48,7 +49,14 @@ public:
     void showLive(const QString& text, const QString& tip = {});
     QString liveText() const;
 
+protected:
+    void resizeEvent(QResizeEvent* e) override;
+
 private:
+    // Fits the right-hand parts into the bar's width: on a narrow window (an unmaximised first
+    // start while the preset trains, a projector at 1024 px) the step label's reserve goes first,
+    // then the loss sparkline, the "Training:" caption, and the texts are elided in the middle.
+    void fitWidth();
     void onTrainingStarted(int total);
     void onTrainingProgress(int step, int total, double loss);
     void onTrainingEnded();
@@ -56,6 +64,9 @@ private:
     Session* session_ = nullptr;
     QAction* cancelTraining_ = nullptr;
     QLabel *modelLabel_ = nullptr, *stepLabel_ = nullptr, *liveLabel_ = nullptr;
+    QLabel* trainingCaption_ = nullptr;
+    QString modelText_, stepText_;  // in full (the labels may show them elided)
+    int stepReserve_ = 0;           // the step label's width for most steps: stepping keeps the layout
     QToolButton* deviceButton_ = nullptr;
     QWidget* trainingBox_ = nullptr;
     QProgressBar* progress_ = nullptr;

@@ -33,6 +33,8 @@ QString stackId(stepformer::Stack s) {
 
 ArchitectureDiagram::ArchitectureDiagram(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("architectureDiagram"));
+    setAccessibleName(tr("Architecture diagram"));
+    setAccessibleDescription(tr("The model's blocks; a click on a block goes to its first step."));
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     setAttribute(Qt::WA_OpaquePaintEvent);

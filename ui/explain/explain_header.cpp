@@ -19,6 +19,7 @@ QString wrappable(const QString& name) {
 
 ExplainHeader::ExplainHeader(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("explainHeader"));
+    setAccessibleName(tr("Explanation of the step"));
     setAttribute(Qt::WA_OpaquePaintEvent);
     QSizePolicy sp(QSizePolicy::Preferred, QSizePolicy::Minimum);
     sp.setHeightForWidth(true);
@@ -30,6 +31,7 @@ void ExplainHeader::setContent(const Content& content) {
     const int oldHeight = layoutFor(width());
     content_ = content;
     laidOutWidth_ = -1;
+    setAccessibleDescription(plainText());  // what a screen reader reads of the painted text
     if (layoutFor(width()) != oldHeight) updateGeometry();
     update();
 }

@@ -29,6 +29,10 @@ namespace {
 constexpr BlockKind kAttentionKinds[] = {BlockKind::SelfAttention, BlockKind::MaskedSelfAttention,
                                          BlockKind::CrossAttention};
 
+// The height the page keeps for the rest (the sentence, pickers, the enlarged head, the epoch
+// slider) before it shows the heads' thumbnails too.
+constexpr int kRoomForTheMap = 230;
+
 }  // namespace
 
 AttentionReplay::AttentionReplay(QWidget* parent) : QWidget(parent) {
@@ -329,4 +333,15 @@ void AttentionReplay::render() {
     for (HeatmapWidget* t : thumbs_) thumb = thumb.expandedTo(t->minimumSizeHint());
     for (HeatmapWidget* t : thumbs_) t->setFixedSize(thumb);
     thumbScroll_->setFixedHeight(thumb.height() + thumbScroll_->horizontalScrollBar()->sizeHint().height());
+}
+
+void AttentionReplay::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    thumbScroll_->setVisible(height() - thumbScroll_->height() >= kRoomForTheMap);
+}
+
+QSize AttentionReplay::minimumSizeHint() const {
+    QSize s = QWidget::minimumSizeHint();
+    if (!thumbScroll_->isHidden()) s.rheight() -= thumbScroll_->height() + layout()->spacing();
+    return s;
 }

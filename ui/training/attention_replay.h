@@ -56,6 +56,12 @@ signals:
 
 protected:
     void showEvent(QShowEvent* e) override;
+    // Short (the Train dock under the views of a laptop), the heads' thumbnails make way for the
+    // enlarged head: the Head picker still chooses it.
+    void resizeEvent(QResizeEvent* e) override;
+
+public:
+    QSize minimumSizeHint() const override;  // without the thumbnails (they hide when short)
 
 private:
     void scheduleRefresh();  // pickers + map, batched (snapshots can come fast) and only when shown

@@ -155,7 +155,7 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent) {
     lossView_->setMouseTracking(true);
     lossView_->viewport()->setMouseTracking(true);
     lossView_->viewport()->installEventFilter(this);
-    lossView_->setMinimumHeight(160);
+    lossView_->setMinimumHeight(130);
 
     // --- gradient norm and learning rate ---
     statsChart_ = new QChart;
@@ -198,13 +198,13 @@ LossChart::LossChart(QWidget* parent) : QWidget(parent) {
     statsView_->setRenderHint(QPainter::Antialiasing);
     statsView_->setMinimumHeight(110);
 
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->setChildrenCollapsible(false);
-    split->addWidget(lossView_);
-    split->addWidget(statsView_);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 1);
-    outer->addWidget(split, 1);
+    split_ = view_parts::named(new QSplitter(Qt::Vertical, this), "lossChartSplit");
+    split_->setChildrenCollapsible(false);
+    split_->addWidget(lossView_);
+    split_->addWidget(statsView_);
+    split_->setStretchFactor(0, 3);
+    split_->setStretchFactor(1, 1);
+    outer->addWidget(split_, 1);
 
     flushTimer_ = new QTimer(this);
     flushTimer_->setSingleShot(true);
@@ -464,4 +464,18 @@ void LossChart::changeEvent(QEvent* e) {
         paletteChart(lossChart_);
         paletteChart(statsChart_);
     }
+}
+
+void LossChart::resizeEvent(QResizeEvent* e) {
+    QWidget::resizeEvent(e);
+    // A wide, short panel (a dock under the views, a projector's training layout) stacked the
+    // gradient-norm chart into a strip too low for its axis: side by side, both get the height.
+    const Qt::Orientation want = width() >= 2 * height() ? Qt::Horizontal : Qt::Vertical;
+    if (split_->orientation() == want) return;
+    split_->setOrientation(want);
+    split_->setStretchFactor(0, 3);
+    split_->setStretchFactor(1, want == Qt::Horizontal ? 2 : 1);
+    const int total = want == Qt::Horizontal ? split_->width() : split_->height();
+    split_->setSizes(want == Qt::Horizontal ? QList<int>{total * 3 / 5, total * 2 / 5}
+                                            : QList<int>{total * 3 / 4, total / 4});
 }

@@ -28,6 +28,8 @@ class QScatterSeries;
 class QAbstractAxis;
 class QValueAxis;
 class QTimer;
+class QSplitter;
+class QResizeEvent;
 
 class LossChart : public QWidget {
     Q_OBJECT
@@ -67,6 +69,7 @@ public:
 
 protected:
     void changeEvent(QEvent* e) override;  // the theme: the charts' surfaces follow the palette
+    void resizeEvent(QResizeEvent* e) override;  // the charts side by side where the panel is wide
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
@@ -95,6 +98,7 @@ private:
 
     QChart *lossChart_ = nullptr, *statsChart_ = nullptr;
     QChartView *lossView_ = nullptr, *statsView_ = nullptr;
+    QSplitter* split_ = nullptr;  // the two charts: one above the other, or side by side
     QLineSeries *raw_ = nullptr, *smooth_ = nullptr, *grad_s_ = nullptr, *lr_s_ = nullptr;
     QScatterSeries* marker_ = nullptr;
     QValueAxis *x_ = nullptr, *sx_ = nullptr, *gy_ = nullptr, *ly_ = nullptr;

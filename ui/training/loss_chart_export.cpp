@@ -3,13 +3,11 @@
 
 #include <QChartView>
 #include <QDir>
-#include <QLabel>
 #include <QFile>
 #include <QFileDialog>
 #include <QMenu>
+#include <QSplitter>
 #include <QMessageBox>
-#include <QPainter>
-#include <QPixmap>
 
 #include "app/export.h"
 #include "stepformer/atomic_file.h"
@@ -45,20 +43,8 @@ bool LossChart::savePng(const QString& path, QString* error) {
         return false;
     }
     flush();
-    // The loss chart above the gradient-norm chart, as they are shown.
-    const QPixmap top = lossView_->grab(), bottom = statsView_->grab();
-    QPixmap both(std::max(top.width(), bottom.width()), top.height() + bottom.height());
-    both.setDevicePixelRatio(top.devicePixelRatio());
-    both.fill(palette().color(QPalette::Base));
-    {
-        QPainter p(&both);
-        p.drawPixmap(0, 0, top);
-        p.drawPixmap(0, int(top.height() / top.devicePixelRatio()), bottom);
-    }
-    QLabel holder;  // exportWidgetPng saves a widget: the composed picture in one
-    holder.setPixmap(both);
-    holder.resize(both.size() / both.devicePixelRatio());
-    return exportWidgetPng(&holder, path, error);
+    // The two charts as they are shown: one above the other, or side by side.
+    return exportWidgetPng(split_, path, error);
 }
 
 void LossChart::showExportMenu(const QPoint& globalPos) {

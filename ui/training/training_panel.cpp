@@ -29,6 +29,26 @@
 
 using namespace stepformer;
 
+namespace {
+// The panel's scrolled page. A scroll area sizes a page whose layout wraps (the buttons' flow
+// row) by heightForWidth, which a layout answers with its preferred height: the panel scrolled,
+// nested around the hyperparameters' own scroll bar, in a dock that had room for all of it at its
+// minimum. This page answers with its minimum at that width: it scrolls only below that.
+class PanelPage : public QWidget {
+public:
+    using QWidget::QWidget;
+    QWidget* flow = nullptr;   // the buttons: more rows when narrow
+    QLabel* message = nullptr;  // wraps
+    int heightForWidth(int w) const override {
+        int h = minimumSizeHint().height();
+        const int inner = w - (layout() ? layout()->contentsMargins().left() + layout()->contentsMargins().right() : 0);
+        if (flow && flow->hasHeightForWidth()) h += std::max(0, flow->heightForWidth(inner) - flow->minimumSizeHint().height());
+        if (message && !message->isHidden()) h += std::max(0, message->heightForWidth(inner) - message->minimumSizeHint().height());
+        return h;
+    }
+};
+}  // namespace
+
 TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("trainingPanel"));
     refName_ = tr("the tutorial's");
@@ -42,9 +62,9 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     page->setWidgetResizable(true);
     page->setFrameShape(QFrame::NoFrame);
     frame->addWidget(page);
-    auto* content = new QWidget(page);
+    auto* content = new PanelPage(page);
     page->setWidget(content);
-    auto* outer = view_parts::makeColumn(content, 6, 8);
+    auto* outer = view_parts::makeColumn(content, 5, QMargins(8, 4, 8, 4));
 
     // --- the controls ---
     // Two rows: the buttons (wrapping where the dock is narrow), then the progress bar across
@@ -77,6 +97,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     const QList<QWidget*> row{start_, runEpochs_, paceCombo_, pause_, stop_, reset_, liveToggle_};
     for (QWidget* w : row) bar->addWidget(w);
     outer->addWidget(buttons);
+    content->flow = buttons;
 
     auto* progressRow = new QHBoxLayout;
     progressRow->setSpacing(6);
@@ -96,6 +117,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     message_->hide();
     outer->addWidget(message_);
+    content->message = message_;
 
     // --- left: the hyperparameters and checkpoints ---
     auto* split = new QSplitter(Qt::Horizontal, this);

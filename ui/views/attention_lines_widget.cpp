@@ -23,6 +23,8 @@ constexpr double kFaded = 0.07;  // opacity factor of lines that are not highlig
 
 AttentionLinesWidget::AttentionLinesWidget(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("attentionLines"));
+    setAccessibleName(tr("Attention lines"));
+    setAccessibleDescription(tr("Each query token joined to the key tokens it attends to; a thicker line is a larger weight."));
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     setAttribute(Qt::WA_OpaquePaintEvent);

@@ -56,6 +56,7 @@ class AttentionOverview::Legend : public QWidget {
 public:
     explicit Legend(QWidget* parent) : QWidget(parent), cmap_(Colormap::Kind::Sequential, 0.0f, 1.0f) {
         setObjectName(QStringLiteral("overviewLegend"));
+        setAccessibleName(AttentionOverview::tr("Colour scale of the attention weights"));
         setToolTip(AttentionOverview::tr("Every cell's colour scale: the attention weight from 0 to 1; hatched = masked"));
         setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Fixed);
     }
@@ -78,6 +79,7 @@ private:
 class AttentionOverview::LayerLabel : public QWidget {
 public:
     LayerLabel(const QString& text, QWidget* parent) : QWidget(parent), text_(text) {
+        setAccessibleName(text);
         setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
     }
     QString text() const { return text_; }
@@ -117,6 +119,7 @@ private:
 class AttentionOverview::KeyStrip : public QWidget {
 public:
     KeyStrip(AttentionOverview* owner, int column, QWidget* parent) : QWidget(parent), owner_(owner), column_(column) {
+        setAccessibleName(AttentionOverview::tr("Key tokens"));
         setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
     }
     void setVertical(bool v) { vertical_ = v; }

@@ -111,7 +111,9 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     series_->attachAxis(axisY_);
     chartView_ = view_parts::named(new QChartView(chart_, this), "decodeChart");
     chartView_->setRenderHint(QPainter::Antialiasing);
-    chartView_->setMinimumHeight(200);
+    // The bars and their words read at 185 px; the attention maps below need the height more (a row per
+    // decoded token, their legends' masked swatch): they get two thirds of what is left.
+    chartView_->setMinimumHeight(185);
     pageLay->addWidget(chartView_, 4);
 
     // Attention heatmaps of the last decoder layer.
@@ -132,7 +134,7 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     crossCol->addWidget(crossAttn_, 1);
     attnRow->addLayout(selfCol, 1);
     attnRow->addLayout(crossCol, 1);
-    pageLay->addLayout(attnRow, 5);
+    pageLay->addLayout(attnRow, 6);
 
     connect(bars_, &QBarSet::hovered, this, &DecodeStepPage::showBarTip);
 }

@@ -52,6 +52,7 @@ PeHeatmap::PeHeatmap(QWidget* parent) : QWidget(parent) {
     setMouseTracking(true);
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
     placeholder_ = tr("No data");
+    setAccessibleName(tr("Positional encoding heatmap"));
 }
 
 void PeHeatmap::setMatrix(int rows, int cols, std::vector<float> values) {

@@ -179,6 +179,13 @@ void HeatmapWidget::paintCells(QPainter& p, const QFontMetrics& fm, const QRect&
         if (r.width() < 5) r = QRect(r.center().x() - 2, r.top(), 5, r.height());  // a cell of a pixel or two
         p.drawRect(r.adjusted(1, 1, -1, -1));
     }
+    if (cursorOn_ && hasFocus()) {
+        // The keyboard's cursor: the focus colour outside the hover frame, on every colour map.
+        QRect r = cellRectViewport(cursorR_, cursorC_);
+        if (r.width() < 7) r = QRect(r.center().x() - 3, r.top(), 7, r.height());
+        p.setPen(QPen(palette().color(QPalette::Highlight), 3, Qt::SolidLine, Qt::SquareCap, Qt::MiterJoin));
+        p.drawRect(r.adjusted(-1, -1, 1, 1));
+    }
     p.restore();
 }
 

@@ -20,6 +20,7 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QAbstractScrollArea(parent) {
     emptyMessage_ = tr("No data");
     setToolTip(QString());
     invalidate();
+    updateAccessibleText();
 }
 
 // ---------------------------------------------------------------- data
@@ -41,6 +42,7 @@ void HeatmapWidget::setMatrix(int rows, int cols, std::shared_ptr<const std::vec
         if (hoverR_ >= 0 || hlRow_ >= 0 || hlCol_ >= 0) viewport()->update();
         hoverR_ = hoverC_ = -1;
         hlRow_ = hlCol_ = -1;
+        if (cursorOn_) setCellCursor(cursorR_, cursorC_);
         return;
     }
     rows_ = rows;
@@ -51,6 +53,11 @@ void HeatmapWidget::setMatrix(int rows, int cols, std::shared_ptr<const std::vec
     hlRow_ = hlCol_ = -1;
     rowLabelExtent_ = colLabelExtent_ = -1;
     invalidate();
+    updateAccessibleText();
+    if (cursorOn_) {  // the keyboard's cursor stays where it was, inside the new matrix
+        if (isEmpty()) leaveCellCursor();
+        else setCellCursor(cursorR_, cursorC_);
+    }
 }
 
 namespace {
@@ -90,15 +97,21 @@ void HeatmapWidget::setColLabels(const QStringList& labels) {
 }
 
 void HeatmapWidget::setTitle(const QString& title) {
-    if (changed(title_, title)) layoutChanged();
+    if (!changed(title_, title)) return;
+    layoutChanged();
+    updateAccessibleText();
 }
 
 void HeatmapWidget::setRowAxisTitle(const QString& title) {
-    if (changed(rowTitle_, title)) layoutChanged();
+    if (!changed(rowTitle_, title)) return;
+    layoutChanged();
+    updateAccessibleText();
 }
 
 void HeatmapWidget::setColAxisTitle(const QString& title) {
-    if (changed(colTitle_, title)) layoutChanged();
+    if (!changed(colTitle_, title)) return;
+    layoutChanged();
+    updateAccessibleText();
 }
 
 void HeatmapWidget::setLegendCaption(const QString& caption) {

@@ -36,6 +36,7 @@
 
 #include "widgets/colormap.h"
 
+class QKeyEvent;
 class QPainter;
 
 class HeatmapWidget : public QAbstractScrollArea {
@@ -143,6 +144,17 @@ public:
     // (-1, -1).
     QPoint cellAt(const QPoint& widgetPos) const;
 
+    // The keyboard's cell cursor. It is on after the heatmap gets the focus by Tab (or ↑ ↓ are
+    // pressed while it has the focus): the arrow keys, Home / End and Page Up / Down then move it,
+    // Enter clicks its cell, Escape gives the arrows back to stepping. The cursor's cell is the
+    // hovered one (linked views outline it, Ctrl+C copies it) and its value goes to the status bar.
+    bool cellCursorOn() const { return cursorOn_; }
+    QPoint cellCursor() const { return {cursorR_, cursorC_}; }  // QPoint(x = row, y = column)
+    void setCellCursor(int r, int c);  // turns the cursor on (clamped to the matrix)
+    void leaveCellCursor();
+    // The status bar's line for a cell: its row and column (with their labels) and its value.
+    QString cellStatusText(int r, int c) const;
+
     // Every how many rows / columns a label is drawn (1: all; more when the cells are thinner
     // than the text): the layout check fails on thinned token labels.
     int rowLabelStep() const { return rowLabelStep_; }
@@ -182,8 +194,14 @@ protected:
     void leaveEvent(QEvent* e) override;
     void scrollContentsBy(int dx, int dy) override;
     void changeEvent(QEvent* e) override;
+    bool event(QEvent* e) override;
+    void keyPressEvent(QKeyEvent* e) override;
+    void focusInEvent(QFocusEvent* e) override;
+    void focusOutEvent(QFocusEvent* e) override;
 
 private:
+    bool cursorKey(const QKeyEvent* e) const;  // a key the cell cursor takes (ShortcutOverride)
+    void updateAccessibleText();
     static int wrappedHeight(const QFontMetrics& fm, const QString& text, int width, int lines);
     void invalidate();      // data / colours changed
     void layoutChanged();   // labels / titles changed
@@ -259,5 +277,7 @@ private:
     int minLeft_ = 0, minRight_ = 0, naturalLeft_ = 0, naturalRight_ = 0;
 
     int hoverR_ = -1, hoverC_ = -1;
+    bool cursorOn_ = false;
+    int cursorR_ = 0, cursorC_ = 0;
     int hlRow_ = -1, hlCol_ = -1;
 };

@@ -1,0 +1,91 @@
+// The status bar on a narrow window (issue 33): while a preset trains on an unmaximised first
+// start, every part stays inside the bar and none is drawn over another; the parts that give way
+// (the step label's reserve, the loss sparkline, the "Training:" caption) come back with the room.
+#include <QApplication>
+#include <QLabel>
+#include <QProgressBar>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+
+#include "app/loss_sparkline.h"
+#include "app/main_window.h"
+#include "app/session.h"
+#include "app/status_bar.h"
+
+class TestStatusBar : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void trainingBoxFitsANarrowWindow_data();
+    void trainingBoxFitsANarrowWindow();
+
+private:
+    QTemporaryDir cache_;
+};
+
+void TestStatusBar::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(cache_.isValid());
+    qputenv("STEPFORMER_CACHE_DIR", cache_.path().toUtf8());
+}
+
+void TestStatusBar::trainingBoxFitsANarrowWindow_data() {
+    QTest::addColumn<int>("width");
+    for (int width : {900, 1024, 1366, 1920}) QTest::newRow(qPrintable(QString::number(width))) << width;
+}
+
+void TestStatusBar::trainingBoxFitsANarrowWindow() {
+    QFETCH(int, width);
+    MainWindow::Options o;
+    o.restoreSettings = false;
+    o.saveSettings = false;
+    o.preset = Session::Preset::Small;
+    o.provisioning = Session::Provisioning::Synchronous;
+    o.cacheDir = cache_.path();
+    o.backend = QStringLiteral("cpu");
+    MainWindow w(o);
+    w.resize(width, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.setCurrentStep(QStringLiteral("decoder.layers.1.dec_enc_attn.masked_scores")));  // a long step name
+    // What the session says while it trains a preset.
+    emit w.session()->trainingStarted(30);
+    emit w.session()->trainingProgress(7, 30, 1.2345);
+    StatusBar* bar = w.statusBarWidget();
+    QTRY_VERIFY(bar->findChild<QWidget*>(QStringLiteral("trainingBox"))->isVisible());
+    QTest::qWait(20);
+
+    QList<QWidget*> parts;
+    for (const char* name : {"modelLabel", "trainingProgress", "lossLabel", "cancelTrainingButton", "deviceButton", "stepLabel"})
+        parts << bar->findChild<QWidget*>(QString::fromLatin1(name));
+    parts << bar->findChild<LossSparkline*>();
+    QList<QRect> rects;
+    for (QWidget* p : parts) {
+        QVERIFY(p);
+        if (!p->isVisible()) continue;
+        const QRect r(p->mapTo(bar, QPoint(0, 0)), p->size());
+        QVERIFY2(r.left() >= 0 && r.right() < bar->width(),
+                 qPrintable(QStringLiteral("%1 at %2..%3 in %4 px").arg(p->objectName()).arg(r.left()).arg(r.right()).arg(bar->width())));
+        for (const QRect& other : rects)
+            QVERIFY2(!r.intersects(other), qPrintable(p->objectName() + QStringLiteral(" overlaps another part")));
+        rects << r;
+    }
+    auto* progress = bar->findChild<QProgressBar*>(QStringLiteral("trainingProgress"));
+    QVERIFY(progress->isVisible());
+    QCOMPARE(progress->value(), 7);
+    auto* step = bar->findChild<QLabel*>(QStringLiteral("stepLabel"));
+    QVERIFY(step->isVisible() && step->width() >= 80);
+    QVERIFY(step->fontMetrics().horizontalAdvance(step->text()) <= step->width());  // elided, not cut
+    QVERIFY(step->text().contains(QStringLiteral("Step")));
+    if (width >= 1900) QVERIFY(bar->findChild<LossSparkline*>()->isVisible());  // with room, everything
+
+    emit w.session()->trainingFinished();
+    QTRY_VERIFY(!bar->findChild<QWidget*>(QStringLiteral("trainingBox"))->isVisible());
+    if (width >= 1200) QTRY_VERIFY(step->toolTip().isEmpty());  // the whole step text again
+}
+
+QTEST_MAIN(TestStatusBar)
+#include "test_status_bar.moc"
