@@ -7,6 +7,8 @@
 //                (the tutorial's hyperparameters, attention replay on and shown)
 //   stepping     opening a weights file, then --passes passes through every step of every view
 //                (the backward pass for the gradients view), switching the sentence between passes
+//   device-switch opening a weights file, then twice: computing on the GPU (every step of every
+//                view), and back on the CPU
 // After each phase it prints the process's memory from /proc/self/status: the peak resident size
 // so far (VmHWM) and the resident size now (VmRSS = RssAnon + RssFile + RssShmem), in MB. Not a
 // timed benchmark; scripts/memory_profile.sh runs every scenario.
@@ -114,7 +116,7 @@ int main(int argc, char** argv) {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Resident memory of the app in a student's scenarios."));
     parser.addHelpOption();
-    parser.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("first-start | open-weights | train | stepping"));
+    parser.addPositionalArgument(QStringLiteral("scenario"), QStringLiteral("first-start | open-weights | train | stepping | device-switch"));
     const QCommandLineOption weightsOpt(QStringLiteral("weights"), QStringLiteral("Weights file to open."),
                                         QStringLiteral("path"));
     const QCommandLineOption cacheOpt(QStringLiteral("cache-dir"), QStringLiteral("Preset cache folder (first-start: empty)."),
@@ -147,7 +149,7 @@ int main(int argc, char** argv) {
         o.cacheDir = parser.value(cacheOpt);
         o.preset = Session::Preset::Tutorial;
     } else if (scenario == QLatin1String("open-weights") || scenario == QLatin1String("train") ||
-               scenario == QLatin1String("stepping")) {
+               scenario == QLatin1String("stepping") || scenario == QLatin1String("device-switch")) {
         if (!parser.isSet(weightsOpt)) return fail(scenario + QStringLiteral(" needs --weights"));
         o.weightsPath = parser.value(weightsOpt);
     } else {
@@ -177,6 +179,22 @@ int main(int argc, char** argv) {
     if (session->modelState() != Session::ModelState::FromFile) return fail(QStringLiteral("could not open the weights"));
     report("weights open");
     if (scenario == QLatin1String("open-weights")) return 0;
+
+    if (scenario == QLatin1String("device-switch")) {
+        for (int round = 1; round <= 2; ++round) {
+            QString why;
+            if (!session->setComputeDevice(ComputeDevices::Kind::Gpu, &why))
+                return fail(QStringLiteral("no GPU: %1").arg(why));
+            settle(1500);
+            stepThroughEverything(w);
+            settle(300);
+            report(qPrintable(QStringLiteral("on the GPU, round %1").arg(round)));
+            if (!session->setComputeDevice(ComputeDevices::Kind::Cpu, &why)) return fail(why);
+            settle(1500);
+            report(qPrintable(QStringLiteral("back on the CPU, round %1").arg(round)));
+        }
+        return 0;
+    }
 
     if (scenario == QLatin1String("train")) {
         TrainingPanel* panel = w.trainingPanel();

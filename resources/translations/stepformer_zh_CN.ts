@@ -2466,24 +2466,12 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>让窗口占满整个屏幕，便于演示（F11）</translation>
     </message>
     <message>
-        <source>&amp;Copy the Number Under the Mouse</source>
-        <translation>复制鼠标下的数值(&amp;C)</translation>
-    </message>
-    <message>
-        <source>Copy the heatmap cell under the mouse: its row, its column and its exact value (Ctrl+C; in a text field Ctrl+C copies the text)</source>
-        <translation>复制鼠标下的热力图单元格：它的行、列和精确数值（Ctrl+C；在文本框中 Ctrl+C 复制文字）</translation>
-    </message>
-    <message>
         <source>Open &amp;Recent</source>
         <translation>最近打开(&amp;R)</translation>
     </message>
     <message>
         <source>Copied %1</source>
         <translation>已复制 %1</translation>
-    </message>
-    <message>
-        <source>Nothing to copy: point at a cell of a heatmap, then press Ctrl+C.</source>
-        <translation>没有可复制的内容：请先把鼠标指向热力图的一个单元格，再按 Ctrl+C。</translation>
     </message>
     <message>
         <source>Open</source>
@@ -2532,6 +2520,22 @@ All layers: every layer × every head of the block at once (click a cell to enla
     <message>
         <source>Clear</source>
         <translation>清除</translation>
+    </message>
+    <message>
+        <source>&amp;Copy Cells</source>
+        <translation>复制单元格(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Copy the heatmap cells dragged over (or chosen with Shift and the arrow keys) with their labels, else the cell under the mouse: its row, its column and its exact value (Ctrl+C; in a text field Ctrl+C copies the text)</source>
+        <translation>复制用鼠标拖选（或用 Shift 加方向键选中）的热力图单元格及其标签；没有选区时复制鼠标下的单元格：它的行、列和精确数值（Ctrl+C；在文本框中 Ctrl+C 复制文字）</translation>
+    </message>
+    <message>
+        <source>Copied %1 × %2 cells with their labels (tab-separated)</source>
+        <translation>已复制 %1 × %2 个单元格及其标签（以制表符分隔）</translation>
+    </message>
+    <message>
+        <source>Nothing to copy: point at a cell of a heatmap (or drag over several), then press Ctrl+C.</source>
+        <translation>没有可复制的内容：请先把鼠标指向热力图的一个单元格（或拖选几个），再按 Ctrl+C。</translation>
     </message>
 </context>
 <context>
@@ -3119,6 +3123,10 @@ gradient
     <message>
         <source>Tab here, then the arrow keys move a cell cursor; Esc leaves it.</source>
         <translation>用 Tab 键移到这里后，方向键移动单元格光标；按 Esc 键退出。</translation>
+    </message>
+    <message>
+        <source>%1 × %2 cells selected: Ctrl+C copies them</source>
+        <translation>已选中 %1 × %2 个单元格：按 Ctrl+C 复制</translation>
     </message>
 </context>
 <context>

@@ -64,7 +64,7 @@ const std::vector<std::string>& covered_kernels() {
         "dropout_mask",         "mul_forward",           "fill",                   "copy",
         "sgd_step",             "adam_step",             "sum_squares",            "sync",
         "host_memory",          "alloc",                 "release",                "upload",
-        "download",             "memory_in_use",
+        "download",             "memory_in_use",         "trim",
         "supports",             "run_elsewhere",  // test_kernel_fallback.cpp
     };
     return k;
@@ -1436,6 +1436,26 @@ TEST_P(BackendOps, Memory) {
         EXPECT_EQ(back, src);
         be->release(d);
         EXPECT_EQ(be->memory_in_use(), in_use);
+    }
+    {
+        TRACE("trim", "gives back the freed buffers kept for reuse; the backend stays usable");
+        void* d = be->alloc(1 << 20);
+        be->release(d);
+        be->sync();
+        const size_t given = be->trim();
+        if (be->host_memory()) {
+            EXPECT_EQ(given, 0u) << "the host's heap keeps nothing for the backend";
+        } else if (be->name() == "gpu") {  // the Vulkan backend keeps freed buffers for the next step
+            EXPECT_GE(given, size_t(1) << 20) << "the megabyte just released was kept for reuse";
+        }
+        EXPECT_EQ(be->trim(), 0u) << "nothing left to give back";
+        const std::vector<unsigned char> src(300, 7);
+        std::vector<unsigned char> back(300, 0);
+        void* again = be->alloc(src.size());
+        be->upload(again, src.data(), src.size());
+        be->download(back.data(), again, back.size());
+        be->release(again);
+        EXPECT_EQ(back, src);
     }
     for (int64_t n : {1, 3, 65, 129, 4097}) {
         TRACE("upload", shape({{"n", n}}) + " float and int round trips");

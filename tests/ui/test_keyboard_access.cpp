@@ -4,7 +4,10 @@
 // paints itself and every button that shows only an icon, in every view.
 #include <QAbstractButton>
 #include <QAccessible>
+#include <QAction>
 #include <QApplication>
+#include <QClipboard>
+#include <QMouseEvent>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -25,6 +28,8 @@ private slots:
     void initTestCase();
     void tabTurnsTheCellCursorOn();
     void clickFocusLeavesTheArrowsToStepping();
+    void shiftArrowsSelectAndCtrlCCopiesTheBlock();
+    void draggingSelectsABlock();
     void everyPaintedWidgetHasAName_data();
     void everyPaintedWidgetHasAName();
 
@@ -133,6 +138,56 @@ void TestKeyboardAccess::clickFocusLeavesTheArrowsToStepping() {
     QVERIFY(map->cellCursorOn());
     QCOMPARE(map->cellCursor(), QPoint(2, 1));
     QCOMPARE(w.currentStep(), order[at]);
+}
+
+void TestKeyboardAccess::shiftArrowsSelectAndCtrlCCopiesTheBlock() {
+    MainWindow w(options());
+    HeatmapWidget* map = attentionHeatmap(w);
+    QVERIFY(map);
+    map->setFocus(Qt::TabFocusReason);
+    QTRY_VERIFY(map->cellCursorOn());
+    QTest::keyClick(map, Qt::Key_Right, Qt::ShiftModifier);
+    QTest::keyClick(map, Qt::Key_Right, Qt::ShiftModifier);
+    QTest::keyClick(map, Qt::Key_Down, Qt::ShiftModifier);
+    QCOMPARE(map->selection(), QRect(0, 0, 3, 2));  // columns 0..2, rows 0..1
+    QApplication::clipboard()->clear();
+    w.findChild<QAction*>(QStringLiteral("actionCopyCell"))->trigger();
+    const QStringList lines = QApplication::clipboard()->text().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 3);
+    QCOMPARE(lines[0], QStringLiteral("\t%1\t%2\t%3").arg(map->colLabels()[0], map->colLabels()[1], map->colLabels()[2]));
+    for (int r = 0; r < 2; ++r) {
+        const QStringList f = lines[r + 1].split(QLatin1Char('\t'));
+        QCOMPARE(f.size(), 4);
+        QCOMPARE(f[0], map->rowLabels()[r]);
+        for (int c = 0; c < 3; ++c) QCOMPARE(f[c + 1].toFloat(), map->value(r, c));
+    }
+    QTest::keyClick(map, Qt::Key_Left);  // a plain arrow: the block goes, the cursor moves
+    QVERIFY(map->selection().isEmpty());
+    QCOMPARE(map->cellCursor(), QPoint(1, 1));
+    QTest::keyClick(map, Qt::Key_Left, Qt::ShiftModifier);
+    QVERIFY(!map->selection().isEmpty());
+    QTest::keyClick(map, Qt::Key_Escape);  // Esc: the block first, then the cursor
+    QVERIFY(map->selection().isEmpty() && map->cellCursorOn());
+    QTest::keyClick(map, Qt::Key_Escape);
+    QVERIFY(!map->cellCursorOn());
+}
+
+void TestKeyboardAccess::draggingSelectsABlock() {
+    MainWindow w(options());
+    HeatmapWidget* map = attentionHeatmap(w);
+    QVERIFY(map);
+    QWidget* vp = map->viewport();
+    const auto at = [&](int r, int c) { return vp->mapFrom(map, map->cellRect(r, c).center()); };
+    QTest::mousePress(vp, Qt::LeftButton, {}, at(1, 1));
+    QVERIFY(map->selection().isEmpty());  // a click alone selects nothing
+    QMouseEvent move(QEvent::MouseMove, QPointF(at(2, 3)), vp->mapToGlobal(QPointF(at(2, 3))), Qt::NoButton,
+                     Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(vp, &move);
+    QTest::mouseRelease(vp, Qt::LeftButton, {}, at(2, 3));
+    QCOMPARE(map->selection(), QRect(QPoint(1, 1), QPoint(3, 2)));  // columns 1..3, rows 1..2
+    QVERIFY(map->selectionCopyText().split(QLatin1Char('\n'), Qt::SkipEmptyParts).size() == 3);
+    QTest::mouseClick(vp, Qt::LeftButton, {}, at(0, 0));  // a click elsewhere: no block
+    QVERIFY(map->selection().isEmpty());
 }
 
 void TestKeyboardAccess::everyPaintedWidgetHasAName_data() {

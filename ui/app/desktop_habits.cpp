@@ -120,10 +120,11 @@ DesktopHabits::DesktopHabits(MainWindow* window, QAction* findStep) : QObject(wi
             window->showNormal();
     });
 
-    copyCell_ = new QAction(tr("&Copy the Number Under the Mouse"), window);
+    copyCell_ = new QAction(tr("&Copy Cells"), window);
     copyCell_->setObjectName(QStringLiteral("actionCopyCell"));
     copyCell_->setShortcut(QKeySequence::Copy);
-    copyCell_->setToolTip(tr("Copy the heatmap cell under the mouse: its row, its column and its exact value "
+    copyCell_->setToolTip(tr("Copy the heatmap cells dragged over (or chosen with Shift and the arrow keys) with "
+                             "their labels, else the cell under the mouse: its row, its column and its exact value "
                              "(Ctrl+C; in a text field Ctrl+C copies the text)"));
     copyCell_->setStatusTip(copyCell_->toolTip());
     window->addAction(copyCell_);
@@ -203,6 +204,23 @@ void DesktopHabits::onFocusChanged(QWidget* old, QWidget* now) {
 }
 
 bool DesktopHabits::copyHoveredCell() {
+    // A selected block first: the focused heatmap's, else any shown heatmap's.
+    const HeatmapWidget* focused = nullptr;
+    for (QWidget* f = QApplication::focusWidget(); f && !focused; f = f->parentWidget())
+        focused = qobject_cast<const HeatmapWidget*>(f);
+    QList<const HeatmapWidget*> selected;
+    if (focused && focused->isVisible() && !focused->selection().isEmpty()) selected << focused;
+    for (const HeatmapWidget* map : window_->findChildren<HeatmapWidget*>())
+        if (map->isVisible() && !map->selection().isEmpty()) selected << map;
+    if (!selected.isEmpty()) {
+        const HeatmapWidget* map = selected.front();
+        QApplication::clipboard()->setText(map->selectionCopyText());
+        window_->statusBar()->showMessage(tr("Copied %1 × %2 cells with their labels (tab-separated)")
+                                              .arg(map->selection().height())
+                                              .arg(map->selection().width()),
+                                          4000);
+        return true;
+    }
     // The heatmap the mouse is over keeps its hovered cell (the others have none: leaving clears it).
     for (const HeatmapWidget* map : window_->findChildren<HeatmapWidget*>()) {
         if (!map->isVisible()) continue;
@@ -213,7 +231,8 @@ bool DesktopHabits::copyHoveredCell() {
         window_->statusBar()->showMessage(tr("Copied %1").arg(QString(text).replace(QLatin1Char('\t'), QStringLiteral(" · "))), 4000);
         return true;
     }
-    window_->statusBar()->showMessage(tr("Nothing to copy: point at a cell of a heatmap, then press Ctrl+C."), 4000);
+    window_->statusBar()->showMessage(
+        tr("Nothing to copy: point at a cell of a heatmap (or drag over several), then press Ctrl+C."), 4000);
     return false;
 }
 

@@ -27,7 +27,8 @@ public:
 
     // Opens a weights file or a dataset by its extension; false (after showing why) otherwise.
     bool openFile(const QString& path);
-    // Ctrl+C: the heatmap cell under the mouse to the clipboard (HeatmapWidget::cellCopyText).
+    // Ctrl+C: a heatmap's selected block of cells (HeatmapWidget::selectionCopyText), else the
+    // cell under the mouse or the keyboard's cell cursor (HeatmapWidget::cellCopyText).
     bool copyHoveredCell();
     QStringList recentFiles() const;
     QMenu* recentMenu() const { return recent_; }

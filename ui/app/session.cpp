@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
+#include <QTimer>
 #include <QtDebug>
 
 #ifdef __GLIBC__
@@ -272,6 +273,12 @@ bool Session::setComputeDevice(ComputeDevices::Kind kind, QString* why) {
         emit traceChanged();
     }
     releaseFreedMemory();
+    // The device left keeps the buffers it freed for reuse (a GPU's on lavapipe are the host's
+    // memory: a few hundred MB). Once the views have let go of its model and trace, they go.
+    QTimer::singleShot(1500, this, [this, before] {
+        if (before && before != backend_) before->trim();
+        releaseFreedMemory();
+    });
     return true;
 }
 

@@ -1,4 +1,5 @@
-// HeatmapWidget's keyboard cell cursor and what assistive technology reads of it.
+// HeatmapWidget's keyboard cell cursor, its selection of a block of cells, and what assistive
+// technology reads of them.
 //
 // The arrow keys step the pass everywhere in the window, so a heatmap that only has the focus
 // because it was clicked must leave them alone: the cursor takes them only once it is on (focus
@@ -34,12 +35,12 @@ QString HeatmapWidget::cellStatusText(int r, int c) const {
 
 bool HeatmapWidget::cursorKey(const QKeyEvent* e) const {
     if (isEmpty()) return false;
-    const auto mods = e->modifiers() & ~Qt::KeypadModifier;
+    const auto mods = e->modifiers() & ~(Qt::KeypadModifier | Qt::ShiftModifier);  // Shift: select
     if (mods != Qt::NoModifier && mods != Qt::ControlModifier) return false;
     switch (e->key()) {
     case Qt::Key_Up:
     case Qt::Key_Down:
-        return mods == Qt::NoModifier;  // ↑ ↓ turn the cursor on (they step nothing)
+        return mods == Qt::NoModifier && (cursorOn_ || !(e->modifiers() & Qt::ShiftModifier));  // ↑ ↓ turn it on
     case Qt::Key_Left:
     case Qt::Key_Right:
     case Qt::Key_Home:
@@ -74,6 +75,7 @@ void HeatmapWidget::keyPressEvent(QKeyEvent* e) {
         return;
     }
     const bool ctrl = e->modifiers() & Qt::ControlModifier;
+    const bool shift = e->modifiers() & Qt::ShiftModifier;
     const int pageRows = std::max(1, gridRect_.height() / std::max(1, cellH_) - 1);
     int r = cursorR_, c = cursorC_;
     switch (e->key()) {
@@ -85,12 +87,50 @@ void HeatmapWidget::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_End: c = cols_ - 1; if (ctrl) r = rows_ - 1; break;
     case Qt::Key_PageUp: r -= pageRows; break;
     case Qt::Key_PageDown: r += pageRows; break;
-    case Qt::Key_Escape: leaveCellCursor(); return;
+    case Qt::Key_Escape:  // the selection first, then the cursor
+        if (!selection_.isEmpty()) clearSelection();
+        else leaveCellCursor();
+        return;
     default:  // Enter, Space: what a click on the cell does
         emit cellClicked(cursorR_, cursorC_);
         return;
     }
+    if (shift && selection_.isEmpty()) anchor_ = QPoint(cursorC_, cursorR_);
     setCellCursor(r, c);
+    if (shift) extendSelection(cursorR_, cursorC_);
+    else clearSelection();
+}
+
+void HeatmapWidget::setSelection(const QRect& cells) {
+    const QRect clipped = isEmpty() ? QRect() : cells.intersected(QRect(0, 0, cols_, rows_));
+    if (clipped == selection_) return;
+    selection_ = clipped;
+    viewport()->update();
+    if (!selection_.isEmpty()) {
+        QStatusTipEvent tip(tr("%1 × %2 cells selected: Ctrl+C copies them").arg(selection_.height()).arg(selection_.width()));
+        QCoreApplication::sendEvent(this, &tip);
+    }
+}
+
+void HeatmapWidget::extendSelection(int r, int c) {
+    if (anchor_.x() < 0) anchor_ = QPoint(c, r);
+    // (QRect(p, q).normalized() leaves a block one cell wide empty when q lies left of p.)
+    setSelection(QRect(QPoint(std::min(anchor_.x(), c), std::min(anchor_.y(), r)),
+                       QPoint(std::max(anchor_.x(), c), std::max(anchor_.y(), r))));
+}
+
+QString HeatmapWidget::selectionCopyText() const {
+    if (selection_.isEmpty()) return {};
+    QStringList lines;
+    QStringList header{QString()};
+    for (int c = selection_.left(); c <= selection_.right(); ++c) header << colLabels_.value(c, QString::number(c));
+    lines << header.join(QLatin1Char('\t'));
+    for (int r = selection_.top(); r <= selection_.bottom(); ++r) {
+        QStringList row{rowLabels_.value(r, QString::number(r))};
+        for (int c = selection_.left(); c <= selection_.right(); ++c) row << QString::number(double(value(r, c)), 'g', 9);
+        lines << row.join(QLatin1Char('\t'));
+    }
+    return lines.join(QLatin1Char('\n')) + QLatin1Char('\n');
 }
 
 void HeatmapWidget::setCellCursor(int r, int c) {

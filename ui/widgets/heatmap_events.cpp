@@ -83,6 +83,9 @@ void HeatmapWidget::setHover(int r, int c) {
 void HeatmapWidget::mouseMoveEvent(QMouseEvent* e) {
     const QPoint rc = cellAtViewport(e->position().toPoint());
     setHover(rc.x(), rc.y());
+    // Dragged over more than one cell: a selection (Ctrl+C copies it).
+    if (dragging_ && (e->buttons() & Qt::LeftButton) && rc.x() >= 0 && QPoint(rc.y(), rc.x()) != anchor_)
+        extendSelection(rc.x(), rc.y());
     QAbstractScrollArea::mouseMoveEvent(e);
 }
 
@@ -90,9 +93,17 @@ void HeatmapWidget::mousePressEvent(QMouseEvent* e) {
     emit clicked();
     if (e->button() == Qt::LeftButton) {
         const QPoint rc = cellAtViewport(e->position().toPoint());
+        clearSelection();
+        dragging_ = rc.x() >= 0;
+        anchor_ = rc.x() >= 0 ? QPoint(rc.y(), rc.x()) : QPoint(-1, -1);
         if (rc.x() >= 0) emit cellClicked(rc.x(), rc.y());
     }
     e->accept();
+}
+
+void HeatmapWidget::mouseReleaseEvent(QMouseEvent* e) {
+    if (e->button() == Qt::LeftButton) dragging_ = false;
+    QAbstractScrollArea::mouseReleaseEvent(e);
 }
 
 void HeatmapWidget::leaveEvent(QEvent* e) {

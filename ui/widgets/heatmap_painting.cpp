@@ -179,6 +179,17 @@ void HeatmapWidget::paintCells(QPainter& p, const QFontMetrics& fm, const QRect&
         if (r.width() < 5) r = QRect(r.center().x() - 2, r.top(), 5, r.height());  // a cell of a pixel or two
         p.drawRect(r.adjusted(1, 1, -1, -1));
     }
+    if (!selection_.isEmpty()) {
+        // The selected block: the focus colour, translucent over the cells, and its outline.
+        const QRect r = cellRectViewport(selection_.top(), selection_.left())
+                            .united(cellRectViewport(selection_.bottom(), selection_.right()));
+        QColor fill = palette().color(QPalette::Highlight);
+        fill.setAlpha(70);
+        p.fillRect(r, fill);
+        p.setPen(QPen(palette().color(QPalette::Highlight), 2));
+        p.setBrush(Qt::NoBrush);
+        p.drawRect(r.adjusted(1, 1, -1, -1));
+    }
     if (cursorOn_ && hasFocus()) {
         // The keyboard's cursor: the focus colour outside the hover frame, on every colour map.
         QRect r = cellRectViewport(cursorR_, cursorC_);

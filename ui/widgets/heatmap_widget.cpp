@@ -45,6 +45,10 @@ void HeatmapWidget::setMatrix(int rows, int cols, std::shared_ptr<const std::vec
         if (cursorOn_) setCellCursor(cursorR_, cursorC_);
         return;
     }
+    if (rows != rows_ || cols != cols_) {  // another shape: the block chosen means nothing here
+        selection_ = QRect();
+        anchor_ = QPoint(-1, -1);
+    }
     rows_ = rows;
     cols_ = cols;
     values_ = std::move(values);

@@ -155,6 +155,15 @@ public:
     // The status bar's line for a cell: its row and column (with their labels) and its value.
     QString cellStatusText(int r, int c) const;
 
+    // A block of cells, chosen by dragging the mouse over them or with Shift and the arrow keys
+    // from the cell cursor (x = column, y = row; empty when none). Ctrl+C copies it.
+    QRect selection() const { return selection_; }
+    void setSelection(const QRect& cells);  // clipped to the matrix
+    void clearSelection() { setSelection({}); }
+    // The selection as tab-separated text: a header of the column labels, then each row's label
+    // and its values (9 significant digits), as a spreadsheet pastes it.
+    QString selectionCopyText() const;
+
     // Every how many rows / columns a label is drawn (1: all; more when the cells are thinner
     // than the text): the layout check fails on thinned token labels.
     int rowLabelStep() const { return rowLabelStep_; }
@@ -191,6 +200,7 @@ protected:
     void wheelEvent(QWheelEvent* e) override;
     void mouseMoveEvent(QMouseEvent* e) override;
     void mousePressEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
     void leaveEvent(QEvent* e) override;
     void scrollContentsBy(int dx, int dy) override;
     void changeEvent(QEvent* e) override;
@@ -201,6 +211,7 @@ protected:
 
 private:
     bool cursorKey(const QKeyEvent* e) const;  // a key the cell cursor takes (ShortcutOverride)
+    void extendSelection(int r, int c);        // from anchor_ to the cell
     void updateAccessibleText();
     static int wrappedHeight(const QFontMetrics& fm, const QString& text, int width, int lines);
     void invalidate();      // data / colours changed
@@ -279,5 +290,8 @@ private:
     int hoverR_ = -1, hoverC_ = -1;
     bool cursorOn_ = false;
     int cursorR_ = 0, cursorC_ = 0;
+    QRect selection_;               // cells (x = column, y = row)
+    QPoint anchor_{-1, -1};         // where a selection started (x = column, y = row)
+    bool dragging_ = false;
     int hlRow_ = -1, hlCol_ = -1;
 };

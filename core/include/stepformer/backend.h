@@ -230,6 +230,10 @@ public:
     // Bytes of the backend's own memory allocated and not released, for leak checks and the
     // user; 0 for a backend that computes in host memory (it does not count the host's).
     virtual size_t memory_in_use() const { return 0; }
+    // Gives back what the backend keeps for reuse (a GPU's freed buffers, kept so that the next
+    // step need not allocate): for a backend the app has stopped computing on. It stays usable.
+    // Returns the bytes given back.
+    virtual size_t trim() { return 0; }
 
     // ----- Time. A backend may run kernels asynchronously (a GPU queues them). sync() returns
     // when every kernel called so far has finished, its buffers written and the scalars it was

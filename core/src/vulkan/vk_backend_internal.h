@@ -114,6 +114,7 @@ public:
     void download(void* dst, const void* src, size_t bytes) override;
     void sync() override;
     size_t memory_in_use() const override;
+    size_t trim() override;
 
     // ----- kernels that run as shaders
     void fill(float* x, int64_t n, float value) override;

@@ -4,6 +4,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "vulkan/vk_backend_internal.h"
 
@@ -73,6 +74,15 @@ void VulkanBackend::download(void* dst, const void* src, size_t bytes) {
     }
     std::memcpy(dst, s.mapped, bytes);
     recycle(s);
+}
+
+size_t VulkanBackend::trim() {
+    const std::lock_guard lock(mu_);
+    for (auto& cache : cache_) {
+        for (const auto& [capacity, a] : cache) destroy(a);
+        cache.clear();
+    }
+    return std::exchange(cached_bytes_, 0);
 }
 
 size_t VulkanBackend::memory_in_use() const {
