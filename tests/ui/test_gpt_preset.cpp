@@ -13,6 +13,7 @@
 #include "app/main_window.h"
 #include "app/session.h"
 #include "stepformer/trace_graph.h"
+#include "widgets/heatmap_widget.h"
 #include "test_util.h"
 #include "training/hyperparameter_form.h"
 #include "views/decode_view.h"
@@ -76,6 +77,21 @@ void TestGptPreset::theWindowShowsOneTextFieldAndGenerates() {
     QVERIFY(header);
     QVERIFY2(header->text().contains(QStringLiteral("Prompt")), qPrintable(header->text()));
     testutil::saveShot(w, QStringLiteral("gpt_window.png"));
+
+    // On a large screen the heads' thumbnails keep their size: the chosen head's frame is around
+    // it, not down the whole column.
+    w.resize(2560, 1440);
+    w.setFollowStep(false);
+    QVERIFY(w.setCurrentView(QStringLiteral("attention")));
+    QVERIFY(w.setCurrentStep(QStringLiteral("transformer.h.0.attn.attn")));
+    auto* thumbs = w.findChild<QWidget*>(QStringLiteral("headThumbs"));
+    QVERIFY(thumbs);
+    QTRY_VERIFY(thumbs->isVisible() && !thumbs->findChildren<HeatmapWidget*>().isEmpty());
+    for (HeatmapWidget* t : thumbs->findChildren<HeatmapWidget*>()) {
+        if (!t->isVisible()) continue;
+        QVERIFY2(t->height() <= t->sizeHint().height() + 4,
+                 qPrintable(QStringLiteral("a head's thumbnail %1 px tall (wants %2)").arg(t->height()).arg(t->sizeHint().height())));
+    }
 }
 
 void TestGptPreset::theFormBuildsNanoGptWithAdamW() {

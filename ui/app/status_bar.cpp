@@ -18,6 +18,15 @@
 #include "steps/step_model.h"
 #include "widgets/number_format.h"
 
+namespace {
+// Wide enough for most steps' text, so stepping does not re-lay the status bar out.
+int stepReserveWidth(const QFontMetrics& fm) {
+    const QString longStep = QString::fromStdString(stepformer::names::entry(
+        {stepformer::Stack::Decoder, stepformer::BlockKind::CrossAttention, 5}, "masked_scores"));
+    return fm.horizontalAdvance(QStringLiteral("Step 888/888 · %1 · [8, 8, 8, 8]").arg(longStep));
+}
+}  // namespace
+
 StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
     : QStatusBar(parent), session_(session), cancelTraining_(cancelTraining) {
     setObjectName(QStringLiteral("statusBar"));
@@ -25,12 +34,10 @@ StatusBar::StatusBar(Session* session, QAction* cancelTraining, QWidget* parent)
     modelLabel_ = view_parts::named(new QLabel(this), "modelLabel");
     stepLabel_ = view_parts::named(new QLabel(this), "stepLabel");
     stepLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Wide enough for most steps' text, so stepping does not re-lay the status bar out.
-    const QString longStep = QString::fromStdString(stepformer::names::entry(
-        {stepformer::Stack::Decoder, stepformer::BlockKind::CrossAttention, 5}, "masked_scores"));
-    stepReserve_ = stepLabel_->fontMetrics().horizontalAdvance(QStringLiteral("Step 888/888 · %1 · [8, 8, 8, 8]").arg(longStep));
+    stepReserve_ = stepReserveWidth(stepLabel_->fontMetrics());
     stepLabel_->setMinimumWidth(stepReserve_);
     modelLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // elided, never widens the window
+    modelLabel_->installEventFilter(this);
 
     liveLabel_ = view_parts::named(new QLabel(this), "liveLabel");
     liveLabel_->setStyleSheet(QStringLiteral("QLabel { background: #dbe9fb; color: #1f4f8f; border-radius: 8px;"
@@ -118,6 +125,14 @@ void StatusBar::resizeEvent(QResizeEvent* e) {
     fitWidth();
 }
 
+void StatusBar::changeEvent(QEvent* e) {
+    QStatusBar::changeEvent(e);
+    if (e->type() == QEvent::FontChange) {
+        stepReserve_ = stepReserveWidth(stepLabel_->fontMetrics());
+        fitWidth();
+    }
+}
+
 void StatusBar::fitWidth() {
     const auto hint = [](const QWidget* w) { return w->isHidden() ? 0 : w->sizeHint().width() + 8; };
     const QFontMetrics fm = stepLabel_->fontMetrics();
@@ -143,9 +158,16 @@ void StatusBar::fitWidth() {
     stepLabel_->setMaximumWidth(std::max(step, stepText));
     stepLabel_->setText(fm.elidedText(stepText_, Qt::ElideMiddle, std::max(step, std::min(stepText, avail - box))));
     stepLabel_->setToolTip(stepLabel_->text() == stepText_ ? QString() : stepText_);
-    // The model label takes what is left.
-    const int modelWidth = std::max(40, width() - box - step - hint(liveLabel_) - hint(deviceButton_) - 32);
-    modelLabel_->setText(modelLabel_->fontMetrics().elidedText(modelText_, Qt::ElideRight, modelWidth));
+    elideModelText();  // the model label takes what is left (and again when the layout gives it that)
+}
+
+void StatusBar::elideModelText() {
+    modelLabel_->setText(modelLabel_->fontMetrics().elidedText(modelText_, Qt::ElideRight, std::max(40, modelLabel_->width())));
+}
+
+bool StatusBar::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == modelLabel_ && e->type() == QEvent::Resize) elideModelText();
+    return QStatusBar::eventFilter(watched, e);
 }
 
 void StatusBar::showError(const QString& title, const QString& message) {

@@ -51,12 +51,15 @@ public:
 
 protected:
     void resizeEvent(QResizeEvent* e) override;
+    void changeEvent(QEvent* e) override;  // a new font (the presentation zoom): fit again
+    bool eventFilter(QObject* watched, QEvent* e) override;  // the model label's resizes: elide anew
 
 private:
     // Fits the right-hand parts into the bar's width: on a narrow window (an unmaximised first
     // start while the preset trains, a projector at 1024 px) the step label's reserve goes first,
     // then the loss sparkline, the "Training:" caption, and the texts are elided in the middle.
     void fitWidth();
+    void elideModelText();
     void onTrainingStarted(int total);
     void onTrainingProgress(int step, int total, double loss);
     void onTrainingEnded();

@@ -3,6 +3,7 @@
 
 #include "steps/step_item_delegate.h"
 
+#include <QEvent>
 #include <QAction>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -339,4 +340,12 @@ void StepNavigator::updateActions() {
                                      positionLabel_->sizeHint().height());
     }
     positionLabel_->setText(n > 0 ? tr("Step %1/%2").arg(p + 1).arg(n) : tr("No steps"));
+}
+
+void StepNavigator::changeEvent(QEvent* e) {
+    QWidget::changeEvent(e);
+    if (e->type() == QEvent::FontChange) {
+        positionWidthFor_ = -1;  // measured in the old font
+        updateActions();
+    }
 }

@@ -79,6 +79,9 @@ signals:
     void stepChanged(const QString& traceName);
     void playingChanged(bool playing);
 
+protected:
+    void changeEvent(QEvent* e) override;  // a new font (the presentation zoom): the position label's width
+
 private:
     void onCurrentIndexChanged();
     void onClicked(const class QModelIndex& index);

@@ -272,6 +272,11 @@ void AttentionView::placeThumbs() {
     thumbColumns_ = columns;
     for (auto* t : thumbs_) thumbsGrid_->removeWidget(t);
     for (int h = 0; h < thumbs_.size(); ++h) thumbsGrid_->addWidget(thumbs_[h], h / columns, h % columns);
+    // The heads keep their height; a tall window's room goes below them (stretched, a head's
+    // selection frame ran down the whole column on a 1440-px screen).
+    const int rows = (int(thumbs_.size()) + columns - 1) / columns;
+    for (int r = 0; r < thumbsGrid_->rowCount(); ++r) thumbsGrid_->setRowStretch(r, r < rows ? 0 : 1);
+    thumbsGrid_->setRowStretch(rows, 1);
 }
 
 void AttentionView::rebuildOverview() {
