@@ -40,6 +40,12 @@ void set_heap_policy(HeapPolicy p) {
     apply(p);
 }
 
+void release_free_memory() {
+#ifdef __GLIBC__
+    ::malloc_trim(0);
+#endif
+}
+
 void default_heap_policy() {
     std::lock_guard<std::mutex> lock(mu);
     if (!chosen) apply(HeapPolicy::Speed);

@@ -1,8 +1,14 @@
 // Export helpers: PNG / SVG of a widget, CSV / NPY of a tensor (round-trips), errors that name
-// the path, and atomic writes (a failed export leaves the previous file intact).
+// the path, and atomic writes (a failed export leaves the previous file intact); the loss curve as
+// CSV and PNG, the whole trace or its gradients as .npz.
 #include <QtTest>
 
+#include <QAbstractAxis>
+#include <QAction>
 #include <QApplication>
+#include <QChartView>
+#include <QSplitter>
+#include <QStandardPaths>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
@@ -11,6 +17,9 @@
 #include <QTemporaryDir>
 
 #include "architecture/architecture_diagram.h"
+#include "app/main_window.h"
+#include "app/session.h"
+#include "training/loss_chart.h"
 #include "app/export.h"
 #include "widgets/heatmap_widget.h"
 #include "stepformer/atomic_file.h"
@@ -60,6 +69,8 @@ private slots:
     void failedExportKeepsOldFile();
     void nullWidget();
     void svgHeatmapIsVectorWithoutControls();
+    void lossCurveSavesAsCsvAndPng();  // the Train dock's curve, right click
+    void traceAndGradientsExportAsNpz();
 };
 
 void TestExport::png() {
@@ -198,6 +209,81 @@ void TestExport::svgHeatmapIsVectorWithoutControls() {
     QCOMPARE(fills, 42);
     // The cells are not a bitmap (the legend's colour bar may be one).
     QVERIFY2(svg.count("<image") <= 1, qPrintable(QString::number(svg.count("<image"))));
+}
+
+void TestExport::lossCurveSavesAsCsvAndPng() {
+    LossChart chart;
+    chart.resize(600, 400);
+    chart.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&chart));
+    QTemporaryDir dir;
+    QString err;
+    QVERIFY(!chart.saveCsv(dir.filePath(QStringLiteral("empty.csv")), &err));  // nothing yet: said
+    QVERIFY(err.contains(QStringLiteral("empty.csv")));
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("empty.csv"))));
+    for (int s = 1; s <= 5; ++s) chart.addStep(s, 2.0 / s, 0.5 * s, 1e-3);
+    chart.flush();
+    const QStringList lines = chart.csv().trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 6);
+    QCOMPARE(lines[0], QStringLiteral("step,loss,smoothed,grad_norm,lr"));
+    QCOMPARE(lines[2].split(QLatin1Char(',')).value(0), QStringLiteral("2"));
+    QCOMPARE(lines[2].split(QLatin1Char(',')).value(1).toDouble(), 1.0);
+    QCOMPARE(lines[2].split(QLatin1Char(',')).value(3).toDouble(), 1.0);
+    QVERIFY2(chart.saveCsv(dir.filePath(QStringLiteral("loss.csv")), &err), qPrintable(err));
+    QFile f(dir.filePath(QStringLiteral("loss.csv")));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(f.readAll()), chart.csv());
+    QVERIFY2(chart.savePng(dir.filePath(QStringLiteral("loss.png")), &err), qPrintable(err));
+    const QImage png(dir.filePath(QStringLiteral("loss.png")));
+    QVERIFY(!png.isNull());
+    QVERIFY(png.height() > chart.lossView()->height());  // both charts, one above the other
+    // A wide, short panel (a projector's training layout): side by side, each with the height.
+    auto* split = chart.findChild<QSplitter*>(QStringLiteral("lossChartSplit"));
+    QVERIFY(split);
+    QCOMPARE(split->orientation(), Qt::Vertical);
+    chart.resize(1200, 380);
+    QTRY_COMPARE(split->orientation(), Qt::Horizontal);
+    QTRY_VERIFY(chart.statsView()->height() > 300);
+    QVERIFY(chart.statsView()->width() > 300 && chart.lossView()->width() > chart.statsView()->width());
+    QVERIFY2(chart.savePng(dir.filePath(QStringLiteral("wide.png")), &err), qPrintable(err));
+    QVERIFY(QImage(dir.filePath(QStringLiteral("wide.png"))).width() > chart.lossView()->width() + chart.statsView()->width());
+}
+
+void TestExport::traceAndGradientsExportAsNpz() {
+    QTemporaryDir cache;
+    QStandardPaths::setTestModeEnabled(true);
+    MainWindow::Options o;
+    o.restoreSettings = false;
+    o.saveSettings = false;
+    o.preset = Session::Preset::Small;
+    o.provisioning = Session::Provisioning::Synchronous;
+    o.cacheDir = cache.path();
+    o.backend = QStringLiteral("cpu");
+    MainWindow w(o);
+    QVERIFY(w.findChild<QAction*>(QStringLiteral("actionExportTraceNpz")));
+    QVERIFY(w.findChild<QAction*>(QStringLiteral("actionExportGradientsNpz")));
+    const auto trace = w.session()->trace();
+    QVERIFY(trace);
+    QTemporaryDir dir;
+    for (const bool gradients : {false, true}) {
+        const QString path = dir.filePath(gradients ? QStringLiteral("g.npz") : QStringLiteral("t.npz"));
+        QString err;
+        QVERIFY2(exportTraceNpz(*trace, gradients, path, &err), qPrintable(err));
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        QVERIFY(bytes.startsWith(QByteArray("PK\x03\x04", 4)));
+        int expected = 0;
+        for (const auto& e : trace->entries())
+            if ((e.name.rfind("grad.", 0) == 0) == gradients && !e.value.data.empty()) {
+                ++expected;
+                QVERIFY2(bytes.contains(QByteArray::fromStdString(e.name + ".npy")), e.name.c_str());
+            }
+        // One local header and one central record per tensor (the core's test reads them back).
+        QCOMPARE(int(bytes.count(QByteArray("PK\x03\x04", 4))), expected);
+        QCOMPARE(int(bytes.count(QByteArray("PK\x01\x02", 4))), expected);
+        QVERIFY(expected > 10);
+    }
 }
 
 int main(int argc, char** argv) {

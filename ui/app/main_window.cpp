@@ -400,46 +400,6 @@ void MainWindow::onTraceChanged() {
     onInputAccepted();            // the expected output and the loss of the new trace
 }
 
-void MainWindow::onLiveTrace(const std::shared_ptr<const LiveTrace>& live) {
-    if (!live || !trainingPanel_->isTraining()) return;
-    const TrainingStep& st = live->step;
-    QString why;
-    if (navigator_->isBackward())
-        why = tr("The views keep the shown model: a run computes no backward pass (switch to the forward pass "
-                 "to watch it).");
-    else if (!session_->showLiveTrace(live->trace, live->config, live->source, live->target))
-        why = tr("The views keep the shown model: the run trains a model of another size or vocabulary.");
-    if (!why.isEmpty()) {
-        status_->showLive(tr("training: views not live"), why);
-        return;
-    }
-    status_->showLive(tr("live: epoch %1, step %2/%3").arg(st.epoch).arg(st.step).arg(st.stepsTotal),
-                      tr("The views show the forward pass of these sentences on the weights being trained, after "
-                         "step %1 (loss of that step %2). When the run ends the views take its weights; Reset "
-                         "goes back to the model shown before.")
-                          .arg(st.step)
-                          .arg(numfmt::plainDecimals(st.loss, 4)));
-}
-
-void MainWindow::onLiveTraceChanged() {
-    const auto trace = session_->trace();
-    if (!trace) return;
-    // As on an input change, without rebuilding the navigator (same steps, new values): every
-    // view takes the trace, the visible one its current step again.
-    appliedSteps_.clear();
-    const auto& cfg = session_->config();
-    for (StepView* v : views_) v->setTrace(trace, cfg);
-    diagram_->setTrace(trace, cfg);
-    explain_->setTrace(trace, cfg);
-    onStepChanged(currentStep());
-    onInputAccepted();  // the loss of the live trace
-}
-
-void MainWindow::endLiveTrace() {
-    status_->showLive({});
-    session_->clearLiveTrace();  // traceChanged: the model's own trace again
-}
-
 // Only the visible view follows the step; a view catches up when it is shown. Rebuilding every
 // hidden view's heatmaps on each step cost ~80 ms per step at the tutorial's size.
 void MainWindow::applyStepToView(const QString& view, const QString& traceName) {

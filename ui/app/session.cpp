@@ -6,12 +6,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QStandardPaths>
-#include <QTimer>
 #include <QtDebug>
-
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
 
 #include "stepformer/checkpoint.h"
 #include "stepformer/dataset.h"
@@ -35,13 +30,6 @@ using ui_text::ss;
 // The seed of the initial weights: the untrained model shown while training is exactly the model
 // the training starts from.
 constexpr uint64_t kInitSeed = 7;
-
-// After a model is replaced: what the heap freed goes back to the system.
-void releaseFreedMemory() {
-#ifdef __GLIBC__
-    ::malloc_trim(0);
-#endif
-}
 
 }  // namespace
 
@@ -243,72 +231,6 @@ std::shared_ptr<const Transformer> Session::makeModel(const Config& config,
     return std::make_shared<const Transformer>(config, std::move(weights), backend_);  // shared, not copied
 }
 
-// ----- the device that computes -------------------------------------------------------------
-
-ComputeDevices::Kind Session::computeDevice() const { return ComputeDevices::instance().kindOf(*backend_); }
-
-QString Session::computeDeviceLabel() const { return ComputeDevices::label(*backend_); }
-
-bool Session::setComputeDevice(ComputeDevices::Kind kind, QString* why) {
-    Backend* be = ComputeDevices::instance().backend(kind, why);
-    if (!be) return false;
-    if (be == backend_) return true;
-    Backend* const before = backend_;
-    backend_ = be;
-    trainer_->setBackend(be);
-    if (model_) {
-        try {
-            model_ = makeModel(config_, weights_);
-        } catch (const std::exception& e) {
-            backend_ = before;
-            trainer_->setBackend(before);
-            if (why) *why = coreText(e);
-            return false;
-        }
-        recomputeAfterModelChange();
-    }
-    emit computeDeviceChanged();
-    if (model_) {
-        emit modelChanged();
-        emit traceChanged();
-    }
-    releaseFreedMemory();
-    // The device left keeps the buffers it freed for reuse (a GPU's on lavapipe are the host's
-    // memory: a few hundred MB). Once the views have let go of its model and trace, they go.
-    QTimer::singleShot(1500, this, [this, before] {
-        if (before && before != backend_) before->trim();
-        releaseFreedMemory();
-    });
-    return true;
-}
-
-std::function<std::shared_ptr<const Trace>()> Session::cpuReplay() const {
-    if (!model_ || !trace_ || liveTrace_ || computeDevice() == ComputeDevices::Kind::Cpu) return {};
-    return [config = config_, weights = weights_, source = source_, target = target_] {
-        const Transformer onCpu(config, weights, ComputeDevices::instance().backend(ComputeDevices::Kind::Cpu));
-        return computePass(onCpu, config, source, target).trace;
-    };
-}
-
-void Session::handleDeviceLost(const QString& message) {
-    if (computeDevice() == ComputeDevices::Kind::Cpu) return;
-    fallBackToCpu(message);
-    if (!model_) return;
-    recomputeAfterModelChange();
-    emit modelChanged();
-    emit traceChanged();
-}
-
-void Session::fallBackToCpu(const QString& message) {
-    ComputeDevices::instance().setAside(backend_);
-    backend_ = ComputeDevices::instance().backend(ComputeDevices::Kind::Cpu);
-    trainer_->setBackend(backend_);
-    if (model_) model_ = makeModel(config_, weights_);  // the host's weights are intact
-    emit computeDeviceChanged();
-    emit deviceLost(tr("The GPU stopped working (%1). Stepformer computes on the CPU now, with the same weights.")
-                        .arg(message));
-}
-
 // ----- sentences and the trace --------------------------------------------------------------
 
 QString Session::validateSentence(const QString& sentence, bool isSource) const {
@@ -427,7 +349,7 @@ void Session::install(Config config, std::shared_ptr<const ParamSet> weights, Mo
     recomputeAfterModelChange();
     emit modelChanged();
     emit traceChanged();
-    releaseFreedMemory();  // the views have let go of the old model's trace and gradients
+    release_free_memory();  // the views have let go of the old model's trace and gradients
 }
 
 void Session::recomputeAfterModelChange() {

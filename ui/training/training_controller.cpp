@@ -13,9 +13,8 @@
 
 #include <QThread>
 
-#ifdef __GLIBC__
-#include <malloc.h>
-#endif
+#include "stepformer/heap.h"
+
 #ifdef __linux__
 #include <cerrno>
 #include <sys/resource.h>
@@ -46,14 +45,6 @@ void lowerWorkerPriority() {
     errno = 0;
     const int nice = ::getpriority(PRIO_PROCESS, tid);
     if (errno == 0) ::setpriority(PRIO_PROCESS, tid, std::min(nice + 5, 19));
-#endif
-}
-
-// A run frees model-sized buffers (its double buffer, gradients, the replaced model) on two
-// threads; glibc keeps freed heap memory for reuse unless asked to give it back.
-void releaseFreedMemory() {
-#ifdef __GLIBC__
-    ::malloc_trim(0);
 #endif
 }
 
@@ -486,7 +477,7 @@ void TrainingController::deliverOutcome(quint64 gen, std::shared_ptr<TrainingOut
     auto params = std::move(outcome->params);
     auto optimizer = std::move(outcome->optimizer);
     emit finished(s, outcome->message, std::move(params), std::move(optimizer));
-    releaseFreedMemory();
+    stepformer::release_free_memory();
     if (gen != generation_) return;
     if (changed) emit stateChanged(s);
 }

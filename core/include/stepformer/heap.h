@@ -16,5 +16,8 @@ void set_heap_policy(HeapPolicy policy);
 // The speed policy, unless set_heap_policy chose one already: what the first CPU backend calls,
 // so that which of the two comes first does not matter.
 void default_heap_policy();
+// Gives the heap's freed memory back to the system (glibc keeps it for reuse unless asked): after
+// a model, a trace or a training run is let go.
+void release_free_memory();
 
 }  // namespace stepformer
