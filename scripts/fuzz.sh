@@ -10,10 +10,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD="$ROOT/build-fuzz"
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ -DSTEPFORMER_FUZZ=ON \
     -DSTEPFORMER_BUILD_GUI=OFF -DSTEPFORMER_BUILD_TESTS=OFF -DSTEPFORMER_BUILD_BENCH=OFF -DSTEPFORMER_NATIVE=OFF >/dev/null
-cmake --build "$BUILD" -j2 --target fuzz_config fuzz_dataset fuzz_npy fuzz_safetensors
+cmake --build "$BUILD" -j2 --target fuzz_config fuzz_dataset fuzz_npy fuzz_safetensors fuzz_sentence fuzz_checkpoint
 mkdir -p "$BUILD/findings"
 status=0
-for t in config dataset npy safetensors; do
+for t in ${TARGETS:-config dataset npy safetensors sentence checkpoint}; do
     work="$BUILD/corpus/$t"
     mkdir -p "$work"
     cp -n "$ROOT/tests/fuzz/corpus/$t/"* "$work/" 2>/dev/null || true

@@ -1,6 +1,8 @@
 #include "stepformer/atomic_file.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <stdexcept>
@@ -98,13 +101,47 @@ void fsync_directory(const std::string& dir) {
     ::close(fd);
 }
 
+// A save killed before its rename (SIGKILL, a power cut) leaves its temporary file behind: the
+// next save of the same path removes those whose process is gone, so they never pile up. A temp
+// of a live process (a concurrent save) is left alone; one whose pid was reused goes later.
+void remove_stale_temps(const std::string& path) {
+    const std::string dir = parent_dir(path);
+    const auto slash = path.find_last_of('/');
+    const std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp-";
+    DIR* d = ::opendir(dir.c_str());
+    if (!d) return;
+    while (const dirent* e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        if (name.compare(0, prefix.size(), prefix) != 0) continue;
+        char* end = nullptr;
+        const long pid = std::strtol(name.c_str() + prefix.size(), &end, 10);
+        if (pid <= 0 || !end || *end != '-') continue;
+        if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+        ::unlinkat(::dirfd(d), name.c_str(), 0);
+    }
+    ::closedir(d);
+}
+
 }  // namespace
+
+size_t stale_temp_count_for_testing(const std::string& path) {
+    const std::string dir = parent_dir(path);
+    const auto slash = path.find_last_of('/');
+    const std::string prefix = (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp-";
+    size_t n = 0;
+    if (DIR* d = ::opendir(dir.c_str())) {
+        while (const dirent* e = ::readdir(d)) n += std::string(e->d_name).compare(0, prefix.size(), prefix) == 0;
+        ::closedir(d);
+    }
+    return n;
+}
 
 void set_atomic_write_fault_for_testing(int fail_after_bytes) { g_fault_after_bytes = fail_after_bytes; }
 
 void write_file_atomic(const std::string& path, const void* data, size_t size) {
     if (path.empty()) throw Error(Message(Msg::file_empty_path));
 
+    remove_stale_temps(path);
     const std::string tmp = temp_path_for(path);
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd < 0) throw_os_error(Msg::file_cannot_create_temp, path, errno);

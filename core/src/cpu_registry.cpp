@@ -25,6 +25,7 @@ std::string describe_cpu(int threads) {
 }  // namespace cpu
 
 // The host's memory: what every backend whose kernels run on the caller's memory inherits.
+size_t Backend::trim() { return 0; }
 void* Backend::alloc(size_t bytes) { return ::operator new(bytes ? bytes : 1, std::align_val_t(64)); }
 void Backend::release(void* p) {
     if (p) ::operator delete(p, std::align_val_t(64));

@@ -14,7 +14,12 @@ namespace stepformer {
 // fsyncs it, then renames it over `path` and fsyncs the directory. On any failure the
 // temporary file is removed, an existing file at `path` is left untouched, and a
 // std::runtime_error (a stepformer::Error, message.h) naming `path` and the OS reason is thrown.
+// A process killed mid-save cannot remove its temporary file: the next save of `path` removes
+// the ones whose process is gone.
 void write_file_atomic(const std::string& path, const void* data, size_t size);
+
+// Tests: how many temporary files of `path` lie beside it now.
+size_t stale_temp_count_for_testing(const std::string& path);
 
 // Test hook simulating an interrupted save: the next write_file_atomic call writes
 // only `fail_after_bytes` bytes of its temporary file and then fails as if the disk

@@ -233,7 +233,7 @@ public:
     // Gives back what the backend keeps for reuse (a GPU's freed buffers, kept so that the next
     // step need not allocate): for a backend the app has stopped computing on. It stays usable.
     // Returns the bytes given back.
-    virtual size_t trim() { return 0; }
+    virtual size_t trim();  // (out of line: every kernel set's object would define an inline one)
 
     // ----- Time. A backend may run kernels asynchronously (a GPU queues them). sync() returns
     // when every kernel called so far has finished, its buffers written and the scalars it was
