@@ -1,0 +1,296 @@
+// A monkey test of the main window (issue 34): random valid events from a printed seed — the
+// window's actions and buttons (dialogs they open are closed again at once), view and step
+// changes, the step keys and shortcuts, typing into the sentence fields (full-width forms and
+// words the model does not know included), window sizes from 1024x640 to 2560x1440, preset and
+// device switches (a test backend stands in for a GPU), docks, both languages — with no crash, no
+// Qt warning, and the event loop never blocked for long.
+//
+// ctest runs a short version with a fixed seed; the long one is
+//   STEPFORMER_MONKEY_EVENTS=10000 STEPFORMER_MONKEY_SEED=$RANDOM build/bin/ui_test_monkey
+// STEPFORMER_MONKEY_MAX_BLOCK_MS sets how long the event loop may be blocked (default 250; the
+// short run in ctest shares two cores with the other tests and allows 2000).
+#include <QAbstractButton>
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QDialog>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QKeyEvent>
+#include <QLineEdit>
+#include <QMenu>
+#include <QRandomGenerator>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <QTreeView>
+
+#include <cstdio>
+
+#include "app/input_bar.h"
+#include "app/compute_devices.h"
+#include "app/device_chooser.h"
+#include "app/language.h"
+#include "app/main_window.h"
+#include "app/session.h"
+#include "copy_backend.h"
+#include "steps/step_navigator.h"
+#include "test_util.h"
+#include "training/training_panel.h"
+#include "widgets/heatmap_widget.h"
+
+namespace {
+
+QStringList g_warnings;
+QtMessageHandler g_previous = nullptr;
+
+// Qt's warnings, but the offscreen platform's own notes about what it cannot do.
+void recordWarnings(QtMsgType type, const QMessageLogContext& context, const QString& msg) {
+    const bool platformNote = msg.contains(QLatin1String("This plugin does not support")) ||
+                              msg.contains(QLatin1String("XDG_RUNTIME_DIR"));
+    if (type != QtDebugMsg && type != QtInfoMsg && !platformNote) g_warnings << msg;
+    if (g_previous) g_previous(type, context, msg);
+}
+
+int envInt(const char* name, int fallback) {
+    bool ok = false;
+    const int v = qEnvironmentVariableIntValue(name, &ok);
+    return ok ? v : fallback;
+}
+
+}  // namespace
+
+class TestMonkey : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void randomEvents();
+    void cleanupTestCase();
+
+private:
+    void oneEvent(MainWindow& w);
+    template <class T>
+    T* pick(const QList<T*>& list) {
+        return list.isEmpty() ? nullptr : list[int(rng_.bounded(quint32(list.size())))];
+    }
+    QRandomGenerator rng_;
+    QTemporaryDir cache_;
+    QStringList log_;  // the last events, printed when something fails
+};
+
+void TestMonkey::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QVERIFY(cache_.isValid());
+    qputenv("STEPFORMER_CACHE_DIR", cache_.path().toUtf8());
+    ComputeDevices::instance().setGpuFactoryForTesting([] { return stepformer::testing::make_device_backend(1); });
+    g_previous = qInstallMessageHandler(recordWarnings);
+}
+
+void TestMonkey::cleanupTestCase() {
+    qInstallMessageHandler(g_previous);
+    language::apply(QStringLiteral("en"), false);
+    ComputeDevices::instance().setGpuFactoryForTesting({});
+}
+
+void TestMonkey::oneEvent(MainWindow& w) {
+    static const QStringList words = {QStringLiteral("ich"), QStringLiteral("mochte"), QStringLiteral("ein"),
+                                      QStringLiteral("bier"), QStringLiteral("cola"), QStringLiteral("P"),
+                                      QStringLiteral("S"), QStringLiteral("i"), QStringLiteral("want"),
+                                      QStringLiteral("a"), QStringLiteral("beer"), QStringLiteral("coke"),
+                                      QStringLiteral("."), QStringLiteral("E"), QStringLiteral("ｉｃｈ"),
+                                      QStringLiteral("\u3000"), QStringLiteral("Ｐ"), QStringLiteral("zzz"),
+                                      QString(), QStringLiteral("  ")};
+    const int kind = int(rng_.bounded(12u));
+    QString what;
+    switch (kind) {
+    case 0: {  // an enabled action of the window (not Quit)
+        QList<QAction*> acts;
+        for (QAction* a : w.findChildren<QAction*>())
+            if (a->isEnabled() && !a->isSeparator() && !a->menu() && a->objectName() != QLatin1String("actionQuit") &&
+                !a->text().isEmpty())
+                acts << a;
+        if (QAction* a = pick(acts)) {
+            what = QStringLiteral("action %1 '%2'").arg(a->objectName(), a->text());
+            log_ << what;
+            a->trigger();
+        }
+        break;
+    }
+    case 1: {  // a visible, enabled button of any window of the app
+        QList<QAbstractButton*> buttons;
+        for (QWidget* top : QApplication::topLevelWidgets())
+            if (top->isVisible())
+                for (QAbstractButton* b : top->findChildren<QAbstractButton*>())
+                    if (b->isVisible() && b->isEnabled()) buttons << b;
+        if (QAbstractButton* b = pick(buttons)) {
+            what = QStringLiteral("button %1 '%2'").arg(b->objectName(), b->text());
+            log_ << what;
+            b->click();
+        }
+        break;
+    }
+    case 2: {
+        const QStringList views = MainWindow::viewNames();
+        what = QStringLiteral("view %1").arg(views[int(rng_.bounded(quint32(views.size())))]);
+        log_ << what;
+        w.setCurrentView(what.mid(5));
+        break;
+    }
+    case 3: {  // a key to whatever has the focus (the step keys, the shortcuts)
+        static const int keys[] = {Qt::Key_Right, Qt::Key_Left, Qt::Key_Home, Qt::Key_End, Qt::Key_Up,
+                                   Qt::Key_Down, Qt::Key_Tab, Qt::Key_Escape, Qt::Key_Return, Qt::Key_Space};
+        const int key = keys[rng_.bounded(quint32(std::size(keys)))];
+        const bool ctrl = rng_.bounded(5u) == 0;
+        QWidget* target = QApplication::focusWidget() ? QApplication::focusWidget() : static_cast<QWidget*>(&w);
+        log_ << QStringLiteral("key %1%2 to %3").arg(ctrl ? QStringLiteral("Ctrl+") : QString()).arg(key).arg(
+                    QString::fromLatin1(target->metaObject()->className()));
+        QTest::keyClick(target, Qt::Key(key), ctrl ? Qt::ControlModifier : Qt::NoModifier);
+        break;
+    }
+    case 4: {  // a sentence typed into one of the fields
+        QLineEdit* edit = rng_.bounded(2u) ? w.inputBar()->sourceEdit() : w.inputBar()->targetEdit();
+        if (!edit->isVisible()) break;
+        QStringList s;
+        for (int i = int(rng_.bounded(8u)); i > 0; --i) s << words[int(rng_.bounded(quint32(words.size())))];
+        log_ << QStringLiteral("type '%1' into %2").arg(s.join(QLatin1Char(' ')), edit->objectName());
+        edit->setFocus();
+        edit->selectAll();
+        for (const QChar ch : s.join(QLatin1Char(' '))) {  // as a keyboard (an input method) sends them
+            QKeyEvent press(QEvent::KeyPress, ch == QLatin1Char(' ') ? Qt::Key_Space : Qt::Key_unknown, Qt::NoModifier, QString(ch));
+            QApplication::sendEvent(edit, &press);
+            QKeyEvent release(QEvent::KeyRelease, press.key(), Qt::NoModifier, QString(ch));
+            QApplication::sendEvent(edit, &release);
+        }
+        QTest::keyClick(edit, Qt::Key_Return);
+        break;
+    }
+    case 5: {
+        const QSize size(1024 + int(rng_.bounded(1537u)), 640 + int(rng_.bounded(801u)));
+        log_ << QStringLiteral("resize %1x%2").arg(size.width()).arg(size.height());
+        w.resize(size);
+        break;
+    }
+    case 6: {  // another model (the quick ones: the tutorial's and torch's are big)
+        const auto preset = rng_.bounded(2u) ? Session::Preset::Small : Session::Preset::Gpt;
+        log_ << QStringLiteral("preset %1").arg(Session::presetKey(preset));
+        w.session()->setPreset(preset);
+        break;
+    }
+    case 7: {
+        const QString key = rng_.bounded(2u) ? QStringLiteral("gpu") : QStringLiteral("cpu");
+        log_ << QStringLiteral("device %1").arg(key);
+        w.deviceChooser()->choose(key, false);
+        break;
+    }
+    case 8: {
+        QDockWidget* dock = pick(w.findChildren<QDockWidget*>());
+        if (!dock) break;
+        log_ << QStringLiteral("dock %1 %2").arg(dock->objectName(), dock->isVisible() ? QStringLiteral("off") : QStringLiteral("on"));
+        dock->setVisible(!dock->isVisible());
+        break;
+    }
+    case 9: {
+        if (rng_.bounded(8u)) break;  // seldom: a language switch re-translates everything
+        const QString code = rng_.bounded(2u) ? QStringLiteral("zh_CN") : QStringLiteral("en");
+        log_ << QStringLiteral("language %1").arg(code);
+        language::apply(code, false);
+        break;
+    }
+    case 10: {  // the mouse over a heatmap's cell, a wheel turn, a drag
+        QList<HeatmapWidget*> maps;
+        for (HeatmapWidget* m : w.findChildren<HeatmapWidget*>())
+            if (m->isVisible() && !m->isEmpty()) maps << m;
+        HeatmapWidget* m = pick(maps);
+        if (!m) break;
+        const int r = int(rng_.bounded(quint32(m->rows()))), c = int(rng_.bounded(quint32(m->cols())));
+        log_ << QStringLiteral("mouse on %1 cell %2,%3").arg(m->objectName()).arg(r).arg(c);
+        const QPoint p = m->viewport()->mapFrom(m, m->cellRect(r, c).center());
+        QTest::mouseMove(m->viewport(), p);
+        if (rng_.bounded(3u) == 0) QTest::mouseClick(m->viewport(), Qt::LeftButton, {}, p);
+        break;
+    }
+    default: {  // a step, as the navigator's tree sets it
+        const QString step = w.currentStep();
+        w.navigator()->treeView()->setFocus();
+        log_ << QStringLiteral("step from %1").arg(step);
+        QTest::keyClick(w.navigator()->treeView(), rng_.bounded(2u) ? Qt::Key_Right : Qt::Key_Down);
+        break;
+    }
+    }
+    while (log_.size() > 30) log_.removeFirst();
+}
+
+void TestMonkey::randomEvents() {
+    const int events = envInt("STEPFORMER_MONKEY_EVENTS", 400);
+    const quint32 seed = quint32(envInt("STEPFORMER_MONKEY_SEED", 20261129));
+    const int maxBlockMs = envInt("STEPFORMER_MONKEY_MAX_BLOCK_MS", 2000);
+    std::printf("monkey: %d events, seed %u (STEPFORMER_MONKEY_SEED=%u repeats this run)\n", events, seed, seed);
+    std::fflush(stdout);
+    rng_.seed(seed);
+
+    MainWindow::Options o;
+    o.restoreSettings = false;
+    o.saveSettings = false;
+    o.preset = Session::Preset::Small;
+    o.provisioning = Session::Provisioning::Background;
+    o.cacheDir = cache_.path();
+    o.backend = QStringLiteral("cpu");
+    MainWindow w(o);
+    testutil::smallRun(*w.trainingPanel(), 3);  // Start in the Train dock trains a small model
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+
+    // A dialog an event opens (a file dialog, About, a question) is closed again at once.
+    QTimer closer;
+    connect(&closer, &QTimer::timeout, this, [] {
+        if (QWidget* modal = QApplication::activeModalWidget()) {
+            if (auto* d = qobject_cast<QDialog*>(modal)) d->reject();
+            else modal->close();
+        }
+        for (QWidget* top : QApplication::topLevelWidgets())
+            if (auto* menu = qobject_cast<QMenu*>(top); menu && menu->isVisible()) menu->close();
+    });
+    closer.start(30);
+    // The event loop's heartbeat: the longest gap between two beats is how long it was blocked.
+    QElapsedTimer clock;
+    clock.start();
+    qint64 lastBeat = 0, longest = 0;
+    QString longestAt;
+    QStringList beforeLongest;
+    QTimer beat;
+    connect(&beat, &QTimer::timeout, this, [&] {
+        const qint64 now = clock.elapsed();
+        if (now - lastBeat > longest) {
+            longest = now - lastBeat;
+            longestAt = log_.value(log_.size() - 1);
+            beforeLongest = log_.mid(std::max(0, int(log_.size()) - 8));
+        }
+        lastBeat = now;
+    });
+    beat.start(10);
+
+    for (int i = 0; i < events; ++i) {
+        oneEvent(w);
+        lastBeat = clock.elapsed();  // the event's own handling is the test's, not the loop's
+        QTest::qWait(int(rng_.bounded(15u)));
+        if (!g_warnings.isEmpty()) break;
+    }
+    // Let a training run or a preset's training end before the window goes.
+    w.trainingPanel()->findChild<QAbstractButton*>(QStringLiteral("stopButton"))->click();
+    QTRY_VERIFY_WITH_TIMEOUT(!w.trainingPanel()->isTraining() && !w.session()->isTraining(), 60000);
+    closer.stop();
+    beat.stop();
+    std::printf("monkey: longest block of the event loop %lld ms (after: %s)\n", static_cast<long long>(longest),
+                qPrintable(longestAt));
+    QVERIFY2(g_warnings.isEmpty(), qPrintable(QStringLiteral("Qt warned: %1\nlast events:\n%2")
+                                                  .arg(g_warnings.join(QLatin1String("\n")), log_.join(QLatin1String("\n")))));
+    QVERIFY2(longest <= maxBlockMs, qPrintable(QStringLiteral("the event loop was blocked %1 ms after these events:\n%2")
+                                                   .arg(longest)
+                                                   .arg(beforeLongest.join(QLatin1String("\n")))));
+}
+
+QTEST_MAIN(TestMonkey)
+#include "test_monkey.moc"
