@@ -186,7 +186,7 @@ TEST(CliLayerLab, APairWithACausalTgtMaskIsPyTorchsDecoderLayer) {
     r = cli(model_args("pair_post_relu") + inputs + std::vector<std::string>{"--dump", dump});
     ASSERT_EQ(r.rc, 0) << r.err;
     const Tensor unmasked = swap_leading_axes(get(read_safetensors(dump), "decoder_layer.norm3"));
-    const Tensor& want = get(read_safetensors(torch_path("pair_post_relu", "trace.safetensors")), "decoder_layer.out");
+    const Tensor want = get(read_safetensors(torch_path("pair_post_relu", "trace.safetensors")), "decoder_layer.out");
     EXPECT_GT(fixtures::rel_error(unmasked, want), 1e-2);
 }
 
