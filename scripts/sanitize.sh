@@ -6,6 +6,11 @@
 #                                 the CLI, killed saves) and the fuzz corpus replays
 #   scripts/sanitize.sh thread    ThreadSanitizer: the same tests (OpenMP on one thread: its runtime
 #                                 is not instrumented)
+#   scripts/sanitize.sh ci        ASan + UBSan, the reduced set the test command runs after the
+#                                 normal suite (CI's 60 minutes): the library and the CLI only, the
+#                                 fuzz replays (every reader) and the CLI computing, training,
+#                                 saving, resuming and decoding each architecture (the engine, the
+#                                 training loop, checkpoints)
 # The GPU's tests are left out: the Vulkan driver (lavapipe, LLVM) is not instrumented and keeps
 # memory until the process ends. Extra arguments go to the GoogleTest binary; GTEST_FILTER picks
 # tests (e.g. GTEST_FILTER='Safetensors*').
@@ -13,6 +18,8 @@ set -eu
 kind=${1:-address}
 [ $# -gt 0 ] && shift
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+mode=$kind
+[ "$kind" = ci ] && kind=address
 BUILD="$ROOT/build-$kind"
 case "$kind" in
 address)
@@ -31,13 +38,37 @@ thread)
 esac
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEPFORMER_SANITIZE="$kind" \
     -DSTEPFORMER_BUILD_GUI=OFF -DSTEPFORMER_BUILD_BENCH=OFF >/dev/null
-cmake --build "$BUILD" -j2 --target stepformer_core_tests stepformer-cli save_child \
-    fuzz_replay_config fuzz_replay_dataset fuzz_replay_npy fuzz_replay_safetensors fuzz_replay_sentence \
-    fuzz_replay_checkpoint
-# The GoogleTests in one process (ctest would start one sanitized process per test: ~2 s each),
-# then the fuzz replays. No Vulkan driver is offered to them (VK_ICD_FILENAMES): the CLI tests
-# that would compare with a GPU see none.
+replays="fuzz_replay_config fuzz_replay_dataset fuzz_replay_npy fuzz_replay_safetensors fuzz_replay_sentence fuzz_replay_checkpoint"
+# No Vulkan driver is offered (VK_ICD_FILENAMES): the GPU's code is checked on lavapipe by the
+# normal suite; the driver itself is not instrumented.
 export VK_ICD_FILENAMES=/nonexistent-stepformer-icd.json
+if [ "$mode" = ci ]; then
+    # shellcheck disable=SC2086
+    cmake --build "$BUILD" -j2 --target stepformer-cli $replays
+    ctest --test-dir "$BUILD" --output-on-failure -j2 -L fuzz
+    cli="$BUILD/bin/stepformer-cli"
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    fx="$ROOT/tests/fixtures"
+    set -x
+    "$cli" forward >/dev/null
+    "$cli" train --epochs 3 --save "$work/tutorial.safetensors" --save-optimizer --quiet
+    "$cli" train --init "$work/tutorial.safetensors" --resume --epochs 1 --quiet
+    "$cli" translate --weights "$work/tutorial.safetensors" >/dev/null
+    "$cli" grad --weights "$work/tutorial.safetensors" --dump "$work/grads.safetensors" >/dev/null
+    "$cli" train --config "$fx/torch/seq2seq.config.json" --epochs 2 --optimizer adam --quiet
+    "$cli" train --config "$fx/aiayn/shared_emb.config.json" --epochs 2 --quiet
+    "$cli" train --config "$fx/gpt/bias_1layer.config.json" --epochs 2 --optimizer adamw --save "$work/gpt.safetensors" --quiet
+    "$cli" generate --weights "$work/gpt.safetensors" --prompt "S i" >/dev/null
+    "$cli" info "$work/gpt.safetensors" >/dev/null
+    set +x
+    echo "sanitize ci: ASan + UBSan clean"
+    exit 0
+fi
+# shellcheck disable=SC2086
+cmake --build "$BUILD" -j2 --target stepformer_core_tests stepformer-cli save_child $replays
+# The GoogleTests in one process (ctest would start one sanitized process per test: ~2 s each),
+# then the fuzz replays.
 "$BUILD/bin/stepformer_core_tests" --gtest_filter="${GTEST_FILTER:-*}-*gpu*:*Gpu*:*Vulkan*:RowReductions.*:CliBackend.*" \
     --gtest_brief=1 "$@"
 ctest --test-dir "$BUILD" --output-on-failure -j2 -L fuzz
