@@ -24,6 +24,7 @@
 #include "widgets/heatmap_widget.h"
 #include "stepformer/atomic_file.h"
 #include "stepformer/npy.h"
+#include "test_util.h"
 
 using namespace stepformer;
 
@@ -252,14 +253,7 @@ void TestExport::lossCurveSavesAsCsvAndPng() {
 void TestExport::traceAndGradientsExportAsNpz() {
     QTemporaryDir cache;
     QStandardPaths::setTestModeEnabled(true);
-    MainWindow::Options o;
-    o.restoreSettings = false;
-    o.saveSettings = false;
-    o.preset = Session::Preset::Small;
-    o.provisioning = Session::Provisioning::Synchronous;
-    o.cacheDir = cache.path();
-    o.backend = QStringLiteral("cpu");
-    MainWindow w(o);
+    MainWindow w(testutil::smallWindow(cache.path()));
     QVERIFY(w.findChild<QAction*>(QStringLiteral("actionExportTraceNpz")));
     QVERIFY(w.findChild<QAction*>(QStringLiteral("actionExportGradientsNpz")));
     const auto trace = w.session()->trace();

@@ -34,7 +34,7 @@ private slots:
     void everyPaintedWidgetHasAName();
 
 private:
-    MainWindow::Options options(Session::Preset preset = Session::Preset::Small) const;
+    MainWindow::Options options() const;
     HeatmapWidget* attentionHeatmap(MainWindow& w);
     QTemporaryDir cache_;
 };
@@ -45,16 +45,7 @@ void TestKeyboardAccess::initTestCase() {
     qputenv("STEPFORMER_CACHE_DIR", cache_.path().toUtf8());
 }
 
-MainWindow::Options TestKeyboardAccess::options(Session::Preset preset) const {
-    MainWindow::Options o;
-    o.restoreSettings = false;
-    o.saveSettings = false;
-    o.preset = preset;
-    o.provisioning = Session::Provisioning::Synchronous;
-    o.cacheDir = cache_.path();
-    o.backend = QStringLiteral("cpu");
-    return o;
-}
+MainWindow::Options TestKeyboardAccess::options() const { return testutil::smallWindow(cache_.path()); }
 
 // The Tensor view of the first encoder layer's attention weights at 1366x768: its heatmap.
 HeatmapWidget* TestKeyboardAccess::attentionHeatmap(MainWindow& w) {

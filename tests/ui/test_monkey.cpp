@@ -230,13 +230,8 @@ void TestMonkey::randomEvents() {
     std::fflush(stdout);
     rng_.seed(seed);
 
-    MainWindow::Options o;
-    o.restoreSettings = false;
-    o.saveSettings = false;
-    o.preset = Session::Preset::Small;
+    MainWindow::Options o = testutil::smallWindow(cache_.path());
     o.provisioning = Session::Provisioning::Background;
-    o.cacheDir = cache_.path();
-    o.backend = QStringLiteral("cpu");
     MainWindow w(o);
     testutil::smallRun(*w.trainingPanel(), 3);  // Start in the Train dock trains a small model
     w.resize(1366, 768);

@@ -14,6 +14,7 @@
 #include "app/main_window.h"
 #include "app/session.h"
 #include "app/status_bar.h"
+#include "test_util.h"
 
 class TestStatusBar : public QObject {
     Q_OBJECT
@@ -39,14 +40,7 @@ void TestStatusBar::trainingBoxFitsANarrowWindow_data() {
 
 void TestStatusBar::trainingBoxFitsANarrowWindow() {
     QFETCH(int, width);
-    MainWindow::Options o;
-    o.restoreSettings = false;
-    o.saveSettings = false;
-    o.preset = Session::Preset::Small;
-    o.provisioning = Session::Provisioning::Synchronous;
-    o.cacheDir = cache_.path();
-    o.backend = QStringLiteral("cpu");
-    MainWindow w(o);
+    MainWindow w(testutil::smallWindow(cache_.path()));
     w.resize(width, 700);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));

@@ -82,6 +82,12 @@ MainWindow::Options fixtureWindow(const QString& weightsPath, const QString& cac
     return o;
 }
 
+MainWindow::Options smallWindow(const QString& cacheDir) {
+    MainWindow::Options o = fixtureWindow(QString(), cacheDir);
+    o.preset = Session::Preset::Small;
+    return o;
+}
+
 void collectSteps(const StepModel& m, const QModelIndex& parent, const QString& path, QStringList& groups,
                   QHash<QString, QString>& leafLabels) {
     for (int r = 0; r < m.rowCount(parent); ++r) {

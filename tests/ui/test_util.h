@@ -52,6 +52,8 @@ bool waitForState(TrainingPanel& p, TrainingController::State s, int timeoutMs =
 // A main window on a weights file (its config in the metadata), computing on the CPU, trained
 // presets cached in `cacheDir`, nothing read from or written to the settings.
 MainWindow::Options fixtureWindow(const QString& weightsPath, const QString& cacheDir);
+// The same on the Small preset (trained on first use into `cacheDir`, before the window shows).
+MainWindow::Options smallWindow(const QString& cacheDir);
 // The navigator's groups ("Encoder/Encoder layer 0/Self-attention (self_attn)") and its steps'
 // labels by trace name, below `parent`.
 void collectSteps(const StepModel& m, const QModelIndex& parent, const QString& path, QStringList& groups,
