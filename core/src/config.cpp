@@ -259,8 +259,11 @@ std::string fold_full_width(const std::string& text) {
     for (size_t i = 0; i < text.size();) {
         const auto b = static_cast<unsigned char>(text[i]);
         // Three-byte UTF-8 sequences only: U+3000 (E3 80 80) and U+FF01–U+FF5E (EF BC 81 … EF BD 9E).
+        // (Both following bytes must be continuation bytes 10xxxxxx: a stray lead byte before
+        // another character must not swallow that character's first bytes.)
         if (b == 0xE3 || b == 0xEF) {
-            if (i + 2 < text.size()) {
+            if (i + 2 < text.size() && (static_cast<unsigned char>(text[i + 1]) & 0xC0u) == 0x80u &&
+                (static_cast<unsigned char>(text[i + 2]) & 0xC0u) == 0x80u) {
                 const unsigned cp = ((b & 0x0Fu) << 12) | ((static_cast<unsigned char>(text[i + 1]) & 0x3Fu) << 6) |
                                     (static_cast<unsigned char>(text[i + 2]) & 0x3Fu);
                 if (cp == 0x3000) {
