@@ -317,8 +317,32 @@ static std::optional<Message> positional_buffer_warning(const StoredTensor& st, 
 
 static bool is_optimizer_state(const std::string& name) { return name.rfind("optim.", 0) == 0; }
 
-LoadedWeights load_weights(const std::string& path, const Config* config) {
-    return load_weights(read_safetensors(path), path, config);
+LoadedWeights load_weights(const std::string& path, const Config* config, NonFiniteWeights non_finite) {
+    return load_weights(read_safetensors(path), path, config, non_finite);
+}
+
+std::optional<NonFinite> find_non_finite(const std::string& name, const Tensor& t) {
+    const float* x = t.ptr();
+    const size_t n = t.data.size();
+    size_t i = 0;
+    while (i < n && std::isfinite(x[i])) ++i;  // the common case: one pass, no branch taken
+    if (i == n) return std::nullopt;
+    NonFinite bad{name, 0, static_cast<int64_t>(i), x[i]};
+    for (; i < n; ++i) bad.count += !std::isfinite(x[i]);
+    return bad;
+}
+
+std::vector<NonFinite> non_finite_parameters(const ParamSet& p) {
+    std::vector<NonFinite> out;
+    for (size_t i = 0; i < p.size(); ++i)
+        if (auto bad = find_non_finite(p.name(i), p[i])) out.push_back(std::move(*bad));
+    return out;
+}
+
+Message non_finite_message(const NonFinite& bad) {
+    const float v = bad.first_value;
+    const std::string value = std::isnan(v) ? "NaN" : v > 0 ? "+inf" : "-inf";
+    return Message(Msg::weights_parameter_not_finite, {bad.name, bad.count, value, bad.first_index});
 }
 
 // The names of the LayerNorm gamma/beta a model of `c`'s shape would have if it learned them.
@@ -337,7 +361,8 @@ static int64_t first_not(const Tensor& t, float want) {
     return -1;
 }
 
-LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, const Config* config) {
+LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, const Config* config,
+                           NonFiniteWeights non_finite) {
     LoadedWeights out;
     out.metadata = f.metadata;
     Config file_config;
@@ -440,8 +465,10 @@ LoadedWeights load_weights(const SafetensorsFile& f, const std::string& path, co
         if (st->shape != sp.shape)
             throw fail(Message(out.config_assumed ? Msg::weights_parameter_shape_tutorial : Msg::weights_parameter_shape,
                                {sp.name, shape_to_string(st->shape), shape_to_string(sp.shape)}));
-        for (float v : st->value.data)
-            if (!std::isfinite(v)) throw fail(Message(Msg::weights_parameter_not_finite, {sp.name}));
+        if (auto bad = find_non_finite(sp.name, st->value)) {
+            if (non_finite == NonFiniteWeights::Refuse) throw fail(non_finite_message(*bad));
+            out.not_finite.push_back(std::move(*bad));
+        }
         out.params[i] = st->value;
     }
     // A shared weight under its other names: the same values, or the file is not of this model.

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 namespace stepformer {
 
@@ -66,6 +67,10 @@ Trainer::Trainer(Transformer& model, std::vector<Example> data, TrainOptions opt
       opt_(with_model_size(opt.optimizer, model.config()), model.params()),
       grads_(accumulated_gradients(model.config())) {
     options_.validate();
+    // A NaN or ±inf weight would turn every loss and gradient into NaN: refused before any step,
+    // naming the parameter (the app opens such weights to show them, the trainer does not).
+    if (const auto bad = non_finite_parameters(std::as_const(model_).params()); !bad.empty())
+        throw WeightsError(Message(Msg::train_weights_not_finite, {non_finite_message(bad.front())}));
     if (data_.empty()) throw DataError(Message(Msg::data_empty));
     // Validate every example up front so a bad token is reported before any step runs.
     for (size_t i = 0; i < data_.size(); ++i) {

@@ -84,6 +84,26 @@
     </message>
 </context>
 <context>
+    <name>ParameterPane</name>
+    <message numerus="yes">
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;⚠ This weight holds %n NaN or infinite value(s), shown magenta; the first is at %1. Everything computed from it is NaN.&lt;/span&gt;&lt;br&gt;</source>
+        <translation>
+            <numerusform>&lt;span style=&apos;color:#c62828&apos;&gt;⚠ This weight holds %n NaN or infinite value, shown magenta; it is at %1. Everything computed from it is NaN.&lt;/span&gt;&lt;br&gt;</numerusform>
+            <numerusform>&lt;span style=&apos;color:#c62828&apos;&gt;⚠ This weight holds %n NaN or infinite values, shown magenta; the first is at %1. Everything computed from it is NaN.&lt;/span&gt;&lt;br&gt;</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>Session</name>
+    <message numerus="yes">
+        <source>, and %n more parameter(s)</source>
+        <translation>
+            <numerusform>, and %n more parameter</numerusform>
+            <numerusform>, and %n more parameters</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>StepPanels</name>
     <message numerus="yes">
         <source>&lt;b&gt;%1&lt;/b&gt; = w_%2s(%2).view(sz_b, len, n_head, d_%3).transpose(1, 2): nn.Linear(d_model, n_head·d_%3, bias=False), cut into n_head = %n heads of d_%3 = %4 columns; shown: head %5.</source>

@@ -1572,11 +1572,6 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>&quot;shape&quot; 必须是整数列表，其中有 %1</translation>
     </message>
     <message>
-        <source>shape dimension %1 is too large</source>
-        <extracomment>safetensors.dimension_too_large</extracomment>
-        <translation>形状的维度 %1 太大</translation>
-    </message>
-    <message>
         <source>negative dimension %1 in shape %2</source>
         <extracomment>safetensors.negative_dimension</extracomment>
         <translation>形状 %2 中有负的维度 %1</translation>
@@ -1600,11 +1595,6 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <source>data_offsets %1 out of range of the %2-byte data section</source>
         <extracomment>safetensors.offsets_out_of_range</extracomment>
         <translation>data_offsets %1 超出 %2 字节的数据区</translation>
-    </message>
-    <message>
-        <source>shape is too large</source>
-        <extracomment>safetensors.shape_too_large</extracomment>
-        <translation>形状太大</translation>
     </message>
     <message>
         <source>byte size mismatch: expected %1 bytes (%2 elements x %3 bytes) but found %4 bytes in data_offsets %5</source>
@@ -1737,11 +1727,6 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <translation>不支持 Fortran 顺序的数组（请保存 C 顺序的数组，例如用 np.ascontiguousarray）</translation>
     </message>
     <message>
-        <source>shape %1 is too large</source>
-        <extracomment>npy.shape_too_large</extracomment>
-        <translation>形状 %1 太大</translation>
-    </message>
-    <message>
         <source>data is %1 bytes but shape %2 of &apos;%3&apos; needs %4</source>
         <extracomment>npy.data_size</extracomment>
         <translation>数据有 %1 字节，但 &apos;%3&apos; 的形状 %2 需要 %4 字节</translation>
@@ -1815,11 +1800,6 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <source>parameter &apos;%1&apos; has shape %2, the tutorial&apos;s is %3</source>
         <extracomment>weights.parameter_shape_tutorial</extracomment>
         <translation>参数 &apos;%1&apos; 的形状为 %2，教程中为 %3</translation>
-    </message>
-    <message>
-        <source>parameter &apos;%1&apos; contains NaN or infinity</source>
-        <extracomment>weights.parameter_not_finite</extracomment>
-        <translation>参数 &apos;%1&apos; 含有 NaN 或无穷大</translation>
     </message>
     <message>
         <source>&apos;%1&apos; is &apos;%2&apos; in this config (weight sharing), but the file holds other values under it; set the sharing option to false if the model was trained without it</source>
@@ -2035,6 +2015,31 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <source>STEPFORMER_CPU_KERNELS=%1: not a kernel set this CPU runs (it runs: %2)</source>
         <extracomment>backend.cpu_kernels</extracomment>
         <translation>STEPFORMER_CPU_KERNELS=%1：这台 CPU 无法运行此内核集（可运行：%2）</translation>
+    </message>
+    <message>
+        <source>training cannot start from these weights: %1</source>
+        <extracomment>train.weights_not_finite</extracomment>
+        <translation>无法从这些权重开始训练：%1</translation>
+    </message>
+    <message>
+        <source>shape dimension %1 is larger than 2^63 - 1</source>
+        <extracomment>safetensors.dimension_too_large</extracomment>
+        <translation>形状的维度 %1 大于 2^63 - 1</translation>
+    </message>
+    <message>
+        <source>the shape needs more than 2^64 bytes (16 EiB): no file can hold it</source>
+        <extracomment>safetensors.shape_too_large</extracomment>
+        <translation>该形状需要超过 2^64 字节（16 EiB）：任何文件都装不下</translation>
+    </message>
+    <message>
+        <source>shape %1 needs more than 2^64 bytes (16 EiB): no file can hold it</source>
+        <extracomment>npy.shape_too_large</extracomment>
+        <translation>形状 %1 需要超过 2^64 字节（16 EiB）：任何文件都装不下</translation>
+    </message>
+    <message>
+        <source>parameter &apos;%1&apos; holds %2 NaN or infinite values (the first, %3, at entry %4)</source>
+        <extracomment>weights.parameter_not_finite</extracomment>
+        <translation>参数 &apos;%1&apos; 含有 %2 个 NaN 或无穷大的值（第一个是 %3，位于第 %4 个元素）</translation>
     </message>
 </context>
 <context>
@@ -4863,6 +4868,24 @@ row)
         <source>&lt;i&gt;Block: rows %1, columns %2; its largest %3 is&lt;/i&gt;&lt;br&gt;</source>
         <translation>&lt;i&gt;块：行 %1，列 %2；其中最大的%3为&lt;/i&gt;&lt;br&gt;</translation>
     </message>
+    <message>
+        <source>%1  — NaN/inf</source>
+        <translation>%1  — NaN/无穷大</translation>
+    </message>
+    <message>
+        <source>row %1, column %2</source>
+        <translation>第 %1 行、第 %2 列</translation>
+    </message>
+    <message>
+        <source>entry %1</source>
+        <translation>第 %1 个元素</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;span style=&apos;color:#c62828&apos;&gt;⚠ This weight holds %n NaN or infinite value(s), shown magenta; the first is at %1. Everything computed from it is NaN.&lt;/span&gt;&lt;br&gt;</source>
+        <translation>
+            <numerusform>&lt;span style=&apos;color:#c62828&apos;&gt;⚠ 这个权重含有 %n 个 NaN 或无穷大的值，以品红色显示；第一个位于%1。由它算出的一切都是 NaN。&lt;/span&gt;&lt;br&gt;</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>PeHeatmap</name>
@@ -5490,6 +5513,20 @@ The file carries no model configuration, so the tutorial&apos;s was assumed. If 
     <message>
         <source>Karpathy&apos;s nanoGPT: a decoder-only GPT that continues a sentence word by word. Learned positions, pre-norm blocks, a causal mask, GELU, lm_head tied to the token embedding; trained with AdamW on the toy sentences</source>
         <translation>Karpathy 的 nanoGPT：一个仅含解码器的 GPT，逐词续写句子。可学习的位置、前置归一化的块、因果掩码、GELU、与词元嵌入共享权重的 lm_head；在简单的示例句子上用 AdamW 训练</translation>
+    </message>
+    <message numerus="yes">
+        <source>, and %n more parameter(s)</source>
+        <translation>
+            <numerusform>，另有 %n 个参数</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 holds NaN or infinity: %2.
+
+The model is shown as the file holds it: those entries are magenta in the Gradients view&apos;s weight page (the parameter is marked ⚠ in its list) and everything computed from them is NaN too. Training cannot start from these weights.</source>
+        <translation>%1 含有 NaN 或无穷大：%2。
+
+模型按文件中的原样显示：这些元素在“梯度”视图的权重页中以品红色显示（该参数在列表中标有 ⚠），由它们算出的一切也都是 NaN。无法从这些权重开始训练。</translation>
     </message>
 </context>
 <context>

@@ -164,13 +164,45 @@ TEST_F(WeightsErrors, UnexpectedExtraTensorIsNamed) {
 }
 
 TEST_F(WeightsErrors, NaNAndInfinityAreRejected) {
-    for (float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()}) {
+    const float inf = std::numeric_limits<float>::infinity();
+    for (float bad : {std::numeric_limits<float>::quiet_NaN(), inf, -inf}) {
         ParamSet p = params;
         p.at("decoder.layers.0.pos_ffn.fc.2.weight").data[17] = bad;
+        p.at("decoder.layers.0.pos_ffn.fc.2.weight").data[40] = 1e30f * 1e30f;  // +inf
         write_weights(path, p, &c);
         auto m = error_of<WeightsError>([&] { load_weights(path, nullptr); });
-        EXPECT_TRUE(mentions(m, {"'decoder.layers.0.pos_ffn.fc.2.weight'", "NaN or infinity"}));
+        const char* value = std::isnan(bad) ? "the first, NaN," : bad > 0 ? "the first, +inf," : "the first, -inf,";
+        EXPECT_TRUE(mentions(m, {path, "'decoder.layers.0.pos_ffn.fc.2.weight'", "holds 2 NaN or infinite values", value,
+                                 "at entry 17"}));
     }
+}
+
+TEST_F(WeightsErrors, NaNAndInfinityAreReportedWhenAskedAndTrainingRefusesThem) {
+    ParamSet p = params;
+    p.at("encoder.layers.0.pos_ffn.fc.0.weight").data[5] = std::numeric_limits<float>::quiet_NaN();
+    p.at("decoder.layers.1.pos_ffn.fc.2.weight").data[0] = -std::numeric_limits<float>::infinity();
+    p.at("decoder.layers.1.pos_ffn.fc.2.weight").data[3] = std::numeric_limits<float>::infinity();
+    write_weights(path, p, &c);
+    // The app's way: the model opens as the file holds it, the bad parameters listed in order.
+    const LoadedWeights w = load_weights(path, nullptr, NonFiniteWeights::Report);
+    ASSERT_EQ(w.not_finite.size(), 2u);
+    EXPECT_EQ(w.not_finite[0].name, "encoder.layers.0.pos_ffn.fc.0.weight");
+    EXPECT_EQ(w.not_finite[0].count, 1);
+    EXPECT_EQ(w.not_finite[0].first_index, 5);
+    EXPECT_EQ(w.not_finite[1].name, "decoder.layers.1.pos_ffn.fc.2.weight");
+    EXPECT_EQ(w.not_finite[1].count, 2);
+    EXPECT_EQ(w.not_finite[1].first_value, -std::numeric_limits<float>::infinity());
+    EXPECT_TRUE(std::isnan(w.params.at("encoder.layers.0.pos_ffn.fc.0.weight").data[5]));  // kept, not repaired
+    EXPECT_EQ(non_finite_parameters(w.params).size(), 2u);
+    // A clean file reports nothing.
+    write_weights(path, params, &c);
+    EXPECT_TRUE(load_weights(path, nullptr, NonFiniteWeights::Report).not_finite.empty());
+
+    // Training from such weights is refused before any step, naming the first bad parameter.
+    Transformer model(c, w.params);
+    auto m = error_of<WeightsError>([&] { Trainer(model, builtin_examples(c), TrainOptions{}); });
+    EXPECT_TRUE(mentions(m, {"training cannot start from these weights", "'encoder.layers.0.pos_ffn.fc.0.weight'",
+                             "holds 1 NaN or infinite values", "at entry 5"}));
 }
 
 TEST_F(WeightsErrors, ConfigInTheFileMustMatchTheGivenConfig) {

@@ -273,7 +273,7 @@ std::vector<BadFile> bad_files() {
         {"negative_dim", with_entry(R"({"dtype": "F32", "shape": [-2], "data_offsets": [0, 8]})"),
          {"'w'", "negative dimension -2"}},
         {"huge_shape", with_entry(R"({"dtype": "F32", "shape": [4294967296, 4294967296], "data_offsets": [0, 8]})"),
-         {"'w'", "too large"}},
+         {"'w'", "more than 2^64 bytes"}},
         {"offsets_not_pair", with_entry(R"({"dtype": "F32", "shape": [2], "data_offsets": [8]})"),
          {"'w'", "data_offsets", "two non-negative integers"}},
         {"offsets_negative", with_entry(R"({"dtype": "F32", "shape": [2], "data_offsets": [-8, 0]})"),

@@ -12,6 +12,7 @@
 #include <QSpinBox>
 
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "explain/explain_panel.h"
@@ -436,8 +437,9 @@ void TestGradientView::blocksShowEachBlocksLargestEntry() {
             QCOMPARE((*p.values)[cell], best);
             QCOMPARE(v[size_t((*p.source)[cell])], best);  // the entry it names
         }
-    // Blocks across columns too (the segment scan), with ties, a segment of NaNs only and one NaN
-    // among numbers: the first largest entry of a block wins, a NaN never does.
+    // Blocks across columns too (the segment scan), with ties, a segment of NaNs only, one NaN and
+    // one +inf among numbers: the first largest entry of a block wins, except that a NaN or ±inf
+    // always wins (the first of its block), so a bad weight is never hidden in the overview.
     const ParamBlocks wide = paramBlocks(70, 300);  // blocks of 2 rows × 5 columns
     QCOMPARE(wide.colStep, 5);
     std::vector<float> w(70 * 300);
@@ -445,22 +447,30 @@ void TestGradientView::blocksShowEachBlocksLargestEntry() {
     w[7] = 50.0f, w[8] = -50.0f;  // a tie in block (0, 1): the first, at column 7, wins
     for (int c = 10; c < 15; ++c) w[size_t(c)] = w[300 + size_t(c)] = std::nanf("");  // block (0, 2): NaNs only
     w[300 * 4 + 20] = std::nanf("");
+    w[300 * 10 + 33] = std::numeric_limits<float>::infinity();
     const PooledValues q = poolLargest(w, wide);
     for (int r = 0; r < wide.blockRows(); ++r)
         for (int c = 0; c < wide.blockCols(); ++c) {
-            int64_t at = -1;
+            int64_t at = -1, firstBad = -1;
             float bestAbs = -1.0f;
             for (int rr = wide.firstRow(r); rr <= wide.lastRow(r); ++rr)
                 for (int cc = wide.firstCol(c); cc <= wide.lastCol(c); ++cc) {
-                    const float a = std::fabs(w[size_t(rr) * 300 + size_t(cc)]);
+                    const float x = w[size_t(rr) * 300 + size_t(cc)], a = std::fabs(x);
+                    if (!std::isfinite(x) && firstBad < 0) firstBad = int64_t(rr) * 300 + cc;
                     if (a > bestAbs) bestAbs = a, at = int64_t(rr) * 300 + cc;
                 }
+            if (firstBad >= 0) at = firstBad;
             const size_t cell = size_t(r) * size_t(wide.blockCols()) + size_t(c);
             QCOMPARE((*q.source)[cell], at);
-            if (at >= 0) QCOMPARE((*q.values)[cell], w[size_t(at)]);
+            const float shown = (*q.values)[cell], entry = w[size_t(at)];
+            QVERIFY(shown == entry || (std::isnan(shown) && std::isnan(entry)));
         }
     QCOMPARE((*q.source)[1], int64_t(7));
-    QCOMPARE((*q.source)[2], int64_t(-1));
+    QCOMPARE((*q.source)[2], int64_t(10));  // the block of NaNs: its first
+    const int C = wide.blockCols();
+    QCOMPARE((*q.source)[size_t(2 * C + 4)], int64_t(300 * 4 + 20));   // one NaN among numbers
+    QCOMPARE((*q.source)[size_t(5 * C + 6)], int64_t(300 * 10 + 33));  // +inf
+    QVERIFY(std::isinf((*q.values)[size_t(5 * C + 6)]));
 
     QCOMPARE(blockLabels({"0", "1", "2", "3", "4"}, 2), QStringList({"0\u20131", "2\u20133", "4"}));
     QVERIFY(!paramBlocks(64, 64).pooled());

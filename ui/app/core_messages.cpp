@@ -177,6 +177,8 @@ const char* const kTemplates[] = {
     QT_TRANSLATE_NOOP("CoreMessage", "the loss"),
     //: train.infinite
     QT_TRANSLATE_NOOP("CoreMessage", "infinite"),
+    //: train.weights_not_finite
+    QT_TRANSLATE_NOOP("CoreMessage", "training cannot start from these weights: %1"),
     //: train.device_lost
     QT_TRANSLATE_NOOP("CoreMessage", "the device stopped working at step %1 (%2); the weights of step %3 were kept"),
     //: optimizer.lr
@@ -266,7 +268,7 @@ const char* const kTemplates[] = {
     //: safetensors.shape_not_integer
     QT_TRANSLATE_NOOP("CoreMessage", "\"shape\" must be a list of integers, found %1"),
     //: safetensors.dimension_too_large
-    QT_TRANSLATE_NOOP("CoreMessage", "shape dimension %1 is too large"),
+    QT_TRANSLATE_NOOP("CoreMessage", "shape dimension %1 is larger than 2^63 - 1"),
     //: safetensors.negative_dimension
     QT_TRANSLATE_NOOP("CoreMessage", "negative dimension %1 in shape %2"),
     //: safetensors.offsets_not_pair
@@ -278,7 +280,7 @@ const char* const kTemplates[] = {
     //: safetensors.offsets_out_of_range
     QT_TRANSLATE_NOOP("CoreMessage", "data_offsets %1 out of range of the %2-byte data section"),
     //: safetensors.shape_too_large
-    QT_TRANSLATE_NOOP("CoreMessage", "shape is too large"),
+    QT_TRANSLATE_NOOP("CoreMessage", "the shape needs more than 2^64 bytes (16 EiB): no file can hold it"),
     //: safetensors.byte_size_mismatch
     QT_TRANSLATE_NOOP("CoreMessage", "byte size mismatch: expected %1 bytes (%2 elements x %3 bytes) but found %4 bytes in data_offsets %5"),
     //: safetensors.overlap
@@ -332,7 +334,7 @@ const char* const kTemplates[] = {
     //: npy.fortran_order
     QT_TRANSLATE_NOOP("CoreMessage", "Fortran-order arrays are not supported (save a C-order array, e.g. np.ascontiguousarray)"),
     //: npy.shape_too_large
-    QT_TRANSLATE_NOOP("CoreMessage", "shape %1 is too large"),
+    QT_TRANSLATE_NOOP("CoreMessage", "shape %1 needs more than 2^64 bytes (16 EiB): no file can hold it"),
     //: npy.data_size
     QT_TRANSLATE_NOOP("CoreMessage", "data is %1 bytes but shape %2 of '%3' needs %4"),
     //: npy.data_truncated
@@ -364,7 +366,7 @@ const char* const kTemplates[] = {
     //: weights.parameter_shape_tutorial
     QT_TRANSLATE_NOOP("CoreMessage", "parameter '%1' has shape %2, the tutorial's is %3"),
     //: weights.parameter_not_finite
-    QT_TRANSLATE_NOOP("CoreMessage", "parameter '%1' contains NaN or infinity"),
+    QT_TRANSLATE_NOOP("CoreMessage", "parameter '%1' holds %2 NaN or infinite values (the first, %3, at entry %4)"),
     //: weights.shared_differs
     QT_TRANSLATE_NOOP("CoreMessage", "'%1' is '%2' in this config (weight sharing), but the file holds other values under it; set the sharing option to false if the model was trained without it"),
     //: weights.none

@@ -1,5 +1,7 @@
 #include "app/language.h"
 
+#include <mutex>
+
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>
@@ -37,6 +39,13 @@ QHash<QString, Origin>& origins() {
     static QHash<QString, Origin> map;
     return map;
 }
+// tr() runs on worker threads too (texts composed off the GUI thread) and Qt lets translators be
+// asked concurrently: the map, the recorder's inner translator and its loading are guarded
+// (unguarded, two inserts at once corrupted the map's texts).
+std::mutex& originsMutex() {
+    static std::mutex m;
+    return m;
+}
 
 // Sits last in the translator chain (Qt asks the most recently installed first): it translates
 // nothing itself, it records what the others give.
@@ -44,6 +53,7 @@ class RecordingTranslator : public QTranslator {
 public:
     QString translate(const char* context, const char* source, const char* disambiguation, int n) const override {
         if (!context || !source || !*source) return {};
+        const std::lock_guard<std::mutex> lock(originsMutex());
         QString out;
         if (inner_) out = inner_->translate(context, source, disambiguation, n);
         const QString shown = out.isEmpty() ? QString::fromUtf8(source) : out;
@@ -77,9 +87,14 @@ QTranslator* qtTranslator() {
 
 QString retranslated(const QString& text) {
     if (text.isEmpty()) return text;
-    const auto it = origins().constFind(text);
-    if (it == origins().constEnd()) return text;
-    return QCoreApplication::translate(it->context.constData(), it->source.constData());
+    Origin origin;
+    {
+        const std::lock_guard<std::mutex> lock(originsMutex());
+        const auto it = origins().constFind(text);
+        if (it == origins().constEnd()) return text;
+        origin = it.value();
+    }
+    return QCoreApplication::translate(origin.context.constData(), origin.source.constData());
 }
 
 // The texts of `o` that a translation may have given.
@@ -134,10 +149,13 @@ bool apply(const QString& code, bool remember) {
     RecordingTranslator* rec = recorder();
     QCoreApplication::removeTranslator(appTranslator());
     QCoreApplication::removeTranslator(qtTranslator());
-    rec->setInner(nullptr);
-    // English has a file too: its plural forms ("1 thread", "2 threads"; lupdate -pluralonly).
-    if (!appTranslator()->load(QStringLiteral(":/i18n/stepformer_%1.qm").arg(code))) return false;
-    rec->setInner(appTranslator());
+    {
+        const std::lock_guard<std::mutex> lock(originsMutex());  // no tr() elsewhere while it changes
+        rec->setInner(nullptr);
+        // English has a file too: its plural forms ("1 thread", "2 threads"; lupdate -pluralonly).
+        if (!appTranslator()->load(QStringLiteral(":/i18n/stepformer_%1.qm").arg(code))) return false;
+        rec->setInner(appTranslator());
+    }
     // Qt's own (standard buttons, file dialogs); absent without qt6-translations-l10n.
     if (code != QLatin1String("en") &&
         qtTranslator()->load(QStringLiteral("qtbase_%1").arg(code), QLibraryInfo::path(QLibraryInfo::TranslationsPath)))

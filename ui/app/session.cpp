@@ -179,7 +179,9 @@ bool Session::openWeights(const QString& path, const QString& configPath) {
                 }
             }
         }
-        LoadedWeights w = load_weights(ss(path), cfg ? &*cfg : nullptr);
+        // NaN or ±inf in a weight: the model is shown (the bad entries magenta, the parameter
+        // marked in the weight page's list) and the user is told; training never starts from it.
+        LoadedWeights w = load_weights(ss(path), cfg ? &*cfg : nullptr, NonFiniteWeights::Report);
         auto weights = std::make_shared<const ParamSet>(std::move(w.params));
         (void)makeModel(w.config, weights);  // throws when the weights do not fit, before anything changes
         QString desc = tr("Weights %1 with %2").arg(QFileInfo(path).fileName(), configNote);
@@ -188,6 +190,7 @@ bool Session::openWeights(const QString& path, const QString& configPath) {
         trainer_->cancel();
         install(w.config, std::move(weights), ModelState::FromFile, desc);
         for (const auto& warning : w.warnings) emit warningRaised(coreText(warning));
+        if (!w.not_finite.empty()) emit warningRaised(notFiniteWarning(QFileInfo(path).fileName(), w.not_finite));
         emit weightsOpened(path);
         return true;
     } catch (const std::exception& e) {
@@ -203,6 +206,15 @@ bool Session::openWeights(const QString& path, const QString& configPath) {
         emit errorOccurred(msg);
         return false;
     }
+}
+
+QString Session::notFiniteWarning(const QString& file, const std::vector<NonFinite>& bad) {
+    QString which = coreText(non_finite_message(bad.front()));
+    if (bad.size() > 1) which += tr(", and %n more parameter(s)", nullptr, int(bad.size() - 1));
+    return tr("%1 holds NaN or infinity: %2.\n\nThe model is shown as the file holds it: those entries are magenta "
+              "in the Gradients view's weight page (the parameter is marked ⚠ in its list) and everything computed "
+              "from them is NaN too. Training cannot start from these weights.")
+        .arg(file, which);
 }
 
 bool Session::installTrainedModel(const Config& config, std::shared_ptr<const ParamSet> params,

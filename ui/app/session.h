@@ -207,6 +207,8 @@ signals:
 
 private:
     static stepformer::TrainingPreset trainingPresetOf(Preset p);  // (session_presets.cpp)
+    // What the user is told when a weights file holds NaN or ±inf (`bad`: the parameters, in order).
+    static QString notFiniteWarning(const QString& file, const std::vector<stepformer::NonFinite>& bad);
     void install(stepformer::Config config, std::shared_ptr<const stepformer::ParamSet> weights, ModelState state,
                  QString description);
     std::shared_ptr<const stepformer::Transformer> makeModel(const stepformer::Config& config,

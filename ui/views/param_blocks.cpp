@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 ParamBlocks paramBlocks(int rows, int cols, int maxRows, int maxCols) {
     ParamBlocks b;
@@ -18,17 +19,30 @@ ParamBlocks paramBlocks(int rows, int cols, int maxRows, int maxCols) {
 
 namespace {
 
+// A block's best once it holds a NaN or ±inf: no finite magnitude beats it.
+constexpr float kNonFinite = std::numeric_limits<float>::infinity();
+
 // The largest |x| of a row segment, in eight independent lanes so that the compiler turns it into
-// vector max instructions (a plain running max is a reduction it may not reorder). NaN never wins,
-// as in the comparison below.
-float segmentMaxAbs(const float* x, int n) {
-    float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+// vector max instructions (a plain running max is a reduction it may not reorder). `finite` says
+// whether every entry is finite: x·0 is NaN for NaN and ±inf and 0 for the rest, summed per lane.
+float segmentMaxAbs(const float* x, int n, bool* finite) {
+    float lane[8] = {0, 0, 0, 0, 0, 0, 0, 0}, zero[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int i = 0;
     for (; i + 8 <= n; i += 8)
-        for (int k = 0; k < 8; ++k) lane[k] = std::max(lane[k], std::fabs(x[i + k]));
-    float m = 0.0f;
-    for (int k = 0; k < 8; ++k) m = std::max(m, lane[k]);
-    for (; i < n; ++i) m = std::max(m, std::fabs(x[i]));
+        for (int k = 0; k < 8; ++k) {
+            lane[k] = std::max(lane[k], std::fabs(x[i + k]));
+            zero[k] += x[i + k] * 0.0f;
+        }
+    float m = 0.0f, z = 0.0f;
+    for (int k = 0; k < 8; ++k) {
+        m = std::max(m, lane[k]);
+        z += zero[k];
+    }
+    for (; i < n; ++i) {
+        m = std::max(m, std::fabs(x[i]));
+        z += x[i] * 0.0f;
+    }
+    *finite = z == 0.0f;
     return m;
 }
 
@@ -49,13 +63,24 @@ PooledValues poolLargest(const std::vector<float>& values, const ParamBlocks& b)
         const float* row = values.data() + size_t(r) * size_t(b.cols);
         for (int bc = 0; bc < C; ++bc) {
             const int c0 = b.firstCol(bc), n = b.lastCol(bc) - c0 + 1;
-            const float m = segmentMaxAbs(row + c0, n);
+            bool finite = true;
+            const float m = segmentMaxAbs(row + c0, n, &finite);
+            const size_t cell = size_t(br) * size_t(C) + size_t(bc);
+            if (!finite) {
+                // A NaN or ±inf wins its block, so a bad entry is never hidden by a block's
+                // largest finite one (the first such entry of the block is shown).
+                if (best[size_t(bc)] == kNonFinite) continue;
+                int c = c0;
+                while (std::isfinite(row[c])) ++c;
+                best[size_t(bc)] = kNonFinite;
+                (*out)[cell] = row[c];
+                (*src)[cell] = int64_t(r) * b.cols + c;
+                continue;
+            }
             if (!(m > best[size_t(bc)])) continue;
             int c = c0;
-            while (c < c0 + n && std::fabs(row[c]) != m) ++c;
-            if (c == c0 + n) continue;  // a segment of NaNs only: m is the lanes' 0, no entry has it
+            while (std::fabs(row[c]) != m) ++c;  // a finite segment: one of its entries is m
             best[size_t(bc)] = m;
-            const size_t cell = size_t(br) * size_t(C) + size_t(bc);
             (*out)[cell] = row[c];
             (*src)[cell] = int64_t(r) * b.cols + c;
         }

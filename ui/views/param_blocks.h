@@ -3,6 +3,7 @@
 // entry of largest magnitude, with its sign. The largest rather than the mean: a weight's or a
 // gradient's signs mostly cancel in a mean, which would paint the overview white; the extreme
 // keeps "where are the big numbers, and which way do they point" visible.
+// A NaN or ±inf wins its block (the first of the block): a bad entry is never hidden.
 #pragma once
 
 #include <algorithm>

@@ -1,12 +1,16 @@
 #include "views/parameter_pane.h"
 #include "widgets/theme_colors.h"
 
+#include <limits>
+
 #include <QBoxLayout>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLocale>
 #include <QStackedWidget>
+#include <QStyle>
 
+#include "app/core_text.h"
 #include "steps/tensor_slice.h"
 #include "views/gradient_numbers.h"
 #include "views/param_blocks.h"
@@ -169,12 +173,29 @@ const Tensor& ParameterPane::previewedUpdate() const {
 }
 
 void ParameterPane::fillPicker() {
+    if (scanned_.lock() != params_) {
+        scanned_ = params_;
+        notFinite_.clear();
+        notFiniteOrder_.clear();
+        if (params_)
+            for (auto& bad : non_finite_parameters(*params_)) {
+                const QString n = QString::fromStdString(bad.name);
+                notFiniteOrder_ << n;
+                notFinite_.insert(n, std::move(bad));
+            }
+    }
     updating_ = true;
     picker_->clear();
     if (params_)
         for (size_t i = 0; i < params_->size(); ++i) {
             const QString n = QString::fromStdString(params_->name(i));
-            picker_->addItem(QStringLiteral("%1  %2").arg(n, tensorviz::shapeText((*params_)[i].shape)), n);
+            const QString text = QStringLiteral("%1  %2").arg(n, tensorviz::shapeText((*params_)[i].shape));
+            if (!notFinite_.contains(n)) {
+                picker_->addItem(text, n);
+                continue;
+            }
+            picker_->addItem(style()->standardIcon(QStyle::SP_MessageBoxWarning), tr("%1  — NaN/inf").arg(text), n);
+            picker_->setItemData(picker_->count() - 1, coreText(non_finite_message(notFinite_.value(n))), Qt::ToolTipRole);
         }
     picker_->setCurrentIndex(picker_->findData(param_));
     updating_ = false;
@@ -189,7 +210,18 @@ void ParameterPane::showStats(const Tensor& W, const Tensor& G, bool haveUpdate)
         if (norms_.size() >= 256) norms_.clear();
         return norms_.insert(v.data(), l2(v)).value();
     };
-    QString stats = tr("‖W‖ = %1, ‖∂loss/∂W‖ = %2").arg(numfmt::gradientStat(norm(W.data)), numfmt::gradientStat(norm(G.data)));
+    QString stats;
+    if (const auto bad = notFinite_.constFind(param_); bad != notFinite_.constEnd()) {
+        const auto& shape = W.shape;
+        const int64_t cols = shape.size() >= 2 ? shape.back() : 0;
+        const QString where = cols > 0 ? tr("row %1, column %2").arg(bad->first_index / cols).arg(bad->first_index % cols)
+                                       : tr("entry %1").arg(bad->first_index);
+        stats = tr("<span style='color:#c62828'>⚠ This weight holds %n NaN or infinite value(s), shown magenta; the first "
+                   "is at %1. Everything computed from it is NaN.</span><br>",
+                   nullptr, int(std::min<int64_t>(bad->count, std::numeric_limits<int>::max())))
+                    .arg(where);
+    }
+    stats += tr("‖W‖ = %1, ‖∂loss/∂W‖ = %2").arg(numfmt::gradientStat(norm(W.data)), numfmt::gradientStat(norm(G.data)));
     if (haveUpdate)
         stats += tr(", ‖ΔW‖ = %1 with %2, step %3")
                      .arg(numfmt::gradientStat(previewNorm_), optimizerText(*optimizer_))

@@ -14,6 +14,7 @@
 
 #include <QHash>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 
 #include "stepformer/config.h"
@@ -63,6 +64,9 @@ public:
     // The optimizer's preview for the weight shown (empty when none).
     const stepformer::Tensor& previewedUpdate() const;
 
+    // The weights holding NaN or ±inf (marked ⚠ in the picker, named in the stats), in order.
+    QStringList notFiniteParameters() const { return notFiniteOrder_; }
+
     HeatmapWidget* weightHeatmap() const { return weight_; }
     HeatmapWidget* weightGradientHeatmap() const { return weightGrad_; }
     HeatmapWidget* updateHeatmap() const { return update_; }
@@ -100,6 +104,10 @@ private:
     QHash<QString, std::pair<std::shared_ptr<const stepformer::Tensor>, double>> previews_;  // with their norms
     double previewNorm_ = 0.0;
     QHash<const float*, double> norms_;  // of the weights and gradients shown, by their data
+    // The weights holding NaN or ±inf, scanned once per weight set (44 M numbers at the tutorial's size).
+    std::weak_ptr<const stepformer::ParamSet> scanned_;
+    QHash<QString, stepformer::NonFinite> notFinite_;
+    QStringList notFiniteOrder_;
 
     QComboBox* picker_ = nullptr;
     WrappedLabel *title_ = nullptr, *stats_ = nullptr, *blocksNote_ = nullptr;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -73,6 +74,24 @@ private:
 // generator.
 ParamSet init_params(const Config& c, uint64_t seed);
 
+// A tensor holding NaN or ±inf: how many such entries, and the first of them.
+struct NonFinite {
+    std::string name;
+    int64_t count = 0;
+    int64_t first_index = 0;  // flat, row-major
+    float first_value = 0.0f;
+};
+std::optional<NonFinite> find_non_finite(const std::string& name, const Tensor& t);
+// Every parameter of `p` that holds NaN or ±inf, in the set's order (empty when all are finite).
+std::vector<NonFinite> non_finite_parameters(const ParamSet& p);
+// "parameter '<name>' holds <count> NaN or infinite values (the first, <value>, at entry <index>)"
+Message non_finite_message(const NonFinite& bad);
+
+// What load_weights does with a parameter holding NaN or ±inf: refuse the file, naming it (the
+// CLI, checkpoints, the layer lab), or open it and list it in LoadedWeights::not_finite (the app,
+// which shows such a model with the bad entries marked; training refuses to start from it).
+enum class NonFiniteWeights { Refuse, Report };
+
 struct LoadedWeights {
     ParamSet params;
     Config config;
@@ -82,6 +101,7 @@ struct LoadedWeights {
     std::vector<std::string> defaulted;   // learned LayerNorm params not in the file (1/0)
     std::vector<Message> notes;           // what was skipped, for the user
     std::vector<Message> warnings;        // something the user should act on
+    std::vector<NonFinite> not_finite;    // with NonFiniteWeights::Report: the parameters holding NaN/±inf
     std::map<std::string, std::string> metadata;
 };
 
@@ -93,10 +113,12 @@ struct LoadedWeights {
 // learn them: exactly 1/0 is skipped with a note, anything else is an error naming
 // "learn_layer_norm" — except in a checkpoint saved before that option existed (its config
 // lacks the key), which opens with learned LayerNorm and a warning.
-LoadedWeights load_weights(const std::string& path, const Config* config);
+LoadedWeights load_weights(const std::string& path, const Config* config,
+                           NonFiniteWeights non_finite = NonFiniteWeights::Refuse);
 // The same from a file already read (`path` only names it in messages).
 struct SafetensorsFile;
-LoadedWeights load_weights(const SafetensorsFile& file, const std::string& path, const Config* config);
+LoadedWeights load_weights(const SafetensorsFile& file, const std::string& path, const Config* config,
+                           NonFiniteWeights non_finite = NonFiniteWeights::Refuse);
 
 // The config stored in a file's metadata, if any.
 bool read_config_from_weights(const std::string& path, Config* out);
