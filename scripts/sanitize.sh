@@ -5,7 +5,9 @@
 #                                 core tests (every reader, the graph engine, the training loop,
 #                                 the CLI, killed saves) and the fuzz corpus replays
 #   scripts/sanitize.sh thread    ThreadSanitizer: the same tests (OpenMP on one thread: its runtime
-#                                 is not instrumented)
+#                                 is not instrumented), then the app's threads together
+#                                 (ui.test_training_threads: a run streaming to the views while
+#                                 the user steps and switches devices; the UI is built too)
 #   scripts/sanitize.sh ci        ASan + UBSan, the reduced set the test command runs after the
 #                                 normal suite (CI's 60 minutes): the library and the CLI only, the
 #                                 fuzz replays (every reader) and the CLI computing, training,
@@ -36,8 +38,10 @@ thread)
     exit 2
     ;;
 esac
+gui=OFF
+[ "$mode" = thread ] && gui=ON
 cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEPFORMER_SANITIZE="$kind" \
-    -DSTEPFORMER_BUILD_GUI=OFF -DSTEPFORMER_BUILD_BENCH=OFF >/dev/null
+    -DSTEPFORMER_BUILD_GUI=$gui -DSTEPFORMER_BUILD_BENCH=OFF >/dev/null
 replays="fuzz_replay_config fuzz_replay_dataset fuzz_replay_npy fuzz_replay_safetensors fuzz_replay_sentence fuzz_replay_checkpoint"
 # No Vulkan driver is offered (VK_ICD_FILENAMES): the GPU's code is checked on lavapipe by the
 # normal suite; the driver itself is not instrumented.
@@ -65,10 +69,15 @@ if [ "$mode" = ci ]; then
     echo "sanitize ci: ASan + UBSan clean"
     exit 0
 fi
+ui=
+[ "$mode" = thread ] && ui=ui_test_training_threads
 # shellcheck disable=SC2086
-cmake --build "$BUILD" -j2 --target stepformer_core_tests stepformer-cli save_child $replays
+cmake --build "$BUILD" -j2 --target stepformer_core_tests stepformer-cli save_child $replays $ui
 # The GoogleTests in one process (ctest would start one sanitized process per test: ~2 s each),
 # then the fuzz replays.
 "$BUILD/bin/stepformer_core_tests" --gtest_filter="${GTEST_FILTER:-*}-*gpu*:*Gpu*:*Vulkan*:RowReductions.*:CliBackend.*" \
     --gtest_brief=1 "$@"
 ctest --test-dir "$BUILD" --output-on-failure -j2 -L fuzz
+if [ -n "$ui" ]; then
+    QT_QPA_PLATFORM=offscreen "$BUILD/bin/$ui"
+fi
