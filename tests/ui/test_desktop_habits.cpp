@@ -56,19 +56,6 @@
 namespace {
 const QString kWeights = QStringLiteral(STEPFORMER_FIXTURES_DIR "/tutorial_state_dict.weights.safetensors");
 
-// The Tensor view of an attention step at 1366x768, shown; its first visible, filled heatmap.
-HeatmapWidget* showAttentionHeatmap(MainWindow& w) {
-    w.resize(1366, 768);
-    w.show();
-    if (!QTest::qWaitForWindowExposed(&w)) return nullptr;
-    w.setFollowStep(false);
-    if (!w.setCurrentView(QStringLiteral("tensor")) ||
-        !w.setCurrentStep(QStringLiteral("encoder.layers.0.enc_self_attn.attn")))
-        return nullptr;
-    for (HeatmapWidget* m : w.viewWidget(QStringLiteral("tensor"))->findChildren<HeatmapWidget*>())
-        if (m->isVisible() && !m->isEmpty()) return m;
-    return nullptr;
-}
 }  // namespace
 
 class TestDesktopHabits : public QObject {
@@ -321,7 +308,7 @@ void TestDesktopHabits::escapeClosesTheCompareWindow() {
 
 void TestDesktopHabits::ctrlCCopiesTheHoveredCell() {
     MainWindow w(options());
-    HeatmapWidget* map = showAttentionHeatmap(w);
+    HeatmapWidget* map = testutil::showAttentionHeatmap(w);
     QVERIFY(map);
     QApplication::clipboard()->clear();
     w.findChild<QAction*>(QStringLiteral("actionCopyCell"))->trigger();  // nothing hovered: nothing copied
@@ -366,7 +353,7 @@ void TestDesktopHabits::startUpFileErrorIsShown() {
 
 void TestDesktopHabits::darkThemeAndPresentationZoom() {
     MainWindow w(options());
-    HeatmapWidget* map = showAttentionHeatmap(w);
+    HeatmapWidget* map = testutil::showAttentionHeatmap(w);
     QVERIFY(map);
     auto cornerLightness = [map] { return map->viewport()->grab().toImage().pixelColor(1, 1).lightness(); };
     QVERIFY(cornerLightness() > 200);  // the light theme's white page

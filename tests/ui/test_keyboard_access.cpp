@@ -35,7 +35,6 @@ private slots:
 
 private:
     MainWindow::Options options() const;
-    HeatmapWidget* attentionHeatmap(MainWindow& w);
     QTemporaryDir cache_;
 };
 
@@ -47,23 +46,9 @@ void TestKeyboardAccess::initTestCase() {
 
 MainWindow::Options TestKeyboardAccess::options() const { return testutil::smallWindow(cache_.path()); }
 
-// The Tensor view of the first encoder layer's attention weights at 1366x768: its heatmap.
-HeatmapWidget* TestKeyboardAccess::attentionHeatmap(MainWindow& w) {
-    w.resize(1366, 768);
-    w.show();
-    if (!QTest::qWaitForWindowActive(&w)) return nullptr;
-    w.setFollowStep(false);
-    if (!w.setCurrentView(QStringLiteral("tensor")) ||
-        !w.setCurrentStep(QStringLiteral("encoder.layers.0.enc_self_attn.attn")))
-        return nullptr;
-    for (HeatmapWidget* m : w.viewWidget(QStringLiteral("tensor"))->findChildren<HeatmapWidget*>())
-        if (m->isVisible() && !m->isEmpty() && m->rows() > 2 && m->cols() > 2) return m;
-    return nullptr;
-}
-
 void TestKeyboardAccess::tabTurnsTheCellCursorOn() {
     MainWindow w(options());
-    HeatmapWidget* map = attentionHeatmap(w);
+    HeatmapWidget* map = testutil::showAttentionHeatmap(w);
     QVERIFY(map);
     const QString step = w.currentStep();
     QVERIFY(!map->cellCursorOn());
@@ -110,7 +95,7 @@ void TestKeyboardAccess::tabTurnsTheCellCursorOn() {
 
 void TestKeyboardAccess::clickFocusLeavesTheArrowsToStepping() {
     MainWindow w(options());
-    HeatmapWidget* map = attentionHeatmap(w);
+    HeatmapWidget* map = testutil::showAttentionHeatmap(w);
     QVERIFY(map);
     const QStringList order = w.navigator()->model()->stepOrder();
     const int at = order.indexOf(w.currentStep());
@@ -121,7 +106,7 @@ void TestKeyboardAccess::clickFocusLeavesTheArrowsToStepping() {
     QTest::keyClick(map, Qt::Key_Right);
     QCOMPARE(w.currentStep(), order[at + 1]);
     // ↑ turns the cursor on (↑ steps nothing), at the cell the mouse is on.
-    map = attentionHeatmap(w);  // back at the step; the view made its panels anew
+    map = testutil::showAttentionHeatmap(w);  // back at the step; the view made its panels anew
     QVERIFY(map);
     QTest::mouseMove(map->viewport(), map->viewport()->mapFrom(map, map->cellRect(2, 1).center()));
     QTRY_COMPARE(map->hoveredCell(), QPoint(2, 1));
@@ -133,7 +118,7 @@ void TestKeyboardAccess::clickFocusLeavesTheArrowsToStepping() {
 
 void TestKeyboardAccess::shiftArrowsSelectAndCtrlCCopiesTheBlock() {
     MainWindow w(options());
-    HeatmapWidget* map = attentionHeatmap(w);
+    HeatmapWidget* map = testutil::showAttentionHeatmap(w);
     QVERIFY(map);
     map->setFocus(Qt::TabFocusReason);
     QTRY_VERIFY(map->cellCursorOn());
@@ -165,7 +150,7 @@ void TestKeyboardAccess::shiftArrowsSelectAndCtrlCCopiesTheBlock() {
 
 void TestKeyboardAccess::draggingSelectsABlock() {
     MainWindow w(options());
-    HeatmapWidget* map = attentionHeatmap(w);
+    HeatmapWidget* map = testutil::showAttentionHeatmap(w);
     QVERIFY(map);
     QWidget* vp = map->viewport();
     const auto at = [&](int r, int c) { return vp->mapFrom(map, map->cellRect(r, c).center()); };

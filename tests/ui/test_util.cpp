@@ -16,6 +16,7 @@
 #include "stepformer/train.h"
 #include "training/hyperparameter_form.h"
 #include "training/training_panel.h"
+#include "widgets/heatmap_widget.h"
 
 using namespace stepformer;
 
@@ -86,6 +87,19 @@ MainWindow::Options smallWindow(const QString& cacheDir) {
     MainWindow::Options o = fixtureWindow(QString(), cacheDir);
     o.preset = Session::Preset::Small;
     return o;
+}
+
+HeatmapWidget* showAttentionHeatmap(MainWindow& w) {
+    w.resize(1366, 768);
+    w.show();
+    if (!QTest::qWaitForWindowActive(&w)) return nullptr;
+    w.setFollowStep(false);
+    if (!w.setCurrentView(QStringLiteral("tensor")) ||
+        !w.setCurrentStep(QStringLiteral("encoder.layers.0.enc_self_attn.attn")))
+        return nullptr;
+    for (HeatmapWidget* m : w.viewWidget(QStringLiteral("tensor"))->findChildren<HeatmapWidget*>())
+        if (m->isVisible() && !m->isEmpty() && m->rows() > 2 && m->cols() > 2) return m;
+    return nullptr;
 }
 
 void collectSteps(const StepModel& m, const QModelIndex& parent, const QString& path, QStringList& groups,

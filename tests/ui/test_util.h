@@ -18,6 +18,7 @@
 
 #include "app/main_window.h"
 
+class HeatmapWidget;
 class QImage;
 class QWidget;
 class StepModel;
@@ -54,6 +55,9 @@ bool waitForState(TrainingPanel& p, TrainingController::State s, int timeoutMs =
 MainWindow::Options fixtureWindow(const QString& weightsPath, const QString& cacheDir);
 // The same on the Small preset (trained on first use into `cacheDir`, before the window shows).
 MainWindow::Options smallWindow(const QString& cacheDir);
+// The Tensor view of the first encoder layer's attention weights at 1366x768, the window shown
+// and active (keyboard tests need the focus): its first visible, filled heatmap, or nullptr.
+HeatmapWidget* showAttentionHeatmap(MainWindow& w);
 // The navigator's groups ("Encoder/Encoder layer 0/Self-attention (self_attn)") and its steps'
 // labels by trace name, below `parent`.
 void collectSteps(const StepModel& m, const QModelIndex& parent, const QString& path, QStringList& groups,
