@@ -26,6 +26,8 @@ std::string describe_cpu(int threads) {
 
 // The host's memory: what every backend whose kernels run on the caller's memory inherits.
 size_t Backend::trim() { return 0; }
+std::optional<BackendCounters> Backend::counters() const { return std::nullopt; }
+bool Backend::set_profiling(bool) { return false; }
 void* Backend::alloc(size_t bytes) { return ::operator new(bytes ? bytes : 1, std::align_val_t(64)); }
 void Backend::release(void* p) {
     if (p) ::operator delete(p, std::align_val_t(64));

@@ -34,9 +34,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "stepformer/backend_counters.h"
 #include "stepformer/backend_ops.h"
 
 namespace stepformer {
@@ -234,6 +236,12 @@ public:
     // step need not allocate): for a backend the app has stopped computing on. It stays usable.
     // Returns the bytes given back.
     virtual size_t trim();  // (out of line: every kernel set's object would define an inline one)
+    // What the backend's device did so far (dispatches, barriers, submissions, recordings, copies,
+    // allocations: backend_counters.h); nullopt for a backend that computes in the host's memory.
+    // set_profiling(true) times every dispatch too (device time per kernel family) where the device
+    // has timestamps, and says whether it does. Both for measuring, not for computing.
+    virtual std::optional<BackendCounters> counters() const;
+    virtual bool set_profiling(bool on);
 
     // ----- Time. A backend may run kernels asynchronously (a GPU queues them). sync() returns
     // when every kernel called so far has finished, its buffers written and the scalars it was

@@ -52,6 +52,7 @@ VulkanBackend::~VulkanBackend() {
         for (auto& [bytes, a] : cache) destroy(a);
     for (const Alloc& a : retired_) destroy(a);
     if (scalars_) destroy(*scalars_);
+    if (queries_) vkDestroyQueryPool(ctx_.device(), queries_, nullptr);
     vkDestroyFence(ctx_.device(), fence_, nullptr);
     vkDestroyCommandPool(ctx_.device(), pool_, nullptr);
 }

@@ -115,6 +115,8 @@ public:
     void sync() override;
     size_t memory_in_use() const override;
     size_t trim() override;
+    std::optional<BackendCounters> counters() const override;  // vk_counters.cpp
+    bool set_profiling(bool on) override;
 
     // ----- kernels that run as shaders
     void fill(float* x, int64_t n, float value) override;
@@ -207,6 +209,12 @@ private:
     float* scalar_slot();
     void flush();
 
+    // vk_counters.cpp (mu_ held)
+    void start_timing();
+    bool stamp_before();
+    void stamp_after(const char* shader);
+    void collect_timing();
+
     // vk_kernels_elementwise.cpp
     void elementwise(Elementwise op, float* out, const float* a, const float* b, int64_t n, float value = 0.0f,
                      uint32_t cols = 0);
@@ -255,6 +263,12 @@ private:
     std::optional<Alloc> scalars_;            // slots for scalar results (in allocs_, freed with them)
     size_t scalars_used_ = 0;
     std::vector<std::function<void()>> after_;  // scalar results to hand out after the next flush
+    BackendCounters counts_;
+    bool profiling_ = false;                   // timestamps around every dispatch
+    static constexpr uint32_t kQueries = 8192;  // two per timed dispatch, per command buffer
+    VkQueryPool queries_ = VK_NULL_HANDLE;
+    uint32_t queries_used_ = 0;
+    std::vector<const char*> timed_;  // the shader of each timed dispatch in the command buffer
 };
 
 }  // namespace stepformer::vk

@@ -122,12 +122,17 @@ const char* type_name(VkPhysicalDeviceType t) {
     }
 }
 
-int compute_family(VkPhysicalDevice d) {
+std::vector<VkQueueFamilyProperties> queue_families(VkPhysicalDevice d) {
     uint32_t n = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(d, &n, nullptr);
     std::vector<VkQueueFamilyProperties> f(n);
     vkGetPhysicalDeviceQueueFamilyProperties(d, &n, f.data());
-    for (uint32_t i = 0; i < n; ++i)
+    return f;
+}
+
+int compute_family(VkPhysicalDevice d) {
+    const auto f = queue_families(d);
+    for (size_t i = 0; i < f.size(); ++i)
         if (f[i].queueFlags & VK_QUEUE_COMPUTE_BIT) return int(i);
     return -1;
 }
@@ -152,6 +157,10 @@ DeviceInfo describe(VkPhysicalDevice d) {
     else if (compute_family(d) < 0)
         info.why = "no compute queue";
     info.usable = info.why.empty();
+    if (const int family = compute_family(d); family >= 0) {
+        info.timestamp_bits = queue_families(d)[size_t(family)].timestampValidBits;
+        info.timestamp_period = p.limits.timestampPeriod;
+    }
     if (p.apiVersion >= VK_API_VERSION_1_1) {
         VkPhysicalDeviceSubgroupProperties sg{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
         VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};

@@ -24,6 +24,9 @@ struct DeviceInfo {
     // subgroup size the driver reports: a hint for sizing dispatches, the shaders do not rely on it
     bool subgroup_arithmetic = false;
     uint32_t subgroup_size = 0;
+    // Timestamp queries on the compute queue: nanoseconds per tick, and the valid bits (0: none).
+    float timestamp_period = 0.0f;
+    uint32_t timestamp_bits = 0;
 };
 
 // The Vulkan devices this machine has; empty when there is no Vulkan loader or driver.

@@ -36,6 +36,8 @@ void VulkanBackend::upload(void* dst, const void* src, size_t bytes) {
     if (!bytes) return;
     const std::lock_guard lock(mu_);
     const Span d = find(dst, bytes, "upload");
+    ++counts_.uploads;
+    counts_.bytes_uploaded += bytes;
     if (!recording_ && d.alloc->mapped) {
         std::memcpy(dst, src, bytes);
         return;
@@ -55,6 +57,8 @@ void VulkanBackend::download(void* dst, const void* src, size_t bytes) {
     if (!bytes) return;
     const std::lock_guard lock(mu_);
     const Span from = find(src, bytes, "download");
+    ++counts_.downloads;
+    counts_.bytes_downloaded += bytes;
     if (from.alloc->mapped) {
         flush();
         std::memcpy(dst, src, bytes);
@@ -115,6 +119,8 @@ VulkanBackend::Alloc VulkanBackend::make(size_t bytes, bool mapped) {
         vkDestroyBuffer(ctx_.device(), a.buffer, nullptr);
         throw std::bad_alloc();
     }
+    ++counts_.allocations;
+    counts_.bytes_allocated += req.size;
     check(vkBindBufferMemory(ctx_.device(), a.buffer, a.memory, 0), "vkBindBufferMemory");
     if (mapped) check(vkMapMemory(ctx_.device(), a.memory, 0, VK_WHOLE_SIZE, 0, &a.mapped), "vkMapMemory");
     VkBufferDeviceAddressInfo bai{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};

@@ -15,6 +15,8 @@ void VulkanBackend::begin() {
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     check(vkBeginCommandBuffer(cb_, &bi), "vkBeginCommandBuffer");
     recording_ = true;
+    ++counts_.recordings;
+    start_timing();
 }
 
 // Every command sees what the commands before it wrote (kernels are small; ordering is simple).
@@ -27,15 +29,19 @@ void VulkanBackend::barrier() {
                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
                              VK_PIPELINE_STAGE_HOST_BIT,
                          0, 1, &mb, 0, nullptr, 0, nullptr);
+    ++counts_.barriers;
 }
 
 void VulkanBackend::dispatch(const char* shader, const void* args, uint32_t bytes, uint32_t gx, uint32_t gy,
                              uint32_t gz) {
     VkPipeline p = ctx_.pipeline(shader, bytes);
     begin();
+    const bool timed = stamp_before();
     vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p);
     vkCmdPushConstants(cb_, ctx_.layout(shader), VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, args);
     vkCmdDispatch(cb_, gx, gy, gz);
+    ++counts_.dispatches;
+    if (timed) stamp_after(shader);
     barrier();
 }
 
@@ -65,9 +71,12 @@ void VulkanBackend::flush() {
             si.commandBufferCount = 1;
             si.pCommandBuffers = &cb_;
             check(vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
+            ++counts_.submissions;
             check(vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+            collect_timing();
         } catch (...) {
             after_.clear();
+            timed_.clear();
             scalars_used_ = 0;
             throw;
         }
