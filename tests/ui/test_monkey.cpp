@@ -5,10 +5,10 @@
 // device switches (a test backend stands in for a GPU), docks, both languages — with no crash, no
 // Qt warning, and the event loop never blocked for long.
 //
-// ctest runs a short version with a fixed seed; the long one is
-//   STEPFORMER_MONKEY_EVENTS=10000 STEPFORMER_MONKEY_SEED=$RANDOM build/bin/ui_test_monkey
-// STEPFORMER_MONKEY_MAX_BLOCK_MS sets how long the event loop may be blocked (default 250; the
-// short run in ctest shares two cores with the other tests and allows 2000).
+// ctest runs a short version with a fixed seed; the long one is scripts/monkey.sh (10,000 events,
+// a random seed, the event loop blocked at most 250 ms). STEPFORMER_MONKEY_EVENTS, _SEED and
+// _MAX_BLOCK_MS set them (defaults 400, 20261129 and 2000 ms: the short run shares two cores with
+// the rest of the suite).
 #include <QAbstractButton>
 #include <QAction>
 #include <QApplication>

@@ -1,4 +1,5 @@
 #include "app/desktop_habits.h"
+#include "widgets/thread_handoff.h"
 
 #include <QAbstractButton>
 #include <QAbstractSpinBox>
@@ -312,6 +313,7 @@ void DesktopHabits::rebuildRecentMenu() {
 }
 
 bool DesktopHabits::eventFilter(QObject* watched, QEvent* event) {
+    tookOver(guiEventQueue());  // a queued call from a worker arrives here first (thread_handoff.h)
     if (event->type() == QEvent::Polish || event->type() == QEvent::ToolTipChange) {
         nameIconButton(qobject_cast<QAbstractButton*>(watched));
         return QObject::eventFilter(watched, event);

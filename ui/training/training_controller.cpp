@@ -1,4 +1,5 @@
 #include "training/training_controller.h"
+#include "widgets/thread_handoff.h"
 #include "app/core_text.h"
 #include "training/training_traces.h"
 #include "widgets/text_util.h"
@@ -29,6 +30,13 @@
 using namespace stepformer;
 
 namespace {
+
+// A queued call from the worker to the GUI thread (direct when the run is synchronous).
+template <class F>
+void postToGui(QObject* to, F&& f, Qt::ConnectionType delivery) {
+    handOff(guiEventQueue());
+    QMetaObject::invokeMethod(to, std::forward<F>(f), delivery);
+}
 
 using ui_text::qs;
 using ui_text::ss;
@@ -248,7 +256,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                     shared->pending.push_back(std::move(item));
                     if (!shared->flushPosted) notify = shared->flushPosted = true;
                 }
-                if (notify) QMetaObject::invokeMethod(this, [this, gen] { deliverPending(gen); }, delivery);
+                if (notify) postToGui(this, [this, gen] { deliverPending(gen); }, delivery);
             };
             const int stride = snapshotStride(options.epochs);
             auto snapshot = [&](int epoch, double meanLoss) {
@@ -290,7 +298,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                     shared->liveTrace = std::move(live);
                     if (!shared->flushPosted) notify = shared->flushPosted = true;
                 }
-                if (notify) QMetaObject::invokeMethod(this, [this, gen] { deliverPending(gen); }, delivery);
+                if (notify) postToGui(this, [this, gen] { deliverPending(gen); }, delivery);
             };
             // The pace: the step that just ended took at least paceMs since the last one did
             // (none after the last step). Stop and reset end the wait at once; a pace change
@@ -348,7 +356,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
                 const QString why = message;
                 message = tr("the GPU stopped working (%1); training goes on on the CPU when started again").arg(why);
                 lostDevice = true;
-                QMetaObject::invokeMethod(this, [this, why] { emit deviceLost(why); }, delivery);
+                postToGui(this, [this, why] { emit deviceLost(why); }, delivery);
             }
 
             // The run's working memory goes before the epilogue (which may save the model): the
@@ -376,10 +384,10 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
             outcome->config = config;
             outcome->params = std::make_shared<ParamSet>(std::move(model->params()));
             outcome->optimizer = std::move(optimizer);
-            QMetaObject::invokeMethod(this, [this, gen, outcome] { deliverOutcome(gen, outcome); }, delivery);
+            postToGui(this, [this, gen, outcome] { deliverOutcome(gen, outcome); }, delivery);
         } catch (const std::exception& e) {
             const QString msg = coreText(e);
-            QMetaObject::invokeMethod(this, [this, gen, msg] { deliverFailure(gen, msg); }, delivery);
+            postToGui(this, [this, gen, msg] { deliverFailure(gen, msg); }, delivery);
         }
     };
 

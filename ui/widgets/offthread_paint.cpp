@@ -4,6 +4,8 @@
 #include <QSemaphore>
 #include <QThreadPool>
 
+#include "widgets/thread_handoff.h"
+
 QImage paintImageInPool(QSize size, qreal dpr, const std::function<void(QPainter&)>& paint) {
     QImage image((QSizeF(size) * dpr).toSize(), QImage::Format_ARGB32_Premultiplied);
     image.setDevicePixelRatio(dpr);
@@ -15,11 +17,15 @@ QImage paintImageInPool(QSize size, qreal dpr, const std::function<void(QPainter
     };
     QSemaphore done;
     // tryStart: never wait for a busy pool (another task could take long); paint here instead.
+    handOff(&done);
     if (QThreadPool::globalInstance()->tryStart([&] {
+            tookOver(&done);
             run();
+            handOff(&done);
             done.release();
         })) {
         done.acquire();
+        tookOver(&done);
     } else {
         run();
     }
