@@ -12,6 +12,7 @@
 #include <mutex>
 #include <utility>
 
+#include <QCoreApplication>
 #include <QThread>
 
 #include "stepformer/heap.h"
@@ -31,11 +32,16 @@ using namespace stepformer;
 
 namespace {
 
-// A queued call from the worker to the GUI thread (direct when the run is synchronous).
-template <class F>
-void postToGui(QObject* to, F&& f, Qt::ConnectionType delivery) {
+// A call from the worker for the GUI thread, run by TrainingController::event (direct when the
+// run is synchronous). Pending calls go with the controller (Qt drops a deleted receiver's events).
+void postToGui(QObject* to, std::function<void()> f, Qt::ConnectionType delivery) {
+    if (delivery == Qt::DirectConnection) {
+        f();
+        return;
+    }
+    auto* call = new GuiCall(std::move(f));
     handOff(guiEventQueue());
-    QMetaObject::invokeMethod(to, std::forward<F>(f), delivery);
+    QCoreApplication::postEvent(to, call);
 }
 
 using ui_text::qs;
@@ -167,6 +173,12 @@ void TrainingController::setState(State s) {
     if (state_ == s) return;
     state_ = s;
     emit stateChanged(s);
+}
+
+bool TrainingController::event(QEvent* e) {
+    if (e->type() != GuiCall::eventType()) return QObject::event(e);
+    static_cast<GuiCall*>(e)->run();
+    return true;
 }
 
 bool TrainingController::start(const Config& config, const StartPoint& from, std::vector<Example> data,

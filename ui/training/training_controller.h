@@ -191,6 +191,9 @@ public:
     const TrainingOutcome* outcome() const { return outcome_ ? &*outcome_ : nullptr; }
     QString message() const { return message_; }
 
+protected:
+    bool event(QEvent* e) override;  // runs the worker's calls (thread_handoff.h's GuiCall)
+
 signals:
     void stateChanged(TrainingController::State state);
     void started(int stepsTotal, int epochs, int stepsPerEpoch);

@@ -6,6 +6,11 @@
 // (scripts/sanitize.sh thread; docs/reliability.md, "Sanitizers".)
 #pragma once
 
+#include <functional>
+#include <utility>
+
+#include <QEvent>
+
 #if defined(__SANITIZE_THREAD__)
 extern "C" void __tsan_acquire(void* addr);
 extern "C" void __tsan_release(void* addr);
@@ -23,3 +28,23 @@ inline const void* guiEventQueue() {
     static const char token = 0;
     return &token;
 }
+
+// A call for the GUI thread from a worker, as a posted event. QMetaObject::invokeMethod makes its
+// event inside Qt, after any hand-off its caller could make; this one is made, its function moved
+// in, before the hand-off, so TSan sees the whole call ordered before it runs. The receiver's
+// event() runs it (TrainingController::event).
+class GuiCall : public QEvent {
+public:
+    static QEvent::Type eventType() {
+        static const int type = QEvent::registerEventType();
+        return QEvent::Type(type);
+    }
+    explicit GuiCall(std::function<void()> f) : QEvent(eventType()), f_(std::move(f)) {}
+    void run() {
+        tookOver(guiEventQueue());
+        f_();
+    }
+
+private:
+    std::function<void()> f_;
+};
