@@ -31,7 +31,7 @@ address)
     ;;
 thread)
     export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/tests/sanitizers/tsan.supp"
-    export OMP_NUM_THREADS=1
+    export OMP_NUM_THREADS=1 OMP_THREAD_LIMIT=1  # the limit holds for num_threads() clauses too
     ;;
 *)
     echo "usage: scripts/sanitize.sh address|thread [ctest arguments]" >&2

@@ -47,7 +47,7 @@ namespace {
 // name here, bump kInterfaceCount, and add a TEST_P that calls it on every backend (with
 // `kernel("its_name")` so the table and the tests stay tied); AllKernelsAreCovered reads
 // backend.h and fails until then.
-constexpr size_t kInterfaceCount = 53;
+constexpr size_t kInterfaceCount = 55;
 const std::vector<std::string>& covered_kernels() {
     static const std::vector<std::string> k = {
         "linear_forward",       "linear_backward",       "linear_backward_update", "apply_update",
@@ -64,7 +64,8 @@ const std::vector<std::string>& covered_kernels() {
         "dropout_mask",         "mul_forward",           "fill",                   "copy",
         "sgd_step",             "adam_step",             "sum_squares",            "sync",
         "host_memory",          "alloc",                 "release",                "upload",
-        "download",             "memory_in_use",         "trim",
+        "download",             "memory_in_use",         "trim",                   "counters",
+        "set_profiling",
         "supports",             "run_elsewhere",  // test_kernel_fallback.cpp
     };
     return k;
@@ -1159,6 +1160,29 @@ TEST_P(BackendOps, Fill) {
         }
 }
 
+TEST_P(BackendOps, CountersAndProfiling) {
+    TRACE("counters", "the device's work so far: the GPU counts it, a backend without a device has none");
+    TRACE("set_profiling", "device time per dispatch where the device has timestamps");
+    const auto before = be->counters();
+    if (be->name() != "gpu") {
+        EXPECT_FALSE(before.has_value());
+        EXPECT_FALSE(be->set_profiling(true)) << "nothing to time";
+        return;
+    }
+    ASSERT_TRUE(before.has_value());
+    const bool timed = be->set_profiling(true);
+    Vec x = nan_vec(4097);
+    VecStaging st(*be);
+    be->fill(st.out(x), 4097, 2.0f);
+    st.finish();
+    EXPECT_TRUE(exact("x", x, Vec(4097, 2.0f)));  // timing changes nothing
+    const auto after = be->counters();
+    EXPECT_GE(after->dispatches, before->dispatches + 1);
+    EXPECT_GE(after->submissions, before->submissions + 1);
+    if (timed) EXPECT_GE(after->timed_dispatches, before->timed_dispatches + 1);
+    EXPECT_TRUE(be->set_profiling(false) || !timed);
+}
+
 TEST_P(BackendOps, Copy) {
     for (int64_t n : {0, 1, 3, 7, 63, 65, 129, 4097, 70001}) {
         TRACE("copy", shape({{"n", n}}));
@@ -1820,7 +1844,8 @@ TEST(BackendOpsCoverage, AllKernelsAreCovered) {
     for (const auto& k : declared) {
         if (listed.count(k)) continue;
         EXPECT_TRUE(k == "sync" || k == "host_memory" || k == "alloc" || k == "release" || k == "upload" ||
-                        k == "download" || k == "memory_in_use" || k == "trim" || k == "supports" || k == "run_elsewhere")
+                        k == "download" || k == "memory_in_use" || k == "trim" || k == "counters" || k == "set_profiling" ||
+                        k == "supports" || k == "run_elsewhere")
             << k << " is declared in backend.h but not listed in backend_ops.h";
     }
 }
