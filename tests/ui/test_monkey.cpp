@@ -43,17 +43,6 @@
 
 namespace {
 
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-
-// Qt's warnings, but the offscreen platform's own notes about what it cannot do.
-void recordWarnings(QtMsgType type, const QMessageLogContext& context, const QString& msg) {
-    const bool platformNote = msg.contains(QLatin1String("This plugin does not support")) ||
-                              msg.contains(QLatin1String("XDG_RUNTIME_DIR"));
-    if (type != QtDebugMsg && type != QtInfoMsg && !platformNote) g_warnings << msg;
-    if (g_previous) g_previous(type, context, msg);
-}
-
 int envInt(const char* name, int fallback) {
     bool ok = false;
     const int v = qEnvironmentVariableIntValue(name, &ok);
@@ -85,11 +74,11 @@ void TestMonkey::initTestCase() {
     QVERIFY(cache_.isValid());
     qputenv("STEPFORMER_CACHE_DIR", cache_.path().toUtf8());
     ComputeDevices::instance().setGpuFactoryForTesting([] { return stepformer::testing::make_device_backend(1); });
-    g_previous = qInstallMessageHandler(recordWarnings);
+    testutil::recordQtWarnings(true);
 }
 
 void TestMonkey::cleanupTestCase() {
-    qInstallMessageHandler(g_previous);
+    testutil::recordQtWarnings(false);
     language::apply(QStringLiteral("en"), false);
     ComputeDevices::instance().setGpuFactoryForTesting({});
 }
@@ -271,7 +260,7 @@ void TestMonkey::randomEvents() {
         oneEvent(w);
         lastBeat = clock.elapsed();  // the event's own handling is the test's, not the loop's
         QTest::qWait(int(rng_.bounded(15u)));
-        if (!g_warnings.isEmpty()) break;
+        if (!testutil::qtWarnings().isEmpty()) break;
     }
     // Let a training run or a preset's training end before the window goes.
     w.trainingPanel()->findChild<QAbstractButton*>(QStringLiteral("stopButton"))->click();
@@ -280,8 +269,8 @@ void TestMonkey::randomEvents() {
     beat.stop();
     std::printf("monkey: longest block of the event loop %lld ms (after: %s)\n", static_cast<long long>(longest),
                 qPrintable(longestAt));
-    QVERIFY2(g_warnings.isEmpty(), qPrintable(QStringLiteral("Qt warned: %1\nlast events:\n%2")
-                                                  .arg(g_warnings.join(QLatin1String("\n")), log_.join(QLatin1String("\n")))));
+    QVERIFY2(testutil::qtWarnings().isEmpty(), qPrintable(QStringLiteral("Qt warned: %1\nlast events:\n%2")
+                                                  .arg(testutil::qtWarnings().join(QLatin1String("\n")), log_.join(QLatin1String("\n")))));
     QVERIFY2(longest <= maxBlockMs, qPrintable(QStringLiteral("the event loop was blocked %1 ms after these events:\n%2")
                                                    .arg(longest)
                                                    .arg(beforeLongest.join(QLatin1String("\n")))));

@@ -30,16 +30,6 @@ using namespace stepformer;
 
 namespace {
 
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-
-void recordWarnings(QtMsgType type, const QMessageLogContext& context, const QString& msg) {
-    const bool platformNote = msg.contains(QLatin1String("This plugin does not support")) ||
-                              msg.contains(QLatin1String("XDG_RUNTIME_DIR"));
-    if (type != QtDebugMsg && type != QtInfoMsg && !platformNote) g_warnings << msg;
-    if (g_previous) g_previous(type, context, msg);
-}
-
 // A decoder weight with one NaN (row 2, column 6 of a 64 × 32 matrix) and the output projection
 // with a +inf: the encoder's numbers stay finite, the decoder's become NaN.
 const char* const kNaNWeight = "decoder.layers.0.pos_ffn.fc.0.weight";
@@ -57,8 +47,8 @@ ParamSet withBadEntries(const ParamSet& good) {
 class TestNonFiniteWeights : public QObject {
     Q_OBJECT
 private slots:
-    void initTestCase() { g_previous = qInstallMessageHandler(recordWarnings); }
-    void cleanupTestCase() { qInstallMessageHandler(g_previous); }
+    void initTestCase() { testutil::recordQtWarnings(true); }
+    void cleanupTestCase() { testutil::recordQtWarnings(false); }
     void opensTheModelAndMarksTheBadTensors();
     void trainingRefusesACheckpointWithThem();
 };
@@ -76,7 +66,7 @@ void TestNonFiniteWeights::opensTheModelAndMarksTheBadTensors() {
     const QString path = dir.filePath(QStringLiteral("diverged.safetensors"));
     write_safetensors(path.toStdString(), items, {{"stepformer.config", config_to_json_text(c)}});
 
-    g_warnings.clear();
+    testutil::qtWarnings().clear();
     QSignalSpy warnings(w.session(), &Session::warningRaised);
     QVERIFY(w.session()->openWeights(path));
     QCOMPARE(warnings.count(), 1);
@@ -131,10 +121,10 @@ void TestNonFiniteWeights::opensTheModelAndMarksTheBadTensors() {
     int steps = 0;
     VERIFY_HELPER(testutil::walkEveryStep(w, [&](const QString&) -> QString {
         ++steps;
-        return g_warnings.isEmpty() ? QString() : g_warnings.join(QLatin1Char('\n'));
+        return testutil::qtWarnings().isEmpty() ? QString() : testutil::qtWarnings().join(QLatin1Char('\n'));
     }));
     QVERIFY(steps > 100);
-    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join(QLatin1Char('\n'))));
+    QVERIFY2(testutil::qtWarnings().isEmpty(), qPrintable(testutil::qtWarnings().join(QLatin1Char('\n'))));
 }
 
 void TestNonFiniteWeights::trainingRefusesACheckpointWithThem() {

@@ -22,29 +22,15 @@
 #include "training/training_controller.h"
 #include "training/training_panel.h"
 
-namespace {
-
-QStringList g_warnings;
-QtMessageHandler g_previous = nullptr;
-
-void recordWarnings(QtMsgType type, const QMessageLogContext& context, const QString& msg) {
-    const bool platformNote = msg.contains(QLatin1String("This plugin does not support")) ||
-                              msg.contains(QLatin1String("XDG_RUNTIME_DIR"));
-    if (type != QtDebugMsg && type != QtInfoMsg && !platformNote) g_warnings << msg;
-    if (g_previous) g_previous(type, context, msg);
-}
-
-}  // namespace
-
 class TestTrainingThreads : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        g_previous = qInstallMessageHandler(recordWarnings);
+        testutil::recordQtWarnings(true);
         ComputeDevices::instance().setGpuFactoryForTesting([] { return stepformer::testing::make_device_backend(1); });
     }
     void cleanupTestCase() {
-        qInstallMessageHandler(g_previous);
+        testutil::recordQtWarnings(false);
         ComputeDevices::instance().setGpuFactoryForTesting({});
     }
     void trainsWhileTheUserStepsAndSwitchesDevices();
@@ -63,7 +49,7 @@ void TestTrainingThreads::trainsWhileTheUserStepsAndSwitchesDevices() {
     testutil::smallRun(*p, 100000);  // longer than the test: it is stopped
     p->setPace(TrainingPanel::Pace::FullSpeed);
     p->setLiveViews(true);
-    g_warnings.clear();
+    testutil::qtWarnings().clear();
 
     QSignalSpy reports(p->controller(), &TrainingController::stepReported);
     QSignalSpy live(w.session(), &Session::liveTraceChanged);
@@ -97,7 +83,7 @@ void TestTrainingThreads::trainsWhileTheUserStepsAndSwitchesDevices() {
     QCOMPARE(p->controller()->lastStep().step, reports.count());
     w.deviceChooser()->choose(QStringLiteral("cpu"), false);
     QTest::qWait(50);
-    QVERIFY2(g_warnings.isEmpty(), qPrintable(g_warnings.join(QLatin1Char('\n'))));
+    QVERIFY2(testutil::qtWarnings().isEmpty(), qPrintable(testutil::qtWarnings().join(QLatin1Char('\n'))));
     qInfo("%d user actions (%d device switches) during %d reported steps, %d live traces, %lld ms", kActions, switches,
           int(reports.count()), int(live.count()), static_cast<long long>(t.elapsed()));
 }

@@ -89,6 +89,28 @@ MainWindow::Options smallWindow(const QString& cacheDir) {
     return o;
 }
 
+namespace {
+QtMessageHandler g_previousHandler = nullptr;
+void recordWarning(QtMsgType type, const QMessageLogContext& context, const QString& msg) {
+    const bool platformNote = msg.contains(QLatin1String("This plugin does not support")) ||
+                              msg.contains(QLatin1String("XDG_RUNTIME_DIR"));
+    if (type != QtDebugMsg && type != QtInfoMsg && !platformNote) qtWarnings() << msg;
+    if (g_previousHandler) g_previousHandler(type, context, msg);
+}
+}  // namespace
+
+QStringList& qtWarnings() {
+    static QStringList warnings;
+    return warnings;
+}
+
+void recordQtWarnings(bool on) {
+    if (on)
+        g_previousHandler = qInstallMessageHandler(recordWarning);
+    else
+        qInstallMessageHandler(g_previousHandler);
+}
+
 HeatmapWidget* showAttentionHeatmap(MainWindow& w) {
     w.resize(1366, 768);
     w.show();

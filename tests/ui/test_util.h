@@ -58,6 +58,11 @@ MainWindow::Options smallWindow(const QString& cacheDir);
 // The Tensor view of the first encoder layer's attention weights at 1366x768, the window shown
 // and active (keyboard tests need the focus): its first visible, filled heatmap, or nullptr.
 HeatmapWidget* showAttentionHeatmap(MainWindow& w);
+// Qt's warnings (not debug or info messages, nor the offscreen platform's notes about what it
+// cannot do) while recording: tests that must cause none start recording in initTestCase, stop in
+// cleanupTestCase, and check qtWarnings(). Messages still reach the previous handler.
+void recordQtWarnings(bool on);
+QStringList& qtWarnings();
 // The navigator's groups ("Encoder/Encoder layer 0/Self-attention (self_attn)") and its steps'
 // labels by trace name, below `parent`.
 void collectSteps(const StepModel& m, const QModelIndex& parent, const QString& path, QStringList& groups,
