@@ -7,10 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <vector>
 
+#include "stepformer/backend_counters.h"
 #include "stepformer/dataset.h"
 #include "stepformer/model.h"
 #include "stepformer/optimizer.h"
+#include "stepformer/step_counts.h"
 #include "stepformer/train.h"
 
 using namespace stepformer;
@@ -64,6 +67,40 @@ void report_memory(benchmark::State& state) {
     state.SetLabel(bench_backend()->describe());
 }
 
+// A backend with a device (STEPFORMER_BENCH_BACKEND=gpu): the device's work per iteration as the
+// benchmark's counters (stepformer-cli bench --counts prints the same).
+void report_device_work(benchmark::State& state, const BackendCounters& c) {
+    state.counters["dispatches"] = double(c.dispatches);
+    state.counters["barriers"] = double(c.barriers);
+    state.counters["submits"] = double(c.submissions);
+    state.counters["recorded"] = double(c.recordings);
+    state.counters["replayed"] = double(c.replays);
+    state.counters["allocs"] = double(c.allocations);
+    state.counters["up_kB"] = double(c.bytes_uploaded) / 1024.0;
+    state.counters["down_kB"] = double(c.bytes_downloaded) / 1024.0;
+}
+
+template <typename F>
+void count_device_work(benchmark::State& state, F&& f) {
+    Backend& be = *bench_backend();
+    if (!be.counters()) return;
+    be.sync();
+    const BackendCounters before = *be.counters();
+    f();
+    be.sync();
+    report_device_work(state, be.counters()->since(before));
+}
+
+// A Trainer's third step on the workload's model and batch (weights and optimizer state kept on
+// the device): the step the app's training runs.
+void count_trainer_step(benchmark::State& state, const Config& c, int B) {
+    if (!bench_backend()->counters()) return;
+    Transformer model(c, init_params(c, 0), bench_backend());
+    std::vector<Example> data, rows = examples_of(c, random_batch(c, B, c.src_len, c.tgt_len, 1));
+    for (int i = 0; i < 3; ++i) data.insert(data.end(), rows.begin(), rows.end());
+    report_device_work(state, trainer_step_counts(model, data, B, 3).back());
+}
+
 // The tutorial's model (d_model 512, 6+6 layers) on its two sentences: forward with every
 // intermediate traced.
 void BM_ForwardTraced_Tutorial_B2(benchmark::State& state) {
@@ -73,6 +110,7 @@ void BM_ForwardTraced_Tutorial_B2(benchmark::State& state) {
         w.model.forward(w.batch, w.trace);
         benchmark::DoNotOptimize(w.trace.at("projection.probs").value.data.data());
     }
+    count_device_work(state, [&] { w.model.forward(w.batch, w.trace); });
     report_memory(state);
 }
 BENCHMARK(BM_ForwardTraced_Tutorial_B2)->Unit(benchmark::kMillisecond)->MinTime(2.0);
@@ -92,6 +130,7 @@ void BM_TrainStep_Tutorial_B2_NoParamGrads(benchmark::State& state) {
     Workload w(Config::tutorial(), 2);
     warm_up([&] { w.train_step(false); });
     for (auto _ : state) w.train_step(false);
+    count_trainer_step(state, w.config, 2);
     report_memory(state);
 }
 BENCHMARK(BM_TrainStep_Tutorial_B2_NoParamGrads)->Unit(benchmark::kMillisecond)->MinTime(3.0);

@@ -6,6 +6,8 @@
 //    backward pass for the gradients view), with that view shown. What a student stepping waits for.
 //  - BM_StepSwitchFullRepaint/<view>: setCurrentStep(), then a synchronous repaint of the whole
 //    window (menus, toolbars, docks and all): the worst case.
+//  - BM_ShowView/<view>: the view shown (View menu) while the tensor view was, then a synchronous
+//    repaint of the window: its layout and first paint.
 // The "paints" counter is the number of widgets painted per switch.
 //  - BM_TrainDockStep/<snapshots>: a training step as the Train dock runs it (below).
 // With STEPFORMER_EVENT_PROFILE=1 in the environment, each benchmark also prints where the time
@@ -155,6 +157,29 @@ const std::vector<QString> kGradientSteps{"grad.encoder.layers.0.pos_ffn.hidden"
 // The decode and loss views do not follow the step: only the docks change.
 const std::vector<QString> kOtherSteps{"encoder.layers.0.enc_self_attn.scores", "decoder.layers.5.pos_ffn.out"};
 
+// Showing a view (from the tensor view, which is shown again between iterations, untimed): its
+// layout and first paint after the window was showing another one. What the View menu costs.
+void show_view(benchmark::State& state, const char* view) {
+    g_window->setFollowStep(false);
+    const QString name = QString::fromLatin1(view), other = QStringLiteral("tensor");
+    bool shown = false;
+    time_switches(
+        state, view,
+        [&] {
+            if (shown) {
+                state.PauseTiming();
+                g_window->setCurrentView(other);
+                g_window->repaint();
+                settle();
+                state.ResumeTiming();
+            }
+            shown = true;
+            g_window->setCurrentView(name);
+            return true;
+        },
+        true);
+}
+
 void register_all() {
     struct Case {
         const char* view;
@@ -163,6 +188,11 @@ void register_all() {
     for (const Case& c : {Case{"tensor", &kTensorSteps}, Case{"attention", &kAttentionSteps}, Case{"masks", &kMaskSteps},
                           Case{"pe", &kPeSteps}, Case{"gradients", &kGradientSteps}, Case{"decode", &kOtherSteps},
                           Case{"loss", &kOtherSteps}}) {
+        if (std::string(c.view) != "tensor") {
+            const std::string show = std::string("BM_ShowView/") + c.view;
+            benchmark::RegisterBenchmark(show.c_str(), [c](benchmark::State& s) { show_view(s, c.view); })
+                ->Unit(benchmark::kMillisecond);
+        }
         const std::string next = std::string("BM_StepNext/") + c.view;
         benchmark::RegisterBenchmark(next.c_str(), [c](benchmark::State& s) { step_next(s, c.view); })
             ->Unit(benchmark::kMillisecond);

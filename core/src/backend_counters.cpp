@@ -8,6 +8,7 @@ BackendCounters BackendCounters::since(const BackendCounters& before) const {
     d.barriers = barriers - before.barriers;
     d.submissions = submissions - before.submissions;
     d.recordings = recordings - before.recordings;
+    d.replays = replays - before.replays;
     d.uploads = uploads - before.uploads;
     d.bytes_uploaded = bytes_uploaded - before.bytes_uploaded;
     d.downloads = downloads - before.downloads;

@@ -102,9 +102,11 @@ Tensor Transformer::pe_table(int L, bool precise) const {
         if (precise) {
             pe = positional_table_float64(L, config_.d_model);
         } else {
-            Staging st(*backend_);
-            backend_->positional_table(st.out(pe), L, config_.d_model);
-            st.finish();
+            // A host table (the pass uploads it where it computes): made by the CPU, which every
+            // backend's table equals, so that a GPU's first pass of a length does not stop for it
+            // in the middle (its command buffer would differ from every later pass's).
+            Backend& maker = backend_->host_memory() ? *backend_ : default_backend();
+            maker.positional_table(pe.ptr(), L, config_.d_model);
         }
         it = pe_cache_->tables.emplace(key, std::move(pe)).first;
     }

@@ -175,6 +175,9 @@ public:
                 if ((*set)[i].size() > 0) kept_->keep((*set)[i]);
         for (Tensor* t : opt.mutable_state()) kept_->keep(*t);
         model.set_resident(kept_.get());
+        // The uploads done before the first step, not queued into it: every step then queues
+        // the same commands (a GPU submits the command buffer the first recorded again).
+        model.backend().sync();
     }
     ~Residency() { end(); }
     Residency(const Residency&) = delete;

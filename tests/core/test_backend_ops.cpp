@@ -1179,7 +1179,9 @@ TEST_P(BackendOps, CountersAndProfiling) {
     const auto after = be->counters();
     EXPECT_GE(after->dispatches, before->dispatches + 1);
     EXPECT_GE(after->submissions, before->submissions + 1);
-    if (timed) EXPECT_GE(after->timed_dispatches, before->timed_dispatches + 1);
+    if (timed) {
+        EXPECT_GE(after->timed_dispatches, before->timed_dispatches + 1);
+    }
     EXPECT_TRUE(be->set_profiling(false) || !timed);
 }
 

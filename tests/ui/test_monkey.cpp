@@ -27,7 +27,15 @@
 #include <QTimer>
 #include <QTreeView>
 
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <thread>
+
+#include <execinfo.h>
+#include <pthread.h>
+#include <unistd.h>
 
 #include "app/input_bar.h"
 #include "app/compute_devices.h"
@@ -48,6 +56,52 @@ int envInt(const char* name, int fallback) {
     const int v = qEnvironmentVariableIntValue(name, &ok);
     return ok ? v : fallback;
 }
+
+// Where the event loop is blocked: a watchdog thread signals the GUI thread, whose handler writes
+// its stack to stderr (the test binary exports its symbols, so the project's functions are named).
+void printStack(int) {
+    void* frames[64];
+    const int n = backtrace(frames, 64);
+    static const char head[] = "monkey: the GUI thread, blocked, is in:\n";
+    (void)!write(2, head, sizeof head - 1);
+    backtrace_symbols_fd(frames, n, 2);
+}
+
+class BlockWatchdog {
+public:
+    // Stacks are printed once per block that lasts longer than limitMs, at most `budget` times.
+    BlockWatchdog(std::atomic<qint64>& lastBeat, std::atomic<bool>& inEvent, const QElapsedTimer& clock, int limitMs)
+        : gui_(pthread_self()) {
+        void* warm[1];
+        backtrace(warm, 1);  // loads libgcc now, not inside the handler
+        struct sigaction sa {};
+        sa.sa_handler = printStack;
+        sigaction(SIGUSR2, &sa, nullptr);
+        thread_ = std::thread([this, &lastBeat, &inEvent, &clock, limitMs] {
+            qint64 dumpedFor = -1;
+            int budget = 20;
+            while (!stop_.load()) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                const qint64 beat = lastBeat.load();
+                if (!inEvent.load() && beat != dumpedFor && clock.elapsed() - beat > limitMs && budget > 0) {
+                    dumpedFor = beat;
+                    --budget;
+                    pthread_kill(gui_, SIGUSR2);
+                }
+            }
+        });
+    }
+    ~BlockWatchdog() {
+        stop_ = true;
+        thread_.join();
+        signal(SIGUSR2, SIG_DFL);
+    }
+
+private:
+    pthread_t gui_;
+    std::atomic<bool> stop_{false};
+    std::thread thread_;
+};
 
 }  // namespace
 
@@ -241,24 +295,29 @@ void TestMonkey::randomEvents() {
     // The event loop's heartbeat: the longest gap between two beats is how long it was blocked.
     QElapsedTimer clock;
     clock.start();
-    qint64 lastBeat = 0, longest = 0;
+    std::atomic<qint64> lastBeat{0};
+    std::atomic<bool> inEvent{false};
+    qint64 longest = 0;
     QString longestAt;
     QStringList beforeLongest;
     QTimer beat;
     connect(&beat, &QTimer::timeout, this, [&] {
         const qint64 now = clock.elapsed();
-        if (now - lastBeat > longest) {
-            longest = now - lastBeat;
+        if (now - lastBeat.load() > longest) {
+            longest = now - lastBeat.load();
             longestAt = log_.value(log_.size() - 1);
             beforeLongest = log_.mid(std::max(0, int(log_.size()) - 8));
         }
         lastBeat = now;
     });
     beat.start(10);
+    const BlockWatchdog watchdog(lastBeat, inEvent, clock, maxBlockMs);
 
     for (int i = 0; i < events; ++i) {
+        inEvent = true;
         oneEvent(w);
         lastBeat = clock.elapsed();  // the event's own handling is the test's, not the loop's
+        inEvent = false;
         QTest::qWait(int(rng_.bounded(15u)));
         if (!testutil::qtWarnings().isEmpty()) break;
     }

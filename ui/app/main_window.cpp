@@ -203,30 +203,19 @@ void MainWindow::connectSession() {
     // The run computes the shown sentences' pass on its trained weights on its worker (the forward
     // and backward pass of a tutorial-size model, ~150 ms the GUI thread would otherwise stall for
     // when the weights arrive); the Session shows it if the sentences are still those.
-    auto trainedPass = std::make_shared<TrainedPassSlot>();
+    auto trainedPass = std::make_shared<PassSlot>();
     const auto setEpilogue = [this, trainedPass] {
         const QString source = session_->source(), target = session_->target();
         trainingPanel_->setRunEpilogue([trainedPass, source, target](const stepformer::Transformer& model,
                                                                      stepformer::TrainStatus status) {
             if (status == stepformer::TrainStatus::Diverged) return;  // its weights are not handed over
-            std::shared_ptr<const SentencePass> pass;
-            try {
-                pass = std::make_shared<const SentencePass>(Session::computePass(model, model.config(), source, target));
-            } catch (const std::exception&) {  // sentences the trained vocabulary does not take: the Session copes
-            }
-            const std::lock_guard lock(trainedPass->mu);
-            trainedPass->pass = std::move(pass);
+            trainedPass->put(Session::tryComputePass(model, source, target));
         });
     };
     setEpilogue();
     connect(trainingPanel_, &TrainingPanel::modelTrained, this,
             [this, trainedPass](const stepformer::Config& config, std::shared_ptr<const stepformer::ParamSet> params) {
-                std::shared_ptr<const SentencePass> pass;
-                {
-                    const std::lock_guard lock(trainedPass->mu);
-                    pass = std::move(trainedPass->pass);
-                }
-                session_->installTrainedModel(config, std::move(params), std::move(pass));
+                session_->installTrainedModel(config, std::move(params), trainedPass->take());
                 updateSaveTrainedAction();
             });
     connect(session_, &Session::modelChanged, this,

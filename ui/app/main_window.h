@@ -7,7 +7,6 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <optional>
 
 #include <QHash>
@@ -113,10 +112,6 @@ protected:
 
 private:
     // What a training run's epilogue computed for the Session, handed from its worker.
-    struct TrainedPassSlot {
-        std::mutex mu;
-        std::shared_ptr<const SentencePass> pass;
-    };
     void buildViews();
     void buildDocks();
     void buildActions();  // and connects them

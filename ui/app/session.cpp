@@ -110,9 +110,15 @@ bool Session::setPreset(Preset p) {
                 p == Preset::Untrained ? tr("Untrained model (tutorial size, initial weights)")
                                        : tr("%1 preset at its initial weights (untrained)").arg(presetKey(p)));
         // From exactly the untrained model shown meanwhile.
-        if (train)
+        if (train) {
+            // The trained model's pass of the sentences shown now, on the worker (see finishTraining).
+            presetPass_->put(nullptr);
             trainer_->start(cfg, params(), preset_recipe(trainingPresetOf(p)), cachedModelPath(p),
-                            provisioning_ == Provisioning::Synchronous);
+                            provisioning_ == Provisioning::Synchronous,
+                            [slot = presetPass_, source = source_, target = target_](const Transformer& model) {
+                                slot->put(tryComputePass(model, source, target));
+                            });
+        }
         return true;
     } catch (const std::exception& e) {
         emit errorOccurred(tr("Could not create the %1 model: %2").arg(presetKey(p), coreText(e)));
@@ -325,6 +331,15 @@ SentencePass Session::computePass(const Transformer& model, const Config& config
     return p;
 }
 
+std::shared_ptr<const SentencePass> Session::tryComputePass(const Transformer& model, const QString& source,
+                                                           const QString& target) {
+    try {
+        return std::make_shared<const SentencePass>(computePass(model, model.config(), source, target));
+    } catch (const std::exception&) {
+        return nullptr;
+    }
+}
+
 void Session::adopt(const SentencePass& pass) {
     trace_ = pass.trace;
     liveTrace_.reset();  // of other sentences or another model
@@ -455,7 +470,9 @@ void Session::finishTraining(const PresetTrainer::Result& r) {
                                  .arg(presetKey(p), QDir::toNativeSeparators(cachedModelPath(p)))
                            : tr("%1 preset, trained on the tutorial's sentences (not cached: %2)")
                                  .arg(presetKey(p), r.saveError);
+        precomputed_ = presetPass_->take();  // null when the worker could not compute it
         install(r.config, std::move(weights), ModelState::Trained, desc);
+        precomputed_.reset();  // not of the sentences shown after all
     } catch (const std::exception& e) {
         emit trainingFailed(tr("Training the %1 model failed: %2").arg(presetKey(p), coreText(e)));
         return;

@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -42,6 +43,24 @@ struct SentencePass {
     std::shared_ptr<const stepformer::Trace> trace;
     std::shared_ptr<const stepformer::ParamSet> grads;  // null without an expected output
     std::vector<int> targetIds;
+};
+
+// A pass a worker computes (on the weights it trained) for the GUI thread to take when the
+// weights arrive: the forward and backward pass of a tutorial-size model would stall it.
+class PassSlot {
+public:
+    void put(std::shared_ptr<const SentencePass> pass) {
+        const std::lock_guard lock(mu_);
+        pass_ = std::move(pass);
+    }
+    std::shared_ptr<const SentencePass> take() {
+        const std::lock_guard lock(mu_);
+        return std::move(pass_);
+    }
+
+private:
+    std::mutex mu_;
+    std::shared_ptr<const SentencePass> pass_;
 };
 
 class Session : public QObject {
@@ -112,6 +131,10 @@ public:
     // vocabulary or lengths do not take).
     static SentencePass computePass(const stepformer::Transformer& model, const stepformer::Config& config,
                                     const QString& source, const QString& target);
+    // computePass with the model's config, or null when the sentences do not fit the model (the
+    // Session copes with those when it installs the model): for workers.
+    static std::shared_ptr<const SentencePass> tryComputePass(const stepformer::Transformer& model, const QString& source,
+                                                              const QString& target);
 
     // Validates both sentences against the vocabularies and lengths. Valid: recomputes the trace
     // (with the loss when the expected output can be derived from the target) and emits
@@ -237,6 +260,7 @@ private:
     Provisioning provisioning_ = Provisioning::Background;
     ModelState state_ = ModelState::Untrained;
     std::shared_ptr<const SentencePass> precomputed_;  // installTrainedModel's pass, for its install
+    std::shared_ptr<PassSlot> presetPass_ = std::make_shared<PassSlot>();  // the preset training's, for finishTraining
 
     // Cancelled on every model switch, so a stale training's results never arrive.
     PresetTrainer* trainer_ = nullptr;

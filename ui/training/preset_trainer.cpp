@@ -39,6 +39,7 @@ struct PresetTrainer::Run {
     Config config;
     std::vector<TrainOptions> stages;
     QString cachePath;
+    TrainedHook onWorker;
     size_t stage = 0;
     int base = 0;   // steps of the stages before this one
     int total = 0;  // steps of the stages started so far
@@ -63,13 +64,14 @@ PresetTrainer::~PresetTrainer() = default;
 void PresetTrainer::setBackend(stepformer::Backend* backend) { controller_->setBackend(backend); }
 
 void PresetTrainer::start(const Config& config, std::shared_ptr<const ParamSet> from, std::vector<TrainOptions> stages,
-                          const QString& cachePath, bool synchronous) {
+                          const QString& cachePath, bool synchronous, TrainedHook onWorker) {
     cancel();
     if (stages.empty()) return;
     run_ = std::make_unique<Run>();
     run_->config = config;
     run_->stages = std::move(stages);
     run_->cachePath = cachePath;
+    run_->onWorker = std::move(onWorker);
     run_->total = stageSteps(run_->stages.front(), run_->config);
     controller_->setSynchronous(synchronous);
     emit started(run_->total);
@@ -88,7 +90,7 @@ void PresetTrainer::runStage(std::shared_ptr<const ParamSet> from) {
     const QString path = run_->cachePath;
     // On the worker: a greedy decode of both sentences and a checkpoint of the tutorial's size
     // take long enough to freeze the GUI.
-    auto epilogue = [result, path, last](const Transformer& model, TrainStatus status) {
+    auto epilogue = [result, path, last, hook = run_->onWorker](const Transformer& model, TrainStatus status) {
         if (status == TrainStatus::Stopped) return;
         result->verified = status == TrainStatus::Finished && translatesTrainingSet(model, &result->detail);
         if (!result->verified && !last) return;  // the next stage goes on from these weights
@@ -99,6 +101,7 @@ void PresetTrainer::runStage(std::shared_ptr<const ParamSet> from) {
         } catch (const std::exception& e) {
             result->saveError = coreText(e);
         }
+        if (hook) hook(model);
     };
     TrainingController::StartPoint start;
     start.params = std::move(from);

@@ -4,6 +4,7 @@
 // cache file after each stage, so the GUI thread only installs the result.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -32,8 +33,12 @@ public:
 
     // Trains `from` (the model shown meanwhile) on the tutorial's sentences and saves it to
     // cachePath. Synchronous: everything, signals included, happens before start() returns.
+    // `onWorker` runs on the worker with the trained model after it is saved, before finished()
+    // (work that would otherwise stall the GUI thread when the result arrives).
+    using TrainedHook = std::function<void(const stepformer::Transformer&)>;
     void start(const stepformer::Config& config, std::shared_ptr<const stepformer::ParamSet> from,
-               std::vector<stepformer::TrainOptions> stages, const QString& cachePath, bool synchronous);
+               std::vector<stepformer::TrainOptions> stages, const QString& cachePath, bool synchronous,
+               TrainedHook onWorker = {});
     // Drops the run: its worker ends after its current step, and nothing of it is reported.
     void cancel();
     bool isRunning() const { return run_ != nullptr; }

@@ -10,10 +10,11 @@
 namespace stepformer {
 
 struct BackendCounters {
-    uint64_t dispatches = 0;        // compute dispatches recorded
-    uint64_t barriers = 0;          // pipeline barriers recorded
+    uint64_t dispatches = 0;        // compute dispatches submitted (recorded anew or replayed)
+    uint64_t barriers = 0;          // pipeline barriers submitted
     uint64_t submissions = 0;       // queue submissions (each one waited for)
-    uint64_t recordings = 0;        // command buffers recorded anew (begun)
+    uint64_t recordings = 0;        // command buffers recorded anew
+    uint64_t replays = 0;           // command buffers submitted again as recorded before (new arguments)
     uint64_t uploads = 0;           // host -> device copies (upload)
     uint64_t bytes_uploaded = 0;
     uint64_t downloads = 0;         // device -> host copies (download)

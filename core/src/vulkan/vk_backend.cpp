@@ -33,11 +33,6 @@ VulkanBackend::VulkanBackend(int device_index, int threads) : ctx_(device_index)
     pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
     pci.queueFamilyIndex = ctx_.queue_family();
     check(vkCreateCommandPool(ctx_.device(), &pci, nullptr, &pool_), "vkCreateCommandPool");
-    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = pool_;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
-    check(vkAllocateCommandBuffers(ctx_.device(), &ai, &cb_), "vkAllocateCommandBuffers");
     VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     check(vkCreateFence(ctx_.device(), &fci, nullptr, &fence_), "vkCreateFence");
 }
@@ -52,9 +47,15 @@ VulkanBackend::~VulkanBackend() {
         for (auto& [bytes, a] : cache) destroy(a);
     for (const Alloc& a : retired_) destroy(a);
     if (scalars_) destroy(*scalars_);
+    if (args_) destroy(*args_);
+    for (auto& blocks : blocks_)
+        for (const auto& b : blocks) {
+            vkDestroyBuffer(ctx_.device(), b->buffer, nullptr);
+            vkFreeMemory(ctx_.device(), b->memory, nullptr);
+        }
     if (queries_) vkDestroyQueryPool(ctx_.device(), queries_, nullptr);
     vkDestroyFence(ctx_.device(), fence_, nullptr);
-    vkDestroyCommandPool(ctx_.device(), pool_, nullptr);
+    vkDestroyCommandPool(ctx_.device(), pool_, nullptr);  // and the command buffers recorded
 }
 
 std::unique_ptr<Backend> make_vulkan_backend(int device_index, int cpu_threads) {

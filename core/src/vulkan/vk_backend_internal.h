@@ -23,7 +23,7 @@ namespace stepformer::vk {
 
 // elementwise.comp's ops
 enum class Elementwise : uint32_t { Fill = 0, Copy = 1, Add = 2, Mul = 3, Relu = 4, ReluBackward = 5, MaskOr = 6,
-                                    Gelu = 7, GeluBackward = 8, Scale = 9, AddBias = 10 };
+                                    Gelu = 7, GeluBackward = 8, Scale = 9, AddBias = 10, CopyBits = 11 };
 
 // elementwise.comp's Args, field for field
 struct ElementwiseArgs {
@@ -181,13 +181,25 @@ public:
     void sum_squares(double* acc, const float* x, int64_t n) override;
 
 private:
-    struct Alloc {
+    // Device memory of one kind (mapped or not) allocated in large pieces, lent out in parts
+    // (vk_memory.cpp): drivers allow a few thousand allocations, and allocating is slow.
+    struct Block {
         VkBuffer buffer = VK_NULL_HANDLE;
         VkDeviceMemory memory = VK_NULL_HANDLE;
         void* mapped = nullptr;
-        size_t bytes = 0;     // asked for: what find() lets kernels use
-        size_t capacity = 0;  // allocated (its size class)
         VkDeviceAddress address = 0;
+        size_t size = 0;
+        std::map<size_t, size_t> free;  // offset -> length, coalesced
+    };
+    struct Alloc {
+        VkBuffer buffer = VK_NULL_HANDLE;
+        VkDeviceMemory memory = VK_NULL_HANDLE;  // its own (null: a part of a block)
+        void* mapped = nullptr;
+        size_t bytes = 0;     // asked for: what find() lets kernels use
+        size_t capacity = 0;  // allocated (its size class, or its part of the block)
+        VkDeviceAddress address = 0;
+        Block* block = nullptr;  // the block it is a part of
+        size_t offset = 0;       // where in the buffer it starts
     };
     struct Span {
         const Alloc* alloc;
@@ -197,22 +209,41 @@ private:
     // vk_memory.cpp
     Alloc make(size_t bytes, bool mapped = true);
     void destroy(const Alloc& a);
+    std::optional<Alloc> from_blocks(size_t bytes, bool mapped);
+    void give_back(const Alloc& a);  // a part, to its block
     Alloc obtain(size_t bytes, bool mapped);
     void recycle(const Alloc& a);
     Span find(const void* p, size_t bytes, const char* what) const;
-    VkDeviceAddress addr(const void* p, size_t floats, const char* what) const;
+    // The device address of p (n floats, or 4-byte words), noted as read (addr) or written
+    // (waddr, also for what a kernel reads and writes) by the next dispatch: the queue orders
+    // dispatches by these ranges. A dispatch with no addr() calls of its own since the one
+    // before (column sums in parts, a count and the row kernel that reads it) reuses its ranges.
+    VkDeviceAddress addr(const void* p, size_t floats, const char* what) { return address(p, floats, what, false); }
+    VkDeviceAddress waddr(const void* p, size_t floats, const char* what) { return address(p, floats, what, true); }
+    VkDeviceAddress address(const void* p, size_t floats, const char* what, bool write);
+    void note(VkDeviceAddress lo, size_t bytes, bool write);
+    // A dispatch copying `bytes` (a multiple of 4) from the backend's memory at `from` into
+    // staging buffer `to` at `offset`. mu_ held.
+    void copy_words(const Alloc& to, size_t offset, const void* from, size_t bytes, const char* what);
 
-    // vk_recording.cpp
-    void begin();
-    void barrier();
+    // vk_recording.cpp: the queue. Kernels are queued as commands; flush() orders them into
+    // levels (a command's level is one more than the highest of the queued commands whose
+    // ranges it conflicts with: read after write, write after read or write), records them a
+    // level at a time with one barrier between levels, or submits the command buffer recorded
+    // for the same commands before (their arguments are in args_, rewritten each time).
     void dispatch(const char* shader, const void* args, uint32_t bytes, uint32_t gx, uint32_t gy, uint32_t gz = 1);
+    void queue_copy(const Alloc& from, size_t from_offset, const Alloc& to, size_t to_offset, size_t bytes);
+    bool queued() const { return !commands_.empty(); }
     float* scalar_slot();
     void flush();
+    std::vector<uint32_t> schedule(std::vector<uint32_t>& levels) const;
+    VkCommandBuffer record(const std::vector<uint32_t>& order, const std::vector<uint32_t>& levels, uint32_t& barriers);
+    void barrier(VkCommandBuffer cb, bool to_host);
 
     // vk_counters.cpp (mu_ held)
-    void start_timing();
-    bool stamp_before();
-    void stamp_after(const char* shader);
+    void start_timing(VkCommandBuffer cb);
+    bool stamp_before(VkCommandBuffer cb);
+    void stamp_after(VkCommandBuffer cb, const char* shader);
     void collect_timing();
 
     // vk_kernels_elementwise.cpp
@@ -230,7 +261,7 @@ private:
     // columns.comp adds rows into the running column sums in order, in dispatches of at most
     // kColumnRows rows (lavapipe ends an invocation's loops after 65535 iterations): `from(part,
     // r0)` moves a part's per-row arguments on to row r0; each dispatch runs after the one before
-    // (a barrier follows every dispatch), so the sums keep the CPU's order. mu_ held.
+    // (they all write the sums: the queue keeps their order), so the sums keep the CPU's order. mu_ held.
     template <class From>
     void column_sums(const ColumnsArgs& c, uint32_t groups, From from) {
         constexpr uint32_t kColumnRows = 32768;
@@ -250,19 +281,53 @@ private:
     bool subgroup_ = false;  // the *_subgroup.comp row reductions
     bool device_memory_ = false;  // allocations in the device's memory, unmapped (see the constructor)
     static constexpr uint32_t kReduceGroup = 128;  // their local_size_x
-    mutable std::mutex mu_;  // one queue and one command buffer for every thread (the first step's simplicity)
+    mutable std::mutex mu_;  // one queue for every thread
     VkCommandPool pool_ = VK_NULL_HANDLE;
-    VkCommandBuffer cb_ = VK_NULL_HANDLE;
     VkFence fence_ = VK_NULL_HANDLE;
-    bool recording_ = false;
     std::map<uintptr_t, Alloc> allocs_;  // by mapped address
     std::vector<Alloc> retired_;         // released while kernels were queued, and upload staging
-    std::multimap<size_t, Alloc> cache_[2];  // freed buffers by capacity: [0] unmapped, [1] mapped
+    std::multimap<size_t, Alloc> cache_[2];  // freed buffers of their own by capacity: [0] unmapped, [1] mapped
+    std::vector<std::unique_ptr<Block>> blocks_[2];  // [0] unmapped, [1] mapped
     size_t cached_bytes_ = 0;
     static constexpr size_t kScalarSlots = 4096;
     std::optional<Alloc> scalars_;            // slots for scalar results (in allocs_, freed with them)
     size_t scalars_used_ = 0;
     std::vector<std::function<void()>> after_;  // scalar results to hand out after the next flush
+
+    // The queued commands (vk_recording.cpp)
+    struct Access {
+        VkDeviceAddress lo, hi;
+        bool write;
+    };
+    struct Command {
+        const char* shader = nullptr;  // null: a buffer copy
+        VkPipeline pipeline = VK_NULL_HANDLE;
+        VkPipelineLayout layout = VK_NULL_HANDLE;
+        uint32_t groups[3] = {1, 1, 1};
+        uint32_t args = 0;                   // its arguments' offset in args_
+        VkBuffer src = VK_NULL_HANDLE, dst = VK_NULL_HANDLE;  // a copy's
+        VkBufferCopy region{};
+        uint32_t first = 0, count = 0;       // its ranges in accesses_
+    };
+    std::vector<Command> commands_;
+    std::vector<Access> accesses_;
+    std::vector<Access> next_;  // noted for the next dispatch
+    bool next_taken_ = false;   // a dispatch has them: the next note starts afresh
+    static constexpr size_t kArgsBytes = size_t(1) << 20;
+    std::optional<Alloc> args_;  // the queued dispatches' arguments, mapped
+    size_t args_used_ = 0;
+    // Command buffers recorded before, by what they hold (the order, pipelines, group counts,
+    // argument offsets and barriers): submitted again when the same commands come.
+    struct Recorded {
+        std::vector<uint64_t> key;
+        VkCommandBuffer cb = VK_NULL_HANDLE;
+        uint32_t barriers = 0;
+        uint64_t used = 0;
+    };
+    static constexpr size_t kRecorded = 16;
+    std::vector<Recorded> recorded_;
+    uint64_t submits_ = 0;
+    VkCommandBuffer once_cb_ = VK_NULL_HANDLE;  // the last one recorded and not kept
     BackendCounters counts_;
     bool profiling_ = false;                   // timestamps around every dispatch
     static constexpr uint32_t kQueries = 8192;  // two per timed dispatch, per command buffer

@@ -26,22 +26,24 @@ bool VulkanBackend::set_profiling(bool on) {
 }
 
 // When a command buffer begins. mu_ held.
-void VulkanBackend::start_timing() {
+void VulkanBackend::start_timing(VkCommandBuffer cb) {
     queries_used_ = 0;
     timed_.clear();
-    if (profiling_) vkCmdResetQueryPool(cb_, queries_, 0, kQueries);
+    if (profiling_) vkCmdResetQueryPool(cb, queries_, 0, kQueries);
 }
 
-// Before a dispatch: a timestamp once the commands before it are done (a barrier follows each,
-// so they are). False when not timing, or when this command buffer's queries are used up.
-bool VulkanBackend::stamp_before() {
+// Before a dispatch: a timestamp once the commands before it are done. Dispatches of one level
+// have no barrier between them: on a GPU that runs them together, their times overlap (lavapipe
+// runs one after the other). False when not timing, or when this command buffer's queries are
+// used up.
+bool VulkanBackend::stamp_before(VkCommandBuffer cb) {
     if (!profiling_ || queries_used_ + 2 > kQueries) return false;
-    vkCmdWriteTimestamp(cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, queries_used_);
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, queries_used_);
     return true;
 }
 
-void VulkanBackend::stamp_after(const char* shader) {
-    vkCmdWriteTimestamp(cb_, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, queries_used_ + 1);
+void VulkanBackend::stamp_after(VkCommandBuffer cb, const char* shader) {
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, queries_used_ + 1);
     queries_used_ += 2;
     timed_.push_back(shader);
 }

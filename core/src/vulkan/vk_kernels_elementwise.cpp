@@ -58,7 +58,7 @@ void VulkanBackend::add_bias(float* y, const float* bias, int N, int O) {
 void VulkanBackend::embedding_forward(float* out, const int* ids, const float* table, int N, int V, int D) {
     const std::lock_guard lock(mu_);
     GatherArgs g{};
-    g.out = addr(out, size_t(N) * D, "embedding_forward out");
+    g.out = waddr(out, size_t(N) * D, "embedding_forward out");
     g.a = addr(ids, size_t(N), "embedding_forward ids");
     g.b = addr(table, size_t(V) * D, "embedding_forward table");
     g.d0 = uint32_t(D);
@@ -87,7 +87,7 @@ void VulkanBackend::positional_forward(float* out, const float* in, const float*
     const std::lock_guard lock(mu_);
     const size_t n = size_t(B) * L * D;
     GatherArgs g{};
-    g.out = addr(out, n, "positional_forward out");
+    g.out = waddr(out, n, "positional_forward out");
     g.a = addr(in, n, "positional_forward in");
     g.b = addr(pe, size_t(L) * D, "positional_forward pe");
     g.c = addr(keep, n, "positional_forward keep");
@@ -98,7 +98,7 @@ void VulkanBackend::positional_forward(float* out, const float* in, const float*
 void VulkanBackend::pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) {
     const std::lock_guard lock(mu_);
     GatherArgs g{};
-    g.out = addr(mask, size_t(B) * Lq * Lk, "pad_mask mask");
+    g.out = waddr(mask, size_t(B) * Lq * Lk, "pad_mask mask");
     g.a = addr(ids_k, size_t(B) * Lk, "pad_mask ids_k");
     g.d0 = uint32_t(B), g.d1 = uint32_t(Lq), g.d2 = uint32_t(Lk);
     g.ival = pad_id;
@@ -108,7 +108,7 @@ void VulkanBackend::pad_mask(float* mask, const int* ids_k, int B, int Lq, int L
 void VulkanBackend::subsequence_mask(float* mask, int B, int T) {
     const std::lock_guard lock(mu_);
     GatherArgs g{};
-    g.out = addr(mask, size_t(B) * T * T, "subsequence_mask mask");
+    g.out = waddr(mask, size_t(B) * T * T, "subsequence_mask mask");
     g.d0 = uint32_t(T);
     gather(Gather::SubsequenceMask, g, int64_t(B) * T * T);
 }
@@ -124,7 +124,7 @@ void VulkanBackend::dropout_mask(float* keep, int64_t n, float p, uint64_t seed,
     if (n <= 0) return;
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
     const std::lock_guard lock(mu_);
-    const DropoutArgs d{addr(keep, size_t(n), "dropout_mask keep"), seed, offset, uint32_t(n), p,
+    const DropoutArgs d{waddr(keep, size_t(n), "dropout_mask keep"), seed, offset, uint32_t(n), p,
                         1.0f / (1.0f - p)};  // the CPU's scale, in float
     const int64_t blocks = (n + 3) / 4;
     dispatch("dropout", &d, sizeof d, uint32_t(std::min<int64_t>((blocks + 255) / 256, 65535)), 1);
@@ -136,7 +136,7 @@ void VulkanBackend::elementwise(Elementwise op, float* out, const float* a, cons
     if (n <= 0) return;
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
     const std::lock_guard lock(mu_);
-    const ElementwiseArgs args{addr(out, size_t(n), "an output"), addr(a, size_t(n), "an input"),
+    const ElementwiseArgs args{waddr(out, size_t(n), "an output"), addr(a, size_t(n), "an input"),
                                addr(b, cols ? size_t(cols) : size_t(n), "an input"), uint32_t(n), uint32_t(op),
                                value, cols};
     const uint32_t groups = uint32_t(std::min<int64_t>((n + 255) / 256, 65535));
@@ -158,7 +158,7 @@ void VulkanBackend::masked(Gather op, float* out, const float* in, const float* 
     const std::lock_guard lock(mu_);
     const size_t n = size_t(B) * H * Lq * Lk;
     GatherArgs g{};
-    g.out = addr(out, n, "mask fill out");
+    g.out = waddr(out, n, "mask fill out");
     g.a = addr(in, n, "mask fill in");
     g.b = addr(mask, size_t(B) * Lq * Lk, "mask fill mask");
     g.d0 = uint32_t(B), g.d1 = uint32_t(H), g.d2 = uint32_t(Lq), g.d3 = uint32_t(Lk);
@@ -170,7 +170,7 @@ void VulkanBackend::heads(Gather op, float* out, const float* in, int B, int L, 
     const std::lock_guard lock(mu_);
     const size_t n = size_t(B) * L * H * d;
     GatherArgs g{};
-    g.out = addr(out, n, "heads out");
+    g.out = waddr(out, n, "heads out");
     g.a = addr(in, n, "heads in");
     g.d0 = uint32_t(B), g.d1 = uint32_t(L), g.d2 = uint32_t(H), g.d3 = uint32_t(d);
     gather(op, g, int64_t(n));

@@ -24,7 +24,7 @@ void smoothing(RowsArgs& r, int V, float eps) {
 void VulkanBackend::bias_backward(float* dbias, const float* dy, int N, int O) {
     if (N <= 0 || O <= 0) return;
     const std::lock_guard lock(mu_);
-    ColumnsArgs c{addr(dbias, size_t(O), "bias_backward dbias"), 0, addr(dy, size_t(N) * O, "bias_backward dy"),
+    ColumnsArgs c{waddr(dbias, size_t(O), "bias_backward dbias"), 0, addr(dy, size_t(N) * O, "bias_backward dy"),
                   0, 0, 0, uint32_t(N), uint32_t(O), uint32_t(O), uint32_t(Columns::Bias)};
     column_sums(c, (uint32_t(O) + 63) / 64, [&](ColumnsArgs& part, VkDeviceAddress r0) {
         part.a += r0 * uint32_t(O) * sizeof(float);  // dy (N, O)
@@ -40,7 +40,7 @@ void VulkanBackend::softmax_forward(float* out, const float* in, int rows, int c
     if (rows <= 0 || cols <= 0) return;
     const std::lock_guard lock(mu_);
     const size_t n = size_t(rows) * cols;
-    SoftmaxArgs args{addr(out, n, "softmax_forward out"), addr(in, n, "softmax_forward in"), uint32_t(rows),
+    SoftmaxArgs args{waddr(out, n, "softmax_forward out"), addr(in, n, "softmax_forward in"), uint32_t(rows),
                      uint32_t(cols), 0};
     if (subgroup_) {
         const uint32_t groups = row_teams(rows, cols, args.per_subgroup);
@@ -77,10 +77,10 @@ void VulkanBackend::apply_update(float* param, const float* grad, int64_t n, con
     const std::lock_guard lock(mu_);
     const size_t z = size_t(n);
     UpdateArgs u{};
-    u.param = addr(param, z, "update param");
-    u.out = upd.out ? addr(upd.out, z, "update upd.out") : u.param;
-    u.buf1 = addr(upd.buf1, z, "update upd.buf1");
-    u.buf2 = addr(upd.buf2, z, "update upd.buf2");
+    u.param = upd.out ? addr(param, z, "update param") : waddr(param, z, "update param");
+    u.out = upd.out ? waddr(upd.out, z, "update upd.out") : u.param;
+    u.buf1 = waddr(upd.buf1, z, "update upd.buf1");
+    u.buf2 = waddr(upd.buf2, z, "update upd.buf2");
     u.grad = addr(grad, z, "update grad");
     u.apply_if = addr(upd.apply_if, 1, "update upd.apply_if");
     u.n = uint32_t(n);
@@ -110,7 +110,7 @@ void VulkanBackend::embedding_backward(float* dtable, const float* dout, const i
     const std::lock_guard lock(mu_);
     const int64_t n = int64_t(V) * D;
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
-    ColumnsArgs c{addr(dtable, size_t(n), "embedding_backward dtable"), 0,
+    ColumnsArgs c{waddr(dtable, size_t(n), "embedding_backward dtable"), 0,
                   addr(dout, size_t(N) * D, "embedding_backward dout"), addr(ids, size_t(N), "embedding_backward ids"),
                   0, 0, uint32_t(N), uint32_t(D), uint32_t(n), uint32_t(Columns::Embedding)};
     column_sums(c, uint32_t((n + 63) / 64), [&](ColumnsArgs& part, VkDeviceAddress r0) {
@@ -136,7 +136,7 @@ void VulkanBackend::softmax_backward(float* din, const float* dout, const float*
     const std::lock_guard lock(mu_);
     const size_t n = size_t(rows) * cols;
     RowsArgs r{};
-    r.out = addr(din, n, "softmax_backward din");
+    r.out = waddr(din, n, "softmax_backward din");
     r.a = addr(dout, n, "softmax_backward dout");
     r.b = addr(out, n, "softmax_backward out");
     rows_kernel(Rows::SoftmaxBackward, r, rows, cols);
@@ -159,8 +159,8 @@ void VulkanBackend::layernorm_forward(float* out, float* mean, float* rstd, cons
     if (rows <= 0 || cols <= 0) return;
     const std::lock_guard lock(mu_);
     const size_t n = size_t(rows) * cols;
-    LayerNormArgs args{addr(out, n, "layernorm_forward out"), addr(mean, size_t(rows), "layernorm_forward mean"),
-                       addr(rstd, size_t(rows), "layernorm_forward rstd"), addr(in, n, "layernorm_forward in"),
+    LayerNormArgs args{waddr(out, n, "layernorm_forward out"), waddr(mean, size_t(rows), "layernorm_forward mean"),
+                       waddr(rstd, size_t(rows), "layernorm_forward rstd"), addr(in, n, "layernorm_forward in"),
                        addr(gamma, size_t(cols), "layernorm_forward gamma"),
                        addr(beta, size_t(cols), "layernorm_forward beta"), uint32_t(rows), uint32_t(cols), eps, 0};
     if (subgroup_) {
@@ -177,7 +177,7 @@ void VulkanBackend::layernorm_backward(float* din, float* dgamma, float* dbeta, 
     const std::lock_guard lock(mu_);
     const size_t n = size_t(rows) * cols;
     RowsArgs r{};
-    r.out = addr(din, n, "layernorm_backward din");
+    r.out = waddr(din, n, "layernorm_backward din");
     r.a = addr(dout, n, "layernorm_backward dout");
     r.b = addr(in, n, "layernorm_backward in");
     r.c = addr(mean, size_t(rows), "layernorm_backward mean");
@@ -185,8 +185,11 @@ void VulkanBackend::layernorm_backward(float* din, float* dgamma, float* dbeta, 
     r.e = addr(gamma, size_t(cols), "layernorm_backward gamma");
     rows_kernel(Rows::LayerNormBackward, r, rows, cols);
     if (!dgamma) return;
-    ColumnsArgs c{addr(dgamma, size_t(cols), "layernorm_backward dgamma"),
-                  addr(dbeta, size_t(cols), "layernorm_backward dbeta"), r.a, r.b, r.c, r.d,
+    ColumnsArgs c{waddr(dgamma, size_t(cols), "layernorm_backward dgamma"),
+                  waddr(dbeta, size_t(cols), "layernorm_backward dbeta"),
+                  // the row kernel's inputs again: each dispatch names what it reads (the queue's order)
+                  addr(dout, n, "layernorm_backward dout"), addr(in, n, "layernorm_backward in"),
+                  addr(mean, size_t(rows), "layernorm_backward mean"), addr(rstd, size_t(rows), "layernorm_backward rstd"),
                   uint32_t(rows), uint32_t(cols), uint32_t(cols), uint32_t(Columns::LayerNorm)};
     column_sums(c, (uint32_t(cols) + 63) / 64, [&](ColumnsArgs& part, VkDeviceAddress r0) {
         part.a += r0 * uint32_t(cols) * sizeof(float);  // dout (rows, cols)
@@ -201,7 +204,7 @@ void VulkanBackend::cross_entropy_forward(float* losses, float* mean, int* count
     const std::lock_guard lock(mu_);
     if (N > 0) {
         RowsArgs r{};
-        r.out = addr(losses, size_t(N), "cross_entropy_forward losses");
+        r.out = waddr(losses, size_t(N), "cross_entropy_forward losses");
         r.a = addr(probs, size_t(N) * V, "cross_entropy_forward probs");
         r.b = addr(targets, size_t(N), "cross_entropy_forward targets");
         r.ival = ignore_index;
@@ -214,16 +217,10 @@ void VulkanBackend::cross_entropy_forward(float* losses, float* mean, int* count
     const float* host_losses = losses;
     const int* host_targets = targets;
     if (N > 0 && device_memory_) {
-        const Span l = find(losses, size_t(N) * sizeof(float), "cross_entropy_forward losses");
-        const Span t = find(targets, size_t(N) * sizeof(int), "cross_entropy_forward targets");
-        begin();
         Alloc st = obtain(size_t(N) * (sizeof(float) + sizeof(int)), true);
         retired_.push_back(st);
-        const VkBufferCopy lc{l.offset, 0, size_t(N) * sizeof(float)};
-        const VkBufferCopy tc{t.offset, size_t(N) * sizeof(float), size_t(N) * sizeof(int)};
-        vkCmdCopyBuffer(cb_, l.alloc->buffer, st.buffer, 1, &lc);
-        vkCmdCopyBuffer(cb_, t.alloc->buffer, st.buffer, 1, &tc);
-        barrier();
+        copy_words(st, 0, losses, size_t(N) * sizeof(float), "cross_entropy_forward losses");
+        copy_words(st, size_t(N) * sizeof(float), targets, size_t(N) * sizeof(int), "cross_entropy_forward targets");
         host_losses = static_cast<const float*>(st.mapped);
         host_targets = reinterpret_cast<const int*>(static_cast<const float*>(st.mapped) + N);
     }
@@ -245,13 +242,13 @@ void VulkanBackend::cross_entropy_backward(float* dlogits, const float* probs, c
     if (N <= 0 || V <= 0) return;
     const std::lock_guard lock(mu_);
     RowsArgs r{};
-    r.out = addr(dlogits, size_t(N) * V, "cross_entropy_backward dlogits");
+    r.out = waddr(dlogits, size_t(N) * V, "cross_entropy_backward dlogits");
     r.a = addr(probs, size_t(N) * V, "cross_entropy_backward probs");
     r.b = addr(targets, size_t(N), "cross_entropy_backward targets");
     r.ival = ignore_index;
     // The rows that count, once, into a slot the row kernel reads.
     float* counted = scalar_slot();
-    r.c = addr(counted, 1, "cross_entropy_backward counted");
+    r.c = waddr(counted, 1, "cross_entropy_backward counted");
     const ReduceArgs count{r.c, r.b, uint32_t(N), 2u, ignore_index};
     dispatch("reduce", &count, sizeof count, 1, 1);
     rows_kernel(Rows::CrossEntropyBackward, r, N, V);
@@ -262,7 +259,7 @@ void VulkanBackend::smoothed_cross_entropy_forward(float* losses, float* sum, co
     const std::lock_guard lock(mu_);
     if (N > 0) {
         RowsArgs r{};
-        r.out = addr(losses, size_t(N), "smoothed_cross_entropy_forward losses");
+        r.out = waddr(losses, size_t(N), "smoothed_cross_entropy_forward losses");
         r.a = addr(logits, size_t(N) * V, "smoothed_cross_entropy_forward logits");
         r.b = addr(targets, size_t(N), "smoothed_cross_entropy_forward targets");
         r.ival = ignore_index;
@@ -275,13 +272,9 @@ void VulkanBackend::smoothed_cross_entropy_forward(float* losses, float* sum, co
     // losses are copied to a staging buffer first, which goes after the result is read.
     const float* host_losses = losses;
     if (N > 0 && device_memory_) {
-        const Span l = find(losses, size_t(N) * sizeof(float), "smoothed_cross_entropy_forward losses");
-        begin();
         Alloc st = obtain(size_t(N) * sizeof(float), true);
         retired_.push_back(st);
-        const VkBufferCopy lc{l.offset, 0, size_t(N) * sizeof(float)};
-        vkCmdCopyBuffer(cb_, l.alloc->buffer, st.buffer, 1, &lc);
-        barrier();
+        copy_words(st, 0, losses, size_t(N) * sizeof(float), "smoothed_cross_entropy_forward losses");
         host_losses = static_cast<const float*>(st.mapped);
     }
     after_.push_back([=, losses = host_losses] {
@@ -296,7 +289,7 @@ void VulkanBackend::smoothed_cross_entropy_backward(float* dlogits, const float*
     if (N <= 0 || V <= 0) return;
     const std::lock_guard lock(mu_);
     RowsArgs r{};
-    r.out = addr(dlogits, size_t(N) * V, "smoothed_cross_entropy_backward dlogits");
+    r.out = waddr(dlogits, size_t(N) * V, "smoothed_cross_entropy_backward dlogits");
     r.a = addr(probs, size_t(N) * V, "smoothed_cross_entropy_backward probs");
     r.b = addr(targets, size_t(N), "smoothed_cross_entropy_backward targets");
     r.ival = ignore_index;
@@ -308,7 +301,7 @@ void VulkanBackend::smoothed_cross_entropy_backward(float* dlogits, const float*
 void VulkanBackend::all_finite(float* flag, const float* x, int64_t n) {
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
     const std::lock_guard lock(mu_);
-    const ReduceArgs r{addr(flag, 1, "all_finite flag"), addr(x, size_t(n), "all_finite x"), uint32_t(std::max<int64_t>(n, 0)), 1u, 0};
+    const ReduceArgs r{waddr(flag, 1, "all_finite flag"), addr(x, size_t(n), "all_finite x"), uint32_t(std::max<int64_t>(n, 0)), 1u, 0};
     dispatch("reduce", &r, sizeof r, 1, 1);
 }
 
@@ -339,7 +332,7 @@ void VulkanBackend::sum_squares(double* acc, const float* x, int64_t n) {
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
     const std::lock_guard lock(mu_);
     float* slot = scalar_slot();
-    const ReduceArgs r{addr(slot, 1, "sum_squares slot"), addr(x, size_t(n), "sum_squares x"), uint32_t(n), 0u, 0};
+    const ReduceArgs r{waddr(slot, 1, "sum_squares slot"), addr(x, size_t(n), "sum_squares x"), uint32_t(n), 0u, 0};
     dispatch("reduce", &r, sizeof r, 1, 1);
     after_.push_back([acc, slot] { *acc += double(*slot); });
 }
@@ -350,7 +343,7 @@ void VulkanBackend::matmul(float* C, const float* A, const float* B, int G, int 
                            bool b_transposed, bool accumulate, float scale, const char* what) {
     if (G <= 0 || M <= 0 || N <= 0) return;
     const std::lock_guard lock(mu_);
-    const MatmulArgs args{addr(C, size_t(G) * M * N, what), addr(A, size_t(G) * M * K, what),
+    const MatmulArgs args{waddr(C, size_t(G) * M * N, what), addr(A, size_t(G) * M * K, what),
                           addr(B, size_t(G) * N * K, what), uint32_t(G), uint32_t(M), uint32_t(N), uint32_t(K),
                           a_transposed ? 1u : 0u, b_transposed ? 1u : 0u, accumulate ? 1u : 0u, scale};
     dispatch(tiled_ ? "batched_matmul_tiled" : "batched_matmul", &args, sizeof args, (uint32_t(N) + 15) / 16,

@@ -25,32 +25,39 @@ void VulkanBackend::release(void* p) {
     const std::lock_guard lock(mu_);
     auto it = allocs_.find(reinterpret_cast<uintptr_t>(p));
     if (it == allocs_.end()) throw std::logic_error("gpu: release of memory the backend did not allocate");
-    if (recording_)
+    if (queued())
         retired_.push_back(it->second);  // queued kernels may still use it
     else
         recycle(it->second);
     allocs_.erase(it);
 }
 
+// Queued kernels run only at the next flush: memory none of them uses gets the data now (when
+// the host can write it); otherwise (or into memory the host cannot see) it goes through a
+// staging buffer, copied in order with the queue.
 void VulkanBackend::upload(void* dst, const void* src, size_t bytes) {
     if (!bytes) return;
     const std::lock_guard lock(mu_);
     const Span d = find(dst, bytes, "upload");
     ++counts_.uploads;
     counts_.bytes_uploaded += bytes;
-    if (!recording_ && d.alloc->mapped) {
+    const VkDeviceAddress lo = d.alloc->address + d.offset, hi = lo + bytes;
+    const bool used = std::any_of(accesses_.begin(), accesses_.end(), [&](const Access& a) { return a.lo < hi && lo < a.hi; });
+    if (!used && d.alloc->mapped) {
         std::memcpy(dst, src, bytes);
         return;
     }
-    // In order with the queued kernels (or into memory the host cannot see): through a
-    // staging buffer and a recorded copy.
-    begin();
     Alloc s = obtain(bytes, true);
     std::memcpy(s.mapped, src, bytes);
     retired_.push_back(s);
-    const VkBufferCopy region{0, d.offset, bytes};
-    vkCmdCopyBuffer(cb_, s.buffer, d.alloc->buffer, 1, &region);
-    barrier();
+    if (bytes % 4 == 0) {
+        const ElementwiseArgs args{lo, s.address, 0, uint32_t(bytes / 4), uint32_t(Elementwise::CopyBits), 0.0f, 0};
+        note(s.address, bytes, false);
+        note(lo, bytes, true);
+        dispatch("elementwise", &args, sizeof args, uint32_t(std::min<size_t>((bytes / 4 + 255) / 256, 65535)), 1);
+    } else {
+        queue_copy(s, 0, *d.alloc, d.offset, bytes);
+    }
 }
 
 void VulkanBackend::download(void* dst, const void* src, size_t bytes) {
@@ -65,12 +72,10 @@ void VulkanBackend::download(void* dst, const void* src, size_t bytes) {
         return;
     }
     // Unmapped: copied into a staging buffer after the queued kernels, then to the host.
-    begin();
     Alloc s = obtain(bytes, true);
-    const VkBufferCopy region{from.offset, 0, bytes};
-    vkCmdCopyBuffer(cb_, from.alloc->buffer, s.buffer, 1, &region);
-    barrier();
     try {
+        if (bytes % 4 == 0) copy_words(s, 0, src, bytes, "download");
+        else queue_copy(*from.alloc, from.offset, s, 0, bytes);
         flush();
     } catch (...) {
         recycle(s);
@@ -80,13 +85,35 @@ void VulkanBackend::download(void* dst, const void* src, size_t bytes) {
     recycle(s);
 }
 
+void VulkanBackend::copy_words(const Alloc& to, size_t offset, const void* from, size_t bytes, const char* what) {
+    const ElementwiseArgs args{to.address + offset, addr(from, bytes / 4, what), 0, uint32_t(bytes / 4),
+                               uint32_t(Elementwise::CopyBits), 0.0f, 0};
+    note(to.address + offset, bytes, true);
+    dispatch("elementwise", &args, sizeof args, uint32_t(std::min<size_t>((bytes / 4 + 255) / 256, 65535)), 1);
+}
+
 size_t VulkanBackend::trim() {
     const std::lock_guard lock(mu_);
     for (auto& cache : cache_) {
         for (const auto& [capacity, a] : cache) destroy(a);
         cache.clear();
     }
-    return std::exchange(cached_bytes_, 0);
+    size_t freed = std::exchange(cached_bytes_, 0);
+    // Blocks nothing is lent from (while kernels are queued, retired parts still count as lent).
+    for (auto& blocks : blocks_) {
+        for (auto it = blocks.begin(); it != blocks.end();) {
+            Block& b = **it;
+            if (b.free.size() == 1 && b.free.begin()->second == b.size) {
+                vkDestroyBuffer(ctx_.device(), b.buffer, nullptr);
+                vkFreeMemory(ctx_.device(), b.memory, nullptr);
+                freed += b.size;
+                it = blocks.erase(it);
+            } else {
+                ++it;
+            }
+        }
+    }
+    return freed;
 }
 
 size_t VulkanBackend::memory_in_use() const {
@@ -130,17 +157,23 @@ VulkanBackend::Alloc VulkanBackend::make(size_t bytes, bool mapped) {
 }
 
 void VulkanBackend::destroy(const Alloc& a) {
+    if (a.block) {
+        give_back(a);
+        return;
+    }
     vkDestroyBuffer(ctx_.device(), a.buffer, nullptr);
     vkFreeMemory(ctx_.device(), a.memory, nullptr);
 }
 
 namespace {
 
-// Buffers freed are kept for reuse, by size class (a power of two from 256 bytes to 64 MB;
-// larger ones are exact and not kept) and by kind (mapped or not), up to kCacheBytes in all:
-// allocating device memory is slow, and drivers allow a few thousand allocations at once,
-// while a pass makes and frees hundreds of tensors. Contents are not cleared (a pass writes
-// what it reads; the tests' cpu-device fills fresh memory with garbage to make sure).
+// Up to kPartBytes a buffer is a part of a block of kBlockBytes (a first fit in the blocks of its
+// kind, parts rounded to kPartAlign); larger ones are allocations of their own, kept for reuse
+// when freed by size class (a power of two up to 64 MB; larger ones are exact and not kept), up
+// to kCacheBytes in all. A training step makes and frees hundreds of tensors: after the first,
+// none of them allocates. Contents are not cleared (a pass writes what it reads; the tests'
+// cpu-device fills fresh memory with garbage to make sure).
+constexpr size_t kBlockBytes = size_t(64) << 20, kPartBytes = size_t(16) << 20, kPartAlign = 256;
 constexpr size_t kCacheBytes = size_t(128) << 20, kLargestClass = size_t(64) << 20;
 
 size_t size_class(size_t bytes) {
@@ -152,7 +185,63 @@ size_t size_class(size_t bytes) {
 
 }  // namespace
 
+std::optional<VulkanBackend::Alloc> VulkanBackend::from_blocks(size_t bytes, bool mapped) {
+    if (bytes > kPartBytes) return std::nullopt;
+    const size_t len = (bytes + kPartAlign - 1) / kPartAlign * kPartAlign;
+    auto& blocks = blocks_[mapped ? 1 : 0];
+    const auto take = [&](Block& b) -> std::optional<Alloc> {
+        for (auto it = b.free.begin(); it != b.free.end(); ++it) {
+            if (it->second < len) continue;
+            const size_t off = it->first, rest = it->second - len;
+            b.free.erase(it);
+            if (rest) b.free.emplace(off + len, rest);
+            Alloc a;
+            a.buffer = b.buffer;
+            a.mapped = b.mapped ? static_cast<char*>(b.mapped) + off : nullptr;
+            a.bytes = bytes;
+            a.capacity = len;
+            a.address = b.address + off;
+            a.block = &b;
+            a.offset = off;
+            return a;
+        }
+        return std::nullopt;
+    };
+    for (auto& b : blocks)
+        if (auto a = take(*b)) return a;
+    const Alloc whole = make(kBlockBytes, mapped);
+    auto b = std::make_unique<Block>();
+    b->buffer = whole.buffer;
+    b->memory = whole.memory;
+    b->mapped = whole.mapped;
+    b->address = whole.address;
+    b->size = kBlockBytes;
+    b->free.emplace(0, kBlockBytes);
+    blocks.push_back(std::move(b));
+    return take(*blocks.back());
+}
+
+void VulkanBackend::give_back(const Alloc& a) {
+    auto& free = a.block->free;
+    size_t off = a.offset, len = a.capacity;
+    auto next = free.lower_bound(off);
+    if (next != free.begin()) {
+        auto prev = std::prev(next);
+        if (prev->first + prev->second == off) {
+            off = prev->first;
+            len += prev->second;
+            free.erase(prev);
+        }
+    }
+    if (next != free.end() && off + len == next->first) {
+        len += next->second;
+        free.erase(next);
+    }
+    free.emplace(off, len);
+}
+
 VulkanBackend::Alloc VulkanBackend::obtain(size_t bytes, bool mapped) {
+    if (auto part = from_blocks(bytes, mapped)) return *part;
     const size_t cls = size_class(bytes);
     auto& cache = cache_[mapped ? 1 : 0];
     Alloc a;
@@ -168,6 +257,10 @@ VulkanBackend::Alloc VulkanBackend::obtain(size_t bytes, bool mapped) {
 }
 
 void VulkanBackend::recycle(const Alloc& a) {
+    if (a.block) {
+        give_back(a);
+        return;
+    }
     if (a.capacity > kLargestClass || cached_bytes_ + a.capacity > kCacheBytes) {
         destroy(a);
         return;
@@ -188,16 +281,23 @@ VulkanBackend::Span VulkanBackend::find(const void* p, size_t bytes, const char*
     return Span{&it->second, off};
 }
 
-VkDeviceAddress VulkanBackend::addr(const void* p, size_t floats, const char* what) const {
+VkDeviceAddress VulkanBackend::address(const void* p, size_t floats, const char* what, bool write) {
     if (!p) return 0;
+    const size_t bytes = floats * sizeof(float);
     // A scalar slot (host-visible, outside the table: its mapped address and the device
     // addresses the table holds may be from different spaces).
     if (scalars_) {
         const auto u = reinterpret_cast<uintptr_t>(p), base = reinterpret_cast<uintptr_t>(scalars_->mapped);
-        if (u >= base && u + floats * sizeof(float) <= base + scalars_->bytes) return scalars_->address + (u - base);
+        if (u >= base && u + bytes <= base + scalars_->bytes) {
+            const VkDeviceAddress a = scalars_->address + (u - base);
+            note(a, bytes, write);
+            return a;
+        }
     }
-    const Span s = find(p, floats * sizeof(float), what);
-    return s.alloc->address + s.offset;
+    const Span s = find(p, bytes, what);
+    const VkDeviceAddress a = s.alloc->address + s.offset;
+    note(a, bytes, write);
+    return a;
 }
 
 }  // namespace stepformer::vk

@@ -1,5 +1,11 @@
-// The Vulkan backend's queue: the command buffer kernels are recorded into, submission, and the
-// scalar results handed out after it.
+// The Vulkan backend's queue: kernels queued as commands with the ranges of memory they read and
+// write, ordered into levels on flush (independent commands share a level, one barrier between
+// levels), recorded once and submitted again while the same commands come, and the scalar
+// results handed out after each submission.
+#include <algorithm>
+#include <cstring>
+#include <map>
+
 #include "vulkan/vk_backend_internal.h"
 
 namespace stepformer::vk {
@@ -9,40 +15,59 @@ void VulkanBackend::sync() {
     flush();
 }
 
-void VulkanBackend::begin() {
-    if (recording_) return;
-    VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-    bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    check(vkBeginCommandBuffer(cb_, &bi), "vkBeginCommandBuffer");
-    recording_ = true;
-    ++counts_.recordings;
-    start_timing();
-}
-
-// Every command sees what the commands before it wrote (kernels are small; ordering is simple).
-void VulkanBackend::barrier() {
+// A barrier between levels (to_host: the last one, before the host reads what the queue wrote).
+void VulkanBackend::barrier(VkCommandBuffer cb, bool to_host) {
     VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                       VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_HOST_READ_BIT;
-    vkCmdPipelineBarrier(cb_, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT |
-                             VK_PIPELINE_STAGE_HOST_BIT,
+    mb.dstAccessMask = to_host ? VK_ACCESS_HOST_READ_BIT
+                               : VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
+                                     VK_ACCESS_TRANSFER_WRITE_BIT;
+    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                         to_host ? VK_PIPELINE_STAGE_HOST_BIT
+                                 : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                          0, 1, &mb, 0, nullptr, 0, nullptr);
-    ++counts_.barriers;
+}
+
+void VulkanBackend::note(VkDeviceAddress lo, size_t bytes, bool write) {
+    if (next_taken_) {
+        next_.clear();
+        next_taken_ = false;
+    }
+    next_.push_back(Access{lo, lo + bytes, write});
 }
 
 void VulkanBackend::dispatch(const char* shader, const void* args, uint32_t bytes, uint32_t gx, uint32_t gy,
                              uint32_t gz) {
-    VkPipeline p = ctx_.pipeline(shader, bytes);
-    begin();
-    const bool timed = stamp_before();
-    vkCmdBindPipeline(cb_, VK_PIPELINE_BIND_POINT_COMPUTE, p);
-    vkCmdPushConstants(cb_, ctx_.layout(shader), VK_SHADER_STAGE_COMPUTE_BIT, 0, bytes, args);
-    vkCmdDispatch(cb_, gx, gy, gz);
-    ++counts_.dispatches;
-    if (timed) stamp_after(shader);
-    barrier();
+    constexpr size_t kAlign = 16;  // the shaders' buffer_reference_align
+    if (!args_) args_ = make(kArgsBytes);
+    if (args_used_ + bytes > kArgsBytes) flush();
+    Command c;
+    c.shader = shader;
+    c.pipeline = ctx_.pipeline(shader, sizeof(VkDeviceAddress));
+    c.layout = ctx_.layout(shader);
+    c.groups[0] = gx, c.groups[1] = gy, c.groups[2] = gz;
+    c.args = uint32_t(args_used_);
+    std::memcpy(static_cast<char*>(args_->mapped) + args_used_, args, bytes);
+    args_used_ += (bytes + kAlign - 1) / kAlign * kAlign;
+    c.first = uint32_t(accesses_.size());
+    c.count = uint32_t(next_.size());
+    accesses_.insert(accesses_.end(), next_.begin(), next_.end());
+    next_taken_ = true;
+    commands_.push_back(c);
+}
+
+// A copy no shader makes (a size not a multiple of 4 bytes). mu_ held.
+void VulkanBackend::queue_copy(const Alloc& from, size_t from_offset, const Alloc& to, size_t to_offset, size_t bytes) {
+    Command c;
+    c.src = from.buffer;
+    c.dst = to.buffer;
+    c.region = VkBufferCopy{from.offset + from_offset, to.offset + to_offset, bytes};
+    c.first = uint32_t(accesses_.size());
+    c.count = 2;
+    accesses_.push_back(Access{from.address + from_offset, from.address + from_offset + bytes, false});
+    accesses_.push_back(Access{to.address + to_offset, to.address + to_offset + bytes, true});
+    next_taken_ = true;
+    commands_.push_back(c);
 }
 
 // A float in the backend's memory for one scalar result, valid until the next flush. mu_ held.
@@ -52,26 +77,165 @@ float* VulkanBackend::scalar_slot() {
     return static_cast<float*>(scalars_->mapped) + scalars_used_++;
 }
 
-// Submits what is recorded and waits for it, then hands the scalar results out. mu_ held.
+// Each command's level (in `levels`) and the commands in the order they are recorded: by level,
+// in queue order within one. Ranges are compared with every earlier range they overlap; a
+// command that named no memory at all is ordered after everything before it and before
+// everything after it.
+std::vector<uint32_t> VulkanBackend::schedule(std::vector<uint32_t>& levels) const {
+    struct Seen {
+        VkDeviceAddress hi;
+        uint32_t write_level;  // 1 + the level of the last command that wrote it (0: none)
+        uint32_t read_level;   // 1 + the highest level of the commands that read it
+    };
+    std::multimap<VkDeviceAddress, Seen> seen;  // by the range's start
+    VkDeviceAddress longest = 0;                // the longest range seen: how far back an overlap may start
+    levels.assign(commands_.size(), 0);
+    uint32_t floor = 0, top = 0;
+    for (size_t i = 0; i < commands_.size(); ++i) {
+        const Command& c = commands_[i];
+        uint32_t level = floor;
+        if (c.count == 0) level = std::max(level, top + 1);
+        for (uint32_t k = c.first; k < c.first + c.count; ++k) {
+            const Access& a = accesses_[k];
+            for (auto it = seen.lower_bound(a.lo > longest ? a.lo - longest : 0); it != seen.end() && it->first < a.hi; ++it) {
+                if (it->second.hi <= a.lo) continue;
+                level = std::max(level, it->second.write_level);
+                if (a.write) level = std::max(level, it->second.read_level);
+            }
+        }
+        for (uint32_t k = c.first; k < c.first + c.count; ++k) {
+            const Access& a = accesses_[k];
+            auto [from, to] = seen.equal_range(a.lo);
+            auto same = std::find_if(from, to, [&](const auto& e) { return e.second.hi == a.hi; });
+            if (same == to) {
+                same = seen.emplace(a.lo, Seen{a.hi, 0, 0});
+                longest = std::max(longest, a.hi - a.lo);
+            }
+            if (a.write) same->second.write_level = level + 1;
+            else same->second.read_level = std::max(same->second.read_level, level + 1);
+        }
+        if (c.count == 0) floor = level + 1;
+        levels[i] = level;
+        top = std::max(top, level);
+    }
+    std::vector<uint32_t> order(commands_.size());
+    for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return levels[a] < levels[b]; });
+    return order;
+}
+
+// Records the commands in `order`, a barrier wherever the level changes and one before the host
+// reads. mu_ held.
+VkCommandBuffer VulkanBackend::record(const std::vector<uint32_t>& order, const std::vector<uint32_t>& levels,
+                                      uint32_t& barriers) {
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+    ai.commandPool = pool_;
+    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    ai.commandBufferCount = 1;
+    check(vkAllocateCommandBuffers(ctx_.device(), &ai, &cb), "vkAllocateCommandBuffers");
+    try {
+        VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+        check(vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
+        start_timing(cb);
+        barriers = 0;
+        for (size_t k = 0; k < order.size(); ++k) {
+            const Command& c = commands_[order[k]];
+            if (k > 0 && levels[order[k]] != levels[order[k - 1]]) {
+                barrier(cb, false);
+                ++barriers;
+            }
+            if (!c.shader) {
+                vkCmdCopyBuffer(cb, c.src, c.dst, 1, &c.region);
+                continue;
+            }
+            const bool timed = stamp_before(cb);
+            const VkDeviceAddress a = args_->address + c.args;
+            vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline);
+            vkCmdPushConstants(cb, c.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof a, &a);
+            vkCmdDispatch(cb, c.groups[0], c.groups[1], c.groups[2]);
+            if (timed) stamp_after(cb, c.shader);
+        }
+        barrier(cb, true);
+        ++barriers;
+        check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+    } catch (...) {
+        vkFreeCommandBuffers(ctx_.device(), pool_, 1, &cb);
+        throw;
+    }
+    ++counts_.recordings;
+    return cb;
+}
+
+// Submits what is queued and waits for it, then hands the scalar results out. mu_ held.
 void VulkanBackend::flush() {
-    if (recording_) {
-        recording_ = false;
+    if (!commands_.empty()) {
+        std::vector<uint32_t> levels;
+        const std::vector<uint32_t> order = schedule(levels);
+        std::vector<uint64_t> key;
+        key.reserve(order.size() * 4);
+        uint64_t dispatches = 0;
+        bool copies = false;  // a copy names buffers that may go: such a command buffer is not kept
+        for (uint32_t i : order) {
+            const Command& c = commands_[i];
+            key.push_back(uint64_t(levels[i]) << 32 | c.args);
+            if (c.shader) {
+                ++dispatches;
+                key.push_back(reinterpret_cast<uint64_t>(c.pipeline));
+                key.push_back(uint64_t(c.groups[0]) << 32 | c.groups[1]);
+                key.push_back(c.groups[2]);
+            } else {
+                copies = true;
+            }
+        }
         // Whatever happens, the queue is empty afterwards: the scalar results and staging
         // buffers of a failed submission are dropped with it.
         struct Reset {
             VulkanBackend& be;
             ~Reset() {
                 vkResetFences(be.ctx_.device(), 1, &be.fence_);
-                vkResetCommandBuffer(be.cb_, 0);
+                be.commands_.clear();
+                be.accesses_.clear();
+                be.next_.clear();
+                be.next_taken_ = false;
+                be.args_used_ = 0;
             }
         } reset{*this};
         try {
-            check(vkEndCommandBuffer(cb_), "vkEndCommandBuffer");
+            VkCommandBuffer cb = VK_NULL_HANDLE;
+            uint32_t barriers = 0;
+            if (profiling_ || copies) {  // recorded afresh, not kept (timestamps are reset in it)
+                if (once_cb_) vkFreeCommandBuffers(ctx_.device(), pool_, 1, &once_cb_);
+                once_cb_ = VK_NULL_HANDLE;
+                cb = once_cb_ = record(order, levels, barriers);
+            } else {
+                auto it = std::find_if(recorded_.begin(), recorded_.end(), [&](const Recorded& r) { return r.key == key; });
+                if (it == recorded_.end()) {
+                    if (recorded_.size() == kRecorded) {  // the one used longest ago goes
+                        auto old = std::min_element(recorded_.begin(), recorded_.end(),
+                                                    [](const Recorded& a, const Recorded& b) { return a.used < b.used; });
+                        vkFreeCommandBuffers(ctx_.device(), pool_, 1, &old->cb);
+                        recorded_.erase(old);
+                    }
+                    Recorded r;
+                    r.cb = record(order, levels, r.barriers);
+                    r.key = std::move(key);
+                    recorded_.push_back(std::move(r));
+                    it = recorded_.end() - 1;
+                } else {
+                    ++counts_.replays;
+                }
+                it->used = ++submits_;
+                cb = it->cb;
+                barriers = it->barriers;
+            }
             VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
             si.commandBufferCount = 1;
-            si.pCommandBuffers = &cb_;
+            si.pCommandBuffers = &cb;
             check(vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
             ++counts_.submissions;
+            counts_.dispatches += dispatches;
+            counts_.barriers += barriers;
             check(vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
             collect_timing();
         } catch (...) {

@@ -10,14 +10,19 @@
 layout(local_size_x = 16, local_size_y = 16) in;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 
-layout(push_constant) uniform Args {
+// The arguments: a record in the backend's argument buffer, whose address is the one push
+// constant (a recorded command buffer is replayed with new arguments written there).
+struct Args {
     Floats C;
     Floats A;
     Floats B;
     uint G, M, N, K;
     uint a_transposed, b_transposed, accumulate;
     float scale;
-} p;
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ArgsRef { Args v; };
+layout(push_constant) uniform Push { ArgsRef args; };
+Args p;  // read once, at the start of main()
 
 // Tiles of A and B in shared memory: each value is read from memory once per tile instead of
 // once per output. Every invocation takes part in the barriers (out-of-range ones load zeros),
@@ -26,6 +31,7 @@ shared float As[16][17];
 shared float Bs[16][17];
 
 void main() {
+    p = args.v;
     const uint lx = gl_LocalInvocationID.x, ly = gl_LocalInvocationID.y;
     const uint j = gl_GlobalInvocationID.x, i = gl_GlobalInvocationID.y, g = gl_GlobalInvocationID.z;
     const uint a0 = g * p.M * p.K, b0 = g * p.N * p.K;

@@ -10,14 +10,20 @@ layout(local_size_x = 64) in;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Ints { int v[]; };
 
-layout(push_constant) uniform Args {
+// The arguments: a record in the backend's argument buffer, whose address is the one push
+// constant (a recorded command buffer is replayed with new arguments written there).
+struct Args {
     Floats out1;
     uint64_t out2, a, b, c, d;
     uint rows, cols, n;
     uint op;
-} p;
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ArgsRef { Args v; };
+layout(push_constant) uniform Push { ArgsRef args; };
+Args p;  // read once, at the start of main()
 
 void main() {
+    p = args.v;
     const uint i = gl_GlobalInvocationID.x;
     if (i >= p.n) return;
     if (p.op == 0u) {  // LayerNorm: dgamma[c] += sum dy xhat, dbeta[c] += sum dy; a: dout, b: in, c: mean, d: rstd

@@ -9,12 +9,17 @@
 layout(local_size_x = 256) in;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 
-layout(push_constant) uniform Args {
+// The arguments: a record in the backend's argument buffer, whose address is the one push
+// constant (a recorded command buffer is replayed with new arguments written there).
+struct Args {
     Floats keep;
     uint64_t seed, offset;
     uint n;
     float p, scale;  // scale = 1 / (1 - p), computed by the CPU
-} p;
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ArgsRef { Args v; };
+layout(push_constant) uniform Push { ArgsRef args; };
+Args p;  // read once, at the start of main()
 
 uvec4 philox(uvec4 ctr, uvec2 key) {
     const uint M0 = 0xD2511F53u, M1 = 0xCD9E8D57u, W0 = 0x9E3779B9u, W1 = 0xBB67AE85u;
@@ -29,6 +34,7 @@ uvec4 philox(uvec4 ctr, uvec2 key) {
 }
 
 void main() {
+    p = args.v;
     const uint blocks = (p.n + 3u) / 4u;
     const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     for (uint j = gl_GlobalInvocationID.x; j < blocks; j += stride) {

@@ -6,8 +6,11 @@
 
 layout(local_size_x = 256) in;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
+layout(buffer_reference, std430, buffer_reference_align = 4) buffer Words { uint v[]; };
 
-layout(push_constant) uniform Args {
+// The arguments: a record in the backend's argument buffer, whose address is the one push
+// constant (a recorded command buffer is replayed with new arguments written there).
+struct Args {
     Floats out_;
     Floats a;
     Floats b;
@@ -15,7 +18,10 @@ layout(push_constant) uniform Args {
     uint op;     // vk_backend.cpp's Elementwise
     float value;
     uint cols;   // add bias: b is one row of cols floats, b[i % cols]
-} p;
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ArgsRef { Args v; };
+layout(push_constant) uniform Push { ArgsRef args; };
+Args p;  // read once, at the start of main()
 
 // erf(x): GLSL has none. Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7), odd in x.
 float erf_(float x) {
@@ -26,7 +32,12 @@ float erf_(float x) {
 }
 
 void main() {
+    p = args.v;
     const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    if (p.op == 11u) {  // copy the bits (an upload or download through staging: ids too, NaN payloads kept)
+        for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) Words(uint64_t(p.out_)).v[i] = Words(uint64_t(p.a)).v[i];
+        return;
+    }
     for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
         float r;
         switch (p.op) {

@@ -9,14 +9,19 @@ layout(local_size_x = 256) in;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Ints { int v[]; };
 
-layout(push_constant) uniform Args {
+// The arguments: a record in the backend's argument buffer, whose address is the one push
+// constant (a recorded command buffer is replayed with new arguments written there).
+struct Args {
     Floats out_;
     uint64_t a, b, c;  // inputs, by op
     uint d0, d1, d2, d3;
     uint n, op;
     float value;
     int ival;
-} p;
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ArgsRef { Args v; };
+layout(push_constant) uniform Push { ArgsRef args; };
+Args p;  // read once, at the start of main()
 
 float gather(uint i) {
     switch (p.op) {
@@ -59,6 +64,7 @@ float gather(uint i) {
 }
 
 void main() {
+    p = args.v;
     const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) p.out_.v[i] = gather(i);
 }

@@ -8,7 +8,9 @@
 layout(local_size_x = 64) in;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 
-layout(push_constant) uniform Args {
+// The arguments: a record in the backend's argument buffer, whose address is the one push
+// constant (a recorded command buffer is replayed with new arguments written there).
+struct Args {
     Floats out_;
     Floats mean;
     Floats rstd;
@@ -16,9 +18,13 @@ layout(push_constant) uniform Args {
     uint64_t gamma, beta;
     uint rows, cols;
     float eps;
-} p;
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ArgsRef { Args v; };
+layout(push_constant) uniform Push { ArgsRef args; };
+Args p;  // read once, at the start of main()
 
 void main() {
+    p = args.v;
     const uint r = gl_GlobalInvocationID.x;
     if (r >= p.rows) return;
     const uint base = r * p.cols;

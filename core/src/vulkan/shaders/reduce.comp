@@ -9,16 +9,22 @@
 layout(local_size_x = 256) in;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 
-layout(push_constant) uniform Args {
+// The arguments: a record in the backend's argument buffer, whose address is the one push
+// constant (a recorded command buffer is replayed with new arguments written there).
+struct Args {
     Floats out_;
     Floats x;
     uint n, op;  // 0: sum of squares, 1: all finite, 2: count of ints != ival
     int ival;
-} p;
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ArgsRef { Args v; };
+layout(push_constant) uniform Push { ArgsRef args; };
+Args p;  // read once, at the start of main()
 
 shared float partial[256];
 
 void main() {
+    p = args.v;
     const uint t = gl_LocalInvocationID.x;
     float s = 0.0, c = 0.0;  // Kahan
     bool finite = true;

@@ -16,7 +16,9 @@ layout(local_size_x = 128) in;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Ints { int v[]; };
 
-layout(push_constant) uniform Args {
+// The arguments: a record in the backend's argument buffer, whose address is the one push
+// constant (a recorded command buffer is replayed with new arguments written there).
+struct Args {
     Floats out_;
     uint64_t a, b, c, d, e;  // inputs, by op (as rows.comp)
     uint rows, cols;
@@ -25,7 +27,10 @@ layout(push_constant) uniform Args {
     float value;
     uint per_subgroup;
     float q_target, scale;
-} p;
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ArgsRef { Args v; };
+layout(push_constant) uniform Push { ArgsRef args; };
+Args p;  // read once, at the start of main()
 
 // One slot per subgroup; a subgroup has at least one invocation, so 128 always suffice.
 shared vec2 partial[128];
@@ -56,6 +61,7 @@ float team_max(float v, bool per_subgroup) {
 }
 
 void main() {
+    p = args.v;
     const bool per_subgroup = p.per_subgroup != 0u;
     uint lane, lanes, team, teams;
     if (per_subgroup) {

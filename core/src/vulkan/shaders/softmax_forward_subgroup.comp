@@ -13,12 +13,17 @@
 layout(local_size_x = 128) in;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 
-layout(push_constant) uniform Args {
+// The arguments: a record in the backend's argument buffer, whose address is the one push
+// constant (a recorded command buffer is replayed with new arguments written there).
+struct Args {
     Floats out_;
     Floats in_;
     uint rows, cols;
     uint per_subgroup;
-} p;
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ArgsRef { Args v; };
+layout(push_constant) uniform Push { ArgsRef args; };
+Args p;  // read once, at the start of main()
 
 // One slot per subgroup; a subgroup has at least one invocation, so 128 always suffice.
 shared float partial[128];
@@ -47,6 +52,7 @@ float team_sum(float v, bool per_subgroup) {
 }
 
 void main() {
+    p = args.v;
     const bool per_subgroup = p.per_subgroup != 0u;
     uint lane, lanes, team, teams;
     if (per_subgroup) {

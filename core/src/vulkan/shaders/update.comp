@@ -10,7 +10,9 @@
 layout(local_size_x = 256) in;
 layout(buffer_reference, std430, buffer_reference_align = 4) buffer Floats { float v[]; };
 
-layout(push_constant) uniform Args {
+// The arguments: a record in the backend's argument buffer, whose address is the one push
+// constant (a recorded command buffer is replayed with new arguments written there).
+struct Args {
     Floats param;
     Floats out_;
     Floats buf1;
@@ -22,9 +24,13 @@ layout(push_constant) uniform Args {
     // Adam, AdamW (the host computes the last two as the CPU does; AdamW's step_size is negative)
     float beta1, beta2, eps, step_size, bc2_sqrt;
     float decay, one_minus_beta1, one_minus_beta2;  // AdamW: 1 - lr * weight_decay, 1 - beta rounded from double
-} p;
+};
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer ArgsRef { Args v; };
+layout(push_constant) uniform Push { ArgsRef args; };
+Args p;  // read once, at the start of main()
 
 void main() {
+    p = args.v;
     if (p.apply_if != 0ul && Floats(p.apply_if).v[0] == 0.0) return;
     const uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
     for (uint i = gl_GlobalInvocationID.x; i < p.n; i += stride) {
