@@ -175,9 +175,6 @@ public:
                 if ((*set)[i].size() > 0) kept_->keep((*set)[i]);
         for (Tensor* t : opt.mutable_state()) kept_->keep(*t);
         model.set_resident(kept_.get());
-        // The uploads done before the first step, not queued into it: every step then queues
-        // the same commands (a GPU submits the command buffer the first recorded again).
-        model.backend().sync();
     }
     ~Residency() { end(); }
     Residency(const Residency&) = delete;
@@ -232,6 +229,9 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
     int host_step = 0;  // the step whose weights the host has (brought back by resident.settle())
     auto last_settle = clock::now();
     try {
+    // The residency's uploads done before the first step, not queued into it: every step then
+    // queues the same commands (a GPU submits the command buffer the first one recorded again).
+    if (resident.active()) model_.backend().sync();
     for (int epoch = 1; epoch <= options_.epochs; ++epoch) {
         if (options_.shuffle) std::shuffle(order.begin(), order.end(), rng);
         for (int b = 0; b < per_epoch; ++b) {
@@ -312,7 +312,8 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
         result.status = TrainStatus::Stopped;
         result.device_lost = true;
         result.steps_done = host_step;
-        result.message_value = Message(Msg::train_device_lost, {step, as_message(e), host_step});
+        // (lost before the first step: while its weights were being uploaded for it)
+        result.message_value = Message(Msg::train_device_lost, {std::max(step, 1), as_message(e), host_step});
         result.message = result.message_value.text();
         return result;
     }

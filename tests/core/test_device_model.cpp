@@ -122,7 +122,8 @@ TEST(DeviceModel, TheTrainerWaitsOncePerStep) {
     const TrainResult r = trainer.run();
     ASSERT_EQ(r.status, TrainStatus::Finished) << r.message;
     EXPECT_EQ(r.steps_done, 4);
-    EXPECT_EQ(device_sync_waits(*d.be), 4u);
+    // Once a step, and once before the first: the run's weights and optimizer state uploaded.
+    EXPECT_EQ(device_sync_waits(*d.be), 5u);
 }
 
 // A run keeps the model where the backend computes: after the first step, a step uploads its
@@ -194,7 +195,7 @@ TEST(DeviceModel, ARunWhoseDeviceIsLostKeepsTheLastWeightsTheHostHas) {
     DeviceModel d;
     const ParamSet init = d.model->params();
     Trainer trainer(*d.model, d.examples, to);
-    stepformer::testing::lose_device_after(*d.be, 3);  // the third step's wait
+    stepformer::testing::lose_device_after(*d.be, 4);  // the third step's wait (the first is the uploads')
     const TrainResult r = trainer.run();
     EXPECT_EQ(r.status, TrainStatus::Stopped);
     EXPECT_TRUE(r.device_lost);
@@ -202,6 +203,25 @@ TEST(DeviceModel, ARunWhoseDeviceIsLostKeepsTheLastWeightsTheHostHas) {
     EXPECT_NE(r.message.find("the device stopped working at step 3"), std::string::npos) << r.message;
     for (size_t i = 0; i < init.size(); ++i) EXPECT_EQ(d.model->params()[i].data, init[i].data) << init.name(i);
     EXPECT_EQ(trainer.optimizer().step_count(), 0);
+    EXPECT_EQ(d.model->resident(), nullptr);
+}
+
+// Lost while the run's weights go to the device, before the first step: the same, at step 1.
+TEST(DeviceModel, ADeviceLostBeforeTheFirstStepStopsTheRunThere) {
+    TrainOptions to;
+    to.epochs = 2;
+    to.batch_size = 1000;
+    to.shuffle = false;
+    DeviceModel d;
+    const ParamSet init = d.model->params();
+    Trainer trainer(*d.model, d.examples, to);
+    stepformer::testing::lose_device_after(*d.be, 1);
+    const TrainResult r = trainer.run();
+    EXPECT_EQ(r.status, TrainStatus::Stopped);
+    EXPECT_TRUE(r.device_lost);
+    EXPECT_EQ(r.steps_done, 0);
+    EXPECT_NE(r.message.find("the device stopped working at step 1"), std::string::npos) << r.message;
+    for (size_t i = 0; i < init.size(); ++i) EXPECT_EQ(d.model->params()[i].data, init[i].data) << init.name(i);
     EXPECT_EQ(d.model->resident(), nullptr);
 }
 

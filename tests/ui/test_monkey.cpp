@@ -69,7 +69,8 @@ void printStack(int) {
 
 class BlockWatchdog {
 public:
-    // Stacks are printed once per block that lasts longer than limitMs, at most `budget` times.
+    // A block longer than limitMs: the stack when it passes the limit and every 50 ms after, at
+    // most 40 stacks in all (a profile of the block).
     BlockWatchdog(std::atomic<qint64>& lastBeat, std::atomic<bool>& inEvent, const QElapsedTimer& clock, int limitMs)
         : gui_(pthread_self()) {
         void* warm[1];
@@ -78,16 +79,16 @@ public:
         sa.sa_handler = printStack;
         sigaction(SIGUSR2, &sa, nullptr);
         thread_ = std::thread([this, &lastBeat, &inEvent, &clock, limitMs] {
-            qint64 dumpedFor = -1;
-            int budget = 20;
+            qint64 dumpedAt = -1;  // a block's stacks: when it passes the limit, then every 50 ms
+            int budget = 40;
             while (!stop_.load()) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(20));
-                const qint64 beat = lastBeat.load();
-                if (!inEvent.load() && beat != dumpedFor && clock.elapsed() - beat > limitMs && budget > 0) {
-                    dumpedFor = beat;
-                    --budget;
-                    pthread_kill(gui_, SIGUSR2);
-                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                const qint64 beat = lastBeat.load(), now = clock.elapsed();
+                if (inEvent.load() || now - beat <= limitMs || budget <= 0) continue;
+                if (dumpedAt >= beat && now - dumpedAt < 50) continue;
+                dumpedAt = now;
+                --budget;
+                pthread_kill(gui_, SIGUSR2);
             }
         });
     }

@@ -1,4 +1,5 @@
 #include "views/decode_view.h"
+#include "widgets/background_pool.h"
 #include "widgets/theme_colors.h"
 #include "app/core_text.h"
 #include "views/view_parts.h"
@@ -206,7 +207,7 @@ void DecodeView::startDecode() {
         statusLabel_->setText(tr("Decoding…"));
         stepButton_->setEnabled(false);
         playButton_->setEnabled(false);
-        watcher_->setFuture(QtConcurrent::run(work));
+        watcher_->setFuture(QtConcurrent::run(backgroundPool(), work));
     } else {
         applyOutcome(work());
     }
