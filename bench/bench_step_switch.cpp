@@ -6,6 +6,8 @@
 //    backward pass for the gradients view), with that view shown. What a student stepping waits for.
 //  - BM_StepSwitchFullRepaint/<view>: setCurrentStep(), then a synchronous repaint of the whole
 //    window (menus, toolbars, docks and all): the worst case.
+//  - BM_Zoom/<view>/<width>/<height>: View › Zoom In or Zoom Out, then a synchronous repaint: every widget
+//    lays out and paints again in the new font.
 //  - BM_ShowView/<view>: the view shown (View menu) while the tensor view was, then a synchronous
 //    repaint of the window: its layout and first paint.
 // The "paints" counter is the number of widgets painted per switch.
@@ -14,6 +16,7 @@
 // of its switches went: per widget class and event type (paint, layout, ...), and in setCurrentStep.
 #include <benchmark/benchmark.h>
 
+#include <QAction>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEvent>
@@ -180,7 +183,42 @@ void show_view(benchmark::State& state, const char* view) {
         true);
 }
 
+// View › Zoom In then Zoom Out (alternating; every iteration one of them) on a view, in a window of
+// the given size: the application font changes, every widget lays out and repaints.
+void zoom_steps(benchmark::State& state, const char* view) {
+    g_window->setFollowStep(false);
+    g_window->setCurrentView(QString::fromLatin1(view));
+    const QSize before = g_window->size();
+    g_window->resize(int(state.range(0)), int(state.range(1)));
+    settle();
+    QAction* in = g_window->findChild<QAction*>(QStringLiteral("actionZoomIn"));
+    QAction* out = g_window->findChild<QAction*>(QStringLiteral("actionZoomOut"));
+    if (!in || !out) {
+        state.SkipWithError("no zoom actions");
+        return;
+    }
+    bool larger = false;
+    time_switches(
+        state, view,
+        [&] {
+            larger = !larger;
+            (larger ? in : out)->trigger();
+            return true;
+        },
+        true);
+    if (larger) out->trigger();
+    g_window->resize(before);
+    settle();
+}
+
 void register_all() {
+    for (const char* view : {"tensor", "gradients", "attention"}) {
+        const std::string name = std::string("BM_Zoom/") + view;
+        benchmark::RegisterBenchmark(name.c_str(), [view](benchmark::State& s) { zoom_steps(s, view); })
+            ->Args({1440, 900})
+            ->Args({2560, 1440})
+            ->Unit(benchmark::kMillisecond);
+    }
     struct Case {
         const char* view;
         const std::vector<QString>* steps;
