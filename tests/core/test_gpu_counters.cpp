@@ -176,7 +176,8 @@ TEST(GpuCounters, ProfilingTimesEveryDispatchPerKernelFamily) {
     }
     EXPECT_GT(total, 0.0);
     // The products run in one of the matrix shaders, softmax in its own.
-    const bool products = fwd.device_ms.count("batched_matmul") || fwd.device_ms.count("batched_matmul_tiled");
+    const bool products = fwd.device_ms.count("batched_matmul") || fwd.device_ms.count("batched_matmul_tiled") ||
+                          fwd.device_ms.count("batched_matmul_strip");
     EXPECT_TRUE(products);
     // Off again: nothing more is timed.
     ASSERT_TRUE(be->set_profiling(false));

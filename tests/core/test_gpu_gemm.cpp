@@ -1,7 +1,7 @@
-// The GPU backend's two matrix-product shaders (core/src/vulkan/shaders/batched_matmul*.comp):
-// a GPU runs the tiled one, lavapipe the simple one, so the tiled one is forced here
-// (STEPFORMER_VK_GEMM) and both are compared with the CPU on every kernel built on them, at odd
-// sizes around the 16-wide tiles.
+// The GPU backend's three matrix-product shaders (core/src/vulkan/shaders/batched_matmul*.comp):
+// a GPU runs the tiled one, lavapipe the strip one (four outputs an invocation) for products of
+// few rows and the simple one for the rest, so each is forced here (STEPFORMER_VK_GEMM) and
+// compared with the CPU on every kernel built on them, at odd sizes around the tiles and strips.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -98,15 +98,17 @@ void check(Backend& be, const Shape& s) {
     EXPECT_TRUE(near("dV", dV, dV_ref));
 }
 
-TEST(GpuGemm, TiledAndSimpleShadersBothGiveTheCpusProducts) {
+TEST(GpuGemm, TiledSimpleAndStripShadersAllGiveTheCpusProducts) {
     const auto names = available_backends();
     if (std::find(names.begin(), names.end(), "gpu") == names.end()) {
         // No "gpu" is right only where there is no usable Vulkan device.
         for (const auto& d : gpu_devices()) EXPECT_FALSE(d.usable) << d.name << " is usable but gpu is not registered";
         return;
     }
-    const std::vector<Shape> shapes = {{1, 1, 1}, {3, 7, 5}, {16, 16, 16}, {17, 33, 15}, {7, 63, 65}, {65, 64, 129}};
-    for (const char* gemm : {"tiled", "simple"}) {
+    // (and widths around the strip shader's 4 columns an invocation, 128 a workgroup)
+    const std::vector<Shape> shapes = {{1, 1, 1},    {3, 7, 5},    {16, 16, 16}, {17, 33, 15},
+                                       {7, 63, 65},  {65, 64, 129}, {10, 5, 130}, {5, 9, 257}};
+    for (const char* gemm : {"tiled", "simple", "strip"}) {
         const std::unique_ptr<Backend> be = gpu_with(gemm);
         SCOPED_TRACE(gemm);
         for (const Shape& s : shapes) check(*be, s);

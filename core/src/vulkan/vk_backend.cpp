@@ -1,6 +1,7 @@
 // Making the Vulkan backend: the choices of kernels and memory for its device, and what it holds.
 #include "vulkan/vk_backend.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -15,6 +16,10 @@ VulkanBackend::VulkanBackend(int device_index, int threads) : ctx_(device_index)
     // chooses (the tests run the tiled one on lavapipe that way).
     const char* gemm = std::getenv("STEPFORMER_VK_GEMM");
     tiled_ = gemm ? std::strcmp(gemm, "tiled") == 0 : ctx_.info().type != "cpu";
+    // On a CPU device a product of few rows (the tutorial's linear layers: 10 rows, 512 or 2048
+    // columns) runs four outputs an invocation (batched_matmul_strip.comp); =strip forces it for
+    // every product, =simple never.
+    strip_rows_ = gemm ? (std::strcmp(gemm, "strip") == 0 ? INT32_MAX : 0) : (ctx_.info().type == "cpu" ? 64 : 0);
     // Row reductions (softmax, LayerNorm, their backwards, cross-entropy's gradient) split a row
     // across a subgroup or a workgroup on a GPU with subgroup arithmetic in compute shaders. On
     // a CPU device one invocation a row is faster (lavapipe: the split rows ran 2 to 7 times

@@ -278,6 +278,7 @@ private:
     Context ctx_;
     std::unique_ptr<Backend> cpu_;
     bool tiled_ = false;  // batched_matmul_tiled.comp
+    int strip_rows_ = 0;  // batched_matmul_strip.comp for products of at most this many rows (unless tiled_)
     bool subgroup_ = false;  // the *_subgroup.comp row reductions
     bool device_memory_ = false;  // allocations in the device's memory, unmapped (see the constructor)
     static constexpr uint32_t kReduceGroup = 128;  // their local_size_x
