@@ -320,6 +320,13 @@ void TestMonkey::randomEvents() {
         lastBeat = clock.elapsed();  // the event's own handling is the test's, not the loop's
         inEvent = false;
         QTest::qWait(int(rng_.bounded(15u)));
+        // A block that ended the wait: qWait returns once its time is up, before a beat could
+        // follow the block, so it is measured here too.
+        if (const qint64 gap = clock.elapsed() - lastBeat.load(); gap > longest) {
+            longest = gap;
+            longestAt = log_.value(log_.size() - 1);
+            beforeLongest = log_.mid(std::max(0, int(log_.size()) - 8));
+        }
         if (!testutil::qtWarnings().isEmpty()) break;
     }
     // Let a training run or a preset's training end before the window goes.
