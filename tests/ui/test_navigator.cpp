@@ -68,6 +68,7 @@ private slots:
     void inputBarFlagsUnknownWords();
     void sessionRecomputesAndRejects();
     void sessionTakesAPrecomputedPassOfItsSentences();
+    void sessionComputesTypedSentencesOnAWorker();
     void sessionTrainsInBackgroundAndCaches();
     void sessionOpensTutorialStateDict();
 
@@ -401,6 +402,66 @@ void TestNavigator::sessionTakesAPrecomputedPassOfItsSentences() {
     QCOMPARE(s.source(), QStringLiteral("ich mochte ein bier P"));
     // What it computed itself is what the pass had: the same weights, the same sentences.
     QCOMPARE(s.trace()->at("projection.logits").value.data, mine->trace->at("projection.logits").value.data);
+}
+
+// The input bar's sentences (requestSentences) under Background provisioning: checked at once,
+// their pass computed on a worker and shown when it arrives; only the latest request is shown.
+void TestNavigator::sessionComputesTypedSentencesOnAWorker() {
+    Session s;
+    s.setProvisioning(Session::Provisioning::Never);  // the untrained Small model, no training
+    s.setPreset(Session::Preset::Small);
+    s.setProvisioning(Session::Provisioning::Background);
+    QSignalSpy accepted(&s, &Session::inputAccepted), rejected(&s, &Session::inputRejected),
+        changed(&s, &Session::traceChanged);
+    const auto before = s.trace();
+    const QString cola = QStringLiteral("ich mochte ein cola P"), coke = QStringLiteral("S i want a coke .");
+
+    s.requestSentences(cola, coke);
+    // Not computed here: the views keep the old trace until the worker's pass arrives.
+    QCOMPARE(s.trace().get(), before.get());
+    QCOMPARE(s.source(), Session::defaultSource());
+    QVERIFY(s.sentencesPending());
+    QVERIFY(changed.wait(20000));
+    QVERIFY(!s.sentencesPending());
+    QCOMPARE(accepted.count(), 1);
+    QCOMPARE(s.source(), cola);
+    QCOMPARE(s.target(), coke);
+    QVERIFY(s.trace().get() != before.get());
+    QVERIFY(s.gradients());
+    const auto here = Session::computePass(*s.model(), s.config(), cola, coke);  // the same numbers
+    QCOMPARE(s.trace()->at("loss").value.data, here.trace->at("loss").value.data);
+    QCOMPARE(s.trace()->at("projection.logits").value.data, here.trace->at("projection.logits").value.data);
+
+    // Two requests before the first is shown: one pass at a time, only the second shown.
+    accepted.clear();
+    s.requestSentences(Session::defaultSource(), coke);
+    s.requestSentences(Session::defaultSource(), Session::defaultTarget());
+    QTRY_VERIFY_WITH_TIMEOUT(!s.sentencesPending(), 20000);
+    QCOMPARE(accepted.count(), 1);
+    QCOMPARE(s.target(), Session::defaultTarget());
+
+    // A good request, then a bad one: rejected at once, and the good one's pass is not shown
+    // after the rejection (it is of older text).
+    accepted.clear();
+    s.requestSentences(cola, coke);
+    s.requestSentences(QStringLiteral("ich mochte ein wasser P"), coke);
+    QCOMPARE(rejected.count(), 1);
+    QVERIFY(rejected.first().first().toString().contains(QStringLiteral("wasser")));
+    QTRY_VERIFY_WITH_TIMEOUT(!s.sentencesPending(), 20000);
+    QTest::qWait(50);
+    QCOMPARE(accepted.count(), 0);
+    QCOMPARE(s.source(), Session::defaultSource());
+
+    // The model changes while a pass computes: the sentences are computed again on the new model.
+    s.requestSentences(cola, coke);
+    s.setProvisioning(Session::Provisioning::Never);
+    s.setPreset(Session::Preset::Untrained);  // the tutorial's size, the same vocabulary
+    s.setProvisioning(Session::Provisioning::Background);
+    QCOMPARE(s.source(), Session::defaultSource());  // its own pass, of the sentences shown
+    QTRY_VERIFY_WITH_TIMEOUT(s.source() == cola, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(!s.sentencesPending(), 20000);
+    const auto onNew = Session::computePass(*s.model(), s.config(), cola, coke);
+    QCOMPARE(s.trace()->at("projection.logits").value.data, onNew.trace->at("projection.logits").value.data);
 }
 
 void TestNavigator::sessionTrainsInBackgroundAndCaches() {

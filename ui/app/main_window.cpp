@@ -191,7 +191,7 @@ void MainWindow::connectSession() {
     connect(trainingPanel_->controller(), &TrainingController::deviceLost, session_, &Session::handleDeviceLost);
     connect(session_, &Session::deviceLost, this, [this](const QString& msg) { showError(tr("GPU lost"), msg); });
 
-    connect(input_, &InputBar::sentencesEdited, session_, &Session::setSentences);
+    connect(input_, &InputBar::sentencesEdited, session_, &Session::requestSentences);
     connect(input_, &InputBar::resetRequested, this, [this] {
         input_->setSentences(Session::defaultSource(), Session::defaultTarget());
         session_->setSentences(Session::defaultSource(), Session::defaultTarget());

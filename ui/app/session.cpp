@@ -266,7 +266,7 @@ QString Session::validateSentence(const QString& sentence, bool isSource) const 
     return {};
 }
 
-bool Session::recompute(const QString& source, const QString& target, QString* error) {
+bool Session::checkSentences(const QString& source, const QString& target, QString* error) const {
     for (bool isSource : {true, false}) {
         const QString& s = isSource ? source : target;
         if (isSource && !config_.reads_source()) continue;
@@ -278,17 +278,29 @@ bool Session::recompute(const QString& source, const QString& target, QString* e
         }
     }
     try {
+        const std::string expected = config_.eos_id() >= 0 ? dec_output_for(ss(target), config_) : std::string();
+        (void)make_sentence_batch(config_, ss(source), ss(target), expected);
+        return true;
+    } catch (const ConfigError& e) {
+        *error = coreText(e);
+    } catch (const std::exception& e) {
+        *error = tr("The forward pass failed: %1").arg(coreText(e));
+    }
+    return false;
+}
+
+bool Session::recompute(const QString& source, const QString& target, QString* error) {
+    if (!checkSentences(source, target, error)) return false;
+    try {
         if (precomputed_ && precomputed_->source == source && precomputed_->target == target) {
             adopt(*precomputed_);  // computed by the training run, off this thread
             precomputed_.reset();
             return true;
         }
         if (!model_) {  // validated; the trace comes with the model
-            const std::string expected = config_.eos_id() >= 0 ? dec_output_for(ss(target), config_) : std::string();
-            (void)make_sentence_batch(config_, ss(source), ss(target), expected);
             source_ = source;
             target_ = target;
-            expected_ = qs(expected);
+            expected_ = config_.eos_id() >= 0 ? qs(dec_output_for(ss(target), config_)) : QString();
             return true;
         }
         try {
@@ -350,17 +362,6 @@ void Session::adopt(const SentencePass& pass) {
     expected_ = pass.expected;
 }
 
-bool Session::setSentences(const QString& source, const QString& target) {
-    QString err;
-    if (!recompute(source, target, &err)) {
-        emit inputRejected(err);
-        return false;
-    }
-    emit inputAccepted();
-    emit traceChanged();
-    return true;
-}
-
 void Session::install(Config config, std::shared_ptr<const ParamSet> weights, ModelState state, QString description) {
     auto model = makeModel(config, weights);
     config_ = std::move(config);
@@ -391,6 +392,8 @@ void Session::recomputeAfterModelChange() {
     tries << qs(config_.src_vocab.front()) << qs(config_.bos);
     for (int i = 0; i + 1 < tries.size(); i += 2) {
         if (recompute(tries[i], tries[i + 1], &err)) {
+            ++sentenceRequest_;  // the sentences typed before do not fit: a pass of them is dropped
+            queuedSentences_.reset();
             emit sentencesReset(source_, target_);
             return;
         }

@@ -28,6 +28,9 @@
 #include "stepformer/config.h"
 #include "stepformer/trace.h"
 
+template <typename T>
+class QFutureWatcher;
+
 namespace stepformer {
 class Backend;
 class Transformer;
@@ -72,7 +75,7 @@ public:
     // How setPreset() obtains a trained model that is not cached yet.
     enum class Provisioning {
         Background,   // train on a worker thread; show the untrained model meanwhile (the app)
-        Synchronous,  // train before setPreset() returns (screenshots, tests)
+        Synchronous,  // train before setPreset() returns (screenshots, tests); typed sentences too
         Never,        // do not train: show the untrained model (--no-train)
     };
     Q_ENUM(Provisioning)
@@ -135,6 +138,17 @@ public:
     // Session copes with those when it installs the model): for workers.
     static std::shared_ptr<const SentencePass> tryComputePass(const stepformer::Transformer& model, const QString& source,
                                                               const QString& target);
+
+    // The input bar's edits. The sentences are checked at once (inputRejected when they do not
+    // fit, the last good trace stays); unless Provisioning::Synchronous their pass is then computed
+    // on a worker, the views keeping the old trace until it arrives (inputAccepted and
+    // traceChanged then): at the tutorial's size on a GPU it takes seconds the GUI thread would
+    // stall for. A newer request or setSentences() supersedes one still computing, so only the
+    // latest sentences are ever shown, and no more than one pass computes at a time. Synchronous
+    // (tests, screenshots): exactly setSentences().
+    void requestSentences(const QString& source, const QString& target);
+    // A requested pass is still computing or waiting to (its sentences are not shown yet).
+    bool sentencesPending() const { return passInFlight_ || queuedSentences_.has_value(); }
 
     // Validates both sentences against the vocabularies and lengths. Valid: recomputes the trace
     // (with the loss when the expected output can be derived from the target) and emits
@@ -240,6 +254,16 @@ private:
     void fallBackToCpu(const QString& message);
     void adopt(const SentencePass& pass);
     bool recompute(const QString& source, const QString& target, QString* error);
+    // The checks recompute() makes before it computes: empty sentences, vocabulary, lengths.
+    bool checkSentences(const QString& source, const QString& target, QString* error) const;
+    // requestSentences' worker (session_sentences.cpp).
+    struct SentenceRequest {
+        QString source, target;
+        quint64 id = 0;
+    };
+    struct SentenceOutcome;
+    void startSentencePass();
+    void sentencePassDone();
     void recomputeAfterModelChange();
     void finishTraining(const PresetTrainer::Result& result);
 
@@ -261,6 +285,13 @@ private:
     ModelState state_ = ModelState::Untrained;
     std::shared_ptr<const SentencePass> precomputed_;  // installTrainedModel's pass, for its install
     std::shared_ptr<PassSlot> presetPass_ = std::make_shared<PassSlot>();  // the preset training's, for finishTraining
+
+    // requestSentences(): the request waiting for the one in flight, the worker's watcher, and the
+    // number of the latest request (a result of an earlier one is dropped).
+    std::optional<SentenceRequest> queuedSentences_;
+    QFutureWatcher<std::shared_ptr<SentenceOutcome>>* sentenceWatcher_ = nullptr;
+    bool passInFlight_ = false;
+    quint64 sentenceRequest_ = 0;
 
     // Cancelled on every model switch, so a stale training's results never arrive.
     PresetTrainer* trainer_ = nullptr;
