@@ -674,7 +674,8 @@ void TestMainWindow::modelBoxMenuAndTitleAgree() {
     // While training (the box must not say "trained" yet).
     w.session()->setProvisioning(Session::Provisioning::Background);
     QVERIFY(w.session()->setPreset(Session::Preset::Small));
-    QCOMPARE(w.session()->modelState(), Session::ModelState::Training);
+    // (In the background the switch is made when the untrained model's pass arrives from its worker.)
+    QTRY_COMPARE_WITH_TIMEOUT(w.session()->modelState(), Session::ModelState::Training, 20000);
     VERIFY_HELPER(agree(QStringLiteral("training…")));
     QVERIFY(!box->currentText().contains(QStringLiteral(", trained")));
     QTRY_COMPARE_WITH_TIMEOUT(w.session()->modelState(), Session::ModelState::Trained, 120000);
@@ -682,14 +683,14 @@ void TestMainWindow::modelBoxMenuAndTitleAgree() {
     // Weights from the Train panel.
     const stepformer::Config cfg = w.session()->config();
     QVERIFY(w.session()->installTrainedModel(cfg, std::make_shared<const stepformer::ParamSet>(stepformer::init_params(cfg, 5))));
-    QCOMPARE(w.session()->modelState(), Session::ModelState::TrainedInApp);
+    QTRY_COMPARE_WITH_TIMEOUT(w.session()->modelState(), Session::ModelState::TrainedInApp, 20000);
     VERIFY_HELPER(agree(QStringLiteral("trained in the app")));
     QVERIFY(box->currentText() != QStringLiteral("From file…"));
     auto* items = qobject_cast<QStandardItemModel*>(box->model());
     QVERIFY(items->item(box->currentIndex())->isEnabled());
     // From a file.
     QVERIFY(w.session()->openWeights(QStringLiteral(STEPFORMER_FIXTURES_DIR "/tutorial_state_dict.weights.safetensors")));
-    QCOMPARE(box->currentText(), QStringLiteral("From file…"));
+    QTRY_COMPARE_WITH_TIMEOUT(box->currentText(), QStringLiteral("From file…"), 20000);
     QCOMPARE(checkedInMenu(), QStringLiteral("From File…"));
     QVERIFY(w.windowTitle().contains(QStringLiteral("tutorial_state_dict")));
     // "Trained in the app" is no choice once another model is shown.

@@ -452,16 +452,33 @@ void TestNavigator::sessionComputesTypedSentencesOnAWorker() {
     QCOMPARE(accepted.count(), 0);
     QCOMPARE(s.source(), Session::defaultSource());
 
-    // The model changes while a pass computes: the sentences are computed again on the new model.
+    // The model changes while a pass computes: the switch computes the sentences asked for last,
+    // on the new model, and the pass of the old one is not shown.
     s.requestSentences(cola, coke);
-    s.setProvisioning(Session::Provisioning::Never);
+    const auto small = s.model();
+    QSignalSpy modelChanged(&s, &Session::modelChanged);
     s.setPreset(Session::Preset::Untrained);  // the tutorial's size, the same vocabulary
-    s.setProvisioning(Session::Provisioning::Background);
-    QCOMPARE(s.source(), Session::defaultSource());  // its own pass, of the sentences shown
-    QTRY_VERIFY_WITH_TIMEOUT(s.source() == cola, 20000);
+    QCOMPARE(s.model().get(), small.get());   // the switch's pass computes on a worker too
+    QVERIFY(modelChanged.wait(60000));
+    QVERIFY(s.model().get() != small.get());
+    QCOMPARE(s.modelState(), Session::ModelState::Untrained);
+    QCOMPARE(s.source(), cola);
     QTRY_VERIFY_WITH_TIMEOUT(!s.sentencesPending(), 20000);
+    QTest::qWait(50);
+    QCOMPARE(s.source(), cola);
     const auto onNew = Session::computePass(*s.model(), s.config(), cola, coke);
     QCOMPARE(s.trace()->at("projection.logits").value.data, onNew.trace->at("projection.logits").value.data);
+
+    // Two switches before the first is made: only the second is made.
+    modelChanged.clear();
+    s.setPreset(Session::Preset::Small);
+    s.setPreset(Session::Preset::Untrained);
+    QVERIFY(modelChanged.wait(60000));
+    QTest::qWait(200);
+    QCOMPARE(modelChanged.count(), 1);
+    QCOMPARE(s.preset(), Session::Preset::Untrained);
+    QCOMPARE(s.config().d_model, Session::presetConfig(Session::Preset::Untrained).d_model);
+    QCOMPARE(s.source(), cola);
 }
 
 void TestNavigator::sessionTrainsInBackgroundAndCaches() {

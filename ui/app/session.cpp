@@ -106,16 +106,18 @@ bool Session::setPreset(Preset p) {
 
     try {
         const bool train = p != Preset::Untrained && provisioning_ != Provisioning::Never;
-        install(cfg, std::make_shared<const ParamSet>(init_params(cfg, kInitSeed)), train ? ModelState::Training : ModelState::Untrained,
+        auto weights = std::make_shared<const ParamSet>(init_params(cfg, kInitSeed));
+        install(cfg, weights, train ? ModelState::Training : ModelState::Untrained,
                 p == Preset::Untrained ? tr("Untrained model (tutorial size, initial weights)")
                                        : tr("%1 preset at its initial weights (untrained)").arg(presetKey(p)));
         // From exactly the untrained model shown meanwhile.
         if (train) {
-            // The trained model's pass of the sentences shown now, on the worker (see finishTraining).
+            // The trained model's pass of the sentences wanted when it is done, on the worker (see
+            // finishTraining).
             presetPass_->put(nullptr);
-            trainer_->start(cfg, params(), preset_recipe(trainingPresetOf(p)), cachedModelPath(p),
-                            provisioning_ == Provisioning::Synchronous,
-                            [slot = presetPass_, source = source_, target = target_](const Transformer& model) {
+            trainer_->start(cfg, weights, preset_recipe(trainingPresetOf(p)), cachedModelPath(p),
+                            provisioning_ == Provisioning::Synchronous, [slot = presetPass_](const Transformer& model) {
+                                const auto [source, target] = slot->wanted();
                                 slot->put(tryComputePass(model, source, target));
                             });
         }
@@ -244,9 +246,9 @@ bool Session::installTrainedModel(const Config& config, std::shared_ptr<const Pa
 
 std::shared_ptr<const ParamSet> Session::params() const { return model_ ? weights_ : nullptr; }
 
-std::shared_ptr<const Transformer> Session::makeModel(const Config& config,
-                                                      std::shared_ptr<const ParamSet> weights) const {
-    return std::make_shared<const Transformer>(config, std::move(weights), backend_);  // shared, not copied
+std::shared_ptr<const Transformer> Session::makeModel(const Config& config, std::shared_ptr<const ParamSet> weights,
+                                                      Backend* on) const {
+    return std::make_shared<const Transformer>(config, std::move(weights), on ? on : backend_);  // shared, not copied
 }
 
 // ----- sentences and the trace --------------------------------------------------------------
@@ -306,7 +308,7 @@ bool Session::recompute(const QString& source, const QString& target, QString* e
         try {
             adopt(computePass(*model_, config_, source, target));
         } catch (const DeviceLost& e) {
-            fallBackToCpu(coreText(e));
+            fallBackToCpu(coreText(e));  // synchronous: the model on the CPU is made at once
             adopt(computePass(*model_, config_, source, target));
             emit modelChanged();
         }
@@ -360,49 +362,6 @@ void Session::adopt(const SentencePass& pass) {
     source_ = pass.source;
     target_ = pass.target;
     expected_ = pass.expected;
-}
-
-void Session::install(Config config, std::shared_ptr<const ParamSet> weights, ModelState state, QString description) {
-    auto model = makeModel(config, weights);
-    config_ = std::move(config);
-    model_ = std::move(model);
-    weights_ = std::move(weights);
-    optimizer_.reset();
-    if (model_) {
-        const OptimizerOptions o = preset_recipe(TrainingPreset::Tutorial).front().optimizer;
-        optimizer_ = std::make_shared<const Optimizer>(o, model_->params());
-    }
-    state_ = state;
-    description_ = std::move(description);
-    recomputeAfterModelChange();
-    emit modelChanged();
-    emit traceChanged();
-    release_free_memory();  // the views have let go of the old model's trace and gradients
-}
-
-void Session::recomputeAfterModelChange() {
-    QString err;
-    if (recompute(source_, target_, &err)) return;
-    // The new vocabulary does not take the current sentences: the tutorial's example, else the
-    // shortest valid pair.
-    QStringList tries{defaultSource(), defaultTarget()};
-    const auto ex = builtin_examples(config_);
-    for (const auto& e : ex) tries << qs(e.enc_input) << qs(e.dec_input);
-    if (config_.src_vocab.size() > 1) tries << qs(config_.src_vocab[1]) << qs(config_.bos);
-    tries << qs(config_.src_vocab.front()) << qs(config_.bos);
-    for (int i = 0; i + 1 < tries.size(); i += 2) {
-        if (recompute(tries[i], tries[i + 1], &err)) {
-            ++sentenceRequest_;  // the sentences typed before do not fit: a pass of them is dropped
-            queuedSentences_.reset();
-            emit sentencesReset(source_, target_);
-            return;
-        }
-    }
-    trace_ = std::make_shared<Trace>();  // nothing fits: an empty trace rather than a stale one
-    liveTrace_.reset();
-    grads_.reset();
-    targetIds_.clear();
-    emit errorOccurred(tr("No sentence fits this model's vocabulary: %1").arg(err));
 }
 
 QString Session::decodeInput() const {
@@ -491,5 +450,9 @@ void Session::cancelTraining() {
     trainer_->cancel();
     state_ = ModelState::Untrained;
     description_ = tr("%1 preset at its initial weights (training cancelled)").arg(presetKey(preset_));
+    if (pending_ && pending_->state == ModelState::Training) {  // the untrained model, still being switched to
+        pending_->state = state_;
+        pending_->description = description_;
+    }
     emit modelChanged();
 }

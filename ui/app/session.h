@@ -60,10 +60,22 @@ public:
         const std::lock_guard lock(mu_);
         return std::move(pass_);
     }
+    // The sentences the user wants shown (the latest accepted or typed), for the worker to read
+    // when its weights are done rather than when it started.
+    void want(const QString& source, const QString& target) {
+        const std::lock_guard lock(mu_);
+        source_ = source;
+        target_ = target;
+    }
+    std::pair<QString, QString> wanted() {
+        const std::lock_guard lock(mu_);
+        return {source_, target_};
+    }
 
 private:
     std::mutex mu_;
     std::shared_ptr<const SentencePass> pass_;
+    QString source_ = QStringLiteral("ich mochte ein bier P"), target_ = QStringLiteral("S i want a beer .");
 };
 
 class Session : public QObject {
@@ -75,7 +87,7 @@ public:
     // How setPreset() obtains a trained model that is not cached yet.
     enum class Provisioning {
         Background,   // train on a worker thread; show the untrained model meanwhile (the app)
-        Synchronous,  // train before setPreset() returns (screenshots, tests); typed sentences too
+        Synchronous,  // train before setPreset() returns (screenshots, tests)
         Never,        // do not train: show the untrained model (--no-train)
     };
     Q_ENUM(Provisioning)
@@ -140,12 +152,13 @@ public:
                                                               const QString& target);
 
     // The input bar's edits. The sentences are checked at once (inputRejected when they do not
-    // fit, the last good trace stays); unless Provisioning::Synchronous their pass is then computed
+    // fit, the last good trace stays); under Provisioning::Background their pass is then computed
     // on a worker, the views keeping the old trace until it arrives (inputAccepted and
     // traceChanged then): at the tutorial's size on a GPU it takes seconds the GUI thread would
     // stall for. A newer request or setSentences() supersedes one still computing, so only the
-    // latest sentences are ever shown, and no more than one pass computes at a time. Synchronous
-    // (tests, screenshots): exactly setSentences().
+    // latest sentences are ever shown, and no more than one pass computes at a time. Otherwise
+    // (Synchronous, Never: tests, screenshots, --no-train) exactly setSentences(). Model switches
+    // (presets, files, devices) are made the same way: session_switch.cpp.
     void requestSentences(const QString& source, const QString& target);
     // A requested pass is still computing or waiting to (its sentences are not shown yet).
     bool sentencesPending() const { return passInFlight_ || queuedSentences_.has_value(); }
@@ -248,8 +261,28 @@ private:
     static QString notFiniteWarning(const QString& file, const std::vector<stepformer::NonFinite>& bad);
     void install(stepformer::Config config, std::shared_ptr<const stepformer::ParamSet> weights, ModelState state,
                  QString description);
+    // On `on`, or the session's device when null.
     std::shared_ptr<const stepformer::Transformer> makeModel(const stepformer::Config& config,
-                                                             std::shared_ptr<const stepformer::ParamSet> weights) const;
+                                                             std::shared_ptr<const stepformer::ParamSet> weights,
+                                                             stepformer::Backend* on = nullptr) const;
+    // A model switch (session_switch.cpp): what becomes current together when the new model's
+    // pass arrives, the latest target (a pending switch's, else the current state), the switch,
+    // and what it tries and makes current.
+    struct Installed {
+        stepformer::Config config;
+        std::shared_ptr<const stepformer::ParamSet> weights;
+        ModelState state;
+        QString description;
+        stepformer::Backend* backend;
+    };
+    struct SwitchOutcome;
+    Installed latest() const;
+    void switchTo(Installed target);
+    void switchPassDone();
+    void commitSwitch(Installed target, SwitchOutcome& outcome);
+    QStringList candidatePairs(const stepformer::Config& c) const;
+    static void firstFitting(SwitchOutcome& outcome, const QStringList& pairs);
+    static QString deviceLostText(const QString& why);
     // After DeviceLost: the CPU again, the model made anew there.
     void fallBackToCpu(const QString& message);
     void adopt(const SentencePass& pass);
@@ -264,7 +297,6 @@ private:
     struct SentenceOutcome;
     void startSentencePass();
     void sentencePassDone();
-    void recomputeAfterModelChange();
     void finishTraining(const PresetTrainer::Result& result);
 
     stepformer::Config config_;
@@ -292,6 +324,15 @@ private:
     QFutureWatcher<std::shared_ptr<SentenceOutcome>>* sentenceWatcher_ = nullptr;
     bool passInFlight_ = false;
     quint64 sentenceRequest_ = 0;
+
+    // The model switch under way (Background, session_switch.cpp): its target, the worker's
+    // watcher, and the number of the latest switch (a result of an earlier one is dropped).
+    std::optional<Installed> pending_;
+    QFutureWatcher<std::shared_ptr<SwitchOutcome>>* switchWatcher_ = nullptr;
+    quint64 switchRequest_ = 0;
+    // The sentences the user asked for last (setSentences, requestSentences): a switch computes
+    // these, which may be newer than the ones shown.
+    QString wantedSource_ = defaultSource(), wantedTarget_ = defaultTarget();
 
     // Cancelled on every model switch, so a stale training's results never arrive.
     PresetTrainer* trainer_ = nullptr;

@@ -16,33 +16,21 @@ QString Session::computeDeviceLabel() const { return ComputeDevices::label(*back
 bool Session::setComputeDevice(ComputeDevices::Kind kind, QString* why) {
     Backend* be = ComputeDevices::instance().backend(kind, why);
     if (!be) return false;
-    if (be == backend_) return true;
-    Backend* const before = backend_;
-    backend_ = be;
-    trainer_->setBackend(be);
-    if (model_) {
-        try {
-            model_ = makeModel(config_, weights_);
-        } catch (const std::exception& e) {
-            backend_ = before;
-            trainer_->setBackend(before);
-            if (why) *why = coreText(e);
-            return false;
-        }
-        recomputeAfterModelChange();
+    if (be == latest().backend) return true;
+    if (!model_) {  // nothing computed yet: the device for what comes
+        backend_ = be;
+        trainer_->setBackend(be);
+        emit computeDeviceChanged();
+        return true;
     }
-    emit computeDeviceChanged();
-    if (model_) {
-        emit modelChanged();
-        emit traceChanged();
+    Installed t = latest();
+    t.backend = be;
+    try {
+        switchTo(std::move(t));  // the model made anew there, sharing the weights; the trace recomputed
+    } catch (const std::exception& e) {
+        if (why) *why = coreText(e);
+        return false;
     }
-    release_free_memory();
-    // The device left keeps the buffers it freed for reuse (a GPU's on lavapipe are the host's
-    // memory: a few hundred MB). Once the views have let go of its model and trace, they go.
-    QTimer::singleShot(1500, this, [this, before] {
-        if (before && before != backend_) before->trim();
-        release_free_memory();
-    });
     return true;
 }
 
@@ -56,11 +44,15 @@ std::function<std::shared_ptr<const Trace>()> Session::cpuReplay() const {
 
 void Session::handleDeviceLost(const QString& message) {
     if (computeDevice() == ComputeDevices::Kind::Cpu) return;
-    fallBackToCpu(message);
-    if (!model_) return;
-    recomputeAfterModelChange();
-    emit modelChanged();
-    emit traceChanged();
+    if (!model_) {
+        fallBackToCpu(message);
+        return;
+    }
+    ComputeDevices::instance().setAside(backend_);
+    Installed t = latest();
+    t.backend = ComputeDevices::instance().backend(ComputeDevices::Kind::Cpu);
+    switchTo(std::move(t));  // the host's weights are intact: the same model on the CPU
+    emit deviceLost(deviceLostText(message));
 }
 
 void Session::fallBackToCpu(const QString& message) {
@@ -68,7 +60,7 @@ void Session::fallBackToCpu(const QString& message) {
     backend_ = ComputeDevices::instance().backend(ComputeDevices::Kind::Cpu);
     trainer_->setBackend(backend_);
     if (model_) model_ = makeModel(config_, weights_);  // the host's weights are intact
+    if (pending_) pending_->backend = backend_;  // (its pass, on the lost device, fails and is redone here)
     emit computeDeviceChanged();
-    emit deviceLost(tr("The GPU stopped working (%1). Stepformer computes on the CPU now, with the same weights.")
-                        .arg(message));
+    emit deviceLost(deviceLostText(message));
 }

@@ -28,13 +28,16 @@ bool Session::setSentences(const QString& source, const QString& target) {
         emit inputRejected(err);
         return false;
     }
+    wantedSource_ = source_;
+    wantedTarget_ = target_;
+    presetPass_->want(source_, target_);
     emit inputAccepted();
     emit traceChanged();
     return true;
 }
 
 void Session::requestSentences(const QString& source, const QString& target) {
-    if (provisioning_ == Provisioning::Synchronous || !model_) {
+    if (provisioning_ != Provisioning::Background || !model_) {
         setSentences(source, target);
         return;
     }
@@ -45,6 +48,9 @@ void Session::requestSentences(const QString& source, const QString& target) {
         emit inputRejected(err);  // and a pass still computing is of older sentences: dropped
         return;
     }
+    wantedSource_ = source;  // what a model switch from now on computes
+    wantedTarget_ = target;
+    presetPass_->want(source, target);
     queuedSentences_ = SentenceRequest{source, target, id};
     if (!passInFlight_) startSentencePass();  // else it starts when the one computing is done
 }
@@ -80,7 +86,8 @@ void Session::sentencePassDone() {
     }
     if (!o || o->request.id != sentenceRequest_) return;  // superseded (set, rejected or reset since)
     if (o->model != model_) {  // the model changed meanwhile: the same sentences on the new one
-        requestSentences(o->request.source, o->request.target);
+        if (o->request.source != source_ || o->request.target != target_)  // (unless its switch computed them)
+            requestSentences(o->request.source, o->request.target);
         return;
     }
     if (o->pass) {
@@ -94,7 +101,7 @@ void Session::sentencePassDone() {
     } catch (const DeviceLost& e) {
         fallBackToCpu(coreText(e));  // a new model on the CPU, the same weights
         emit modelChanged();
-        requestSentences(o->request.source, o->request.target);
+        requestSentences(o->request.source, o->request.target);  // and the sentences again, there
     } catch (const ConfigError& e) {
         emit inputRejected(coreText(e));
     } catch (const std::exception& e) {
