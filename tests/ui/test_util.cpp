@@ -7,6 +7,8 @@
 #include <QWidget>
 #include <QtGlobal>
 
+#include <execinfo.h>
+
 #include "app/session.h"
 #include "steps/backward_steps.h"
 #include "steps/step_model.h"
@@ -94,7 +96,14 @@ QtMessageHandler g_previousHandler = nullptr;
 void recordWarning(QtMsgType type, const QMessageLogContext& context, const QString& msg) {
     const bool platformNote = msg.contains(QLatin1String("This plugin does not support")) ||
                               msg.contains(QLatin1String("XDG_RUNTIME_DIR"));
-    if (type != QtDebugMsg && type != QtInfoMsg && !platformNote) qtWarnings() << msg;
+    if (type != QtDebugMsg && type != QtInfoMsg && !platformNote) {
+        qtWarnings() << msg;
+        // Where it came from, for a warning that is hard to place (the monkey's long runs).
+        if (qEnvironmentVariableIsSet("STEPFORMER_WARNING_BACKTRACE") && qtWarnings().size() <= 3) {
+            void* frames[48];
+            backtrace_symbols_fd(frames, backtrace(frames, 48), 2);
+        }
+    }
     if (g_previousHandler) g_previousHandler(type, context, msg);
 }
 }  // namespace

@@ -24,7 +24,8 @@ using namespace stepformer;
 
 namespace {
 
-// Models with more parameters than this decode on a worker thread.
+// Models with more parameters than this decode on a worker thread; so do models on another
+// device than the CPU (a test GPU or lavapipe takes seconds to decode even a small model).
 constexpr int64_t kAsyncParameterThreshold = 1'000'000;
 
 }  // namespace
@@ -203,7 +204,7 @@ void DecodeView::startDecode() {
         return o;
     };
     decoding_ = true;
-    if (model->params().total_elements() > kAsyncParameterThreshold) {
+    if (model->params().total_elements() > kAsyncParameterThreshold || model->backend().name() != "cpu") {
         statusLabel_->setText(tr("Decoding…"));
         stepButton_->setEnabled(false);
         playButton_->setEnabled(false);
