@@ -212,10 +212,11 @@ void zoom_steps(benchmark::State& state, const char* view) {
 }
 
 void register_all() {
-    for (const char* view : {"tensor", "gradients", "attention"}) {
+    for (const char* view : {"tensor", "gradients", "attention", "backward"}) {
         const std::string name = std::string("BM_Zoom/") + view;
         benchmark::RegisterBenchmark(name.c_str(), [view](benchmark::State& s) { zoom_steps(s, view); })
             ->Args({1440, 900})
+            ->Args({1600, 1360})
             ->Args({2560, 1440})
             ->Unit(benchmark::kMillisecond);
     }

@@ -28,11 +28,16 @@
 #include <QTreeView>
 
 #include <atomic>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <thread>
 
+#include <dirent.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <unistd.h>
@@ -67,6 +72,44 @@ void printStack(int) {
     backtrace_symbols_fd(frames, n, 2);
 }
 
+// CPU time (ms) of each of the process's threads, by "name(tid)": who ran while the GUI thread was
+// blocked (a GUI thread starved by workers paints slowly everywhere, so its stacks alone mislead).
+std::map<std::string, long> threadCpuMs() {
+    std::map<std::string, long> out;
+    const long tick = sysconf(_SC_CLK_TCK);
+    if (DIR* d = opendir("/proc/self/task")) {
+        while (const dirent* e = readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            std::ifstream f(std::string("/proc/self/task/") + e->d_name + "/stat");
+            std::string line;
+            if (!std::getline(f, line)) continue;
+            const size_t open = line.find('('), close = line.rfind(')');
+            if (open == std::string::npos || close == std::string::npos) continue;
+            std::istringstream rest(line.substr(close + 2));
+            std::string field;
+            long utime = 0, stime = 0;
+            for (int i = 3; i <= 15 && rest >> field; ++i) {  // fields 3.. after "pid (comm)"
+                if (i == 14) utime = std::atol(field.c_str());
+                if (i == 15) stime = std::atol(field.c_str());
+            }
+            out[line.substr(open + 1, close - open - 1) + "(" + e->d_name + ")"] = (utime + stime) * 1000 / tick;
+        }
+        closedir(d);
+    }
+    return out;
+}
+
+void printCpuDelta(const std::map<std::string, long>& before, qint64 blockMs) {
+    std::string line = "monkey: CPU time of the threads during the " + std::to_string(blockMs) + " ms block:";
+    for (const auto& [name, ms] : threadCpuMs()) {
+        const auto it = before.find(name);
+        const long delta = ms - (it == before.end() ? 0 : it->second);
+        if (delta > 0) line += " " + name + " " + std::to_string(delta) + " ms;";
+    }
+    line += "\n";
+    (void)!write(2, line.data(), line.size());
+}
+
 class BlockWatchdog {
 public:
     // A block longer than limitMs: the stack when it passes the limit and every 50 ms after, at
@@ -81,10 +124,23 @@ public:
         thread_ = std::thread([this, &lastBeat, &inEvent, &clock, limitMs] {
             qint64 dumpedAt = -1;  // a block's stacks: when it passes the limit, then every 50 ms
             int budget = 40;
+            std::map<std::string, long> cpuAtStart;  // the threads' CPU time when a block passed the limit
+            qint64 blockBeat = -1;
+            int cpuReports = 10;
             while (!stop_.load()) {
                 std::this_thread::sleep_for(std::chrono::milliseconds(10));
                 const qint64 beat = lastBeat.load(), now = clock.elapsed();
-                if (inEvent.load() || now - beat <= limitMs || budget <= 0) continue;
+                if (blockBeat >= 0 && beat != blockBeat) {  // the block is over: who had the CPU meanwhile
+                    printCpuDelta(cpuAtStart, now - blockBeat);
+                    blockBeat = -1;
+                }
+                if (inEvent.load() || now - beat <= limitMs) continue;
+                if (blockBeat < 0 && cpuReports > 0) {
+                    --cpuReports;
+                    blockBeat = beat;
+                    cpuAtStart = threadCpuMs();
+                }
+                if (budget <= 0) continue;
                 if (dumpedAt >= beat && now - dumpedAt < 50) continue;
                 dumpedAt = now;
                 --budget;

@@ -65,7 +65,7 @@ void Session::startSentencePass() {
     outcome->model = model_;
     queuedSentences_.reset();
     passInFlight_ = true;
-    sentenceWatcher_->setFuture(QtConcurrent::run(backgroundPool(), [outcome] {
+    sentenceWatcher_->setFuture(runInBackground([outcome] {
         try {
             const Transformer& m = *outcome->model;
             outcome->pass = std::make_shared<const SentencePass>(

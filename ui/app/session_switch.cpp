@@ -125,7 +125,7 @@ void Session::switchTo(Installed t) {
         connect(switchWatcher_, &QFutureWatcherBase::finished, this, &Session::switchPassDone);
     }
     // (A pending switch's pass still computing is superseded: the watcher drops its result.)
-    switchWatcher_->setFuture(QtConcurrent::run(backgroundPool(), [o, pairs] {
+    switchWatcher_->setFuture(runInBackground([o, pairs] {
         firstFitting(*o, pairs);
         return o;
     }));

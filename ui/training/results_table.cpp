@@ -95,7 +95,7 @@ void ResultsTable::translateAsync(const Config& config, std::shared_ptr<const Pa
     busy_ = true;
     summary_->setText(theme::themed(tr("<span style='color:#777'>Translating %1 sentences with the trained model…</span>").arg(rows.size())));
     // The copy of the weights is made on the pool thread, not here.
-    watcher_->setFuture(QtConcurrent::run(backgroundPool(), [config, params, rows = std::move(rows)]() {
+    watcher_->setFuture(runInBackground([config, params, rows = std::move(rows)]() {
         const Transformer model(config, *params);
         return evaluate(model, rows);
     }));

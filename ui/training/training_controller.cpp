@@ -1,4 +1,5 @@
 #include "training/training_controller.h"
+#include "widgets/background_pool.h"
 #include "widgets/thread_handoff.h"
 #include "app/core_text.h"
 #include "training/training_traces.h"
@@ -410,7 +411,11 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
         return true;
     }
 
-    QThread* thread = QThread::create(std::move(job));
+    // The run yields to the GUI thread (widgets/background_pool.h says why).
+    QThread* thread = QThread::create([job = std::move(job)]() mutable {
+        lowerThreadPriority();
+        job();
+    });
     thread->setObjectName(QStringLiteral("stepformer-training"));
     connect(thread, &QThread::finished, thread, &QObject::deleteLater);
     threads_.removeAll(QPointer<QThread>());

@@ -208,7 +208,7 @@ void DecodeView::startDecode() {
         statusLabel_->setText(tr("Decoding…"));
         stepButton_->setEnabled(false);
         playButton_->setEnabled(false);
-        watcher_->setFuture(QtConcurrent::run(backgroundPool(), work));
+        watcher_->setFuture(runInBackground(work));
     } else {
         applyOutcome(work());
     }

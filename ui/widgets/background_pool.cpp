@@ -7,6 +7,12 @@
 #include <QThread>
 #include <QThreadPool>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 QThreadPool* backgroundPool() {
     // A child of the application: its destructor waits for the work still running, before the
     // application goes (as Qt waits for its global pool).
@@ -17,4 +23,17 @@ QThreadPool* backgroundPool() {
         pool->setObjectName(QStringLiteral("stepformerBackgroundPool"));
     }
     return pool;
+}
+
+void lowerThreadPriority() {
+#ifdef __linux__
+    thread_local bool lowered = false;
+    if (lowered) return;
+    lowered = true;
+    // On Linux, setpriority on a thread id changes that thread alone. Lowering is always allowed.
+    constexpr int kNice = 10;
+    const auto tid = static_cast<id_t>(syscall(SYS_gettid));
+    const int now = getpriority(PRIO_PROCESS, tid);
+    if (now < kNice) setpriority(PRIO_PROCESS, tid, kNice);
+#endif
 }
