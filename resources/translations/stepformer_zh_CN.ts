@@ -2330,6 +2330,10 @@ All layers: every layer × every head of the block at once (click a cell to enla
             <numerusform>&lt;b&gt;因果自注意力&lt;/b&gt;（&lt;tt&gt;%1&lt;/tt&gt;）：每个词元关注它自己及其之前的词元。当前有 %n 个查询行；新的一行 &lt;b&gt;“%2”&lt;/b&gt; 决定下一个词。</numerusform>
         </translation>
     </message>
+    <message>
+        <source> — not finite (NaN or ∞): the model&apos;s numbers overflowed</source>
+        <translation> — 非有限值（NaN 或 ∞）：模型的数值溢出了</translation>
+    </message>
 </context>
 <context>
     <name>DecodeView</name>

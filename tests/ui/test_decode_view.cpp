@@ -2,6 +2,8 @@
 // greedy_decode, with the same tokens; the bar chart's highest bar is the highlighted (chosen)
 // token at every step; the attention heatmaps grow by one query row per step and hold the
 // step's trace values; step / play / reset; large models decode off the UI thread.
+#include <limits>
+
 #include <QtTest>
 
 #include <QApplication>
@@ -57,6 +59,7 @@ private slots:
     void modelFromConfigAndParams();
     void largeModelDecodesOffTheUiThread();
     void exportsTheCurrentProbabilities();
+    void notFiniteProbabilitiesAreDrawnAsZero();
     void grabIsNotBlank();
     void attentionWeightsSayTheyAreWeights();
     void wholeInTheWindowAtLaptopSizes_data();
@@ -280,6 +283,31 @@ void TestDecodeView::exportsTheCurrentProbabilities() {
     const auto values = view.barValues();
     for (size_t v = 0; v < values.size(); ++v) QCOMPARE(t->data[v], values[v]);
     QCOMPARE(view.currentTensorName(), QStringLiteral("decode.step3.probs"));
+}
+
+// Weights that overflow (a file may hold NaN): the probabilities are NaN; the bars are drawn as 0
+// with the title saying so, and Qt Charts has nothing to warn about.
+void TestDecodeView::notFiniteProbabilitiesAreDrawnAsZero() {
+    const auto good = trainedModel();
+    stepformer::ParamSet params = good->params();
+    params.at("projection.weight").data[3] = std::numeric_limits<float>::quiet_NaN();
+    const auto model = std::make_shared<const Transformer>(good->config(), std::move(params));
+    DecodeView view;
+    view.resize(1000, 700);
+    view.show();
+    testutil::qtWarnings().clear();
+    testutil::recordQtWarnings(true);
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    view.setModel(model);
+    QVERIFY(view.waitForDecode());
+    QTest::qWait(20);
+    testutil::recordQtWarnings(false);
+    QVERIFY2(testutil::qtWarnings().isEmpty(), qPrintable(testutil::qtWarnings().join(QLatin1Char('\n'))));
+    QVERIFY(view.stepCount() > 0);
+    const auto values = view.barValues();
+    QVERIFY(!values.empty());
+    for (float v : values) QCOMPARE(v, 0.0f);
+    QVERIFY2(view.chart()->title().contains(QStringLiteral("not finite")), qPrintable(view.chart()->title()));
 }
 
 void TestDecodeView::grabIsNotBlank() {

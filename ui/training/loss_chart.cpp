@@ -311,10 +311,9 @@ LossChart::Points LossChart::pointsFrom(size_t first) {
     for (size_t i = first; i < n; ++i) {
         if (i % size_t(stride_) != 0) continue;  // every stride_-th step is plotted
         const double x = steps_[i];
-        pts[0].append(QPointF(x, loss_[i]));
-        pts[1].append(QPointF(x, ema_[i]));
-        pts[2].append(QPointF(x, grad_[i]));
-        pts[3].append(QPointF(x, lr_[i]));
+        const double y[4] = {loss_[i], ema_[i], grad_[i], lr_[i]};
+        for (int k = 0; k < 4; ++k)
+            if (std::isfinite(y[k])) pts[size_t(k)].append(QPointF(x, y[k]));  // Qt Charts warns on NaN and ∞
     }
     flushed_ = n;
     return pts;

@@ -1,4 +1,6 @@
 #include "views/decode_step_page.h"
+
+#include <cmath>
 #include "widgets/theme_colors.h"
 
 #include <algorithm>
@@ -232,9 +234,15 @@ void DecodeStepPage::showChart(const DecodingStep* step, int index, const Config
         axisX_->clear();
         axisX_->append(cats);
     }
+    // A model whose numbers overflowed gives NaN probabilities: Qt Charts ignores such a bar with
+    // a warning, so it is drawn as 0 and the title says why (the tooltips show the value itself).
     QList<qreal> values;
     values.reserve(V);
-    for (float p : s.probs) values << qreal(p);
+    bool finite = true;
+    for (float p : s.probs) {
+        finite = finite && std::isfinite(p);
+        values << (std::isfinite(p) ? qreal(p) : 0.0);
+    }
     if (bars_->count() == V) {
         for (int v = 0; v < V; ++v) bars_->replace(v, values[v]);
     } else {
@@ -245,9 +253,11 @@ void DecodeStepPage::showChart(const DecodingStep* step, int index, const Config
     bars_->selectBar(s.chosen);
     QStringList ctx;
     for (int id : s.decInput) ctx << token(config, id);
-    chart_->setTitle(tr("Step %1: P(next token | %2) = softmax(logits)")
-                         .arg(index + 1)
-                         .arg(ctx.join(QLatin1Char(' ')).toHtmlEscaped()));
+    QString title = tr("Step %1: P(next token | %2) = softmax(logits)")
+                        .arg(index + 1)
+                        .arg(ctx.join(QLatin1Char(' ')).toHtmlEscaped());
+    if (!finite) title += tr(" — not finite (NaN or ∞): the model's numbers overflowed");
+    chart_->setTitle(title);
 }
 
 void DecodeStepPage::showAttention(const DecodingStep* step, const Config& config, int layer, int head) {

@@ -330,7 +330,8 @@ void PositionalEncodingView::onTableParamsChanged() {
     float amax = 1.0f;  // a sinusoid's range; a learned table's own
     if (learned_) {
         amax = 1e-6f;
-        for (float v : table_.data) amax = std::max(amax, std::abs(v));
+        for (float v : table_.data)
+            if (std::isfinite(v)) amax = std::max(amax, std::abs(v));  // (weights from a file may hold NaN)
     }
     tableMap_->setValueRange(amax);
     axisY_->setRange(-1.1 * amax, 1.1 * amax);
@@ -384,7 +385,10 @@ void PositionalEncodingView::rebuildChart() {
         s->setName(learned_ ? tr("dim %1").arg(d) : tr("dim %1 %2").arg(d).arg(d % 2 == 0 ? QStringLiteral("sin") : QStringLiteral("cos")));
         QList<QPointF> pts;
         pts.reserve(L);
-        for (int pos = 0; pos < L; ++pos) pts.append(QPointF(pos, static_cast<double>(table_.data[size_t(pos) * D + d])));
+        for (int pos = 0; pos < L; ++pos) {
+            const float v = table_.data[size_t(pos) * D + d];
+            if (std::isfinite(v)) pts.append(QPointF(pos, double(v)));  // Qt Charts warns on NaN and ∞
+        }
         s->replace(pts);
         const QColor c = seriesColor(k);
         QPen pen(c);
