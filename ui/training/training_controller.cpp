@@ -18,12 +18,6 @@
 
 #include "stepformer/heap.h"
 
-#ifdef __linux__
-#include <cerrno>
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 #include "stepformer/backend.h"
 #include "stepformer/dataset.h"
@@ -50,18 +44,6 @@ using ui_text::ss;
 using training_traces::liveForward;
 using training_traces::replayBatch;
 using training_traces::takeSnapshot;
-
-// The worker (and the OpenMP threads it starts, which inherit it) yields to the GUI thread when
-// the CPUs are busy: a few points of niceness, which cost nothing on an otherwise idle machine.
-// (QThread::LowPriority has no effect for Linux's default scheduler.)
-void lowerWorkerPriority() {
-#ifdef __linux__
-    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
-    errno = 0;
-    const int nice = ::getpriority(PRIO_PROCESS, tid);
-    if (errno == 0) ::setpriority(PRIO_PROCESS, tid, std::min(nice + 5, 19));
-#endif
-}
 
 }  // namespace
 
@@ -246,7 +228,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
     stepformer::Backend* const backend = backend_;
     auto job = [this, gen, shared, config, backend, from = StartPoint(from), data = std::move(data), options, replaySrc, replayTgt, delivery,
                 epilogue = std::move(epilogue), synchronous, snapshots, keepOptimizer = keepOptimizer_]() mutable {
-        if (!synchronous) lowerWorkerPriority();
+        if (!synchronous) lowerThreadPriority();  // (widgets/background_pool.h)
         try {
             ParamSet params = from.params ? *from.params : init_params(config, from.seed);
             from.params.reset();  // copied: the run does not keep the starting weights alive
@@ -411,11 +393,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
         return true;
     }
 
-    // The run yields to the GUI thread (widgets/background_pool.h says why).
-    QThread* thread = QThread::create([job = std::move(job)]() mutable {
-        lowerThreadPriority();
-        job();
-    });
+    QThread* thread = QThread::create(std::move(job));
     thread->setObjectName(QStringLiteral("stepformer-training"));
     connect(thread, &QThread::finished, thread, &QObject::deleteLater);
     threads_.removeAll(QPointer<QThread>());

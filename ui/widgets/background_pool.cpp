@@ -1,6 +1,7 @@
 #include "widgets/background_pool.h"
 
 #include <algorithm>
+#include <cerrno>
 
 #include <QCoreApplication>
 #include <QPointer>
@@ -30,10 +31,11 @@ void lowerThreadPriority() {
     thread_local bool lowered = false;
     if (lowered) return;
     lowered = true;
-    // On Linux, setpriority on a thread id changes that thread alone. Lowering is always allowed.
-    constexpr int kNice = 10;
+    // On Linux, setpriority on a thread id changes that thread alone (QThread::LowPriority does
+    // nothing under the default scheduler). Lowering is always allowed.
     const auto tid = static_cast<id_t>(syscall(SYS_gettid));
-    const int now = getpriority(PRIO_PROCESS, tid);
-    if (now < kNice) setpriority(PRIO_PROCESS, tid, kNice);
+    errno = 0;
+    const int nice = getpriority(PRIO_PROCESS, tid);
+    if (errno == 0) setpriority(PRIO_PROCESS, tid, std::min(nice + 5, 19));
 #endif
 }

@@ -8,7 +8,8 @@
 //
 // Why a lower priority: on two cores a pass (and its OpenMP team) beside a training run left the
 // GUI thread a fraction of a core, and a relayout after a zoom took 300 ms instead of 60. The
-// background threads yield to it (nice 10); they still get every core the GUI thread leaves idle.
+// background threads yield to it (a few points of niceness, as the training thread); they still
+// get every core the GUI thread leaves idle.
 #pragma once
 
 #include <utility>
@@ -19,8 +20,8 @@ class QThreadPool;
 
 QThreadPool* backgroundPool();
 
-// Lowers the calling thread's priority (Linux: nice 10; threads it starts later, such as its
-// OpenMP team, inherit it). Once per thread; elsewhere a no-op.
+// Lowers the calling thread's priority (Linux: 5 points of niceness; threads it starts later, such
+// as its OpenMP team, inherit it). Once per thread; elsewhere a no-op.
 void lowerThreadPriority();
 
 // QtConcurrent::run(backgroundPool(), work), the work at the lower priority.
