@@ -19,6 +19,7 @@
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QMenu>
+#include <QPointer>
 #include <QRandomGenerator>
 #include <QStandardPaths>
 #include <QTabWidget>
@@ -307,8 +308,11 @@ void TestMonkey::oneEvent(MainWindow& w) {
         const int r = int(rng_.bounded(quint32(m->rows()))), c = int(rng_.bounded(quint32(m->cols())));
         log_ << QStringLiteral("mouse on %1 cell %2,%3").arg(m->objectName()).arg(r).arg(c);
         const QPoint p = m->viewport()->mapFrom(m, m->cellRect(r, c).center());
+        // The move lets the event loop run, and a pass arriving then (a model switch, a sentence)
+        // rebuilds the views: the heatmap may be gone before the click.
+        const QPointer<HeatmapWidget> alive(m);
         QTest::mouseMove(m->viewport(), p);
-        if (rng_.bounded(3u) == 0) QTest::mouseClick(m->viewport(), Qt::LeftButton, {}, p);
+        if (alive && rng_.bounded(3u) == 0) QTest::mouseClick(alive->viewport(), Qt::LeftButton, {}, p);
         break;
     }
     default: {  // a step, as the navigator's tree sets it
