@@ -194,7 +194,7 @@ void MainWindow::connectSession() {
     connect(input_, &InputBar::sentencesEdited, session_, &Session::requestSentences);
     connect(input_, &InputBar::resetRequested, this, [this] {
         input_->setSentences(Session::defaultSource(), Session::defaultTarget());
-        session_->setSentences(Session::defaultSource(), Session::defaultTarget());
+        session_->requestSentences(Session::defaultSource(), Session::defaultTarget());
     });
     connect(navigator_, &StepNavigator::stepChanged, this, &MainWindow::onStepChanged);
 
