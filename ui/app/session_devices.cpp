@@ -60,7 +60,11 @@ void Session::fallBackToCpu(const QString& message) {
     backend_ = ComputeDevices::instance().backend(ComputeDevices::Kind::Cpu);
     trainer_->setBackend(backend_);
     if (model_) model_ = makeModel(config_, weights_);  // the host's weights are intact
-    if (pending_) pending_->backend = backend_;  // (its pass, on the lost device, fails and is redone here)
+    if (pending_ && pending_->backend != backend_) {  // a switch under way to the lost device: to the CPU instead
+        Installed t = *pending_;
+        t.backend = backend_;
+        switchTo(std::move(t));  // (its pass on the lost device is superseded)
+    }
     emit computeDeviceChanged();
     emit deviceLost(deviceLostText(message));
 }

@@ -143,8 +143,9 @@ void Session::commitSwitch(Installed t, SwitchOutcome& o) {
     QString lost;
     if (o.deviceLost) {  // the new model's device failed under its pass: the same switch on the CPU, here
         lost = failureText(o.error);
-        ComputeDevices::instance().setAside(t.backend);
-        t.backend = ComputeDevices::instance().backend(ComputeDevices::Kind::Cpu);
+        Backend* const cpu = ComputeDevices::instance().backend(ComputeDevices::Kind::Cpu);
+        if (&o.model->backend() != cpu) ComputeDevices::instance().setAside(&o.model->backend());  // the one that failed
+        t.backend = cpu;
         o = SwitchOutcome{o.id, makeModel(t.config, t.weights, t.backend), nullptr, false, nullptr, false};
         firstFitting(o, candidatePairs(t.config));
     }
