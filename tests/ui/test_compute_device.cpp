@@ -78,6 +78,7 @@ private slots:
     void deviceMemoryGoesWithTheModelAndTheSwitch();
     void trainingRunsOnTheChosenDevice();
     void aGpuLostUnderTrainingKeepsTheWeights();
+    void aDeviceSwitchBuildsOnAPendingPresetSwitch();
 
 private:
     MainWindow::Options smallOptions() const;
@@ -306,3 +307,32 @@ void TestComputeDevice::aGpuLostUnderTrainingKeepsTheWeights() {
 
 QTEST_MAIN(TestComputeDevice)
 #include "test_compute_device.moc"
+
+// In the app (Background), a switch is made when its pass arrives from a worker. A device chosen
+// while a preset switch is still computing builds on it: both are made, once, together.
+void TestComputeDevice::aDeviceSwitchBuildsOnAPendingPresetSwitch() {
+    Backend* device = nullptr;
+    useTestDevice(device);
+    MainWindow::Options o = smallOptions();
+    o.provisioning = Session::Provisioning::Never;  // the presets at their initial weights, no training
+    MainWindow w(o);
+    Session* s = w.session();
+    s->setProvisioning(Session::Provisioning::Background);
+    QSignalSpy models(s, &Session::modelChanged), devices(s, &Session::computeDeviceChanged);
+    const auto before = s->model();
+    QVERIFY(s->setPreset(Session::Preset::Gpt));
+    QVERIFY(s->setComputeDevice(ComputeDevices::Kind::Gpu));
+    QCOMPARE(s->model().get(), before.get());  // neither made yet
+    QCOMPARE(s->computeDevice(), ComputeDevices::Kind::Cpu);
+    QVERIFY(models.wait(60000));
+    QTest::qWait(100);
+    QCOMPARE(models.count(), 1);
+    QCOMPARE(devices.count(), 1);
+    QCOMPARE(s->computeDevice(), ComputeDevices::Kind::Gpu);
+    QVERIFY(device && &s->model()->backend() == device);
+    QVERIFY(!s->config().reads_source());  // the decoder-only preset
+    QVERIFY(s->trace() && s->trace()->contains("loss"));
+    // The trace is the new model's, on the device: the same as a pass computed here.
+    const auto here = Session::computePass(*s->model(), s->config(), s->source(), s->target());
+    QCOMPARE(s->trace()->at("loss").value.data, here.trace->at("loss").value.data);
+}
