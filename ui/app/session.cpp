@@ -294,11 +294,6 @@ bool Session::checkSentences(const QString& source, const QString& target, QStri
 bool Session::recompute(const QString& source, const QString& target, QString* error) {
     if (!checkSentences(source, target, error)) return false;
     try {
-        if (precomputed_ && precomputed_->source == source && precomputed_->target == target) {
-            adopt(*precomputed_);  // computed by the training run, off this thread
-            precomputed_.reset();
-            return true;
-        }
         if (!model_) {  // validated; the trace comes with the model
             source_ = source;
             target_ = target;

@@ -5,7 +5,6 @@
 #include "widgets/background_pool.h"
 
 #include <QFutureWatcher>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "stepformer/devices.h"
 #include "stepformer/model.h"

@@ -11,7 +11,6 @@
 
 #include <QFutureWatcher>
 #include <QTimer>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "stepformer/dataset.h"
 #include "stepformer/devices.h"

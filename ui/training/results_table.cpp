@@ -11,7 +11,6 @@
 #include <QLabel>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "stepformer/decode.h"
 #include "stepformer/model.h"

@@ -15,7 +15,6 @@
 #include <QSpinBox>
 #include <QTimer>
 #include <QToolButton>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "stepformer/model.h"
 #include "views/message_stack.h"
