@@ -79,6 +79,7 @@ private slots:
     void trainingRunsOnTheChosenDevice();
     void aGpuLostUnderTrainingKeepsTheWeights();
     void aDeviceSwitchBuildsOnAPendingPresetSwitch();
+    void aGpuLostUnderTheSwitchToItLeavesTheCpu();
 
 private:
     MainWindow::Options smallOptions() const;
@@ -335,4 +336,55 @@ void TestComputeDevice::aDeviceSwitchBuildsOnAPendingPresetSwitch() {
     // The trace is the new model's, on the device: the same as a pass computed here.
     const auto here = Session::computePass(*s->model(), s->config(), s->source(), s->target());
     QCOMPARE(s->trace()->at("loss").value.data, here.trace->at("loss").value.data);
+}
+
+// In the app (Background), the GPU fails under the pass of the switch to it (on the worker): the
+// switch is not made, the CPU keeps computing with the same weights and says why, and the device
+// that failed is set aside (the next request for the GPU makes a new one).
+void TestComputeDevice::aGpuLostUnderTheSwitchToItLeavesTheCpu() {
+    Backend* device = nullptr;
+    ComputeDevices::instance().setGpuFactoryForTesting([&device] {
+        auto be = testing::make_device_backend(1);
+        testing::lose_device_after(*be, 1);  // the first wait for it: the switch's pass
+        device = be.get();
+        return be;
+    });
+    MainWindow::Options o = smallOptions();
+    MainWindow w(o);
+    Session* s = w.session();
+    s->setProvisioning(Session::Provisioning::Background);
+    const auto weights = s->params();
+    const auto cpuModel = s->model();
+    QSignalSpy models(s, &Session::modelChanged), devices(s, &Session::computeDeviceChanged),
+        lost(s, &Session::deviceLost), errors(s, &Session::errorOccurred);
+    QVERIFY(s->setComputeDevice(ComputeDevices::Kind::Gpu));
+    QVERIFY(device);
+    QCOMPARE(s->computeDevice(), ComputeDevices::Kind::Cpu);  // not made yet
+    QVERIFY(lost.wait(60000));
+    QTest::qWait(100);
+    QCOMPARE(lost.count(), 1);
+    QVERIFY2(lost.first().at(0).toString().contains(QStringLiteral("simulated")), qPrintable(lost.first().at(0).toString()));
+    QCOMPARE(errors.count(), 0);
+    QCOMPARE(s->computeDevice(), ComputeDevices::Kind::Cpu);
+    QCOMPARE(devices.count(), 0);  // it never left the CPU
+    QCOMPARE(&s->model()->backend(), &default_backend());
+    QCOMPARE(s->params(), weights);  // the same weights, not a copy
+    QVERIFY(w.findChild<QToolButton*>(QStringLiteral("deviceButton"))->text().startsWith(QStringLiteral("CPU")));
+    QVERIFY(w.findChild<QAction*>(QStringLiteral("actionComputeCpu"))->isChecked());
+    const auto here = Session::computePass(*cpuModel, s->config(), s->source(), s->target());
+    QCOMPARE(s->trace()->at("projection.logits").value.data, here.trace->at("projection.logits").value.data);
+
+    // The failed device is set aside: the next request for the GPU makes a new one, which works.
+    ComputeDevices::instance().setGpuFactoryForTesting([&device] {
+        auto be = testing::make_device_backend(1);
+        device = be.get();
+        return be;
+    });
+    Backend* const lostOne = device;
+    QVERIFY(s->setComputeDevice(ComputeDevices::Kind::Gpu));
+    QVERIFY(device != lostOne);
+    QVERIFY(devices.wait(60000));
+    QCOMPARE(s->computeDevice(), ComputeDevices::Kind::Gpu);
+    QCOMPARE(&s->model()->backend(), device);
+    QCOMPARE(s->params(), weights);
 }
