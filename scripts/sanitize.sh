@@ -7,7 +7,10 @@
 #   scripts/sanitize.sh thread    ThreadSanitizer: the same tests (OpenMP on one thread: its runtime
 #                                 is not instrumented), then the app's threads together
 #                                 (ui.test_training_threads: a run streaming to the views while
-#                                 the user steps and switches devices; the UI is built too)
+#                                 the user steps and switches devices; ui.test_session: typed
+#                                 sentences and model switches computed on workers;
+#                                 ui.test_compute_device's switches to a test device and the
+#                                 devices lost under them; the UI is built too)
 #   scripts/sanitize.sh ci        ASan + UBSan, the reduced set the test command runs after the
 #                                 normal suite (CI's 60 minutes): the library and the CLI only, the
 #                                 fuzz replays (every reader) and the CLI computing, training,
@@ -70,7 +73,7 @@ if [ "$mode" = ci ]; then
     exit 0
 fi
 ui=
-[ "$mode" = thread ] && ui=ui_test_training_threads
+[ "$mode" = thread ] && ui="ui_test_training_threads ui_test_session ui_test_compute_device"
 # shellcheck disable=SC2086
 cmake --build "$BUILD" -j2 --target stepformer_core_tests stepformer-cli save_child $replays $ui
 # The GoogleTests in one process (ctest would start one sanitized process per test: ~2 s each),
@@ -79,5 +82,10 @@ cmake --build "$BUILD" -j2 --target stepformer_core_tests stepformer-cli save_ch
     --gtest_brief=1 "$@"
 ctest --test-dir "$BUILD" --output-on-failure -j2 -L fuzz
 if [ -n "$ui" ]; then
-    QT_QPA_PLATFORM=offscreen "$BUILD/bin/$ui"
+    export QT_QPA_PLATFORM=offscreen
+    "$BUILD/bin/ui_test_training_threads"
+    "$BUILD/bin/ui_test_session"
+    # (its tests on the test device "cpu-device": the Vulkan driver is not offered here)
+    "$BUILD/bin/ui_test_compute_device" aLostGpuFallsBackToTheCpuWithTheSameWeights trainingRunsOnTheChosenDevice \
+        aGpuLostUnderTrainingKeepsTheWeights aDeviceSwitchBuildsOnAPendingPresetSwitch aGpuLostUnderTheSwitchToItLeavesTheCpu
 fi

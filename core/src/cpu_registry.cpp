@@ -38,6 +38,9 @@ void Backend::upload(void* dst, const void* src, size_t bytes) {
 void Backend::download(void* dst, const void* src, size_t bytes) {
     if (bytes) std::memcpy(dst, src, bytes);
 }
+void Backend::download_many(std::span<const DownloadRange> ranges) {
+    for (const DownloadRange& r : ranges) download(r.dst, r.src, r.bytes);
+}
 
 std::unique_ptr<Backend> make_cpu_backend(int threads) { return cpu::kernels().make_backend(threads); }
 

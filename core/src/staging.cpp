@@ -142,13 +142,19 @@ void Staging::forget(const Tensor& t) {
 }
 
 void Staging::finish() {
-    be_.sync();
-    if (pass_) return;
+    if (pass_) {
+        be_.sync();
+        return;
+    }
+    std::vector<DownloadRange> back;
     for (auto& [host, e] : map_)
-        if (e.copy_back) {
-            be_.download(const_cast<void*>(host), e.dev, e.bytes);
-            e.copy_back = false;
-        }
+        if (e.copy_back && e.bytes) back.push_back(DownloadRange{const_cast<void*>(host), e.dev, e.bytes});
+    // (download_many waits for the queued kernels as sync() does: one wait for the whole pass)
+    if (back.empty())
+        be_.sync();
+    else
+        be_.download_many(back);
+    for (auto& [host, e] : map_) e.copy_back = false;
 }
 
 size_t Staging::device_bytes() const {

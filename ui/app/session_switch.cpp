@@ -183,13 +183,18 @@ void Session::commitSwitch(Installed t, SwitchOutcome& o) {
         emit deviceLost(deviceLostText(lost));
     emit modelChanged();
     emit traceChanged();
-    release_free_memory();  // the views have let go of the old model's trace and gradients
+    // The views have let go of the old model's trace and gradients: the heap gives their memory
+    // back, on a worker (malloc_trim walks the whole heap; a GPU's trim waits for its queue).
+    runInBackground([] { release_free_memory(); });
     if (backend_ != before) {
         // The device left keeps the buffers it freed for reuse (a GPU's on lavapipe are the host's
         // memory: a few hundred MB). Once the views have let go of its model and trace, they go.
         QTimer::singleShot(1500, this, [this, before] {
-            if (before && before != backend_) before->trim();
-            release_free_memory();
+            if (!before || before == backend_) return;
+            runInBackground([before] {
+                before->trim();  // (a backend the app made lives until it ends: ComputeDevices keeps it)
+                release_free_memory();
+            });
         });
     }
 }

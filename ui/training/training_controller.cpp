@@ -480,7 +480,7 @@ void TrainingController::deliverOutcome(quint64 gen, std::shared_ptr<TrainingOut
     auto params = std::move(outcome->params);
     auto optimizer = std::move(outcome->optimizer);
     emit finished(s, outcome->message, std::move(params), std::move(optimizer));
-    stepformer::release_free_memory();
+    runInBackground([] { stepformer::release_free_memory(); });  // (malloc_trim walks the whole heap)
     if (gen != generation_) return;
     if (changed) emit stateChanged(s);
 }

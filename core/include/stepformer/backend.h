@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,13 @@ struct WeightUpdate {
     // The Trainer's: a step whose loss is not finite changes nothing, and it learns so at the
     // step's one synchronisation instead of waiting for the loss before the backward pass.
     const float* apply_if = nullptr;
+};
+
+// One range for Backend::download_many: `bytes` from the backend's memory at `src` to the host's at `dst`.
+struct DownloadRange {
+    void* dst;
+    const void* src;
+    size_t bytes;
 };
 
 class Backend {
@@ -229,6 +237,10 @@ public:
     virtual void release(void* p);
     virtual void upload(void* dst, const void* src, size_t bytes);
     virtual void download(void* dst, const void* src, size_t bytes);
+    // download() of each range in turn, with one wait for the device: a view's pass brings back
+    // dozens of tensors, and a GPU whose memory the host cannot see would otherwise copy and wait
+    // once per tensor. The default calls download() for each.
+    virtual void download_many(std::span<const DownloadRange> ranges);
     // Bytes of the backend's own memory allocated and not released, for leak checks and the
     // user; 0 for a backend that computes in host memory (it does not count the host's).
     virtual size_t memory_in_use() const { return 0; }

@@ -14,6 +14,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "stepformer/backend.h"
@@ -112,6 +113,7 @@ public:
     void release(void* p) override;
     void upload(void* dst, const void* src, size_t bytes) override;
     void download(void* dst, const void* src, size_t bytes) override;
+    void download_many(std::span<const DownloadRange> ranges) override;
     void sync() override;
     size_t memory_in_use() const override;
     size_t trim() override;
@@ -232,6 +234,7 @@ private:
     // level at a time with one barrier between levels, or submits the command buffer recorded
     // for the same commands before (their arguments are in args_, rewritten each time).
     void dispatch(const char* shader, const void* args, uint32_t bytes, uint32_t gx, uint32_t gy, uint32_t gz = 1);
+    const Context::Pipeline& pipeline_of(const char* shader);
     void queue_copy(const Alloc& from, size_t from_offset, const Alloc& to, size_t to_offset, size_t bytes);
     bool queued() const { return !commands_.empty(); }
     float* scalar_slot();
@@ -311,6 +314,7 @@ private:
         uint32_t first = 0, count = 0;       // its ranges in accesses_
     };
     std::vector<Command> commands_;
+    std::unordered_map<const char*, Context::Pipeline> pipelines_;  // by the shader name's address
     std::vector<Access> accesses_;
     std::vector<Access> next_;  // noted for the next dispatch
     bool next_taken_ = false;   // a dispatch has them: the next note starts afresh

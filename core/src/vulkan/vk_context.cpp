@@ -253,14 +253,9 @@ Context::~Context() {
     destroy_instance(instance_);
 }
 
-VkPipelineLayout Context::layout(const std::string& name) {
+Context::Pipeline Context::pipeline(const std::string& name, uint32_t push_bytes) {
     const std::lock_guard lock(mu_);
-    return pipelines_.at(name).layout;
-}
-
-VkPipeline Context::pipeline(const std::string& name, uint32_t push_bytes) {
-    const std::lock_guard lock(mu_);
-    if (auto it = pipelines_.find(name); it != pipelines_.end()) return it->second.pipeline;
+    if (auto it = pipelines_.find(name); it != pipelines_.end()) return it->second;
     const std::vector<uint32_t> code = spirv(name);
     if (code.empty()) throw std::logic_error("no shader '" + name + "' in the library");
     VkShaderModuleCreateInfo sm{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
@@ -286,7 +281,7 @@ VkPipeline Context::pipeline(const std::string& name, uint32_t push_bytes) {
     vkDestroyShaderModule(device_, module, nullptr);
     check(r, "creating the compute pipeline");
     pipelines_[name] = p;
-    return p.pipeline;
+    return p;
 }
 
 }  // namespace stepformer::vk

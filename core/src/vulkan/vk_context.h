@@ -48,15 +48,15 @@ public:
     uint32_t device_memory_type() const { return device_type_; }
     const DeviceInfo& info() const { return info_; }
 
-    // The compute pipeline of shader `name`, with `push_bytes` of push constants.
-    VkPipeline pipeline(const std::string& name, uint32_t push_bytes);
-    VkPipelineLayout layout(const std::string& name);  // of a pipeline made already
-
-private:
     struct Pipeline {
         VkPipelineLayout layout = VK_NULL_HANDLE;
         VkPipeline pipeline = VK_NULL_HANDLE;
     };
+    // The compute pipeline of shader `name` and its layout, with `push_bytes` of push constants;
+    // made on the first call, valid while the context lives.
+    Pipeline pipeline(const std::string& name, uint32_t push_bytes);
+
+private:
     VkInstance instance_ = VK_NULL_HANDLE;
     VkPhysicalDevice phys_ = VK_NULL_HANDLE;
     VkDevice device_ = VK_NULL_HANDLE;

@@ -85,6 +85,55 @@ void VulkanBackend::download(void* dst, const void* src, size_t bytes) {
     recycle(s);
 }
 
+// The unmapped ranges are copied into one staging buffer after the queued kernels, all with one
+// submission and one wait. The copies are queued by size and device address, not in the
+// caller's order (a pass's tensors by host address, which moves from step to step, while its
+// device buffers are reused in the same order): the same pass queues the same commands, and its
+// command buffer is submitted again rather than recorded anew.
+void VulkanBackend::download_many(std::span<const DownloadRange> ranges) {
+    const std::lock_guard lock(mu_);
+    constexpr size_t kAlign = 16;
+    std::vector<Span> from;
+    from.reserve(ranges.size());
+    for (const DownloadRange& r : ranges)  // every range checked before anything is queued
+        from.push_back(r.bytes ? find(r.src, r.bytes, "download") : Span{});
+    std::vector<size_t> order(ranges.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    const auto where = [&](size_t i) { return from[i].alloc ? from[i].alloc->address + from[i].offset : 0; };
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        return ranges[a].bytes != ranges[b].bytes ? ranges[a].bytes < ranges[b].bytes : where(a) < where(b);
+    });
+    std::vector<size_t> at(ranges.size(), 0);
+    size_t staged = 0;
+    for (size_t i : order) {
+        if (!ranges[i].bytes || from[i].alloc->mapped) continue;
+        at[i] = staged;
+        staged += (ranges[i].bytes + kAlign - 1) / kAlign * kAlign;
+    }
+    std::optional<Alloc> s;
+    if (staged) s = obtain(staged, true);
+    try {
+        for (size_t i : order) {
+            const DownloadRange& r = ranges[i];
+            if (!r.bytes || from[i].alloc->mapped) continue;
+            if (r.bytes % 4 == 0) copy_words(*s, at[i], r.src, r.bytes, "download");
+            else queue_copy(*from[i].alloc, from[i].offset, *s, at[i], r.bytes);
+        }
+        flush();
+    } catch (...) {
+        if (s) recycle(*s);
+        throw;
+    }
+    for (size_t i = 0; i < ranges.size(); ++i) {
+        const DownloadRange& r = ranges[i];
+        if (!r.bytes) continue;
+        ++counts_.downloads;
+        counts_.bytes_downloaded += r.bytes;
+        std::memcpy(r.dst, from[i].alloc->mapped ? r.src : static_cast<const char*>(s->mapped) + at[i], r.bytes);
+    }
+    if (s) recycle(*s);
+}
+
 void VulkanBackend::copy_words(const Alloc& to, size_t offset, const void* from, size_t bytes, const char* what) {
     const ElementwiseArgs args{to.address + offset, addr(from, bytes / 4, what), 0, uint32_t(bytes / 4),
                                uint32_t(Elementwise::CopyBits), 0.0f, 0};

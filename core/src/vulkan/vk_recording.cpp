@@ -41,10 +41,11 @@ void VulkanBackend::dispatch(const char* shader, const void* args, uint32_t byte
     constexpr size_t kAlign = 16;  // the shaders' buffer_reference_align
     if (!args_) args_ = make(kArgsBytes);
     if (args_used_ + bytes > kArgsBytes) flush();
+    const Context::Pipeline& p = pipeline_of(shader);
     Command c;
     c.shader = shader;
-    c.pipeline = ctx_.pipeline(shader, sizeof(VkDeviceAddress));
-    c.layout = ctx_.layout(shader);
+    c.pipeline = p.pipeline;
+    c.layout = p.layout;
     c.groups[0] = gx, c.groups[1] = gy, c.groups[2] = gz;
     c.args = uint32_t(args_used_);
     std::memcpy(static_cast<char*>(args_->mapped) + args_used_, args, bytes);
@@ -54,6 +55,22 @@ void VulkanBackend::dispatch(const char* shader, const void* args, uint32_t byte
     accesses_.insert(accesses_.end(), next_.begin(), next_.end());
     next_taken_ = true;
     commands_.push_back(c);
+}
+
+// The shader's pipeline, by the address of its name (the kernels name their shaders with string
+// literals): a step's hundreds of dispatches find theirs without building a std::string and
+// searching the context's map by name under its lock. mu_ held.
+const Context::Pipeline& VulkanBackend::pipeline_of(const char* shader) {
+    auto [it, fresh] = pipelines_.try_emplace(shader);
+    if (fresh) {
+        try {
+            it->second = ctx_.pipeline(shader, sizeof(VkDeviceAddress));
+        } catch (...) {
+            pipelines_.erase(it);
+            throw;
+        }
+    }
+    return it->second;
 }
 
 // A copy no shader makes (a size not a multiple of 4 bytes). mu_ held.
