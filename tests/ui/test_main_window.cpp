@@ -82,13 +82,7 @@ void TestMainWindow::initTestCase() {
 void TestMainWindow::init() { QSettings().clear(); }
 
 MainWindow::Options TestMainWindow::smallOptions() const {
-    MainWindow::Options o;
-    o.restoreSettings = false;
-    o.saveSettings = false;
-    o.preset = Session::Preset::Small;
-    o.provisioning = Session::Provisioning::Synchronous;  // small trains in a moment, then is cached
-    o.cacheDir = cache_.path();
-    return o;
+    return testutil::smallWindow(cache_.path());  // small trains in a moment, then is cached
 }
 
 void TestMainWindow::opensOnTheTutorialExample() {
