@@ -1,7 +1,9 @@
 // The status bar on a narrow window (issue 33): while a preset trains on an unmaximised first
 // start, every part stays inside the bar and none is drawn over another; the parts that give way
 // (the step label's reserve, the loss sparkline, the "Training:" caption) come back with the room.
+// And a training step's progress is painted with the window's next paint, not at once.
 #include <QApplication>
+#include <QEvent>
 #include <QLabel>
 #include <QProgressBar>
 #include <QStandardPaths>
@@ -22,6 +24,7 @@ private slots:
     void initTestCase();
     void trainingBoxFitsANarrowWindow_data();
     void trainingBoxFitsANarrowWindow();
+    void progressIsPaintedWithTheWindow();
 
 private:
     QTemporaryDir cache_;
@@ -79,6 +82,41 @@ void TestStatusBar::trainingBoxFitsANarrowWindow() {
     emit w.session()->trainingFinished();
     QTRY_VERIFY(!bar->findChild<QWidget*>(QStringLiteral("trainingBox"))->isVisible());
     if (width >= 1200) QTRY_VERIFY(step->toolTip().isEmpty());  // the whole step text again
+}
+
+namespace {
+struct PaintCounter : QObject {
+    int paints = 0;
+    bool eventFilter(QObject*, QEvent* e) override {
+        if (e->type() == QEvent::Paint) ++paints;
+        return false;
+    }
+};
+}  // namespace
+
+// QProgressBar::setValue repaints synchronously: one paint per training step, in the middle of
+// whatever the event loop handles (the monkey test caught such a paint blocking). The status bar's
+// bar is painted with the window instead (setProgressValue, which the Train panel's uses too): no
+// paint while the steps are reported, one after.
+void TestStatusBar::progressIsPaintedWithTheWindow() {
+    MainWindow w(testutil::smallWindow(cache_.path()));
+    w.resize(1366, 768);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    emit w.session()->trainingStarted(30);
+    emit w.session()->trainingProgress(1, 30, 2.0);
+    auto* progress = w.statusBarWidget()->findChild<QProgressBar*>(QStringLiteral("trainingProgress"));
+    QVERIFY(progress);
+    QTRY_VERIFY(progress->isVisible());
+    QTest::qWait(50);
+    PaintCounter counter;
+    progress->installEventFilter(&counter);
+    for (int step = 2; step <= 20; ++step) emit w.session()->trainingProgress(step, 30, 2.0 / step);
+    QCOMPARE(progress->value(), 20);
+    QCOMPARE(counter.paints, 0);  // (plain setValue: one paint for each step whose bar looks different)
+    QTRY_VERIFY(counter.paints >= 1);
+    QVERIFY(counter.paints <= 2);
+    progress->removeEventFilter(&counter);
 }
 
 QTEST_MAIN(TestStatusBar)

@@ -1,4 +1,5 @@
 #include "app/status_bar.h"
+#include "widgets/progress_value.h"
 
 #include "stepformer/model_registry.h"
 #include "views/view_parts.h"
@@ -204,7 +205,7 @@ void StatusBar::onTrainingStarted(int total) {
 
 void StatusBar::onTrainingProgress(int step, int total, double loss) {
     if (progress_->maximum() != total) progress_->setMaximum(total);
-    progress_->setValue(step);
+    setProgressValue(progress_, step);
     sparkline_->add(loss);
     lossLabel_->setText(tr("loss %1").arg(numfmt::plainDecimals(loss, 6)));
 }

@@ -1,6 +1,7 @@
 // TrainingPanel: a run (start, pause, resume, stop, reset), its progress and the state chip, and
 // the banner with its outcome.
 #include "training/training_panel.h"
+#include "widgets/progress_value.h"
 #include "training/lr_advice.h"
 
 #include <cmath>
@@ -177,7 +178,7 @@ void TrainingPanel::onStep(const TrainingStep& s) {
     pausedSinceStep_ = controller_->state() == State::Paused;
     const int total = s.stepsTotal > 0 ? s.stepsTotal : stepsTotal_;
     progress_->setRange(0, std::max(1, total));
-    progress_->setValue(s.step);
+    setProgressValue(progress_, s.step);
     // A paced run takes at least the pace a step (the first step's time does not include it).
     const double left = std::max(secondsPerStep_, controller_->pace() / 1000.0) * double(total - s.step);
     progress_->setFormat(tr("Epoch %1 / %2 · step %3 / %4 · %5 left")
