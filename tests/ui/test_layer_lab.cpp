@@ -21,6 +21,7 @@
 #include <QTreeWidget>
 
 #include "app/main_window.h"
+#include "app/appearance.h"
 #include "lab/input_table.h"
 #include "lab/lab_controls.h"
 #include "lab/lab_model.h"
@@ -99,6 +100,7 @@ private slots:
     void gradientsFollowTheForwardSteps();
     void opensAStateDict();
     void remembersItsGeometry();
+    void keepsItsSizeWhateverItShows();
     void screenshots();
 };
 
@@ -367,13 +369,45 @@ void TestLayerLab::opensAStateDict() {
 void TestLayerLab::remembersItsGeometry() {
     {
         LayerLabWindow w;
-        w.resize(1000, 700);
+        w.resize(720, 560);  // within the offscreen platform's 800x800 screen (larger comes back fitted)
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.close();
     }
     LayerLabWindow again;
-    QCOMPARE(again.size(), QSize(1000, 700));
+    QCOMPARE(again.size(), QSize(720, 560));
+}
+
+// The window keeps the size it was given whatever step it shows, at any zoom: its panels wrap and
+// scroll. (Word-wrapped labels asked for their longest word's width — a step's dotted name — and
+// the window grew to fit: the monkey test found one 23843 pixels wide.)
+void TestLayerLab::keepsItsSizeWhateverItShows() {
+    LayerLabWindow w;
+    w.resize(1000, 700);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.findChild<QCheckBox*>(QStringLiteral("decoderCheck"))->setChecked(true);
+    w.findChild<QCheckBox*>(QStringLiteral("gradCheck"))->setChecked(true);
+    QTreeWidget* t = w.stepTree();
+    int shown = 0;
+    for (int zoom : {100, 200}) {
+        Appearance::applyZoom(zoom);
+        for (int g = 0; g < t->topLevelItemCount(); ++g)
+            for (int i = 0; i < t->topLevelItem(g)->childCount(); ++i) {
+                const QString name = t->topLevelItem(g)->child(i)->data(0, Qt::UserRole).toString();
+                QVERIFY(w.selectStep(name));
+                QCoreApplication::processEvents();  // the layouts' posted requests
+                ++shown;
+                QVERIFY2(w.size() == QSize(1000, 700),
+                         qPrintable(QStringLiteral("%1 at zoom %2: %3x%4").arg(name).arg(zoom).arg(w.width()).arg(w.height())));
+            }
+    }
+    Appearance::applyZoom(100);
+    QVERIFY(shown > 60);  // the decoder layer's and the gradients' steps were among them
+    // The long names still wrap inside the panel rather than being cut.
+    QVERIFY(w.selectStep(QStringLiteral("grad.decoder_layer.multihead_attn.masked_scores")));
+    auto* title = w.detail()->findChild<QLabel*>(QStringLiteral("stepTitle"));
+    QVERIFY(title->text().remove(QChar(0x200b)) == QStringLiteral("grad.decoder_layer.multihead_attn.masked_scores"));
 }
 
 void TestLayerLab::screenshots() {

@@ -16,11 +16,13 @@
 #include <QDialog>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QHash>
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QMenu>
 #include <QPointer>
 #include <QRandomGenerator>
+#include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -28,6 +30,7 @@
 #include <QTimer>
 #include <QTreeView>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <map>
@@ -56,6 +59,8 @@
 #include "widgets/heatmap_widget.h"
 
 namespace {
+
+constexpr int kMaxWindowSide = 4096;  // the monkey's largest window is 2560x1440
 
 int envInt(const char* name, int fallback) {
     bool ok = false;
@@ -161,6 +166,38 @@ private:
     std::thread thread_;
 };
 
+// What the event loop delivered since the last heartbeat, by event type and receiver: a block made
+// of many paints or relayouts shows as counts here where its stacks show only the last one.
+class EventCensus : public QObject {
+public:
+    bool eventFilter(QObject* o, QEvent* e) override {
+        const QEvent::Type t = e->type();
+        if (t == QEvent::Paint || t == QEvent::LayoutRequest || t == QEvent::Resize || t == QEvent::UpdateRequest ||
+            t == QEvent::FontChange || t == QEvent::PolishRequest || t == QEvent::Expose || t == QEvent::Move ||
+            t == QEvent::Show || t == QEvent::Hide || t == QEvent::MetaCall || t == QEvent::Timer) {
+            QString who = QString::fromLatin1(o->metaObject()->className());
+            if (!o->objectName().isEmpty()) who += QLatin1Char('#') + o->objectName();
+            if (auto* wd = qobject_cast<QWidget*>(o); wd && (t == QEvent::Paint || t == QEvent::Resize))
+                who += QStringLiteral(" %1x%2").arg(wd->width()).arg(wd->height());
+            ++counts_[QStringLiteral("%1 %2").arg(int(t)).arg(who)];
+        }
+        return false;
+    }
+    void reset() { counts_.clear(); }
+    // The most frequent entries, "count type receiver" a line.
+    QString top(int n) const {
+        QList<QPair<int, QString>> v;
+        for (auto it = counts_.cbegin(); it != counts_.cend(); ++it) v.append({it.value(), it.key()});
+        std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+        QString out;
+        for (int i = 0; i < std::min(n, int(v.size())); ++i) out += QStringLiteral("  %1 x event %2\n").arg(v[i].first).arg(v[i].second);
+        return out;
+    }
+
+private:
+    QHash<QString, int> counts_;
+};
+
 }  // namespace
 
 class TestMonkey : public QObject {
@@ -183,6 +220,9 @@ private:
 
 void TestMonkey::initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
+    // A run starts from no settings: test mode keeps them in ~/.qttest between runs, and a run that
+    // starts where the last one left off (its language, its windows' geometry) repeats nothing.
+    QSettings().clear();
     QVERIFY(cache_.isValid());
     qputenv("STEPFORMER_CACHE_DIR", cache_.path().toUtf8());
     ComputeDevices::instance().setGpuFactoryForTesting([] { return stepformer::testing::make_device_backend(1); });
@@ -361,9 +401,19 @@ void TestMonkey::randomEvents() {
     qint64 longest = 0;
     QString longestAt;
     QStringList beforeLongest;
+    // STEPFORMER_MONKEY_CENSUS=1: what the event loop delivered during each block over the limit.
+    EventCensus census;
+    const bool takeCensus = envInt("STEPFORMER_MONKEY_CENSUS", 0) != 0;
+    if (takeCensus) qApp->installEventFilter(&census);
     QTimer beat;
     connect(&beat, &QTimer::timeout, this, [&] {
         const qint64 now = clock.elapsed();
+        if (takeCensus) {
+            if (now - lastBeat.load() > maxBlockMs)
+                std::fprintf(stderr, "monkey: %lld ms block after '%s' delivered:\n%s", static_cast<long long>(now - lastBeat.load()),
+                             qPrintable(log_.value(log_.size() - 1)), qPrintable(census.top(25)));
+            census.reset();
+        }
         if (now - lastBeat.load() > longest) {
             longest = now - lastBeat.load();
             longestAt = log_.value(log_.size() - 1);
@@ -376,18 +426,38 @@ void TestMonkey::randomEvents() {
 
     for (int i = 0; i < events; ++i) {
         inEvent = true;
+        census.reset();
         oneEvent(w);
         lastBeat = clock.elapsed();  // the event's own handling is the test's, not the loop's
         inEvent = false;
         QTest::qWait(int(rng_.bounded(15u)));
         // A block that ended the wait: qWait returns once its time is up, before a beat could
         // follow the block, so it is measured here too.
+        if (const qint64 gap = clock.elapsed() - lastBeat.load(); takeCensus && gap > maxBlockMs)
+            std::fprintf(stderr, "monkey: %lld ms block (ending a wait) after '%s' delivered:\n%s", static_cast<long long>(gap),
+                         qPrintable(log_.value(log_.size() - 1)), qPrintable(census.top(25)));
         if (const qint64 gap = clock.elapsed() - lastBeat.load(); gap > longest) {
             longest = gap;
             longestAt = log_.value(log_.size() - 1);
             beforeLongest = log_.mid(std::max(0, int(log_.size()) - 8));
         }
         if (!testutil::qtWarnings().isEmpty()) break;
+        // No window outgrows any screen (a layout whose minimum follows its content can push a
+        // window to tens of thousands of pixels, and every paint then fills all of it).
+        for (QWidget* top : QApplication::topLevelWidgets()) {
+            if (top->width() <= kMaxWindowSide && top->height() <= kMaxWindowSide) continue;  // hidden ones too
+            QString wide;
+            for (QWidget* c : top->findChildren<QWidget*>())
+                if (c->minimumSizeHint().width() > kMaxWindowSide / 2 || c->minimumWidth() > kMaxWindowSide / 2)
+                    wide += QStringLiteral("\n  %1#%2 minimumSizeHint %3x%4 minimum %5x%6")
+                                .arg(QString::fromLatin1(c->metaObject()->className()), c->objectName())
+                                .arg(c->minimumSizeHint().width()).arg(c->minimumSizeHint().height())
+                                .arg(c->minimumWidth()).arg(c->minimumHeight());
+            QFAIL(qPrintable(QStringLiteral("%1 (%7, %2) is %3x%4 after these events:\n%5\nwidest children:%6")
+                                 .arg(top->objectName(), top->isVisible() ? QStringLiteral("shown") : QStringLiteral("hidden")).arg(top->width()).arg(top->height())
+                                 .arg(log_.join(QLatin1String("\n")), wide)
+                                 .arg(QString::fromLatin1(top->metaObject()->className()))));
+        }
     }
     // Let a training run or a preset's training end before the window goes.
     w.trainingPanel()->findChild<QAbstractButton*>(QStringLiteral("stopButton"))->click();

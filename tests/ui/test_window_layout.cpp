@@ -160,6 +160,7 @@ private slots:
     void docksNeverGrowTheWindow();
     void compactArrangementOnALaptop();
     void trainDockPutsTheEpochsNextToStart();
+    void savedGeometryFitsTheScreen();
 
 private:
     MainWindow::Options options() const;
@@ -330,6 +331,47 @@ void TestWindowLayout::trainDockPutsTheEpochsNextToStart() {
     QCOMPARE(epochs->value(), 12);
 }
 
+// A geometry saved larger than the screen the window comes back on (a big monitor's, or a window
+// that had grown past its screen: the monkey test's settings held a Layer Lab 23843 px wide) is
+// restored fitted to the screen, for the main window and the Layer Lab.
+void TestWindowLayout::savedGeometryFitsTheScreen() {
+    QByteArray huge;
+    {
+        QWidget big;
+        big.setScreen(screen(0));
+        big.setGeometry(40, 30, 23843, 2517);
+        huge = big.saveGeometry();
+    }
+    QVERIFY(!huge.isEmpty());
+    QSettings().setValue(QStringLiteral("window/geometry"), huge);
+    QSettings().setValue(QStringLiteral("layerLab/geometry"), huge);
+    const auto fits = [](QWidget* w, const char* what) -> QString {
+        const QRect avail = w->screen()->availableGeometry();
+        // Its size within the screen's and its corner on it (the frame's few pixels are the platform's).
+        if (w->width() <= avail.width() && w->height() <= avail.height() && avail.contains(w->pos())) return {};
+        return QStringLiteral("%1 is at %2,%3 %4x%5 on a screen of %6x%7 at %8,%9")
+            .arg(QLatin1String(what))
+            .arg(w->x()).arg(w->y())
+            .arg(w->width()).arg(w->height())
+            .arg(avail.width()).arg(avail.height()).arg(avail.x()).arg(avail.y());
+    };
+
+    MainWindow::Options o = options();
+    o.restoreSettings = true;
+    MainWindow w(o);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    settle();
+    VERIFY_HELPER(fits(&w, "the main window"));
+
+    w.findChild<QAction*>(QStringLiteral("actionLayerLab"))->trigger();
+    auto* lab = w.findChild<QWidget*>(QStringLiteral("layerLabWindow"));
+    QVERIFY(lab && lab->isVisible());
+    settle();
+    VERIFY_HELPER(fits(lab, "the Layer Lab"));
+    lab->close();
+}
+
 // Two offscreen screens before the QApplication exists (the platform reads them when it starts).
 int main(int argc, char** argv) {
     QTemporaryDir dir;
@@ -359,3 +401,4 @@ int main(int argc, char** argv) {
 }
 
 #include "test_window_layout.moc"
+

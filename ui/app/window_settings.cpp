@@ -8,6 +8,7 @@
 #include "app/device_chooser.h"
 #include "app/input_bar.h"
 #include "steps/step_navigator.h"
+#include "widgets/window_geometry.h"
 
 bool WindowSettings::restore(MainWindow& window, const MainWindow::Options& options) {
     QSettings s;
@@ -19,7 +20,7 @@ bool WindowSettings::restore(MainWindow& window, const MainWindow::Options& opti
     QString view = QStringLiteral("tensor"), step;
     bool stateRestored = false;
     if (options.restoreSettings) {
-        window.restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+        restoreGeometryOnScreen(&window, s.value(QStringLiteral("window/geometry")).toByteArray());
         stateRestored = window.restoreState(s.value(QStringLiteral("window/state")).toByteArray());
         if (!preset) preset = Session::presetFromKey(s.value(QStringLiteral("model/preset")).toString());
         src = s.value(QStringLiteral("input/source"), src).toString();

@@ -16,6 +16,7 @@
 #include "lab/lab_model.h"
 #include "lab/lab_steps.h"
 #include "lab/step_detail.h"
+#include "widgets/window_geometry.h"
 #include "stepformer/trace_names.h"
 
 using namespace stepformer;
@@ -75,7 +76,7 @@ LayerLabWindow::LayerLabWindow(QWidget* parent) : QMainWindow(parent, Qt::Window
     });
 
     QSettings s;
-    if (!restoreGeometry(s.value(QLatin1String(kGeometryKey)).toByteArray())) {
+    if (!restoreGeometryOnScreen(this, s.value(QLatin1String(kGeometryKey)).toByteArray())) {
         const QRect avail = QGuiApplication::primaryScreen() ? QGuiApplication::primaryScreen()->availableGeometry()
                                                              : QRect(0, 0, 1366, 768);
         resize(std::min(1500, avail.width() - 40), std::min(900, avail.height() - 40));

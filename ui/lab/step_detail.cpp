@@ -22,12 +22,26 @@ using namespace stepformer;
 
 namespace {
 
+// A label that wraps and never asks for width: a word-wrapped QLabel's minimum is its longest word
+// (a step's name, a torch call), and through the splitter that minimum became the window's, so
+// long names or a large zoom grew the window, past the screen.
 QLabel* wrapped(QWidget* parent, const char* name) {
     auto* l = new QLabel(parent);
     l->setObjectName(QLatin1String(name));
     l->setWordWrap(true);
     l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QSizePolicy p = l->sizePolicy();  // keeps the height-for-width that word wrap set
+    p.setHorizontalPolicy(QSizePolicy::Ignored);
+    l->setSizePolicy(p);
     return l;
+}
+
+// A step's dotted name with a place to break after each dot (a zero-width space), so a narrow
+// panel wraps "grad.decoder_layer.multihead_attn.masked_scores" instead of cutting it off.
+QString breakableName(const std::string& name) {
+    QString s = QString::fromStdString(name);
+    s.replace(QLatin1Char('.'), QStringLiteral(".\u200b"));
+    return s;
 }
 
 // The colour scale: 0..1 for attention weights, white/grey for a mask, else diverging over the
@@ -85,6 +99,7 @@ StepDetail::StepDetail(QWidget* parent) : QWidget(parent) {
 
     outer->addWidget(scroll_, 1);
     auto* printTitle = new QLabel(tr("print(tensor) in PyTorch (its own layout and number format):"), content);
+    printTitle->setWordWrap(true);
     cv->addSpacing(6);
     cv->addWidget(printTitle);
     print_ = view_parts::named(new QPlainTextEdit(content), "torchPrint");
@@ -117,7 +132,7 @@ void StepDetail::showEntry(const TraceEntry* e, const Config& c, bool last) {
     }
     clearTables();
     for (QLabel* l : {seed_, shape_, code_, axes_}) l->setVisible(true);
-    title_->setText(QString::fromStdString(e->name));
+    title_->setText(breakableName(e->name));
     const QString seed = labsteps::seedName(*e, c, last);
     seed_->setVisible(!seed.isEmpty());
     seed_->setText(tr("Seed 004 calls it <b>%1</b>").arg(seed.toHtmlEscaped()));
