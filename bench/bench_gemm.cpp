@@ -9,7 +9,9 @@
 #include <dlfcn.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -164,6 +166,36 @@ void BM_Triad(benchmark::State& st) {
     st.counters["GB/s"] = rate(3.0 * 4.0 * double(n));
 }
 
+// The GPU backend's product shaders (issue 35) on the same shapes: a Linear forward on device
+// memory, synchronised every iteration. `gemm` is STEPFORMER_VK_GEMM when the backend is made
+// ("" for its own choice); skipped where no Vulkan device is usable.
+void BM_GpuLinear(benchmark::State& st, std::string gemm, int N, int I, int O) {
+    const auto names = stepformer::available_backends();
+    if (std::find(names.begin(), names.end(), "gpu") == names.end()) {
+        st.SkipWithError("no usable Vulkan device");
+        return;
+    }
+    if (gemm.empty())
+        unsetenv("STEPFORMER_VK_GEMM");
+    else
+        setenv("STEPFORMER_VK_GEMM", gemm.c_str(), 1);
+    const std::unique_ptr<stepformer::Backend> be = stepformer::make_backend("gpu", 0);
+    unsetenv("STEPFORMER_VK_GEMM");
+    const auto x = random_floats(size_t(N) * I, 11), W = random_floats(size_t(O) * I, 12);
+    auto* dx = static_cast<float*>(be->alloc(x.size() * 4));
+    auto* dW = static_cast<float*>(be->alloc(W.size() * 4));
+    auto* dy = static_cast<float*>(be->alloc(size_t(N) * O * 4));
+    be->upload(dx, x.data(), x.size() * 4);
+    be->upload(dW, W.data(), W.size() * 4);
+    be->sync();
+    for (auto _ : st) {
+        be->linear_forward(dy, dx, dW, N, I, O);
+        be->sync();
+    }
+    for (void* p : {static_cast<void*>(dx), static_cast<void*>(dW), static_cast<void*>(dy)}) be->release(p);
+    st.counters["GFLOP/s"] = rate(2.0 * N * I * O);
+}
+
 // Every implementation on one shape, under "<kind>/<shape>/<impl>".
 void register_all() {
     struct Shape {
@@ -200,6 +232,12 @@ void register_all() {
             benchmark::RegisterBenchmark((std::string("AttentionScores/") + s.name + "/" + name).c_str(), BM_AttentionScores,
                                          impl, s.N, s.I, s.O)
                 ->Unit(benchmark::kMicrosecond)
+                ->UseRealTime();
+    for (const Shape& s : linear)
+        for (const char* gemm : {"", "simple", "strip", "tiled", "blocked"})
+            benchmark::RegisterBenchmark((std::string("GpuLinear/") + s.name + "/" + (*gemm ? gemm : "auto")).c_str(),
+                                         BM_GpuLinear, std::string(gemm), s.N, s.I, s.O)
+                ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
     benchmark::RegisterBenchmark("Triad/2x32M", BM_Triad)->Unit(benchmark::kMillisecond)->UseRealTime();
 }

@@ -1,6 +1,7 @@
-// The GPU backend's three matrix-product shaders (core/src/vulkan/shaders/batched_matmul*.comp):
-// a GPU runs the tiled one, lavapipe the strip one (four outputs an invocation) for products of
-// few rows and the simple one for the rest, so each is forced here (STEPFORMER_VK_GEMM) and
+// The GPU backend's four matrix-product shaders (core/src/vulkan/shaders/batched_matmul*.comp):
+// a GPU runs the blocked one (4 x 4 outputs an invocation) for large products and the tiled one for the
+// rest, lavapipe the strip one (four outputs an invocation) for few rows and the simple one for the
+// rest, so each is forced here (STEPFORMER_VK_GEMM) and
 // compared with the CPU on every kernel built on them, at odd sizes around the tiles and strips.
 #include <gtest/gtest.h>
 
@@ -98,17 +99,19 @@ void check(Backend& be, const Shape& s) {
     EXPECT_TRUE(near("dV", dV, dV_ref));
 }
 
-TEST(GpuGemm, TiledSimpleAndStripShadersAllGiveTheCpusProducts) {
+TEST(GpuGemm, EveryProductShaderGivesTheCpusProducts) {
     const auto names = available_backends();
     if (std::find(names.begin(), names.end(), "gpu") == names.end()) {
         // No "gpu" is right only where there is no usable Vulkan device.
         for (const auto& d : gpu_devices()) EXPECT_FALSE(d.usable) << d.name << " is usable but gpu is not registered";
         return;
     }
-    // (and widths around the strip shader's 4 columns an invocation, 128 a workgroup)
-    const std::vector<Shape> shapes = {{1, 1, 1},    {3, 7, 5},    {16, 16, 16}, {17, 33, 15},
-                                       {7, 63, 65},  {65, 64, 129}, {10, 5, 130}, {5, 9, 257}};
-    for (const char* gemm : {"tiled", "simple", "strip"}) {
+    // (and widths around the strip shader's 4 columns an invocation, 128 a workgroup, and the
+    // blocked shader's 64 x 64 tiles and 16-deep K slices)
+    const std::vector<Shape> shapes = {{1, 1, 1},     {3, 7, 5},    {16, 16, 16},  {17, 33, 15},  {7, 63, 65},
+                                       {65, 64, 129}, {10, 5, 130}, {5, 9, 257},   {64, 17, 64},  {130, 31, 67},
+                                       {129, 100, 191}};
+    for (const char* gemm : {"tiled", "simple", "strip", "blocked"}) {
         const std::unique_ptr<Backend> be = gpu_with(gemm);
         SCOPED_TRACE(gemm);
         for (const Shape& s : shapes) check(*be, s);

@@ -12,10 +12,19 @@
 namespace stepformer::vk {
 
 VulkanBackend::VulkanBackend(int device_index, int threads) : ctx_(device_index), cpu_(make_cpu_backend(threads)) {
-    // Shared-memory tiles pay on a GPU, not on a CPU device; STEPFORMER_VK_GEMM=tiled|simple
-    // chooses (the tests run the tiled one on lavapipe that way).
+    // Products of at least 64 rows and 64 columns take register-blocked 64 x 64 tiles (4 x 4
+    // outputs an invocation); below that, one output an invocation in 16 x 16 shared-memory tiles
+    // on a GPU, and no tiles on a CPU device, where they cost more than they save. On lavapipe the
+    // blocked tiles pay too when all three sizes pass 64 (fewer rows take the strip shader): a
+    // batch of 32 x 64's products ran 1.1-1.5 times faster than the simple shader's
+    // (stepformer_gemm_bench's GpuLinear); a weight gradient summing over the tutorial's ~10
+    // tokens did not gain. STEPFORMER_VK_GEMM=tiled|simple|strip|blocked forces one for every
+    // product (the tests run each on lavapipe that way).
     const char* gemm = std::getenv("STEPFORMER_VK_GEMM");
-    tiled_ = gemm ? std::strcmp(gemm, "tiled") == 0 : ctx_.info().type != "cpu";
+    const bool cpu_device = ctx_.info().type == "cpu";
+    tiled_ = gemm ? std::strcmp(gemm, "tiled") == 0 : !cpu_device;
+    blocked_min_ = gemm ? (std::strcmp(gemm, "blocked") == 0 ? 1 : 0) : (cpu_device ? 65 : 64);
+    blocked_min_k_ = gemm || !cpu_device ? 0 : 65;
     // On a CPU device a product of few rows (the tutorial's linear layers: 10 rows, 512 or 2048
     // columns) runs four outputs an invocation (batched_matmul_strip.comp); =strip forces it for
     // every product, =simple never.

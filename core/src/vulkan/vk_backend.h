@@ -10,7 +10,8 @@
 // Every kernel runs as a shader but one: the positional table is the CPU backend's (its float32
 // sines and cosines, which a GPU's do not reproduce bit for bit), uploaded.
 // Scalar results are handed to their host pointers after the queue has run. Matrix products use
-// shared-memory tiles on GPUs and not on CPU devices (STEPFORMER_VK_GEMM=tiled|simple overrides);
+// register-blocked 64 x 64 tiles when large, 16 x 16 shared-memory tiles on GPUs otherwise, and no
+// tiles for smaller products on CPU devices (STEPFORMER_VK_GEMM=tiled|simple|strip|blocked overrides);
 // softmax, LayerNorm and the per-row backward kernels split a row across a subgroup (or a
 // workgroup for long rows) with subgroup reductions on GPUs that have subgroup arithmetic, and run
 // one invocation per row elsewhere and on CPU devices (STEPFORMER_VK_REDUCE=subgroup|serial

@@ -282,6 +282,8 @@ private:
     std::unique_ptr<Backend> cpu_;
     bool tiled_ = false;  // batched_matmul_tiled.comp
     int strip_rows_ = 0;  // batched_matmul_strip.comp for products of at most this many rows (unless tiled_)
+    int blocked_min_ = 0;  // batched_matmul_blocked.comp for products of at least this many rows and columns (0: never)
+    int blocked_min_k_ = 0;  // ... summing over at least this many terms
     bool subgroup_ = false;  // the *_subgroup.comp row reductions
     bool device_memory_ = false;  // allocations in the device's memory, unmapped (see the constructor)
     static constexpr uint32_t kReduceGroup = 128;  // their local_size_x

@@ -346,7 +346,9 @@ void VulkanBackend::matmul(float* C, const float* A, const float* B, int G, int 
     const MatmulArgs args{waddr(C, size_t(G) * M * N, what), addr(A, size_t(G) * M * K, what),
                           addr(B, size_t(G) * N * K, what), uint32_t(G), uint32_t(M), uint32_t(N), uint32_t(K),
                           a_transposed ? 1u : 0u, b_transposed ? 1u : 0u, accumulate ? 1u : 0u, scale};
-    if (tiled_)
+    if (blocked_min_ > 0 && M >= blocked_min_ && N >= blocked_min_ && K >= blocked_min_k_)  // 4 x 4 outputs an invocation, 64 x 64 a workgroup
+        dispatch("batched_matmul_blocked", &args, sizeof args, (uint32_t(N) + 63) / 64, (uint32_t(M) + 63) / 64, uint32_t(G));
+    else if (tiled_)
         dispatch("batched_matmul_tiled", &args, sizeof args, (uint32_t(N) + 15) / 16, (uint32_t(M) + 15) / 16, uint32_t(G));
     else if (M <= strip_rows_)  // four columns an invocation, 32 x 4 invocations a workgroup
         dispatch("batched_matmul_strip", &args, sizeof args, (uint32_t(N) + 127) / 128, (uint32_t(M) + 3) / 4, uint32_t(G));
