@@ -15,10 +15,10 @@ VulkanBackend::VulkanBackend(int device_index, int threads) : ctx_(device_index)
     // Products of at least 64 rows and 64 columns take register-blocked 64 x 64 tiles (4 x 4
     // outputs an invocation); below that, one output an invocation in 16 x 16 shared-memory tiles
     // on a GPU, and no tiles on a CPU device, where they cost more than they save. On lavapipe the
-    // blocked tiles pay too when all three sizes pass 64 (fewer rows take the strip shader): a
-    // batch of 32 x 64's products ran 1.1-1.5 times faster than the simple shader's
-    // (stepformer_gemm_bench's GpuLinear); a weight gradient summing over the tutorial's ~10
-    // tokens did not gain. STEPFORMER_VK_GEMM=tiled|simple|strip|blocked forces one for every
+    // blocked tiles pay a little too when all three sizes pass 64 (fewer rows take the strip
+    // shader): a batch of 32 x 64's products ran 1.03-1.16 times faster than the simple shader's
+    // (stepformer_gemm_bench's GpuLinear); a sum over the tutorial's ~10 tokens is left to the
+    // others. STEPFORMER_VK_GEMM=tiled|simple|strip|blocked forces one for every
     // product (the tests run each on lavapipe that way).
     const char* gemm = std::getenv("STEPFORMER_VK_GEMM");
     const bool cpu_device = ctx_.info().type == "cpu";
