@@ -369,13 +369,13 @@ void TestLayerLab::opensAStateDict() {
 void TestLayerLab::remembersItsGeometry() {
     {
         LayerLabWindow w;
-        w.resize(720, 560);  // within the offscreen platform's 800x800 screen (larger comes back fitted)
+        w.resize(780, 560);  // within the offscreen platform's 800x800 screen (larger comes back fitted)
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         w.close();
     }
     LayerLabWindow again;
-    QCOMPARE(again.size(), QSize(720, 560));
+    QCOMPARE(again.size(), QSize(780, 560));
 }
 
 // The window keeps the size it was given whatever step it shows, at any zoom: its panels wrap and
@@ -408,6 +408,13 @@ void TestLayerLab::keepsItsSizeWhateverItShows() {
     QVERIFY(w.selectStep(QStringLiteral("grad.decoder_layer.multihead_attn.masked_scores")));
     auto* title = w.detail()->findChild<QLabel*>(QStringLiteral("stepTitle"));
     QVERIFY(title->text().remove(QChar(0x200b)) == QStringLiteral("grad.decoder_layer.multihead_attn.masked_scores"));
+    // Squeezed, the panel keeps a readable width: the other panels give way first.
+    Appearance::applyZoom(200);
+    w.resize(900, 600);
+    QCoreApplication::processEvents();
+    const int chars = w.detail()->width() / w.detail()->fontMetrics().averageCharWidth();
+    Appearance::applyZoom(100);
+    QVERIFY2(chars >= 24, qPrintable(QStringLiteral("the step panel is %1 characters wide").arg(chars)));
 }
 
 void TestLayerLab::screenshots() {

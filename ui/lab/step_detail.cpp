@@ -202,4 +202,8 @@ void StepDetail::fitPrint() {
                            print_->horizontalScrollBar()->sizeHint().height());
 }
 
+QSize StepDetail::minimumSizeHint() const {
+    return {fontMetrics().averageCharWidth() * 24, QWidget::minimumSizeHint().height()};
+}
+
 QString StepDetail::printedText() const { return print_->toPlainText(); }

@@ -29,6 +29,10 @@ public:
     const QList<TensorTable*>& tables() const { return tables_; }
     QString printedText() const;  // the print(tensor) box
 
+    // Room for a readable line of its texts (the splitter keeps the panel at least this wide), and
+    // no more: its labels wrap, whatever the longest word of what it shows.
+    QSize minimumSizeHint() const override;
+
 private:
     void clearTables();
     void fitPrint();
