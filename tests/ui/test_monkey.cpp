@@ -20,6 +20,7 @@
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QMenu>
+#include <QMetaEnum>
 #include <QPointer>
 #include <QRandomGenerator>
 #include <QSettings>
@@ -179,7 +180,7 @@ public:
             if (!o->objectName().isEmpty()) who += QLatin1Char('#') + o->objectName();
             if (auto* wd = qobject_cast<QWidget*>(o); wd && (t == QEvent::Paint || t == QEvent::Resize))
                 who += QStringLiteral(" %1x%2").arg(wd->width()).arg(wd->height());
-            ++counts_[QStringLiteral("%1 %2").arg(int(t)).arg(who)];
+            ++counts_[QStringLiteral("%1 %2").arg(QString::fromLatin1(QMetaEnum::fromType<QEvent::Type>().valueToKey(t)), who)];
         }
         return false;
     }
@@ -190,7 +191,7 @@ public:
         for (auto it = counts_.cbegin(); it != counts_.cend(); ++it) v.append({it.value(), it.key()});
         std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
         QString out;
-        for (int i = 0; i < std::min(n, int(v.size())); ++i) out += QStringLiteral("  %1 x event %2\n").arg(v[i].first).arg(v[i].second);
+        for (int i = 0; i < std::min(n, int(v.size())); ++i) out += QStringLiteral("  %1 x %2\n").arg(v[i].first).arg(v[i].second);
         return out;
     }
 
