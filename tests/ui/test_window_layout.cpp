@@ -401,4 +401,3 @@ int main(int argc, char** argv) {
 }
 
 #include "test_window_layout.moc"
-

@@ -17,29 +17,23 @@
 #include "lab/module_repr.h"
 #include "widgets/colormap.h"
 #include "widgets/flow_layout.h"
+#include "widgets/wrapped_label.h"
 
 using namespace stepformer;
 
 namespace {
 
-// A label that wraps and never asks for width: a word-wrapped QLabel's minimum is its longest word
-// (a step's name, a torch call), and through the splitter that minimum became the window's, so
-// long names or a large zoom grew the window, past the screen.
+// The panel's texts: word-wrapped labels that never ask for their longest word's width (a plain
+// QLabel's minimum is that word — a step's name, a torch call — and through the splitter it
+// became the window's, so long names or a large zoom grew the window past the screen).
 QLabel* wrapped(QWidget* parent, const char* name) {
-    auto* l = new QLabel(parent);
-    l->setObjectName(QLatin1String(name));
-    l->setWordWrap(true);
-    l->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    QSizePolicy p = l->sizePolicy();  // keeps the height-for-width that word wrap set
-    p.setHorizontalPolicy(QSizePolicy::Ignored);
-    l->setSizePolicy(p);
-    return l;
+    return view_parts::makeRichLabel(QLatin1String(name), parent, view_parts::Selectable::Yes);
 }
 
 // A step's dotted name with a place to break after each dot (a zero-width space), so a narrow
 // panel wraps "grad.decoder_layer.multihead_attn.masked_scores" instead of cutting it off.
 QString breakableName(const std::string& name) {
-    QString s = QString::fromStdString(name);
+    QString s = QString::fromStdString(name).toHtmlEscaped();
     s.replace(QLatin1Char('.'), QStringLiteral(".\u200b"));
     return s;
 }
@@ -119,7 +113,7 @@ void StepDetail::clearTables() {
 
 void StepDetail::showMessage(const QString& message) {
     clearTables();
-    title_->setText(message);
+    title_->setText(message.toHtmlEscaped());
     for (QLabel* l : {seed_, shape_, code_, axes_, legend_}) l->clear();
     for (QLabel* l : {seed_, shape_, code_, axes_, legend_}) l->setVisible(false);
     print_->clear();
