@@ -1,6 +1,7 @@
 // Making the Vulkan backend: the choices of kernels and memory for its device, and what it holds.
 #include "vulkan/vk_backend.h"
 
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -11,7 +12,12 @@
 
 namespace stepformer::vk {
 
-VulkanBackend::VulkanBackend(int device_index, int threads) : ctx_(device_index), cpu_(make_cpu_backend(threads)) {
+namespace {
+std::atomic<uint64_t> backends_made{0};
+}
+
+VulkanBackend::VulkanBackend(int device_index, int threads)
+    : ctx_(device_index), cpu_(make_cpu_backend(threads)), id_(++backends_made) {
     // Products of at least 64 rows and 64 columns take register-blocked 64 x 64 tiles (4 x 4
     // outputs an invocation); below that, one output an invocation in 16 x 16 shared-memory tiles
     // on a GPU, and no tiles on a CPU device, where they cost more than they save. On lavapipe the
@@ -43,33 +49,31 @@ VulkanBackend::VulkanBackend(int device_index, int threads) : ctx_(device_index)
     const char* reduce = std::getenv("STEPFORMER_VK_REDUCE");
     subgroup_ = ctx_.info().subgroup_arithmetic &&
                 (reduce ? std::strcmp(reduce, "subgroup") == 0 : ctx_.info().type != "cpu");
-    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-    pci.queueFamilyIndex = ctx_.queue_family();
-    check(vkCreateCommandPool(ctx_.device(), &pci, nullptr, &pool_), "vkCreateCommandPool");
-    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    check(vkCreateFence(ctx_.device(), &fci, nullptr, &fence_), "vkCreateFence");
 }
 
+// No other thread may use the backend now; each queue's last commands run first.
 VulkanBackend::~VulkanBackend() {
-    try {
-        sync();
-    } catch (...) {
+    Queue* const outer = held_;
+    for (const auto& q : queues_) {
+        q->mu.lock();
+        held_ = q.get();
+        try {
+            flush();
+        } catch (...) {
+        }
+        held_ = outer;
+        destroy_queue(*q);
+        q->mu.unlock();
     }
+    queues_.clear();
     for (auto& [base, a] : allocs_) destroy(a);
     for (auto& cache : cache_)
         for (auto& [bytes, a] : cache) destroy(a);
-    for (const Alloc& a : retired_) destroy(a);
-    if (scalars_) destroy(*scalars_);
-    if (args_) destroy(*args_);
     for (auto& blocks : blocks_)
         for (const auto& b : blocks) {
             vkDestroyBuffer(ctx_.device(), b->buffer, nullptr);
             vkFreeMemory(ctx_.device(), b->memory, nullptr);
         }
-    if (queries_) vkDestroyQueryPool(ctx_.device(), queries_, nullptr);
-    vkDestroyFence(ctx_.device(), fence_, nullptr);
-    vkDestroyCommandPool(ctx_.device(), pool_, nullptr);  // and the command buffers recorded
 }
 
 std::unique_ptr<Backend> make_vulkan_backend(int device_index, int cpu_threads) {

@@ -1,12 +1,13 @@
 // Private: the Vulkan backend's class and its shaders' push constants, shared by the files that
 // implement it: vk_backend.cpp (making and ending the backend), vk_memory.cpp (allocations,
-// buffer reuse, uploads and downloads), vk_recording.cpp (the command buffer, submission and the
-// scalar results), and the kernels in vk_kernels_elementwise.cpp (element-wise, gathers, masks,
+// buffer reuse, uploads and downloads), vk_queue.cpp (each thread's queue), vk_recording.cpp (a
+// queue's command buffers, submission and the scalar results), and the kernels in vk_kernels_elementwise.cpp (element-wise, gathers, masks,
 // dropout) and vk_kernels_matmul_rows.cpp (matrix products, row and column reductions, losses,
 // updates).
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -14,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -207,47 +209,148 @@ private:
         const Alloc* alloc;
         size_t offset;
     };
+    // Memory released while queued commands may still use it: it goes back to the pool when the
+    // last queue holding it has run them (each such queue keeps a reference until its flush).
+    struct Retired {
+        VulkanBackend* be;
+        Alloc a;
+        Retired(VulkanBackend* b, const Alloc& x) : be(b), a(x) {}
+        Retired(const Retired&) = delete;
+        Retired& operator=(const Retired&) = delete;
+        ~Retired();
+    };
 
-    // vk_memory.cpp
+    // ----- the queues (vk_queue.cpp, vk_recording.cpp)
+    struct Access {
+        VkDeviceAddress lo, hi;
+        bool write;
+    };
+    struct Command {
+        const char* shader = nullptr;  // null: a buffer copy
+        VkPipeline pipeline = VK_NULL_HANDLE;
+        VkPipelineLayout layout = VK_NULL_HANDLE;
+        uint32_t groups[3] = {1, 1, 1};
+        uint32_t args = 0;                   // its arguments' offset in the queue's args
+        VkBuffer src = VK_NULL_HANDLE, dst = VK_NULL_HANDLE;  // a copy's
+        VkBufferCopy region{};
+        uint32_t first = 0, count = 0;       // its ranges in accesses
+    };
+    // Command buffers recorded before, by what they hold (the order, pipelines, group counts,
+    // argument offsets and barriers): submitted again when the same commands come.
+    struct Recorded {
+        std::vector<uint64_t> key;
+        VkCommandBuffer cb = VK_NULL_HANDLE;
+        uint32_t barriers = 0;
+        uint64_t used = 0;
+    };
+    static constexpr size_t kArgsBytes = size_t(1) << 20;
+    static constexpr size_t kScalarSlots = 4096;
+    static constexpr size_t kRecorded = 16;
+    static constexpr uint32_t kQueries = 8192;  // two per timed dispatch, per command buffer
+    // One thread's queue: the kernels it has queued, their arguments, its command buffers and
+    // fence. Every thread queues into one of its own, so one thread's sync() submits and waits
+    // for its own kernels only, and a thread records while another waits for the device. A
+    // thread keeps its queue while it has commands queued; an idle queue may pass to another
+    // thread once there are kQueues (threads come and go: a training run has one of its own).
+    struct Queue {
+        std::mutex mu;  // held by the thread queueing into it (QueueLock), and through its flush
+        std::thread::id owner;
+        uint32_t index = 0;  // which of the device's queues it submits to (Context::submit)
+        uint64_t last_used = 0;
+        VkCommandPool pool = VK_NULL_HANDLE;
+        VkFence fence = VK_NULL_HANDLE;
+        std::vector<Command> commands;
+        std::vector<Access> accesses;
+        std::vector<Access> next;  // noted for the next dispatch
+        bool next_taken = false;   // a dispatch has them: the next note starts afresh
+        Alloc args;                // the queued dispatches' arguments, mapped (kArgsBytes)
+        size_t args_used = 0;
+        Alloc scalars;             // slots for scalar results, mapped (kScalarSlots floats)
+        size_t scalars_used = 0;
+        std::vector<std::function<void()>> after;  // scalar results to hand out after the next flush
+        std::unordered_map<const char*, Context::Pipeline> pipelines;  // by the shader name's address
+        std::vector<Recorded> recorded;
+        uint64_t submits = 0;
+        VkCommandBuffer once_cb = VK_NULL_HANDLE;  // the last one recorded and not kept
+        VkQueryPool queries = VK_NULL_HANDLE;
+        bool timing = false;  // the command buffer being recorded is timed
+        uint32_t queries_used = 0;
+        std::vector<const char*> timed;  // the shader of each timed dispatch in the command buffer
+        // Memory released (by any thread) while this queue had commands queued or running.
+        std::mutex retire_mu;
+        bool busy = false;  // commands queued or running
+        std::vector<std::shared_ptr<Retired>> retired;
+    };
+    static constexpr size_t kQueues = 4;  // made before idle ones are handed on
+
+    // The calling thread's queue, locked for the guard's life; the kernels' helpers (dispatch,
+    // addr, flush...) find it through q() instead of each taking it as an argument.
+    class QueueLock {
+    public:
+        explicit QueueLock(VulkanBackend& be);
+        ~QueueLock();
+        QueueLock(const QueueLock&) = delete;
+        QueueLock& operator=(const QueueLock&) = delete;
+
+    private:
+        Queue* q_;
+        Queue* outer_;
+    };
+    static thread_local Queue* held_;
+    Queue& q() const { return *held_; }
+    Queue& acquire();  // the calling thread's queue, locked (vk_queue.cpp)
+    std::unique_ptr<Queue> make_queue(uint32_t index);
+    void destroy_queue(Queue& q);
+    void mark_busy(Queue& q);
+    // An upload's or a loss's staging buffer, mapped: recycled after the queue's next flush.
+    Alloc scratch(size_t bytes);
+
+    // vk_memory.cpp (mem_mu_ held unless said)
     Alloc make(size_t bytes, bool mapped = true);
     void destroy(const Alloc& a);
     std::optional<Alloc> from_blocks(size_t bytes, bool mapped);
     void give_back(const Alloc& a);  // a part, to its block
     Alloc obtain(size_t bytes, bool mapped);
     void recycle(const Alloc& a);
-    Span find(const void* p, size_t bytes, const char* what) const;
+    Span find(const void* p, size_t bytes, const char* what) const;  // takes mem_mu_
     // The device address of p (n floats, or 4-byte words), noted as read (addr) or written
     // (waddr, also for what a kernel reads and writes) by the next dispatch: the queue orders
     // dispatches by these ranges. A dispatch with no addr() calls of its own since the one
     // before (column sums in parts, a count and the row kernel that reads it) reuses its ranges.
+    // The queue held.
     VkDeviceAddress addr(const void* p, size_t floats, const char* what) { return address(p, floats, what, false); }
     VkDeviceAddress waddr(const void* p, size_t floats, const char* what) { return address(p, floats, what, true); }
     VkDeviceAddress address(const void* p, size_t floats, const char* what, bool write);
     void note(VkDeviceAddress lo, size_t bytes, bool write);
     // A dispatch copying `bytes` (a multiple of 4) from the backend's memory at `from` into
-    // staging buffer `to` at `offset`. mu_ held.
+    // staging buffer `to` at `offset`. The queue held.
     void copy_words(const Alloc& to, size_t offset, const void* from, size_t bytes, const char* what);
 
-    // vk_recording.cpp: the queue. Kernels are queued as commands; flush() orders them into
+    // vk_recording.cpp: the held queue. Kernels are queued as commands; flush() orders them into
     // levels (a command's level is one more than the highest of the queued commands whose
     // ranges it conflicts with: read after write, write after read or write), records them a
     // level at a time with one barrier between levels, or submits the command buffer recorded
-    // for the same commands before (their arguments are in args_, rewritten each time).
+    // for the same commands before (their arguments are in the queue's args, rewritten each time).
     void dispatch(const char* shader, const void* args, uint32_t bytes, uint32_t gx, uint32_t gy, uint32_t gz = 1);
     const Context::Pipeline& pipeline_of(const char* shader);
     void queue_copy(const Alloc& from, size_t from_offset, const Alloc& to, size_t to_offset, size_t bytes);
-    bool queued() const { return !commands_.empty(); }
     float* scalar_slot();
     void flush();
+    void finished(Queue& q);  // after a flush, run or failed: the queue empty, its retired memory back
     std::vector<uint32_t> schedule(std::vector<uint32_t>& levels) const;
     VkCommandBuffer record(const std::vector<uint32_t>& order, const std::vector<uint32_t>& levels, uint32_t& barriers);
     void barrier(VkCommandBuffer cb, bool to_host);
 
-    // vk_counters.cpp (mu_ held)
+    // vk_counters.cpp (the queue held)
     void start_timing(VkCommandBuffer cb);
     bool stamp_before(VkCommandBuffer cb);
     void stamp_after(VkCommandBuffer cb, const char* shader);
     void collect_timing();
+    template <class F>
+    void count(F f) {
+        const std::lock_guard lock(stats_mu_);
+        f(counts_);
+    }
 
     // vk_kernels_elementwise.cpp
     void elementwise(Elementwise op, float* out, const float* a, const float* b, int64_t n, float value = 0.0f,
@@ -264,7 +367,8 @@ private:
     // columns.comp adds rows into the running column sums in order, in dispatches of at most
     // kColumnRows rows (lavapipe ends an invocation's loops after 65535 iterations): `from(part,
     // r0)` moves a part's per-row arguments on to row r0; each dispatch runs after the one before
-    // (they all write the sums: the queue keeps their order), so the sums keep the CPU's order. mu_ held.
+    // (they all write the sums: the queue keeps their order), so the sums keep the CPU's order.
+    // The queue held.
     template <class From>
     void column_sums(const ColumnsArgs& c, uint32_t groups, From from) {
         constexpr uint32_t kColumnRows = 32768;
@@ -280,6 +384,7 @@ private:
 
     Context ctx_;
     std::unique_ptr<Backend> cpu_;
+    const uint64_t id_;  // this backend among all made (the threads' queue caches key on it)
     bool tiled_ = false;  // batched_matmul_tiled.comp
     int strip_rows_ = 0;  // batched_matmul_strip.comp for products of at most this many rows (unless tiled_)
     int blocked_min_ = 0;  // batched_matmul_blocked.comp for products of at least this many rows and columns (0: never)
@@ -287,60 +392,22 @@ private:
     bool subgroup_ = false;  // the *_subgroup.comp row reductions
     bool device_memory_ = false;  // allocations in the device's memory, unmapped (see the constructor)
     static constexpr uint32_t kReduceGroup = 128;  // their local_size_x
-    mutable std::mutex mu_;  // one queue for every thread
-    VkCommandPool pool_ = VK_NULL_HANDLE;
-    VkFence fence_ = VK_NULL_HANDLE;
+    std::atomic<bool> profiling_{false};  // timestamps around every dispatch
+
+    // Locks, in the order they may be taken: queues_mu_, a queue's mu, a queue's retire_mu,
+    // mem_mu_, stats_mu_.
+    mutable std::mutex queues_mu_;
+    std::vector<std::unique_ptr<Queue>> queues_;
+    uint64_t queue_uses_ = 0;  // queues_mu_
+
+    mutable std::mutex mem_mu_;
     std::map<uintptr_t, Alloc> allocs_;  // by mapped address
-    std::vector<Alloc> retired_;         // released while kernels were queued, and upload staging
     std::multimap<size_t, Alloc> cache_[2];  // freed buffers of their own by capacity: [0] unmapped, [1] mapped
     std::vector<std::unique_ptr<Block>> blocks_[2];  // [0] unmapped, [1] mapped
     size_t cached_bytes_ = 0;
-    static constexpr size_t kScalarSlots = 4096;
-    std::optional<Alloc> scalars_;            // slots for scalar results (in allocs_, freed with them)
-    size_t scalars_used_ = 0;
-    std::vector<std::function<void()>> after_;  // scalar results to hand out after the next flush
 
-    // The queued commands (vk_recording.cpp)
-    struct Access {
-        VkDeviceAddress lo, hi;
-        bool write;
-    };
-    struct Command {
-        const char* shader = nullptr;  // null: a buffer copy
-        VkPipeline pipeline = VK_NULL_HANDLE;
-        VkPipelineLayout layout = VK_NULL_HANDLE;
-        uint32_t groups[3] = {1, 1, 1};
-        uint32_t args = 0;                   // its arguments' offset in args_
-        VkBuffer src = VK_NULL_HANDLE, dst = VK_NULL_HANDLE;  // a copy's
-        VkBufferCopy region{};
-        uint32_t first = 0, count = 0;       // its ranges in accesses_
-    };
-    std::vector<Command> commands_;
-    std::unordered_map<const char*, Context::Pipeline> pipelines_;  // by the shader name's address
-    std::vector<Access> accesses_;
-    std::vector<Access> next_;  // noted for the next dispatch
-    bool next_taken_ = false;   // a dispatch has them: the next note starts afresh
-    static constexpr size_t kArgsBytes = size_t(1) << 20;
-    std::optional<Alloc> args_;  // the queued dispatches' arguments, mapped
-    size_t args_used_ = 0;
-    // Command buffers recorded before, by what they hold (the order, pipelines, group counts,
-    // argument offsets and barriers): submitted again when the same commands come.
-    struct Recorded {
-        std::vector<uint64_t> key;
-        VkCommandBuffer cb = VK_NULL_HANDLE;
-        uint32_t barriers = 0;
-        uint64_t used = 0;
-    };
-    static constexpr size_t kRecorded = 16;
-    std::vector<Recorded> recorded_;
-    uint64_t submits_ = 0;
-    VkCommandBuffer once_cb_ = VK_NULL_HANDLE;  // the last one recorded and not kept
+    mutable std::mutex stats_mu_;
     BackendCounters counts_;
-    bool profiling_ = false;                   // timestamps around every dispatch
-    static constexpr uint32_t kQueries = 8192;  // two per timed dispatch, per command buffer
-    VkQueryPool queries_ = VK_NULL_HANDLE;
-    uint32_t queries_used_ = 0;
-    std::vector<const char*> timed_;  // the shader of each timed dispatch in the command buffer
 };
 
 }  // namespace stepformer::vk

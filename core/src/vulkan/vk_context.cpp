@@ -205,11 +205,14 @@ Context::Context(int device_index) {
         if (!info_.usable) throw Error(Message(Msg::gpu_device_unusable, {info_.name, info_.why}));
         family_ = uint32_t(compute_family(phys_));
 
-        const float priority = 1.0f;
+        // Several queues where the family has them (lavapipe has one; GPUs have many): one
+        // thread's submission then need not wait behind another's on the device.
+        const uint32_t count = std::clamp(queue_families(phys_)[family_].queueCount, 1u, kMaxQueues);
+        const std::vector<float> priorities(count, 1.0f);
         VkDeviceQueueCreateInfo q{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
         q.queueFamilyIndex = family_;
-        q.queueCount = 1;
-        q.pQueuePriorities = &priority;
+        q.queueCount = count;
+        q.pQueuePriorities = priorities.data();
         VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
         f12.bufferDeviceAddress = VK_TRUE;
         VkPhysicalDeviceFeatures2 f{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -220,7 +223,8 @@ Context::Context(int device_index) {
         dci.queueCreateInfoCount = 1;
         dci.pQueueCreateInfos = &q;
         check(vkCreateDevice(phys_, &dci, nullptr, &device_), "vkCreateDevice");
-        vkGetDeviceQueue(device_, family_, 0, &queue_);
+        queues_.resize(count);
+        for (uint32_t i = 0; i < count; ++i) vkGetDeviceQueue(device_, family_, i, &queues_[i]);
 
         VkPhysicalDeviceMemoryProperties mp{};
         vkGetPhysicalDeviceMemoryProperties(phys_, &mp);
@@ -251,6 +255,12 @@ Context::~Context() {
     }
     vkDestroyDevice(device_, nullptr);
     destroy_instance(instance_);
+}
+
+void Context::submit(uint32_t i, const VkSubmitInfo& si, VkFence fence) {
+    i %= queue_count();
+    const std::lock_guard lock(submit_mu_[i]);
+    check(vkQueueSubmit(queues_[i], 1, &si, fence), "vkQueueSubmit");
 }
 
 Context::Pipeline Context::pipeline(const std::string& name, uint32_t push_bytes) {

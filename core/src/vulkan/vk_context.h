@@ -1,5 +1,5 @@
-// A Vulkan device for compute: instance, the chosen physical device, a logical device with one
-// compute queue, and the compute pipelines made from the embedded shaders (spirv.h), each made
+// A Vulkan device for compute: instance, the chosen physical device, a logical device with up to
+// kMaxQueues compute queues of one family (as many as the family has), and the compute pipelines made from the embedded shaders (spirv.h), each made
 // once and kept. Kernel arguments travel as buffer device addresses in push constants, so a
 // pipeline needs no descriptor sets.
 #pragma once
@@ -39,8 +39,14 @@ public:
     Context(const Context&) = delete;
     Context& operator=(const Context&) = delete;
 
+    static constexpr uint32_t kMaxQueues = 4;
+
     VkDevice device() const { return device_; }
-    VkQueue queue() const { return queue_; }
+    // The device's queues (1 to kMaxQueues): the backend's per-thread queues share them in turn.
+    uint32_t queue_count() const { return uint32_t(queues_.size()); }
+    // Submits to queue i % queue_count(), under that queue's lock (Vulkan wants a queue's
+    // submissions serialised by the caller; waiting for the fence is the caller's, unlocked).
+    void submit(uint32_t i, const VkSubmitInfo& si, VkFence fence);
     uint32_t queue_family() const { return family_; }
     uint32_t host_memory_type() const { return host_type_; }  // host-visible, host-coherent
     // Device-local memory, not host-visible where the device has such (a discrete GPU's own
@@ -60,7 +66,8 @@ private:
     VkInstance instance_ = VK_NULL_HANDLE;
     VkPhysicalDevice phys_ = VK_NULL_HANDLE;
     VkDevice device_ = VK_NULL_HANDLE;
-    VkQueue queue_ = VK_NULL_HANDLE;
+    std::vector<VkQueue> queues_;
+    std::mutex submit_mu_[kMaxQueues];
     uint32_t family_ = 0, host_type_ = 0, device_type_ = 0;
     DeviceInfo info_;
     std::mutex mu_;

@@ -7,29 +7,33 @@
 namespace stepformer::vk {
 
 std::optional<BackendCounters> VulkanBackend::counters() const {
-    const std::lock_guard lock(mu_);
+    const std::lock_guard lock(stats_mu_);
     return counts_;
 }
 
+// For every thread's queue: each times the command buffers it records from its next flush on.
 bool VulkanBackend::set_profiling(bool on) {
-    const std::lock_guard lock(mu_);
     if (on && ctx_.info().timestamp_bits == 0) return false;
+    const QueueLock lock(*this);
     flush();  // the queries are reset when a command buffer begins: profiling starts with the next
-    if (on && !queries_) {
-        VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
-        qi.queryCount = kQueries;
-        check(vkCreateQueryPool(ctx_.device(), &qi, nullptr, &queries_), "vkCreateQueryPool");
-    }
     profiling_ = on;
     return true;
 }
 
-// When a command buffer begins. mu_ held.
+// When a command buffer begins. The queue held.
 void VulkanBackend::start_timing(VkCommandBuffer cb) {
-    queries_used_ = 0;
-    timed_.clear();
-    if (profiling_) vkCmdResetQueryPool(cb, queries_, 0, kQueries);
+    Queue& qu = q();
+    qu.queries_used = 0;
+    qu.timed.clear();
+    qu.timing = profiling_;
+    if (!qu.timing) return;
+    if (!qu.queries) {
+        VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+        qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+        qi.queryCount = kQueries;
+        check(vkCreateQueryPool(ctx_.device(), &qi, nullptr, &qu.queries), "vkCreateQueryPool");
+    }
+    vkCmdResetQueryPool(cb, qu.queries, 0, kQueries);
 }
 
 // Before a dispatch: a timestamp once the commands before it are done. Dispatches of one level
@@ -37,34 +41,39 @@ void VulkanBackend::start_timing(VkCommandBuffer cb) {
 // runs one after the other). False when not timing, or when this command buffer's queries are
 // used up.
 bool VulkanBackend::stamp_before(VkCommandBuffer cb) {
-    if (!profiling_ || queries_used_ + 2 > kQueries) return false;
-    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, queries_used_);
+    Queue& qu = q();
+    if (!qu.timing || qu.queries_used + 2 > kQueries) return false;
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qu.queries, qu.queries_used);
     return true;
 }
 
 void VulkanBackend::stamp_after(VkCommandBuffer cb, const char* shader) {
-    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queries_, queries_used_ + 1);
-    queries_used_ += 2;
-    timed_.push_back(shader);
+    Queue& qu = q();
+    vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, qu.queries, qu.queries_used + 1);
+    qu.queries_used += 2;
+    qu.timed.push_back(shader);
 }
 
-// After the fence: the timestamps of the submitted command buffer, summed per shader. mu_ held.
+// After the fence: the timestamps of the submitted command buffer, summed per shader. The queue held.
 void VulkanBackend::collect_timing() {
-    if (timed_.empty()) return;
-    std::vector<uint64_t> ticks(queries_used_);
-    check(vkGetQueryPoolResults(ctx_.device(), queries_, 0, queries_used_, ticks.size() * sizeof(uint64_t), ticks.data(),
-                                sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+    Queue& qu = q();
+    if (qu.timed.empty()) return;
+    std::vector<uint64_t> ticks(qu.queries_used);
+    check(vkGetQueryPoolResults(ctx_.device(), qu.queries, 0, qu.queries_used, ticks.size() * sizeof(uint64_t),
+                                ticks.data(), sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
           "vkGetQueryPoolResults");
     const uint32_t bits = ctx_.info().timestamp_bits;
     const uint64_t mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
     const double ms_per_tick = double(ctx_.info().timestamp_period) * 1e-6;
-    for (size_t i = 0; i < timed_.size(); ++i) {
-        const uint64_t t0 = ticks[2 * i] & mask, t1 = ticks[2 * i + 1] & mask;
-        counts_.device_ms[timed_[i]] += double((t1 - t0) & mask) * ms_per_tick;
-        ++counts_.timed_dispatches;
-    }
-    timed_.clear();
-    queries_used_ = 0;
+    count([&](BackendCounters& c) {
+        for (size_t i = 0; i < qu.timed.size(); ++i) {
+            const uint64_t t0 = ticks[2 * i] & mask, t1 = ticks[2 * i + 1] & mask;
+            c.device_ms[qu.timed[i]] += double((t1 - t0) & mask) * ms_per_tick;
+            ++c.timed_dispatches;
+        }
+    });
+    qu.timed.clear();
+    qu.queries_used = 0;
 }
 
 }  // namespace stepformer::vk

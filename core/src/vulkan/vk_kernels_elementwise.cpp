@@ -56,7 +56,7 @@ void VulkanBackend::add_bias(float* y, const float* bias, int N, int O) {
 }
 
 void VulkanBackend::embedding_forward(float* out, const int* ids, const float* table, int N, int V, int D) {
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     GatherArgs g{};
     g.out = waddr(out, size_t(N) * D, "embedding_forward out");
     g.a = addr(ids, size_t(N), "embedding_forward ids");
@@ -84,7 +84,7 @@ void VulkanBackend::mask_fill_backward(float* din, const float* dout, const floa
 
 void VulkanBackend::positional_forward(float* out, const float* in, const float* pe, const float* keep, int B, int L,
                                        int D) {
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const size_t n = size_t(B) * L * D;
     GatherArgs g{};
     g.out = waddr(out, n, "positional_forward out");
@@ -96,7 +96,7 @@ void VulkanBackend::positional_forward(float* out, const float* in, const float*
 }
 
 void VulkanBackend::pad_mask(float* mask, const int* ids_k, int B, int Lq, int Lk, int pad_id) {
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     GatherArgs g{};
     g.out = waddr(mask, size_t(B) * Lq * Lk, "pad_mask mask");
     g.a = addr(ids_k, size_t(B) * Lk, "pad_mask ids_k");
@@ -106,7 +106,7 @@ void VulkanBackend::pad_mask(float* mask, const int* ids_k, int B, int Lq, int L
 }
 
 void VulkanBackend::subsequence_mask(float* mask, int B, int T) {
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     GatherArgs g{};
     g.out = waddr(mask, size_t(B) * T * T, "subsequence_mask mask");
     g.d0 = uint32_t(T);
@@ -123,7 +123,7 @@ void VulkanBackend::positional_table(float* pe, int L, int D) {
 void VulkanBackend::dropout_mask(float* keep, int64_t n, float p, uint64_t seed, uint64_t offset) {
     if (n <= 0) return;
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const DropoutArgs d{waddr(keep, size_t(n), "dropout_mask keep"), seed, offset, uint32_t(n), p,
                         1.0f / (1.0f - p)};  // the CPU's scale, in float
     const int64_t blocks = (n + 3) / 4;
@@ -135,7 +135,7 @@ void VulkanBackend::elementwise(Elementwise op, float* out, const float* a, cons
                                 uint32_t cols) {
     if (n <= 0) return;
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const ElementwiseArgs args{waddr(out, size_t(n), "an output"), addr(a, size_t(n), "an input"),
                                addr(b, cols ? size_t(cols) : size_t(n), "an input"), uint32_t(n), uint32_t(op),
                                value, cols};
@@ -143,7 +143,7 @@ void VulkanBackend::elementwise(Elementwise op, float* out, const float* a, cons
     dispatch("elementwise", &args, sizeof args, groups, 1);
 }
 
-// mu_ held.
+// The queue held.
 void VulkanBackend::gather(Gather op, GatherArgs g, int64_t n) {
     if (n <= 0) return;
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
@@ -155,7 +155,7 @@ void VulkanBackend::gather(Gather op, GatherArgs g, int64_t n) {
 // out (B, H, Lq, Lk) from in by mask (B, Lq, Lk): mask fill and its backward
 void VulkanBackend::masked(Gather op, float* out, const float* in, const float* mask, int B, int H, int Lq, int Lk,
                            float value) {
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const size_t n = size_t(B) * H * Lq * Lk;
     GatherArgs g{};
     g.out = waddr(out, n, "mask fill out");
@@ -167,7 +167,7 @@ void VulkanBackend::masked(Gather op, float* out, const float* in, const float* 
 }
 
 void VulkanBackend::heads(Gather op, float* out, const float* in, int B, int L, int H, int d) {
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const size_t n = size_t(B) * L * H * d;
     GatherArgs g{};
     g.out = waddr(out, n, "heads out");

@@ -23,7 +23,7 @@ void smoothing(RowsArgs& r, int V, float eps) {
 
 void VulkanBackend::bias_backward(float* dbias, const float* dy, int N, int O) {
     if (N <= 0 || O <= 0) return;
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     ColumnsArgs c{waddr(dbias, size_t(O), "bias_backward dbias"), 0, addr(dy, size_t(N) * O, "bias_backward dy"),
                   0, 0, 0, uint32_t(N), uint32_t(O), uint32_t(O), uint32_t(Columns::Bias)};
     column_sums(c, (uint32_t(O) + 63) / 64, [&](ColumnsArgs& part, VkDeviceAddress r0) {
@@ -38,7 +38,7 @@ void VulkanBackend::linear_forward(float* y, const float* x, const float* W, int
 
 void VulkanBackend::softmax_forward(float* out, const float* in, int rows, int cols) {
     if (rows <= 0 || cols <= 0) return;
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const size_t n = size_t(rows) * cols;
     SoftmaxArgs args{waddr(out, n, "softmax_forward out"), addr(in, n, "softmax_forward in"), uint32_t(rows),
                      uint32_t(cols), 0};
@@ -74,7 +74,7 @@ void VulkanBackend::linear_backward_update(float* dx, float* dW, double* dW_sum_
 void VulkanBackend::apply_update(float* param, const float* grad, int64_t n, const WeightUpdate& upd) {
     if (n <= 0) return;
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const size_t z = size_t(n);
     UpdateArgs u{};
     u.param = upd.out ? addr(param, z, "update param") : waddr(param, z, "update param");
@@ -107,7 +107,7 @@ void VulkanBackend::apply_update(float* param, const float* grad, int64_t n, con
 
 void VulkanBackend::embedding_backward(float* dtable, const float* dout, const int* ids, int N, int V, int D) {
     if (V <= 0 || D <= 0) return;
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const int64_t n = int64_t(V) * D;
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
     ColumnsArgs c{waddr(dtable, size_t(n), "embedding_backward dtable"), 0,
@@ -133,7 +133,7 @@ void VulkanBackend::attn_scores_backward(float* dQ, float* dK, const float* dsco
 
 void VulkanBackend::softmax_backward(float* din, const float* dout, const float* out, int rows, int cols) {
     if (rows <= 0 || cols <= 0) return;
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const size_t n = size_t(rows) * cols;
     RowsArgs r{};
     r.out = waddr(din, n, "softmax_backward din");
@@ -157,7 +157,7 @@ void VulkanBackend::attn_context_backward(float* dattn, float* dV, const float* 
 void VulkanBackend::layernorm_forward(float* out, float* mean, float* rstd, const float* in, const float* gamma,
                                       const float* beta, int rows, int cols, float eps) {
     if (rows <= 0 || cols <= 0) return;
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const size_t n = size_t(rows) * cols;
     LayerNormArgs args{waddr(out, n, "layernorm_forward out"), waddr(mean, size_t(rows), "layernorm_forward mean"),
                        waddr(rstd, size_t(rows), "layernorm_forward rstd"), addr(in, n, "layernorm_forward in"),
@@ -174,7 +174,7 @@ void VulkanBackend::layernorm_forward(float* out, float* mean, float* rstd, cons
 void VulkanBackend::layernorm_backward(float* din, float* dgamma, float* dbeta, const float* dout, const float* in,
                                        const float* mean, const float* rstd, const float* gamma, int rows, int cols) {
     if (rows <= 0 || cols <= 0) return;
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const size_t n = size_t(rows) * cols;
     RowsArgs r{};
     r.out = waddr(din, n, "layernorm_backward din");
@@ -201,7 +201,7 @@ void VulkanBackend::layernorm_backward(float* din, float* dgamma, float* dbeta, 
 
 void VulkanBackend::cross_entropy_forward(float* losses, float* mean, int* counted, const float* probs,
                                           const int* targets, int N, int V, int ignore_index) {
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     if (N > 0) {
         RowsArgs r{};
         r.out = waddr(losses, size_t(N), "cross_entropy_forward losses");
@@ -217,14 +217,13 @@ void VulkanBackend::cross_entropy_forward(float* losses, float* mean, int* count
     const float* host_losses = losses;
     const int* host_targets = targets;
     if (N > 0 && device_memory_) {
-        Alloc st = obtain(size_t(N) * (sizeof(float) + sizeof(int)), true);
-        retired_.push_back(st);
+        const Alloc st = scratch(size_t(N) * (sizeof(float) + sizeof(int)));
         copy_words(st, 0, losses, size_t(N) * sizeof(float), "cross_entropy_forward losses");
         copy_words(st, size_t(N) * sizeof(float), targets, size_t(N) * sizeof(int), "cross_entropy_forward targets");
         host_losses = static_cast<const float*>(st.mapped);
         host_targets = reinterpret_cast<const int*>(static_cast<const float*>(st.mapped) + N);
     }
-    after_.push_back([=, losses = host_losses, targets = host_targets] {
+    q().after.push_back([=, losses = host_losses, targets = host_targets] {
         double sum = 0.0;
         int count = 0;
         for (int i = 0; i < N; ++i)
@@ -240,7 +239,7 @@ void VulkanBackend::cross_entropy_forward(float* losses, float* mean, int* count
 void VulkanBackend::cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N, int V,
                                            int ignore_index) {
     if (N <= 0 || V <= 0) return;
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     RowsArgs r{};
     r.out = waddr(dlogits, size_t(N) * V, "cross_entropy_backward dlogits");
     r.a = addr(probs, size_t(N) * V, "cross_entropy_backward probs");
@@ -256,7 +255,7 @@ void VulkanBackend::cross_entropy_backward(float* dlogits, const float* probs, c
 
 void VulkanBackend::smoothed_cross_entropy_forward(float* losses, float* sum, const float* logits, const int* targets,
                                                    int N, int V, int ignore_index, float eps) {
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     if (N > 0) {
         RowsArgs r{};
         r.out = waddr(losses, size_t(N), "smoothed_cross_entropy_forward losses");
@@ -272,12 +271,11 @@ void VulkanBackend::smoothed_cross_entropy_forward(float* losses, float* sum, co
     // losses are copied to a staging buffer first, which goes after the result is read.
     const float* host_losses = losses;
     if (N > 0 && device_memory_) {
-        Alloc st = obtain(size_t(N) * sizeof(float), true);
-        retired_.push_back(st);
+        const Alloc st = scratch(size_t(N) * sizeof(float));
         copy_words(st, 0, losses, size_t(N) * sizeof(float), "smoothed_cross_entropy_forward losses");
         host_losses = static_cast<const float*>(st.mapped);
     }
-    after_.push_back([=, losses = host_losses] {
+    q().after.push_back([=, losses = host_losses] {
         double total = 0.0;
         for (int i = 0; i < N; ++i) total += losses[i];
         *sum = static_cast<float>(total);
@@ -287,7 +285,7 @@ void VulkanBackend::smoothed_cross_entropy_forward(float* losses, float* sum, co
 void VulkanBackend::smoothed_cross_entropy_backward(float* dlogits, const float* probs, const int* targets, int N,
                                                     int V, int ignore_index, float eps, float scale) {
     if (N <= 0 || V <= 0) return;
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     RowsArgs r{};
     r.out = waddr(dlogits, size_t(N) * V, "smoothed_cross_entropy_backward dlogits");
     r.a = addr(probs, size_t(N) * V, "smoothed_cross_entropy_backward probs");
@@ -300,7 +298,7 @@ void VulkanBackend::smoothed_cross_entropy_backward(float* dlogits, const float*
 
 void VulkanBackend::all_finite(float* flag, const float* x, int64_t n) {
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const ReduceArgs r{waddr(flag, 1, "all_finite flag"), addr(x, size_t(n), "all_finite x"), uint32_t(std::max<int64_t>(n, 0)), 1u, 0};
     dispatch("reduce", &r, sizeof r, 1, 1);
 }
@@ -330,11 +328,11 @@ void VulkanBackend::adam_step(float* param, float* m, float* v, const float* gra
 void VulkanBackend::sum_squares(double* acc, const float* x, int64_t n) {
     if (n <= 0) return;
     if (n > int64_t(UINT32_MAX)) throw std::length_error("gpu: more than 2^32 elements in one kernel");
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     float* slot = scalar_slot();
     const ReduceArgs r{waddr(slot, 1, "sum_squares slot"), addr(x, size_t(n), "sum_squares x"), uint32_t(n), 0u, 0};
     dispatch("reduce", &r, sizeof r, 1, 1);
-    after_.push_back([acc, slot] { *acc += double(*slot); });
+    q().after.push_back([acc, slot] { *acc += double(*slot); });
 }
 
 // C (G, M, N) = scale * A B (+ C when accumulating); A (G, M, K), or (G, K, M) when a_transposed;
@@ -342,7 +340,7 @@ void VulkanBackend::sum_squares(double* acc, const float* x, int64_t n) {
 void VulkanBackend::matmul(float* C, const float* A, const float* B, int G, int M, int N, int K, bool a_transposed,
                            bool b_transposed, bool accumulate, float scale, const char* what) {
     if (G <= 0 || M <= 0 || N <= 0) return;
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const MatmulArgs args{waddr(C, size_t(G) * M * N, what), addr(A, size_t(G) * M * K, what),
                           addr(B, size_t(G) * N * K, what), uint32_t(G), uint32_t(M), uint32_t(N), uint32_t(K),
                           a_transposed ? 1u : 0u, b_transposed ? 1u : 0u, accumulate ? 1u : 0u, scale};

@@ -11,7 +11,7 @@
 namespace stepformer::vk {
 
 void* VulkanBackend::alloc(size_t bytes) {
-    const std::lock_guard lock(mu_);
+    const std::lock_guard lock(mem_mu_);
     Alloc a = obtain(std::max<size_t>(bytes, 4), !device_memory_);
     // The address handed out: the mapped pointer, or for unmapped memory the device address
     // (never dereferenced on the host; only this backend reads it).
@@ -20,36 +20,26 @@ void* VulkanBackend::alloc(size_t bytes) {
     return reinterpret_cast<void*>(key);
 }
 
-void VulkanBackend::release(void* p) {
-    if (!p) return;
-    const std::lock_guard lock(mu_);
-    auto it = allocs_.find(reinterpret_cast<uintptr_t>(p));
-    if (it == allocs_.end()) throw std::logic_error("gpu: release of memory the backend did not allocate");
-    if (queued())
-        retired_.push_back(it->second);  // queued kernels may still use it
-    else
-        recycle(it->second);
-    allocs_.erase(it);
-}
-
-// Queued kernels run only at the next flush: memory none of them uses gets the data now (when
-// the host can write it); otherwise (or into memory the host cannot see) it goes through a
-// staging buffer, copied in order with the queue.
+// Queued kernels run only at the next flush: memory none of the calling thread's kernels uses
+// gets the data now (when the host can write it); otherwise (or into memory the host cannot see)
+// it goes through a staging buffer, copied in order with the queue.
 void VulkanBackend::upload(void* dst, const void* src, size_t bytes) {
     if (!bytes) return;
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const Span d = find(dst, bytes, "upload");
-    ++counts_.uploads;
-    counts_.bytes_uploaded += bytes;
+    count([&](BackendCounters& c) {
+        ++c.uploads;
+        c.bytes_uploaded += bytes;
+    });
     const VkDeviceAddress lo = d.alloc->address + d.offset, hi = lo + bytes;
-    const bool used = std::any_of(accesses_.begin(), accesses_.end(), [&](const Access& a) { return a.lo < hi && lo < a.hi; });
+    const auto& accesses = q().accesses;
+    const bool used = std::any_of(accesses.begin(), accesses.end(), [&](const Access& a) { return a.lo < hi && lo < a.hi; });
     if (!used && d.alloc->mapped) {
         std::memcpy(dst, src, bytes);
         return;
     }
-    Alloc s = obtain(bytes, true);
+    const Alloc s = scratch(bytes);
     std::memcpy(s.mapped, src, bytes);
-    retired_.push_back(s);
     if (bytes % 4 == 0) {
         const ElementwiseArgs args{lo, s.address, 0, uint32_t(bytes / 4), uint32_t(Elementwise::CopyBits), 0.0f, 0};
         note(s.address, bytes, false);
@@ -62,27 +52,26 @@ void VulkanBackend::upload(void* dst, const void* src, size_t bytes) {
 
 void VulkanBackend::download(void* dst, const void* src, size_t bytes) {
     if (!bytes) return;
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     const Span from = find(src, bytes, "download");
-    ++counts_.downloads;
-    counts_.bytes_downloaded += bytes;
+    count([&](BackendCounters& c) {
+        ++c.downloads;
+        c.bytes_downloaded += bytes;
+    });
     if (from.alloc->mapped) {
         flush();
         std::memcpy(dst, src, bytes);
         return;
     }
     // Unmapped: copied into a staging buffer after the queued kernels, then to the host.
-    Alloc s = obtain(bytes, true);
-    try {
-        if (bytes % 4 == 0) copy_words(s, 0, src, bytes, "download");
-        else queue_copy(*from.alloc, from.offset, s, 0, bytes);
-        flush();
-    } catch (...) {
-        recycle(s);
-        throw;
-    }
-    std::memcpy(dst, s.mapped, bytes);
-    recycle(s);
+    const Retired s(this, [&] {
+        const std::lock_guard mem(mem_mu_);
+        return obtain(bytes, true);
+    }());
+    if (bytes % 4 == 0) copy_words(s.a, 0, src, bytes, "download");
+    else queue_copy(*from.alloc, from.offset, s.a, 0, bytes);
+    flush();
+    std::memcpy(dst, s.a.mapped, bytes);
 }
 
 // The unmapped ranges are copied into one staging buffer after the queued kernels, all with one
@@ -91,7 +80,7 @@ void VulkanBackend::download(void* dst, const void* src, size_t bytes) {
 // device buffers are reused in the same order): the same pass queues the same commands, and its
 // command buffer is submitted again rather than recorded anew.
 void VulkanBackend::download_many(std::span<const DownloadRange> ranges) {
-    const std::lock_guard lock(mu_);
+    const QueueLock lock(*this);
     constexpr size_t kAlign = 16;
     std::vector<Span> from;
     from.reserve(ranges.size());
@@ -110,28 +99,30 @@ void VulkanBackend::download_many(std::span<const DownloadRange> ranges) {
         at[i] = staged;
         staged += (ranges[i].bytes + kAlign - 1) / kAlign * kAlign;
     }
-    std::optional<Alloc> s;
-    if (staged) s = obtain(staged, true);
-    try {
-        for (size_t i : order) {
-            const DownloadRange& r = ranges[i];
-            if (!r.bytes || from[i].alloc->mapped) continue;
-            if (r.bytes % 4 == 0) copy_words(*s, at[i], r.src, r.bytes, "download");
-            else queue_copy(*from[i].alloc, from[i].offset, *s, at[i], r.bytes);
-        }
-        flush();
-    } catch (...) {
-        if (s) recycle(*s);
-        throw;
+    std::optional<Retired> s;  // recycled as it goes, whatever happens
+    if (staged) {
+        const std::lock_guard mem(mem_mu_);
+        s.emplace(this, obtain(staged, true));
     }
+    for (size_t i : order) {
+        const DownloadRange& r = ranges[i];
+        if (!r.bytes || from[i].alloc->mapped) continue;
+        if (r.bytes % 4 == 0) copy_words(s->a, at[i], r.src, r.bytes, "download");
+        else queue_copy(*from[i].alloc, from[i].offset, s->a, at[i], r.bytes);
+    }
+    flush();
+    size_t downloads = 0, bytes = 0;
     for (size_t i = 0; i < ranges.size(); ++i) {
         const DownloadRange& r = ranges[i];
         if (!r.bytes) continue;
-        ++counts_.downloads;
-        counts_.bytes_downloaded += r.bytes;
-        std::memcpy(r.dst, from[i].alloc->mapped ? r.src : static_cast<const char*>(s->mapped) + at[i], r.bytes);
+        ++downloads;
+        bytes += r.bytes;
+        std::memcpy(r.dst, from[i].alloc->mapped ? r.src : static_cast<const char*>(s->a.mapped) + at[i], r.bytes);
     }
-    if (s) recycle(*s);
+    count([&](BackendCounters& c) {
+        c.downloads += downloads;
+        c.bytes_downloaded += bytes;
+    });
 }
 
 void VulkanBackend::copy_words(const Alloc& to, size_t offset, const void* from, size_t bytes, const char* what) {
@@ -142,7 +133,7 @@ void VulkanBackend::copy_words(const Alloc& to, size_t offset, const void* from,
 }
 
 size_t VulkanBackend::trim() {
-    const std::lock_guard lock(mu_);
+    const std::lock_guard lock(mem_mu_);
     for (auto& cache : cache_) {
         for (const auto& [capacity, a] : cache) destroy(a);
         cache.clear();
@@ -165,9 +156,10 @@ size_t VulkanBackend::trim() {
     return freed;
 }
 
+// What alloc() lent (not the queues' own few buffers: the counters' allocations count those).
 size_t VulkanBackend::memory_in_use() const {
-    const std::lock_guard lock(mu_);
-    size_t n = scalars_ ? scalars_->bytes : 0;
+    size_t n = 0;
+    const std::lock_guard lock(mem_mu_);
     for (const auto& [base, a] : allocs_) n += a.bytes;
     return n;
 }
@@ -195,8 +187,10 @@ VulkanBackend::Alloc VulkanBackend::make(size_t bytes, bool mapped) {
         vkDestroyBuffer(ctx_.device(), a.buffer, nullptr);
         throw std::bad_alloc();
     }
-    ++counts_.allocations;
-    counts_.bytes_allocated += req.size;
+    count([&](BackendCounters& c) {
+        ++c.allocations;
+        c.bytes_allocated += req.size;
+    });
     check(vkBindBufferMemory(ctx_.device(), a.buffer, a.memory, 0), "vkBindBufferMemory");
     if (mapped) check(vkMapMemory(ctx_.device(), a.memory, 0, VK_WHOLE_SIZE, 0, &a.mapped), "vkMapMemory");
     VkBufferDeviceAddressInfo bai{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
@@ -318,9 +312,11 @@ void VulkanBackend::recycle(const Alloc& a) {
     cached_bytes_ += a.capacity;
 }
 
-// The allocation holding [p, p + bytes), or a logic_error naming the call.
+// The allocation holding [p, p + bytes), or a logic_error naming the call. The Alloc pointed to
+// stays while its memory is lent (a map's nodes do not move).
 VulkanBackend::Span VulkanBackend::find(const void* p, size_t bytes, const char* what) const {
     const auto u = reinterpret_cast<uintptr_t>(p);
+    const std::lock_guard lock(mem_mu_);
     auto it = allocs_.upper_bound(u);
     if (it == allocs_.begin()) throw std::logic_error(std::string("gpu: ") + what + " is not in the backend's memory");
     --it;
@@ -335,13 +331,12 @@ VkDeviceAddress VulkanBackend::address(const void* p, size_t floats, const char*
     const size_t bytes = floats * sizeof(float);
     // A scalar slot (host-visible, outside the table: its mapped address and the device
     // addresses the table holds may be from different spaces).
-    if (scalars_) {
-        const auto u = reinterpret_cast<uintptr_t>(p), base = reinterpret_cast<uintptr_t>(scalars_->mapped);
-        if (u >= base && u + bytes <= base + scalars_->bytes) {
-            const VkDeviceAddress a = scalars_->address + (u - base);
-            note(a, bytes, write);
-            return a;
-        }
+    const Alloc& scalars = q().scalars;
+    const auto u = reinterpret_cast<uintptr_t>(p), base = reinterpret_cast<uintptr_t>(scalars.mapped);
+    if (u >= base && u + bytes <= base + scalars.bytes) {
+        const VkDeviceAddress a = scalars.address + (u - base);
+        note(a, bytes, write);
+        return a;
     }
     const Span s = find(p, bytes, what);
     const VkDeviceAddress a = s.alloc->address + s.offset;

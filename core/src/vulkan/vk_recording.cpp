@@ -1,5 +1,5 @@
-// The Vulkan backend's queue: kernels queued as commands with the ranges of memory they read and
-// write, ordered into levels on flush (independent commands share a level, one barrier between
+// A Vulkan backend's queue (one per thread, vk_queue.cpp): kernels queued as commands with the
+// ranges of memory they read and write, ordered into levels on flush (independent commands share a level, one barrier between
 // levels), recorded once and submitted again while the same commands come, and the scalar
 // results handed out after each submission.
 #include <algorithm>
@@ -9,11 +9,6 @@
 #include "vulkan/vk_backend_internal.h"
 
 namespace stepformer::vk {
-
-void VulkanBackend::sync() {
-    const std::lock_guard lock(mu_);
-    flush();
-}
 
 // A barrier between levels (to_host: the last one, before the host reads what the queue wrote).
 void VulkanBackend::barrier(VkCommandBuffer cb, bool to_host) {
@@ -29,69 +24,74 @@ void VulkanBackend::barrier(VkCommandBuffer cb, bool to_host) {
 }
 
 void VulkanBackend::note(VkDeviceAddress lo, size_t bytes, bool write) {
-    if (next_taken_) {
-        next_.clear();
-        next_taken_ = false;
+    Queue& qu = q();
+    if (qu.next_taken) {
+        qu.next.clear();
+        qu.next_taken = false;
     }
-    next_.push_back(Access{lo, lo + bytes, write});
+    qu.next.push_back(Access{lo, lo + bytes, write});
 }
 
 void VulkanBackend::dispatch(const char* shader, const void* args, uint32_t bytes, uint32_t gx, uint32_t gy,
                              uint32_t gz) {
     constexpr size_t kAlign = 16;  // the shaders' buffer_reference_align
-    if (!args_) args_ = make(kArgsBytes);
-    if (args_used_ + bytes > kArgsBytes) flush();
+    Queue& qu = q();
+    if (qu.args_used + bytes > kArgsBytes) flush();
     const Context::Pipeline& p = pipeline_of(shader);
     Command c;
     c.shader = shader;
     c.pipeline = p.pipeline;
     c.layout = p.layout;
     c.groups[0] = gx, c.groups[1] = gy, c.groups[2] = gz;
-    c.args = uint32_t(args_used_);
-    std::memcpy(static_cast<char*>(args_->mapped) + args_used_, args, bytes);
-    args_used_ += (bytes + kAlign - 1) / kAlign * kAlign;
-    c.first = uint32_t(accesses_.size());
-    c.count = uint32_t(next_.size());
-    accesses_.insert(accesses_.end(), next_.begin(), next_.end());
-    next_taken_ = true;
-    commands_.push_back(c);
+    c.args = uint32_t(qu.args_used);
+    std::memcpy(static_cast<char*>(qu.args.mapped) + qu.args_used, args, bytes);
+    qu.args_used += (bytes + kAlign - 1) / kAlign * kAlign;
+    c.first = uint32_t(qu.accesses.size());
+    c.count = uint32_t(qu.next.size());
+    qu.accesses.insert(qu.accesses.end(), qu.next.begin(), qu.next.end());
+    qu.next_taken = true;
+    mark_busy(qu);
+    qu.commands.push_back(c);
 }
 
 // The shader's pipeline, by the address of its name (the kernels name their shaders with string
 // literals): a step's hundreds of dispatches find theirs without building a std::string and
-// searching the context's map by name under its lock. mu_ held.
+// searching the context's map by name under its lock. The queue held.
 const Context::Pipeline& VulkanBackend::pipeline_of(const char* shader) {
-    auto [it, fresh] = pipelines_.try_emplace(shader);
+    auto& pipelines = q().pipelines;
+    auto [it, fresh] = pipelines.try_emplace(shader);
     if (fresh) {
         try {
             it->second = ctx_.pipeline(shader, sizeof(VkDeviceAddress));
         } catch (...) {
-            pipelines_.erase(it);
+            pipelines.erase(it);
             throw;
         }
     }
     return it->second;
 }
 
-// A copy no shader makes (a size not a multiple of 4 bytes). mu_ held.
+// A copy no shader makes (a size not a multiple of 4 bytes). The queue held.
 void VulkanBackend::queue_copy(const Alloc& from, size_t from_offset, const Alloc& to, size_t to_offset, size_t bytes) {
+    Queue& qu = q();
     Command c;
     c.src = from.buffer;
     c.dst = to.buffer;
     c.region = VkBufferCopy{from.offset + from_offset, to.offset + to_offset, bytes};
-    c.first = uint32_t(accesses_.size());
+    c.first = uint32_t(qu.accesses.size());
     c.count = 2;
-    accesses_.push_back(Access{from.address + from_offset, from.address + from_offset + bytes, false});
-    accesses_.push_back(Access{to.address + to_offset, to.address + to_offset + bytes, true});
-    next_taken_ = true;
-    commands_.push_back(c);
+    qu.accesses.push_back(Access{from.address + from_offset, from.address + from_offset + bytes, false});
+    qu.accesses.push_back(Access{to.address + to_offset, to.address + to_offset + bytes, true});
+    qu.next_taken = true;
+    mark_busy(qu);
+    qu.commands.push_back(c);
 }
 
-// A float in the backend's memory for one scalar result, valid until the next flush. mu_ held.
+// A float in the backend's memory for one scalar result, valid until the next flush. The queue held.
 float* VulkanBackend::scalar_slot() {
-    if (!scalars_) scalars_ = make(kScalarSlots * sizeof(float));
-    if (scalars_used_ == kScalarSlots) flush();
-    return static_cast<float*>(scalars_->mapped) + scalars_used_++;
+    Queue& qu = q();
+    if (qu.scalars_used == kScalarSlots) flush();
+    return static_cast<float*>(qu.scalars.mapped) + qu.scalars_used++;
 }
 
 // Each command's level (in `levels`) and the commands in the order they are recorded: by level,
@@ -99,6 +99,8 @@ float* VulkanBackend::scalar_slot() {
 // command that named no memory at all is ordered after everything before it and before
 // everything after it.
 std::vector<uint32_t> VulkanBackend::schedule(std::vector<uint32_t>& levels) const {
+    const std::vector<Command>& commands = q().commands;
+    const std::vector<Access>& accesses = q().accesses;
     struct Seen {
         VkDeviceAddress hi;
         uint32_t write_level;  // 1 + the level of the last command that wrote it (0: none)
@@ -106,14 +108,14 @@ std::vector<uint32_t> VulkanBackend::schedule(std::vector<uint32_t>& levels) con
     };
     std::multimap<VkDeviceAddress, Seen> seen;  // by the range's start
     VkDeviceAddress longest = 0;                // the longest range seen: how far back an overlap may start
-    levels.assign(commands_.size(), 0);
+    levels.assign(commands.size(), 0);
     uint32_t floor = 0, top = 0;
-    for (size_t i = 0; i < commands_.size(); ++i) {
-        const Command& c = commands_[i];
+    for (size_t i = 0; i < commands.size(); ++i) {
+        const Command& c = commands[i];
         uint32_t level = floor;
         if (c.count == 0) level = std::max(level, top + 1);
         for (uint32_t k = c.first; k < c.first + c.count; ++k) {
-            const Access& a = accesses_[k];
+            const Access& a = accesses[k];
             for (auto it = seen.lower_bound(a.lo > longest ? a.lo - longest : 0); it != seen.end() && it->first < a.hi; ++it) {
                 if (it->second.hi <= a.lo) continue;
                 level = std::max(level, it->second.write_level);
@@ -121,7 +123,7 @@ std::vector<uint32_t> VulkanBackend::schedule(std::vector<uint32_t>& levels) con
             }
         }
         for (uint32_t k = c.first; k < c.first + c.count; ++k) {
-            const Access& a = accesses_[k];
+            const Access& a = accesses[k];
             auto [from, to] = seen.equal_range(a.lo);
             auto same = std::find_if(from, to, [&](const auto& e) { return e.second.hi == a.hi; });
             if (same == to) {
@@ -135,19 +137,20 @@ std::vector<uint32_t> VulkanBackend::schedule(std::vector<uint32_t>& levels) con
         levels[i] = level;
         top = std::max(top, level);
     }
-    std::vector<uint32_t> order(commands_.size());
+    std::vector<uint32_t> order(commands.size());
     for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return levels[a] < levels[b]; });
     return order;
 }
 
 // Records the commands in `order`, a barrier wherever the level changes and one before the host
-// reads. mu_ held.
+// reads. The queue held.
 VkCommandBuffer VulkanBackend::record(const std::vector<uint32_t>& order, const std::vector<uint32_t>& levels,
                                       uint32_t& barriers) {
+    Queue& qu = q();
     VkCommandBuffer cb = VK_NULL_HANDLE;
     VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = pool_;
+    ai.commandPool = qu.pool;
     ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     ai.commandBufferCount = 1;
     check(vkAllocateCommandBuffers(ctx_.device(), &ai, &cb), "vkAllocateCommandBuffers");
@@ -157,7 +160,7 @@ VkCommandBuffer VulkanBackend::record(const std::vector<uint32_t>& order, const 
         start_timing(cb);
         barriers = 0;
         for (size_t k = 0; k < order.size(); ++k) {
-            const Command& c = commands_[order[k]];
+            const Command& c = qu.commands[order[k]];
             if (k > 0 && levels[order[k]] != levels[order[k - 1]]) {
                 barrier(cb, false);
                 ++barriers;
@@ -167,7 +170,7 @@ VkCommandBuffer VulkanBackend::record(const std::vector<uint32_t>& order, const 
                 continue;
             }
             const bool timed = stamp_before(cb);
-            const VkDeviceAddress a = args_->address + c.args;
+            const VkDeviceAddress a = qu.args.address + c.args;
             vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, c.pipeline);
             vkCmdPushConstants(cb, c.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof a, &a);
             vkCmdDispatch(cb, c.groups[0], c.groups[1], c.groups[2]);
@@ -177,16 +180,17 @@ VkCommandBuffer VulkanBackend::record(const std::vector<uint32_t>& order, const 
         ++barriers;
         check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
     } catch (...) {
-        vkFreeCommandBuffers(ctx_.device(), pool_, 1, &cb);
+        vkFreeCommandBuffers(ctx_.device(), qu.pool, 1, &cb);
         throw;
     }
-    ++counts_.recordings;
+    count([](BackendCounters& c) { ++c.recordings; });
     return cb;
 }
 
-// Submits what is queued and waits for it, then hands the scalar results out. mu_ held.
+// Submits what the held queue has queued and waits for it, then hands the scalar results out.
 void VulkanBackend::flush() {
-    if (!commands_.empty()) {
+    Queue& qu = q();
+    if (!qu.commands.empty()) {
         std::vector<uint32_t> levels;
         const std::vector<uint32_t> order = schedule(levels);
         std::vector<uint64_t> key;
@@ -194,7 +198,7 @@ void VulkanBackend::flush() {
         uint64_t dispatches = 0;
         bool copies = false;  // a copy names buffers that may go: such a command buffer is not kept
         for (uint32_t i : order) {
-            const Command& c = commands_[i];
+            const Command& c = qu.commands[i];
             key.push_back(uint64_t(levels[i]) << 32 | c.args);
             if (c.shader) {
                 ++dispatches;
@@ -205,69 +209,77 @@ void VulkanBackend::flush() {
                 copies = true;
             }
         }
-        // Whatever happens, the queue is empty afterwards: the scalar results and staging
-        // buffers of a failed submission are dropped with it.
-        struct Reset {
-            VulkanBackend& be;
-            ~Reset() {
-                vkResetFences(be.ctx_.device(), 1, &be.fence_);
-                be.commands_.clear();
-                be.accesses_.clear();
-                be.next_.clear();
-                be.next_taken_ = false;
-                be.args_used_ = 0;
-            }
-        } reset{*this};
         try {
             VkCommandBuffer cb = VK_NULL_HANDLE;
             uint32_t barriers = 0;
+            bool replayed = false;
             if (profiling_ || copies) {  // recorded afresh, not kept (timestamps are reset in it)
-                if (once_cb_) vkFreeCommandBuffers(ctx_.device(), pool_, 1, &once_cb_);
-                once_cb_ = VK_NULL_HANDLE;
-                cb = once_cb_ = record(order, levels, barriers);
+                if (qu.once_cb) vkFreeCommandBuffers(ctx_.device(), qu.pool, 1, &qu.once_cb);
+                qu.once_cb = VK_NULL_HANDLE;
+                cb = qu.once_cb = record(order, levels, barriers);
             } else {
-                auto it = std::find_if(recorded_.begin(), recorded_.end(), [&](const Recorded& r) { return r.key == key; });
-                if (it == recorded_.end()) {
-                    if (recorded_.size() == kRecorded) {  // the one used longest ago goes
-                        auto old = std::min_element(recorded_.begin(), recorded_.end(),
+                auto it = std::find_if(qu.recorded.begin(), qu.recorded.end(), [&](const Recorded& r) { return r.key == key; });
+                if (it == qu.recorded.end()) {
+                    if (qu.recorded.size() == kRecorded) {  // the one used longest ago goes
+                        auto old = std::min_element(qu.recorded.begin(), qu.recorded.end(),
                                                     [](const Recorded& a, const Recorded& b) { return a.used < b.used; });
-                        vkFreeCommandBuffers(ctx_.device(), pool_, 1, &old->cb);
-                        recorded_.erase(old);
+                        vkFreeCommandBuffers(ctx_.device(), qu.pool, 1, &old->cb);
+                        qu.recorded.erase(old);
                     }
                     Recorded r;
                     r.cb = record(order, levels, r.barriers);
                     r.key = std::move(key);
-                    recorded_.push_back(std::move(r));
-                    it = recorded_.end() - 1;
+                    qu.recorded.push_back(std::move(r));
+                    it = qu.recorded.end() - 1;
                 } else {
-                    ++counts_.replays;
+                    replayed = true;
                 }
-                it->used = ++submits_;
+                it->used = ++qu.submits;
                 cb = it->cb;
                 barriers = it->barriers;
             }
             VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
             si.commandBufferCount = 1;
             si.pCommandBuffers = &cb;
-            check(vkQueueSubmit(ctx_.queue(), 1, &si, fence_), "vkQueueSubmit");
-            ++counts_.submissions;
-            counts_.dispatches += dispatches;
-            counts_.barriers += barriers;
-            check(vkWaitForFences(ctx_.device(), 1, &fence_, VK_TRUE, UINT64_MAX), "vkWaitForFences");
+            ctx_.submit(qu.index, si, qu.fence);
+            count([&](BackendCounters& c) {
+                c.replays += replayed;
+                ++c.submissions;
+                c.dispatches += dispatches;
+                c.barriers += barriers;
+            });
+            check(vkWaitForFences(ctx_.device(), 1, &qu.fence, VK_TRUE, UINT64_MAX), "vkWaitForFences");
             collect_timing();
         } catch (...) {
-            after_.clear();
-            timed_.clear();
-            scalars_used_ = 0;
+            // Whatever happened, the queue is empty afterwards: the scalar results and staging
+            // buffers of a failed submission are dropped with it.
+            qu.after.clear();
+            qu.timed.clear();
+            finished(qu);
             throw;
         }
     }
     // The scalar results first: they read memory that may have been released meanwhile.
-    for (auto& f : after_) f();
-    after_.clear();
-    scalars_used_ = 0;
-    for (const Alloc& a : retired_) recycle(a);
-    retired_.clear();
+    for (auto& f : qu.after) f();
+    qu.after.clear();
+    finished(qu);
+}
+
+void VulkanBackend::finished(Queue& qu) {
+    if (!qu.commands.empty()) vkResetFences(ctx_.device(), 1, &qu.fence);
+    qu.commands.clear();
+    qu.accesses.clear();
+    qu.next.clear();
+    qu.next_taken = false;
+    qu.args_used = 0;
+    qu.scalars_used = 0;
+    std::vector<std::shared_ptr<Retired>> done;
+    {
+        const std::lock_guard lock(qu.retire_mu);
+        qu.busy = false;
+        done.swap(qu.retired);
+    }
+    // done goes here: what no other queue still holds is recycled
 }
 
 }  // namespace stepformer::vk
