@@ -16,8 +16,8 @@
 #                                 fuzz replays (every reader) and the CLI computing, training,
 #                                 saving, resuming and decoding each architecture (the engine, the
 #                                 training loop, checkpoints)
-# The GPU's tests are left out: the Vulkan driver (lavapipe, LLVM) is not instrumented and keeps
-# memory until the process ends. Extra arguments go to the GoogleTest binary; GTEST_FILTER picks
+# The GPU's tests are left out (but for the thread mode's GpuThreads): the Vulkan driver (lavapipe,
+# LLVM) is not instrumented and keeps memory until the process ends. Extra arguments go to the GoogleTest binary; GTEST_FILTER picks
 # tests (e.g. GTEST_FILTER='Safetensors*').
 set -eu
 kind=${1:-address}
@@ -48,6 +48,7 @@ cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSTEPFORMER_SANI
 replays="fuzz_replay_config fuzz_replay_dataset fuzz_replay_npy fuzz_replay_safetensors fuzz_replay_sentence fuzz_replay_checkpoint"
 # No Vulkan driver is offered (VK_ICD_FILENAMES): the GPU's code is checked on lavapipe by the
 # normal suite; the driver itself is not instrumented.
+icd_was=${VK_ICD_FILENAMES-unset}
 export VK_ICD_FILENAMES=/nonexistent-stepformer-icd.json
 if [ "$mode" = ci ]; then
     # shellcheck disable=SC2086
@@ -81,6 +82,16 @@ cmake --build "$BUILD" -j2 --target stepformer_core_tests stepformer-cli save_ch
 "$BUILD/bin/stepformer_core_tests" --gtest_filter="${GTEST_FILTER:-*}-*gpu*:*Gpu*:*Vulkan*:RowReductions.*:CliBackend.*" \
     --gtest_brief=1 "$@"
 ctest --test-dir "$BUILD" --output-on-failure -j2 -L fuzz
+if [ "$mode" = thread ]; then
+    # The GPU backend's own threads (one queue per thread), on the Vulkan driver where there is
+    # one: the driver is not instrumented, but the backend's locks and queues are.
+    gpu_threads="$BUILD/bin/stepformer_core_tests --gtest_filter=GpuThreads.* --gtest_brief=1"
+    if [ "$icd_was" = unset ]; then
+        env -u VK_ICD_FILENAMES $gpu_threads
+    else
+        VK_ICD_FILENAMES=$icd_was $gpu_threads
+    fi
+fi
 if [ -n "$ui" ]; then
     export QT_QPA_PLATFORM=offscreen
     "$BUILD/bin/ui_test_training_threads"
