@@ -94,7 +94,7 @@ TEST(GpuThreads, AThreadQueuesWhileAnotherWaitsForTheDevice) {
     for (;;) {
         const auto t0 = std::chrono::steady_clock::now();
         work(products);
-        if (std::chrono::steady_clock::now() - t0 > std::chrono::milliseconds(300) || products >= 8192) break;
+        if (std::chrono::steady_clock::now() - t0 > std::chrono::milliseconds(300) || products >= 65536) break;
         products *= 2;
     }
 

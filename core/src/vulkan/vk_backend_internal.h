@@ -339,7 +339,8 @@ private:
     void finished(Queue& q);  // after a flush, run or failed: the queue empty, its retired memory back
     std::vector<uint32_t> schedule(std::vector<uint32_t>& levels) const;
     VkCommandBuffer record(const std::vector<uint32_t>& order, const std::vector<uint32_t>& levels, uint32_t& barriers);
-    void barrier(VkCommandBuffer cb, bool to_host);
+    enum class Barrier { Levels, ToHost, FromOtherQueues };
+    void barrier(VkCommandBuffer cb, Barrier kind);
 
     // vk_counters.cpp (the queue held)
     void start_timing(VkCommandBuffer cb);

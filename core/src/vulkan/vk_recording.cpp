@@ -10,17 +10,27 @@
 
 namespace stepformer::vk {
 
-// A barrier between levels (to_host: the last one, before the host reads what the queue wrote).
-void VulkanBackend::barrier(VkCommandBuffer cb, bool to_host) {
+// A barrier between levels. The last one (to_host) makes the queue's writes visible to the host
+// and to whatever runs after it on the device (the next submission's first level has no barrier
+// before it). Where the device has several queues, the first one (from_other_queues) makes
+// visible what another thread's submission on another queue wrote before the host handed it
+// over (after that submission's fence): the barriers of one queue do not reach another's work.
+void VulkanBackend::barrier(VkCommandBuffer cb, Barrier kind) {
+    constexpr VkAccessFlags kDevice = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                      VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    constexpr VkPipelineStageFlags kStages = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
     VkMemoryBarrier mb{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
     mb.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-    mb.dstAccessMask = to_host ? VK_ACCESS_HOST_READ_BIT
-                               : VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_READ_BIT |
-                                     VK_ACCESS_TRANSFER_WRITE_BIT;
-    vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         to_host ? VK_PIPELINE_STAGE_HOST_BIT
-                                 : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                         0, 1, &mb, 0, nullptr, 0, nullptr);
+    mb.dstAccessMask = kDevice;
+    VkPipelineStageFlags src = kStages, dst = kStages;
+    if (kind == Barrier::ToHost) {
+        mb.dstAccessMask |= VK_ACCESS_HOST_READ_BIT;
+        dst |= VK_PIPELINE_STAGE_HOST_BIT;
+    } else if (kind == Barrier::FromOtherQueues) {
+        mb.srcAccessMask = VK_ACCESS_MEMORY_WRITE_BIT;
+        src = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    }
+    vkCmdPipelineBarrier(cb, src, dst, 0, 1, &mb, 0, nullptr, 0, nullptr);
 }
 
 void VulkanBackend::note(VkDeviceAddress lo, size_t bytes, bool write) {
@@ -159,10 +169,14 @@ VkCommandBuffer VulkanBackend::record(const std::vector<uint32_t>& order, const 
         check(vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
         start_timing(cb);
         barriers = 0;
+        if (ctx_.queue_count() > 1) {
+            barrier(cb, Barrier::FromOtherQueues);
+            ++barriers;
+        }
         for (size_t k = 0; k < order.size(); ++k) {
             const Command& c = qu.commands[order[k]];
             if (k > 0 && levels[order[k]] != levels[order[k - 1]]) {
-                barrier(cb, false);
+                barrier(cb, Barrier::Levels);
                 ++barriers;
             }
             if (!c.shader) {
@@ -176,7 +190,7 @@ VkCommandBuffer VulkanBackend::record(const std::vector<uint32_t>& order, const 
             vkCmdDispatch(cb, c.groups[0], c.groups[1], c.groups[2]);
             if (timed) stamp_after(cb, c.shader);
         }
-        barrier(cb, true);
+        barrier(cb, Barrier::ToHost);
         ++barriers;
         check(vkEndCommandBuffer(cb), "vkEndCommandBuffer");
     } catch (...) {
