@@ -20,16 +20,19 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEvent>
+#include <QEventLoop>
 #include <QTemporaryDir>
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <utility>
 
 #include "app/main_window.h"
 #include "stepformer/dataset.h"
+#include "stepformer/model.h"
 #include "steps/step_navigator.h"
 #include "training/training_controller.h"
 
@@ -246,19 +249,28 @@ void register_all() {
 }  // namespace
 
 // A training step at the tutorial's size as the Train dock runs it: TrainingController (the
-// Trainer, step reports through its mailbox), synchronous so that this thread waits for the run;
-// a step's time is (the last report's elapsed time - the first's) / (steps - 1), so the start-up
-// is not in it. Arg 1: with the attention snapshots the dock's replay takes after each epoch (at
-// one step an epoch, a traced forward pass of the replay sentence every step); 0: without, as
-// `stepformer-cli train` runs. Compare with stepformer_bench's BM_TrainStep_Tutorial_B2_NoParamGrads.
+// Trainer, step reports through its mailbox); a step's time is (the last report's elapsed time -
+// the first's) / (steps - 1), so the start-up is not in it. Arg 0: synchronous (this thread runs
+// the run and waits), without the attention snapshots, as `stepformer-cli train` runs; 1: the
+// same with the snapshots the dock's replay takes after each epoch (at one step an epoch, a
+// traced forward pass of the replay sentence every step); 2: as the app runs it, on the run's own
+// thread, this thread having computed a pass first (as the GUI thread has: its OpenMP team stays,
+// stepformer/compute_threads.h). Compare with stepformer_bench's
+// BM_TrainStep_Tutorial_B2_NoParamGrads. DOCK_EPOCHS sets the run's length (default 30).
 void BM_TrainDockStep(benchmark::State& state) {
     const stepformer::Config c = stepformer::Config::tutorial();
     stepformer::TrainOptions o;
-    o.epochs = 30;  // SGD, lr 1e-3, momentum 0.99, batch 2: the CLI's defaults
+    o.epochs = std::getenv("DOCK_EPOCHS") ? std::max(2, std::atoi(std::getenv("DOCK_EPOCHS"))) : 30;  // SGD, lr 1e-3, momentum 0.99, batch 2: the CLI's defaults
+    const bool threaded = state.range(0) == 2;
+    if (threaded) {  // a pass on this thread, as the GUI thread computes the views'
+        stepformer::Transformer model(c, stepformer::init_params(c, 1));
+        stepformer::Trace trace;
+        model.forward(stepformer::make_training_batch(c, stepformer::builtin_examples(c), {0, 1}), trace);
+    }
     for (auto _ : state) {
         TrainingController t;
-        t.setSynchronous(true);
-        t.setAttentionSnapshots(state.range(0) != 0);
+        t.setSynchronous(!threaded);
+        t.setAttentionSnapshots(state.range(0) == 1);
         t.setKeepOptimizerState(false);
         double first = -1.0, last = 0.0;
         int steps = 0;
@@ -267,15 +279,22 @@ void BM_TrainDockStep(benchmark::State& state) {
             last = s.elapsedS;
             ++steps;
         });
+        QEventLoop loop;
+        QObject::connect(&t, &TrainingController::finished, &loop, &QEventLoop::quit);
         QString error;
-        if (!t.start(c, TrainingController::StartPoint{}, stepformer::builtin_examples(c), o, &error) || steps < 2) {
+        if (!t.start(c, TrainingController::StartPoint{}, stepformer::builtin_examples(c), o, &error)) {
             state.SkipWithError(("training did not run: " + error.toStdString()).c_str());
+            return;
+        }
+        if (threaded) loop.exec();
+        if (steps < 2) {
+            state.SkipWithError("training reported fewer than two steps");
             return;
         }
         state.SetIterationTime((last - first) / (steps - 1));
     }
 }
-BENCHMARK(BM_TrainDockStep)->Arg(0)->Arg(1)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_TrainDockStep)->Arg(0)->Arg(1)->Arg(2)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
 int main(int argc, char** argv) {
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");

@@ -3,10 +3,12 @@
 // over cpu_*.cpp. make_cpu_backend() makes the one of the set in use. Only the kernel sets include it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "isa/isa.h"
 #include "stepformer/backend.h"
+#include "stepformer/compute_threads.h"
 
 namespace stepformer::cpu::STEPFORMER_ISA {
 
@@ -92,8 +94,11 @@ public:
     // The CPU computes as it is called: every result is in place when a kernel returns.
     void sync() override {}
 
-    // Threads to use for `work` multiply-adds (1 when small).
-    int threads_for(int64_t work) const { return work < kParallelFlops ? 1 : threads_; }
+    // Threads to use for `work` multiply-adds (1 when small, or while another thread holds the
+    // cores: stepformer/compute_threads.h).
+    int threads_for(int64_t work) const {
+        return work < kParallelFlops ? 1 : std::min(threads_, thread_team_limit());
+    }
 
 private:
     double linear_backward_update_sum(float* dx, float* dW, const float* dy, const float* x, float* W, int N, int I,

@@ -20,6 +20,7 @@
 
 
 #include "stepformer/backend.h"
+#include "stepformer/compute_threads.h"
 #include "stepformer/dataset.h"
 #include "stepformer/model.h"
 
@@ -229,9 +230,18 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
     const bool synchronous = synchronous_, snapshots = snapshots_;
     const Qt::ConnectionType delivery = synchronous ? Qt::DirectConnection : Qt::QueuedConnection;
     stepformer::Backend* const backend = backend_;
-    auto job = [this, gen, shared, config, backend, from = StartPoint(from), data = std::move(data), options, replaySrc, replayTgt, delivery,
+    // The run has the cores (stepformer/compute_threads.h): from now until the job ends, the
+    // other threads' kernels (this one's too) run on one thread, so that no idle team makes the
+    // run's threads sleep between kernels.
+    auto cores = stepformer::reserve_cores();
+    auto job = [this, gen, shared, config, backend, cores, from = StartPoint(from), data = std::move(data), options, replaySrc, replayTgt, delivery,
                 epilogue = std::move(epilogue), synchronous, snapshots, keepOptimizer = keepOptimizer_]() mutable {
         if (!synchronous) lowerThreadPriority();  // (widgets/background_pool.h)
+        const stepformer::UsingReservedCores usingCores;
+        struct Unreserve {
+            std::shared_ptr<const void>& cores;
+            ~Unreserve() { cores.reset(); }  // however the job ends, not when its thread object goes
+        } unreserve{cores};
         try {
             ParamSet params = from.params ? *from.params : init_params(config, from.seed);
             from.params.reset();  // copied: the run does not keep the starting weights alive
@@ -382,9 +392,11 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
             outcome->config = config;
             outcome->params = std::make_shared<ParamSet>(std::move(model->params()));
             outcome->optimizer = std::move(optimizer);
+            cores.reset();  // before the outcome arrives: the GUI thread computes with every thread again
             postToGui(this, [this, gen, outcome] { deliverOutcome(gen, outcome); }, delivery);
         } catch (const std::exception& e) {
             const QString msg = coreText(e);
+            cores.reset();
             postToGui(this, [this, gen, msg] { deliverFailure(gen, msg); }, delivery);
         }
     };
@@ -404,6 +416,7 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
     setState(State::Running);
     emit started(perEpoch * options.epochs, options.epochs, perEpoch);
     thread->start();
+    stepformer::release_thread_team();  // this thread's idle team, from the passes it computed
     return true;
 }
 

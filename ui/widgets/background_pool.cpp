@@ -1,5 +1,7 @@
 #include "widgets/background_pool.h"
 
+#include "stepformer/compute_threads.h"
+
 #include <algorithm>
 #include <cerrno>
 
@@ -39,3 +41,5 @@ void lowerThreadPriority() {
     if (errno == 0) setpriority(PRIO_PROCESS, tid, std::min(nice + 5, 19));
 #endif
 }
+
+ReleaseThreadTeam::~ReleaseThreadTeam() { stepformer::release_thread_team(); }

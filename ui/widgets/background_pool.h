@@ -24,11 +24,22 @@ QThreadPool* backgroundPool();
 // as its OpenMP team, inherit it). Once per thread; elsewhere a no-op.
 void lowerThreadPriority();
 
+// Why the pool's threads give their CPU worker threads back after each task: an idle OpenMP team
+// kept by a pool thread made every parallel region of a training run sleep and wake
+// (stepformer/compute_threads.h).
+struct ReleaseThreadTeam {
+    ReleaseThreadTeam() = default;
+    ReleaseThreadTeam(const ReleaseThreadTeam&) = delete;
+    ReleaseThreadTeam& operator=(const ReleaseThreadTeam&) = delete;
+    ~ReleaseThreadTeam();
+};
+
 // QtConcurrent::run(backgroundPool(), work), the work at the lower priority.
 template <class Work>
 auto runInBackground(Work work) {
     return QtConcurrent::run(backgroundPool(), [work = std::move(work)]() mutable {
         lowerThreadPriority();
+        const ReleaseThreadTeam release;  // when the work is done, whatever it returns or throws
         return work();
     });
 }
