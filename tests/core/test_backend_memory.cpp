@@ -370,6 +370,29 @@ TEST_P(BackendOps, TrainingWithDropoutMatchesTheCpu) {
     }
 }
 
+// backend.h: a backend with a queue keeps one per thread, so that one thread's sync() runs its own
+// kernels, not another's. A scalar result shows when its kernel ran: at once on a backend that
+// computes as it is called, at the caller's sync() on one that queues.
+TEST_P(BackendOps, EachThreadsSyncRunsItsOwnKernels) {
+    TRACE("sync", "a kernel queued by this thread, another thread's kernel and sync");
+    const Vec v = {1, 2, 3};
+    auto* x = static_cast<float*>(be->alloc(v.size() * sizeof(float)));
+    be->upload(x, v.data(), v.size() * sizeof(float));
+    be->sync();
+    double mine = 0.0, theirs = 0.0;
+    be->sum_squares(&mine, x, 3);
+    const double mine_before = mine;  // 14 if it ran at once, 0 if it is queued
+    std::thread([&] {
+        be->sum_squares(&theirs, x, 3);
+        be->sync();
+    }).join();
+    EXPECT_EQ(theirs, 14.0);
+    EXPECT_EQ(mine, mine_before) << "another thread's sync() ran this thread's kernel";
+    be->sync();
+    EXPECT_EQ(mine, 14.0);
+    be->release(x);
+}
+
 TEST_P(BackendOps, NameAndDescription) {
     EXPECT_EQ(be->name(), GetParam());
     EXPECT_FALSE(be->describe().empty());

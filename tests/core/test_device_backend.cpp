@@ -9,7 +9,6 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "copy_backend.h"
@@ -219,23 +218,6 @@ TEST(DeviceBackend, CountsOneWaitPerSyncWithWork) {
     be->release(x);
     reset_device_sync_waits(*be);
     EXPECT_EQ(device_sync_waits(*be), 0u);
-}
-
-TEST(DeviceBackend, QueuesArePerThread) {
-    auto be = device();
-    float* x = upload(*be, {1, 2, 3});
-    be->sync();
-    double mine = 0.0, theirs = 0.0;
-    be->sum_squares(&mine, x, 3);
-    std::thread([&] {
-        be->sum_squares(&theirs, x, 3);
-        be->sync();
-    }).join();
-    EXPECT_EQ(theirs, 14.0);  // the other thread's sync ran its own kernel...
-    EXPECT_EQ(mine, 0.0);     // ...not this thread's
-    be->sync();
-    EXPECT_EQ(mine, 14.0);
-    be->release(x);
 }
 
 TEST(DeviceBackend, StagingMovesAPassThroughIt) {

@@ -1,6 +1,6 @@
 // The GPU backend's queues, one per thread (backend.h: "a backend with a queue keeps one per
-// thread"): a thread's sync() submits and waits for its own kernels only, a thread queues while
-// another waits for the device, threads computing together get what each gets alone, memory one
+// thread"; BackendOps.EachThreadsSyncRunsItsOwnKernels checks that on every backend): a thread
+// queues while another waits for the device, threads computing together get what each gets alone, memory one
 // thread releases waits for the kernels another queued, and threads that come and go (a training
 // run each) reuse idle queues rather than adding one each. On lavapipe here.
 #include <gtest/gtest.h>
@@ -10,10 +10,10 @@
 #include <chrono>
 #include <cstring>
 #include <memory>
-#include <random>
 #include <thread>
 #include <vector>
 
+#include "backend_ops_util.h"
 #include "stepformer/backend.h"
 #include "stepformer/backend_counters.h"
 #include "stepformer/dataset.h"
@@ -31,15 +31,8 @@ bool have_gpu() {
     return std::find(names.begin(), names.end(), "gpu") != names.end();
 }
 
-using Vec = std::vector<float>;
-
-Vec rnd(size_t n, uint32_t seed) {
-    std::mt19937 g(seed);
-    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-    Vec v(n);
-    for (auto& x : v) x = d(g);
-    return v;
-}
+using backend_ops_test::rnd;
+using backend_ops_test::Vec;
 
 float* put(Backend& be, const Vec& v) {
     auto* p = static_cast<float*>(be.alloc(v.size() * sizeof(float)));
@@ -51,26 +44,6 @@ Vec get(Backend& be, const float* p, size_t n) {
     Vec v(n);
     be.download(v.data(), p, n * sizeof(float));
     return v;
-}
-
-TEST(GpuThreads, AThreadsSyncRunsItsOwnKernelsOnly) {
-    if (!have_gpu()) return;
-    const auto be = make_backend("gpu", 1);
-    float* x = put(*be, {1, 2, 3});
-    be->sync();
-    double mine = 0.0, theirs = 0.0;
-    be->sum_squares(&mine, x, 3);  // queued by this thread
-    const BackendCounters before = *be->counters();
-    std::thread([&] {
-        be->sum_squares(&theirs, x, 3);
-        be->sync();
-    }).join();
-    EXPECT_EQ(theirs, 14.0);  // the other thread's sync ran its own kernel...
-    EXPECT_EQ(mine, 0.0);     // ...not this thread's
-    EXPECT_EQ(be->counters()->since(before).submissions, 1u);
-    be->sync();
-    EXPECT_EQ(mine, 14.0);
-    be->release(x);
 }
 
 // While one thread waits for a long product on the device, another queues a kernel: the queueing
