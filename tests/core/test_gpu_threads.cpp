@@ -46,45 +46,83 @@ Vec get(Backend& be, const float* p, size_t n) {
     return v;
 }
 
+// Chained products (each reads the one before) sized to take ~0.3 s alone on this device: one
+// submission, one wait, long enough for another thread to act meanwhile.
+struct LongWork {
+    Backend& be;
+    static constexpr int n = 512;
+    float* w = put(be, rnd(size_t(n) * n, 1));
+    float* a = put(be, rnd(size_t(n) * n, 2));
+    float* b = put(be, Vec(size_t(n) * n));
+    int products = 1;
+
+    explicit LongWork(Backend& backend) : be(backend) {
+        for (;;) {
+            const auto t0 = std::chrono::steady_clock::now();
+            run();
+            if (std::chrono::steady_clock::now() - t0 > std::chrono::milliseconds(300) || products >= 65536) break;
+            products *= 2;
+        }
+    }
+    ~LongWork() {
+        for (float* p : {w, a, b}) be.release(p);
+    }
+    void run() {
+        for (int i = 0; i < products; ++i) be.linear_forward(i % 2 ? a : b, i % 2 ? b : a, w, n, n, n);
+        be.sync();
+    }
+    // Runs it on another thread, returning once that thread waits for the device; `done` is set
+    // when it has.
+    std::thread start(std::atomic<bool>& done) {
+        const uint64_t submitted = be.counters()->submissions;
+        std::thread t([this, &done] {
+            run();
+            done = true;
+        });
+        while (be.counters()->submissions == submitted) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        return t;
+    }
+};
+
 // While one thread waits for a long product on the device, another queues a kernel: the queueing
 // does not wait for the first thread's work (with one queue for every thread it did, the lock
-// being held through the wait). The work is sized to take ~0.3 s alone on this device.
+// being held through the wait).
 TEST(GpuThreads, AThreadQueuesWhileAnotherWaitsForTheDevice) {
     if (!have_gpu()) return;
     const auto be = make_backend("gpu", 1);
-    const int n = 512;
-    float* w = put(*be, rnd(size_t(n) * n, 1));
-    float* a = put(*be, rnd(size_t(n) * n, 2));
-    float* b = put(*be, Vec(size_t(n) * n));
     float* z = put(*be, Vec(64));
     be->sync();
-    // `products` chained products (each reads the one before): one submission, one wait
-    const auto work = [&](int products) {
-        for (int i = 0; i < products; ++i) be->linear_forward(i % 2 ? a : b, i % 2 ? b : a, w, n, n, n);
-        be->sync();
-    };
-    int products = 1;
-    for (;;) {
-        const auto t0 = std::chrono::steady_clock::now();
-        work(products);
-        if (std::chrono::steady_clock::now() - t0 > std::chrono::milliseconds(300) || products >= 65536) break;
-        products *= 2;
-    }
-
-    const uint64_t submitted = be->counters()->submissions;
+    LongWork work(*be);
     std::atomic<bool> done{false};
-    std::thread waiter([&] {
-        work(products);
-        done = true;
-    });
-    while (be->counters()->submissions == submitted) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    std::thread waiter = work.start(done);
     be->fill(z, 64, 1.0f);  // the other thread is waiting for the device now
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    EXPECT_FALSE(done) << "queueing a kernel waited for another thread's " << products << " products";
+    EXPECT_FALSE(done) << "queueing a kernel waited for another thread's " << work.products << " products";
     be->sync();
     waiter.join();
     EXPECT_EQ(get(*be, z, 64), Vec(64, 1.0f));
-    for (float* p : {w, a, b, z}) be->release(p);
+    be->release(z);
+}
+
+// Once four threads have queues, a new thread takes the idle one used longest ago — here this
+// thread's. This thread's next kernel then goes to another queue at once: it does not wait for
+// the new owner's long flush to find out that the queue is no longer its own.
+TEST(GpuThreads, AThreadWhoseIdleQueuePassedOnDoesNotWaitForItsNewOwner) {
+    if (!have_gpu()) return;
+    const auto be = make_backend("gpu", 1);
+    float* z = put(*be, Vec(64));
+    be->sync();  // this thread's queue, the first
+    LongWork work(*be);
+    for (int i = 0; i < 3; ++i) std::thread([&] { be->sync(); be->fill(z, 64, 0.0f); be->sync(); }).join();
+    std::atomic<bool> done{false};
+    std::thread taker = work.start(done);  // the fifth thread: takes this thread's idle queue
+    be->fill(z, 64, 2.0f);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(done) << "a kernel waited for the flush of the thread that took this thread's queue";
+    be->sync();
+    taker.join();
+    EXPECT_EQ(get(*be, z, 64), Vec(64, 2.0f));
+    be->release(z);
 }
 
 // Two training runs on one backend, at once, each from its own thread: the same weights as each

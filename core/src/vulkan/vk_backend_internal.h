@@ -254,7 +254,9 @@ private:
     // thread once there are kQueues (threads come and go: a training run has one of its own).
     struct Queue {
         std::mutex mu;  // held by the thread queueing into it (QueueLock), and through its flush
-        std::thread::id owner;
+        // Written under mu and queues_mu_; read without them by the thread that used it last, so
+        // that a thread whose idle queue passed to another does not wait for the other's flush.
+        std::atomic<std::thread::id> owner;
         uint32_t index = 0;  // which of the device's queues it submits to (Context::submit)
         uint64_t last_used = 0;
         VkCommandPool pool = VK_NULL_HANDLE;

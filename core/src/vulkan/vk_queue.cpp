@@ -32,10 +32,10 @@ VulkanBackend::Queue& VulkanBackend::acquire() {
     };
     thread_local Mine mine;
     const std::thread::id me = std::this_thread::get_id();
-    if (mine.backend == id_) {
+    if (mine.backend == id_ && mine.queue->owner.load() == me) {
         Queue* q = mine.queue;
-        q->mu.lock();
-        if (q->owner == me) return *q;
+        q->mu.lock();  // others hold it only for a moment (a search) unless they took it over
+        if (q->owner.load() == me) return *q;
         q->mu.unlock();
     }
     const std::lock_guard lock(queues_mu_);
