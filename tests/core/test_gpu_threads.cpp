@@ -84,6 +84,19 @@ struct LongWork {
     }
 };
 
+// Starts `work` on another thread and, once that thread waits for the device, fills z with
+// `value` here: the fill must not wait for the other thread's work. Then z holds `value`.
+void fill_while_another_waits(Backend& be, LongWork& work, float* z, float value, const char* waited) {
+    std::atomic<bool> done{false};
+    std::thread other = work.start(done);
+    be.fill(z, 64, value);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(done) << waited << " (" << work.products << " products)";
+    be.sync();
+    other.join();
+    EXPECT_EQ(get(be, z, 64), Vec(64, value));
+}
+
 // While one thread waits for a long product on the device, another queues a kernel: the queueing
 // does not wait for the first thread's work (with one queue for every thread it did, the lock
 // being held through the wait).
@@ -93,18 +106,11 @@ TEST(GpuThreads, AThreadQueuesWhileAnotherWaitsForTheDevice) {
     float* z = put(*be, Vec(64));
     be->sync();
     LongWork work(*be);
-    std::atomic<bool> done{false};
-    std::thread waiter = work.start(done);
-    be->fill(z, 64, 1.0f);  // the other thread is waiting for the device now
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    EXPECT_FALSE(done) << "queueing a kernel waited for another thread's " << work.products << " products";
-    be->sync();
-    waiter.join();
-    EXPECT_EQ(get(*be, z, 64), Vec(64, 1.0f));
+    fill_while_another_waits(*be, work, z, 1.0f, "queueing a kernel waited for another thread's products");
     be->release(z);
 }
 
-// Once four threads have queues, a new thread takes the idle one used longest ago — here this
+// Once four threads have queues, a new thread takes the idle one taken longest ago — here this
 // thread's. This thread's next kernel then goes to another queue at once: it does not wait for
 // the new owner's long flush to find out that the queue is no longer its own.
 TEST(GpuThreads, AThreadWhoseIdleQueuePassedOnDoesNotWaitForItsNewOwner) {
@@ -114,14 +120,8 @@ TEST(GpuThreads, AThreadWhoseIdleQueuePassedOnDoesNotWaitForItsNewOwner) {
     be->sync();  // this thread's queue, the first
     LongWork work(*be);
     for (int i = 0; i < 3; ++i) std::thread([&] { be->sync(); be->fill(z, 64, 0.0f); be->sync(); }).join();
-    std::atomic<bool> done{false};
-    std::thread taker = work.start(done);  // the fifth thread: takes this thread's idle queue
-    be->fill(z, 64, 2.0f);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    EXPECT_FALSE(done) << "a kernel waited for the flush of the thread that took this thread's queue";
-    be->sync();
-    taker.join();
-    EXPECT_EQ(get(*be, z, 64), Vec(64, 2.0f));
+    // the fifth thread takes this thread's idle queue
+    fill_while_another_waits(*be, work, z, 2.0f, "a kernel waited for the flush of the thread that took this thread's queue");
     be->release(z);
 }
 

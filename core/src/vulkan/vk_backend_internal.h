@@ -251,7 +251,8 @@ private:
     // fence. Every thread queues into one of its own, so one thread's sync() submits and waits
     // for its own kernels only, and a thread records while another waits for the device. A
     // thread keeps its queue while it has commands queued; an idle queue may pass to another
-    // thread once there are kQueues (threads come and go: a training run has one of its own).
+    // thread once there are kQueues, the one taken longest ago (threads come and go: a training
+    // run has one of its own).
     struct Queue {
         std::mutex mu;  // held by the thread queueing into it (QueueLock), and through its flush
         // Written under mu and queues_mu_; read without them by the thread that used it last, so

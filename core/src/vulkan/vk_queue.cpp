@@ -22,8 +22,8 @@ VulkanBackend::Retired::~Retired() {
 }
 
 // The calling thread's queue, locked: the one it used last while that is still its own (the
-// usual case: one lock, no search); else a new one, or, once there are kQueues, the idle one used
-// longest ago. A queue with commands queued stays with its thread, so a thread's kernels are
+// usual case: one lock, no search); else a new one, or, once there are kQueues, the idle one
+// taken longest ago. A queue with commands queued stays with its thread, so a thread's kernels are
 // never split across two queues. A thread whose idle queue passed to another takes another.
 VulkanBackend::Queue& VulkanBackend::acquire() {
     struct Mine {
