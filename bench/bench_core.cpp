@@ -145,6 +145,17 @@ void BM_TrainStep_B32_L64(benchmark::State& state) {
 }
 BENCHMARK(BM_TrainStep_B32_L64)->Unit(benchmark::kMillisecond)->Iterations(3);
 
+// Longer sentences at the same 2048 tokens a batch (batch x length), 1000-word vocabularies: the
+// attention's share grows with the length (its scores are batch x heads x length^2).
+void BM_TrainStep_Long(benchmark::State& state) {
+    const int B = int(state.range(0)), L = int(state.range(1));
+    Workload w(synthetic_config(Config::tutorial(), 1000, L, L), B);
+    warm_up([&] { w.train_step(); });
+    for (auto _ : state) w.train_step();
+    report_memory(state);
+}
+BENCHMARK(BM_TrainStep_Long)->Args({8, 256})->Unit(benchmark::kMillisecond)->Iterations(3);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -11,6 +11,8 @@ Cases (each runs in its own subprocess so peak RSS is per case):
                               SGD(lr 1e-3, momentum 0.99) step, same size
   torch_train_step_b32_l64    same step at batch 32, src_len = tgt_len = 64, vocab 1000 each side,
                               random token ids
+  torch_train_step_b8_l256    the same at batch 8, length 256 (as many tokens; the attention's
+                              scores four times as many)
 Prints one JSON line per case: {"name", "ms" (median per iteration), "iters", "peak_rss_mb", ...}
 and a line with torch's BLAS build info / the BLAS library actually loaded.
 """
@@ -27,7 +29,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "reference"))
 
-CASES = ["torch_forward_tutorial_b2", "torch_train_step_tutorial_b2", "torch_train_step_b32_l64"]
+CASES = ["torch_forward_tutorial_b2", "torch_train_step_tutorial_b2", "torch_train_step_b32_l64",
+         "torch_train_step_b8_l256"]
 
 
 def blas_info():
@@ -60,12 +63,12 @@ def run_case(name, quick, threads, device="cpu"):
         raise SystemExit("torch_bench: --device cuda, but this PyTorch sees no CUDA device")
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    if name.endswith("_b32_l64"):
+    if name.endswith("_b32_l64") or name.endswith("_b8_l256"):
         V = 1000
+        B, L = (32, 64) if name.endswith("_b32_l64") else (8, 256)
         cfg = M.tutorial_config(src_vocab=["P"] + ["s%d" % i for i in range(V - 1)],
                                 tgt_vocab=["P", "S", "E"] + ["t%d" % i for i in range(V - 3)],
-                                src_len=64, tgt_len=64)
-        B, L = 32, 64
+                                src_len=L, tgt_len=L)
         src = torch.randint(1, V, (B, L))
         tgt = torch.randint(1, V, (B, L))
         out = torch.randint(1, V, (B, L))

@@ -161,9 +161,16 @@ void Trace::clear() {
     staging_.p.reset();
 }
 
+void Trace::give_to_pool(TraceEntry& e) {
+    Saved& sv = e.saved;
+    for (Tensor* t : {&e.value, &sv.mean, &sv.rstd, &sv.keep, &sv.dropped, &sv.merged, &sv.finite}) pool.give(*t);
+}
+
 void Trace::truncate(size_t n) {
+    const size_t keep = std::min(n, entries_.size());
     std::deque<TraceEntry> kept(std::make_move_iterator(entries_.begin()),
-                                std::make_move_iterator(entries_.begin() + std::ptrdiff_t(std::min(n, entries_.size()))));
+                                std::make_move_iterator(entries_.begin() + std::ptrdiff_t(keep)));
+    for (size_t i = keep; i < entries_.size(); ++i) give_to_pool(entries_[i]);
     entries_.clear();
     index_.clear();
     role_index_.clear();

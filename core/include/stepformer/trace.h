@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "stepformer/tensor.h"
+#include "stepformer/tensor_pool.h"
 
 namespace stepformer {
 class Backend;
@@ -213,8 +214,12 @@ public:
     const std::deque<TraceEntry>& entries() const { return entries_; }
     size_t size() const { return entries_.size(); }
     void clear();
-    // Keeps the first n entries (and their graph indexes); the internals stay.
+    // Keeps the first n entries (and their graph indexes); the internals stay. The others' buffers
+    // go to the pool.
     void truncate(size_t n);
+    // An entry's values (and its Saved tensors) go to the pool; it keeps its shape (a lean pass's
+    // freed entry).
+    void give_to_pool(TraceEntry& e);
 
     // Token strings of the batch, for axis labels: tokens[b][pos].
     std::vector<std::vector<std::string>> src_tokens;
@@ -228,6 +233,10 @@ public:
     // The pass freed what its backward pass does not read (ForwardOptions::keep_all = false):
     // such entries keep their shape, not their values, and the backward frees the rest as it goes.
     bool lean = false;
+    // The buffers of entries cleared, truncated or freed by a lean pass, for the next pass's
+    // tensors of the same sizes (tensor_pool.h; on a backend that computes in host memory).
+    // A copy of the trace starts with none.
+    TensorPool pool;
 
     // Where the backend that computed this trace keeps its tensors (staging.h): made by the
     // forward pass, used again by loss() and backward() so that they read the forward's tensors

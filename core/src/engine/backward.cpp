@@ -62,7 +62,7 @@ struct GraphBackward {
         auto it = x.gs.pending.find(name);
         *exists = it != x.gs.pending.end();
         if (*exists) return st().inout(it->second);
-        Tensor& t = x.gs.pending.emplace(name, Tensor(tr().at(name).value.shape)).first->second;
+        Tensor& t = x.gs.pending.emplace(name, tr().pool.take(tr().at(name).value.shape)).first->second;
         return st().out(t);
     }
     // g(name) += d (n floats), or = d when nothing was there.
@@ -329,10 +329,9 @@ struct GraphBackward {
     // A lean trace (a training step): once its backward has run, nothing reads the step's tensors.
     void release(const TraceEntry& entry) {
         TraceEntry& e = tr().mutable_at(entry.name);
-        for (Tensor* t : {&e.value, &e.saved.mean, &e.saved.rstd, &e.saved.keep, &e.saved.dropped, &e.saved.merged}) {
+        for (Tensor* t : {&e.value, &e.saved.mean, &e.saved.rstd, &e.saved.keep, &e.saved.dropped, &e.saved.merged})
             st().forget(*t);
-            std::vector<float>().swap(t->data);
-        }
+        tr().give_to_pool(e);
     }
 };
 

@@ -37,6 +37,7 @@ struct GradState {
                    std::move(it->second));
         } else {
             st.forget(it->second);
+            tr.pool.give(it->second);
         }
         pending.erase(it);
     }

@@ -43,10 +43,14 @@ struct Runner {
     }
     const std::vector<int>& ids(int stream) { return detail::stream_ids(p.batch, stream); }
 
+    // A tensor a kernel overwrites whole (Staging::out): a buffer of its size the trace's pool kept
+    // (tensor_pool.h), contents stale, or a fresh one.
+    Tensor overwritten(Shape s) { return tr.pool.take(std::move(s)); }
+
     // The keep mask of a dropout at this step, or empty (not training, p = 0).
     Tensor draw(const Attrs& a, int64_t n) {
         if (!p.opt.train || a.dropout <= 0.0f) return {};
-        Tensor keep({n});
+        Tensor keep = overwritten({n});
         const int s = a.site >= 0 ? a.site : site++;
         be().dropout_mask(st().out(keep), n, a.dropout, p.opt.seed, p.opt.step * uint64_t(a.sites_per_step) + uint64_t(s));
         return keep;
@@ -55,7 +59,7 @@ struct Runner {
     void drop_output(const Attrs& a, const Tensor& out, Saved& sv) {
         sv.keep = draw(a, out.size());
         if (sv.keep.empty()) return;
-        sv.dropped = Tensor(out.shape);
+        sv.dropped = overwritten(out.shape);
         be().mul_forward(st().out(sv.dropped), st().in(out), st().in(sv.keep), out.size());
     }
 
@@ -168,7 +172,7 @@ struct Runner {
         const Tensor &A = read(s.node.inputs.at(0)), &V = value(s.node.inputs.at(1));  // (B, H, Lq, Lk), (B, H, Lk, dv)
         const int B = dim(A.shape, 0), H = dim(A.shape, 1), Lq = dim(A.shape, 2), Lk = dim(A.shape, 3), dv = dim(V.shape, 3);
         be().attn_context_forward(st().out(out), st().in(A), st().in(V), B * H, Lq, Lk, dv);
-        sv.merged = Tensor({B, Lq, H * dv});  // the heads side by side: the out projection's input
+        sv.merged = overwritten({B, Lq, H * dv});  // the heads side by side: the out projection's input
         be().merge_heads(st().out(sv.merged), st().in(out), B, Lq, H, dv);
     }
 
@@ -191,8 +195,8 @@ struct Runner {
         const std::vector<std::string>& in = s.node.inputs;
         const Tensor& X = value(in.at(0));
         const int D = dim(X.shape, -1), rows = int(X.size() / D);
-        sv.mean = Tensor({rows});
-        sv.rstd = Tensor({rows});
+        sv.mean = overwritten({rows});
+        sv.rstd = overwritten({rows});
         be().layernorm_forward(st().out(out), st().out(sv.mean), st().out(sv.rstd), st().in(X),
                                in.size() > 1 ? w(in[1]) : nullptr, in.size() > 2 ? w(in[2]) : nullptr, rows, D,
                                s.node.attrs.eps);
@@ -243,18 +247,40 @@ struct Runner {
         }
     }
 
-    // A traced step's output the pass no longer needs: its values go (the entry keeps its shape).
+    // A traced step's output the pass no longer needs: its values go to the pool (the entry keeps
+    // its shape).
     void release(size_t j) {
         const Step& s = g.steps()[j];
         if (!s.traced) return;
         TraceEntry& e = tr.mutable_at(s.name);
         st().forget(e.value);
-        std::vector<float>().swap(e.value.data);
+        tr.pool.give(e.value);
+    }
+
+    // Every kernel these ops call writes all of the output. Not the ones that replace it (a table,
+    // an input), zero it on the host (an additive mask) or make masks (small).
+    static bool overwrites(Op op) {
+        switch (op) {
+            case Op::Embedding:
+            case Op::PositionalAdd:
+            case Op::Linear:
+            case Op::Scale:
+            case Op::ScaledMatMul:
+            case Op::MaskFill:
+            case Op::MaskAdd:
+            case Op::Softmax:
+            case Op::MatMul:
+            case Op::Add:
+            case Op::LayerNorm:
+            case Op::Relu:
+            case Op::Gelu: return true;
+            default: return false;
+        }
     }
 
     void step(size_t i) {
         const Step& s = g.steps()[i];
-        Tensor out(s.shape);
+        Tensor out = overwrites(s.node.op) ? overwritten(s.shape) : Tensor(s.shape);
         Saved sv;
         compute(s, out, sv);
         if (!s.traced) {
@@ -270,6 +296,8 @@ struct Runner {
 void run(const std::shared_ptr<const Graph>& g, size_t from, Pass& p, Trace& tr) {
     tr.graph = g;
     tr.internals.resize(g->size());
+    // On a backend with memory of its own a pass may leave host tensors unwritten (no copy back).
+    tr.pool.set_enabled(p.m.st.passthrough());
     Runner r{p, tr, *g};
     if (p.opt.train)  // the sites the steps before `from` drew
         for (size_t i = 0; i < from; ++i) {
@@ -286,6 +314,10 @@ void run(const std::shared_ptr<const Graph>& g, size_t from, Pass& p, Trace& tr)
         if (!plan.empty())
             for (size_t j : plan[i]) r.release(j);
     }
+    // What the pass did not take goes: between passes the pool holds only what the pass after
+    // this one frees (a training step's backward, for the next step's forward), so the peak of
+    // memory stays what it was without it.
+    tr.pool.clear();
 }
 
 std::vector<std::vector<size_t>> release_plan(const Graph& g) {
