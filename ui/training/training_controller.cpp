@@ -1,15 +1,12 @@
 #include "training/training_controller.h"
+#include "training/training_run.h"
 #include "widgets/background_pool.h"
 #include "widgets/thread_handoff.h"
 #include "app/core_text.h"
-#include "training/training_traces.h"
 #include "widgets/text_util.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
-#include <condition_variable>
-#include <limits>
 #include <mutex>
 #include <utility>
 
@@ -17,8 +14,6 @@
 #include <QThread>
 
 #include "stepformer/heap.h"
-
-
 #include "stepformer/backend.h"
 #include "stepformer/compute_threads.h"
 #include "stepformer/dataset.h"
@@ -27,57 +22,10 @@
 using namespace stepformer;
 
 namespace {
-
-// A call from the worker for the GUI thread, run by TrainingController::event (direct when the
-// run is synchronous). Pending calls go with the controller (Qt drops a deleted receiver's events).
-void postToGui(QObject* to, std::function<void()> f, Qt::ConnectionType delivery) {
-    if (delivery == Qt::DirectConnection) {
-        f();
-        return;
-    }
-    auto* call = new GuiCall(std::move(f));
-    handOff(guiEventQueue());
-    QCoreApplication::postEvent(to, call);
-}
-
 using ui_text::qs;
 using ui_text::ss;
-using training_traces::liveForward;
-using training_traces::replayBatch;
-using training_traces::takeSnapshot;
-
 }  // namespace
 
-// The mailbox between the worker and the GUI thread, and the run's controls.
-struct TrainingController::Shared {
-    TrainControl control;
-    std::mutex mu;
-    // Steps and epoch snapshots in the order the worker produced them.
-    struct Item {
-        TrainingStep step;
-        std::shared_ptr<const AttentionSnapshot> snapshot;  // set: a snapshot, not a step
-    };
-    std::vector<Item> pending;
-    bool flushPosted = false;
-    // The newest live trace not yet delivered (an older one is dropped: it is stale).
-    std::shared_ptr<const LiveTrace> liveTrace;
-
-    // Set by the GUI thread at any time (under mu); a change wakes a paced wait.
-    std::condition_variable cv;
-    int paceMs = 0;
-    bool liveOn = false;
-    int liveIntervalMs = kDefaultLiveIntervalMs;
-    std::string liveSrc, liveTgt;
-
-    template <typename F>
-    void update(F&& change) {
-        {
-            std::lock_guard<std::mutex> lock(mu);
-            change();
-        }
-        cv.notify_all();
-    }
-};
 
 void TrainingController::setBackend(stepformer::Backend* backend) { backend_ = backend ? backend : &default_backend(); }
 
@@ -222,184 +170,30 @@ bool TrainingController::start(const Config& config, const StartPoint& from, std
     message_.clear();
 
     const int perEpoch = int((data.size() + size_t(options.batch_size) - 1) / size_t(options.batch_size));
-    const std::string replaySrc = ss(replaySrc_), replayTgt = ss(replayTgt_);
 
-    // The worker. It owns its model; it talks to the GUI thread only through queued calls on
-    // `this` (the destructor joins every worker before this object goes away). Synchronous, the
-    // same calls are direct: the job runs on the GUI thread, which must keep its priority.
-    const bool synchronous = synchronous_, snapshots = snapshots_;
-    const Qt::ConnectionType delivery = synchronous ? Qt::DirectConnection : Qt::QueuedConnection;
-    stepformer::Backend* const backend = backend_;
-    // The run has the cores (stepformer/compute_threads.h): from now until the job ends, the
-    // other threads' kernels (this one's too) run on one thread, so that no idle team makes the
-    // run's threads sleep between kernels.
-    auto cores = stepformer::reserve_cores();
-    auto job = [this, gen, shared, config, backend, cores, from = StartPoint(from), data = std::move(data), options, replaySrc, replayTgt, delivery,
-                epilogue = std::move(epilogue), synchronous, snapshots, keepOptimizer = keepOptimizer_]() mutable {
-        if (!synchronous) lowerThreadPriority();  // (widgets/background_pool.h)
-        const stepformer::UsingReservedCores usingCores;
-        struct Unreserve {
-            std::shared_ptr<const void>& cores;
-            ~Unreserve() { cores.reset(); }  // however the job ends, not when its thread object goes
-        } unreserve{cores};
-        try {
-            ParamSet params = from.params ? *from.params : init_params(config, from.seed);
-            from.params.reset();  // copied: the run does not keep the starting weights alive
-            // A unique_ptr: when the GPU is lost the weights move to a model on the CPU.
-            auto model = std::make_unique<Transformer>(config, std::move(params), backend);
-            auto trainer = std::make_unique<Trainer>(*model, data, options);
-            if (from.optimizerJson && from.optimizerTensors) {
-                std::map<std::string, const Tensor*> tensors;
-                for (const auto& [name, t] : *from.optimizerTensors) tensors.emplace(name, &t);
-                trainer->optimizer().load_state(*from.optimizerJson, tensors);
-            }
-            from.optimizerTensors.reset();
-            const Batch replay = replayBatch(config, replaySrc, replayTgt, data);
-            // Everything for the GUI goes through the mailbox; at most one delivery is queued at
-            // a time, so a fast model cannot flood the event queue.
-            auto post = [&](Shared::Item item) {
-                bool notify = false;
-                {
-                    std::lock_guard<std::mutex> lock(shared->mu);
-                    shared->pending.push_back(std::move(item));
-                    if (!shared->flushPosted) notify = shared->flushPosted = true;
-                }
-                if (notify) postToGui(this, [this, gen] { deliverPending(gen); }, delivery);
-            };
-            const int stride = snapshotStride(options.epochs);
-            auto snapshot = [&](int epoch, double meanLoss) {
-                if (!snapshots) return;
-                Shared::Item item;
-                item.snapshot = takeSnapshot(*model, replay, epoch, meanLoss);
-                post(std::move(item));
-            };
-            snapshot(0, std::numeric_limits<double>::quiet_NaN());
-
-            // Live traces: at most one a step and one every liveIntervalMs of wall time.
-            using Clock = std::chrono::steady_clock;
-            // The first step's may go at once: the views turn live as the run starts.
-            Clock::time_point lastLive = Clock::now() - std::chrono::hours(1);
-            auto maybeLive = [&](const TrainingStep& at) {
-                std::string src, tgt;
-                {
-                    std::lock_guard<std::mutex> lock(shared->mu);
-                    if (!shared->liveOn ||
-                        Clock::now() - lastLive < std::chrono::milliseconds(shared->liveIntervalMs))
-                        return;
-                    src = shared->liveSrc;
-                    tgt = shared->liveTgt;
-                }
-                lastLive = Clock::now();
-                auto trace = liveForward(*model, src, tgt);
-                if (!trace) return;
-                auto live = std::make_shared<LiveTrace>();
-                live->trace = std::move(trace);
-                live->config = config;
-                live->source = qs(src);
-                live->target = qs(tgt);
-                live->step = at;
-                bool notify = false;
-                {
-                    std::lock_guard<std::mutex> lock(shared->mu);
-                    // Dropped when the sentences or the switch changed meanwhile.
-                    if (!shared->liveOn || shared->liveSrc != src || shared->liveTgt != tgt) return;
-                    shared->liveTrace = std::move(live);
-                    if (!shared->flushPosted) notify = shared->flushPosted = true;
-                }
-                if (notify) postToGui(this, [this, gen] { deliverPending(gen); }, delivery);
-            };
-            // The pace: the step that just ended took at least paceMs since the last one did
-            // (none after the last step). Stop and reset end the wait at once; a pace change
-            // applies to it.
-            Clock::time_point stepStart = Clock::now();
-            auto pace = [&](const TrainingStep& at) {
-                // A synchronous run blocks its caller until done: never paced.
-                if (!synchronous && at.step < at.stepsTotal) {
-                    std::unique_lock<std::mutex> lock(shared->mu);
-                    while (shared->paceMs > 0 && !shared->control.stop_requested()) {
-                        const auto until = stepStart + std::chrono::milliseconds(shared->paceMs);
-                        if (Clock::now() >= until) break;
-                        shared->cv.wait_until(lock, until);
-                    }
-                }
-                stepStart = Clock::now();
-            };
-
-            double epochLoss = 0.0;
-            int epochSteps = 0;
-            bool lostDevice = false;
-            TrainResult r = trainer->run(
-                [&](const StepReport& s) {
-                    epochLoss += s.loss;
-                    ++epochSteps;
-                    Shared::Item item;
-                    TrainingStep& t = item.step;
-                    t.epoch = s.epoch;
-                    t.step = s.step;
-                    t.stepsTotal = s.steps_total;
-                    t.stepInEpoch = s.step_in_epoch;
-                    t.stepsPerEpoch = s.steps_per_epoch;
-                    t.loss = s.loss;
-                    t.gradNorm = s.grad_norm;
-                    t.lr = s.lr;
-                    t.elapsedS = s.elapsed_s;
-                    const TrainingStep at = t;
-                    post(std::move(item));
-                    maybeLive(at);
-                    pace(at);
-                },
-                [&](int epoch) {
-                    // A forward pass of the replay sentence after the epoch (every stride-th
-                    // epoch of a very long run, and the last).
-                    if (epoch % stride == 0 || epoch == options.epochs)
-                        snapshot(epoch, epochSteps ? epochLoss / epochSteps : std::numeric_limits<double>::quiet_NaN());
-                    epochLoss = 0.0;
-                    epochSteps = 0;
-                },
-                &shared->control);
-            QString message = coreText(r.message_value);  // the core's message in the user's language
-            if (r.device_lost) {
-                // The Trainer kept the weights and optimizer state the host last had: the run stops
-                // with them, on a model on the CPU, and the app goes on there.
-                const QString why = message;
-                message = tr("the GPU stopped working (%1); training goes on on the CPU when started again").arg(why);
-                lostDevice = true;
-                postToGui(this, [this, why] { emit deviceLost(why); }, delivery);
-            }
-
-            // The run's working memory goes before the epilogue (which may save the model): the
-            // trainer's gradients and trace, and its optimizer state unless it is kept.
-            std::shared_ptr<const Optimizer> optimizer;
-            if (keepOptimizer) {
-                // Kept for a checkpoint that may never be saved: in a temporary file until then.
-                auto kept = std::make_shared<Optimizer>(std::move(trainer->optimizer()));
-                kept->spill_state();
-                optimizer = std::move(kept);
-            }
-            trainer.reset();  // it refers to the model
-            if (lostDevice) {
-                ParamSet kept = std::move(model->params());
-                model = std::make_unique<Transformer>(config, std::move(kept), &default_backend());
-            }
-            if (epilogue) epilogue(*model, r.status);
-            auto outcome = std::make_shared<TrainingOutcome>();
-            outcome->status = int(r.status == TrainStatus::Finished  ? State::Finished
-                                  : r.status == TrainStatus::Stopped ? State::Stopped
-                                                                     : State::Diverged);
-            outcome->message = message;
-            outcome->stepsDone = r.steps_done;
-            outcome->lastLoss = r.last_loss;
-            outcome->config = config;
-            outcome->params = std::make_shared<ParamSet>(std::move(model->params()));
-            outcome->optimizer = std::move(optimizer);
-            cores.reset();  // before the outcome arrives: the GUI thread computes with every thread again
-            postToGui(this, [this, gen, outcome] { deliverOutcome(gen, outcome); }, delivery);
-        } catch (const std::exception& e) {
-            const QString msg = coreText(e);
-            cores.reset();
-            postToGui(this, [this, gen, msg] { deliverFailure(gen, msg); }, delivery);
-        }
-    };
+    // The worker (runJob, training_run.cpp). It owns its model; it talks to the GUI thread only
+    // through queued calls on `this` (the destructor joins every worker before this object goes
+    // away). Synchronous, the same calls are direct: the job runs on the GUI thread, which must
+    // keep its priority. The run has the cores from here (stepformer/compute_threads.h): until
+    // the job ends, the other threads' kernels (this one's too) run on one thread, so that no
+    // idle team makes the run's threads sleep between kernels.
+    const bool synchronous = synchronous_;
+    Run run{gen,
+            shared,
+            config,
+            backend_,
+            stepformer::reserve_cores(),
+            StartPoint(from),
+            std::move(data),
+            options,
+            ss(replaySrc_),
+            ss(replayTgt_),
+            synchronous ? Qt::DirectConnection : Qt::QueuedConnection,
+            std::move(epilogue),
+            synchronous,
+            snapshots_,
+            keepOptimizer_};
+    auto job = [this, run = std::move(run)]() mutable { runJob(run); };
 
     if (synchronous) {
         setState(State::Running);

@@ -214,6 +214,8 @@ signals:
 
 private:
     struct Shared;
+    struct Run;
+    void runJob(Run& run);  // the worker (training_run.cpp)
     void setState(State s);
     void deliverPending(quint64 gen);
     void deliverOutcome(quint64 gen, std::shared_ptr<TrainingOutcome> outcome);
