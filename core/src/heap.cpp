@@ -21,14 +21,18 @@ constexpr int kMemoryMmapThreshold = 1 << 20;
 constexpr int kMemoryTrimThreshold = 128 << 10;
 
 std::mutex mu;
-bool chosen = false;  // set_heap_policy was called
+bool chosen = false;                       // set_heap_policy was called
+HeapPolicy choice = HeapPolicy::Speed;     // what it chose
+HeapPolicy in_effect = HeapPolicy::Speed;  // what was last applied
+bool applied = false;                      // anything was (else glibc's own defaults rule)
+int speed_holds = 0;                       // hold_speed_heap handles alive
 
 void apply(HeapPolicy p) {
+    in_effect = p;
+    applied = true;
 #if defined(__GLIBC__)
     mallopt(M_MMAP_THRESHOLD, p == HeapPolicy::Speed ? kSpeedMmapThreshold : kMemoryMmapThreshold);
     mallopt(M_TRIM_THRESHOLD, p == HeapPolicy::Speed ? kSpeedTrimThreshold : kMemoryTrimThreshold);
-#else
-    (void)p;
 #endif
 }
 
@@ -37,7 +41,22 @@ void apply(HeapPolicy p) {
 void set_heap_policy(HeapPolicy p) {
     std::lock_guard<std::mutex> lock(mu);
     chosen = true;
-    apply(p);
+    choice = p;
+    if (speed_holds == 0) apply(p);
+}
+
+HeapPolicy heap_policy_in_effect() {
+    std::lock_guard<std::mutex> lock(mu);
+    return in_effect;
+}
+
+std::shared_ptr<const void> hold_speed_heap() {
+    std::lock_guard<std::mutex> lock(mu);
+    if (speed_holds++ == 0 && (!applied || in_effect != HeapPolicy::Speed)) apply(HeapPolicy::Speed);
+    return std::shared_ptr<const void>(nullptr, [](const void*) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (--speed_holds == 0 && chosen && choice != in_effect) apply(choice);
+    });
 }
 
 void release_free_memory() {
@@ -48,7 +67,7 @@ void release_free_memory() {
 
 void default_heap_policy() {
     std::lock_guard<std::mutex> lock(mu);
-    if (!chosen) apply(HeapPolicy::Speed);
+    if (!chosen && speed_holds == 0) apply(HeapPolicy::Speed);
 }
 
 }  // namespace stepformer

@@ -1,7 +1,8 @@
 // A training run holds the cores (stepformer/compute_threads.h) from its start to its end: the
 // GUI thread's and the background pool's kernels run on one thread meanwhile, so that no idle
 // OpenMP team of theirs makes the run's threads sleep between kernels; the run's own thread keeps
-// its team; and when the run ends, everyone computes with every thread again.
+// its team; and when the run ends, everyone computes with every thread again. It holds the heap's
+// speed policy too (stepformer/heap.h), and the app's memory policy comes back when it ends.
 #include <QtTest>
 
 #include <QSignalSpy>
@@ -10,6 +11,7 @@
 
 #include "stepformer/compute_threads.h"
 #include "stepformer/dataset.h"
+#include "stepformer/heap.h"
 #include "training/training_controller.h"
 #include "widgets/background_pool.h"
 
@@ -20,6 +22,7 @@ class TestTrainingCores : public QObject {
 private slots:
     void theRunHoldsTheCoresUntilItEnds();
     void aSynchronousRunComputesWithEveryThread();
+    void theRunHoldsTheHeapsSpeedPolicyUntilItEnds();
 };
 
 void TestTrainingCores::theRunHoldsTheCoresUntilItEnds() {
@@ -62,6 +65,25 @@ void TestTrainingCores::aSynchronousRunComputesWithEveryThread() {
     QVERIFY(!limits.isEmpty());
     for (int limit : limits) QCOMPARE(limit, INT_MAX);
     QCOMPARE(thread_team_limit(), INT_MAX);
+}
+
+void TestTrainingCores::theRunHoldsTheHeapsSpeedPolicyUntilItEnds() {
+    set_heap_policy(HeapPolicy::Memory);  // the app's (Session's)
+    const Config c = Config::small();
+    TrainingController t;
+    TrainOptions o;
+    o.epochs = 5;
+    QList<HeapPolicy> during;
+    connect(&t, &TrainingController::stepReported, this, [&] { during << heap_policy_in_effect(); });
+    QSignalSpy finished(&t, &TrainingController::finished);
+    QString error;
+    QVERIFY2(t.start(c, TrainingController::StartPoint{}, builtin_examples(c), o, &error), qPrintable(error));
+    QCOMPARE(heap_policy_in_effect(), HeapPolicy::Speed);  // from the start on
+    QVERIFY(finished.wait(120000));
+    QVERIFY(!during.isEmpty());
+    for (HeapPolicy p : during) QCOMPARE(p, HeapPolicy::Speed);
+    QCOMPARE(heap_policy_in_effect(), HeapPolicy::Memory);
+    set_heap_policy(HeapPolicy::Speed);
 }
 
 QTEST_MAIN(TestTrainingCores)

@@ -46,7 +46,7 @@ void TrainingController::runJob(Run& run) {
     const std::shared_ptr<Shared> shared = run.shared;
     const Config& config = run.config;
     Backend* const backend = run.backend;
-    std::shared_ptr<const void>& cores = run.cores;
+    std::shared_ptr<const void>& hold = run.hold;
     StartPoint& from = run.from;
     const std::vector<Example>& data = run.data;
     const TrainOptions& options = run.options;
@@ -58,9 +58,9 @@ void TrainingController::runJob(Run& run) {
     if (!synchronous) lowerThreadPriority();  // (widgets/background_pool.h)
     const stepformer::UsingReservedCores usingCores;
     struct Unreserve {
-        std::shared_ptr<const void>& cores;
-        ~Unreserve() { cores.reset(); }  // however the job ends, not when its thread object goes
-    } unreserve{cores};
+        std::shared_ptr<const void>& hold;
+        ~Unreserve() { hold.reset(); }  // however the job ends, not when its thread object goes
+    } unreserve{hold};
     try {
         ParamSet params = from.params ? *from.params : init_params(config, from.seed);
         from.params.reset();  // copied: the run does not keep the starting weights alive
@@ -211,11 +211,11 @@ void TrainingController::runJob(Run& run) {
         outcome->config = config;
         outcome->params = std::make_shared<ParamSet>(std::move(model->params()));
         outcome->optimizer = std::move(optimizer);
-        cores.reset();  // before the outcome arrives: the GUI thread computes with every thread again
+        hold.reset();  // before the outcome arrives: the GUI thread computes with every thread again
         postToGui(this, [this, gen, outcome] { deliverOutcome(gen, outcome); }, delivery);
     } catch (const std::exception& e) {
         const QString msg = coreText(e);
-        cores.reset();
+        hold.reset();
         postToGui(this, [this, gen, msg] { deliverFailure(gen, msg); }, delivery);
     }
 }

@@ -47,7 +47,7 @@ struct TrainingController::Run {
     std::shared_ptr<Shared> shared;
     stepformer::Config config;
     stepformer::Backend* backend = nullptr;
-    std::shared_ptr<const void> cores;  // the reservation (compute_threads.h), given up when the job ends
+    std::shared_ptr<const void> hold;  // the cores and the heap's speed policy (holdForRun), given up when the job ends
     StartPoint from;
     std::vector<stepformer::Example> data;
     stepformer::TrainOptions options;
