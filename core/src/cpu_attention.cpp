@@ -51,6 +51,7 @@ void CpuBackend::attn_scores_backward(float* dQ, float* dK, const float* dscores
 void CpuBackend::mask_fill_forward(float* out, const float* in, const float* mask, int B, int H, int Lq, int Lk,
                                    float value) {
     const int64_t plane = int64_t(Lq) * Lk;
+#pragma omp parallel for collapse(2) num_threads(threads_for(int64_t(B) * H * plane * 2)) schedule(static)
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const float* m = mask + b * plane;
@@ -62,6 +63,7 @@ void CpuBackend::mask_fill_forward(float* out, const float* in, const float* mas
 
 void CpuBackend::mask_fill_backward(float* din, const float* dout, const float* mask, int B, int H, int Lq, int Lk) {
     const int64_t plane = int64_t(Lq) * Lk;
+#pragma omp parallel for collapse(2) num_threads(threads_for(int64_t(B) * H * plane * 2)) schedule(static)
     for (int b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const float* m = mask + b * plane;

@@ -3,36 +3,73 @@
 #include <cmath>
 
 #include "cpu_backend.h"
+#include "isa/simd.h"
 
 namespace stepformer::cpu::STEPFORMER_ISA {
 
-void CpuBackend::softmax_forward(float* out, const float* in, int rows, int cols) {
-#pragma omp parallel for num_threads(threads_for(int64_t(rows) * cols * 8)) schedule(static)
-    for (int r = 0; r < rows; ++r) {
-        const float* x = in + int64_t(r) * cols;
-        float* y = out + int64_t(r) * cols;
-        float mx = *std::max_element(x, x + cols);
-        double sum = 0.0;
-        for (int c = 0; c < cols; ++c) {
-            y[c] = std::exp(x[c] - mx);
-            sum += y[c];
-        }
-        const float inv = static_cast<float>(1.0 / sum);
-        for (int c = 0; c < cols; ++c) y[c] *= inv;
+namespace {
+
+// One row's softmax, a vector at a time (the columns after the last full vector one by one):
+// e^(x - max) by the lanes' exp, its sum in each lane's own float, then times 1 / sum. A NaN
+// anywhere makes the whole row NaN (through the sum), as a max of -inf does (-inf - -inf), as in
+// PyTorch: a row with every score masked to -inf.
+template <class L>
+void softmax_row(float* y, const float* x, int n) {
+    using V = typename L::V;
+    constexpr int w = L::width;
+    const int full = n / w * w;
+    float mx = full > 0 ? -__builtin_inff() : x[0];
+    if (full > 0) {
+        V m = L::load(x);
+        for (int c = w; c < full; c += w) m = L::max(m, L::load(x + c));
+        mx = L::max_of(m);
     }
+    for (int c = full; c < n; ++c) mx = mx < x[c] ? x[c] : mx;
+    const V vmx = L::set1(mx);
+    V vs = L::zero();
+    for (int c = 0; c < full; c += w) {
+        const V e = L::exp(L::sub(L::load(x + c), vmx));
+        L::store(y + c, e);
+        vs = L::add(vs, e);
+    }
+    float sum = L::sum(vs);
+    for (int c = full; c < n; ++c) {
+        y[c] = std::exp(x[c] - mx);
+        sum += y[c];
+    }
+    const float inv = 1.0f / sum;
+    const V vinv = L::set1(inv);
+    for (int c = 0; c < full; c += w) L::store(y + c, L::mul(L::load(y + c), vinv));
+    for (int c = full; c < n; ++c) y[c] *= inv;
 }
 
-// din = y * (dy - sum(dy * y))
+// din = y * (dy - sum(dy * y)), the sum in each lane's own float.
+template <class L>
+void softmax_row_backward(float* dx, const float* dy, const float* y, int n) {
+    using V = typename L::V;
+    constexpr int w = L::width;
+    const int full = n / w * w;
+    V vd = L::zero();
+    for (int c = 0; c < full; c += w) vd = L::fmaddv(L::load(dy + c), L::load(y + c), vd);
+    float dot = L::sum(vd);
+    for (int c = full; c < n; ++c) dot += dy[c] * y[c];
+    const V vdot = L::set1(dot);
+    for (int c = 0; c < full; c += w) L::store(dx + c, L::mul(L::load(y + c), L::sub(L::load(dy + c), vdot)));
+    for (int c = full; c < n; ++c) dx[c] = y[c] * (dy[c] - dot);
+}
+
+}  // namespace
+
+void CpuBackend::softmax_forward(float* out, const float* in, int rows, int cols) {
+#pragma omp parallel for num_threads(threads_for(int64_t(rows) * cols * 8)) schedule(static)
+    for (int r = 0; r < rows; ++r) softmax_row<VectorLanes>(out + int64_t(r) * cols, in + int64_t(r) * cols, cols);
+}
+
 void CpuBackend::softmax_backward(float* din, const float* dout, const float* out, int rows, int cols) {
 #pragma omp parallel for num_threads(threads_for(int64_t(rows) * cols * 4)) schedule(static)
     for (int r = 0; r < rows; ++r) {
-        const float* dy = dout + int64_t(r) * cols;
-        const float* y = out + int64_t(r) * cols;
-        float* dx = din + int64_t(r) * cols;
-        double dot = 0.0;
-        for (int c = 0; c < cols; ++c) dot += double(dy[c]) * y[c];
-        const float fdot = static_cast<float>(dot);
-        for (int c = 0; c < cols; ++c) dx[c] = y[c] * (dy[c] - fdot);
+        const int64_t o = int64_t(r) * cols;
+        softmax_row_backward<VectorLanes>(din + o, dout + o, out + o, cols);
     }
 }
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -193,6 +194,75 @@ TEST_F(KernelSets, AttentionProducts) {
         for (const auto* part : {&dQ, &dK, &c, &dA, &dV}) s.insert(s.end(), part->begin(), part->end());
         return s;
     });
+}
+
+// The softmax of every set (the vector sets' own exp) against one computed in double, row widths
+// that leave columns after the last full vector, scores down to -80 (e^-80 is still a normal
+// float) and up to 80; then the rows with a rule: masked entries (-inf, -1e9) exactly 0, a row
+// of -1e9 exactly uniform, a NaN or an all -inf row all NaN.
+TEST_F(KernelSets, SoftmaxAgainstDoubleAndItsRules) {
+    const std::vector<std::string> sets = cpu_kernel_sets();
+    for (const std::string& set : sets) {
+        use_cpu_kernel_set(set);
+        const auto be = make_cpu_backend(2);
+        for (int cols : {1, 5, 8, 16, 17, 33, 64, 100, 257}) {
+            const int rows = 40;
+            const size_t n = size_t(rows) * cols;
+            std::vector<float> x = random_values(n, 20 + cols, -80.0f, 80.0f);
+            for (int c = 0; c < cols; ++c) x[size_t(cols) + c] *= 0.01f;  // a row near 0
+            std::vector<float> y(n, -7.0f);
+            be->softmax_forward(y.data(), x.data(), rows, cols);
+            for (int r = 0; r < rows; ++r) {
+                const float* xr = x.data() + size_t(r) * cols;
+                const float mx = *std::max_element(xr, xr + cols);
+                // x - max rounded to float as every set rounds it (its error, up to 4e-6 at 70,
+                // is the input's): the rest in double
+                const auto e = [&](int c) { return std::exp(double(xr[c] - mx)); };
+                double sum = 0.0;
+                for (int c = 0; c < cols; ++c) sum += e(c);
+                for (int c = 0; c < cols; ++c) {
+                    const double want = e(c) / sum;
+                    const float got = y[size_t(r) * cols + c];
+                    ASSERT_LE(std::abs(got - want), 2e-6 * want + 1e-37)
+                        << set << " set, " << cols << " columns, row " << r << " col " << c << ": " << got << " vs "
+                        << want << " (x " << xr[c] << ", max " << mx << ")";
+                }
+            }
+            // y (dy - Σ dy y) against double
+            const std::vector<float> dy = random_values(n, 90 + cols);
+            std::vector<float> dx(n, -7.0f);
+            be->softmax_backward(dx.data(), dy.data(), y.data(), rows, cols);
+            for (int r = 0; r < rows; ++r) {
+                double dot = 0.0;
+                for (int c = 0; c < cols; ++c) dot += double(dy[size_t(r) * cols + c]) * y[size_t(r) * cols + c];
+                for (int c = 0; c < cols; ++c) {
+                    const size_t i = size_t(r) * cols + c;
+                    const double want = double(y[i]) * (double(dy[i]) - dot);
+                    ASSERT_LE(std::abs(dx[i] - want), 1e-6 * (std::abs(want) + double(y[i])) + 1e-37)
+                        << set << " set, softmax backward, " << cols << " columns at " << i;
+                }
+            }
+        }
+        const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+        for (int cols : {7, 16, 40}) {
+            std::vector<float> x = random_values(size_t(5) * cols, 5, -3.0f, 3.0f), y(x.size(), -7.0f);
+            float* r = x.data();
+            for (int c = 0; c < cols; c += 3) r[c] = c % 2 ? -inf : -1e9f;        // row 0: masked entries
+            std::fill(r + cols, r + 2 * cols, -1e9f);                          // row 1: every entry masked
+            r[2 * cols + cols - 1] = nan;                                       // row 2: a NaN last
+            std::fill(r + 3 * cols, r + 4 * cols, -inf);                        // row 3: every entry -inf
+            r[4 * cols] = inf;                                                  // row 4: +inf
+            be->softmax_forward(y.data(), x.data(), 5, cols);
+            double kept = 0.0;
+            for (int c = 0; c < cols; ++c) {
+                if (c % 3 == 0) EXPECT_EQ(y[c], 0.0f) << set << " set, masked column " << c;
+                kept += y[c];
+                EXPECT_EQ(y[cols + c], 1.0f / cols) << set << " set, a row of -1e9";
+                for (int row : {2, 3, 4}) EXPECT_TRUE(std::isnan(y[row * cols + c])) << set << " set, row " << row;
+            }
+            EXPECT_NEAR(kept, 1.0, 1e-6) << set << " set";
+        }
+    }
 }
 
 TEST_F(KernelSets, OptimizerStepsAndSumOfSquares) {

@@ -30,14 +30,15 @@ void TestTrainingCores::theRunHoldsTheCoresUntilItEnds() {
     const Config c = Config::small();
     TrainingController t;
     TrainOptions o;
-    o.epochs = 20;
+    o.epochs = 1000000;  // cannot end by itself before the first report is checked and stops it
     int guiLimit = 0, poolLimit = 0;
     bool checked = false;
     connect(&t, &TrainingController::stepReported, this, [&] {
-        if (checked || !t.isActive()) return;
+        if (checked) return;
         checked = true;
         guiLimit = thread_team_limit();
         poolLimit = runInBackground([] { return thread_team_limit(); }).result();
+        t.stop();
     });
     QSignalSpy finished(&t, &TrainingController::finished);
     QString error;
@@ -72,15 +73,21 @@ void TestTrainingCores::theRunHoldsTheHeapsSpeedPolicyUntilItEnds() {
     const Config c = Config::small();
     TrainingController t;
     TrainOptions o;
-    o.epochs = 5;
+    o.epochs = 1000000;
+    // The reports delivered after stop() may come after the job ended (its last ones arrive with
+    // its outcome, once the hold is given up): the ones before it cannot.
     QList<HeapPolicy> during;
-    connect(&t, &TrainingController::stepReported, this, [&] { during << heap_policy_in_effect(); });
+    connect(&t, &TrainingController::stepReported, this, [&] {
+        if (during.size() == 3) return;
+        during << heap_policy_in_effect();
+        if (during.size() == 3) t.stop();
+    });
     QSignalSpy finished(&t, &TrainingController::finished);
     QString error;
     QVERIFY2(t.start(c, TrainingController::StartPoint{}, builtin_examples(c), o, &error), qPrintable(error));
     QCOMPARE(heap_policy_in_effect(), HeapPolicy::Speed);  // from the start on
     QVERIFY(finished.wait(120000));
-    QVERIFY(!during.isEmpty());
+    QCOMPARE(during.size(), 3);
     for (HeapPolicy p : during) QCOMPARE(p, HeapPolicy::Speed);
     QCOMPARE(heap_policy_in_effect(), HeapPolicy::Memory);
     set_heap_policy(HeapPolicy::Speed);

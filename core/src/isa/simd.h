@@ -6,6 +6,7 @@
 
 #include "isa/isa.h"
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -14,6 +15,17 @@
 #endif
 
 namespace stepformer::cpu::STEPFORMER_ISA {
+
+// The vector exp's constants (VectorLanes::exp): x's range, ln2 in two parts (Cody and Waite's:
+// the first has 9 bits, so n times it is exact for the n a float exp can have) and Cephes expf's
+// polynomial for e^r - 1 - r over r^2, highest degree first.
+constexpr float kExpLow = -87.3365478515625f;  // ln(FLT_MIN)
+constexpr float kExpClamp = 100.0f;            // past ln(FLT_MAX), so that 2^n overflows to inf
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2Hi = 0.693359375f;
+constexpr float kLn2Lo = -2.12194440e-4f;
+constexpr float kExpP[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                            4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
 struct ScalarLanes {
     using V = float;
@@ -25,6 +37,12 @@ struct ScalarLanes {
     static V add(V a, V b) { return a + b; }
     static V fmaddv(V a, V b, V c) { return a * b + c; }
     static float sum(V v) { return v; }
+    static V set1(float a) { return a; }
+    static V mul(V a, V b) { return a * b; }
+    static V sub(V a, V b) { return a - b; }
+    static V max(V a, V b) { return a < b ? b : a; }  // a when b is NaN, as a row's running maximum wants
+    static float max_of(V v) { return v; }
+    static V exp(V x) { return std::exp(x); }
 };
 #if defined(__AVX512F__)
 struct VectorLanes {
@@ -47,6 +65,36 @@ struct VectorLanes {
         const __m128 q = f + __builtin_shufflevector(f, f, 2, 3, 2, 3);                          // 2
         return q[0] + q[1];
     }
+    static V set1(float a) { return _mm512_set1_ps(a); }
+    static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
+    static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
+    static V max(V a, V b) { return _mm512_max_ps(b, a); }  // a where b is NaN (maxps returns its second)
+    static float max_of(V v) {
+        alignas(64) float t[16];
+        _mm512_store_ps(t, v);
+        float m = t[0];
+        for (int i = 1; i < 16; ++i) m = m < t[i] ? t[i] : m;
+        return m;
+    }
+    // e^x to ~1 ulp, lane by lane, as expf gives it for the softmax's x - max <= 0: x = n ln2 + r,
+    // |r| <= ln2 / 2 (ln2 in two parts, so n ln2 is exact), e^r by Cephes' degree-6 polynomial,
+    // times 2^n by scalef (which also gives 0 and inf past the float range). Below ln(FLT_MIN) the
+    // result is 0 (expf's would be subnormal: under 1.2e-38, and 0 for a masked -inf or -1e9);
+    // NaN stays NaN.
+    static V exp(V x) {
+        const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+        const __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_set1_ps(kExpLow), _CMP_LT_OQ);
+        const V c = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(kExpLow)), _mm512_set1_ps(kExpClamp));
+        const V n = _mm512_roundscale_ps(_mm512_mul_ps(c, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        V r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), c);
+        r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r);
+        V p = _mm512_set1_ps(kExpP[0]);
+        for (int i = 1; i < 6; ++i) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kExpP[i]));
+        p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+        V e = _mm512_scalef_ps(p, n);
+        e = _mm512_mask_mov_ps(e, tiny, _mm512_setzero_ps());
+        return _mm512_mask_mov_ps(e, nan, x);
+    }
 };
 constexpr int kUpdateRows = 8;     // 8 weight rows + 8 gradient rows + 4 + 2 = 22 of 32 zmm registers
 // The forward tile, 5 x 5 sums + 5 weight rows + 1 = 31 of 32: on the models' shapes (10 tokens, 512
@@ -68,6 +116,38 @@ struct VectorLanes {
         const __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));  // 4 pairs
         const __m128 q = _mm_add_ps(h, _mm_movehl_ps(h, h));                                   // 2 pairs
         return _mm_cvtss_f32(_mm_add_ss(q, _mm_movehdup_ps(q)));
+    }
+    static V set1(float a) { return _mm256_set1_ps(a); }
+    static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
+    static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
+    static V max(V a, V b) { return _mm256_max_ps(b, a); }  // a where b is NaN (maxps returns its second)
+    static float max_of(V v) {
+        alignas(32) float t[8];
+        _mm256_store_ps(t, v);
+        float m = t[0];
+        for (int i = 1; i < 8; ++i) m = m < t[i] ? t[i] : m;
+        return m;
+    }
+    // As the AVX-512 set's, with 2^n made in the exponent bits, in two halves (n is -126 to 144,
+    // and each half's exponent stays normal); past 88.72 (expf's overflow) the product is inf.
+    static V exp(V x) {
+        const V nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+        const V tiny = _mm256_cmp_ps(x, _mm256_set1_ps(kExpLow), _CMP_LT_OQ);
+        const V c = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(kExpLow)), _mm256_set1_ps(kExpClamp));
+        const V n = _mm256_round_ps(_mm256_mul_ps(c, _mm256_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        V r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Hi), c);
+        r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Lo), r);
+        V p = _mm256_set1_ps(kExpP[0]);
+        for (int i = 1; i < 6; ++i) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kExpP[i]));
+        p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+        const __m256i ni = _mm256_cvtps_epi32(n);
+        const __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
+        const __m256i bias = _mm256_set1_epi32(127);
+        const V s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+        const V s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+        V e = _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+        e = _mm256_andnot_ps(tiny, e);
+        return _mm256_blendv_ps(e, x, nan);
     }
 };
 constexpr int kUpdateRows = 4;     // 4 + 4 + 4 + 2 of 16 ymm registers
