@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "stepformer/backend_counters.h"
+#include "stepformer/cpu_kernels.h"
 #include "stepformer/dataset.h"
 #include "stepformer/model.h"
 #include "stepformer/optimizer.h"
@@ -65,7 +66,8 @@ void report_memory(benchmark::State& state) {
     rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     state.counters["peak_rss_MB"] = static_cast<double>(ru.ru_maxrss) / 1024.0;
-    state.SetLabel(bench_backend()->describe());
+    // Which library the large products used (undecided: none was large enough)
+    state.SetLabel(bench_backend()->describe() + ", large products: " + stepformer::cpu_large_gemm());
 }
 
 // A backend with a device (STEPFORMER_BENCH_BACKEND=gpu): the device's work per iteration as the

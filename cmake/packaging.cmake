@@ -54,6 +54,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # Run-time pieces the binaries load but do not link: Qt's platform plugins (xcb, wayland) and
 # SVG icon loader, and the fonts the Chinese interface needs.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "qt6-qpa-plugins, libqt6svg6, fonts-noto-cjk | fonts-wqy-microhei")
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "mesa-vulkan-drivers, qt6-translations-l10n")
+# libopenblas0-openmp: opened at run time for the large products where it is faster (docs/cpu_blas.md)
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "mesa-vulkan-drivers, qt6-translations-l10n, libopenblas0-openmp")
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/stepformer/stepformer")
 include(CPack)

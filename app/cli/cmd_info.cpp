@@ -18,6 +18,11 @@ int print_devices() {
     for (const std::string& s : stepformer::cpu_kernel_sets()) sets += (sets.empty() ? "" : ", ") + s;
     std::printf("CPU kernels: %s (this CPU runs: %s; STEPFORMER_CPU_KERNELS chooses)\n",
                 stepformer::cpu_kernel_set().c_str(), sets.c_str());
+    std::printf("CPU large products (linear layers over 256 or more tokens): %s; OpenBLAS %s "
+                "(STEPFORMER_CPU_GEMM=eigen|openblas|auto chooses)\n",
+                stepformer::cpu_large_gemm() == "undecided" ? "the faster of Eigen and OpenBLAS, measured at the first"
+                                                             : stepformer::cpu_large_gemm().c_str(),
+                stepformer::cpu_openblas_installed() ? "installed" : "not installed (libopenblas0-openmp)");
     if (!stepformer::gpu_backend_built()) {
         std::printf("this build has no GPU backend (it needs libvulkan-dev and glslc when built); the CPU computes\n");
         return 0;

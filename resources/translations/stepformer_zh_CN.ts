@@ -2041,6 +2041,16 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <extracomment>weights.parameter_not_finite</extracomment>
         <translation>参数 &apos;%1&apos; 含有 %2 个 NaN 或无穷大的值（第一个是 %3，位于第 %4 个元素）</translation>
     </message>
+    <message>
+        <source>STEPFORMER_CPU_GEMM=%1: use eigen, openblas or auto</source>
+        <extracomment>backend.cpu_gemm</extracomment>
+        <translation>STEPFORMER_CPU_GEMM=%1：请用 eigen、openblas 或 auto</translation>
+    </message>
+    <message>
+        <source>STEPFORMER_CPU_GEMM=openblas: OpenBLAS&apos;s OpenMP build is not installed (%1; Debian&apos;s libopenblas0-openmp)</source>
+        <extracomment>backend.cpu_gemm_missing</extracomment>
+        <translation>STEPFORMER_CPU_GEMM=openblas：未安装 OpenBLAS 的 OpenMP 版本（%1；Debian 软件包 libopenblas0-openmp）</translation>
+    </message>
 </context>
 <context>
     <name>DatasetEditor</name>

@@ -255,7 +255,9 @@ TEST_F(KernelSets, SoftmaxAgainstDoubleAndItsRules) {
             be->softmax_forward(y.data(), x.data(), 5, cols);
             double kept = 0.0;
             for (int c = 0; c < cols; ++c) {
-                if (c % 3 == 0) EXPECT_EQ(y[c], 0.0f) << set << " set, masked column " << c;
+                if (c % 3 == 0) {
+                    EXPECT_EQ(y[c], 0.0f) << set << " set, masked column " << c;
+                }
                 kept += y[c];
                 EXPECT_EQ(y[cols + c], 1.0f / cols) << set << " set, a row of -1e9";
                 for (int row : {2, 3, 4}) EXPECT_TRUE(std::isnan(y[row * cols + c])) << set << " set, row " << row;

@@ -391,6 +391,10 @@ const char* const kTemplates[] = {
     QT_TRANSLATE_NOOP("CoreMessage", "unknown backend '%1' (available: %2)"),
     //: backend.cpu_kernels
     QT_TRANSLATE_NOOP("CoreMessage", "STEPFORMER_CPU_KERNELS=%1: not a kernel set this CPU runs (it runs: %2)"),
+    //: backend.cpu_gemm
+    QT_TRANSLATE_NOOP("CoreMessage", "STEPFORMER_CPU_GEMM=%1: use eigen, openblas or auto"),
+    //: backend.cpu_gemm_missing
+    QT_TRANSLATE_NOOP("CoreMessage", "STEPFORMER_CPU_GEMM=openblas: OpenBLAS's OpenMP build is not installed (%1; Debian's libopenblas0-openmp)"),
     //: backend.gpu_unavailable
     QT_TRANSLATE_NOOP("CoreMessage", "--backend gpu: %1"),
     //: backend.no_vulkan_device

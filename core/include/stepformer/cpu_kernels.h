@@ -19,4 +19,17 @@ std::vector<std::string> cpu_kernel_sets();
 // InvalidArgument when this CPU cannot run it.
 void use_cpu_kernel_set(const std::string& name);
 
+// Which library computes the CPU backend's large products (linear layers over hundreds of tokens,
+// on two or more threads): "eigen" (the kernel set's), "openblas" (Debian's OpenMP build, opened at
+// run time where installed), or "undecided" before the first such product. The environment variable
+// STEPFORMER_CPU_GEMM=eigen|openblas|auto chooses; auto, the default, measures both on this machine
+// at the first large product and keeps the faster (docs/cpu_blas.md, docs/contracts.md).
+std::string cpu_large_gemm();
+// Sets that choice for the process (tests and benchmarks; not while a kernel runs): "eigen",
+// "openblas", or "auto" to decide again at the next large product (STEPFORMER_CPU_GEMM first).
+// Throws InvalidArgument for another name, or "openblas" where it is not installed.
+void use_cpu_large_gemm(const std::string& name);
+// Whether OpenBLAS's OpenMP build can be opened here (libopenblas0-openmp).
+bool cpu_openblas_installed();
+
 }  // namespace stepformer
