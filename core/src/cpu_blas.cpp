@@ -57,6 +57,18 @@ void blas_gemm(bool ta, bool tb, int M, int N, int K, const float* A, int lda, c
                accumulate ? 1.0f : 0.0f, C, ldc);
 }
 
+// A whole product on OpenBLAS's own team. OpenBLAS documents its OpenMP build as safe for one
+// such caller at a time unless built for more (NUM_PARALLEL), so two threads that call it outside
+// a parallel region at once take turns (the test of two callers passed here without the lock too;
+// it costs nothing when there is one). Inside a parallel region (blas_gemm, a slice per thread) it
+// computes on the calling thread alone, which is safe.
+void blas_gemm_whole(bool ta, bool tb, int M, int N, int K, const float* A, int lda, const float* B, int ldb,
+                     bool accumulate, float* C, int ldc) {
+    static std::mutex mu;
+    const std::lock_guard lock(mu);
+    blas_gemm(ta, tb, M, N, K, A, lda, B, ldb, accumulate, C, ldc);
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -138,7 +150,7 @@ BlasGemm large_gemm(const KernelSet& set, int threads) {
 
 BlasGemm large_gemm_whole(const KernelSet& set, int threads) {
     if (!large_gemm(set, threads) || omp_in_parallel() || openblas_lib().threads() != threads) return nullptr;
-    return &blas_gemm;
+    return &blas_gemm_whole;
 }
 
 }  // namespace stepformer::cpu

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "stepformer/backend.h"
@@ -78,6 +79,33 @@ TEST_P(LargeProducts, LinearForwardAndBackwardAgainstDouble) {
             }
     }
     EXPECT_EQ(cpu_large_gemm(), GetParam());
+}
+
+// Two threads computing large products at once (the app's GUI thread and its background pool
+// can): each gets its own product, whichever library and however it is called.
+TEST_P(LargeProducts, ConcurrentCallersGetTheirOwnProducts) {
+    const int N = 512, I = 256, O = 320;
+    std::vector<std::vector<float>> x, W, want;
+    for (unsigned t = 0; t < 2; ++t) {
+        x.push_back(values(size_t(N) * I, 10 + t));
+        W.push_back(values(size_t(O) * I, 20 + t));
+        want.emplace_back(size_t(N) * O);
+        make_cpu_backend(2)->linear_forward(want[t].data(), x[t].data(), W[t].data(), N, I, O);
+    }
+    std::vector<int> wrong(2, 0);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 2; ++t)
+        threads.emplace_back([&, t] {
+            const auto be = make_cpu_backend(2);
+            std::vector<float> y(size_t(N) * O);
+            for (int r = 0; r < 8; ++r) {
+                be->linear_forward(y.data(), x[t].data(), W[t].data(), N, I, O);
+                if (y != want[t]) ++wrong[t];
+            }
+        });
+    for (std::thread& th : threads) th.join();
+    EXPECT_EQ(wrong[0], 0) << GetParam();
+    EXPECT_EQ(wrong[1], 0) << GetParam();
 }
 
 std::string name_of(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
