@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "stepformer/backend.h"
+#include "stepformer/cpu_kernels.h"
 
 namespace {
 
@@ -247,7 +248,10 @@ void register_all() {
 int main(int argc, char** argv) {
     register_all();
     benchmark::Initialize(&argc, argv);
-    std::fprintf(stderr, "threads %d; eigen: our CPU backend (%s); openblas %s; blis %s\n", omp_get_max_threads(),
+    // Our backend's own GEMM in the eigen rows: it would otherwise hand its large products to
+    // OpenBLAS where that measured faster (docs/cpu_blas.md), and compare OpenBLAS with itself.
+    stepformer::use_cpu_large_gemm("eigen");
+    std::fprintf(stderr, "threads %d; eigen: our CPU backend, its own GEMM (%s); openblas %s; blis %s\n", omp_get_max_threads(),
                 stepformer::default_backend().describe().c_str(), openblas().sgemm ? "found" : "not installed",
                 blis().sgemm ? "found" : "not installed");
     benchmark::RunSpecifiedBenchmarks();
