@@ -10,15 +10,17 @@ namespace stepformer::cpu::STEPFORMER_ISA {
 namespace {
 
 // One row's softmax, a vector at a time (the columns after the last full vector one by one):
-// e^(x - max) by the lanes' exp, its sum in each lane's own float, then times 1 / sum. A NaN
-// anywhere makes the whole row NaN (through the sum), as a max of -inf does (-inf - -inf), as in
-// PyTorch: a row with every score masked to -inf.
+// e^(x - max) by the lanes' exp, summed in double (as always: the layer lab prints PyTorch's
+// digits, and the gradient checks' finite differences need the sum's rounding out of the way),
+// then times 1 / sum. A NaN anywhere makes the whole row NaN (through the sum), as a max of -inf
+// does (-inf - -inf), as in PyTorch: a row with every score masked to -inf. Rows shorter than a
+// vector compute exactly as the scalar code always did.
 template <class L>
 void softmax_row(float* y, const float* x, int n) {
     using V = typename L::V;
     constexpr int w = L::width;
     const int full = n / w * w;
-    float mx = full > 0 ? -__builtin_inff() : x[0];
+    float mx = x[0];
     if (full > 0) {
         V m = L::load(x);
         for (int c = w; c < full; c += w) m = L::max(m, L::load(x + c));
@@ -26,36 +28,37 @@ void softmax_row(float* y, const float* x, int n) {
     }
     for (int c = full; c < n; ++c) mx = mx < x[c] ? x[c] : mx;
     const V vmx = L::set1(mx);
-    V vs = L::zero();
+    typename L::DoubleSum vs;
     for (int c = 0; c < full; c += w) {
         const V e = L::exp(L::sub(L::load(x + c), vmx));
         L::store(y + c, e);
-        vs = L::add(vs, e);
+        vs.add(e);
     }
-    float sum = L::sum(vs);
+    double sum = vs.total();
     for (int c = full; c < n; ++c) {
         y[c] = std::exp(x[c] - mx);
         sum += y[c];
     }
-    const float inv = 1.0f / sum;
+    const float inv = static_cast<float>(1.0 / sum);
     const V vinv = L::set1(inv);
     for (int c = 0; c < full; c += w) L::store(y + c, L::mul(L::load(y + c), vinv));
     for (int c = full; c < n; ++c) y[c] *= inv;
 }
 
-// din = y * (dy - sum(dy * y)), the sum in each lane's own float.
+// din = y * (dy - sum(dy * y)), the sum in double.
 template <class L>
 void softmax_row_backward(float* dx, const float* dy, const float* y, int n) {
     using V = typename L::V;
     constexpr int w = L::width;
     const int full = n / w * w;
-    V vd = L::zero();
-    for (int c = 0; c < full; c += w) vd = L::fmaddv(L::load(dy + c), L::load(y + c), vd);
-    float dot = L::sum(vd);
-    for (int c = full; c < n; ++c) dot += dy[c] * y[c];
-    const V vdot = L::set1(dot);
+    typename L::DoubleSum vd;
+    for (int c = 0; c < full; c += w) vd.add(L::mul(L::load(dy + c), L::load(y + c)));
+    double dot = vd.total();
+    for (int c = full; c < n; ++c) dot += double(dy[c]) * y[c];
+    const float fdot = static_cast<float>(dot);
+    const V vdot = L::set1(fdot);
     for (int c = 0; c < full; c += w) L::store(dx + c, L::mul(L::load(y + c), L::sub(L::load(dy + c), vdot)));
-    for (int c = full; c < n; ++c) dx[c] = y[c] * (dy[c] - dot);
+    for (int c = full; c < n; ++c) dx[c] = y[c] * (dy[c] - fdot);
 }
 
 }  // namespace

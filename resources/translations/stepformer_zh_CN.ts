@@ -2044,12 +2044,12 @@ All layers: every layer × every head of the block at once (click a cell to enla
     <message>
         <source>STEPFORMER_CPU_GEMM=%1: use eigen, openblas or auto</source>
         <extracomment>backend.cpu_gemm</extracomment>
-        <translation>STEPFORMER_CPU_GEMM=%1：请用 eigen、openblas 或 auto</translation>
+        <translation>STEPFORMER_CPU_GEMM=%1：请用 &apos;eigen&apos;、&apos;openblas&apos; 或 &apos;auto&apos;</translation>
     </message>
     <message>
         <source>STEPFORMER_CPU_GEMM=openblas: OpenBLAS&apos;s OpenMP build is not installed (%1; Debian&apos;s libopenblas0-openmp)</source>
         <extracomment>backend.cpu_gemm_missing</extracomment>
-        <translation>STEPFORMER_CPU_GEMM=openblas：未安装 OpenBLAS 的 OpenMP 版本（%1；Debian 软件包 libopenblas0-openmp）</translation>
+        <translation>环境变量 STEPFORMER_CPU_GEMM 要求 &apos;openblas&apos;，但未安装 OpenBLAS 的 OpenMP 版本（%1；软件包 &apos;libopenblas0-openmp&apos;）</translation>
     </message>
 </context>
 <context>

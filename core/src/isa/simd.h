@@ -43,6 +43,12 @@ struct ScalarLanes {
     static V max(V a, V b) { return a < b ? b : a; }  // a when b is NaN, as a row's running maximum wants
     static float max_of(V v) { return v; }
     static V exp(V x) { return std::exp(x); }
+    // A sum in double of vectors' lanes (softmax's Σ e^x and Σ dy·y, in double as they always were)
+    struct DoubleSum {
+        double s = 0.0;
+        void add(V v) { s += double(v); }
+        double total() const { return s; }
+    };
 };
 #if defined(__AVX512F__)
 struct VectorLanes {
@@ -95,6 +101,18 @@ struct VectorLanes {
         e = _mm512_mask_mov_ps(e, tiny, _mm512_setzero_ps());
         return _mm512_mask_mov_ps(e, nan, x);
     }
+    struct DoubleSum {
+        __m512d lo = _mm512_setzero_pd(), hi = _mm512_setzero_pd();
+        void add(V v) {
+            lo = _mm512_add_pd(lo, _mm512_cvtps_pd(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7)));
+            hi = _mm512_add_pd(hi, _mm512_cvtps_pd(__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15)));
+        }
+        double total() const {
+            alignas(64) double t[8];
+            _mm512_store_pd(t, _mm512_add_pd(lo, hi));
+            return ((t[0] + t[1]) + (t[2] + t[3])) + ((t[4] + t[5]) + (t[6] + t[7]));
+        }
+    };
 };
 constexpr int kUpdateRows = 8;     // 8 weight rows + 8 gradient rows + 4 + 2 = 22 of 32 zmm registers
 // The forward tile, 5 x 5 sums + 5 weight rows + 1 = 31 of 32: on the models' shapes (10 tokens, 512
@@ -149,6 +167,18 @@ struct VectorLanes {
         e = _mm256_andnot_ps(tiny, e);
         return _mm256_blendv_ps(e, x, nan);
     }
+    struct DoubleSum {
+        __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+        void add(V v) {
+            lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+            hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+        }
+        double total() const {
+            alignas(32) double t[4];
+            _mm256_store_pd(t, _mm256_add_pd(lo, hi));
+            return (t[0] + t[1]) + (t[2] + t[3]);
+        }
+    };
 };
 constexpr int kUpdateRows = 4;     // 4 + 4 + 4 + 2 of 16 ymm registers
 constexpr int kForwardRows = 2;    // 2 x 5 + 2 + 1 = 13 of 16
