@@ -213,6 +213,9 @@ public:
     // A deque: entries never move, so references stay valid while the trace grows.
     const std::deque<TraceEntry>& entries() const { return entries_; }
     size_t size() const { return entries_.size(); }
+    // Drops every entry (their buffers go to the pool, which the next forward on this trace lends
+    // from: a trace cleared and not reused keeps that memory until it is destroyed or its pool
+    // emptied) and the internals.
     void clear();
     // Keeps the first n entries (and their graph indexes); the internals stay. The others' buffers
     // go to the pool.
