@@ -75,8 +75,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 // Both libraries on two threads at once, each thread its own 1024 x 512 x 512 slice (the large
 // linear layers' per-thread share at batch 32 x 64 is 2048 x 512 x 1024), alternately, best of
-// three each: 30-60 ms, once. OpenBLAS is kept only when 10 % faster, so that a machine where the
-// two are even keeps the numbers of the kernel set's GEMM.
+// three each: ~65 ms, once, with opening the library. OpenBLAS is kept only when 10 % faster, so
+// that a machine where the two are even keeps the numbers of the kernel set's GEMM.
 bool openblas_measures_faster(const KernelSet& set) {
     constexpr int M = 1024, N = 512, K = 512;
     std::vector<float> a(size_t(M) * K), b(size_t(N) * K), c(size_t(2) * M * N);

@@ -24,7 +24,7 @@ void softmax_row(float* y, const float* x, int n) {
     if (full > 0) {
         V m = L::load(x);
         for (int c = w; c < full; c += w) m = L::max(m, L::load(x + c));
-        mx = L::max_of(m);
+        mx = max_of<L>(m);
     }
     for (int c = full; c < n; ++c) mx = mx < x[c] ? x[c] : mx;
     const V vmx = L::set1(mx);

@@ -1,6 +1,6 @@
 // Float buffers a pass no longer needs, kept for a later tensor of the same size: a training
 // step makes the same tensors as the step before it, and a kernel that writes all of its output
-// need not have it zero-filled first (at batch 8 x length 256 the fills were ~4 % of a step, and
+// need not have it zero-filled first (at batch 8 x length 256 the fills were ~6 % of a step, and
 // the fresh pages' faults more). Held by a Trace (Trace::pool), so reuse spans its passes.
 //
 // A buffer is matched by its number of floats only; what it holds is whatever was there. Take

@@ -27,6 +27,11 @@ constexpr float kLn2Lo = -2.12194440e-4f;
 constexpr float kExpP[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
                             4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
+// The part of the vector exp every set shares (defined below the lanes types): e^c for c already
+// kept in range, as p · 2^n, returning p with n = round(c log2 e) in `n`.
+template <class L>
+typename L::V exp_mantissa(typename L::V c, typename L::V& n);
+
 struct ScalarLanes {
     using V = float;
     static constexpr int width = 1;
@@ -41,7 +46,6 @@ struct ScalarLanes {
     static V mul(V a, V b) { return a * b; }
     static V sub(V a, V b) { return a - b; }
     static V max(V a, V b) { return a < b ? b : a; }  // a when b is NaN, as a row's running maximum wants
-    static float max_of(V v) { return v; }
     static V exp(V x) { return std::exp(x); }
     // A sum in double of vectors' lanes (softmax's Σ e^x and Σ dy·y, in double as they always were)
     struct DoubleSum {
@@ -75,13 +79,7 @@ struct VectorLanes {
     static V mul(V a, V b) { return _mm512_mul_ps(a, b); }
     static V sub(V a, V b) { return _mm512_sub_ps(a, b); }
     static V max(V a, V b) { return _mm512_max_ps(b, a); }  // a where b is NaN (maxps returns its second)
-    static float max_of(V v) {
-        alignas(64) float t[16];
-        _mm512_store_ps(t, v);
-        float m = t[0];
-        for (int i = 1; i < 16; ++i) m = m < t[i] ? t[i] : m;
-        return m;
-    }
+    static V round(V v) { return _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
     // e^x to ~1 ulp, lane by lane, as expf gives it for the softmax's x - max <= 0: x = n ln2 + r,
     // |r| <= ln2 / 2 (ln2 in two parts, so n ln2 is exact), e^r by Cephes' degree-6 polynomial,
     // times 2^n by scalef (which also gives 0 and inf past the float range). Below ln(FLT_MIN) the
@@ -90,13 +88,9 @@ struct VectorLanes {
     static V exp(V x) {
         const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
         const __mmask16 tiny = _mm512_cmp_ps_mask(x, _mm512_set1_ps(kExpLow), _CMP_LT_OQ);
-        const V c = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(kExpLow)), _mm512_set1_ps(kExpClamp));
-        const V n = _mm512_roundscale_ps(_mm512_mul_ps(c, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        V r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), c);
-        r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r);
-        V p = _mm512_set1_ps(kExpP[0]);
-        for (int i = 1; i < 6; ++i) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kExpP[i]));
-        p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, _mm512_add_ps(r, _mm512_set1_ps(1.0f)));
+        V n;
+        const V p = exp_mantissa<VectorLanes>(
+            _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(kExpLow)), _mm512_set1_ps(kExpClamp)), n);
         V e = _mm512_scalef_ps(p, n);
         e = _mm512_mask_mov_ps(e, tiny, _mm512_setzero_ps());
         return _mm512_mask_mov_ps(e, nan, x);
@@ -139,25 +133,15 @@ struct VectorLanes {
     static V mul(V a, V b) { return _mm256_mul_ps(a, b); }
     static V sub(V a, V b) { return _mm256_sub_ps(a, b); }
     static V max(V a, V b) { return _mm256_max_ps(b, a); }  // a where b is NaN (maxps returns its second)
-    static float max_of(V v) {
-        alignas(32) float t[8];
-        _mm256_store_ps(t, v);
-        float m = t[0];
-        for (int i = 1; i < 8; ++i) m = m < t[i] ? t[i] : m;
-        return m;
-    }
+    static V round(V v) { return _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
     // As the AVX-512 set's, with 2^n made in the exponent bits, in two halves (n is -126 to 144,
     // and each half's exponent stays normal); past 88.72 (expf's overflow) the product is inf.
     static V exp(V x) {
         const V nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
         const V tiny = _mm256_cmp_ps(x, _mm256_set1_ps(kExpLow), _CMP_LT_OQ);
-        const V c = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(kExpLow)), _mm256_set1_ps(kExpClamp));
-        const V n = _mm256_round_ps(_mm256_mul_ps(c, _mm256_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-        V r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Hi), c);
-        r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Lo), r);
-        V p = _mm256_set1_ps(kExpP[0]);
-        for (int i = 1; i < 6; ++i) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kExpP[i]));
-        p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+        V n;
+        const V p = exp_mantissa<VectorLanes>(
+            _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(kExpLow)), _mm256_set1_ps(kExpClamp)), n);
         const __m256i ni = _mm256_cvtps_epi32(n);
         const __m256i n1 = _mm256_srai_epi32(ni, 1), n2 = _mm256_sub_epi32(ni, n1);
         const __m256i bias = _mm256_set1_epi32(127);
@@ -189,6 +173,27 @@ constexpr int kUpdateRows = 4;
 constexpr int kForwardRows = 2;
 constexpr int kForwardTokens = 4;
 #endif
+
+template <class L>
+typename L::V exp_mantissa(typename L::V c, typename L::V& n) {
+    using V = typename L::V;
+    n = L::round(L::mul(c, L::set1(kLog2e)));
+    V r = L::fmaddv(n, L::set1(-kLn2Hi), c);  // c - n ln2, exact in the first part
+    r = L::fmaddv(n, L::set1(-kLn2Lo), r);
+    V p = L::set1(kExpP[0]);
+    for (int i = 1; i < 6; ++i) p = L::fmaddv(p, r, L::set1(kExpP[i]));
+    return L::fmaddv(L::mul(p, r), r, L::add(r, L::set1(1.0f)));  // 1 + r + r^2 p(r)
+}
+
+// The largest lane (NaN lanes skipped unless the first is NaN), for a row's maximum.
+template <class L>
+float max_of(typename L::V v) {
+    float t[L::width];
+    L::store(t, v);
+    float m = t[0];
+    for (int i = 1; i < L::width; ++i) m = m < t[i] ? t[i] : m;
+    return m;
+}
 
 // dst[0:n] = src[0:n] with non-temporal stores where dst is 64-byte aligned: for results that
 // are not read again soon, so their cache lines are not first fetched from memory just to be
