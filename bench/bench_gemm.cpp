@@ -95,6 +95,24 @@ void BM_Linear(benchmark::State& st, Impl impl, int N, int I, int O) {
     st.counters["GFLOP/s"] = rate(2.0 * N * I * O);
 }
 
+// The same forward with its weights coming from memory, as in a step (the shapes above repeat
+// one W, which then stays in the 32 MB L3): each iteration goes through 160 MB of distinct
+// weight matrices. GB/s: weight bytes read per second (compare BM_Triad's).
+void BM_LinearFromMemory(benchmark::State& st, int N, int I, int O) {
+    stepformer::Backend& be = stepformer::default_backend();
+    const int count = int((size_t(160) << 20) / (size_t(O) * I * 4));
+    std::vector<std::vector<float>> Ws;
+    for (int m = 0; m < count; ++m) Ws.push_back(random_floats(size_t(O) * I, 20 + m));
+    const auto x = random_floats(size_t(N) * I, 19);
+    std::vector<float> y(size_t(N) * O);
+    for (auto _ : st) {
+        for (const auto& W : Ws) be.linear_forward(y.data(), x.data(), W.data(), N, I, O);
+        benchmark::DoNotOptimize(y.data());
+    }
+    st.counters["GB/s"] = rate(4.0 * double(count) * O * I);
+    st.counters["GFLOP/s"] = rate(2.0 * double(count) * N * I * O);
+}
+
 // dW (O, I) = dyᵀ (O, N) x (N, I): a Linear layer's weight gradient (the backward's other half).
 void BM_WeightGrad(benchmark::State& st, Impl impl, int N, int I, int O) {
     const Blas* blas = nullptr;
@@ -219,6 +237,12 @@ void register_all() {
         for (const auto& [impl, name] : impls)
             benchmark::RegisterBenchmark((std::string("WeightGrad/") + s.name + "/" + name).c_str(), BM_WeightGrad, impl, s.N,
                                          s.I, s.O)
+                ->Unit(benchmark::kMicrosecond)
+                ->UseRealTime();
+    for (const Shape& s : linear)
+        if (s.N <= 48)
+            benchmark::RegisterBenchmark((std::string("LinearFromMemory/") + s.name + "/ours").c_str(), BM_LinearFromMemory,
+                                         s.N, s.I, s.O)
                 ->Unit(benchmark::kMicrosecond)
                 ->UseRealTime();
     for (const Shape& s : linear)

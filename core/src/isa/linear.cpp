@@ -14,11 +14,24 @@
 namespace stepformer::cpu::STEPFORMER_ISA {
 namespace {
 
+// How far ahead of the rows being read the streaming kernels ask for the weights: ~40 KB, into
+// L2 (prefetcht2; prefetcht1 measured the same). Each block used to fetch the next block into L1,
+// whose few miss buffers capped the lines in flight. Zen 4 host, 2 threads, 10 tokens through
+// 160 MB of weights (stepformer_gemm_bench LinearFromMemory, two runs): 14.0-14.3 GB/s -> 17.2-21.8
+// at 512 inputs, 17.7-19.9 -> 19.7-19.9 at 2048 (the machine reads 40-42 GB/s); the traced forward
+// 12.4-13.1 -> 10.6-10.7 ms. The distance mattered less than the level (20-80 KB within noise).
+constexpr int64_t kStreamAhead = 10240;  // floats
+
+// Asks for the cache line at p, if before `limit`, to be brought into L2.
+inline void fetch_ahead(const float* p, const float* limit) {
+    if (p < limit) __builtin_prefetch(p, 0, 1);
+}
+
 // y[n0:n0+T, o:o+R] = x[n0:n0+T] W[o:o+R]^T, the sums over I in R x T vector registers.
-// `next`: the rows the following call reads, fetched into the cache meanwhile (or null). A block's
-// rows are short streams (2-8 KB each) that the hardware prefetcher would only learn part-way.
+// `limit`: when not null, the weights are read kStreamAhead floats ahead, up to `limit` (the end
+// of the rows this thread reads); only the first pass over a block's tokens asks.
 template <int R, int T>
-void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o, int n0, const float* next) {
+void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o, int n0, const float* limit) {
     using L = VectorLanes;
     typename L::V acc[R][T];
     for (int r = 0; r < R; ++r)
@@ -27,8 +40,8 @@ void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o
     for (int i = 0; i < vec_end; i += L::width) {
         typename L::V w[R];
         for (int r = 0; r < R; ++r) w[r] = L::load(Wr + int64_t(r) * I + i);
-        if (next)
-            for (int r = 0; r < R; ++r) __builtin_prefetch(next + int64_t(r) * I + i);
+        if (limit)
+            for (int r = 0; r < R; ++r) fetch_ahead(Wr + int64_t(r) * I + i + kStreamAhead, limit);
         for (int t = 0; t < T; ++t) {
             const typename L::V xv = L::load(x + int64_t(n0 + t) * I + i);
             for (int r = 0; r < R; ++r) acc[r][t] = L::fmaddv(xv, w[r], acc[r][t]);
@@ -45,23 +58,22 @@ void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o
 
 template <int R, int T>
 void rows_forward_tokens(float* y, const float* x, const float* Wr, int I, int O, int o, int n0, int tokens,
-                         const float* next) {
+                         const float* limit) {
     if constexpr (T > 1) {
-        if (tokens < T) return rows_forward_tokens<R, T - 1>(y, x, Wr, I, O, o, n0, tokens, next);
+        if (tokens < T) return rows_forward_tokens<R, T - 1>(y, x, Wr, I, O, o, n0, tokens, limit);
     }
-    rows_forward<R, T>(y, x, Wr, I, O, o, n0, next);
+    rows_forward<R, T>(y, x, Wr, I, O, o, n0, limit);
 }
 
 template <int R, int T>
 void stream_forward_tiles(float* y, const float* x, const float* W, int N, int I, int O, int o0, int o1) {
+    const float* end = W + int64_t(o1) * I;
     for (int o = o0; o < o1;) {
         const bool full = o1 - o >= R;
         const int rows = full ? R : 1;
-        // The next block's rows, fetched during this block's first pass over the tokens.
-        const float* next = o + rows + R <= o1 ? W + int64_t(o + rows) * I : nullptr;
         for (int n0 = 0; n0 < N; n0 += T) {
             const int tokens = std::min(T, N - n0);
-            const float* fetch = n0 == 0 ? next : nullptr;
+            const float* fetch = n0 == 0 ? end : nullptr;
             if (full)
                 rows_forward_tokens<R, T>(y, x, W + int64_t(o) * I, I, O, o, n0, tokens, fetch);
             else
@@ -71,15 +83,21 @@ void stream_forward_tiles(float* y, const float* x, const float* W, int N, int I
     }
 }
 
+// An array read in order: the current block's rows and the end of what this thread reads.
+struct Stream {
+    const float* rows = nullptr;
+    const float* limit = nullptr;
+};
+
 // Columns [i0, i1) of R rows starting at row o:
 //   g (R, I)  = dy[:, o:o+R]^T x           the rows' weight gradient
 //   dxp (N, I) += dy[:, o:o+R] W[o:o+R]    their contribution to dx (rows ldp apart)
 //   sq += g^2, lane by lane                for the gradient norm, while g is in registers
-// `ahead`: up to three arrays of the next block's R rows (its weights and optimizer state),
-// fetched into the cache meanwhile; null entries are skipped.
+// `ahead`: up to three arrays this block's rows belong to (its weights and optimizer state), read
+// kStreamAhead floats ahead meanwhile; null entries are skipped.
 template <class L, int R>
 void rows_backward(float* g, float* dxp, int ldp, const float* dy, const float* x, const float* Wr, int N, int I, int O,
-                   int o, int i0, int i1, typename L::V& sq, const float* const* ahead) {
+                   int o, int i0, int i1, typename L::V& sq, const Stream* ahead) {
     // In a local: through the reference, the compiler had to assume g's stores might change it and
     // kept it in memory, a chain of 8 load-add-stores per column vector (half the kernel's time).
     typename L::V s = sq;
@@ -90,8 +108,8 @@ void rows_backward(float* g, float* dxp, int ldp, const float* dy, const float* 
             acc[r] = L::zero();
         }
         for (int a = 0; a < 3; ++a)
-            if (ahead[a])
-                for (int r = 0; r < R; ++r) __builtin_prefetch(ahead[a] + int64_t(r) * I + i);
+            if (ahead[a].rows)
+                for (int r = 0; r < R; ++r) fetch_ahead(ahead[a].rows + int64_t(r) * I + i + kStreamAhead, ahead[a].limit);
         for (int n = 0; n < N; ++n) {
             const float* dyn = dy + int64_t(n) * O + o;  // (R,)
             const typename L::V xv = L::load(x + int64_t(n) * I + i);
@@ -123,8 +141,8 @@ void rows_backward(float* g, float* dxp, int ldp, const float* dy, const float* 
 // Returns sum(g^2) of the block (float lanes: at most 8 x 2048 / 16 terms each, then double).
 template <int R>
 double rows_backward(float* g, float* dxp, int ldp, const float* dy, const float* x, const float* Wr, int N, int I,
-                     int O, int o, const float* const* ahead) {
-    static const float* const none[3] = {nullptr, nullptr, nullptr};
+                     int O, int o, const Stream* ahead) {
+    static const Stream none[3] = {};
     const int vec_end = I / VectorLanes::width * VectorLanes::width;
     VectorLanes::V sqv = VectorLanes::zero();
     ScalarLanes::V sqs = ScalarLanes::zero();
@@ -159,12 +177,12 @@ double backward_update_rows(float* dW, float* dxp, int ldp, float* g, const floa
     for (int o = o0; o < o1;) {
         const int rows = o1 - o >= kUpdateRows ? kUpdateRows : 1;
         float* Wr = W + int64_t(o) * I;
-        // The next full block's weights and optimizer state stream in while this one computes
-        // (in the step, from memory: its rows are short streams the hardware learns late).
-        const int64_t nxt = int64_t(o + rows) * I;
-        const bool more = o + rows + kUpdateRows <= o1;
-        const float* const ahead[3] = {more ? W + nxt : nullptr, more && upd.buf1 ? upd.buf1 + nxt : nullptr,
-                                       more && upd.buf2 ? upd.buf2 + nxt : nullptr};
+        // The weights and optimizer state ahead stream into L2 while this block computes (in the
+        // step, from memory: a block's rows are short streams the hardware learns late).
+        const int64_t at = int64_t(o) * I, end = int64_t(o1) * I;
+        const Stream ahead[3] = {{Wr, W + end},
+                                 {upd.buf1 ? upd.buf1 + at : nullptr, upd.buf1 ? upd.buf1 + end : nullptr},
+                                 {upd.buf2 ? upd.buf2 + at : nullptr, upd.buf2 ? upd.buf2 + end : nullptr}};
         total += rows == kUpdateRows ? rows_backward<kUpdateRows>(g, dxp, ldp, dy, x, Wr, N, I, O, o, ahead)
                                      : rows_backward<1>(g, dxp, ldp, dy, x, Wr, N, I, O, o, ahead);
         if (apply) update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, s);
