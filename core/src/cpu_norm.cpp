@@ -82,10 +82,14 @@ void CpuBackend::layernorm_forward(float* out, float* mean, float* rstd, const f
     for (int r = 0; r < rows; ++r) {
         const float* x = in + int64_t(r) * cols;
         float* y = out + int64_t(r) * cols;
+        // The sums in double lanes (`omp simd`): one scalar chain of double adds was ~1 us a row at
+        // 512 features, most of the op's time at the tutorial's 10 rows.
         double s = 0.0;
+#pragma omp simd reduction(+ : s)
         for (int c = 0; c < cols; ++c) s += x[c];
         const double m = s / cols;
         double v = 0.0;
+#pragma omp simd reduction(+ : v)
         for (int c = 0; c < cols; ++c) v += (x[c] - m) * (x[c] - m);
         v /= cols;  // biased variance, as nn.LayerNorm
         const float rs = static_cast<float>(1.0 / std::sqrt(v + eps));
@@ -112,15 +116,26 @@ void CpuBackend::layernorm_backward(float* din, float* dgamma, float* dbeta, con
         const float* dy = dout + int64_t(r) * cols;
         float* dx = din + int64_t(r) * cols;
         const float m = mean[r], rs = rstd[r];
+        // The sums in double lanes, as the forward's.
         double sum_g = 0.0, sum_gx = 0.0;
-        for (int c = 0; c < cols; ++c) {
-            const float xhat = (x[c] - m) * rs;
-            const float g = gamma ? dy[c] * gamma[c] : dy[c];
-            sum_g += g;
-            sum_gx += double(g) * xhat;
-            if (dgamma) dgamma[c] += dy[c] * xhat;
-            if (dbeta) dbeta[c] += dy[c];
+        if (gamma) {
+#pragma omp simd reduction(+ : sum_g, sum_gx)
+            for (int c = 0; c < cols; ++c) {
+                const float g = dy[c] * gamma[c];
+                sum_g += g;
+                sum_gx += double(g) * ((x[c] - m) * rs);
+            }
+        } else {
+#pragma omp simd reduction(+ : sum_g, sum_gx)
+            for (int c = 0; c < cols; ++c) {
+                sum_g += dy[c];
+                sum_gx += double(dy[c]) * ((x[c] - m) * rs);
+            }
         }
+        if (dgamma)
+            for (int c = 0; c < cols; ++c) dgamma[c] += dy[c] * ((x[c] - m) * rs);
+        if (dbeta)
+            for (int c = 0; c < cols; ++c) dbeta[c] += dy[c];
         const float mg = static_cast<float>(sum_g / cols), mgx = static_cast<float>(sum_gx / cols);
         for (int c = 0; c < cols; ++c) {
             const float xhat = (x[c] - m) * rs;
