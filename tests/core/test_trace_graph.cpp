@@ -1,8 +1,10 @@
 // The trace as a graph: every entry names the op that made it, its inputs, its block and role,
 // and the queries viewers use (graph::*) find the model's structure from those fields alone.
+#include <array>
 #include <set>
 
 #include "fixture_util.h"
+#include "stepformer/dataset.h"
 #include "stepformer/model_io.h"
 #include "stepformer/params.h"
 #include "stepformer/trace_graph.h"
@@ -185,6 +187,42 @@ TEST(TraceNames, EveryLayerStarsTheLayerIndexInEveryNaming) {
             EXPECT_EQ(every.substr(0, star) + std::to_string(p.block.layer) + every.substr(star + 1), e.name) << which;
         }
         EXPECT_GT(layered, 20u) << which;
+    }
+}
+
+}  // namespace
+
+namespace {
+
+// A model keeps the graph of its last batch shape (graph_for): passes over batches of other
+// shapes, and of the same shape with other tokens, are each what a fresh model computes, and only
+// passes of one shape in a row share a graph.
+TEST(GraphCache, EveryShapeAndTokensAsAFreshModelComputes) {
+    for (const Config& c : {Config::small(), Config::torch_small(), Config::aiayn_small(), Config::gpt_small()}) {
+        const Transformer kept(c, init_params(c, 3));
+        const std::vector<std::array<int, 3>> shapes = {{2, 5, 6}, {1, 3, 4}, {2, 5, 6}, {2, 5, 6}, {2, 5, 4}, {2, 4, 4}, {3, 4, 4}};
+        uint64_t seed = 10;
+        std::shared_ptr<const Graph> last;
+        std::array<int, 3> last_shape{};
+        for (const auto& given : shapes) {
+            const std::array<int, 3> shape = {given[0], c.reads_source() ? given[1] : 0, given[2]};
+            const auto [B, S, T] = shape;
+            const Batch batch = random_batch(c, B, S, T, seed++);
+            Trace mine, fresh;
+            kept.forward(batch, mine);
+            Transformer(c, kept.params()).forward(batch, fresh);
+            const TraceEntry *p = graph::output_probs(mine), *q = graph::output_probs(fresh);
+            ASSERT_NE(p, nullptr);
+            ASSERT_NE(q, nullptr);
+            EXPECT_EQ(mine.entries().size(), fresh.entries().size());
+            EXPECT_EQ(p->value.shape, q->value.shape) << "B " << B << " T " << T;
+            EXPECT_EQ(p->value.data, q->value.data) << "B " << B << " T " << T;
+            if (last) {
+                EXPECT_EQ(mine.graph == last, shape == last_shape) << "B " << B << " T " << T;
+            }
+            last = mine.graph;
+            last_shape = shape;
+        }
     }
 }
 

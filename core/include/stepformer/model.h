@@ -172,12 +172,18 @@ private:
     void run(const std::shared_ptr<const Graph>& g, size_t from, const Batch& batch, Trace& tr,
              const ForwardOptions& opt) const;
 
+    // The graph of the last batch shape: a model's graph depends on the batch only through its
+    // B, S and T (models.h), except the layer lab's, which is built for each batch.
+    std::shared_ptr<const Graph> graph_for(const Batch& batch) const;
+
     struct PeCache;
+    struct GraphCache;
     Config config_;
     ParamSet params_;
     std::shared_ptr<const ParamSet> shared_;  // set: the weights, instead of params_
     Backend* backend_;
     std::shared_ptr<PeCache> pe_cache_;
+    std::shared_ptr<GraphCache> graph_cache_;
     std::shared_ptr<ResidentWeights> resident_;  // filled on first use
     std::vector<bool> grad_accumulates_;  // ParamSpec::grad_accumulates, parameter by parameter
     Staging* kept_ = nullptr;             // set_resident()

@@ -36,7 +36,9 @@ std::vector<ParamSpec> model_params(const Config& c);
 std::vector<std::pair<std::string, std::string>> model_aliases(const Config& c);
 bool model_buffer(const StoredTensor& st, const Config& c, const std::string& path);
 
-// The graph of the config's model for this batch.
+// The graph of the config's model for this batch. It depends on the batch only through its shape
+// (B, S, T), which lets a Transformer keep the last one; the layer lab's also checks the batch's
+// inputs and masks, and is built for each batch.
 std::shared_ptr<const Graph> model_graph(const Config& c, const Batch& batch);
 
 }  // namespace stepformer::build
