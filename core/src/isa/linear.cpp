@@ -17,9 +17,10 @@ namespace {
 // How far ahead of the rows being read the streaming kernels ask for the weights: ~40 KB, into
 // L2 (prefetcht2; prefetcht1 measured the same). Each block used to fetch the next block into L1,
 // whose few miss buffers capped the lines in flight. Zen 4 host, 2 threads, 10 tokens through
-// 160 MB of weights (stepformer_gemm_bench LinearFromMemory, two runs): 14.0-14.3 GB/s -> 17.2-21.8
-// at 512 inputs, 17.7-19.9 -> 19.7-19.9 at 2048 (the machine reads 40-42 GB/s); the traced forward
-// 12.4-13.1 -> 10.6-10.7 ms. The distance mattered less than the level (20-80 KB within noise).
+// 160 MB of weights (stepformer_gemm_bench LinearFromMemory, two runs each): 14.0-14.3 GB/s at 512
+// inputs and 17.7-19.9 at 2048 before; 17.2-21.8 and 19.7-19.9 asking 40 KB ahead into L2; 21.6-25.4
+// and 23.1-24.4 with the requests shared by the block's passes (rows_forward). The machine reads
+// 40-42 GB/s. The distance mattered less than the level (20-80 KB within noise).
 constexpr int64_t kStreamAhead = 10240;  // floats
 
 // Asks for the cache line at p, if before `limit`, to be brought into L2.
@@ -28,10 +29,14 @@ inline void fetch_ahead(const float* p, const float* limit) {
 }
 
 // y[n0:n0+T, o:o+R] = x[n0:n0+T] W[o:o+R]^T, the sums over I in R x T vector registers.
-// `limit`: when not null, the weights are read kStreamAhead floats ahead, up to `limit` (the end
-// of the rows this thread reads); only the first pass over a block's tokens asks.
+// Ahead of rows first, first + every, ... of the block, up to `limit` (the end of the rows this
+// thread reads), the weights are asked for kStreamAhead floats ahead: a block's passes over its
+// tokens take turns (pass q asks for rows q, q + passes, ...), so that no pass carries all the
+// requests (all in the first pass, the tutorial's traced forward took 10.6-11.0 ms; shared,
+// 8.3-8.7, four alternating pairs).
 template <int R, int T>
-void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o, int n0, const float* limit) {
+void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o, int n0, const float* limit, int first,
+                  int every) {
     using L = VectorLanes;
     typename L::V acc[R][T];
     for (int r = 0; r < R; ++r)
@@ -40,8 +45,7 @@ void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o
     for (int i = 0; i < vec_end; i += L::width) {
         typename L::V w[R];
         for (int r = 0; r < R; ++r) w[r] = L::load(Wr + int64_t(r) * I + i);
-        if (limit)
-            for (int r = 0; r < R; ++r) fetch_ahead(Wr + int64_t(r) * I + i + kStreamAhead, limit);
+        for (int r = first; r < R; r += every) fetch_ahead(Wr + int64_t(r) * I + i + kStreamAhead, limit);
         for (int t = 0; t < T; ++t) {
             const typename L::V xv = L::load(x + int64_t(n0 + t) * I + i);
             for (int r = 0; r < R; ++r) acc[r][t] = L::fmaddv(xv, w[r], acc[r][t]);
@@ -58,26 +62,26 @@ void rows_forward(float* y, const float* x, const float* Wr, int I, int O, int o
 
 template <int R, int T>
 void rows_forward_tokens(float* y, const float* x, const float* Wr, int I, int O, int o, int n0, int tokens,
-                         const float* limit) {
+                         const float* limit, int first, int every) {
     if constexpr (T > 1) {
-        if (tokens < T) return rows_forward_tokens<R, T - 1>(y, x, Wr, I, O, o, n0, tokens, limit);
+        if (tokens < T) return rows_forward_tokens<R, T - 1>(y, x, Wr, I, O, o, n0, tokens, limit, first, every);
     }
-    rows_forward<R, T>(y, x, Wr, I, O, o, n0, limit);
+    rows_forward<R, T>(y, x, Wr, I, O, o, n0, limit, first, every);
 }
 
 template <int R, int T>
 void stream_forward_tiles(float* y, const float* x, const float* W, int N, int I, int O, int o0, int o1) {
     const float* end = W + int64_t(o1) * I;
+    const int passes = (N + T - 1) / T;
     for (int o = o0; o < o1;) {
         const bool full = o1 - o >= R;
         const int rows = full ? R : 1;
         for (int n0 = 0; n0 < N; n0 += T) {
-            const int tokens = std::min(T, N - n0);
-            const float* fetch = n0 == 0 ? end : nullptr;
+            const int tokens = std::min(T, N - n0), pass = n0 / T;
             if (full)
-                rows_forward_tokens<R, T>(y, x, W + int64_t(o) * I, I, O, o, n0, tokens, fetch);
+                rows_forward_tokens<R, T>(y, x, W + int64_t(o) * I, I, O, o, n0, tokens, end, pass, passes);
             else
-                rows_forward_tokens<1, T>(y, x, W + int64_t(o) * I, I, O, o, n0, tokens, fetch);
+                rows_forward_tokens<1, T>(y, x, W + int64_t(o) * I, I, O, o, n0, tokens, end, pass, passes);
         }
         o += rows;
     }
