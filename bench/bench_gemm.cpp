@@ -152,6 +152,34 @@ void BM_BackwardUpdate(benchmark::State& st, int N, int I, int O) {
     st.counters["GB/s"] = rate(16.0 * I * O);
 }
 
+// The same from memory, as in a step: 160 MB of distinct weights (and as much momentum) per
+// iteration, so neither stays in the 32 MB L3.
+void BM_BackwardUpdateFromMemory(benchmark::State& st, int N, int I, int O) {
+    stepformer::Backend& be = stepformer::default_backend();
+    const int count = int((size_t(160) << 20) / (size_t(O) * I * 4));
+    const auto x = random_floats(size_t(N) * I, 8), dy = random_floats(size_t(N) * O, 9);
+    std::vector<std::vector<float>> Ws, momenta;
+    for (int m = 0; m < count; ++m) {
+        Ws.push_back(random_floats(size_t(O) * I, 40 + m));
+        momenta.emplace_back(size_t(O) * I, 0.0f);
+    }
+    std::vector<float> dx(size_t(N) * I);
+    double sum_squares = 0.0;
+    for (auto _ : st) {
+        for (int m = 0; m < count; ++m) {
+            stepformer::WeightUpdate u;
+            u.buf1 = momenta[size_t(m)].data();
+            u.lr = 1e-9;
+            u.momentum = 0.99f;
+            be.linear_backward_update(dx.data(), nullptr, &sum_squares, dy.data(), x.data(), Ws[size_t(m)].data(), N, I,
+                                      O, false, u);
+        }
+        be.sync();
+        benchmark::DoNotOptimize(sum_squares);
+    }
+    st.counters["GB/s"] = rate(16.0 * double(count) * I * O);
+}
+
 // scores (G, L, L) = Q Kᵀ per head, G = batch × heads: many small products.
 void BM_AttentionScores(benchmark::State& st, Impl impl, int G, int L, int d) {
     const Blas* blas = nullptr;
@@ -249,6 +277,12 @@ void register_all() {
         if (s.N <= 48)  // the fused kernel's range (kStreamingMaxTokens); beyond it the backend calls the GEMMs above
             benchmark::RegisterBenchmark((std::string("BackwardUpdate/") + s.name + "/ours").c_str(), BM_BackwardUpdate, s.N,
                                          s.I, s.O)
+                ->Unit(benchmark::kMicrosecond)
+                ->UseRealTime();
+    for (const Shape& s : linear)
+        if (s.N <= 48)
+            benchmark::RegisterBenchmark((std::string("BackwardUpdateFromMemory/") + s.name + "/ours").c_str(),
+                                         BM_BackwardUpdateFromMemory, s.N, s.I, s.O)
                 ->Unit(benchmark::kMicrosecond)
                 ->UseRealTime();
     const Shape attention[] = {{"b2h8_L6_d64", 16, 6, 64}, {"b32h8_L64_d64", 256, 64, 64}, {"b8h8_L256_d64", 64, 256, 64}};
