@@ -98,9 +98,12 @@ void BM_Linear(benchmark::State& st, Impl impl, int N, int I, int O) {
 // The same forward with its weights coming from memory, as in a step (the shapes above repeat
 // one W, which then stays in the 32 MB L3): each iteration goes through 160 MB of distinct
 // weight matrices. GB/s: weight bytes read per second (compare BM_Triad's).
+// How many (O, I) matrices make 160 MB, five times the L3.
+int matrices_in_160mb(int I, int O) { return int((size_t(160) << 20) / (size_t(O) * I * 4)); }
+
 void BM_LinearFromMemory(benchmark::State& st, int N, int I, int O) {
     stepformer::Backend& be = stepformer::default_backend();
-    const int count = int((size_t(160) << 20) / (size_t(O) * I * 4));
+    const int count = matrices_in_160mb(I, O);
     std::vector<std::vector<float>> Ws;
     for (int m = 0; m < count; ++m) Ws.push_back(random_floats(size_t(O) * I, 20 + m));
     const auto x = random_floats(size_t(N) * I, 19);
@@ -156,7 +159,7 @@ void BM_BackwardUpdate(benchmark::State& st, int N, int I, int O) {
 // iteration, so neither stays in the 32 MB L3.
 void BM_BackwardUpdateFromMemory(benchmark::State& st, int N, int I, int O) {
     stepformer::Backend& be = stepformer::default_backend();
-    const int count = int((size_t(160) << 20) / (size_t(O) * I * 4));
+    const int count = matrices_in_160mb(I, O);
     const auto x = random_floats(size_t(N) * I, 8), dy = random_floats(size_t(N) * O, 9);
     std::vector<std::vector<float>> Ws, momenta;
     for (int m = 0; m < count; ++m) {

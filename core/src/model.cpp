@@ -84,18 +84,15 @@ Tensor positional_table_float64(int L, int D) {
     return pe;
 }
 
-// The positional tables a model has made, one per length: the table depends on (L, d_model) only,
-// so a forward pass copies it instead of computing L × d_model sines and cosines again. Shared by
-// copies of the model (they have the same d_model) and guarded: forward() is const and may run
-// on several threads.
 struct Transformer::GraphCache {
     std::mutex mu;
     int B = -1, S = -1, T = -1;
     std::shared_ptr<const Graph> graph;
 };
 
-// Building the tutorial's graph and freeing the last one took ~2 % of a traced forward at its
-// size (perf: model_graph 0.53 %, the old graph's destruction 0.36 % of the samples).
+// Building the tutorial's graph and freeing the last one took ~2 % of a traced forward's own
+// thread at its size (perf, two profiles: model_graph 0.53 %, the old graph's destruction
+// 0.30-0.36 % of all samples).
 std::shared_ptr<const Graph> Transformer::graph_for(const Batch& batch) const {
     if (config_.layers()) return build::model_graph(config_, batch);  // checks the layer lab's inputs too
     const std::lock_guard lock(graph_cache_->mu);
@@ -107,6 +104,10 @@ std::shared_ptr<const Graph> Transformer::graph_for(const Batch& batch) const {
     return c.graph;
 }
 
+// The positional tables a model has made, one per length: the table depends on (L, d_model) only,
+// so a forward pass copies it instead of computing L × d_model sines and cosines again. Shared by
+// copies of the model (they have the same d_model) and guarded: forward() is const and may run
+// on several threads.
 struct Transformer::PeCache {
     std::mutex mu;
     std::map<int, Tensor> tables;  // by 2 · length + precise; (L, d_model) each

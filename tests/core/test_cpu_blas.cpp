@@ -13,21 +13,15 @@
 #include <thread>
 #include <vector>
 
+#include "backend_ops_util.h"
 #include "stepformer/backend.h"
 #include "stepformer/cpu_kernels.h"
 #include "stepformer/message.h"
 
 using namespace stepformer;
+using backend_ops_test::rnd;
 
 namespace {
-
-std::vector<float> values(size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-    std::vector<float> v(n);
-    for (float& x : v) x = d(rng);
-    return v;
-}
 
 bool openblas_installed() {
     try {
@@ -51,8 +45,8 @@ protected:
 // with odd feature counts (the threads' slices end mid-vector).
 TEST_P(LargeProducts, LinearForwardAndBackwardAgainstDouble) {
     const int N = 300, I = 70, O = 131;
-    const auto x = values(size_t(N) * I, 1), W = values(size_t(O) * I, 2), dy = values(size_t(N) * O, 3);
-    const auto dx0 = values(size_t(N) * I, 4), dW0 = values(size_t(O) * I, 5);
+    const auto x = rnd(size_t(N) * I, 1), W = rnd(size_t(O) * I, 2), dy = rnd(size_t(N) * O, 3);
+    const auto dx0 = rnd(size_t(N) * I, 4), dW0 = rnd(size_t(O) * I, 5);
     const auto be = make_cpu_backend(2);
     for (bool accumulate : {false, true}) {
         std::vector<float> y(size_t(N) * O, 9.0f), dx = accumulate ? dx0 : std::vector<float>(dx0.size(), 9.0f),
@@ -87,8 +81,8 @@ TEST_P(LargeProducts, ConcurrentCallersGetTheirOwnProducts) {
     const int N = 512, I = 256, O = 320;
     std::vector<std::vector<float>> x, W, want;
     for (unsigned t = 0; t < 2; ++t) {
-        x.push_back(values(size_t(N) * I, 10 + t));
-        W.push_back(values(size_t(O) * I, 20 + t));
+        x.push_back(rnd(size_t(N) * I, 10 + t));
+        W.push_back(rnd(size_t(O) * I, 20 + t));
         want.emplace_back(size_t(N) * O);
         make_cpu_backend(2)->linear_forward(want[t].data(), x[t].data(), W[t].data(), N, I, O);
     }
@@ -117,7 +111,7 @@ TEST(LargeProductChoice, DecidedAtTheFirstLargeProductOnTwoThreads) {
     use_cpu_large_gemm("auto");
     EXPECT_EQ(cpu_large_gemm(), "undecided");
     const int N = 300, I = 64, O = 64;
-    const auto x = values(size_t(N) * I, 6), W = values(size_t(O) * I, 7);
+    const auto x = rnd(size_t(N) * I, 6), W = rnd(size_t(O) * I, 7);
     std::vector<float> y(size_t(N) * O);
     make_cpu_backend(1)->linear_forward(y.data(), x.data(), W.data(), N, I, O);
     make_cpu_backend(2)->linear_forward(y.data(), x.data(), W.data(), 40, I, O);  // few tokens: streaming

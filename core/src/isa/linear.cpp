@@ -183,10 +183,10 @@ double backward_update_rows(float* dW, float* dxp, int ldp, float* g, const floa
         float* Wr = W + int64_t(o) * I;
         // The weights and optimizer state ahead stream into L2 while this block computes (in the
         // step, from memory: a block's rows are short streams the hardware learns late).
-        const int64_t at = int64_t(o) * I, end = int64_t(o1) * I;
-        const Stream ahead[3] = {{Wr, W + end},
-                                 {upd.buf1 ? upd.buf1 + at : nullptr, upd.buf1 ? upd.buf1 + end : nullptr},
-                                 {upd.buf2 ? upd.buf2 + at : nullptr, upd.buf2 ? upd.buf2 + end : nullptr}};
+        const auto stream = [&](const float* a) {
+            return a ? Stream{a + int64_t(o) * I, a + int64_t(o1) * I} : Stream{};
+        };
+        const Stream ahead[3] = {stream(W), stream(upd.buf1), stream(upd.buf2)};
         total += rows == kUpdateRows ? rows_backward<kUpdateRows>(g, dxp, ldp, dy, x, Wr, N, I, O, o, ahead)
                                      : rows_backward<1>(g, dxp, ldp, dy, x, Wr, N, I, O, o, ahead);
         if (apply) update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, s);
