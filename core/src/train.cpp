@@ -1,6 +1,7 @@
 #include "stepformer/train.h"
 
 #include "stepformer/devices.h"
+#include "train_rollback.h"
 
 #include <algorithm>
 #include <chrono>
@@ -216,15 +217,52 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
                          const std::function<void(int)>& on_epoch, TrainControl* control) {
     using clock = std::chrono::steady_clock;
     const auto t0 = clock::now();
-    std::mt19937_64 rng(options_.seed);
-    std::vector<size_t> order(data_.size());
-    std::iota(order.begin(), order.end(), size_t{0});
     const int per_epoch = steps_per_epoch();
+    train_detail::BatchCursor at;  // the next step's batch
+    at.rng.seed(options_.seed);
+    at.order.resize(data_.size());
+    std::iota(at.order.begin(), at.order.end(), size_t{0});
+    if (options_.shuffle) std::shuffle(at.order.begin(), at.order.end(), at.rng);
     TrainResult result;
-    // Double buffer: each step writes its updated weights into `previous` and then swaps, so
-    // the weights before the step are still there if it diverges (no per-step copy).
-    ParamSet previous = model_.params();
+    // The weights from before a step that diverges: on the host's memory the updates are made in
+    // place and a Rollback keeps a copy now and then to replay from (train_rollback.h); on a
+    // device, where a copy or a replay would cross to the host, each step writes its updated
+    // weights into `previous` and then swaps (no per-step copy).
+    const bool in_place = model_.backend().host_memory();
+    ParamSet previous = in_place ? ParamSet() : model_.params();
+    train_detail::Rollback rollback(options_.rollback_every_steps);
     Residency resident(model_, previous, opt_, grads_, trace_);
+
+    auto batch_at = [&](const train_detail::BatchCursor& c) {
+        const size_t lo = size_t(c.batch) * size_t(options_.batch_size);
+        const size_t hi = std::min(c.order.size(), lo + size_t(options_.batch_size));
+        return make_training_batch(model_.config(), data_,
+                                   std::vector<size_t>(c.order.begin() + long(lo), c.order.begin() + long(hi)));
+    };
+    auto forward = [&](const Batch& batch, int index) {
+        ForwardOptions fo;
+        fo.train = true;
+        fo.seed = options_.seed;
+        fo.step = uint64_t(index);  // this step's dropout masks: (seed, step) alone decide them
+        fo.finish = false;          // the step's one synchronisation is the backward pass's
+        fo.trace_to_host = false;   // it reads its loss and gradient norm, scalars, and nothing else
+        fo.keep_all = false;        // and its tensors go as soon as the backward pass is done with them
+        model_.forward(batch, trace_, fo);
+        model_.queue_loss(batch, trace_);
+    };
+    // The updates are made only when the loss is finite (the flag stays on the device, nothing waits for it).
+    auto backward = [&](const Batch& batch) {
+        return backward_and_update(model_, batch, trace_, grads_, opt_, false, in_place ? nullptr : &previous,
+                                   &trace_.at("loss").saved.finite);
+    };
+    auto loss_now = [&] { return double(trace_.at("loss").value.data[0]); };
+    auto replay = [&](const train_detail::BatchCursor& c, int index) {
+        const Batch batch = batch_at(c);
+        forward(batch, index);
+        backward(batch);
+        return loss_now();
+    };
+
     int step = 0;
     int host_step = 0;  // the step whose weights the host has (brought back by resident.settle())
     auto last_settle = clock::now();
@@ -232,70 +270,70 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
     // The residency's uploads done before the first step, not queued into it: every step then
     // queues the same commands (a GPU submits the command buffer the first one recorded again).
     if (resident.active()) model_.backend().sync();
-    for (int epoch = 1; epoch <= options_.epochs; ++epoch) {
-        if (options_.shuffle) std::shuffle(order.begin(), order.end(), rng);
-        for (int b = 0; b < per_epoch; ++b) {
-            if (control && !control->checkpoint()) {
-                resident.settle();
-                result.status = TrainStatus::Stopped;
-                result.steps_done = step;
-                result.message_value = Message(Msg::train_stopped, {step});
-                result.message = result.message_value.text();
-                return result;
-            }
-            const size_t lo = size_t(b) * options_.batch_size;
-            const size_t hi = std::min(order.size(), lo + size_t(options_.batch_size));
-            const Batch batch =
-                make_training_batch(model_.config(), data_, std::vector<size_t>(order.begin() + long(lo), order.begin() + long(hi)));
-            ForwardOptions fo;
-            fo.train = true;
-            fo.seed = options_.seed;
-            fo.step = uint64_t(step);  // this step's dropout masks: (seed, step) alone decide them
-            fo.finish = false;         // the step's one synchronisation is the backward pass's
-            fo.trace_to_host = false;  // it reads its loss and gradient norm, scalars, and nothing else
-            fo.keep_all = false;       // and its tensors go as soon as the backward pass is done with them
-            model_.forward(batch, trace_, fo);
-            model_.queue_loss(batch, trace_);
-            ++step;
-            const double lr = opt_.current_lr();
-            // The updates go to `previous` only when the loss is finite (on the device, without
-            // waiting for the loss): after a bad loss it still holds the weights before this step's.
-            const double gnorm = backward_and_update(model_, batch, trace_, grads_, opt_, false, &previous,
-                                                     &trace_.at("loss").saved.finite);
-            const double loss = trace_.at("loss").value.data[0];
-            if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
-                resident.settle();  // the host's buffers up to date before they are swapped and reset
-                // A bad loss: the last step's weights produced it, so go back one more (as before);
-                // a bad gradient: its update went to `previous` only, the current weights are good.
-                if (!std::isfinite(loss)) std::swap(model_.params(), previous);
-                opt_ = Optimizer(opt_.options(), model_.params());  // its moments saw the bad gradient too
-                result.status = TrainStatus::Diverged;
-                result.steps_done = step - 1;
-                result.message_value =
-                    Message(Msg::train_diverged,
-                            {Message(std::isfinite(loss) ? Msg::train_the_gradient : Msg::train_the_loss),
-                             std::isnan(std::isfinite(loss) ? gnorm : loss) ? MessageArg("NaN") : Message(Msg::train_infinite),
-                             step, epoch});
-                result.message = result.message_value.text();
-                return result;
-            }
-            std::swap(model_.params(), previous);
-            result.last_loss = loss;
+    while (at.epoch <= options_.epochs) {
+        const int epoch = at.epoch;
+        if (control && !control->checkpoint()) {
+            resident.settle();
+            result.status = TrainStatus::Stopped;
             result.steps_done = step;
-            if (on_step) {
-                StepReport r;
-                r.epoch = epoch;
-                r.step = step;
-                r.steps_total = per_epoch * options_.epochs;
-                r.step_in_epoch = b + 1;
-                r.steps_per_epoch = per_epoch;
-                r.loss = loss;
-                r.grad_norm = gnorm;
-                r.lr = lr;
-                r.elapsed_s = std::chrono::duration<double>(clock::now() - t0).count();
-                on_step(r);
-            }
+            result.message_value = Message(Msg::train_stopped, {step});
+            result.message = result.message_value.text();
+            return result;
         }
+        const Batch batch = batch_at(at);
+        const auto step_start = clock::now();
+        forward(batch, step);
+        ++step;
+        if (in_place) {
+            model_.backend().sync();  // the loss, a scalar (backend.h)
+            if (std::isfinite(loss_now()) && rollback.due()) rollback.keep(model_.params(), opt_, at, step - 1);
+        }
+        const double lr = opt_.current_lr();
+        const double gnorm = backward(batch);
+        const double loss = loss_now();
+        if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
+            resident.settle();  // the host's buffers up to date before they are swapped and reset
+            // A bad loss: the last step's weights produced it, so go back one more (as before);
+            // a bad gradient: back to the weights from before this step (on a device its update
+            // went to `previous` only, and the current weights are those).
+            const int want = std::isfinite(loss) ? step - 1 : std::max(step - 2, 0);
+            int kept = want;
+            if (in_place)
+                kept = rollback.restore(model_.params(), opt_, want, per_epoch, options_.shuffle, replay);
+            else if (!std::isfinite(loss))
+                std::swap(model_.params(), previous);
+            opt_ = Optimizer(opt_.options(), model_.params());  // its moments saw the bad gradient too
+            result.status = TrainStatus::Diverged;
+            result.steps_done = kept < want ? kept : step - 1;
+            result.message_value =
+                Message(Msg::train_diverged,
+                        {Message(std::isfinite(loss) ? Msg::train_the_gradient : Msg::train_the_loss),
+                         std::isnan(std::isfinite(loss) ? gnorm : loss) ? MessageArg("NaN") : Message(Msg::train_infinite),
+                         step, epoch});
+            result.message = result.message_value.text();
+            return result;
+        }
+        if (in_place)
+            rollback.stepped(loss, std::chrono::duration<double>(clock::now() - step_start).count());
+        else
+            std::swap(model_.params(), previous);
+        result.last_loss = loss;
+        result.steps_done = step;
+        if (on_step) {
+            StepReport r;
+            r.epoch = epoch;
+            r.step = step;
+            r.steps_total = per_epoch * options_.epochs;
+            r.step_in_epoch = at.batch + 1;
+            r.steps_per_epoch = per_epoch;
+            r.loss = loss;
+            r.grad_norm = gnorm;
+            r.lr = lr;
+            r.elapsed_s = std::chrono::duration<double>(clock::now() - t0).count();
+            on_step(r);
+        }
+        at.next(per_epoch, options_.shuffle);
+        if (at.epoch == epoch) continue;
         // Every few seconds the host's copies catch up, so that a lost device leaves recent ones.
         if (resident.active() && clock::now() - last_settle > std::chrono::seconds(5)) {
             resident.settle(/*keep=*/true);

@@ -166,53 +166,71 @@ TEST(Training, SmallModelLearnsBothSentencesAndTranslates) {
     EXPECT_EQ(greedy_decode(model, "ich mochte ein cola P").text, "i want a coke .");
 }
 
-TEST(Training, DivergenceStopsAndKeepsLastGoodWeights) {
+// On the CPU the updates are made in place, and the weights before a diverging step come back
+// from a copy and a replay of the steps since (train_rollback.h): whether the copy is made every
+// step, every few steps, or as the run's timing decides, the weights kept are the same, bit for bit.
+class Divergence : public ::testing::TestWithParam<int> {};
+
+TEST_P(Divergence, StopsAndKeepsLastGoodWeights) {
     // Learned LayerNorm: its gamma can grow without bound. (With the tutorial's fixed LayerNorm
     // every layer's output has norm sqrt(d_model), and no learning rate up to 100 overflows.)
     Config c = Config::small();
     c.learn_layer_norm = true;
-    Transformer model(c, init_params(c, 3));
-    TrainOptions to;
-    to.epochs = 200;
-    to.optimizer.kind = OptimizerKind::SGD;
-    to.optimizer.lr = 100.0;  // absurd on purpose
-    to.optimizer.momentum = 0.99;
-    Trainer trainer(model, builtin_examples(), to);
-    // Copies of the weights before and after the last completed step (both the initial weights
-    // until a step completes).
-    ParamSet before_last = model.params(), last = model.params();
-    int reported = 0;
-    auto r = trainer.run([&](const StepReport& s) {
-        reported = s.step;
-        before_last = std::move(last);
-        last = model.params();
-    });
-    ASSERT_EQ(r.status, TrainStatus::Diverged) << r.message;
-    EXPECT_NE(r.message.find("step"), std::string::npos);
-    EXPECT_EQ(r.steps_done, reported);
-    // The last good weights are the ones from before the step that diverged. A non-finite loss at
-    // step N comes from the weights step N-1 made, so the weights from before step N-1 are kept; a
-    // non-finite gradient at step N leaves the weights from before step N (its update is dropped).
-    const bool bad_loss = r.message.rfind("the loss", 0) == 0;
-    ASSERT_TRUE(bad_loss || r.message.rfind("the gradient", 0) == 0) << r.message;
-    const ParamSet& good = bad_loss ? before_last : last;
-    ASSERT_EQ(model.params().size(), good.size());
-    for (size_t i = 0; i < good.size(); ++i) {
-        const Tensor& got = model.params()[i];
-        const Tensor& want = good[i];
-        ASSERT_EQ(model.params().name(i), good.name(i));
-        ASSERT_EQ(got.shape, want.shape) << good.name(i);
-        for (size_t k = 0; k < want.data.size(); ++k)
-            ASSERT_EQ(got.data[k], want.data[k]) << good.name(i) << "[" << k << "] (" << r.message << ")";
+    // Absurd learning rates on purpose; between them the runs end both ways, at steps 5 to 22.
+    struct Case { uint64_t init_seed; double lr; };
+    int bad_losses = 0, bad_gradients = 0;
+    for (const Case k : {Case{3, 100.0}, Case{1, 100.0}, Case{1, 1.0}, Case{2, 1.0}}) {
+        SCOPED_TRACE("init seed " + std::to_string(k.init_seed) + ", lr " + std::to_string(k.lr));
+        Transformer model(c, init_params(c, k.init_seed));
+        TrainOptions to;
+        to.epochs = 200;
+        to.optimizer.kind = OptimizerKind::SGD;
+        to.optimizer.lr = k.lr;
+        to.optimizer.momentum = 0.99;
+        to.rollback_every_steps = GetParam();
+        Trainer trainer(model, builtin_examples(), to);
+        // Copies of the weights before and after the last completed step (both the initial weights
+        // until a step completes).
+        ParamSet before_last = model.params(), last = model.params();
+        int reported = 0;
+        auto r = trainer.run([&](const StepReport& s) {
+            reported = s.step;
+            before_last = std::move(last);
+            last = model.params();
+        });
+        ASSERT_EQ(r.status, TrainStatus::Diverged) << r.message;
+        EXPECT_NE(r.message.find("step"), std::string::npos);
+        EXPECT_EQ(r.steps_done, reported);
+        // The last good weights are the ones from before the step that diverged. A non-finite loss
+        // at step N comes from the weights step N-1 made, so the weights from before step N-1 are
+        // kept; a non-finite gradient at step N leaves the weights from before step N.
+        const bool bad_loss = r.message.rfind("the loss", 0) == 0;
+        ASSERT_TRUE(bad_loss || r.message.rfind("the gradient", 0) == 0) << r.message;
+        ++(bad_loss ? bad_losses : bad_gradients);
+        const ParamSet& good = bad_loss ? before_last : last;
+        ASSERT_EQ(model.params().size(), good.size());
+        for (size_t i = 0; i < good.size(); ++i) {
+            const Tensor& got = model.params()[i];
+            const Tensor& want = good[i];
+            ASSERT_EQ(model.params().name(i), good.name(i));
+            ASSERT_EQ(got.shape, want.shape) << good.name(i);
+            for (size_t e = 0; e < want.data.size(); ++e)
+                ASSERT_EQ(got.data[e], want.data[e]) << good.name(i) << "[" << e << "] (" << r.message << ")";
+        }
+        for (size_t i = 0; i < model.params().size(); ++i)
+            for (float v : model.params()[i].data) ASSERT_TRUE(std::isfinite(v)) << model.params().name(i);
+        // The kept weights still produce a finite loss.
+        Trace t;
+        Batch b = make_training_batch(c, builtin_examples(), {0, 1});
+        model.forward(b, t);
+        EXPECT_TRUE(std::isfinite(model.loss(b, t)));
     }
-    for (size_t i = 0; i < model.params().size(); ++i)
-        for (float v : model.params()[i].data) ASSERT_TRUE(std::isfinite(v)) << model.params().name(i);
-    // The kept weights still produce a finite loss.
-    Trace t;
-    Batch b = make_training_batch(c, builtin_examples(), {0, 1});
-    model.forward(b, t);
-    EXPECT_TRUE(std::isfinite(model.loss(b, t)));
+    EXPECT_GT(bad_losses, 0) << "the cases no longer cover a loss that is not finite";
+    EXPECT_GT(bad_gradients, 0) << "the cases no longer cover a gradient that is not finite";
 }
+
+INSTANTIATE_TEST_SUITE_P(RollbackEvery, Divergence, ::testing::Values(0, 1, 2, 3, 5),
+                         [](const auto& info) { return "every_" + std::to_string(info.param); });
 
 TEST(Training, StopFromAnotherThreadBetweenSteps) {
     Config c = Config::small();

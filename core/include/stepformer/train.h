@@ -22,6 +22,11 @@ struct TrainOptions {
     bool shuffle = true;
     uint64_t seed = 0;  // shuffling and dropout
     OptimizerOptions optimizer;
+    // On the CPU, where the updates are made in place, how often the run copies its weights and
+    // optimizer state to replay from if a step diverges (train_rollback.h): every that many steps;
+    // 0 (or less): as often as keeps the copies near 2 % of the run's time. Not a config key: the
+    // weights it leaves are the same either way; tests set it to replay from a later copy.
+    int rollback_every_steps = 0;
     void validate() const;  // throws std::invalid_argument naming the bad value
 };
 
