@@ -121,7 +121,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="one round, fewer PyTorch iterations")
     ap.add_argument("--gpu", action="store_true", help="our Vulkan backend against PyTorch CUDA eager")
     ap.add_argument("--threads", type=int, default=2, help="PyTorch's threads (default 2)")
-    ap.add_argument("--cli-epochs", type=int, default=40, help="extra epochs of the CLI run (default 40)")
+    ap.add_argument("--cli-epochs", type=int, default=200,
+                    help="extra epochs of the CLI run (default 200: long enough to include the CPU trainer's rollback copies, ~2 %% of its time)")
     ap.add_argument("--python", default=os.environ.get("PYTHON", "/usr/bin/python3"))
     args = ap.parse_args()
     args.device = "cuda" if args.gpu else "cpu"
