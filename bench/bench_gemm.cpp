@@ -7,6 +7,9 @@
 // Run: build/bin/stepformer_gemm_bench   (docs/cpu_blas.md has the figures and the choice).
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 #include <omp.h>
 
 #include <algorithm>
@@ -216,6 +219,48 @@ void BM_Triad(benchmark::State& st) {
     st.counters["GB/s"] = rate(3.0 * 4.0 * double(n));
 }
 
+#if defined(__x86_64__)
+// Twelve independent chains of 256-bit FMAs on every OpenMP thread: the most single-precision
+// GFLOP/s the cores can do, which no GEMM beats (issue 32: what batch 32 x 64 could win at best).
+// Twelve chains cover the FMA latency on two pipes (Zen 4: 4 cycles; Intel since Skylake: 4).
+__attribute__((target("avx2,fma"))) double fma_chains(long long iterations) {
+    double sink = 0.0;
+#pragma omp parallel reduction(+ : sink)
+    {
+        const __m256 scale = _mm256_set1_ps(0.999999f), add = _mm256_set1_ps(1e-7f);
+        // Different starting values: equal chains would be merged into one by the compiler.
+        __m256 a0 = _mm256_set1_ps(1.0f), a1 = _mm256_set1_ps(1.1f), a2 = _mm256_set1_ps(1.2f), a3 = _mm256_set1_ps(1.3f),
+               a4 = _mm256_set1_ps(1.4f), a5 = _mm256_set1_ps(1.5f), a6 = _mm256_set1_ps(1.6f), a7 = _mm256_set1_ps(1.7f),
+               a8 = _mm256_set1_ps(1.8f), a9 = _mm256_set1_ps(1.9f), a10 = _mm256_set1_ps(2.0f), a11 = _mm256_set1_ps(2.1f);
+        for (long long i = 0; i < iterations; ++i) {
+            a0 = _mm256_fmadd_ps(a0, scale, add), a1 = _mm256_fmadd_ps(a1, scale, add);
+            a2 = _mm256_fmadd_ps(a2, scale, add), a3 = _mm256_fmadd_ps(a3, scale, add);
+            a4 = _mm256_fmadd_ps(a4, scale, add), a5 = _mm256_fmadd_ps(a5, scale, add);
+            a6 = _mm256_fmadd_ps(a6, scale, add), a7 = _mm256_fmadd_ps(a7, scale, add);
+            a8 = _mm256_fmadd_ps(a8, scale, add), a9 = _mm256_fmadd_ps(a9, scale, add);
+            a10 = _mm256_fmadd_ps(a10, scale, add), a11 = _mm256_fmadd_ps(a11, scale, add);
+        }
+        const __m256 s = _mm256_add_ps(
+            _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)), _mm256_add_ps(a4, a5)),
+            _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a6, a7), _mm256_add_ps(a8, a9)), _mm256_add_ps(a10, a11)));
+        alignas(32) float lanes[8];
+        _mm256_store_ps(lanes, s);
+        for (float v : lanes) sink += v;
+    }
+    return sink;
+}
+
+void BM_PeakFma(benchmark::State& st) {
+    if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+        st.SkipWithError("no AVX2 + FMA on this CPU");
+        return;
+    }
+    const long long iterations = 20'000'000;
+    for (auto _ : st) benchmark::DoNotOptimize(fma_chains(iterations));
+    st.counters["GFLOP/s"] = rate(double(iterations) * 12 * 8 * 2 * omp_get_max_threads());
+}
+#endif
+
 // The GPU backend's product shaders (issue 35) on the same shapes: a Linear forward on device
 // memory, synchronised every iteration. `gemm` is STEPFORMER_VK_GEMM when the backend is made
 // ("" for its own choice); skipped where no Vulkan device is usable.
@@ -302,6 +347,9 @@ void register_all() {
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
     benchmark::RegisterBenchmark("Triad/2x32M", BM_Triad)->Unit(benchmark::kMillisecond)->UseRealTime();
+#if defined(__x86_64__)
+    benchmark::RegisterBenchmark("PeakFma", BM_PeakFma)->Unit(benchmark::kMillisecond)->UseRealTime();
+#endif
 }
 
 }  // namespace

@@ -14,7 +14,9 @@ Also: the machine (cores, CPU, the BLAS PyTorch loaded, threads, OMP_WAIT_POLICY
 bandwidth in each round (a triad on every thread, stepformer_gemm_bench; it varied from 37 to 69 GB/s
 on one development machine) and the tutorial step's floor in that round: the bytes
 an SGD-with-momentum step must move (each weight read in the forward; read, its momentum read and
-written, and it written back in the backward: 20 bytes a parameter) over that bandwidth.
+written, and it written back in the backward: 20 bytes a parameter) over that bandwidth; the
+cores' peak GFLOP/s (independent FMA chains, BM_PeakFma) and what it allows the batch 32 x 64 step,
+whose products are a fixed number of multiply-adds.
 """
 import argparse
 import json
@@ -76,6 +78,27 @@ def triad_gbs(build):
     return rates[0] / 1e9 if rates else None
 
 
+def peak_gflops(build):
+    """The cores' single-precision peak: independent FMA chains on every thread (BM_PeakFma)."""
+    exe = os.path.join(build, "bin", "stepformer_gemm_bench")
+    if not os.path.exists(exe):
+        return None
+    out = json.loads(sh([exe, "--benchmark_filter=PeakFma", "--benchmark_format=json"]))
+    rates = [b["GFLOP/s"] for b in out["benchmarks"] if "GFLOP/s" in b]
+    return rates[0] / 1e9 if rates else None
+
+
+def step_gflop(batch, length, vocab=1000, d=512, ff=2048, layers=6, heads=8):
+    """The multiply-adds (x 2) of a training step of the tutorial's layers at batch x length: the
+    forward's projections, feed-forwards, attention products and output layer, three times (the
+    backward computes each product's two gradients)."""
+    n = batch * length
+    proj, ffn = 2 * n * d * d, 2 * 2 * n * d * ff
+    att = 2 * 2 * batch * heads * length * length * (d // heads)
+    forward = layers * (4 * proj + ffn + att) + layers * (8 * proj + ffn + 2 * att) + 2 * n * d * vocab
+    return 3 * forward / 1e9
+
+
 def ours(build, case, env):
     out = json.loads(sh([os.path.join(build, "bin", "stepformer_bench"), f"--benchmark_filter=^{case}(/|$)",
                          "--benchmark_format=json"], env=env))
@@ -135,15 +158,27 @@ def main():
 
     machine(args)
     results = {p[0]: {"ours": [], "theirs": []} for p in PAIRS}
-    triads = []  # GB/s, measured in each round just before the CLI's step: this machine's varies
+    # GB/s in each round: the mean of a triad just before the CLI's step and one just after. This
+    # machine's bandwidth moves from minute to minute (one reading of 58 GB/s between two of 36,
+    # with the CLI's step as slow as in the rounds beside it), and one reading alone made a round's
+    # floor whatever that moment's was.
+    triads = []
+    peaks = []  # GFLOP/s, before each round's batch 32 x 64 pair
     for r in range(args.rounds):
         for label, mine, their, _ in PAIRS:
-            if mine == "cli" and not args.gpu:
-                gbs = triad_gbs(args.build)
-                if gbs:
-                    triads.append(gbs)
-                    print(f"  round {r + 1}: memory bandwidth (triad, every thread): {gbs:.1f} GB/s", flush=True)
+            if mine == "BM_TrainStep_B32_L64" and not args.gpu:
+                peak = peak_gflops(args.build)
+                if peak:
+                    peaks.append(peak)
+                    print(f"  round {r + 1}: the cores' peak (FMA chains, every thread): {peak:.0f} GFLOP/s", flush=True)
+            measure_bandwidth = mine == "cli" and not args.gpu
+            before = triad_gbs(args.build) if measure_bandwidth else None
             a = cli_step_ms(args.build, args.cli_epochs, backend) if mine == "cli" else ours(args.build, mine, env)
+            after = triad_gbs(args.build) if measure_bandwidth else None
+            if before and after:
+                triads.append((before + after) / 2)
+                print(f"  round {r + 1}: memory bandwidth (triad, every thread), before and after the CLI's step: "
+                      f"{before:.1f}, {after:.1f} GB/s", flush=True)
             b = theirs(args, their)
             results[label]["ours"].append(a)
             results[label]["theirs"].append(b)
@@ -170,6 +205,14 @@ def main():
         print(f"\ntutorial step floor: {FLOOR_BYTES_PER_PARAM} bytes x {params / 1e6:.1f} M parameters / "
               f"{spread(triads)} GB/s = {spread(floors)} ms; the CLI's step is "
               f"{spread([c / f for c, f in zip(cli, floors)])} times its round's floor (target <= 1.5)")
+    if peaks:
+        gflop = step_gflop(32, 64)
+        least = [gflop / p for p in peaks]
+        torch_s = [x["ms"] / 1e3 for x in results[PAIRS[3][0]]["theirs"]]
+        print(f"batch 32 x 64 ceiling: {gflop:.0f} GFLOP a step; at the cores' peak ({spread(peaks)} GFLOP/s) at least "
+              f"{spread(least)} s, so no implementation is more than {spread([t / l for t, l in zip(torch_s, least)])} "
+              f"times PyTorch's step here (ours: {spread([gflop / (x['ms'] / 1e3) for x in results[PAIRS[3][0]]['ours']])} "
+              f"GFLOP/s over the whole step)")
     return 0
 
 
