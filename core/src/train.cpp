@@ -270,6 +270,7 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
     // The residency's uploads done before the first step, not queued into it: every step then
     // queues the same commands (a GPU submits the command buffer the first one recorded again).
     if (resident.active()) model_.backend().sync();
+    if (in_place) rollback.keep(model_.params(), opt_, at, 0);  // what a bad first loss goes back to
     while (at.epoch <= options_.epochs) {
         const int epoch = at.epoch;
         if (control && !control->checkpoint()) {

@@ -42,10 +42,11 @@ public:
 
     static constexpr double kCostRatio = 50.0;
 
-    // Whether the step about to update the weights should copy them first. The first step
-    // always does; call it only once the step's loss is known to be finite, so that a copy is
-    // never of weights a later bad loss would disown (a bad loss at step N keeps the weights from
-    // before step N - 1, which the copy before it still has).
+    // Whether the step about to update the weights should copy them first (always, before the
+    // first copy). The run copies before its first step whatever that step's loss; after that,
+    // ask only once the step's loss is known to be finite, so that a copy is never of weights a
+    // later bad loss would disown (a bad loss at step N keeps the weights from before step N - 1,
+    // which the copy before it still has).
     bool due() const;
     // The weights and optimizer state after `steps_done` steps, the next step's batch at `at`.
     void keep(const ParamSet& weights, const Optimizer& opt, const BatchCursor& at, int steps_done);

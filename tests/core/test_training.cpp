@@ -232,6 +232,27 @@ TEST_P(Divergence, StopsAndKeepsLastGoodWeights) {
 INSTANTIATE_TEST_SUITE_P(RollbackEvery, Divergence, ::testing::Values(0, 1, 2, 3, 5),
                          [](const auto& info) { return "every_" + std::to_string(info.param); });
 
+// A loss that is not finite at the very first step: nothing to go back one more step to, so the
+// starting weights are kept (the CPU's run copies them before its first step, whatever its loss).
+TEST(Training, ABadFirstLossKeepsTheStartingWeights) {
+    Config c = Config::small();
+    ParamSet start = init_params(c, 3);
+    ASSERT_TRUE(start.contains("projection.weight"));
+    for (float& w : start.at("projection.weight").data) w = std::copysign(3e38f, w);  // finite weights, logits beyond float
+    Transformer model(c, start);
+    TrainOptions to;
+    to.epochs = 5;
+    Trainer trainer(model, builtin_examples(), to);
+    int reported = 0;
+    const TrainResult r = trainer.run([&](const StepReport&) { ++reported; });
+    ASSERT_EQ(r.status, TrainStatus::Diverged) << r.message;
+    EXPECT_EQ(r.message.rfind("the loss", 0), 0u) << r.message;
+    EXPECT_NE(r.message.find("step 1 "), std::string::npos) << r.message;
+    EXPECT_EQ(r.steps_done, 0);
+    EXPECT_EQ(reported, 0);
+    for (size_t i = 0; i < start.size(); ++i) EXPECT_EQ(model.params()[i].data, start[i].data) << start.name(i);
+}
+
 TEST(Training, StopFromAnotherThreadBetweenSteps) {
     Config c = Config::small();
     Transformer model(c, init_params(c, 3));
