@@ -69,23 +69,23 @@ def machine(args):
           + (f", on {args.device}" if args.device != "cpu" else ""))
 
 
-def triad_gbs(build):
+def gemm_bench_rate(build, case, counter):
+    """One counter of a stepformer_gemm_bench case, in G/s (None without the benchmark)."""
     exe = os.path.join(build, "bin", "stepformer_gemm_bench")
     if not os.path.exists(exe):
         return None
-    out = json.loads(sh([exe, "--benchmark_filter=Triad", "--benchmark_format=json"]))
-    rates = [b["GB/s"] for b in out["benchmarks"] if "GB/s" in b]
+    out = json.loads(sh([exe, f"--benchmark_filter={case}", "--benchmark_format=json"]))
+    rates = [b[counter] for b in out["benchmarks"] if counter in b]
     return rates[0] / 1e9 if rates else None
+
+
+def triad_gbs(build):
+    return gemm_bench_rate(build, "Triad", "GB/s")
 
 
 def peak_gflops(build):
     """The cores' single-precision peak: independent FMA chains on every thread (BM_PeakFma)."""
-    exe = os.path.join(build, "bin", "stepformer_gemm_bench")
-    if not os.path.exists(exe):
-        return None
-    out = json.loads(sh([exe, "--benchmark_filter=PeakFma", "--benchmark_format=json"]))
-    rates = [b["GFLOP/s"] for b in out["benchmarks"] if "GFLOP/s" in b]
-    return rates[0] / 1e9 if rates else None
+    return gemm_bench_rate(build, "PeakFma", "GFLOP/s")
 
 
 def step_gflop(batch, length, vocab=1000, d=512, ff=2048, layers=6, heads=8):

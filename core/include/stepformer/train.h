@@ -86,7 +86,8 @@ public:
 
     // Runs to the end (or stop/divergence). `on_step` is called after every optimizer step on the
     // calling thread; `on_epoch` after every epoch. On divergence (NaN/inf loss or gradient) the
-    // weights are restored to the last good step.
+    // weights are restored to the last good step (on the CPU, which updates them in place, from
+    // a copy kept now and then and a replay of the steps since: core/src/train_rollback.h).
     //
     // On a backend with memory of its own the weights, the second weight buffer, the optimizer
     // state and the accumulated gradients stay there for the whole run (Transformer::
