@@ -224,11 +224,13 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
     std::iota(at.order.begin(), at.order.end(), size_t{0});
     if (options_.shuffle) std::shuffle(at.order.begin(), at.order.end(), at.rng);
     TrainResult result;
-    // The weights from before a step that diverges: on the host's memory the updates are made in
-    // place and a Rollback keeps a copy now and then to replay from (train_rollback.h); on a
-    // device, where a copy or a replay would cross to the host, each step writes its updated
-    // weights into `previous` and then swaps (no per-step copy).
-    const bool in_place = model_.backend().host_memory();
+    // The weights from before a step that diverges: on the host's memory, unless the caller asks
+    // for the second buffer, the updates are made in place and a Rollback keeps a copy now and
+    // then to replay from (train_rollback.h); otherwise, and always on a device, where a copy or
+    // a replay would cross to the host, each step writes its updated weights into `previous` and
+    // then swaps (no per-step copy).
+    const bool in_place = model_.backend().host_memory() &&
+                          options_.divergence_guard == TrainOptions::DivergenceGuard::Rollback;
     ParamSet previous = in_place ? ParamSet() : model_.params();
     train_detail::Rollback rollback(options_.rollback_every_steps);
     Residency resident(model_, previous, opt_, grads_, trace_);

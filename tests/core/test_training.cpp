@@ -168,7 +168,8 @@ TEST(Training, SmallModelLearnsBothSentencesAndTranslates) {
 
 // On the CPU the updates are made in place, and the weights before a diverging step come back
 // from a copy and a replay of the steps since (train_rollback.h): whether the copy is made every
-// step, every few steps, or as the run's timing decides, the weights kept are the same, bit for bit.
+// step, every few steps, or as the run's timing decides, the weights kept are the same, bit for
+// bit, and the same as the second buffer's (the app's runs).
 class Divergence : public ::testing::TestWithParam<int> {};
 
 TEST_P(Divergence, StopsAndKeepsLastGoodWeights) {
@@ -187,7 +188,10 @@ TEST_P(Divergence, StopsAndKeepsLastGoodWeights) {
         to.optimizer.kind = OptimizerKind::SGD;
         to.optimizer.lr = k.lr;
         to.optimizer.momentum = 0.99;
-        to.rollback_every_steps = GetParam();
+        if (GetParam() < 0)
+            to.divergence_guard = TrainOptions::DivergenceGuard::SecondBuffer;
+        else
+            to.rollback_every_steps = GetParam();
         Trainer trainer(model, builtin_examples(), to);
         // Copies of the weights before and after the last completed step (both the initial weights
         // until a step completes).
@@ -229,8 +233,10 @@ TEST_P(Divergence, StopsAndKeepsLastGoodWeights) {
     EXPECT_GT(bad_gradients, 0) << "the cases no longer cover a gradient that is not finite";
 }
 
-INSTANTIATE_TEST_SUITE_P(RollbackEvery, Divergence, ::testing::Values(0, 1, 2, 3, 5),
-                         [](const auto& info) { return "every_" + std::to_string(info.param); });
+// -1: the second buffer instead (the app's runs).
+INSTANTIATE_TEST_SUITE_P(RollbackEvery, Divergence, ::testing::Values(-1, 0, 1, 2, 3, 5), [](const auto& info) {
+    return info.param < 0 ? std::string("second_buffer") : "every_" + std::to_string(info.param);
+});
 
 // A loss that is not finite at the very first step: nothing to go back one more step to, so the
 // starting weights are kept (the CPU's run copies them before its first step, whatever its loss).

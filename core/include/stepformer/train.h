@@ -22,10 +22,18 @@ struct TrainOptions {
     bool shuffle = true;
     uint64_t seed = 0;  // shuffling and dropout
     OptimizerOptions optimizer;
-    // On the CPU, where the updates are made in place, how often the run copies its weights and
-    // optimizer state to replay from if a step diverges (train_rollback.h): every that many steps;
-    // 0 (or less): as often as keeps the copies near 2 % of the run's time. Not a config key: the
-    // weights it leaves are the same either way; tests set it to replay from a later copy.
+    // How a run on the CPU keeps the weights from before a step that diverges (a device's run
+    // always uses a second buffer). Not config keys: the weights a run leaves are the same either way.
+    //  - Rollback: the updates are made in place; now and then the run copies its weights and
+    //    optimizer state, and on divergence replays the steps since the copy (train_rollback.h).
+    //    The faster step (the tutorial's ~31 against ~36-45 ms); the copy holds the optimizer
+    //    state too, one more model-sized array for SGD, two for Adam.
+    //  - SecondBuffer: each step writes its updates into a second weight buffer and swaps; one
+    //    copy of the weights and nothing more (the app's runs, which keep to a memory budget).
+    enum class DivergenceGuard { Rollback, SecondBuffer };
+    DivergenceGuard divergence_guard = DivergenceGuard::Rollback;
+    // Rollback: a copy every that many steps; 0 (or less): as often as keeps the copies near 2 %
+    // of the run's time. Tests set it to replay from a later copy.
     int rollback_every_steps = 0;
     void validate() const;  // throws std::invalid_argument naming the bad value
 };
