@@ -159,15 +159,17 @@ void BM_BackwardUpdate(benchmark::State& st, int N, int I, int O) {
 }
 
 // The same from memory, as in a step: 160 MB of distinct weights (and as much momentum) per
-// iteration, so neither stays in the 32 MB L3.
-void BM_BackwardUpdateFromMemory(benchmark::State& st, int N, int I, int O) {
+// iteration, so neither stays in the 32 MB L3. `second_buffer`: the updated weights written to a
+// second array (the app's trainer, TrainOptions::DivergenceGuard::SecondBuffer), not in place.
+void BM_BackwardUpdateFromMemory(benchmark::State& st, int N, int I, int O, bool second_buffer) {
     stepformer::Backend& be = stepformer::default_backend();
     const int count = matrices_in_160mb(I, O);
     const auto x = random_floats(size_t(N) * I, 8), dy = random_floats(size_t(N) * O, 9);
-    std::vector<std::vector<float>> Ws, momenta;
+    std::vector<std::vector<float>> Ws, momenta, outs;
     for (int m = 0; m < count; ++m) {
         Ws.push_back(random_floats(size_t(O) * I, 40 + m));
         momenta.emplace_back(size_t(O) * I, 0.0f);
+        if (second_buffer) outs.emplace_back(size_t(O) * I, 0.0f);
     }
     std::vector<float> dx(size_t(N) * I);
     double sum_squares = 0.0;
@@ -175,6 +177,7 @@ void BM_BackwardUpdateFromMemory(benchmark::State& st, int N, int I, int O) {
         for (int m = 0; m < count; ++m) {
             stepformer::WeightUpdate u;
             u.buf1 = momenta[size_t(m)].data();
+            if (second_buffer) u.out = outs[size_t(m)].data();
             u.lr = 1e-9;
             u.momentum = 0.99f;
             be.linear_backward_update(dx.data(), nullptr, &sum_squares, dy.data(), x.data(), Ws[size_t(m)].data(), N, I,
@@ -329,10 +332,12 @@ void register_all() {
                 ->UseRealTime();
     for (const Shape& s : linear)
         if (s.N <= 48)
-            benchmark::RegisterBenchmark((std::string("BackwardUpdateFromMemory/") + s.name + "/ours").c_str(),
-                                         BM_BackwardUpdateFromMemory, s.N, s.I, s.O)
-                ->Unit(benchmark::kMicrosecond)
-                ->UseRealTime();
+            for (bool second : {false, true})
+                benchmark::RegisterBenchmark(
+                    (std::string("BackwardUpdateFromMemory/") + s.name + (second ? "/ours_second_buffer" : "/ours")).c_str(),
+                    BM_BackwardUpdateFromMemory, s.N, s.I, s.O, second)
+                    ->Unit(benchmark::kMicrosecond)
+                    ->UseRealTime();
     const Shape attention[] = {{"b2h8_L6_d64", 16, 6, 64}, {"b32h8_L64_d64", 256, 64, 64}, {"b8h8_L256_d64", 64, 256, 64}};
     for (const Shape& s : attention)
         for (const auto& [impl, name] : impls)

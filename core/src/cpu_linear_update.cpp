@@ -13,6 +13,7 @@
 #endif
 
 #include "cpu_backend.h"
+#include "isa/isa.h"
 
 namespace stepformer::cpu::STEPFORMER_ISA {
 namespace {
@@ -35,18 +36,6 @@ public:
 private:
     float* p_;
 };
-
-// Updates the `n` weights at offset `off` from their gradient g.
-void update_block(const KernelSet& k, float* W, int64_t off, const float* g, int64_t n, const WeightUpdate& u,
-                  const UpdateScalars& s) {
-    float* out = (u.out ? u.out : W) + off;
-    if (u.kind == WeightUpdate::Kind::SGD)
-        k.sgd(out, W + off, u.buf1 + off, g, n, float(u.lr), u.momentum);
-    else if (u.kind == WeightUpdate::Kind::Adam)
-        k.adam(out, W + off, u.buf1 + off, u.buf2 + off, g, n, s.adam);
-    else
-        k.adamw(out, W + off, u.buf1 + off, u.buf2 + off, g, n, s.adamw);
-}
 
 }  // namespace
 
@@ -71,7 +60,7 @@ double CpuBackend::linear_backward_update_sum(float* dx, float* dW, const float*
         for (int p = 0; p < parts; ++p) {
             const int64_t b = n * p / parts, e = n * (p + 1) / parts;
             total += k.sum_squares(g + b, e - b);
-            if (apply) update_block(k, W, b, g + b, e - b, upd, scalars);
+            if (apply) update_weights(W, b, g + b, e - b, upd, scalars);
         }
         return total;
     }

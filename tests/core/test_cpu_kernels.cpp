@@ -156,6 +156,56 @@ TEST_F(KernelSets, LinearBackwardUpdate) {
         }
 }
 
+// Into a second buffer (the trainer's TrainOptions::DivergenceGuard::SecondBuffer) the updated
+// weights go through a 4 KB buffer and non-temporal stores: the same values as in place, bit for
+// bit, and the weights read are left as they were. Rows of 300 floats: a block of rows is several
+// of those buffers and a part; `out` one float off a cache line; 60 tokens: the GEMMs' path.
+TEST_F(KernelSets, LinearBackwardUpdateIntoASecondBufferIsTheInPlaceUpdate) {
+    const LinearShape shapes[] = {{10, 300, 37}, {3, 1030, 9}, {60, 300, 37}};
+    for (const std::string& set : cpu_kernel_sets()) {
+        use_cpu_kernel_set(set);
+        const auto be = make_cpu_backend(2);
+        for (const auto kind : {WeightUpdate::Kind::SGD, WeightUpdate::Kind::Adam, WeightUpdate::Kind::AdamW})
+            for (const LinearShape& s : shapes) {
+                const size_t n = size_t(s.O) * s.I;
+                const auto x = random_values(size_t(s.N) * s.I, 11), W0 = random_values(n, 12),
+                           dy = random_values(size_t(s.N) * s.O, 13), m0 = random_values(n, 14, -0.1f, 0.1f),
+                           v0 = random_values(n, 15, 0.0f, 0.01f);
+                auto run = [&](std::vector<float>& W, std::vector<float>& m, std::vector<float>& v, float* out) {
+                    std::vector<float> dx(size_t(s.N) * s.I);
+                    WeightUpdate u;
+                    u.kind = kind;
+                    u.buf1 = m.data();
+                    u.buf2 = kind == WeightUpdate::Kind::SGD ? nullptr : v.data();
+                    u.out = out;
+                    u.lr = 0.01;
+                    u.momentum = 0.9f;
+                    u.step = 2;
+                    double sq = 0.0;
+                    be->linear_backward_update(dx.data(), nullptr, &sq, dy.data(), x.data(), W.data(), s.N, s.I, s.O,
+                                               false, u);
+                    return dx;
+                };
+                std::vector<float> W_in = W0, m_in = m0, v_in = v0;
+                const std::vector<float> dx_in = run(W_in, m_in, v_in, nullptr);
+                std::vector<float> W = W0, m = m0, v = v0, second(n + 17, -3.0f);
+                float* out = second.data() + 1;
+                const std::vector<float> dx = run(W, m, v, out);
+                const std::string what = set + " set, kind " + std::to_string(int(kind)) + ", " + std::to_string(s.N) +
+                                         "x" + std::to_string(s.I) + "x" + std::to_string(s.O);
+                ASSERT_NE(W_in, W0) << what << ": the update changed nothing";
+                EXPECT_EQ(std::vector<float>(out, out + n), W_in) << what;
+                EXPECT_EQ(W, W0) << what << ": the weights read were written";
+                EXPECT_EQ(m, m_in) << what;
+                EXPECT_EQ(v, v_in) << what;
+                EXPECT_EQ(dx, dx_in) << what;
+                EXPECT_EQ(second.front(), -3.0f) << what << ": written before out";
+                EXPECT_TRUE(std::all_of(second.begin() + 1 + long(n), second.end(), [](float f) { return f == -3.0f; }))
+                    << what << ": written past out's end";
+            }
+    }
+}
+
 TEST_F(KernelSets, AdamWIsBitExactInEverySet) {
     const int64_t n = 1003;
     const auto g = random_values(size_t(n), 9), W0 = random_values(size_t(n), 10),

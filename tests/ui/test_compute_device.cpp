@@ -14,6 +14,7 @@
 #include <QToolButton>
 
 #include <cmath>
+#include <vector>
 
 #include "app/compute_devices.h"
 #include "app/device_chooser.h"
@@ -320,6 +321,16 @@ void TestComputeDevice::aDeviceSwitchBuildsOnAPendingPresetSwitch() {
     Session* s = w.session();
     s->setProvisioning(Session::Provisioning::Background);
     QSignalSpy models(s, &Session::modelChanged), devices(s, &Session::computeDeviceChanged);
+    // What each model change showed. The preset's training, on a worker under Background, may
+    // finish and install its trained weights any time after: a change of its own, later.
+    struct Seen {
+        bool gpt, gpu;
+        Session::ModelState state;
+    };
+    std::vector<Seen> seen;
+    connect(s, &Session::modelChanged, this, [&] {
+        seen.push_back({!s->config().reads_source(), s->computeDevice() == ComputeDevices::Kind::Gpu, s->modelState()});
+    });
     const auto before = s->model();
     QVERIFY(s->setPreset(Session::Preset::Gpt));
     QVERIFY(s->setComputeDevice(ComputeDevices::Kind::Gpu));
@@ -327,7 +338,14 @@ void TestComputeDevice::aDeviceSwitchBuildsOnAPendingPresetSwitch() {
     QCOMPARE(s->computeDevice(), ComputeDevices::Kind::Cpu);
     QVERIFY(models.wait(60000));
     QTest::qWait(100);
-    QCOMPARE(models.count(), 1);
+    QVERIFY(!seen.empty());
+    QVERIFY2(seen.front().gpt && seen.front().gpu, "the preset and the device were not made together");
+    QCOMPARE(seen.front().state, Session::ModelState::Training);  // the switch: the untrained model, its training under way
+    for (size_t i = 1; i < seen.size(); ++i) {  // only the training's install after it
+        QVERIFY(seen[i].gpt && seen[i].gpu);
+        QCOMPARE(seen[i].state, Session::ModelState::Trained);
+    }
+    QVERIFY(seen.size() <= 2);
     QCOMPARE(devices.count(), 1);
     QCOMPARE(s->computeDevice(), ComputeDevices::Kind::Gpu);
     QVERIFY(device && &s->model()->backend() == device);

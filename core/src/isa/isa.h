@@ -23,6 +23,9 @@ void sgd(float* out, const float* param, float* buf, const float* grad, int64_t 
 void adam(float* out, const float* param, float* m, float* v, const float* grad, int64_t n, const AdamScalars& a);
 void adamw(float* out, const float* param, float* m, float* v, const float* grad, int64_t n, const AdamWScalars& a);
 double sum_squares(const float* x, int64_t n);
+// Updates the n weights W[off:off+n] from their gradient g (g[0:n]) as u says: in place, or into
+// u.out[off:off+n] when u.out is set (with non-temporal stores, fenced).
+void update_weights(float* W, int64_t off, const float* g, int64_t n, const WeightUpdate& u, const UpdateScalars& s);
 int update_rows();
 std::unique_ptr<Backend> make_backend(int threads);  // this set's CpuBackend (cpu_backend.cpp)
 

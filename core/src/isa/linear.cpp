@@ -155,17 +155,6 @@ double rows_backward(float* g, float* dxp, int ldp, const float* dy, const float
     return double(VectorLanes::sum(sqv)) + double(sqs);
 }
 
-// Updates the `n` weights at offset `off` from their gradient g.
-void update_block(float* W, int64_t off, const float* g, int64_t n, const WeightUpdate& u, const UpdateScalars& s) {
-    float* out = (u.out ? u.out : W) + off;
-    if (u.kind == WeightUpdate::Kind::SGD)
-        sgd(out, W + off, u.buf1 + off, g, n, float(u.lr), u.momentum);
-    else if (u.kind == WeightUpdate::Kind::Adam)
-        adam(out, W + off, u.buf1 + off, u.buf2 + off, g, n, s.adam);
-    else
-        adamw(out, W + off, u.buf1 + off, u.buf2 + off, g, n, s.adamw);
-}
-
 }  // namespace
 
 void stream_forward(float* y, const float* x, const float* W, int N, int I, int O, int o0, int o1) {
@@ -189,7 +178,7 @@ double backward_update_rows(float* dW, float* dxp, int ldp, float* g, const floa
         const Stream ahead[3] = {stream(W), stream(upd.buf1), stream(upd.buf2)};
         total += rows == kUpdateRows ? rows_backward<kUpdateRows>(g, dxp, ldp, dy, x, Wr, N, I, O, o, ahead)
                                      : rows_backward<1>(g, dxp, ldp, dy, x, Wr, N, I, O, o, ahead);
-        if (apply) update_block(W, int64_t(o) * I, g, int64_t(rows) * I, upd, s);
+        if (apply) update_weights(W, int64_t(o) * I, g, int64_t(rows) * I, upd, s);
         if (dW) stream_copy(dW + int64_t(o) * I, g, int64_t(rows) * I);  // measured ~8% faster than stores
         o += rows;
     }
