@@ -81,6 +81,16 @@ struct LinearShape {
 const LinearShape kShapes[] = {{1, 7, 3}, {5, 37, 19}, {10, 64, 129}, {13, 100, 33}, {48, 65, 40}, {49, 65, 40},
                                {70, 33, 17}};
 
+// A linear layer's backward-and-update inputs: x (N, I), W0 (O, I), dy (N, O), the moments m0, v0.
+struct UpdateInputs {
+    std::vector<float> x, W0, dy, m0, v0;
+};
+UpdateInputs update_inputs(const LinearShape& s, unsigned seed) {
+    const size_t n = size_t(s.O) * s.I;
+    return {random_values(size_t(s.N) * s.I, seed), random_values(n, seed + 1), random_values(size_t(s.N) * s.O, seed + 2),
+            random_values(n, seed + 3, -0.1f, 0.1f), random_values(n, seed + 4, 0.0f, 0.01f)};
+}
+
 TEST_F(KernelSets, GenericIsAlwaysThereAndLast) {
     const std::vector<std::string> sets = cpu_kernel_sets();
     ASSERT_FALSE(sets.empty());
@@ -123,9 +133,8 @@ TEST_F(KernelSets, LinearBackwardUpdate) {
     for (const auto kind : {WeightUpdate::Kind::SGD, WeightUpdate::Kind::Adam, WeightUpdate::Kind::AdamW})
         for (const LinearShape& s : kShapes) {
             const size_t n = size_t(s.O) * s.I;
-            const auto x = random_values(size_t(s.N) * s.I, 4), W0 = random_values(n, 5),
-                       dy = random_values(size_t(s.N) * s.O, 6), m0 = random_values(n, 7, -0.1f, 0.1f),
-                       v0 = random_values(n, 8, 0.0f, 0.01f);
+            const UpdateInputs in = update_inputs(s, 4);
+            const auto &x = in.x, &W0 = in.W0, &dy = in.dy, &m0 = in.m0, &v0 = in.v0;
             const std::string what = "linear_backward_update kind " + std::to_string(int(kind)) + " " +
                                      std::to_string(s.N) + "x" + std::to_string(s.I) + "x" + std::to_string(s.O);
             auto run = [&](Backend& be) {
@@ -168,9 +177,8 @@ TEST_F(KernelSets, LinearBackwardUpdateIntoASecondBufferIsTheInPlaceUpdate) {
         for (const auto kind : {WeightUpdate::Kind::SGD, WeightUpdate::Kind::Adam, WeightUpdate::Kind::AdamW})
             for (const LinearShape& s : shapes) {
                 const size_t n = size_t(s.O) * s.I;
-                const auto x = random_values(size_t(s.N) * s.I, 11), W0 = random_values(n, 12),
-                           dy = random_values(size_t(s.N) * s.O, 13), m0 = random_values(n, 14, -0.1f, 0.1f),
-                           v0 = random_values(n, 15, 0.0f, 0.01f);
+                const UpdateInputs in = update_inputs(s, 11);
+                const auto &x = in.x, &W0 = in.W0, &dy = in.dy, &m0 = in.m0, &v0 = in.v0;
                 auto run = [&](std::vector<float>& W, std::vector<float>& m, std::vector<float>& v, float* out) {
                     std::vector<float> dx(size_t(s.N) * s.I);
                     WeightUpdate u;
