@@ -1,9 +1,10 @@
 // How a run that updates its weights in place gets back the ones from before a step that
 // diverged. On the CPU the alternative, a second weight buffer that each step writes its updates
-// into (what a device's run keeps, and the app's, TrainOptions::divergence_guard), costs 4 more
-// bytes of memory traffic a parameter every step (each of its lines read before it is
-// overwritten): about a tenth of the tutorial's step. The price here is memory: a copy holds the
-// optimizer state as well as the weights.
+// into (what a device's run keeps, and the app's, TrainOptions::divergence_guard), cost 4 more
+// bytes of memory traffic a parameter every step (each of its lines read before it was
+// overwritten): about a tenth of the tutorial's step. Its writes now stream past the cache
+// (update_weights, isa/update.cpp), and it still costs ~2-3 ms of the ~31 (docs/cpu_speed.md).
+// The price here is memory: a copy holds the optimizer state as well as the weights.
 //
 // Every so often the run copies its weights, its optimizer state and where its batches stood; on
 // divergence it puts them back and runs the steps since again. The trainer is deterministic (its

@@ -51,7 +51,7 @@ void TrainingController::runJob(Run& run) {
     const std::vector<Example>& data = run.data;
     // The app keeps the second buffer: its runs hold one copy of the weights, not of the
     // optimizer state too, and a tutorial-size run then stays under the 1 GB the app keeps to
-    // (stepformer_memory_bench train, one 100-epoch run: 940 MB peak, 1106 MB with the rollback).
+    // (stepformer_memory_bench train, 100-epoch runs, two each: 939-940 MB peak, 1106-1108 MB with the rollback).
     TrainOptions options = run.options;
     options.divergence_guard = TrainOptions::DivergenceGuard::SecondBuffer;
     const std::string &replaySrc = run.replaySrc, &replayTgt = run.replayTgt;

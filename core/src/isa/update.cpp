@@ -44,8 +44,8 @@ void update_into(float* out, float* W, int64_t off, const float* g, int64_t n, c
 // overwrite it: 4 more bytes a weight a step. So the updated weights are made in a 4 KB buffer
 // that stays in L1 and go on with non-temporal stores. stepformer_gemm_bench
 // BackwardUpdateFromMemory (10 tokens, 512 x 2048 and 2048 x 512, 160 MB of weights), the second
-// buffer's time over in place's in the same run, six alternating runs of three: 1.07-1.54
-// (median 1.24) with plain stores, 0.94-1.24 (median 1.15) so. In a whole step the gain is within
+// buffer's time over in place's in the same run, two batches of six alternating runs of three:
+// medians 1.24 and 1.22 with plain stores, 1.15 and 1.12 so. In a whole step the gain is within
 // the noise (docs/cpu_speed.md): plain stores leave the last-updated layers in L3 for the next
 // forward, which reads them first. Buffers of 1 KB and of 16-32 KB measured no better than plain
 // stores. The same element loop either way, so the same roundings.
