@@ -13,6 +13,8 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -222,6 +224,37 @@ void BM_Triad(benchmark::State& st) {
     st.counters["GB/s"] = rate(3.0 * 4.0 * double(n));
 }
 
+// A cache line passed back and forth between the first two OpenMP threads: ns a round trip.
+// On a virtual machine the two cores are not always neighbours: the development VM's pair read
+// ~50 ns (one core complex, one L3) for minutes and then ~320 ns (apart) for minutes, and the
+// rounds of scripts/bench_vs_torch.sh print which placement each measurement had.
+void BM_CoreRoundTrip(benchmark::State& st) {
+    if (omp_get_max_threads() < 2) {
+        st.SkipWithError("one thread: nothing to pass a line to");
+        return;
+    }
+    constexpr long kTrips = 20000;
+    alignas(64) static std::atomic<long> line{0};
+    double seconds = 0.0;
+    for (auto _ : st) {
+        line.store(0);
+        const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(2)
+        {
+            // Thread 0 writes odd values and waits for the next even one; thread 1 answers.
+            const long parity = omp_get_thread_num() == 0 ? 0 : 1;
+            for (long v = parity; v < 2 * kTrips; v += 2) {
+                while (line.load(std::memory_order_acquire) != v) {
+                }
+                line.store(v + 1, std::memory_order_release);
+            }
+        }
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    // (The team's start is in the time too: ~1 us against the 1-6 ms of the trips.)
+    st.counters["ns"] = seconds * 1e9 / (double(kTrips) * double(st.iterations()));
+}
+
 #if defined(__x86_64__)
 // Twelve independent chains of 256-bit FMAs on every OpenMP thread: the most single-precision
 // GFLOP/s the cores can do, which no GEMM beats (issue 32: what batch 32 x 64 could win at best).
@@ -352,6 +385,7 @@ void register_all() {
                 ->Unit(benchmark::kMillisecond)
                 ->UseRealTime();
     benchmark::RegisterBenchmark("Triad/2x32M", BM_Triad)->Unit(benchmark::kMillisecond)->UseRealTime();
+    benchmark::RegisterBenchmark("CoreRoundTrip", BM_CoreRoundTrip)->Unit(benchmark::kMillisecond)->UseRealTime();
 #if defined(__x86_64__)
     benchmark::RegisterBenchmark("PeakFma", BM_PeakFma)->Unit(benchmark::kMillisecond)->UseRealTime();
 #endif

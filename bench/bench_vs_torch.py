@@ -69,14 +69,28 @@ def machine(args):
           + (f", on {args.device}" if args.device != "cpu" else ""))
 
 
-def gemm_bench_rate(build, case, counter):
-    """One counter of a stepformer_gemm_bench case, in G/s (None without the benchmark)."""
+def gemm_bench_counter(build, case, counter):
+    """One counter of a stepformer_gemm_bench case, as it reports it (None without the benchmark)."""
     exe = os.path.join(build, "bin", "stepformer_gemm_bench")
     if not os.path.exists(exe):
         return None
     out = json.loads(sh([exe, f"--benchmark_filter={case}", "--benchmark_format=json"]))
-    rates = [b[counter] for b in out["benchmarks"] if counter in b]
-    return rates[0] / 1e9 if rates else None
+    values = [b[counter] for b in out["benchmarks"] if counter in b]
+    return values[0] if values else None
+
+
+def gemm_bench_rate(build, case, counter):
+    """One rate counter of a stepformer_gemm_bench case, in G/s (None without the benchmark)."""
+    value = gemm_bench_counter(build, case, counter)
+    return value / 1e9 if value is not None else None
+
+
+def round_trip_ns(build):
+    """A cache line passed between the two threads and back (BM_CoreRoundTrip): ~50 ns where the
+    cores share an L3, several times that where they do not. A virtual machine's cores can move
+    between the two placements from one minute to the next, and both the triad and the steps
+    read differently in each."""
+    return gemm_bench_counter(build, "CoreRoundTrip", "ns")
 
 
 def triad_gbs(build):
@@ -163,22 +177,35 @@ def main():
     # with the CLI's step as slow as in the rounds beside it), and one reading alone made a round's
     # floor whatever that moment's was.
     triads = []
+    trips = []  # ns, the threads' round trip in each round, before and after the CLI's step
     peaks = []  # GFLOP/s, before each round's batch 32 x 64 pair
+    b32_trips = []  # ns, before each round's batch 32 x 64 pair
     for r in range(args.rounds):
         for label, mine, their, _ in PAIRS:
             if mine == "BM_TrainStep_B32_L64" and not args.gpu:
                 peak = peak_gflops(args.build)
+                trip = round_trip_ns(args.build)
                 if peak:
                     peaks.append(peak)
                     print(f"  round {r + 1}: the cores' peak (FMA chains, every thread): {peak:.0f} GFLOP/s", flush=True)
+                if trip:
+                    b32_trips.append(trip)
+                    print(f"  round {r + 1}: the threads' round trip before the batch 32 x 64 pair: {trip:.0f} ns",
+                          flush=True)
             measure_bandwidth = mine == "cli" and not args.gpu
             before = triad_gbs(args.build) if measure_bandwidth else None
+            trip_before = round_trip_ns(args.build) if measure_bandwidth else None
             a = cli_step_ms(args.build, args.cli_epochs, backend) if mine == "cli" else ours(args.build, mine, env)
+            trip_after = round_trip_ns(args.build) if measure_bandwidth else None
             after = triad_gbs(args.build) if measure_bandwidth else None
             if before and after:
                 triads.append((before + after) / 2)
                 print(f"  round {r + 1}: memory bandwidth (triad, every thread), before and after the CLI's step: "
                       f"{before:.1f}, {after:.1f} GB/s", flush=True)
+            if trip_before and trip_after:
+                trips.append((trip_before, trip_after))
+                print(f"  round {r + 1}: the threads' round trip, before and after the CLI's step: "
+                      f"{trip_before:.0f}, {trip_after:.0f} ns", flush=True)
             b = theirs(args, their)
             results[label]["ours"].append(a)
             results[label]["theirs"].append(b)
@@ -205,6 +232,9 @@ def main():
         print(f"\ntutorial step floor: {FLOOR_BYTES_PER_PARAM} bytes x {params / 1e6:.1f} M parameters / "
               f"{spread(triads)} GB/s = {spread(floors)} ms; the CLI's step is "
               f"{spread([c / f for c, f in zip(cli, floors)])} times its round's floor (target <= 1.5)")
+        if len(trips) == len(cli):
+            print("  by round (the threads' round trip before / after the CLI's step): " + "; ".join(
+                f"{c / f:.2f} ({t0:.0f} / {t1:.0f} ns)" for c, f, (t0, t1) in zip(cli, floors, trips)))
     if peaks:
         gflop = step_gflop(32, 64)
         least = [gflop / p for p in peaks]
@@ -213,6 +243,11 @@ def main():
               f"{spread(least)} s, so no implementation is more than {spread([t / l for t, l in zip(torch_s, least)])} "
               f"times PyTorch's step here (ours: {spread([gflop / (x['ms'] / 1e3) for x in results[PAIRS[3][0]]['ours']])} "
               f"GFLOP/s over the whole step)")
+        b32 = results[PAIRS[3][0]]
+        if len(b32_trips) == len(b32["ours"]):
+            print("  by round (ratio, our step, the threads' round trip before the pair): " + "; ".join(
+                f"{t['ms'] / o['ms']:.2f}, {o['ms'] / 1e3:.2f} s ({n:.0f} ns)"
+                for o, t, n in zip(b32["ours"], b32["theirs"], b32_trips)))
     return 0
 
 

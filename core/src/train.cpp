@@ -219,10 +219,7 @@ TrainResult Trainer::run(const std::function<void(const StepReport&)>& on_step,
     const auto t0 = clock::now();
     const int per_epoch = steps_per_epoch();
     train_detail::BatchCursor at;  // the next step's batch
-    at.rng.seed(options_.seed);
-    at.order.resize(data_.size());
-    std::iota(at.order.begin(), at.order.end(), size_t{0});
-    if (options_.shuffle) std::shuffle(at.order.begin(), at.order.end(), at.rng);
+    at.start(data_.size(), options_.seed, options_.shuffle);
     TrainResult result;
     // The weights from before a step that diverges: on the host's memory, unless the caller asks
     // for the second buffer, the updates are made in place and a Rollback keeps a copy now and

@@ -2,14 +2,26 @@
 
 #include <algorithm>
 #include <chrono>
+#include <numeric>
 #include <stdexcept>
 
 namespace stepformer::train_detail {
+
+void BatchCursor::start(size_t n, uint64_t seed, bool shuffle) {
+    rng.seed(seed);
+    order.resize(n);
+    std::iota(order.begin(), order.end(), size_t{0});
+    reshuffle(shuffle);
+}
 
 void BatchCursor::next(int per_epoch, bool shuffle) {
     if (++batch < per_epoch) return;
     batch = 0;
     ++epoch;
+    reshuffle(shuffle);
+}
+
+void BatchCursor::reshuffle(bool shuffle) {
     if (shuffle) std::shuffle(order.begin(), order.end(), rng);
 }
 

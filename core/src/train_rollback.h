@@ -32,8 +32,14 @@ struct BatchCursor {
     int batch = 0;  // 0-based, within the epoch
     std::vector<size_t> order;
     std::mt19937_64 rng;
+    // The first step's batch of a run over n examples: the rng seeded, the order 0..n-1, shuffled
+    // (with `shuffle`) as every later epoch's is.
+    void start(size_t n, uint64_t seed, bool shuffle);
     // To the next step's batch; a new epoch shuffles its order first (with `shuffle`).
     void next(int per_epoch, bool shuffle);
+
+private:
+    void reshuffle(bool shuffle);
 };
 
 class Rollback {
