@@ -97,8 +97,11 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
                                                     "size than 320x240 is raised to it, and the window never gets "
                                                     "smaller than its minimum)."),
                                      QStringLiteral("WxH"), QStringLiteral("1440x900"));
+    QStringList presetKeys;
+    for (const Session::Preset p : Session::allPresets()) presetKeys << Session::presetKey(p);
     const QCommandLineOption presetOpt(QStringLiteral("preset"),
-                                       QStringLiteral("Model preset: tutorial|small|torch|aiayn|untrained."), QStringLiteral("preset"));
+                                       QStringLiteral("Model preset: %1.").arg(presetKeys.join(QLatin1Char('|'))),
+                                       QStringLiteral("preset"));
     const QCommandLineOption weightsOpt(QStringLiteral("weights"),
                                         QStringLiteral("Open this weights file (safetensors: a Stepformer checkpoint or "
                                                        "a state_dict saved from the tutorial's code)."),
@@ -182,7 +185,8 @@ std::optional<int> parseArgs(int argc, char** argv, Args& a) {
     if (parser.isSet(presetOpt)) {
         o.preset = Session::presetFromKey(parser.value(presetOpt));
         if (!o.preset)
-            return fail(QStringLiteral("unknown preset '%1' (use tutorial, small or untrained)").arg(parser.value(presetOpt)));
+            return fail(QStringLiteral("unknown preset '%1' (use one of: %2)")
+                            .arg(parser.value(presetOpt), presetKeys.join(QStringLiteral(", "))));
     }
     if (parser.isSet(weightsOpt) || !positional.isEmpty()) {
         o.weightsPath = positional.isEmpty() ? parser.value(weightsOpt) : positional.first();
