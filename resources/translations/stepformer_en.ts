@@ -37,6 +37,13 @@
             <numerusform>&lt;b&gt;Causal self-attention&lt;/b&gt; (&lt;tt&gt;%1&lt;/tt&gt;): each token looks at itself and the tokens before it. %n query rows now; the new row &lt;b&gt;“%2”&lt;/b&gt; decides the next word.</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>next token: %n words, hover a bar for its word</source>
+        <translation>
+            <numerusform>next token: %n word, hover a bar for its word</numerusform>
+            <numerusform>next token: %n words, hover a bar for its word</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>InputBar</name>

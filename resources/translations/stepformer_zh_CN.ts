@@ -2344,6 +2344,12 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <source> — not finite (NaN or ∞): the model&apos;s numbers overflowed</source>
         <translation> — 非有限值（NaN 或 ∞）：模型的数值溢出了</translation>
     </message>
+    <message numerus="yes">
+        <source>next token: %n words, hover a bar for its word</source>
+        <translation>
+            <numerusform>下一个词元（目标词表）：共 %n 个词，悬停在柱上可看到它的词</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>DecodeView</name>

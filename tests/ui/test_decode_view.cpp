@@ -7,6 +7,8 @@
 #include <QtTest>
 
 #include <QApplication>
+#include <QBarCategoryAxis>
+#include <QBarSeries>
 #include <QBarSet>
 #include <QChart>
 #include <QSet>
@@ -61,6 +63,7 @@ private slots:
     void exportsTheCurrentProbabilities();
     void notFiniteProbabilitiesAreDrawnAsZero();
     void grabIsNotBlank();
+    void barValuesNeverRunTogether();
     void attentionWeightsSayTheyAreWeights();
     void wholeInTheWindowAtLaptopSizes_data();
     void wholeInTheWindowAtLaptopSizes();
@@ -327,6 +330,69 @@ void TestDecodeView::grabIsNotBlank() {
     view.setCurrentStep(view.stepCount() - 1);
     QTest::qWait(400);
     saveShot(view, QStringLiteral("decode_view_end.png"));
+}
+
+// The values over the bars sit side by side in the bars' slots: where the widest would not fit
+// its slot (a small probability reads "0.000499"), they are drawn smaller or not at all, never
+// into each other; the words under them are whole or not shown, never cut to "w…". The tutorial's
+// nine words show their values, straight, at 1200 px; thirty untrained words (each ~"0.0333") do
+// not fit at the view's narrowest.
+void TestDecodeView::barValuesNeverRunTogether() {
+    const Config wide = synthetic_config(Config::small(), 30, 5, 5);
+    const auto thirty = std::make_shared<const Transformer>(wide, init_params(wide, 1));
+    struct Case {
+        std::shared_ptr<const Transformer> model;
+        QString source;
+        bool shownAt1200;
+    };
+    for (const Case& c : {Case{trainedModel(), QStringLiteral("ich mochte ein bier P"), true},
+                          Case{thirty, QStringLiteral("s1 s2 s3"), false}}) {
+        DecodeView view;
+        view.setModel(c.model);
+        view.setSource(c.source);
+        view.resize(1200, 800);
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QVERIFY(view.waitForDecode());
+        auto* series = qobject_cast<QBarSeries*>(view.chart()->series().value(0));
+        QVERIFY(series && !series->barSets().isEmpty());
+        const QBarSet* bars = series->barSets().first();
+        for (int width : {1200, view.minimumSizeHint().width()}) {
+            view.resize(width, 800);
+            QTest::qWait(50);
+            const int n = bars->count();
+            QCOMPARE(n, c.model->config().tgt_vocab_size());
+            // The words under the bars: whole (Qt Charts cuts one wider than the axis over n + 1,
+            // less 2 px each side), or none, and the axis's title sends to the bars' tooltips.
+            auto* words = qobject_cast<QBarCategoryAxis*>(view.chart()->axes(Qt::Horizontal).value(0));
+            QVERIFY(words);
+            QCOMPARE(words->labelsAngle(), 0);
+            const bool wordsShown = words->labelsColor().alpha() > 0;
+            QCOMPARE(words->titleText().contains(QStringLiteral("hover a bar")), !wordsShown);
+            if (wordsShown) {
+                const QFontMetrics wm(words->labelsFont());
+                const qreal wordSlot = view.chart()->plotArea().width() / (n + 1) - 4;
+                for (const QString& w : words->categories())
+                    QVERIFY2(wm.horizontalAdvance(w) <= wordSlot,
+                             qPrintable(QStringLiteral("%1 px wide: \"%2\" is %3 px in %4")
+                                            .arg(width).arg(w).arg(wm.horizontalAdvance(w)).arg(wordSlot)));
+            }
+            if (width == 1200 && c.shownAt1200) {
+                QVERIFY(series->isLabelsVisible());
+                QVERIFY(wordsShown);
+            }
+            if (!c.shownAt1200 && width != 1200) saveShot(view, QStringLiteral("decode_view_thirty_words.png"));
+            if (!series->isLabelsVisible()) continue;
+            const qreal slot = view.chart()->plotArea().width() / n;
+            const QFontMetrics fm(bars->labelFont());
+            for (int i = 0; i < n; ++i) {
+                const QString label = QString::number(bars->at(i), 'g', 3);
+                QVERIFY2(fm.horizontalAdvance(label) <= slot,
+                         qPrintable(QStringLiteral("%1 words, %2 px wide: \"%3\" is %4 px in a %5 px slot")
+                                        .arg(n).arg(width).arg(label).arg(fm.horizontalAdvance(label)).arg(slot)));
+            }
+        }
+    }
 }
 
 void TestDecodeView::attentionWeightsSayTheyAreWeights() {

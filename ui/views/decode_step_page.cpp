@@ -4,6 +4,7 @@
 #include "widgets/theme_colors.h"
 
 #include <algorithm>
+#include <optional>
 
 #include <QBarCategoryAxis>
 #include <QBarSeries>
@@ -12,6 +13,7 @@
 #include <QChart>
 #include <QChartView>
 #include <QCursor>
+#include <QFontMetrics>
 #include <QLabel>
 #include <QToolTip>
 #include <QValueAxis>
@@ -27,6 +29,17 @@ using namespace stepformer;
 
 namespace {
 
+// The chart's least height: lines of the view's font, and pixels.
+constexpr int kChartLines = 11;
+constexpr int kChartLeastHeight = 185;
+// The values over the bars: significant digits. They, and the words under the bars, may shrink to
+// this share of their size to fit; below it they are not shown.
+constexpr int kBarLabelDigits = 3;
+constexpr qreal kSmallestLabelScale = 0.75;
+// The words under the bars: this much larger than the view's text, and at least this size (pt).
+constexpr qreal kWordExtraPoints = 1.5;
+constexpr qreal kWordLeastPoints = 11.0;
+constexpr qreal kAxisLabelPadding = 2.0;  // px, Qt Charts' each side of an axis label
 const QColor kBarColor(0x6b, 0xae, 0xd6);
 const QColor kBarBorder(0x3f, 0x7f, 0xb0);
 
@@ -82,7 +95,7 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     series_->setBarWidth(0.7);
     series_->setLabelsVisible(true);
     series_->setLabelsPosition(QAbstractBarSeries::LabelsOutsideEnd);
-    series_->setLabelsPrecision(3);
+    series_->setLabelsPrecision(kBarLabelDigits);
     chart_ = new QChart;
     chart_->addSeries(series_);
     chart_->legend()->hide();
@@ -95,9 +108,6 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     chart_->setTitleFont(titleFont);
     axisX_ = new QBarCategoryAxis;
     axisX_->setTitleText(tr("next token (target vocabulary)"));
-    QFont catFont = axisX_->labelsFont();
-    catFont.setPointSizeF(std::max(11.0, catFont.pointSizeF() + 1.5));
-    axisX_->setLabelsFont(catFont);
     axisY_ = new QValueAxis;
     // Ticks every 0.25 (not a fixed count): in a short chart twelve labels were all elided to "…".
     axisY_->setRange(0.0, 1.1);
@@ -111,11 +121,13 @@ DecodeStepPage::DecodeStepPage(QWidget* parent) : QWidget(parent) {
     chart_->addAxis(axisY_, Qt::AlignLeft);
     series_->attachAxis(axisX_);
     series_->attachAxis(axisY_);
+    wordColor_ = axisX_->labelsColor();  // the chart theme's
     chartView_ = view_parts::named(new QChartView(chart_, this), "decodeChart");
     chartView_->setRenderHint(QPainter::Antialiasing);
-    // The bars and their words read at 185 px; the attention maps below need the height more (a row per
-    // decoded token, their legends' masked swatch): they get two thirds of what is left.
-    chartView_->setMinimumHeight(185);
+    // The bars and their words read at 185 px at 100 % zoom; the attention maps below need the height
+    // more (a row per decoded token, their legends' masked swatch): they get two thirds of what is left.
+    fitChartHeight();
+    connect(chart_, &QChart::plotAreaChanged, this, [this] { fitBarText(); });
     pageLay->addWidget(chartView_, 4);
 
     // Attention heatmaps of the last decoder layer.
@@ -216,6 +228,72 @@ void DecodeStepPage::showChips(const DecodingStep* step, const Config& config) {
     chipsLayout_->addWidget(note, 1);
 }
 
+// ~11 lines of the view's font: 185 px at 100 % zoom. A fixed 185 px left the chart at 150 %
+// zoom too short for its own text: every word under the bars, and the axes' titles, became "…".
+void DecodeStepPage::fitChartHeight() {
+    chartView_->setMinimumHeight(std::max(kChartLeastHeight, kChartLines * fontMetrics().lineSpacing()));
+}
+
+void DecodeStepPage::changeEvent(QEvent* e) {
+    QWidget::changeEvent(e);
+    if (e->type() == QEvent::FontChange && chartView_) fitChartHeight();
+}
+
+namespace {
+
+// `font` scaled down, where needed, so that the widest of `texts` takes at most `room` pixels;
+// nullopt where that would take it below kSmallestLabelScale of its size.
+std::optional<QFont> fitted(QFont font, const QStringList& texts, qreal room) {
+    int widest = 0;
+    const QFontMetrics fm(font);
+    for (const QString& t : texts) widest = std::max(widest, fm.horizontalAdvance(t));
+    const qreal scale = widest > 0 ? room / widest : 1.0;  // a text's width scales with its font
+    if (scale < kSmallestLabelScale) return std::nullopt;
+    if (scale < 1.0) {
+        if (font.pointSizeF() > 0)
+            font.setPointSizeF(font.pointSizeF() * scale);
+        else  // a font sized in pixels
+            font.setPixelSize(std::max(1, int(font.pixelSize() * scale)));
+    }
+    return font;
+}
+
+}  // namespace
+
+// The text in the bars' slots, side by side, with a tenth of a slot between neighbours.
+// - The values over the bars, as Qt Charts writes them (%g, kBarLabelDigits digits): a small
+//   probability reads "0.000499", and with a dozen words two such labels ran into one
+//   ("0.0004990.000524"). A smaller font where that fits; else hidden (hovering a bar still shows
+//   its value).
+// - The words under them: Qt Charts cuts a word that does not fit to "w…". A smaller font where
+//   that fits; else none, and the axis's title sends to the bars' tooltips.
+void DecodeStepPage::fitBarText() {
+    const int n = bars_->count();
+    const qreal room = n > 0 ? 0.9 * chart_->plotArea().width() / n : 0.0;
+    QStringList values;
+    for (int i = 0; i < n; ++i) values << QString::number(bars_->at(i), 'g', kBarLabelDigits);
+    const std::optional<QFont> valueFont = fitted(chartView_->font(), values, room);
+    if (valueFont) bars_->setLabelFont(*valueFont);
+    series_->setLabelsVisible(n > 0 && valueFont);
+    QFont words = chartView_->font();  // the words a size larger than the view's text, 11 pt at least
+    if (words.pointSizeF() > 0) words.setPointSizeF(std::max(kWordLeastPoints, words.pointSizeF() + kWordExtraPoints));
+    QFont title = words;  // the axis's title keeps the words' full size
+    title.setBold(true);
+    axisX_->setTitleFont(title);
+    // Qt Charts cuts a word to the axis's width over n + 1 (its ticks), less a padding each side.
+    const qreal wordRoom = n > 0 ? 0.9 * (chart_->plotArea().width() / (n + 1) - 2 * kAxisLabelPadding) : 0.0;
+    const std::optional<QFont> wordFont = fitted(words, axisX_->categories(), wordRoom);
+    // Still too wide at the smallest size (many words, or a large zoom): Qt Charts would show
+    // every one as "…" (slanted too: the slots are then narrower than a line). None, and the
+    // title says where they are. (Drawn in no colour rather than hidden: hidden, Qt Charts 6.4
+    // left the title no room and cut it to "…" too.)
+    if (wordFont) axisX_->setLabelsFont(*wordFont);
+    const bool wordsShown = n == 0 || wordFont;
+    axisX_->setLabelsColor(wordsShown ? wordColor_ : QColor(Qt::transparent));
+    axisX_->setTitleText(wordsShown ? tr("next token (target vocabulary)")
+                                    : tr("next token: %n words, hover a bar for its word", nullptr, n));
+}
+
 void DecodeStepPage::showChart(const DecodingStep* step, int index, const Config& config) {
     shownProbs_.clear();
     shownChosen_ = -1;
@@ -251,6 +329,7 @@ void DecodeStepPage::showChart(const DecodingStep* step, int index, const Config
     }
     bars_->deselectAllBars();
     bars_->selectBar(s.chosen);
+    fitBarText();
     QStringList ctx;
     for (int id : s.decInput) ctx << token(config, id);
     QString title = tr("Step %1: P(next token | %2) = softmax(logits)")

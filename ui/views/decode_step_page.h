@@ -62,7 +62,13 @@ private:
     void showChips(const DecodingStep* s, const stepformer::Config& config);
     void showChart(const DecodingStep* s, int index, const stepformer::Config& config);
     void showBarTip(bool hovered, int index);
+    void fitBarText();
+    void fitChartHeight();
 
+protected:
+    void changeEvent(QEvent* e) override;
+
+private:
     std::vector<float> shownProbs_;  // of the step charted, for the bars' tooltips
     int shownChosen_ = -1;           // -1: no step charted
 
@@ -73,6 +79,7 @@ private:
     QBarSeries* series_ = nullptr;
     QBarSet* bars_ = nullptr;
     QBarCategoryAxis* axisX_ = nullptr;
+    QColor wordColor_;  // the words under the bars, when they fit
     QValueAxis* axisY_ = nullptr;
     HeatmapWidget *selfAttn_ = nullptr, *crossAttn_ = nullptr;
     QLabel *selfCaption_ = nullptr, *crossCaption_ = nullptr;
