@@ -3589,6 +3589,10 @@ On: γ and β are parameters, trained and saved (config key learn_layer_norm).</
         <source>Learning rate %1: the preset&apos;s for this optimizer.</source>
         <translation>学习率 %1：该预设为此优化器设定的值。</translation>
     </message>
+    <message>
+        <source>activation</source>
+        <translation>激活函数</translation>
+    </message>
 </context>
 <context>
     <name>InputBar</name>

@@ -23,6 +23,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "app/session.h"
 #include "training/attention_replay.h"
 #include "training/dataset_editor.h"
 #include "widgets/heatmap_widget.h"
@@ -59,6 +60,7 @@ class TestTrainingPanel : public QObject {
 private slots:
     void initTestCase();
     void defaultsAreTheTutorials();
+    void formFollowsTheShownModelsPreset();
     void startPauseResumeStop();
     void chartGetsOnePointPerStep();
     void chartDecimatesAndToggles();
@@ -113,6 +115,35 @@ void TestTrainingPanel::defaultsAreTheTutorials() {
     // Editing a value leaves the preset.
     p.hyperparameters()->findChild<QSpinBox*>(QStringLiteral("epochsSpin"))->setValue(61);
     QCOMPARE(p.hyperparameters()->preset(), HyperparameterForm::Preset::Custom);
+}
+
+// While the form is on a preset it follows the shown model to that model's own (nanoGPT shown:
+// Start trains a nanoGPT, not the tutorial's 44 M parameters). A model of no preset's
+// architecture leaves it; values the user changed (Custom) stay.
+void TestTrainingPanel::formFollowsTheShownModelsPreset() {
+    using S = Session::Preset;
+    using F = HyperparameterForm::Preset;
+    TrainingPanel p;
+    HyperparameterForm* form = p.hyperparameters();
+    const QString name = QStringLiteral("the current model's");
+    const std::pair<S, F> shownAndFollowed[] = {{S::Gpt, F::Gpt},     {S::Torch, F::Torch},       {S::Aiayn, F::Aiayn},
+                                                {S::Small, F::Small}, {S::Untrained, F::Tutorial}, {S::Gpt, F::Gpt},
+                                                {S::Tutorial, F::Tutorial}};
+    for (const auto& [shown, followed] : shownAndFollowed) {
+        p.setReferenceConfig(Session::presetConfig(shown), name);
+        QCOMPARE(form->preset(), followed);
+        QCOMPARE(form->config().architecture, Session::presetConfig(shown).architecture);
+    }
+    Config odd = Config::small();
+    odd.d_model = 48;
+    p.setReferenceConfig(odd, name);
+    QCOMPARE(form->preset(), F::Tutorial);
+    form->findChild<QSpinBox*>(QStringLiteral("epochsSpin"))->setValue(31);
+    QCOMPARE(form->preset(), F::Custom);
+    p.setReferenceConfig(Session::presetConfig(S::Gpt), name);
+    QCOMPARE(form->preset(), F::Custom);
+    QCOMPARE(form->config().d_model, 512);
+    QCOMPARE(form->trainOptions().epochs, 31);
 }
 
 void TestTrainingPanel::startPauseResumeStop() {

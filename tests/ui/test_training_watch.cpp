@@ -51,6 +51,7 @@ private slots:
     void initTestCase();
     void init();
     void tutorialPresetDefaultsToWatch();
+    void followingTheShownModelKeepsAChosenPace();
     void paceSlowsARun();
     void stopEndsAPacedWaitAtOnce();
     void paceChangeAppliesMidRun();
@@ -103,6 +104,29 @@ void TestTrainingWatch::tutorialPresetDefaultsToWatch() {
     TrainingPanel again;
     QCOMPARE(again.pace(), Pace::FullSpeed);
     QVERIFY(!again.liveViews());
+}
+
+// The form following the shown model to its preset (test_training_panel) brings that preset's
+// pace while the user has picked none, and leaves the one they picked.
+void TestTrainingWatch::followingTheShownModelKeepsAChosenPace() {
+    const QString name = QStringLiteral("the current model's");
+    {
+        TrainingPanel p;
+        p.setReferenceConfig(Session::presetConfig(Session::Preset::Gpt), name);
+        QCOMPARE(p.hyperparameters()->preset(), HyperparameterForm::Preset::Gpt);
+        QCOMPARE(p.pace(), Pace::FullSpeed);
+        p.setReferenceConfig(Session::presetConfig(Session::Preset::Tutorial), name);
+        QCOMPARE(p.pace(), Pace::Watch);
+    }
+    TrainingPanel p;
+    auto* combo = p.findChild<QComboBox*>(QStringLiteral("paceCombo"));
+    QVERIFY(combo);
+    combo->setCurrentIndex(combo->findData(int(Pace::Watch)));
+    emit combo->activated(combo->currentIndex());
+    p.setReferenceConfig(Session::presetConfig(Session::Preset::Gpt), name);
+    QCOMPARE(p.hyperparameters()->preset(), HyperparameterForm::Preset::Gpt);
+    QCOMPARE(p.pace(), Pace::Watch);
+    QCOMPARE(p.controller()->pace(), TrainingPanel::kWatchPaceMs);
 }
 
 void TestTrainingWatch::paceSlowsARun() {

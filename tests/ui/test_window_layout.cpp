@@ -9,6 +9,7 @@
 // the window on one of them, at the size a first start gives it or maximised.
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QJsonArray>
@@ -30,6 +31,7 @@
 #include "app/session.h"
 #include "app/window_settings.h"
 #include "architecture/architecture_diagram.h"
+#include "training/hyperparameter_form.h"
 #include "training/training_panel.h"
 #include "test_util.h"
 
@@ -160,6 +162,7 @@ private slots:
     void docksNeverGrowTheWindow();
     void compactArrangementOnALaptop();
     void trainDockPutsTheEpochsNextToStart();
+    void everyPresetsFormFitsTheTrainingLayout();
     void savedGeometryFitsTheScreen();
 
 private:
@@ -329,6 +332,36 @@ void TestWindowLayout::trainDockPutsTheEpochsNextToStart() {
     QCOMPARE(formEpochs->value(), 7);
     formEpochs->setValue(12);
     QCOMPARE(epochs->value(), 12);
+}
+
+// The form follows the shown model to its preset (test_training_panel), so each preset's form is
+// what a user sees first: at 1366 x 768 in the training layout none may be wider than its pane
+// (PyTorch's, with pre-norm and the activation beside the architecture, was clipped on the right).
+void TestWindowLayout::everyPresetsFormFitsTheTrainingLayout() {
+    const auto w = showOn(0, false);
+    QVERIFY(w);
+    auto* layout = w->findChild<QAction*>(QStringLiteral("actionTrainingLayout"));
+    QVERIFY(layout);
+    layout->trigger();
+    settle();
+    HyperparameterForm* form = w->trainingPanel()->hyperparameters();
+    auto* scroll = w->trainingPanel()->findChild<QScrollArea*>(QStringLiteral("hyperparameterScroll"));
+    auto* presets = form->findChild<QComboBox*>(QStringLiteral("presetCombo"));
+    QVERIFY(scroll);
+    QVERIFY(presets);
+    QVERIFY(scroll->isVisible());
+    for (int i = 0; i < presets->count(); ++i) {
+        const auto preset = HyperparameterForm::Preset(presets->itemData(i).toInt());
+        if (preset == HyperparameterForm::Preset::Custom) continue;
+        form->applyPreset(preset);
+        settle();
+        const int room = scroll->viewport()->width();
+        QVERIFY2(form->width() <= room,
+                 qPrintable(QStringLiteral("preset '%1': the form is %2 px wide in a pane of %3 px")
+                                .arg(presets->itemText(i))
+                                .arg(form->width())
+                                .arg(room)));
+    }
 }
 
 // A geometry saved larger than the screen the window comes back on (a big monitor's, or a window

@@ -119,11 +119,14 @@ HyperparameterForm::HyperparameterForm(QWidget* parent) : QWidget(parent) {
     activation_->addItem(QStringLiteral("relu"));
     activation_->addItem(QStringLiteral("gelu"));
     activation_->setToolTip(tr("The feed-forward network's activation (nn.Transformer's activation argument)."));
-    auto* al = new QHBoxLayout;
-    al->addWidget(architecture_, 1);
-    al->addWidget(normFirst_);
-    al->addWidget(activation_);
-    mf->addRow(tr("architecture"), al);
+    mf->addRow(tr("architecture"), architecture_);
+    // PyTorch's layers' own choices, a row of their own: beside the architecture they made the
+    // form wider than the Train dock's left pane at 1366 x 768, which clipped every row.
+    torchRow_ = new QHBoxLayout;
+    torchRow_->addWidget(activation_, 1);
+    torchRow_->addWidget(normFirst_);
+    mf->addRow(tr("activation"), torchRow_);
+    modelForm_ = mf;
     mf->addRow(tr("d_model"), dModel_);
     mf->addRow(tr("d_ff"), dFf_);
     QHBoxLayout* kv = pairRow(dK_, tr("d_v"), dV_);
@@ -262,18 +265,37 @@ void HyperparameterForm::applyPreset(Preset p) {
     emit presetApplied(p);
 }
 
+namespace {
+
+// The same layers and sizes; and, with `dropoutToo`, the same dropout.
+bool sameArchitecture(const Config& c, const Config& p, bool dropoutToo) {
+    return c.architecture == p.architecture && c.d_model == p.d_model && c.d_ff == p.d_ff && c.d_k == p.d_k &&
+           c.d_v == p.d_v && c.n_heads == p.n_heads && c.n_layers == p.n_layers &&
+           c.decoder_layers() == p.decoder_layers() && (!dropoutToo || std::abs(c.dropout - p.dropout) < 1e-9) &&
+           c.learn_layer_norm == p.learn_layer_norm && c.norm_first == p.norm_first && c.activation == p.activation;
+}
+
+constexpr HyperparameterForm::Preset kPresets[] = {HyperparameterForm::Preset::Tutorial,
+                                                   HyperparameterForm::Preset::Small, HyperparameterForm::Preset::Torch,
+                                                   HyperparameterForm::Preset::Aiayn, HyperparameterForm::Preset::Gpt};
+
+}  // namespace
+
+// A shown model's dropout says nothing (the app's presets show theirs with none: it never acts
+// in the views' passes), so it is not compared.
+HyperparameterForm::Preset HyperparameterForm::presetOfArchitecture(const Config& c) {
+    for (Preset p : kPresets)
+        if (sameArchitecture(c, preset_architecture(corePreset(p)), false)) return p;
+    return Preset::Custom;
+}
+
 HyperparameterForm::Preset HyperparameterForm::preset() const {
     const Config c = config();
     const TrainOptions o = trainOptions();
-    auto sameArch = [&](const Config& p) {
-        return c.architecture == p.architecture && c.d_model == p.d_model && c.d_ff == p.d_ff && c.d_k == p.d_k &&
-               c.d_v == p.d_v && c.n_heads == p.n_heads && c.n_layers == p.n_layers &&
-               c.decoder_layers() == p.decoder_layers() && std::abs(c.dropout - p.dropout) < 1e-9 &&
-               c.learn_layer_norm == p.learn_layer_norm && c.norm_first == p.norm_first && c.activation == p.activation;
-    };
+    auto sameArch = [&](const Config& p) { return sameArchitecture(c, p, true); };
     double lr = 0.0;
     if (!parseNumber(lr_->text(), &lr)) return Preset::Custom;
-    for (Preset p : {Preset::Tutorial, Preset::Small, Preset::Torch, Preset::Aiayn, Preset::Gpt}) {
+    for (Preset p : kPresets) {
         const TrainOptions r = preset_recipe(corePreset(p)).front();
         const bool sgd = r.optimizer.kind == OptimizerKind::SGD;
         if (sameArch(preset_architecture(corePreset(p))) && o.batch_size == r.batch_size && o.shuffle == r.shuffle &&
@@ -389,8 +411,7 @@ void HyperparameterForm::setArchitectureLocked(bool locked, const QString& reaso
 void HyperparameterForm::updateArchitectureFields() {
     const Architecture arch = Architecture(architecture_->currentData().toInt());
     const bool torch = arch == Architecture::Torch, gpt = arch == Architecture::Gpt;
-    normFirst_->setVisible(torch);
-    activation_->setVisible(torch);
+    modelForm_->setRowVisible(torchRow_, torch);
     if (locked_) return;
     dK_->setEnabled(!torch && !gpt);
     dV_->setEnabled(!torch && !gpt);

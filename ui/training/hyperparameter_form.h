@@ -35,6 +35,8 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -49,6 +51,8 @@ public:
 
     void applyPreset(Preset p);
     Preset preset() const;  // Custom unless every value equals a preset's
+    // The preset whose architecture (family, sizes, norms; not dropout) `c` has; Custom when none.
+    static Preset presetOfArchitecture(const stepformer::Config& c);
 
     // The model's architecture and dropout (with the tutorial's vocabulary: the dataset decides
     // the vocabulary of a run).
@@ -94,6 +98,8 @@ private:
     QComboBox* architecture_ = nullptr;  // Config::architecture
     QCheckBox* normFirst_ = nullptr;     // torch: norm_first
     QComboBox* activation_ = nullptr;    // torch: relu | gelu
+    QHBoxLayout* torchRow_ = nullptr;    // activation_ and normFirst_, shown for torch only
+    QFormLayout* modelForm_ = nullptr;
     QSpinBox *dModel_ = nullptr, *dFf_ = nullptr, *dK_ = nullptr, *dV_ = nullptr, *heads_ = nullptr,
              *layers_ = nullptr;
     QDoubleSpinBox* dropout_ = nullptr;

@@ -127,7 +127,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setup_ = left;
     auto* ll = view_parts::makeColumn(left, 4, 0);
     form_ = new HyperparameterForm(left);
-    auto* scroll = new QScrollArea(left);
+    auto* scroll = view_parts::named(new QScrollArea(left), "hyperparameterScroll");
     scroll->setWidget(form_);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
@@ -263,4 +263,13 @@ void TrainingPanel::setReferenceConfig(const Config& config, const QString& name
     refConfig_ = config;
     refName_ = name;
     if (!resume_) dataset_->setReferenceConfig(config, name, false);
+    // A form still on a preset follows the shown model to its own (nanoGPT shown: Start trains a
+    // nanoGPT, not the tutorial's model); one the user changed, or a resume's, stays as it is.
+    // The preset's pace comes with it unless the user picked one.
+    const HyperparameterForm::Preset shown = HyperparameterForm::presetOfArchitecture(config), now = form_->preset();
+    if (!resume_ && !isTraining() && now != HyperparameterForm::Preset::Custom &&
+        shown != HyperparameterForm::Preset::Custom && shown != now) {
+        form_->applyPreset(shown);
+        if (const std::optional<Pace> chosen = chosenPace()) setPace(*chosen);
+    }
 }

@@ -103,6 +103,8 @@ public:
     static Pace defaultPace(HyperparameterForm::Preset p);
     void setPace(Pace p);
     Pace pace() const;
+    // The pace the user picked last (QSettings training/pace); none while only presets chose.
+    static std::optional<Pace> chosenPace();
     // Live traces for the step-through views (liveViewsToggle, QSettings training/liveViews, on
     // by default) of the sentences given here (the app's Sentences bar).
     void setLiveViews(bool on);

@@ -49,12 +49,8 @@ void TrainingPanel::buildWatchControls(QWidget* parent) {
            "the shown model until the run ends.")
             .arg(TrainingController::kDefaultLiveIntervalMs / 1000.0));
 
-    const QSettings settings;
-    const QString stored = settings.value(kPaceKey).toString();
-    setPace(stored == paceKey(Pace::FullSpeed) ? Pace::FullSpeed
-            : stored == paceKey(Pace::Watch)   ? Pace::Watch
-                                               : defaultPace(HyperparameterForm::Preset::Tutorial));
-    setLiveViews(settings.value(kLiveKey, true).toBool());
+    setPace(chosenPace().value_or(defaultPace(HyperparameterForm::Preset::Tutorial)));
+    setLiveViews(QSettings().value(kLiveKey, true).toBool());
 
     // Only the user's choices are remembered (not a preset's default).
     connect(paceCombo_, &QComboBox::activated, this, [this](int index) {
@@ -66,6 +62,13 @@ void TrainingPanel::buildWatchControls(QWidget* parent) {
         setLiveViews(on);
         QSettings().setValue(kLiveKey, on);
     });
+}
+
+std::optional<TrainingPanel::Pace> TrainingPanel::chosenPace() {
+    const QString stored = QSettings().value(kPaceKey).toString();
+    if (stored == paceKey(Pace::FullSpeed)) return Pace::FullSpeed;
+    if (stored == paceKey(Pace::Watch)) return Pace::Watch;
+    return std::nullopt;
 }
 
 void TrainingPanel::connectWatchControls() {
