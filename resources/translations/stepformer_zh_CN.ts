@@ -2479,6 +2479,10 @@ All layers: every layer × every head of the block at once (click a cell to enla
         <source>Generated greedily: %1</source>
         <translation>贪心生成：%1</translation>
     </message>
+    <message>
+        <source>Decoding “%1”…</source>
+        <translation>正在解码“%1”…</translation>
+    </message>
 </context>
 <context>
     <name>DesktopHabits</name>

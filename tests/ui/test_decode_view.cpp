@@ -17,13 +17,16 @@
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QTemporaryDir>
+#include <QValueAxis>
 #include <QToolButton>
 
 #include <cmath>
 #include <memory>
 
+#include "app/appearance.h"
 #include "app/main_window.h"
 #include "views/decode_view.h"
+#include "views/message_stack.h"
 #include "widgets/heatmap_widget.h"
 #include "stepformer/dataset.h"
 #include "stepformer/decode.h"
@@ -64,6 +67,7 @@ private slots:
     void notFiniteProbabilitiesAreDrawnAsZero();
     void grabIsNotBlank();
     void barValuesNeverRunTogether();
+    void valueAxisTitleIsNeverCut();
     void attentionWeightsSayTheyAreWeights();
     void wholeInTheWindowAtLaptopSizes_data();
     void wholeInTheWindowAtLaptopSizes();
@@ -257,6 +261,10 @@ void TestDecodeView::largeModelDecodesOffTheUiThread() {
     view.setModel(model);
     QVERIFY(view.isDecoding());
     QCOMPARE(done.count(), 0);
+    // Meanwhile the pane says so (it read "No model yet" until the worker finished).
+    auto* pane = view.findChild<MessageStack*>();
+    QVERIFY(pane);
+    QCOMPARE(pane->message(), QStringLiteral("Decoding “ich mochte ein bier P”…"));
     QVERIFY(view.waitForDecode(60000));
     QCOMPARE(done.count(), 1);
     QCOMPARE(view.stepCount(), int(core.steps.size()));
@@ -392,6 +400,31 @@ void TestDecodeView::barValuesNeverRunTogether() {
                                         .arg(n).arg(width).arg(label).arg(fm.horizontalAdvance(label)).arg(slot)));
             }
         }
+    }
+}
+
+// Qt Charts cuts the value axis's title to the plot's height: at 150 % zoom "probability" read
+// "probabil…". It is whole, or the chart title's "p".
+void TestDecodeView::valueAxisTitleIsNeverCut() {
+    DecodeView view;
+    view.setModel(trainedModel());
+    view.setSource(QStringLiteral("ich mochte ein bier P"));
+    view.resize(1000, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.waitForDecode());
+    for (int percent : {100, 150, 200, 100}) {
+        Appearance::applyZoom(percent);  // as View › Zoom does
+        QTest::qWait(50);
+        auto* values = qobject_cast<QValueAxis*>(view.chart()->axes(Qt::Vertical).value(0));
+        QVERIFY(values);
+        const QString title = values->titleText();
+        const qreal length = QFontMetricsF(values->titleFont()).horizontalAdvance(title);
+        const qreal room = view.chart()->plotArea().height();
+        QVERIFY2(length <= room, qPrintable(QStringLiteral("at %1 %: \"%2\" is %3 px along a %4 px plot")
+                                                .arg(percent).arg(title).arg(length).arg(room)));
+        QVERIFY2(title == QStringLiteral("probability") || title == QStringLiteral("p"), qPrintable(title));
+        if (percent == 100) QCOMPARE(title, QStringLiteral("probability"));
     }
 }
 

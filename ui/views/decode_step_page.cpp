@@ -292,6 +292,11 @@ void DecodeStepPage::fitBarText() {
     axisX_->setLabelsColor(wordsShown ? wordColor_ : QColor(Qt::transparent));
     axisX_->setTitleText(wordsShown ? tr("next token (target vocabulary)")
                                     : tr("next token: %n words, hover a bar for its word", nullptr, n));
+    // The value axis's title runs along the plot's height: at 150 % zoom "probability" became
+    // "probabil…". Where it does not fit, the p of the chart's title.
+    const QString probability = tr("probability");
+    const bool fits = QFontMetricsF(axisY_->titleFont()).horizontalAdvance(probability) <= chart_->plotArea().height();
+    axisY_->setTitleText(fits ? probability : QStringLiteral("p"));
 }
 
 void DecodeStepPage::showChart(const DecodingStep* step, int index, const Config& config) {

@@ -205,6 +205,9 @@ void DecodeView::startDecode() {
     decoding_ = true;
     if (model->params().total_elements() > kAsyncParameterThreshold || model->backend().name() != "cpu") {
         statusLabel_->setText(tr("Decoding…"));
+        // With nothing decoded yet the pane said "No model yet" until the worker finished.
+        if (steps_.empty())
+            messages_->showMessage(source_.isEmpty() ? tr("Decoding…") : tr("Decoding “%1”…").arg(source_));
         stepButton_->setEnabled(false);
         playButton_->setEnabled(false);
         watcher_->setFuture(runInBackground(work));
