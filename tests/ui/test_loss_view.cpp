@@ -12,6 +12,7 @@
 #include <cmath>
 #include <memory>
 
+#include "app/appearance.h"
 #include "widgets/heatmap_widget.h"
 #include "views/loss_view.h"
 #include "stepformer/dataset.h"
@@ -60,6 +61,7 @@ private slots:
     void grabIsNotBlank();
     void everyModelShowsItsOwnLoss_data();
     void everyModelShowsItsOwnLoss();
+    void mapsKeepEveryRowAtEveryZoom();
 };
 
 void TestLossView::objectNamesAndEmptyState() {
@@ -125,6 +127,30 @@ void TestLossView::everyModelShowsItsOwnLoss() {
     const QString title = view.findChild<QLabel*>(QStringLiteral("lossTitleLabel"))->text();
     QVERIFY2(title.contains(smoothed ? QStringLiteral("cal_loss") : QStringLiteral("nn.CrossEntropyLoss")), qPrintable(title));
     saveShot(view, QStringLiteral("loss_view_model_%1").arg(which));
+}
+
+// The maps' least height (every row readable) follows the font: after View › Zoom 150 % it kept
+// the 100 % one, and the label-smoothed target showed two rows of six.
+void TestLossView::mapsKeepEveryRowAtEveryZoom() {
+    const Config c = Config::aiayn_small();
+    Transformer model(c, init_params(c, 5));
+    const Batch b = lossBatch(c);
+    LossView view;
+    view.resize(1000, 600);
+    view.setTrace(forwardWithLoss(model, b), c, b.out);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (int percent : {100, 150, 200, 100}) {
+        Appearance::applyZoom(percent);
+        QTest::qWait(50);
+        for (const char* name : {"lossProbsHeatmap", "lossTargetHeatmap"}) {
+            const auto* h = view.findChild<HeatmapWidget*>(QLatin1String(name));
+            QVERIFY2(h && h->isVisible(), name);
+            QVERIFY2(h->height() >= h->minimumSizeHint().height(),
+                     qPrintable(QStringLiteral("at %1 %: %2 is %3 px tall, its rows need %4")
+                                    .arg(percent).arg(QLatin1String(name)).arg(h->height()).arg(h->minimumSizeHint().height())));
+        }
+    }
 }
 
 void TestLossView::meanEqualsTheCoreLoss() {

@@ -27,6 +27,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "app/appearance.h"
 #include "app/main_window.h"
 #include "app/session.h"
 #include "app/window_settings.h"
@@ -350,17 +351,23 @@ void TestWindowLayout::everyPresetsFormFitsTheTrainingLayout() {
     QVERIFY(scroll);
     QVERIFY(presets);
     QVERIFY(scroll->isVisible());
-    for (int i = 0; i < presets->count(); ++i) {
-        const auto preset = HyperparameterForm::Preset(presets->itemData(i).toInt());
-        if (preset == HyperparameterForm::Preset::Custom) continue;
-        form->applyPreset(preset);
+    // And at View › Zoom's sizes: the column's least width was the 100 % form's.
+    for (int percent : {100, 150, 200, 100}) {
+        Appearance::applyZoom(percent);
         settle();
-        const int room = scroll->viewport()->width();
-        QVERIFY2(form->width() <= room,
-                 qPrintable(QStringLiteral("preset '%1': the form is %2 px wide in a pane of %3 px")
-                                .arg(presets->itemText(i))
-                                .arg(form->width())
-                                .arg(room)));
+        for (int i = 0; i < presets->count(); ++i) {
+            const auto preset = HyperparameterForm::Preset(presets->itemData(i).toInt());
+            if (preset == HyperparameterForm::Preset::Custom) continue;
+            form->applyPreset(preset);
+            settle();
+            const int room = scroll->viewport()->width();
+            QVERIFY2(form->width() <= room,
+                     qPrintable(QStringLiteral("at %1 %, preset '%2': the form is %3 px wide in a pane of %4 px")
+                                    .arg(percent)
+                                    .arg(presets->itemText(i))
+                                    .arg(form->width())
+                                    .arg(room)));
+        }
     }
 }
 

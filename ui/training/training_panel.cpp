@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include <QCheckBox>
+#include <QEvent>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -145,7 +146,6 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     ck->addWidget(save_);
     ck->addWidget(load_);
     ll->addLayout(ck);
-    left->setMinimumWidth(form_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
 
     // --- right: dataset, curves, attention, results ---
     tabs_ = view_parts::named(new QTabWidget(split), "trainingTabs");
@@ -165,8 +165,9 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     split->setStretchFactor(1, 1);
     split->setSizes({360, 900});
     outer->addWidget(split, 1);
-    sideBySideWidth_ = left->minimumWidth() + tabs_->minimumSizeHint().width() + split->handleWidth() +
-                       outer->contentsMargins().left() + outer->contentsMargins().right() + 20;
+    sideBySideMargin_ = split->handleWidth() + outer->contentsMargins().left() + outer->contentsMargins().right() + 20;
+    fitSetupWidth();
+    form_->installEventFilter(this);
 
     // --- wiring ---
     connect(start_, &QPushButton::clicked, this, [this] { start(); });
@@ -216,6 +217,21 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 }
 
 TrainingPanel::~TrainingPanel() = default;
+
+// The setup column is as wide as the form asks now: kept from construction, at View › Zoom 150 %
+// the form was wider than its column and cut on the right.
+void TrainingPanel::fitSetupWidth() {
+    const auto* scroll = setup_->findChild<QScrollArea*>(QStringLiteral("hyperparameterScroll"));
+    setup_->setMinimumWidth(form_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
+    sideBySideWidth_ = setup_->minimumWidth() + tabs_->minimumSizeHint().width() + sideBySideMargin_;
+    placeSetup(width() < sideBySideWidth_);
+}
+
+// Whenever the form's layout changes (a font, a preset's rows shown or hidden).
+bool TrainingPanel::eventFilter(QObject* watched, QEvent* e) {
+    if (watched == form_ && e->type() == QEvent::LayoutRequest && setup_) fitSetupWidth();
+    return QWidget::eventFilter(watched, e);
+}
 
 void TrainingPanel::resizeEvent(QResizeEvent* e) {
     QWidget::resizeEvent(e);

@@ -136,6 +136,7 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent* e) override;
+    bool eventFilter(QObject* watched, QEvent* e) override;
 
 private:
     struct Resume {
@@ -156,6 +157,7 @@ private:
     void buildWatchControls(QWidget* parent);
     void connectWatchControls();
     void placeSetup(bool asTab);  // the hyperparameters as a column (wide) or the first tab (narrow)
+    void fitSetupWidth();          // the setup column's least width, and where it becomes a tab
     void updateIdleProgress();
     void showMessage(const QString& text, const QString& kind);  // kind: info | ok | warn | error
 
@@ -169,6 +171,7 @@ private:
     QSplitter* split_ = nullptr;
     QWidget* setup_ = nullptr;  // the hyperparameters and the checkpoint buttons
     int sideBySideWidth_ = 0;   // narrower, the setup is a tab
+    int sideBySideMargin_ = 0;  // the splitter's handle and the margins around the two
     QPushButton *start_ = nullptr, *pause_ = nullptr, *stop_ = nullptr, *reset_ = nullptr, *save_ = nullptr,
                 *load_ = nullptr;
     QSpinBox* runEpochs_ = nullptr;  // beside Start: mirrors the form's epochs

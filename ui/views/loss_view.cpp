@@ -8,6 +8,7 @@
 
 #include <QBoxLayout>
 #include <QComboBox>
+#include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollBar>
@@ -119,6 +120,17 @@ LossView::LossView(QWidget* parent) : StepView(parent, "lossView") {
 }
 
 LossView::~LossView() = default;
+
+// The maps' least height is every row readable in the current font: kept from the last rebuild,
+// View › Zoom 150 % left the 100 % one and the maps scrolled, two rows of six shown.
+void LossView::fitMapHeights() {
+    for (auto* h : {logits_, probs_, target_}) h->setMinimumHeight(h->minimumSizeHint().height());
+}
+
+void LossView::changeEvent(QEvent* e) {
+    StepView::changeEvent(e);
+    if (e->type() == QEvent::FontChange) fitMapHeights();
+}
 
 std::vector<int> LossView::encodeTargets(const Config& config, const QStringList& outputs, int T) {
     const int len = T > 0 ? T : config.tgt_len;
@@ -399,7 +411,7 @@ void LossView::rebuild() {
         target_->setLegendCaption(tr("q"));
         static_cast<TargetHeatmap*>(target_)->setTargets(tcols);
     }
-    for (auto* h : {logits_, probs_, target_}) h->setMinimumHeight(h->minimumSizeHint().height());
+    fitMapHeights();
     table_->horizontalHeaderItem(6)->setText(smoothed() ? tr("−Σ q log p") : tr("−log p(target)"));
     table_->horizontalHeaderItem(6)->setToolTip(
         smoothed() ? tr("this position's term: −(1−ε) log p(target) − ε/(V−1) Σ of log p over "

@@ -93,9 +93,13 @@ public:
 signals:
     void batchChanged(int b);
 
+protected:
+    void changeEvent(QEvent* e) override;
+
 private:
     void recompute();
     void rebuild();
+    void fitMapHeights();
 
     std::vector<int> targets_;
     stepformer::LossSpec spec_;
