@@ -30,6 +30,7 @@
 #include <QWidget>
 
 #include "stepformer/config.h"
+#include "stepformer/recipes.h"
 #include "stepformer/train.h"
 
 class QCheckBox;
@@ -93,6 +94,7 @@ private:
     void setQuietly(const std::function<void()>& set);
 
     void updateArchitectureFields();
+    static stepformer::TrainingPreset corePreset(Preset p);  // hyperparameter_presets.cpp
 
     QComboBox* presetCombo_ = nullptr;
     QComboBox* architecture_ = nullptr;  // Config::architecture

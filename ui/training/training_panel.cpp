@@ -128,7 +128,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
     setup_ = left;
     auto* ll = view_parts::makeColumn(left, 4, 0);
     form_ = new HyperparameterForm(left);
-    auto* scroll = view_parts::named(new QScrollArea(left), "hyperparameterScroll");
+    auto* scroll = setupScroll_ = view_parts::named(new QScrollArea(left), "hyperparameterScroll");
     scroll->setWidget(form_);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
@@ -221,8 +221,7 @@ TrainingPanel::~TrainingPanel() = default;
 // The setup column is as wide as the form asks now: kept from construction, at View › Zoom 150 %
 // the form was wider than its column and cut on the right.
 void TrainingPanel::fitSetupWidth() {
-    const auto* scroll = setup_->findChild<QScrollArea*>(QStringLiteral("hyperparameterScroll"));
-    setup_->setMinimumWidth(form_->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width() + 4);
+    setup_->setMinimumWidth(form_->minimumSizeHint().width() + setupScroll_->verticalScrollBar()->sizeHint().width() + 4);
     sideBySideWidth_ = setup_->minimumWidth() + tabs_->minimumSizeHint().width() + sideBySideMargin_;
     placeSetup(width() < sideBySideWidth_);
 }

@@ -42,6 +42,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QScrollArea;
 class QSplitter;
 class QTabWidget;
 class AttentionReplay;
@@ -170,6 +171,7 @@ private:
     QTabWidget* tabs_ = nullptr;
     QSplitter* split_ = nullptr;
     QWidget* setup_ = nullptr;  // the hyperparameters and the checkpoint buttons
+    QScrollArea* setupScroll_ = nullptr;  // around the hyperparameters
     int sideBySideWidth_ = 0;   // narrower, the setup is a tab
     int sideBySideMargin_ = 0;  // the splitter's handle and the margins around the two
     QPushButton *start_ = nullptr, *pause_ = nullptr, *stop_ = nullptr, *reset_ = nullptr, *save_ = nullptr,
